@@ -1,0 +1,453 @@
+/* cmd_collect.c — `augur collect`: run a program under the collector and
+ * store its profile as a run in the experiment database.
+ *
+ * Order of work, chosen so that bad input never changes the database:
+ *   1. check every option, the program, the tool and the database;
+ *   2. run the program under Valgrind, profiles going to a private folder;
+ *   3. read and verify every profile (a corrupt one aborts the import);
+ *   4. import the run in one transaction;
+ *   5. exit with the program's own exit status.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "cli/launch.h"
+#include "db/db.h"
+#include "profile/profile.h"
+
+#define EXIT_AUGUR_FAILED 125 /* as env(1) and timeout(1): augur itself failed */
+#define MAX_PARAMS 64
+#define MAX_PROCESSES 4096
+
+typedef struct collect_options {
+    const char *db_path;
+    const char *block_sizes;
+    const char *keep_dir;
+    int nparams;
+    char *param_names[MAX_PARAMS];
+    char *param_values[MAX_PARAMS];
+    char **program_argv;
+} collect_options;
+
+static void usage(FILE *to)
+{
+    fprintf(to,
+            "usage: augur collect [--db FILE] [--param NAME=VALUE]... [--block-sizes 64,4096]\n"
+            "                     [--keep-profiles DIR] -- PROGRAM [ARGS...]\n\n"
+            "Runs PROGRAM under augur's Valgrind tool (expect it 10-100x slower than native) and\n"
+            "stores, as one run in the experiment database: the exact execution count of every\n"
+            "instruction, taken counts of conditional branches, indirect-branch targets, and for\n"
+            "every instruction that touches memory a reuse-distance histogram per block size.\n\n"
+            "options:\n"
+            "  --db FILE            experiment database (default: $AUGUR_DB or ./augur.db)\n"
+            "  --param NAME=VALUE   a numeric run parameter, e.g. --param N=1000; repeat for more.\n"
+            "                       Models (augur model) are fitted over these.\n"
+            "  --block-sizes LIST   reuse-distance block sizes in bytes, ascending powers of two\n"
+            "                       >= 8, at most 8 (default: 64,4096: cache lines and pages)\n"
+            "  --keep-profiles DIR  also keep the raw profiles (docs/profile-format.md) in DIR\n"
+            "  -h, --help           this text\n\n"
+            "The program's output and exit status pass through: augur exits with the program's\n"
+            "status (128+N if it died of signal N, its profile then stored as 'partial').\n"
+            "augur's own failures exit with 125, a program not found with 127, not executable 126.\n"
+            "Child processes are followed; each writes a profile of its own, stored in the same run.\n\n"
+            "example:\n"
+            "  augur collect --db mm.db --param N=200 -- ./matmul 200\n"
+            "  augur report --db mm.db --cache 32K --cache 1M\n");
+}
+
+static int fail(int code, const char *fmt, const char *detail)
+{
+    fprintf(stderr, "augur collect: ");
+    fprintf(stderr, fmt, detail);
+    fputc('\n', stderr);
+    return code;
+}
+
+/* NAME=VALUE with NAME an identifier and VALUE a finite number. */
+static int parse_param(collect_options *o, const char *arg, char *err, size_t errlen)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg) {
+        snprintf(err, errlen, "--param '%s' is not NAME=VALUE (e.g. --param N=1000)", arg);
+        return -1;
+    }
+    size_t namelen = (size_t)(eq - arg);
+    for (size_t i = 0; i < namelen; i++) {
+        char c = arg[i];
+        int ok = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9');
+        if (!ok) {
+            snprintf(err, errlen, "--param '%s': the name must be letters, digits and _, not starting with a digit",
+                     arg);
+            return -1;
+        }
+    }
+    char *end;
+    errno = 0;
+    double v = strtod(eq + 1, &end);
+    if (!eq[1] || *end || errno || !isfinite(v)) {
+        snprintf(err, errlen, "--param '%s': the value must be a number (e.g. N=1000 or eps=1e-6)", arg);
+        return -1;
+    }
+    for (int i = 0; i < o->nparams; i++) {
+        if (strlen(o->param_names[i]) == namelen && !strncmp(o->param_names[i], arg, namelen)) {
+            snprintf(err, errlen, "--param %.*s is given twice", (int)namelen, arg);
+            return -1;
+        }
+    }
+    if (o->nparams == MAX_PARAMS) {
+        snprintf(err, errlen, "more than %d --param options", MAX_PARAMS);
+        return -1;
+    }
+    o->param_names[o->nparams] = strndup(arg, namelen);
+    o->param_values[o->nparams] = strdup(eq + 1);
+    o->nparams++;
+    return 0;
+}
+
+static int check_block_sizes(const char *list, char *err, size_t errlen)
+{
+    long prev = 0;
+    int n = 0;
+    const char *p = list;
+    while (*p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || (*end && *end != ',') || v < 8 || (v & (v - 1)) || v <= prev || ++n > 8) {
+            snprintf(err, errlen,
+                     "--block-sizes '%s': give ascending powers of two >= 8, at most 8 (e.g. 64,4096)", list);
+            return -1;
+        }
+        prev = v;
+        p = *end ? end + 1 : end;
+    }
+    if (n == 0) {
+        snprintf(err, errlen, "--block-sizes is empty (e.g. --block-sizes 64,4096)");
+        return -1;
+    }
+    return 0;
+}
+
+/* Returns 0 to go on, or an exit status (0 for --help). */
+static int parse_options(int argc, char **argv, collect_options *o, int *done)
+{
+    char err[512];
+    *done = 0;
+    o->db_path = default_db_path();
+    o->block_sizes = "64,4096";
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            *done = 1;
+            return 0;
+        }
+        if (a[0] != '-')
+            break; /* the program */
+        int takes_value = !strcmp(a, "--db") || !strcmp(a, "--param") || !strcmp(a, "--block-sizes") ||
+                          !strcmp(a, "--keep-profiles");
+        if (!takes_value) {
+            fprintf(stderr, "augur collect: unknown option '%s' (see augur collect --help)\n", a);
+            *done = 1;
+            return 2;
+        }
+        if (!value) {
+            fprintf(stderr, "augur collect: %s needs a value (see augur collect --help)\n", a);
+            *done = 1;
+            return 2;
+        }
+        i++;
+        if (!strcmp(a, "--db"))
+            o->db_path = value;
+        else if (!strcmp(a, "--block-sizes"))
+            o->block_sizes = value;
+        else if (!strcmp(a, "--keep-profiles"))
+            o->keep_dir = value;
+        else if (parse_param(o, value, err, sizeof err) != 0) {
+            *done = 1;
+            return fail(2, "%s", err);
+        }
+    }
+    if (check_block_sizes(o->block_sizes, err, sizeof err) != 0) {
+        *done = 1;
+        return fail(2, "%s", err);
+    }
+    if (i >= argc) {
+        fprintf(stderr, "augur collect: no program given (augur collect [OPTIONS] -- PROGRAM [ARGS...])\n");
+        *done = 1;
+        return 2;
+    }
+    o->program_argv = argv + i;
+    return 0;
+}
+
+/* The database must be writable before we spend minutes running the program;
+ * a new database is only created at import, so failures leave no file. */
+static int check_database(const char *path, char *err, size_t errlen)
+{
+    if (access(path, F_OK) == 0) {
+        db *d;
+        if (db_open(path, 0, &d, err, errlen) != 0)
+            return -1;
+        db_close(d);
+        if (access(path, W_OK) != 0) {
+            snprintf(err, errlen, "database %s is not writable: %s", path, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash == dir ? (void)(dir[1] = '\0') : (void)(*slash = '\0');
+    else
+        snprintf(dir, sizeof dir, ".");
+    if (access(dir, W_OK) != 0) {
+        snprintf(err, errlen, "cannot create database %s: folder %s is not writable (%s); choose another --db",
+                 path, dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static void iso_now(char *buf, size_t len)
+{
+    time_t t = time(NULL);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+}
+
+/* The folder the tool writes into: --keep-profiles DIR, or a fresh temporary. */
+static int make_out_dir(const collect_options *o, char *dir, size_t len, char *err, size_t errlen)
+{
+    if (o->keep_dir) {
+        if (mkdir(o->keep_dir, 0755) != 0 && errno != EEXIST) {
+            snprintf(err, errlen, "cannot create --keep-profiles folder %s: %s", o->keep_dir, strerror(errno));
+            return -1;
+        }
+        if (!realpath(o->keep_dir, dir)) {
+            snprintf(err, errlen, "cannot use --keep-profiles folder %s: %s", o->keep_dir, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, len, "%s/augur-collect-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        snprintf(err, errlen, "cannot create a temporary folder in %s: %s", tmp && *tmp ? tmp : "/tmp",
+                 strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+typedef struct process_set {
+    size_t n;
+    profile *procs[MAX_PROCESSES];
+} process_set;
+
+static void free_processes(process_set *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        profile_free(s->procs[i]);
+        free(s->procs[i]);
+    }
+    s->n = 0;
+}
+
+/* Read every augur.<pid>.prof in dir, the main process's first. */
+static int read_profiles(const char *dir, int main_pid, process_set *s, char *err, size_t errlen)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, errlen, "cannot read %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    int rc = 0;
+    for (struct dirent *e; rc == 0 && (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, "augur.", 6) != 0 || len < 11 || strcmp(e->d_name + len - 5, ".prof") != 0)
+            continue;
+        if (s->n == MAX_PROCESSES) {
+            snprintf(err, errlen, "more than %d processes", MAX_PROCESSES);
+            rc = -1;
+            break;
+        }
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        profile *p = calloc(1, sizeof *p);
+        if (profile_read(path, p, err, errlen) != 0) {
+            free(p);
+            rc = -1;
+            break;
+        }
+        s->procs[s->n++] = p;
+        if (p->pid == main_pid) { /* main process first */
+            profile *tmp = s->procs[0];
+            s->procs[0] = p;
+            s->procs[s->n - 1] = tmp;
+        }
+    }
+    closedir(d);
+    if (rc == 0 && (s->n == 0 || s->procs[0]->pid != main_pid)) {
+        snprintf(err, errlen, "the collector wrote no profile for the program");
+        rc = -1;
+    }
+    if (rc != 0)
+        free_processes(s);
+    return rc;
+}
+
+static void describe_status(const launch_result *lr, char *detail, size_t len)
+{
+    if (lr->exited)
+        snprintf(detail, len, "%s", "");
+    else
+        snprintf(detail, len, "killed by signal %d (SIG%s)", lr->term_signal,
+                 sigabbrev_np(lr->term_signal) ? sigabbrev_np(lr->term_signal) : "?");
+}
+
+static void print_summary(const char *db_path, int64_t run_id, const process_set *s, const char *status)
+{
+    uint64_t instrs = 0, accesses = 0;
+    for (size_t p = 0; p < s->n; p++)
+        for (size_t i = 0; i < s->procs[p]->ninstrs; i++) {
+            const prof_instr *in = &s->procs[p]->instrs[i];
+            instrs += in->execs;
+            accesses += in->reads + in->writes;
+        }
+    fprintf(stderr,
+            "augur: run %lld stored in %s (%s): %zu process%s, %llu instructions, %llu memory accesses\n"
+            "augur: see it with: augur report --db %s --run %lld\n",
+            (long long)run_id, db_path, status, s->n, s->n == 1 ? "" : "es", (unsigned long long)instrs,
+            (unsigned long long)accesses, db_path, (long long)run_id);
+}
+
+static int store_run(const collect_options *o, const launch_result *lr, const char *started,
+                     process_set *s)
+{
+    char err[1024], finished[32], host[256] = "", cwd[PATH_MAX] = "", detail[128];
+    iso_now(finished, sizeof finished);
+    gethostname(host, sizeof host - 1);
+    if (!getcwd(cwd, sizeof cwd))
+        cwd[0] = '\0';
+    describe_status(lr, detail, sizeof detail);
+    int argc = 0;
+    while (o->program_argv[argc])
+        argc++;
+    run_info ri = {
+        .argc = argc,
+        .argv = o->program_argv,
+        .nparams = o->nparams,
+        .param_names = (char **)o->param_names,
+        .param_values = (char **)o->param_values,
+        .started = started,
+        .finished = finished,
+        .host = host,
+        .cwd = cwd,
+        .status = lr->exited ? "complete" : "partial",
+        .status_detail = detail,
+        .exit_code = lr->exited ? lr->exit_code : 128 + lr->term_signal,
+    };
+    db *d;
+    int64_t run_id;
+    if (db_open(o->db_path, 1, &d, err, sizeof err) != 0)
+        return fail(EXIT_AUGUR_FAILED, "%s", err);
+    int rc = db_import_run(d, &ri, s->procs, s->n, &run_id, err, sizeof err);
+    db_close(d);
+    if (rc != 0)
+        return fail(EXIT_AUGUR_FAILED, "%s", err);
+    if (!lr->exited)
+        fprintf(stderr, "augur: the program was %s; its partial profile is stored\n", detail);
+    print_summary(o->db_path, run_id, s, ri.status);
+    return 0;
+}
+
+/* Runs the program and stores its run; returns augur's exit status. */
+static int collect(const collect_options *o, const char *tool_dir, const char *out_dir)
+{
+    char err[2048], started[32];
+    iso_now(started, sizeof started);
+    fprintf(stderr, "augur: collecting %s under Valgrind (expect 10-100x native time)...\n", o->program_argv[0]);
+    launch_request rq = {o->program_argv, out_dir, o->block_sizes};
+    launch_result lr;
+    if (launch_collector(&rq, tool_dir, &lr, err, sizeof err) != 0)
+        return fail(EXIT_AUGUR_FAILED, "%s", err);
+    if (!lr.exited && lr.term_signal == SIGILL && diagnose_undecodable(out_dir, err, sizeof err))
+        return fail(EXIT_AUGUR_FAILED, "%s\n  Nothing was stored.", err);
+    process_set *s = calloc(1, sizeof *s);
+    if (read_profiles(out_dir, lr.pid, s, err, sizeof err) != 0) {
+        char tail[2048];
+        valgrind_log_tail(out_dir, tail, sizeof tail);
+        fprintf(stderr, "augur collect: %s; nothing was stored.\n%s%s", err,
+                tail[0] ? "  Valgrind said:\n" : "", tail);
+        free(s);
+        return EXIT_AUGUR_FAILED;
+    }
+    int rc = store_run(o, &lr, started, s);
+    free_processes(s);
+    free(s);
+    if (rc != 0)
+        return rc;
+    return lr.exited ? lr.exit_code : 128 + lr.term_signal;
+}
+
+int cmd_collect(int argc, char **argv)
+{
+    collect_options o = {0};
+    char err[1024], program[PATH_MAX], out_dir[PATH_MAX];
+    int done;
+    int rc = parse_options(argc, argv, &o, &done);
+    if (done)
+        return rc;
+    int prc = find_program(o.program_argv[0], program, sizeof program, err, sizeof err);
+    if (prc != 0)
+        return fail(prc, "%s", err);
+    const char *tool_dir = find_tool_dir(err, sizeof err);
+    if (!tool_dir)
+        return fail(EXIT_AUGUR_FAILED, "%s", err);
+    if (check_database(o.db_path, err, sizeof err) != 0)
+        return fail(EXIT_AUGUR_FAILED, "%s", err);
+    if (make_out_dir(&o, out_dir, sizeof out_dir, err, sizeof err) != 0)
+        return fail(EXIT_AUGUR_FAILED, "%s", err);
+    rc = collect(&o, tool_dir, out_dir);
+    if (!o.keep_dir)
+        remove_dir(out_dir);
+    for (int i = 0; i < o.nparams; i++) {
+        free(o.param_names[i]);
+        free(o.param_values[i]);
+    }
+    return rc;
+}

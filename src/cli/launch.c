@@ -1,0 +1,247 @@
+/* launch.c — run a program under the augur Valgrind tool; see launch.h. */
+#define _GNU_SOURCE
+#include "cli/launch.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define TOOL_FILE "augur-amd64-linux"
+
+/* 0 if `path` is a regular executable file, else 126 or 127 with a message. */
+static int check_executable(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(err, errlen, "program '%s' not found: %s", path, strerror(errno));
+        return 127;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "'%s' is not a regular file, so it cannot be run", path);
+        return 126;
+    }
+    if (access(path, X_OK) != 0) {
+        snprintf(err, errlen, "'%s' is not executable (chmod +x '%s' if it is a program)", path, path);
+        return 126;
+    }
+    return 0;
+}
+
+int find_program(const char *name, char *path, size_t pathlen, char *err, size_t errlen)
+{
+    if (strchr(name, '/')) {
+        snprintf(path, pathlen, "%s", name);
+        return check_executable(path, err, errlen);
+    }
+    const char *dirs = getenv("PATH");
+    if (!dirs || !*dirs)
+        dirs = "/usr/local/bin:/usr/bin:/bin";
+    char *copy = strdup(dirs), *save = NULL;
+    for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+        snprintf(path, pathlen, "%s/%s", *dir ? dir : ".", name);
+        if (access(path, X_OK) == 0 && check_executable(path, err, errlen) == 0) {
+            free(copy);
+            return 0;
+        }
+    }
+    free(copy);
+    snprintf(err, errlen, "program '%s' not found in PATH (give a path such as ./%s)", name, name);
+    return 127;
+}
+
+static int has_tool(const char *dir)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, TOOL_FILE);
+    return access(path, X_OK) == 0;
+}
+
+const char *find_tool_dir(char *err, size_t errlen)
+{
+    static char found[PATH_MAX];
+    const char *env = getenv("AUGUR_VALGRIND_LIB");
+    if (env && *env) {
+        if (has_tool(env))
+            return env;
+        snprintf(err, errlen, "AUGUR_VALGRIND_LIB=%s holds no %s; unset it or point it at a build's vglib/", env,
+                 TOOL_FILE);
+        return NULL;
+    }
+    /* Beside the executable first (build tree, or PREFIX/bin -> PREFIX/lib/augur). */
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash) {
+            *slash = '\0';
+            const char *candidates[] = {"%s/vglib", "%s/../lib/augur/vglib"};
+            for (size_t i = 0; i < 2; i++) {
+                snprintf(found, sizeof found, candidates[i], self);
+                if (has_tool(found))
+                    return found;
+            }
+        }
+    }
+    if (has_tool(AUGUR_BUILD_VGLIB))
+        return AUGUR_BUILD_VGLIB;
+    if (has_tool(AUGUR_INSTALL_VGLIB))
+        return AUGUR_INSTALL_VGLIB;
+    snprintf(err, errlen, "augur's Valgrind tool (%s) is not built: run 'cmake --build build' in the augur source tree",
+             TOOL_FILE);
+    return NULL;
+}
+
+static void exec_valgrind(const launch_request *rq, const char *tool_dir)
+{
+    char out_opt[PATH_MAX + 32], log_opt[PATH_MAX + 32], bs_opt[256];
+    snprintf(out_opt, sizeof out_opt, "--augur-out=%s", rq->out_dir);
+    snprintf(log_opt, sizeof log_opt, "--log-file=%s/valgrind.%%p.log", rq->out_dir);
+    snprintf(bs_opt, sizeof bs_opt, "--augur-block-sizes=%s", rq->block_sizes);
+    size_t nargs = 0;
+    while (rq->argv[nargs])
+        nargs++;
+    char **argv = calloc(nargs + 8, sizeof *argv);
+    size_t k = 0;
+    argv[k++] = "valgrind";
+    argv[k++] = "--tool=augur";
+    argv[k++] = "--trace-children=yes";
+    argv[k++] = log_opt;
+    argv[k++] = out_opt;
+    argv[k++] = bs_opt;
+    for (size_t i = 0; i < nargs; i++)
+        argv[k++] = rq->argv[i];
+    argv[k] = NULL;
+    setenv("VALGRIND_LIB", tool_dir, 1);
+    execvp("valgrind", argv);
+    fprintf(stderr, "augur: cannot run valgrind: %s (apt-get install valgrind)\n", strerror(errno));
+    _exit(125);
+}
+
+int launch_collector(const launch_request *rq, const char *tool_dir, launch_result *res,
+                     char *err, size_t errlen)
+{
+    /* Like system(3): an interrupt from the terminal goes to the program,
+     * which stops (and leaves its profile); augur stays to store it. */
+    struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int, old_quit;
+    sigaction(SIGINT, &ignore, &old_int);
+    sigaction(SIGQUIT, &ignore, &old_quit);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "cannot start a process: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGQUIT, &old_quit, NULL);
+        exec_valgrind(rq, tool_dir);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    res->pid = (int)pid;
+    res->exited = WIFEXITED(status);
+    res->exit_code = res->exited ? WEXITSTATUS(status) : 0;
+    res->term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    return 0;
+}
+
+/* Calls fn(path, ctx) for each valgrind.*.log in dir. */
+static void for_each_log(const char *dir, void (*fn)(const char *path, void *ctx), void *ctx)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strncmp(e->d_name, "valgrind.", 9) == 0) {
+            char path[PATH_MAX];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            fn(path, ctx);
+        }
+    }
+    closedir(d);
+}
+
+typedef struct undecodable {
+    char bytes[160];
+    char where[200];
+} undecodable;
+
+static void find_undecodable(const char *path, void *ctx)
+{
+    undecodable *u = ctx;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char line[512];
+    const char *bytes_tag = "unhandled instruction bytes: ";
+    const char *where_tag = "Unrecognised instruction at address ";
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *p;
+        if (!u->bytes[0] && (p = strstr(line, bytes_tag)))
+            snprintf(u->bytes, sizeof u->bytes, "%s", p + strlen(bytes_tag));
+        if (!u->where[0] && (p = strstr(line, where_tag)))
+            snprintf(u->where, sizeof u->where, "%s", p + strlen(where_tag));
+    }
+    fclose(f);
+}
+
+int diagnose_undecodable(const char *out_dir, char *err, size_t errlen)
+{
+    undecodable u = {{0}, {0}};
+    for_each_log(out_dir, find_undecodable, &u);
+    if (!u.bytes[0])
+        return 0;
+    if (strncmp(u.bytes, "0x62", 4) == 0)
+        snprintf(err, errlen,
+                 "the program uses AVX-512 instructions (bytes %s at %s), which Valgrind 3.19 cannot run.\n"
+                 "  Rebuild it for x86-64-v3 or lower, e.g. -march=x86-64-v3 instead of -march=native, and collect again.",
+                 u.bytes, u.where[0] ? u.where : "an unknown address");
+    else
+        snprintf(err, errlen,
+                 "Valgrind could not decode an instruction of the program (bytes %s at %s).\n"
+                 "  Rebuild it for an older target (-march=x86-64-v3 or lower) and collect again.",
+                 u.bytes, u.where[0] ? u.where : "an unknown address");
+    return 1;
+}
+
+typedef struct tail_buf {
+    char *buf;
+    size_t len;
+} tail_buf;
+
+static void append_tail(const char *path, void *ctx)
+{
+    tail_buf *t = ctx;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char line[512];
+    char keep[8][512];
+    int n = 0;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "==", 2) != 0 || strstr(line, "valgrind:") || strstr(line, "augur:"))
+            snprintf(keep[n++ % 8], sizeof keep[0], "%s", line);
+    fclose(f);
+    for (int i = n > 8 ? n - 8 : 0; i < n; i++) {
+        size_t used = strlen(t->buf);
+        snprintf(t->buf + used, t->len - used, "  %s", keep[i % 8]);
+    }
+}
+
+void valgrind_log_tail(const char *out_dir, char *buf, size_t buflen)
+{
+    buf[0] = '\0';
+    tail_buf t = {buf, buflen};
+    for_each_log(out_dir, append_tail, &t);
+}

@@ -1,0 +1,48 @@
+/* launch.h — running a program under the augur Valgrind tool.
+ *
+ * The host half of `augur collect`: find the program and the tool, run
+ * Valgrind with the program's stdin/stdout/stderr untouched and Valgrind's own
+ * messages sent to log files, wait, and explain failures that Valgrind only
+ * reports in its log (undecodable instructions such as AVX-512).
+ */
+#ifndef AUGUR_LAUNCH_H
+#define AUGUR_LAUNCH_H
+
+#include <stddef.h>
+
+typedef struct launch_request {
+    char **argv;           /* PROGRAM ARGS..., NULL-terminated */
+    const char *out_dir;   /* where the tool writes augur.<pid>.prof and logs */
+    const char *block_sizes; /* "64,4096" */
+} launch_request;
+
+typedef struct launch_result {
+    int pid;       /* of the main process (the Valgrind process) */
+    int exited;    /* 1: exited with exit_code; 0: killed by term_signal */
+    int exit_code;
+    int term_signal;
+} launch_result;
+
+/* Resolve `name` as execvp would (PATH search when it has no '/').  On
+ * success returns 0 and the path in `path`; on failure returns 127 (not
+ * found) or 126 (not an executable file) with a message in err. */
+int find_program(const char *name, char *path, size_t pathlen, char *err, size_t errlen);
+
+/* The folder holding augur's Valgrind tool (VALGRIND_LIB), or NULL with a
+ * message in err when the tool is not built or installed. */
+const char *find_tool_dir(char *err, size_t errlen);
+
+/* Run the request and wait for it.  Returns 0 when the program ran (whatever
+ * its exit status), -1 with a message in err when Valgrind could not be run. */
+int launch_collector(const launch_request *rq, const char *tool_dir, launch_result *res,
+                     char *err, size_t errlen);
+
+/* After a run that ended with SIGILL: if Valgrind's logs in out_dir show an
+ * instruction it could not decode, write an explanation with the fix into
+ * err and return 1; else return 0. */
+int diagnose_undecodable(const char *out_dir, char *err, size_t errlen);
+
+/* The last lines of Valgrind's logs in out_dir, for error messages. */
+void valgrind_log_tail(const char *out_dir, char *buf, size_t buflen);
+
+#endif

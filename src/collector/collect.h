@@ -1,0 +1,144 @@
+/* collect.h — the augur Valgrind tool: its data types and the state they live in.
+ *
+ * The tool counts every guest instruction exactly, the taken count of every
+ * conditional branch and the targets of indirect branches, and gives each
+ * memory-accessing instruction a reuse-distance histogram per block size.
+ * Files:
+ *   collect_main.c        registration with Valgrind, options, start and finish
+ *   collect_instrument.c  the IR instrumentation pass
+ *   collect_runtime.c     what instrumented code calls at run time; threads; fork
+ *   collect_table.c       the instruction table and debug-info names
+ *   collect_output.c      writing the raw profile (docs/profile-format.md)
+ *
+ * How instruction counts stay cheap: each superblock gets an array of 64-bit
+ * counters, bumped by inline IR (no helper call): ctr[0] on entry and
+ * ctr[k+1] when side exit k is taken.  The statements between exit k-1 and
+ * exit k form "segment" k, executed ctr[0] - (ctr[1] + ... + ctr[k]) times;
+ * every count the profile needs follows from these at the end (see
+ * SbCounters and collect_fold_counters()).
+ *
+ * No libc here: only VG_(...) functions.  Everything mutable lives in the
+ * single Collector instance `collector` below.
+ */
+#ifndef AUGUR_COLLECT_H
+#define AUGUR_COLLECT_H
+
+#include "pub_tool_basics.h"
+#include "pub_tool_hashtable.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_wordfm.h"
+#include "pub_tool_xarray.h"
+
+#include "rd/rd.h"
+
+#define AUGUR_TOOL_VERSION "0.1.0"
+#define MAX_BLOCK_SIZES 8
+#define MAX_THREADS 512 /* above VG_N_THREADS (500) */
+
+typedef struct IndirectTarget {
+    Addr target;
+    ULong count;
+} IndirectTarget;
+
+/* One guest instruction, keyed by its run-time address. */
+typedef struct InstrRec {
+    struct InstrRec *next; /* VgHashTable chaining; must come first */
+    UWord addr;            /* the key */
+    UInt len;
+    Int module, fn, file; /* interned ids, -1 when unknown */
+    UInt line;
+    Bool is_cond_branch;
+    Bool accesses_memory;
+    /* Folded from superblock counters at the end: */
+    ULong execs, reads, writes, taken;
+    /* Counted at run time by helpers: */
+    ULong fast_path_misses; /* unguarded accesses that reached the helper */
+    ULong guarded_reads, guarded_writes;
+    UInt ntargets, targets_cap;
+    IndirectTarget *targets;
+    rd_hist hist[MAX_BLOCK_SIZES];
+} InstrRec;
+
+/* What one counter-derived quantity adds to: see collect_fold_counters(). */
+typedef enum {
+    ITEM_EXEC,        /* rec->execs      += executions of the segment */
+    ITEM_READ,        /* rec->reads      += executions of the segment */
+    ITEM_WRITE,       /* rec->writes     += executions of the segment */
+    ITEM_TAKEN,       /* rec->taken      += times exit `seg` was taken */
+    ITEM_TAKEN_INVERTED /* the exit goes to the fall-through: taken = not exiting */
+} ItemKind;
+
+typedef struct CountItem {
+    InstrRec *rec;
+    UInt seg;
+    UInt kind; /* ItemKind */
+} CountItem;
+
+/* The counters of one translated superblock; kept after the translation is
+ * discarded, because its counts still belong to the profile. */
+typedef struct SbCounters {
+    struct SbCounters *next_sb;
+    UInt nexits;
+    ULong *ctr; /* [0] entries, [k+1] exit k taken */
+    UInt nitems;
+    CountItem *items;
+} SbCounters;
+
+/* Per-thread reuse state: each thread has its own LRU stacks (the view of a
+ * private cache). */
+typedef struct ThreadState {
+    rd_stack *stack[MAX_BLOCK_SIZES];
+    ULong top_block; /* last block touched at the smallest block size */
+} ThreadState;
+
+typedef struct Collector {
+    /* options */
+    const HChar *out_dir;
+    UInt nblock_sizes;
+    UInt block_size[MAX_BLOCK_SIZES]; /* ascending */
+    UInt block_shift[MAX_BLOCK_SIZES];
+
+    /* instruction table and interned names */
+    VgHashTable *instrs; /* InstrRec by address */
+    WordFM *module_ids, *fn_ids, *file_ids; /* name -> id + 1 */
+    XArray *module_names, *module_bias, *fn_names, *file_names;
+
+    SbCounters *sbs; /* every superblock ever instrumented */
+
+    /* threads */
+    ThreadState *thread[MAX_THREADS];
+    ThreadState *current;
+    UInt threads_created;
+    Bool exited;   /* the process called exit_group(exit_code) */
+    Int exit_code;
+
+    /* Read by the inline fast-path test of every memory access: the current
+     * thread's most recently touched block at the smallest block size. */
+    ULong top_block;
+
+    rd_allocator alloc;
+} Collector;
+
+extern Collector collector;
+
+/* collect_table.c */
+void collect_table_init(void);
+InstrRec *collect_instr(Addr addr, UInt len); /* find or create, with names */
+Int collect_module_id(Addr addr, Addr *bias_out); /* -1 if in no object */
+
+/* collect_instrument.c */
+IRSB *collect_instrument(VgCallbackClosure *closure, IRSB *sb_in,
+                         const VexGuestLayout *layout, const VexGuestExtents *vge,
+                         const VexArchInfo *archinfo_host, IRType gWordTy, IRType hWordTy);
+
+/* collect_runtime.c */
+VG_REGPARM(3) void collect_on_access(InstrRec *rec, Addr addr, UWord size);
+VG_REGPARM(3) void collect_on_guarded_access(InstrRec *rec, Addr addr, UWord size_and_write);
+VG_REGPARM(2) void collect_on_indirect(InstrRec *rec, Addr target);
+void collect_runtime_init(void);
+void collect_fold_counters(void);
+
+/* collect_output.c */
+void collect_write_profile(void);
+
+#endif

@@ -1,0 +1,124 @@
+/* collect_main.c — the augur Valgrind tool: registration, options, finish.
+ *
+ * Started by `augur collect` (src/cli/cmd_collect.c) as
+ *   valgrind --tool=augur --augur-out=DIR [--augur-block-sizes=64,4096] PROGRAM...
+ * with VALGRIND_LIB pointing at the build's vglib/ folder.  See collect.h
+ * for how the parts fit together.
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_vkiscnums.h"
+
+#include "collector/collect.h"
+
+Collector collector;
+
+static const HChar *block_sizes_option = "64,4096";
+
+/* Parse "64,4096" into collector.block_size (ascending powers of two). */
+static Bool parse_block_sizes(const HChar *text)
+{
+    Collector *c = &collector;
+    HChar *copy = VG_(strdup)("augur.opt", text), *save = NULL;
+    c->nblock_sizes = 0;
+    for (HChar *tok = VG_(strtok_r)(copy, ",", &save); tok; tok = VG_(strtok_r)(NULL, ",", &save)) {
+        HChar *end;
+        Long v = VG_(strtoll10)(tok, &end);
+        if (*end || v < 8 || (v & (v - 1)) || c->nblock_sizes == MAX_BLOCK_SIZES ||
+            (c->nblock_sizes && (UInt)v <= c->block_size[c->nblock_sizes - 1])) {
+            VG_(free)(copy);
+            return False;
+        }
+        c->block_size[c->nblock_sizes] = (UInt)v;
+        c->block_shift[c->nblock_sizes] = (UInt)VG_(log2)((UInt)v);
+        c->nblock_sizes++;
+    }
+    VG_(free)(copy);
+    return c->nblock_sizes > 0;
+}
+
+static Bool process_option(const HChar *arg)
+{
+    if VG_STR_CLO (arg, "--augur-out", collector.out_dir) {
+    } else if VG_STR_CLO (arg, "--augur-block-sizes", block_sizes_option) {
+    } else
+        return False;
+    return True;
+}
+
+static void print_usage(void)
+{
+    VG_(printf)("    --augur-out=DIR               where to write augur.<pid>.prof [required]\n"
+                "    --augur-block-sizes=B1,B2...  reuse-distance block sizes, ascending\n"
+                "                                  powers of two >= 8 [64,4096]\n");
+}
+
+static void print_debug_usage(void)
+{
+    VG_(printf)("    (none)\n");
+}
+
+/* Chasing across conditional branches merges both arms into one superblock
+ * with guarded code, and loop unrolling duplicates code; either would break
+ * the exit-segment counting, so both stay off whatever the user passes. */
+static void keep_superblocks_plain(void)
+{
+    VG_(clo_vex_control).iropt_unroll_thresh = 0;
+    VG_(clo_vex_control).guest_chase = False;
+}
+
+static void post_clo_init(void)
+{
+    keep_superblocks_plain();
+    if (!collector.out_dir)
+        VG_(fmsg_bad_option)("--augur-out", "augur needs --augur-out=DIR; run it through `augur collect`.\n");
+    if (!parse_block_sizes(block_sizes_option))
+        VG_(fmsg_bad_option)("--augur-block-sizes",
+                             "block sizes must be ascending powers of two >= 8, at most 8 of them\n");
+    collect_table_init();
+    collect_runtime_init();
+}
+
+/* Valgrind passes fini() no exit code, so take it from exit_group(2).  A
+ * process killed by a signal never gets here: its profile has no `exit`. */
+static void pre_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nargs)
+{
+    (void)tid;
+    if (syscallno == __NR_exit_group && nargs >= 1) {
+        collector.exited = True;
+        collector.exit_code = (Int)args[0];
+    }
+}
+
+static void post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nargs, SysRes res)
+{
+    (void)tid, (void)syscallno, (void)args, (void)nargs, (void)res;
+}
+
+static void fini(Int exitcode)
+{
+    (void)exitcode; /* always 0 in Valgrind 3.19 */
+    collect_fold_counters();
+    collect_write_profile();
+}
+
+static void pre_clo_init(void)
+{
+    VG_(details_name)("augur");
+    VG_(details_version)(AUGUR_TOOL_VERSION);
+    VG_(details_description)("exact instruction counts and reuse-distance histograms");
+    VG_(details_copyright_author)("Copyright (C) 2026, the augur developers.");
+    VG_(details_bug_reports_to)("the augur issue tracker");
+    VG_(details_avg_translation_sizeB)(400);
+    VG_(basic_tool_funcs)(post_clo_init, collect_instrument, fini);
+    VG_(needs_command_line_options)(process_option, print_usage, print_debug_usage);
+    VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
+    keep_superblocks_plain();
+}
+
+VG_DETERMINE_INTERFACE_VERSION(pre_clo_init)

@@ -1,0 +1,204 @@
+/* collect_output.c — write this process's raw profile (docs/profile-format.md).
+ *
+ * Written to <out>/augur.<pid>.prof.tmp and renamed to augur.<pid>.prof only
+ * when complete, so a profile that exists is whole.  Instructions are sorted
+ * by module and address so that profiles of identical runs are identical.
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_clientstate.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_vki.h"
+
+#include "collector/collect.h"
+#include "profile/profile_writer.h"
+
+static int write_all(void *ctx, const char *buf, size_t n)
+{
+    Int fd = *(Int *)ctx;
+    while (n > 0) {
+        Int done = VG_(write)(fd, buf, (Int)n);
+        if (done <= 0)
+            return -1;
+        buf += done;
+        n -= (size_t)done;
+    }
+    return 0;
+}
+
+static void write_names(profile_writer *w, const HChar *key, XArray *names)
+{
+    for (Word i = 0; i < VG_(sizeXA)(names); i++) {
+        pw_key(w, key);
+        pw_u64(w, (ULong)i);
+        pw_str(w, *(HChar **)VG_(indexXA)(names, i));
+        pw_eol(w);
+    }
+}
+
+static void write_header(profile_writer *w)
+{
+    Collector *c = &collector;
+    pw_key(w, "augur-profile");
+    pw_u64(w, 1);
+    pw_eol(w);
+    pw_key(w, "tool");
+    pw_str(w, "augur-collect");
+    pw_str(w, AUGUR_TOOL_VERSION);
+    pw_eol(w);
+    pw_key(w, "pid");
+    pw_u64(w, (ULong)VG_(getpid)());
+    pw_eol(w);
+    pw_key(w, "ppid");
+    pw_u64(w, (ULong)VG_(getppid)());
+    pw_eol(w);
+    pw_key(w, "exe");
+    pw_str(w, VG_(args_the_exename));
+    pw_eol(w);
+    for (Word i = 0; i < VG_(sizeXA)(VG_(args_for_client)); i++) {
+        pw_key(w, "arg");
+        pw_str(w, *(HChar **)VG_(indexXA)(VG_(args_for_client), i));
+        pw_eol(w);
+    }
+    for (UInt i = 0; i < c->nblock_sizes; i++) {
+        pw_key(w, "block-size");
+        pw_u64(w, c->block_size[i]);
+        pw_eol(w);
+    }
+    pw_key(w, "threads");
+    pw_u64(w, c->threads_created);
+    pw_eol(w);
+    for (Word i = 0; i < VG_(sizeXA)(c->module_names); i++) {
+        pw_key(w, "module");
+        pw_u64(w, (ULong)i);
+        pw_str(w, *(HChar **)VG_(indexXA)(c->module_names, i));
+        pw_hex(w, *(Addr *)VG_(indexXA)(c->module_bias, i));
+        pw_eol(w);
+    }
+    write_names(w, "fn", c->fn_names);
+    write_names(w, "file", c->file_names);
+}
+
+/* `addr` as the profile stores it: module-relative when in a module. */
+static void write_location(profile_writer *w, Int module, Addr addr)
+{
+    pw_i64(w, module);
+    pw_hex(w, module >= 0 ? addr - *(Addr *)VG_(indexXA)(collector.module_bias, module) : addr);
+}
+
+static void write_hist(profile_writer *w, UInt block_size, const rd_hist *h)
+{
+    ULong touches = h->cold;
+    UInt nonempty = 0;
+    for (UInt b = 0; b < h->nbins; b++) {
+        touches += h->bins[b].count;
+        nonempty += h->bins[b].count != 0;
+    }
+    pw_key(w, "hist");
+    pw_u64(w, block_size);
+    pw_u64(w, touches);
+    pw_u64(w, h->cold);
+    pw_u64(w, nonempty);
+    for (UInt b = 0; b < h->nbins; b++) {
+        if (h->bins[b].count) {
+            pw_u64(w, b);
+            pw_u64(w, h->bins[b].count);
+            pw_u64(w, h->bins[b].sum);
+        }
+    }
+    pw_eol(w);
+}
+
+static void write_instr(profile_writer *w, const InstrRec *rec)
+{
+    Collector *c = &collector;
+    pw_key(w, "ins");
+    write_location(w, rec->module, rec->addr);
+    pw_u64(w, rec->len);
+    pw_i64(w, rec->fn);
+    pw_i64(w, rec->file);
+    pw_u64(w, rec->line);
+    pw_u64(w, rec->execs);
+    pw_u64(w, rec->reads);
+    pw_u64(w, rec->writes);
+    pw_eol(w);
+    if (rec->is_cond_branch) {
+        pw_key(w, "br");
+        pw_u64(w, rec->taken);
+        pw_eol(w);
+    }
+    for (UInt i = 0; i < rec->ntargets; i++) {
+        if (!rec->targets[i].count)
+            continue;
+        Addr bias;
+        pw_key(w, "ind");
+        write_location(w, collect_module_id(rec->targets[i].target, &bias), rec->targets[i].target);
+        pw_u64(w, rec->targets[i].count);
+        pw_eol(w);
+    }
+    if (rec->reads + rec->writes > 0)
+        for (UInt i = 0; i < c->nblock_sizes; i++)
+            write_hist(w, c->block_size[i], &rec->hist[i]);
+}
+
+static Int by_module_then_address(const void *a, const void *b)
+{
+    const InstrRec *x = *(InstrRec *const *)a, *y = *(InstrRec *const *)b;
+    if (x->module != y->module)
+        return x->module < y->module ? -1 : 1;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void write_body(profile_writer *w)
+{
+    UInt n;
+    VgHashNode **all = VG_(HT_to_array)(collector.instrs, &n);
+    InstrRec **recs = (InstrRec **)all;
+    /* Resolve indirect-branch targets to modules before the header lists the
+     * modules: a target may lie in a module no executed code came from. */
+    for (UInt i = 0; i < n; i++)
+        for (UInt k = 0; k < recs[i]->ntargets; k++) {
+            Addr bias;
+            collect_module_id(recs[i]->targets[k].target, &bias);
+        }
+    write_header(w);
+    if (n)
+        VG_(ssort)(recs, n, sizeof *recs, by_module_then_address);
+    for (UInt i = 0; i < n; i++)
+        if (recs[i]->execs)
+            write_instr(w, recs[i]);
+    if (all)
+        VG_(free)(all);
+    if (collector.exited) {
+        pw_key(w, "exit");
+        pw_u64(w, (ULong)(UInt)collector.exit_code & 0xff);
+        pw_eol(w);
+    }
+}
+
+void collect_write_profile(void)
+{
+    HChar final[4096], temp[4096 + 8];
+    VG_(snprintf)(final, sizeof final, "%s/augur.%d.prof", collector.out_dir, VG_(getpid)());
+    VG_(snprintf)(temp, sizeof temp, "%s.tmp", final);
+    SysRes sr = VG_(open)(temp, VKI_O_CREAT | VKI_O_WRONLY | VKI_O_TRUNC, 0600);
+    if (sr_isError(sr)) {
+        VG_(umsg)("augur: cannot create the profile %s (error %lu)\n", temp, sr_Err(sr));
+        return;
+    }
+    Int fd = (Int)sr_Res(sr);
+    profile_writer *w = VG_(malloc)("augur.writer", sizeof *w);
+    pw_init(w, write_all, &fd);
+    write_body(w);
+    int failed = pw_finish(w);
+    VG_(free)(w);
+    VG_(close)(fd);
+    if (failed || VG_(rename)(temp, final) != 0) {
+        VG_(umsg)("augur: could not write the profile %s (disk full?)\n", final);
+        VG_(unlink)(temp);
+    }
+}

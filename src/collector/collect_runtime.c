@@ -1,0 +1,202 @@
+/* collect_runtime.c — what instrumented code calls while the program runs,
+ * thread switches, fork, and turning counters into counts at the end.
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_tooliface.h"
+
+#include "collector/collect.h"
+
+#define NO_BLOCK (~0ULL) /* no block number: addresses >> 3 never reach it */
+
+static void *rd_alloc(void *ctx, size_t bytes)
+{
+    (void)ctx;
+    return VG_(malloc)("augur.rd", bytes);
+}
+
+static void rd_release(void *ctx, void *p)
+{
+    (void)ctx;
+    VG_(free)(p);
+}
+
+static ThreadState *thread_state(ThreadId tid)
+{
+    Collector *c = &collector;
+    tl_assert(tid < MAX_THREADS);
+    if (!c->thread[tid]) {
+        ThreadState *t = VG_(calloc)("augur.thread", 1, sizeof *t);
+        for (UInt i = 0; i < c->nblock_sizes; i++)
+            t->stack[i] = rd_stack_new(&c->alloc);
+        t->top_block = NO_BLOCK;
+        c->thread[tid] = t;
+    }
+    return c->thread[tid];
+}
+
+/* Valgrind runs one thread at a time; switch the fast path's notion of "the
+ * most recent block" with it. */
+static void on_start_client_code(ThreadId tid, ULong blocks_dispatched)
+{
+    (void)blocks_dispatched;
+    Collector *c = &collector;
+    ThreadState *t = thread_state(tid);
+    if (t == c->current)
+        return;
+    if (c->current)
+        c->current->top_block = c->top_block;
+    c->current = t;
+    c->top_block = t->top_block;
+}
+
+/* Valgrind reuses the ids of exited threads: a new thread must not inherit
+ * an old one's LRU stacks, or its first touches would not be cold. */
+static void on_thread_exit(ThreadId tid)
+{
+    Collector *c = &collector;
+    ThreadState *t = tid < MAX_THREADS ? c->thread[tid] : NULL;
+    if (!t)
+        return;
+    for (UInt i = 0; i < c->nblock_sizes; i++)
+        rd_stack_free(t->stack[i]);
+    if (c->current == t) {
+        c->current = NULL;
+        c->top_block = NO_BLOCK;
+    }
+    VG_(free)(t);
+    c->thread[tid] = NULL;
+}
+
+/* Called for the main thread too (with an invalid parent). */
+static void on_thread_create(ThreadId parent, ThreadId child)
+{
+    (void)parent, (void)child;
+    collector.threads_created++;
+}
+
+/* The forked child profiles only what it does itself: zero every count but
+ * keep the LRU stacks, whose contents the child's memory inherited. */
+static void on_fork_child(ThreadId tid)
+{
+    (void)tid;
+    Collector *c = &collector;
+    for (SbCounters *sb = c->sbs; sb; sb = sb->next_sb)
+        for (UInt k = 0; k <= sb->nexits; k++)
+            sb->ctr[k] = 0;
+    VG_(HT_ResetIter)(c->instrs);
+    for (InstrRec *rec; (rec = VG_(HT_Next)(c->instrs));) {
+        rec->fast_path_misses = rec->guarded_reads = rec->guarded_writes = 0;
+        for (UInt i = 0; i < rec->ntargets; i++)
+            rec->targets[i].count = 0;
+        for (UInt i = 0; i < c->nblock_sizes; i++)
+            rd_hist_clear(&rec->hist[i]);
+    }
+    c->threads_created = 1;
+}
+
+void collect_runtime_init(void)
+{
+    Collector *c = &collector;
+    c->alloc.alloc = rd_alloc;
+    c->alloc.release = rd_release;
+    c->alloc.ctx = NULL;
+    c->top_block = NO_BLOCK;
+    VG_(track_start_client_code)(on_start_client_code);
+    VG_(track_pre_thread_ll_create)(on_thread_create);
+    VG_(track_pre_thread_ll_exit)(on_thread_exit);
+    VG_(atfork)(NULL, NULL, on_fork_child);
+}
+
+/* Every block of [addr, addr+size) at every block size enters the current
+ * thread's stacks and the instruction's histograms. */
+static void touch(InstrRec *rec, Addr addr, UWord size)
+{
+    Collector *c = &collector;
+    ThreadState *t = c->current;
+    Addr end = addr + size - 1;
+    for (UInt i = 0; i < c->nblock_sizes; i++) {
+        UInt shift = c->block_shift[i];
+        for (ULong block = addr >> shift; block <= end >> shift; block++)
+            rd_hist_add(&rec->hist[i], rd_stack_access(t->stack[i], block), 1, &c->alloc);
+    }
+    c->top_block = end >> c->block_shift[0];
+}
+
+VG_REGPARM(3) void collect_on_access(InstrRec *rec, Addr addr, UWord size)
+{
+    rec->fast_path_misses++;
+    touch(rec, addr, size);
+}
+
+VG_REGPARM(3) void collect_on_guarded_access(InstrRec *rec, Addr addr, UWord size_and_write)
+{
+    if (size_and_write & 1)
+        rec->guarded_writes++;
+    else
+        rec->guarded_reads++;
+    touch(rec, addr, size_and_write >> 1);
+}
+
+VG_REGPARM(2) void collect_on_indirect(InstrRec *rec, Addr target)
+{
+    for (UInt i = 0; i < rec->ntargets; i++) {
+        if (rec->targets[i].target == target) {
+            rec->targets[i].count++;
+            return;
+        }
+    }
+    if (rec->ntargets == rec->targets_cap) {
+        rec->targets_cap = rec->targets_cap ? 2 * rec->targets_cap : 4;
+        rec->targets = VG_(realloc)("augur.targets", rec->targets,
+                                    rec->targets_cap * sizeof *rec->targets);
+    }
+    rec->targets[rec->ntargets++] = (IndirectTarget){target, 1};
+}
+
+static void fold_superblock(const SbCounters *sb)
+{
+    ULong execs = sb->ctr[0]; /* executions of segment `seg` */
+    UInt seg = 0;
+    for (UInt i = 0; i < sb->nitems; i++) {
+        const CountItem *it = &sb->items[i];
+        for (; seg < it->seg; seg++)
+            execs -= sb->ctr[seg + 1];
+        InstrRec *rec = it->rec;
+        switch ((ItemKind)it->kind) {
+        case ITEM_EXEC: rec->execs += execs; break;
+        case ITEM_READ: rec->reads += execs; break;
+        case ITEM_WRITE: rec->writes += execs; break;
+        case ITEM_TAKEN: rec->taken += sb->ctr[seg + 1]; break;
+        case ITEM_TAKEN_INVERTED: rec->taken += execs - sb->ctr[seg + 1]; break;
+        }
+    }
+}
+
+/* Accesses the fast path skipped had distance 0 at every block size. */
+static void add_skipped_accesses(InstrRec *rec)
+{
+    Collector *c = &collector;
+    ULong unguarded = rec->reads + rec->writes;
+    tl_assert(unguarded >= rec->fast_path_misses);
+    ULong skipped = unguarded - rec->fast_path_misses;
+    if (skipped)
+        for (UInt i = 0; i < c->nblock_sizes; i++)
+            rd_hist_add(&rec->hist[i], 0, skipped, &c->alloc);
+    rec->reads += rec->guarded_reads;
+    rec->writes += rec->guarded_writes;
+}
+
+void collect_fold_counters(void)
+{
+    Collector *c = &collector;
+    for (SbCounters *sb = c->sbs; sb; sb = sb->next_sb)
+        fold_superblock(sb);
+    VG_(HT_ResetIter)(c->instrs);
+    for (InstrRec *rec; (rec = VG_(HT_Next)(c->instrs));)
+        add_skipped_accesses(rec);
+}

@@ -1,0 +1,83 @@
+/* profile.h — the raw profile of one process, as read from a file (host side).
+ *
+ * This is the data type that passes from the collector (through the file
+ * described in docs/profile-format.md) to the database importer.  The reader
+ * checks every invariant of the format, so code that receives a `profile`
+ * may trust it: identifiers are in range and every histogram adds up.
+ */
+#ifndef AUGUR_PROFILE_H
+#define AUGUR_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rd/rd.h"
+
+#define PROFILE_VERSION 1
+#define PROFILE_MAX_BLOCK_SIZES 8
+
+typedef struct prof_module {
+    char *path;
+    uint64_t bias;       /* run-time address minus link-time address */
+    char build_id[129];  /* hex GNU build-id, "" when unknown (filled by the importer) */
+} prof_module;
+
+typedef struct prof_target { /* one indirect-branch target */
+    int32_t module;          /* -1: addr is absolute */
+    uint64_t addr;
+    uint64_t count;
+} prof_target;
+
+typedef struct prof_hist { /* one instruction's histogram at one block size */
+    uint32_t block_size;
+    uint64_t touches; /* == cold + sum of bin counts */
+    uint64_t cold;
+    uint32_t nbins;
+    rd_binrec *bins;  /* non-empty bins, ascending */
+} prof_hist;
+
+typedef struct prof_instr {
+    int32_t module; /* -1: addr is absolute */
+    uint64_t addr;  /* module-relative */
+    uint32_t len;
+    int32_t fn, file; /* -1: unknown */
+    uint32_t line;    /* 0: unknown */
+    uint64_t execs, reads, writes;
+    int is_cond_branch;
+    uint64_t taken;
+    uint32_t ntargets;
+    prof_target *targets;
+    uint32_t nhists; /* 0, or the profile's nblock_sizes */
+    prof_hist *hists; /* in the order of profile.block_sizes */
+} prof_instr;
+
+typedef struct profile {
+    char *tool;      /* "augur-collect 0.1.0" */
+    int64_t pid, ppid;
+    char *exe;
+    int argc;
+    char **argv;     /* argv[1..]: the client's arguments */
+    int nblock_sizes;
+    uint32_t block_sizes[PROFILE_MAX_BLOCK_SIZES];
+    uint32_t threads;
+    int nmodules;
+    prof_module *modules;
+    int nfns;
+    char **fns;
+    int nfiles;
+    char **files;
+    size_t ninstrs;
+    prof_instr *instrs;
+    int has_exit;    /* 0 when the process died of a signal */
+    int exit_code;
+} profile;
+
+/* Read and fully validate the profile at `path` into *out.  Returns 0 on
+ * success; on failure returns -1, leaves *out empty (safe to profile_free),
+ * and writes into err a message naming the file, the line and the problem,
+ * e.g. "prof.1: line 12: histogram counts add up to 990, TOUCHES says 1000". */
+int profile_read(const char *path, profile *out, char *err, size_t errlen);
+
+void profile_free(profile *p);
+
+#endif

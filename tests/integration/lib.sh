@@ -1,0 +1,69 @@
+# lib.sh — helpers for the integration tests (sourced; ctest sets AUGUR,
+# PROGRAMS, WORK and TESTLIB).  Each test script runs `augur` on programs from
+# tests/programs and compares what it stores with numbers known independently.
+set -u
+: "${AUGUR:?run through ctest}" "${PROGRAMS:?}" "${WORK:?}"
+SRC_PROGRAMS=$(cd "$(dirname "${BASH_SOURCE[0]}")/../programs" && pwd)
+rm -rf "$WORK" && mkdir -p "$WORK"
+FAILURES=0
+CHECKS=0
+
+# check NAME GOT WANT — one assertion; failures are counted, not fatal.
+check() {
+    CHECKS=$((CHECKS + 1))
+    if [ "$2" = "$3" ]; then
+        echo "ok   $1: $2"
+    else
+        echo "FAIL $1: got '$2', want '$3'"
+        FAILURES=$((FAILURES + 1))
+    fi
+}
+
+# finish — the exit status of the test script.
+finish() {
+    echo "$((CHECKS - FAILURES)) passed, $FAILURES failed"
+    [ "$FAILURES" -eq 0 ]
+}
+
+# line_of TAG FILE — the line number of the source line containing TAG.
+line_of() {
+    grep -n -- "$1" "$2" | head -n 1 | cut -d: -f1
+}
+
+# collect_to DIR ARGS... — augur collect into $WORK/test.db, keeping the raw
+# profiles in DIR; the program's stdout is discarded.
+collect_to() {
+    local dir=$1
+    shift
+    "$AUGUR" collect --db "$WORK/test.db" --keep-profiles "$dir" "$@" >/dev/null
+}
+
+# main_profile DIR — the profile of the first process (lowest pid) in DIR.
+main_profile() {
+    ls "$1"/augur.*.prof | head -n 1
+}
+
+# hist_at PROFILE FILE_SUFFIX LINE BLOCK — for the memory-reading instructions
+# of source line LINE in a file ending in FILE_SUFFIX, their histograms at
+# block size BLOCK, one per line: "TOUCHES COLD bin:count:sum ...".
+hist_at() {
+    awk -v suffix="$2" -v want_line="$3" -v bs="$4" '
+        $1 == "file" { path[$2] = $3 }
+        $1 == "ins" {
+            f = $6; p = path[f]
+            mine = (f >= 0 && substr(p, length(p) - length(suffix) + 1) == suffix && $7 == want_line && $9 > 0)
+        }
+        $1 == "hist" && mine && $2 == bs {
+            out = $3 " " $4
+            for (i = 6; i < 6 + 3 * $5; i += 3) out = out " " $i ":" $(i + 1) ":" $(i + 2)
+            print out
+        }' "$1"
+}
+
+# bin_of D — the histogram bin of distance D (src/rd/rd.h).
+bin_of() {
+    awk -v d="$1" 'BEGIN {
+        if (d < 16) { print d; exit }
+        p = 0; x = d; while (x >= 2) { x = int(x / 2); p++ }
+        print 16 + (p - 4) * 8 + int(d / 2 ^ (p - 3)) % 8 }'
+}

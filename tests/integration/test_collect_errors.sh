@@ -1,0 +1,53 @@
+#!/bin/bash
+# Bad input to `augur collect` gets a clear error, the documented exit status,
+# and leaves the database as it was (or not created at all).
+source "$TESTLIB"
+DB=$WORK/errors.db
+
+# expect_error NAME STATUS PATTERN ARGS... — augur collect ARGS exits with
+# STATUS and says something matching PATTERN on stderr.
+expect_error() {
+    local name=$1 status=$2 pattern=$3
+    shift 3
+    "$AUGUR" collect "$@" >/dev/null 2>"$WORK/err"
+    check "$name: status" "$?" "$status"
+    check "$name: message" "$(grep -c -E -- "$pattern" "$WORK/err")" 1
+}
+
+expect_error "missing program" 127 "not found" --db "$DB" -- /nonexistent/program
+expect_error "program not in PATH" 127 "not found in PATH" --db "$DB" -- no-such-program-xyz
+expect_error "not executable" 126 "not executable" --db "$DB" -- "$SRC_PROGRAMS/patterns.c"
+expect_error "malformed param" 2 "not NAME=VALUE" --db "$DB" --param N -- /bin/true
+expect_error "non-numeric param" 2 "must be a number" --db "$DB" --param N=abc -- /bin/true
+expect_error "bad param name" 2 "name must be" --db "$DB" --param 1N=3 -- /bin/true
+expect_error "duplicate param" 2 "given twice" --db "$DB" --param N=1 --param N=2 -- /bin/true
+expect_error "bad block sizes" 2 "powers of two" --db "$DB" --block-sizes 64,100 -- /bin/true
+expect_error "no program" 2 "no program given" --db "$DB"
+expect_error "unknown option" 2 "unknown option" --frobnicate -- /bin/true
+expect_error "database folder missing" 125 "not writable" --db "$WORK/no-such-folder/augur.db" -- /bin/true
+check "nothing created so far" "$(ls "$DB" 2>/dev/null | wc -l)" 0
+
+# A file that is not an augur database is refused, and left untouched.
+echo "not a database" >"$WORK/text.db"
+"$AUGUR" collect --db "$WORK/text.db" -- /bin/true >/dev/null 2>"$WORK/err"
+check "not a database: status" "$?" 125
+check "not a database: untouched" "$(cat "$WORK/text.db")" "not a database"
+
+# AVX-512 (only where the compiler can emit it; the host need not run it:
+# Valgrind refuses EVEX-encoded instructions before executing them).
+cat >"$WORK/avx512.c" <<'C'
+int main(void) { __asm__ volatile("vpxord %%zmm1, %%zmm1, %%zmm1" ::: "xmm1"); return 0; }
+C
+if cc -O1 -mavx512f "$WORK/avx512.c" -o "$WORK/avx512" 2>/dev/null; then
+    expect_error "AVX-512" 125 "AVX-512" --db "$DB" -- "$WORK/avx512"
+    check "AVX-512: fix named" "$(grep -c 'x86-64-v3' "$WORK/err")" 1
+    check "AVX-512: nothing stored" "$(ls "$DB" 2>/dev/null | wc -l)" 0
+fi
+
+# A good run, then bad ones: the database keeps exactly the good run.
+"$AUGUR" collect --db "$DB" --param N=1 -- /bin/true 2>/dev/null
+check "good run" "$?" 0
+before=$(sqlite3 "$DB" 'select count(*) from runs')
+expect_error "bad run after good" 127 "not found" --db "$DB" -- /nonexistent/program
+check "database unchanged" "$(sqlite3 "$DB" 'select count(*) from runs')" "$before"
+finish
