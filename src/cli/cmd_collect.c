@@ -23,20 +23,14 @@
 
 #include "cli/commands.h"
 #include "cli/launch.h"
+#include "cli/runs.h"
 #include "db/db.h"
-#include "profile/profile.h"
-
-#define EXIT_AUGUR_FAILED 125 /* as env(1) and timeout(1): augur itself failed */
-#define MAX_PARAMS 64
-#define MAX_PROCESSES 4096
 
 typedef struct collect_options {
     const char *db_path;
     const char *block_sizes;
     const char *keep_dir;
-    int nparams;
-    char *param_names[MAX_PARAMS];
-    char *param_values[MAX_PARAMS];
+    run_params params;
     char **program_argv;
 } collect_options;
 
@@ -72,47 +66,6 @@ static int fail(int code, const char *fmt, const char *detail)
     fprintf(stderr, fmt, detail);
     fputc('\n', stderr);
     return code;
-}
-
-/* NAME=VALUE with NAME an identifier and VALUE a finite number. */
-static int parse_param(collect_options *o, const char *arg, char *err, size_t errlen)
-{
-    const char *eq = strchr(arg, '=');
-    if (!eq || eq == arg) {
-        snprintf(err, errlen, "--param '%s' is not NAME=VALUE (e.g. --param N=1000)", arg);
-        return -1;
-    }
-    size_t namelen = (size_t)(eq - arg);
-    for (size_t i = 0; i < namelen; i++) {
-        char c = arg[i];
-        int ok = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9');
-        if (!ok) {
-            snprintf(err, errlen, "--param '%s': the name must be letters, digits and _, not starting with a digit",
-                     arg);
-            return -1;
-        }
-    }
-    char *end;
-    errno = 0;
-    double v = strtod(eq + 1, &end);
-    if (!eq[1] || *end || errno || !isfinite(v)) {
-        snprintf(err, errlen, "--param '%s': the value must be a number (e.g. N=1000 or eps=1e-6)", arg);
-        return -1;
-    }
-    for (int i = 0; i < o->nparams; i++) {
-        if (strlen(o->param_names[i]) == namelen && !strncmp(o->param_names[i], arg, namelen)) {
-            snprintf(err, errlen, "--param %.*s is given twice", (int)namelen, arg);
-            return -1;
-        }
-    }
-    if (o->nparams == MAX_PARAMS) {
-        snprintf(err, errlen, "more than %d --param options", MAX_PARAMS);
-        return -1;
-    }
-    o->param_names[o->nparams] = strndup(arg, namelen);
-    o->param_values[o->nparams] = strdup(eq + 1);
-    o->nparams++;
-    return 0;
 }
 
 static int check_block_sizes(const char *list, char *err, size_t errlen)
@@ -179,7 +132,7 @@ static int parse_options(int argc, char **argv, collect_options *o, int *done)
             o->block_sizes = value;
         else if (!strcmp(a, "--keep-profiles"))
             o->keep_dir = value;
-        else if (parse_param(o, value, err, sizeof err) != 0) {
+        else if (run_params_add(&o->params, value, err, sizeof err) != 0) {
             *done = 1;
             return fail(2, "%s", err);
         }
@@ -227,12 +180,6 @@ static int check_database(const char *path, char *err, size_t errlen)
     return 0;
 }
 
-static void iso_now(char *buf, size_t len)
-{
-    time_t t = time(NULL);
-    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-}
-
 /* The folder the tool writes into: --keep-profiles DIR, or a fresh temporary. */
 static int make_out_dir(const collect_options *o, char *dir, size_t len, char *err, size_t errlen)
 {
@@ -273,63 +220,6 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
-typedef struct process_set {
-    size_t n;
-    profile *procs[MAX_PROCESSES];
-} process_set;
-
-static void free_processes(process_set *s)
-{
-    for (size_t i = 0; i < s->n; i++) {
-        profile_free(s->procs[i]);
-        free(s->procs[i]);
-    }
-    s->n = 0;
-}
-
-/* Read every augur.<pid>.prof in dir, the main process's first. */
-static int read_profiles(const char *dir, int main_pid, process_set *s, char *err, size_t errlen)
-{
-    DIR *d = opendir(dir);
-    if (!d) {
-        snprintf(err, errlen, "cannot read %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    int rc = 0;
-    for (struct dirent *e; rc == 0 && (e = readdir(d));) {
-        size_t len = strlen(e->d_name);
-        if (strncmp(e->d_name, "augur.", 6) != 0 || len < 11 || strcmp(e->d_name + len - 5, ".prof") != 0)
-            continue;
-        if (s->n == MAX_PROCESSES) {
-            snprintf(err, errlen, "more than %d processes", MAX_PROCESSES);
-            rc = -1;
-            break;
-        }
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        profile *p = calloc(1, sizeof *p);
-        if (profile_read(path, p, err, errlen) != 0) {
-            free(p);
-            rc = -1;
-            break;
-        }
-        s->procs[s->n++] = p;
-        if (p->pid == main_pid) { /* main process first */
-            profile *tmp = s->procs[0];
-            s->procs[0] = p;
-            s->procs[s->n - 1] = tmp;
-        }
-    }
-    closedir(d);
-    if (rc == 0 && (s->n == 0 || s->procs[0]->pid != main_pid)) {
-        snprintf(err, errlen, "the collector wrote no profile for the program");
-        rc = -1;
-    }
-    if (rc != 0)
-        free_processes(s);
-    return rc;
-}
-
 static void describe_status(const launch_result *lr, char *detail, size_t len)
 {
     if (lr->exited)
@@ -339,66 +229,10 @@ static void describe_status(const launch_result *lr, char *detail, size_t len)
                  sigabbrev_np(lr->term_signal) ? sigabbrev_np(lr->term_signal) : "?");
 }
 
-static void print_summary(const char *db_path, int64_t run_id, const process_set *s, const char *status)
-{
-    uint64_t instrs = 0, accesses = 0;
-    for (size_t p = 0; p < s->n; p++)
-        for (size_t i = 0; i < s->procs[p]->ninstrs; i++) {
-            const prof_instr *in = &s->procs[p]->instrs[i];
-            instrs += in->execs;
-            accesses += in->reads + in->writes;
-        }
-    fprintf(stderr,
-            "augur: run %lld stored in %s (%s): %zu process%s, %llu instructions, %llu memory accesses\n"
-            "augur: see it with: augur report --db %s --run %lld\n",
-            (long long)run_id, db_path, status, s->n, s->n == 1 ? "" : "es", (unsigned long long)instrs,
-            (unsigned long long)accesses, db_path, (long long)run_id);
-}
-
-static int store_run(const collect_options *o, const launch_result *lr, const char *started,
-                     process_set *s)
-{
-    char err[1024], finished[32], host[256] = "", cwd[PATH_MAX] = "", detail[128];
-    iso_now(finished, sizeof finished);
-    gethostname(host, sizeof host - 1);
-    if (!getcwd(cwd, sizeof cwd))
-        cwd[0] = '\0';
-    describe_status(lr, detail, sizeof detail);
-    int argc = 0;
-    while (o->program_argv[argc])
-        argc++;
-    run_info ri = {
-        .argc = argc,
-        .argv = o->program_argv,
-        .nparams = o->nparams,
-        .param_names = (char **)o->param_names,
-        .param_values = (char **)o->param_values,
-        .started = started,
-        .finished = finished,
-        .host = host,
-        .cwd = cwd,
-        .status = lr->exited ? "complete" : "partial",
-        .status_detail = detail,
-        .exit_code = lr->exited ? lr->exit_code : 128 + lr->term_signal,
-    };
-    db *d;
-    int64_t run_id;
-    if (db_open(o->db_path, 1, &d, err, sizeof err) != 0)
-        return fail(EXIT_AUGUR_FAILED, "%s", err);
-    int rc = db_import_run(d, &ri, s->procs, s->n, &run_id, err, sizeof err);
-    db_close(d);
-    if (rc != 0)
-        return fail(EXIT_AUGUR_FAILED, "%s", err);
-    if (!lr->exited)
-        fprintf(stderr, "augur: the program was %s; its partial profile is stored\n", detail);
-    print_summary(o->db_path, run_id, s, ri.status);
-    return 0;
-}
-
 /* Runs the program and stores its run; returns augur's exit status. */
 static int collect(const collect_options *o, const char *tool_dir, const char *out_dir)
 {
-    char err[2048], started[32];
+    char err[2048], started[32], detail[128];
     iso_now(started, sizeof started);
     fprintf(stderr, "augur: collecting %s under Valgrind (expect 10-100x native time)...\n", o->program_argv[0]);
     launch_request rq = {o->program_argv, out_dir, o->block_sizes};
@@ -408,7 +242,7 @@ static int collect(const collect_options *o, const char *tool_dir, const char *o
     if (!lr.exited && lr.term_signal == SIGILL && diagnose_undecodable(out_dir, err, sizeof err))
         return fail(EXIT_AUGUR_FAILED, "%s\n  Nothing was stored.", err);
     process_set *s = calloc(1, sizeof *s);
-    if (read_profiles(out_dir, lr.pid, s, err, sizeof err) != 0) {
+    if (process_set_read_dir(s, out_dir, lr.pid, err, sizeof err) != 0) {
         char tail[2048];
         valgrind_log_tail(out_dir, tail, sizeof tail);
         fprintf(stderr, "augur collect: %s; nothing was stored.\n%s%s", err,
@@ -416,12 +250,19 @@ static int collect(const collect_options *o, const char *tool_dir, const char *o
         free(s);
         return EXIT_AUGUR_FAILED;
     }
-    int rc = store_run(o, &lr, started, s);
-    free_processes(s);
+    describe_status(&lr, detail, sizeof detail);
+    run_outcome outcome = {
+        .started = started,
+        .status = lr.exited ? "complete" : "partial",
+        .detail = detail,
+        .exit_code = lr.exited ? lr.exit_code : 128 + lr.term_signal,
+    };
+    int rc = store_run(o->db_path, o->program_argv, &o->params, &outcome, s, "collect");
+    if (rc == 0 && !lr.exited)
+        fprintf(stderr, "augur: the program was %s; its partial profile is stored\n", detail);
+    process_set_free(s);
     free(s);
-    if (rc != 0)
-        return rc;
-    return lr.exited ? lr.exit_code : 128 + lr.term_signal;
+    return rc != 0 ? rc : outcome.exit_code;
 }
 
 int cmd_collect(int argc, char **argv)
@@ -445,9 +286,6 @@ int cmd_collect(int argc, char **argv)
     rc = collect(&o, tool_dir, out_dir);
     if (!o.keep_dir)
         remove_dir(out_dir);
-    for (int i = 0; i < o.nparams; i++) {
-        free(o.param_names[i]);
-        free(o.param_values[i]);
-    }
+    run_params_free(&o.params);
     return rc;
 }

@@ -13,6 +13,7 @@ typedef struct subcommand {
 
 static const subcommand subcommands[] = {
     {"collect", cmd_collect, "run a program under the collector and store its profile"},
+    {"import", cmd_import, "store raw profiles kept by collect --keep-profiles as a run"},
     {"report", cmd_report, "per-function and per-line counts and cache misses of a run"},
 };
 

@@ -1,0 +1,217 @@
+/* cmd_report.c — `augur report`: the counts and cache misses of one run of
+ * the experiment database, per function and per source line, as text or
+ * JSON (docs/report.md).  Exit status: 0 success, 2 usage error (anything
+ * wrong with the command line itself), 1 other errors (no database, unknown
+ * run, a line size the run did not measure, ...). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "db/db.h"
+#include "report/report.h"
+#include "util/parse.h"
+
+enum { EXIT_OK = 0, EXIT_FAILURE_OTHER = 1, EXIT_USAGE = 2 };
+
+/* parse_options result when --help was asked for. */
+#define SHOW_HELP (-1)
+
+typedef struct report_options {
+    const char *db_path;
+    int64_t run_id; /* 0: the newest run */
+    size_t ncaches;
+    report_cache caches[REPORT_MAX_CACHES];
+    int json;
+    size_t top;
+} report_options;
+
+static void print_help(FILE *to)
+{
+    fprintf(to,
+            "usage: augur report [--db FILE] [--run ID] [--cache SIZE[:LINE]]... [--format text|json] [--top N]\n"
+            "\n"
+            "Show what a run executed: totals, then the functions and the source lines with the\n"
+            "most executed instructions, with the misses of fully-associative LRU caches computed\n"
+            "from the measured reuse distances.\n"
+            "\n"
+            "options:\n"
+            "  --db FILE            the experiment database (default: $AUGUR_DB, else augur.db;\n"
+            "                       now %s)\n"
+            "  --run ID             the run to report (default: the newest run); list the runs with\n"
+            "                       sqlite3 FILE 'SELECT * FROM run_list'\n"
+            "  --cache SIZE[:LINE]  also show the misses of a fully-associative LRU cache of SIZE\n"
+            "                       bytes in lines of LINE bytes.  SIZE and LINE take the suffixes\n"
+            "                       K, KiB, M, MiB, G, GiB (32K = 32KiB = 32768); LINE defaults to %d\n"
+            "                       and must be one of the block sizes the run measured.  Repeat for\n"
+            "                       more caches (at most %d).  Default: --cache 32K --cache 1M when\n"
+            "                       the run measured %d-byte blocks, else none.\n"
+            "  --format text|json   aligned tables for people (default), or JSON for programs\n"
+            "  --top N              rows per table (default %d; 0 shows every row)\n"
+            "  -h, --help           show this help\n"
+            "\n"
+            "examples:\n"
+            "  augur report\n"
+            "  augur report --db app.db --run 3 --cache 32K --cache 1MiB:64 --top 10\n"
+            "  augur report --format json --top 0 > run3.json\n"
+            "\n"
+            "Exit status: 0 success, 2 usage error, 1 other errors.  See docs/report.md.\n",
+            default_db_path(), REPORT_DEFAULT_LINE, REPORT_MAX_CACHES, REPORT_DEFAULT_LINE, REPORT_DEFAULT_TOP);
+}
+
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("augur report: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs(" (see augur report --help)\n", stderr);
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+static int parse_option(int opt, const char *arg, report_options *o)
+{
+    char err[256];
+    uint64_t v;
+    switch (opt) {
+    case 'd':
+        o->db_path = arg;
+        return 0;
+    case 'r':
+        if (parse_u64(arg, &v) != 0 || v == 0 || v > INT64_MAX)
+            return usage_error("bad run id '%s': give a positive number", arg);
+        o->run_id = (int64_t)v;
+        return 0;
+    case 'c':
+        if (o->ncaches == REPORT_MAX_CACHES)
+            return usage_error("too many --cache options (at most %d)", REPORT_MAX_CACHES);
+        if (report_cache_parse(arg, &o->caches[o->ncaches], err, sizeof err) != 0)
+            return usage_error("%s", err);
+        o->ncaches++;
+        return 0;
+    case 'f':
+        if (strcmp(arg, "text") != 0 && strcmp(arg, "json") != 0)
+            return usage_error("bad format '%s': give --format text or --format json", arg);
+        o->json = strcmp(arg, "json") == 0;
+        return 0;
+    case 't':
+        if (parse_u64(arg, &v) != 0 || v > SIZE_MAX)
+            return usage_error("bad --top '%s': give a number of rows (0 for all)", arg);
+        o->top = (size_t)v;
+        return 0;
+    default:
+        return EXIT_USAGE;
+    }
+}
+
+/* Fill *o from the command line: 0, EXIT_USAGE (message printed) or
+ * SHOW_HELP. */
+static int parse_options(int argc, char **argv, report_options *o)
+{
+    static const struct option longopts[] = {
+        {"db", required_argument, NULL, 'd'},    {"run", required_argument, NULL, 'r'},
+        {"cache", required_argument, NULL, 'c'}, {"format", required_argument, NULL, 'f'},
+        {"top", required_argument, NULL, 't'},   {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    *o = (report_options){.db_path = default_db_path(), .top = REPORT_DEFAULT_TOP};
+    optind = 0; /* full reset of getopt's state, in case it was used before */
+    opterr = 0; /* our own messages */
+    int opt;
+    while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        if (opt == 'h')
+            return SHOW_HELP;
+        if (opt == '?')
+            return usage_error("unknown option '%s'", argv[optind - 1]);
+        if (opt == ':')
+            return usage_error("option '%s' needs a value", argv[optind - 1]);
+        int rc = parse_option(opt, optarg, o);
+        if (rc != 0)
+            return rc;
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
+    return 0;
+}
+
+/* The caches given, or the default ones when none was given. */
+static size_t choose_caches(const report_options *o, const db_run *run, report_cache *caches)
+{
+    if (o->ncaches) {
+        memcpy(caches, o->caches, o->ncaches * sizeof *caches);
+        return o->ncaches;
+    }
+    for (int i = 0; i < run->nblock_sizes; i++)
+        if (run->block_sizes[i] == REPORT_DEFAULT_LINE) {
+            caches[0] = (report_cache){.size = 32 << 10, .line = REPORT_DEFAULT_LINE};
+            caches[1] = (report_cache){.size = 1 << 20, .line = REPORT_DEFAULT_LINE};
+            return 2;
+        }
+    return 0;
+}
+
+/* Build and print the report of the chosen run, from one snapshot of the
+ * database (inside db_read_begin/db_read_end). */
+static int print_snapshot(db *d, const report_options *o, char *err, size_t errlen)
+{
+    int64_t id = o->run_id;
+    if (!id && db_newest_run(d, &id, err, errlen) != 0)
+        return -1;
+    db_run run;
+    report rep = {0};
+    report_cache caches[REPORT_MAX_CACHES];
+    int rc = db_get_run(d, id, &run, err, errlen) != 0 ? -1 : 0;
+    size_t ncaches = rc == 0 ? choose_caches(o, &run, caches) : 0;
+    for (size_t k = 0; rc == 0 && k < ncaches; k++)
+        rc = report_cache_check(&caches[k], &run, err, errlen);
+    if (rc == 0)
+        rc = report_build(d, &run, caches, ncaches, &rep, err, errlen);
+    if (rc == 0) {
+        errno = 0;
+        rc = o->json ? report_write_json(&rep, o->top, stdout) : report_write_text(&rep, o->top, stdout);
+        if (rc == 0 && fflush(stdout) != 0)
+            rc = -1;
+        if (rc != 0)
+            snprintf(err, errlen, "cannot write the report: %s", errno ? strerror(errno) : "out of memory");
+    }
+    report_free(&rep);
+    db_run_free(&run);
+    return rc;
+}
+
+static int print_report(db *d, const report_options *o, char *err, size_t errlen)
+{
+    if (db_read_begin(d, err, errlen) != 0)
+        return -1;
+    int rc = print_snapshot(d, o, err, errlen);
+    db_read_end(d);
+    return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    report_options o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc == SHOW_HELP) {
+        print_help(stdout);
+        return EXIT_OK;
+    }
+    if (rc != 0)
+        return rc;
+    char err[1024];
+    db *d;
+    if (db_open(o.db_path, 0, &d, err, sizeof err) == 0) {
+        rc = print_report(d, &o, err, sizeof err);
+        db_close(d);
+    } else {
+        rc = -1;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "augur report: %s\n", err);
+        return EXIT_FAILURE_OTHER;
+    }
+    return EXIT_OK;
+}

@@ -1,0 +1,201 @@
+/* runs.c — run parameters, process profile sets, storing a run; see runs.h. */
+#define _GNU_SOURCE
+#include "cli/runs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "db/db.h"
+
+static int is_identifier(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        int ok = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9');
+        if (!ok)
+            return 0;
+    }
+    return len > 0;
+}
+
+int run_params_add(run_params *p, const char *arg, char *err, size_t errlen)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg) {
+        snprintf(err, errlen, "--param '%s' is not NAME=VALUE (e.g. --param N=1000)", arg);
+        return -1;
+    }
+    size_t namelen = (size_t)(eq - arg);
+    if (!is_identifier(arg, namelen)) {
+        snprintf(err, errlen, "--param '%s': the name must be letters, digits and _, not starting with a digit", arg);
+        return -1;
+    }
+    char *end;
+    errno = 0;
+    double v = strtod(eq + 1, &end);
+    if (!eq[1] || *end || errno || !isfinite(v)) {
+        snprintf(err, errlen, "--param '%s': the value must be a number (e.g. N=1000 or eps=1e-6)", arg);
+        return -1;
+    }
+    for (int i = 0; i < p->n; i++) {
+        if (strlen(p->names[i]) == namelen && !strncmp(p->names[i], arg, namelen)) {
+            snprintf(err, errlen, "--param %.*s is given twice", (int)namelen, arg);
+            return -1;
+        }
+    }
+    if (p->n == MAX_PARAMS) {
+        snprintf(err, errlen, "more than %d --param options", MAX_PARAMS);
+        return -1;
+    }
+    p->names[p->n] = strndup(arg, namelen);
+    p->values[p->n] = strdup(eq + 1);
+    p->n++;
+    return 0;
+}
+
+void run_params_free(run_params *p)
+{
+    for (int i = 0; i < p->n; i++) {
+        free(p->names[i]);
+        free(p->values[i]);
+    }
+    p->n = 0;
+}
+
+int process_set_add_file(process_set *s, const char *path, char *err, size_t errlen)
+{
+    if (s->n == MAX_PROCESSES) {
+        snprintf(err, errlen, "more than %d processes in one run", MAX_PROCESSES);
+        return -1;
+    }
+    profile *p = calloc(1, sizeof *p);
+    if (!p || profile_read(path, p, err, errlen) != 0) {
+        free(p);
+        return -1;
+    }
+    s->procs[s->n++] = p;
+    return 0;
+}
+
+static int is_profile_name(const char *name)
+{
+    size_t len = strlen(name);
+    return strncmp(name, "augur.", 6) == 0 && len > 11 && strcmp(name + len - 5, ".prof") == 0;
+}
+
+static void move_main_first(process_set *s, int main_pid)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->procs[i]->pid == main_pid) {
+            profile *tmp = s->procs[0];
+            s->procs[0] = s->procs[i];
+            s->procs[i] = tmp;
+            return;
+        }
+    }
+}
+
+int process_set_read_dir(process_set *s, const char *dir, int main_pid, char *err, size_t errlen)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, errlen, "cannot read %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    int rc = 0;
+    for (struct dirent *e; rc == 0 && (e = readdir(d));) {
+        if (!is_profile_name(e->d_name))
+            continue;
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        rc = process_set_add_file(s, path, err, errlen);
+    }
+    closedir(d);
+    move_main_first(s, main_pid);
+    if (rc == 0 && (s->n == 0 || s->procs[0]->pid != main_pid)) {
+        snprintf(err, errlen, "the collector wrote no profile for the program");
+        rc = -1;
+    }
+    if (rc != 0)
+        process_set_free(s);
+    return rc;
+}
+
+void process_set_free(process_set *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        profile_free(s->procs[i]);
+        free(s->procs[i]);
+    }
+    s->n = 0;
+}
+
+void iso_now(char *buf, size_t len)
+{
+    time_t t = time(NULL);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+}
+
+static void print_summary(const char *db_path, int64_t run_id, const process_set *s, const char *status)
+{
+    uint64_t instrs = 0, accesses = 0;
+    for (size_t p = 0; p < s->n; p++)
+        for (size_t i = 0; i < s->procs[p]->ninstrs; i++) {
+            const prof_instr *in = &s->procs[p]->instrs[i];
+            instrs += in->execs;
+            accesses += in->reads + in->writes;
+        }
+    fprintf(stderr,
+            "augur: run %lld stored in %s (%s): %zu process%s, %llu instructions, %llu memory accesses\n"
+            "augur: see it with: augur report --db %s --run %lld\n",
+            (long long)run_id, db_path, status, s->n, s->n == 1 ? "" : "es", (unsigned long long)instrs,
+            (unsigned long long)accesses, db_path, (long long)run_id);
+}
+
+int store_run(const char *db_path, char **argv, const run_params *params, const run_outcome *outcome,
+              process_set *s, const char *command_name)
+{
+    char err[1024], finished[32], host[256] = "", cwd[PATH_MAX] = "";
+    iso_now(finished, sizeof finished);
+    gethostname(host, sizeof host - 1);
+    if (!getcwd(cwd, sizeof cwd))
+        cwd[0] = '\0';
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    run_info ri = {
+        .argc = argc,
+        .argv = argv,
+        .nparams = params->n,
+        .param_names = (char **)params->names,
+        .param_values = (char **)params->values,
+        .started = outcome->started,
+        .finished = finished,
+        .host = host,
+        .cwd = cwd,
+        .status = outcome->status,
+        .status_detail = outcome->detail,
+        .exit_code = outcome->exit_code,
+    };
+    db *d;
+    int64_t run_id;
+    int rc = db_open(db_path, 1, &d, err, sizeof err);
+    if (rc == 0) {
+        rc = db_import_run(d, &ri, s->procs, s->n, &run_id, err, sizeof err);
+        db_close(d);
+    }
+    if (rc != 0) {
+        fprintf(stderr, "augur %s: %s\n", command_name, err);
+        return EXIT_AUGUR_FAILED;
+    }
+    print_summary(db_path, run_id, s, ri.status);
+    return 0;
+}

@@ -1,0 +1,59 @@
+/* runs.h — what `augur collect` and `augur import` share: run parameters,
+ * the set of process profiles that makes a run, and storing it.
+ */
+#ifndef AUGUR_RUNS_H
+#define AUGUR_RUNS_H
+
+#include <stddef.h>
+
+#include "profile/profile.h"
+
+#define EXIT_AUGUR_FAILED 125 /* as env(1) and timeout(1): augur itself failed */
+#define MAX_PARAMS 64
+#define MAX_PROCESSES 4096
+
+/* --param NAME=VALUE options, in the order given. */
+typedef struct run_params {
+    int n;
+    char *names[MAX_PARAMS];
+    char *values[MAX_PARAMS];
+} run_params;
+
+/* Add "NAME=VALUE" (NAME an identifier, VALUE a finite number, NAME new).
+ * Returns 0, or -1 with a message naming the problem and the fix. */
+int run_params_add(run_params *p, const char *arg, char *err, size_t errlen);
+void run_params_free(run_params *p);
+
+/* The profiles of one run's processes, the main process first. */
+typedef struct process_set {
+    size_t n;
+    profile *procs[MAX_PROCESSES];
+} process_set;
+
+/* Read and verify one profile file and append it.  Returns 0 or -1 + err. */
+int process_set_add_file(process_set *s, const char *path, char *err, size_t errlen);
+
+/* Read every augur.<pid>.prof in dir; the one of main_pid goes first and
+ * must exist.  Returns 0 or -1 + err (and leaves the set empty). */
+int process_set_read_dir(process_set *s, const char *dir, int main_pid, char *err, size_t errlen);
+
+void process_set_free(process_set *s);
+
+/* How the run ended, as stored in the database. */
+typedef struct run_outcome {
+    const char *started;  /* ISO 8601 UTC */
+    const char *status;   /* "complete" or "partial" */
+    const char *detail;   /* why partial, or "" */
+    int exit_code;        /* the status augur passes on */
+} run_outcome;
+
+/* Store the run in the database at db_path (created if missing) in one
+ * transaction, and tell the user where it went.  Returns 0, or
+ * EXIT_AUGUR_FAILED after printing the error (the database is unchanged). */
+int store_run(const char *db_path, char **argv, const run_params *params, const run_outcome *outcome,
+              process_set *s, const char *command_name);
+
+/* The current time as ISO 8601 UTC, e.g. 2026-11-21T19:42:50Z. */
+void iso_now(char *buf, size_t len);
+
+#endif

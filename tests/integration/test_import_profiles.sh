@@ -1,0 +1,37 @@
+#!/bin/bash
+# Raw profiles kept by `augur collect --keep-profiles` import as a run with
+# the same counts; a corrupt or truncated profile is refused with a clear
+# error and the database is left as it was.
+source "$TESTLIB"
+DB=$WORK/import.db
+collect_to "$WORK/kept" --param N=128 -- "$PROGRAMS/patterns" sweep 128 3
+PROF=$(main_profile "$WORK/kept")
+total() { sqlite3 "$1" "select sum(executions) from instructions"; }
+
+"$AUGUR" import --db "$DB" --param N=128 "$PROF" 2>/dev/null
+check "import status" "$?" 0
+check "same instruction total as collect" "$(total "$DB")" "$(total "$WORK/test.db")"
+check "parameter stored" "$(sqlite3 "$DB" "select value_text from params where name = 'N'")" 128
+
+# expect_refused NAME PATTERN FILE — import FILE fails naming the problem,
+# and the database still holds one run.
+expect_refused() {
+    "$AUGUR" import --db "$DB" "$3" >/dev/null 2>"$WORK/err"
+    check "$1: status" "$?" 125
+    check "$1: message" "$(grep -c -E -- "$2" "$WORK/err")" 1
+    check "$1: database unchanged" "$(sqlite3 "$DB" 'select count(*) from runs')" 1
+}
+
+# One byte changed in the middle: the CRC-32 no longer matches.
+cp "$PROF" "$WORK/corrupt.prof"
+size=$(stat -c %s "$PROF")
+printf 'X' | dd of="$WORK/corrupt.prof" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+expect_refused "corrupt byte" "corrupt" "$WORK/corrupt.prof"
+
+head -c $((size / 2)) "$PROF" >"$WORK/truncated.prof"
+expect_refused "truncated" "truncated" "$WORK/truncated.prof"
+
+: >"$WORK/empty.prof"
+expect_refused "empty" "truncated" "$WORK/empty.prof"
+expect_refused "missing" "cannot open" "$WORK/no-such.prof"
+finish
