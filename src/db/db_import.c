@@ -1,0 +1,482 @@
+/* db_import.c — storing one run and the profiles of its processes in the
+ * experiment database, all in one transaction (see db_import_run in db.h).
+ *
+ * Everything that can be checked without the database (parameter values,
+ * status, block sizes, build-ids) is done before the transaction starts, so
+ * the write lock is held only while rows are inserted, through statements
+ * prepared once per import. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "binary/buildid.h"
+#include "db/db_internal.h"
+#include "util/json_util.h"
+
+#ifndef AUGUR_VERSION
+#define AUGUR_VERSION "unknown"
+#endif
+
+#define DOING "import the run"
+
+enum stmt_id {
+    ST_RUN,
+    ST_PARAM,
+    ST_BLOCK_SIZE,
+    ST_PROCESS,
+    ST_MODULE_FIND,
+    ST_MODULE_ADD,
+    ST_PROCESS_MODULE,
+    ST_FUNCTION_FIND,
+    ST_FUNCTION_ADD,
+    ST_FILE_FIND,
+    ST_FILE_ADD,
+    ST_LAST_INSTR,
+    ST_TARGET,
+    NSTMTS
+};
+
+static const char *const stmt_sql[NSTMTS] = {
+    [ST_RUN] = "INSERT INTO runs (started, finished, host, cwd, command, status, status_detail, exit_code, "
+               "augur_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    [ST_PARAM] = "INSERT INTO params (run_id, name, value, value_text) VALUES (?, ?, ?, ?)",
+    [ST_BLOCK_SIZE] = "INSERT INTO block_sizes (run_id, block_size) VALUES (?, ?)",
+    [ST_PROCESS] = "INSERT INTO processes (run_id, position, pid, ppid, exe, args, threads, exit_code, tool) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    [ST_MODULE_FIND] = "SELECT id FROM modules WHERE path = ? AND build_id = ?",
+    [ST_MODULE_ADD] = "INSERT INTO modules (path, build_id) VALUES (?, ?)",
+    [ST_PROCESS_MODULE] = "INSERT OR IGNORE INTO process_modules (process_id, module_id, bias) VALUES (?, ?, ?)",
+    [ST_FUNCTION_FIND] = "SELECT id FROM functions WHERE name = ?",
+    [ST_FUNCTION_ADD] = "INSERT INTO functions (name) VALUES (?)",
+    [ST_FILE_FIND] = "SELECT id FROM files WHERE path = ?",
+    [ST_FILE_ADD] = "INSERT INTO files (path) VALUES (?)",
+    /* Rows left by deleting runs without cascades keep their instruction ids taken. */
+    [ST_LAST_INSTR] = "SELECT max(ifnull((SELECT max(id) FROM instructions), 0), "
+                      "ifnull((SELECT max(instruction_id) FROM histograms), 0), "
+                      "ifnull((SELECT max(instruction_id) FROM hist_bins), 0), "
+                      "ifnull((SELECT max(instruction_id) FROM branch_targets), 0))",
+    [ST_TARGET] = "INSERT INTO branch_targets (instruction_id, module_id, addr, count) VALUES (?, ?, ?, ?)",
+};
+
+/* The bulk of a run goes through multi-row inserts. */
+enum batch_id { B_INSTR, B_HIST, B_BIN, NBATCHES };
+
+static const struct {
+    const char *insert;
+    int ncols;
+} batch_sql[NBATCHES] = {
+    [B_INSTR] = {"INSERT INTO instructions (id, process_id, module_id, addr, len, function_id, file_id, line, "
+                 "executions, reads, writes, taken) VALUES ",
+                 12},
+    [B_HIST] = {"INSERT INTO histograms (instruction_id, block_size, cold, touches) VALUES ", 4},
+    [B_BIN] = {"INSERT INTO hist_bins (instruction_id, block_size, bin, count, sum) VALUES ", 5},
+};
+
+/* One import in progress.  Binding a value cannot fail with these
+ * statements (indexes are in range, strings are SQLITE_STATIC), so bind
+ * results are not checked; step results are.  Instructions get their ids
+ * from the importer (it holds the write lock), so that their histograms
+ * can be batched before the instructions are inserted. */
+typedef struct importer {
+    db *d;
+    sqlite3_stmt *st[NSTMTS];
+    db_batch batch[NBATCHES];
+    int64_t last_instr_id;
+    char *err;
+    size_t errlen;
+} importer;
+
+/* Database ids of one profile's modules, functions and files, indexed by
+ * the profile's ids. */
+typedef struct id_maps {
+    int64_t *module, *fn, *file;
+} id_maps;
+
+/* The database id for a profile id; 0 (NULL) for -1, unknown. */
+static int64_t mapped(const int64_t *map, int32_t id)
+{
+    return id < 0 ? 0 : map[id];
+}
+
+static int step(importer *im, enum stmt_id s)
+{
+    return db_step_done(im->d, im->st[s], DOING, im->err, im->errlen);
+}
+
+static int64_t last_id(const importer *im)
+{
+    return sqlite3_last_insert_rowid(im->d->sql);
+}
+
+static int end_row(importer *im, enum batch_id b)
+{
+    return db_batch_row(im->d, &im->batch[b], DOING, im->err, im->errlen);
+}
+
+/* ---- checks before the transaction --------------------------------------- */
+
+/* A parameter value: a finite number written in full. */
+static int param_value(const char *text, double *v)
+{
+    char *end;
+    *v = strtod(text, &end);
+    return end != text && *end == '\0' && isfinite(*v) ? 0 : -1;
+}
+
+static int check_params(const db *d, const run_info *ri, char *err, size_t errlen)
+{
+    for (int i = 0; i < ri->nparams; i++) {
+        double v;
+        if (param_value(ri->param_values[i], &v) != 0) {
+            snprintf(err, errlen, "%s: parameter %s: '%s' is not a number (give --param %s=NUMBER)", d->path,
+                     ri->param_names[i], ri->param_values[i], ri->param_names[i]);
+            return -1;
+        }
+        for (int j = 0; j < i; j++)
+            if (strcmp(ri->param_names[i], ri->param_names[j]) == 0) {
+                snprintf(err, errlen, "%s: parameter %s is given twice", d->path, ri->param_names[i]);
+                return -1;
+            }
+    }
+    return 0;
+}
+
+static int same_block_sizes(const profile *a, const profile *b)
+{
+    return a->nblock_sizes == b->nblock_sizes &&
+           memcmp(a->block_sizes, b->block_sizes, (size_t)a->nblock_sizes * sizeof *a->block_sizes) == 0;
+}
+
+static int check_run(const db *d, const run_info *ri, profile *const *procs, size_t nprocs, char *err, size_t errlen)
+{
+    if (!ri->status || (strcmp(ri->status, "complete") != 0 && strcmp(ri->status, "partial") != 0)) {
+        snprintf(err, errlen, "%s: cannot import a run with status '%s' (it must be complete or partial)", d->path,
+                 ri->status ? ri->status : "(none)");
+        return -1;
+    }
+    for (size_t i = 1; i < nprocs; i++)
+        if (!same_block_sizes(procs[0], procs[i])) {
+            snprintf(err, errlen,
+                     "%s: the profiles of process %lld and of the main process %lld have different block sizes: "
+                     "they do not come from the same collection",
+                     d->path, (long long)procs[i]->pid, (long long)procs[0]->pid);
+            return -1;
+        }
+    return check_params(d, ri, err, errlen);
+}
+
+static void fill_build_ids(profile *const *procs, size_t nprocs)
+{
+    for (size_t i = 0; i < nprocs; i++)
+        for (int m = 0; m < procs[i]->nmodules; m++)
+            elf_build_id(procs[i]->modules[m].path, procs[i]->modules[m].build_id,
+                         sizeof procs[i]->modules[m].build_id);
+}
+
+/* A new compact JSON array text of n strings, or NULL when out of memory. */
+static char *json_text(char *const *v, size_t n)
+{
+    json_t *a = json_string_array(v, n);
+    char *s = a ? json_dumps(a, JSON_COMPACT) : NULL;
+    json_decref(a);
+    return s;
+}
+
+/* ---- rows ---------------------------------------------------------------- */
+
+static const char *or_empty(const char *s)
+{
+    return s ? s : "";
+}
+
+static int insert_run(importer *im, const run_info *ri, const char *command, int64_t *run_id)
+{
+    sqlite3_stmt *s = im->st[ST_RUN];
+    db_bind_text(s, 1, or_empty(ri->started));
+    db_bind_text(s, 2, or_empty(ri->finished));
+    db_bind_text(s, 3, or_empty(ri->host));
+    db_bind_text(s, 4, or_empty(ri->cwd));
+    db_bind_text(s, 5, command);
+    db_bind_text(s, 6, ri->status);
+    db_bind_text(s, 7, or_empty(ri->status_detail));
+    sqlite3_bind_int(s, 8, ri->exit_code);
+    db_bind_text(s, 9, AUGUR_VERSION);
+    if (step(im, ST_RUN) != 0)
+        return -1;
+    *run_id = last_id(im);
+    return 0;
+}
+
+static int insert_params(importer *im, const run_info *ri, int64_t run_id)
+{
+    sqlite3_stmt *s = im->st[ST_PARAM];
+    for (int i = 0; i < ri->nparams; i++) {
+        double v;
+        param_value(ri->param_values[i], &v); /* checked by check_params */
+        sqlite3_bind_int64(s, 1, run_id);
+        db_bind_text(s, 2, ri->param_names[i]);
+        sqlite3_bind_double(s, 3, v);
+        db_bind_text(s, 4, ri->param_values[i]);
+        if (step(im, ST_PARAM) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int insert_block_sizes(importer *im, const profile *p, int64_t run_id)
+{
+    for (int i = 0; i < p->nblock_sizes; i++) {
+        sqlite3_bind_int64(im->st[ST_BLOCK_SIZE], 1, run_id);
+        sqlite3_bind_int64(im->st[ST_BLOCK_SIZE], 2, p->block_sizes[i]);
+        if (step(im, ST_BLOCK_SIZE) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int insert_process(importer *im, const profile *p, int64_t run_id, int position, int64_t *process_id)
+{
+    char *args = json_text(p->argv, (size_t)p->argc);
+    if (!args) {
+        snprintf(im->err, im->errlen, "%s: cannot %s: out of memory", im->d->path, DOING);
+        return -1;
+    }
+    sqlite3_stmt *s = im->st[ST_PROCESS];
+    sqlite3_bind_int64(s, 1, run_id);
+    sqlite3_bind_int(s, 2, position);
+    sqlite3_bind_int64(s, 3, p->pid);
+    sqlite3_bind_int64(s, 4, p->ppid);
+    db_bind_text(s, 5, or_empty(p->exe));
+    db_bind_text(s, 6, args);
+    sqlite3_bind_int64(s, 7, p->threads);
+    if (p->has_exit)
+        sqlite3_bind_int(s, 8, p->exit_code);
+    else
+        sqlite3_bind_null(s, 8);
+    db_bind_text(s, 9, or_empty(p->tool));
+    int rc = step(im, ST_PROCESS);
+    free(args);
+    if (rc == 0)
+        *process_id = last_id(im);
+    return rc;
+}
+
+/* The id of the row holding key values (a[, b]) in a table of unique
+ * keys, added when missing. */
+static int intern(importer *im, enum stmt_id find, enum stmt_id add, const char *a, const char *b, int64_t *id)
+{
+    sqlite3_stmt *f = im->st[find];
+    db_bind_text(f, 1, a);
+    if (b)
+        db_bind_text(f, 2, b);
+    int rc = sqlite3_step(f);
+    if (rc == SQLITE_ROW)
+        *id = sqlite3_column_int64(f, 0);
+    sqlite3_reset(f);
+    if (rc == SQLITE_ROW)
+        return 0;
+    if (rc != SQLITE_DONE)
+        return db_fail(im->d, DOING, im->err, im->errlen);
+    db_bind_text(im->st[add], 1, a);
+    if (b)
+        db_bind_text(im->st[add], 2, b);
+    if (step(im, add) != 0)
+        return -1;
+    *id = last_id(im);
+    return 0;
+}
+
+static int intern_modules(importer *im, const profile *p, int64_t process_id, int64_t *ids)
+{
+    for (int m = 0; m < p->nmodules; m++) {
+        const prof_module *mod = &p->modules[m];
+        if (intern(im, ST_MODULE_FIND, ST_MODULE_ADD, mod->path, mod->build_id, &ids[m]) != 0)
+            return -1;
+        sqlite3_stmt *s = im->st[ST_PROCESS_MODULE];
+        sqlite3_bind_int64(s, 1, process_id);
+        sqlite3_bind_int64(s, 2, ids[m]);
+        db_bind_u64(s, 3, mod->bias);
+        if (step(im, ST_PROCESS_MODULE) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int intern_names(importer *im, enum stmt_id find, enum stmt_id add, char *const *names, int n, int64_t *ids)
+{
+    for (int i = 0; i < n; i++)
+        if (intern(im, find, add, names[i], NULL, &ids[i]) != 0)
+            return -1;
+    return 0;
+}
+
+static int insert_targets(importer *im, const prof_instr *in, int64_t instr_id, const id_maps *maps)
+{
+    sqlite3_stmt *s = im->st[ST_TARGET];
+    for (uint32_t t = 0; t < in->ntargets; t++) {
+        sqlite3_bind_int64(s, 1, instr_id);
+        db_bind_id(s, 2, mapped(maps->module, in->targets[t].module));
+        db_bind_u64(s, 3, in->targets[t].addr);
+        db_bind_u64(s, 4, in->targets[t].count);
+        if (step(im, ST_TARGET) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int insert_hist(importer *im, const prof_hist *h, int64_t instr_id)
+{
+    db_batch *b = &im->batch[B_HIST];
+    db_batch_int(b, instr_id);
+    db_batch_int(b, h->block_size);
+    db_batch_u64(b, h->cold);
+    db_batch_u64(b, h->touches);
+    if (end_row(im, B_HIST) != 0)
+        return -1;
+    b = &im->batch[B_BIN];
+    for (uint32_t k = 0; k < h->nbins; k++) {
+        db_batch_int(b, instr_id);
+        db_batch_int(b, h->block_size);
+        db_batch_int(b, h->bins[k].bin);
+        db_batch_u64(b, h->bins[k].count);
+        db_batch_u64(b, h->bins[k].sum);
+        if (end_row(im, B_BIN) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int insert_instr(importer *im, const prof_instr *in, int64_t process_id, const id_maps *maps)
+{
+    int64_t instr_id = ++im->last_instr_id;
+    db_batch *b = &im->batch[B_INSTR];
+    db_batch_int(b, instr_id);
+    db_batch_int(b, process_id);
+    db_batch_id(b, mapped(maps->module, in->module));
+    db_batch_u64(b, in->addr);
+    db_batch_int(b, in->len);
+    db_batch_id(b, mapped(maps->fn, in->fn));
+    db_batch_id(b, mapped(maps->file, in->file));
+    db_batch_id(b, in->line);
+    db_batch_u64(b, in->execs);
+    db_batch_u64(b, in->reads);
+    db_batch_u64(b, in->writes);
+    if (in->is_cond_branch)
+        db_batch_u64(b, in->taken);
+    else
+        db_batch_null(b);
+    if (end_row(im, B_INSTR) != 0 || insert_targets(im, in, instr_id, maps) != 0)
+        return -1;
+    for (uint32_t h = 0; h < in->nhists; h++)
+        if (insert_hist(im, &in->hists[h], instr_id) != 0)
+            return -1;
+    return 0;
+}
+
+static int import_process(importer *im, const profile *p, int64_t run_id, int position)
+{
+    int64_t process_id;
+    if (insert_process(im, p, run_id, position, &process_id) != 0)
+        return -1;
+    /* One allocation for the three maps (+1: never malloc(0)). */
+    size_t n = (size_t)p->nmodules + (size_t)p->nfns + (size_t)p->nfiles + 1;
+    int64_t *ids = malloc(n * sizeof *ids);
+    if (!ids) {
+        snprintf(im->err, im->errlen, "%s: cannot %s: out of memory", im->d->path, DOING);
+        return -1;
+    }
+    id_maps maps = {.module = ids, .fn = ids + p->nmodules, .file = ids + p->nmodules + p->nfns};
+    int rc = intern_modules(im, p, process_id, maps.module);
+    if (rc == 0)
+        rc = intern_names(im, ST_FUNCTION_FIND, ST_FUNCTION_ADD, p->fns, p->nfns, maps.fn);
+    if (rc == 0)
+        rc = intern_names(im, ST_FILE_FIND, ST_FILE_ADD, p->files, p->nfiles, maps.file);
+    for (size_t i = 0; rc == 0 && i < p->ninstrs; i++)
+        rc = insert_instr(im, &p->instrs[i], process_id, &maps);
+    free(ids);
+    return rc;
+}
+
+/* The largest instruction id so far, from which the run's ids continue. */
+static int read_last_instr_id(importer *im)
+{
+    sqlite3_stmt *s = im->st[ST_LAST_INSTR];
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        im->last_instr_id = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    return rc == SQLITE_ROW ? 0 : db_fail(im->d, DOING, im->err, im->errlen);
+}
+
+/* Insert every row of the run; the caller owns the transaction. */
+static int import_rows(importer *im, const run_info *ri, const char *command, profile *const *procs, size_t nprocs,
+                       int64_t *run_id)
+{
+    if (read_last_instr_id(im) != 0 || insert_run(im, ri, command, run_id) != 0 ||
+        insert_params(im, ri, *run_id) != 0)
+        return -1;
+    if (nprocs > 0 && insert_block_sizes(im, procs[0], *run_id) != 0)
+        return -1;
+    for (size_t i = 0; i < nprocs; i++)
+        if (import_process(im, procs[i], *run_id, (int)i) != 0)
+            return -1;
+    for (int b = 0; b < NBATCHES; b++)
+        if (db_batch_flush(im->d, &im->batch[b], DOING, im->err, im->errlen) != 0)
+            return -1;
+    return 0;
+}
+
+static int prepare_all(importer *im)
+{
+    for (int b = 0; b < NBATCHES; b++)
+        db_batch_init(&im->batch[b], batch_sql[b].insert, batch_sql[b].ncols);
+    for (int s = 0; s < NSTMTS; s++)
+        if (db_prepare(im->d, stmt_sql[s], &im->st[s], DOING, im->err, im->errlen) != 0)
+            return -1;
+    return 0;
+}
+
+static void finalize_all(importer *im)
+{
+    for (int s = 0; s < NSTMTS; s++)
+        sqlite3_finalize(im->st[s]);
+    for (int b = 0; b < NBATCHES; b++)
+        db_batch_free(&im->batch[b]);
+}
+
+int db_import_run(db *d, const run_info *ri, profile *const *procs, size_t nprocs, int64_t *run_id, char *err,
+                  size_t errlen)
+{
+    if (check_run(d, ri, procs, nprocs, err, errlen) != 0)
+        return -1;
+    fill_build_ids(procs, nprocs);
+    char *command = json_text(ri->argv, (size_t)ri->argc);
+    if (!command) {
+        snprintf(err, errlen, "%s: cannot %s: out of memory", d->path, DOING);
+        return -1;
+    }
+    importer *im = calloc(1, sizeof *im); /* large: the batches keep their values */
+    if (!im) {
+        free(command);
+        snprintf(err, errlen, "%s: cannot %s: out of memory", d->path, DOING);
+        return -1;
+    }
+    im->d = d;
+    im->err = err;
+    im->errlen = errlen;
+    int rc = prepare_all(im);
+    if (rc == 0)
+        rc = db_exec(d, "BEGIN IMMEDIATE", DOING, err, errlen);
+    if (rc == 0) {
+        rc = import_rows(im, ri, command, procs, nprocs, run_id);
+        if (rc == 0)
+            rc = db_exec(d, "COMMIT", DOING, err, errlen);
+        if (rc != 0)
+            sqlite3_exec(d->sql, "ROLLBACK", NULL, NULL, NULL);
+    }
+    finalize_all(im);
+    free(im);
+    free(command);
+    return rc;
+}

@@ -1,0 +1,84 @@
+/* db_internal.h — what the files of src/db share and nothing else sees:
+ * the db handle and thin helpers over the SQLite API (db_sql.c). */
+#ifndef AUGUR_DB_INTERNAL_H
+#define AUGUR_DB_INTERNAL_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db/db.h"
+
+struct db {
+    sqlite3 *sql;
+    char *path;
+};
+
+/* Write "<path>: cannot <doing>: <SQLite's message>" and, when SQLite says
+ * the database is locked, busy, full or read-only, the fix; return -1. */
+int db_fail(const db *d, const char *doing, char *err, size_t errlen);
+
+/* sqlite3_prepare_v2, reporting failures with db_fail(doing). */
+int db_prepare(db *d, const char *sql, sqlite3_stmt **st, const char *doing, char *err, size_t errlen);
+
+/* Run SQL statements that return no rows. */
+int db_exec(db *d, const char *sql, const char *doing, char *err, size_t errlen);
+
+/* Step a statement that returns no row and reset it for the next use. */
+int db_step_done(db *d, sqlite3_stmt *st, const char *doing, char *err, size_t errlen);
+
+/* 64-bit unsigned values: stored as INTEGER up to INT64_MAX, beyond that as
+ * REAL (SQLite has no unsigned integers). */
+int db_bind_u64(sqlite3_stmt *st, int col, uint64_t v);
+uint64_t db_column_u64(sqlite3_stmt *st, int col);
+
+/* Bind an id, or NULL when it is 0 (unknown). */
+int db_bind_id(sqlite3_stmt *st, int col, int64_t id);
+
+/* Bind a string as text, or NULL when it is NULL. */
+int db_bind_text(sqlite3_stmt *st, int col, const char *s);
+
+/* A new copy of a text column ("" for an empty string), or NULL when the
+ * column is NULL or memory runs out. */
+char *db_column_strdup(sqlite3_stmt *st, int col);
+
+/* ---- multi-row inserts (db_batch.c) ---------------------------------------
+ * Inserting many rows one statement each costs SQLite more in statement
+ * overhead than in storage; a batch inserts DB_BATCH_ROWS rows per
+ * statement.  Values are kept until the batch is full (SQLite cannot read
+ * bound values back), then bound and inserted at once. */
+
+#define DB_BATCH_ROWS 32
+#define DB_BATCH_MAX_COLS 12
+
+typedef struct db_value {
+    int type; /* SQLITE_NULL, SQLITE_INTEGER or SQLITE_FLOAT */
+    int64_t i;
+    double r;
+} db_value;
+
+typedef struct db_batch {
+    const char *insert; /* "INSERT INTO t (a, b, ...) VALUES " */
+    int ncols;
+    sqlite3_stmt *full; /* the DB_BATCH_ROWS-row statement, prepared on first use */
+    int nvalues;        /* values of the rows waiting */
+    db_value values[DB_BATCH_ROWS * DB_BATCH_MAX_COLS];
+} db_batch;
+
+void db_batch_init(db_batch *b, const char *insert, int ncols);
+
+/* Values of the current row, in column order. */
+void db_batch_int(db_batch *b, int64_t v);
+void db_batch_u64(db_batch *b, uint64_t v); /* as db_bind_u64 stores it */
+void db_batch_id(db_batch *b, int64_t id);  /* NULL when 0 */
+void db_batch_null(db_batch *b);
+
+/* End the current row; inserts the waiting rows when the batch is full. */
+int db_batch_row(db *d, db_batch *b, const char *doing, char *err, size_t errlen);
+
+/* Insert the rows still waiting (call before reading the table). */
+int db_batch_flush(db *d, db_batch *b, const char *doing, char *err, size_t errlen);
+
+void db_batch_free(db_batch *b);
+
+#endif

@@ -1,0 +1,313 @@
+/* db_query.c — reading runs, instructions, histograms and names back from
+ * the experiment database (see the query section of db.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/db_internal.h"
+
+#define DOING "read the database"
+
+static int out_of_memory(const db *d, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s: out of memory", d->path);
+    return -1;
+}
+
+/* Step a query to its next row: 1 for a row, 0 at the end, -1 on error. */
+static int next_row(db *d, sqlite3_stmt *st, char *err, size_t errlen)
+{
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        return 1;
+    return rc == SQLITE_DONE ? 0 : db_fail(d, DOING, err, errlen);
+}
+
+/* ---- snapshots ----------------------------------------------------------- */
+
+int db_read_begin(db *d, char *err, size_t errlen)
+{
+    return db_exec(d, "BEGIN", DOING, err, errlen);
+}
+
+void db_read_end(db *d)
+{
+    /* Nothing was written: ending the transaction cannot lose anything. */
+    sqlite3_exec(d->sql, "COMMIT", NULL, NULL, NULL);
+}
+
+/* ---- runs ---------------------------------------------------------------- */
+
+static int no_runs(const db *d, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s has no runs yet: run `augur collect --db %s -- PROGRAM` first", d->path, d->path);
+    return DB_NOT_FOUND;
+}
+
+int db_newest_run(db *d, int64_t *run_id, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (db_prepare(d, "SELECT max(id) FROM runs", &st, DOING, err, errlen) != 0)
+        return -1;
+    int rc = next_row(d, st, err, errlen);
+    if (rc == 1 && sqlite3_column_type(st, 0) == SQLITE_NULL)
+        rc = no_runs(d, err, errlen);
+    else if (rc == 1) {
+        *run_id = sqlite3_column_int64(st, 0);
+        rc = 0;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* The message for a run id that does not exist, naming the ones that do. */
+static int no_such_run(db *d, int64_t run_id, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (db_prepare(d, "SELECT min(id), max(id), count(*) FROM runs", &st, DOING, err, errlen) != 0)
+        return -1;
+    int rc = next_row(d, st, err, errlen);
+    if (rc == 1 && sqlite3_column_int64(st, 2) == 0)
+        rc = no_runs(d, err, errlen);
+    else if (rc == 1) {
+        snprintf(err, errlen,
+                 "no run %lld in %s (its run ids go from %lld to %lld; list the runs with: sqlite3 %s 'SELECT * "
+                 "FROM run_list')",
+                 (long long)run_id, d->path, (long long)sqlite3_column_int64(st, 0),
+                 (long long)sqlite3_column_int64(st, 1), d->path);
+        rc = DB_NOT_FOUND;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int read_run_row(db *d, sqlite3_stmt *st, db_run *r, char *err, size_t errlen)
+{
+    r->id = sqlite3_column_int64(st, 0);
+    char **text[] = {&r->started, &r->finished, &r->host,          &r->cwd,
+                     &r->command, &r->status,   &r->status_detail, &r->augur_version};
+    for (int i = 0; i < 8; i++)
+        if (!(*text[i] = db_column_strdup(st, 1 + i)))
+            return out_of_memory(d, err, errlen);
+    r->exit_code = sqlite3_column_int(st, 9);
+    return 0;
+}
+
+static int read_params(db *d, db_run *r, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (db_prepare(d, "SELECT name, value_text, value FROM params WHERE run_id = ? ORDER BY name", &st, DOING, err,
+                   errlen) != 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, r->id);
+    int rc;
+    while ((rc = next_row(d, st, err, errlen)) == 1) {
+        db_param *p = realloc(r->params, (r->nparams + 1) * sizeof *p);
+        if (!p) {
+            rc = out_of_memory(d, err, errlen);
+            break;
+        }
+        r->params = p;
+        p = &r->params[r->nparams++];
+        p->name = db_column_strdup(st, 0);
+        p->text = db_column_strdup(st, 1);
+        p->value = sqlite3_column_double(st, 2);
+        if (!p->name || !p->text) {
+            rc = out_of_memory(d, err, errlen);
+            break;
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int read_block_sizes(db *d, db_run *r, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (db_prepare(d, "SELECT block_size FROM block_sizes WHERE run_id = ? ORDER BY block_size", &st, DOING, err,
+                   errlen) != 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, r->id);
+    int rc;
+    while ((rc = next_row(d, st, err, errlen)) == 1 && r->nblock_sizes < PROFILE_MAX_BLOCK_SIZES)
+        r->block_sizes[r->nblock_sizes++] = (uint32_t)sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return rc < 0 ? -1 : 0;
+}
+
+static int count_processes(db *d, db_run *r, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (db_prepare(d, "SELECT count(*) FROM processes WHERE run_id = ?", &st, DOING, err, errlen) != 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, r->id);
+    int rc = next_row(d, st, err, errlen);
+    if (rc == 1) {
+        r->nprocesses = sqlite3_column_int(st, 0);
+        rc = 0;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int db_get_run(db *d, int64_t run_id, db_run *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *st;
+    if (db_prepare(d,
+                   "SELECT id, started, finished, host, cwd, command, status, status_detail, augur_version, "
+                   "exit_code FROM runs WHERE id = ?",
+                   &st, DOING, err, errlen) != 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = next_row(d, st, err, errlen);
+    if (rc == 1)
+        rc = read_run_row(d, st, out, err, errlen);
+    else if (rc == 0)
+        rc = no_such_run(d, run_id, err, errlen);
+    sqlite3_finalize(st);
+    if (rc == 0)
+        rc = read_params(d, out, err, errlen);
+    if (rc == 0)
+        rc = read_block_sizes(d, out, err, errlen);
+    if (rc == 0)
+        rc = count_processes(d, out, err, errlen);
+    return rc;
+}
+
+void db_run_free(db_run *r)
+{
+    char *text[] = {r->started, r->finished, r->host, r->cwd, r->command, r->status, r->status_detail,
+                    r->augur_version};
+    for (size_t i = 0; i < sizeof text / sizeof *text; i++)
+        free(text[i]);
+    for (size_t i = 0; i < r->nparams; i++) {
+        free(r->params[i].name);
+        free(r->params[i].text);
+    }
+    free(r->params);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- instructions and histograms ----------------------------------------- */
+
+int db_run_instructions(db *d, int64_t run_id, db_instr **out, size_t *n, char *err, size_t errlen)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (db_prepare(d,
+                   "SELECT i.id, i.module_id, i.function_id, i.file_id, i.line, i.executions, i.reads, i.writes "
+                   "FROM processes p JOIN instructions i ON i.process_id = p.id "
+                   "WHERE p.run_id = ? ORDER BY i.id",
+                   &st, DOING, err, errlen) != 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    size_t cap = 0;
+    int rc;
+    while ((rc = next_row(d, st, err, errlen)) == 1) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            db_instr *a = realloc(*out, cap * sizeof *a);
+            if (!a) {
+                rc = out_of_memory(d, err, errlen);
+                break;
+            }
+            *out = a;
+        }
+        (*out)[(*n)++] = (db_instr){
+            .id = sqlite3_column_int64(st, 0),
+            .module_id = sqlite3_column_int64(st, 1), /* NULL reads as 0: unknown */
+            .function_id = sqlite3_column_int64(st, 2),
+            .file_id = sqlite3_column_int64(st, 3),
+            .line = (uint32_t)sqlite3_column_int64(st, 4),
+            .executions = db_column_u64(st, 5),
+            .reads = db_column_u64(st, 6),
+            .writes = db_column_u64(st, 7),
+        };
+    }
+    sqlite3_finalize(st);
+    if (rc != 0) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+        return -1;
+    }
+    return 0;
+}
+
+int db_for_each_histogram(db *d, int64_t run_id, uint32_t block_size, db_hist_fn fn, void *ctx, char *err,
+                          size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (db_prepare(d,
+                   "SELECT h.instruction_id, h.cold, b.bin, b.count, b.sum "
+                   "FROM processes p JOIN instructions i ON i.process_id = p.id "
+                   "JOIN histograms h ON h.instruction_id = i.id AND h.block_size = ?2 "
+                   "LEFT JOIN hist_bins b ON b.instruction_id = h.instruction_id AND b.block_size = h.block_size "
+                   "WHERE p.run_id = ?1 ORDER BY h.instruction_id, b.bin",
+                   &st, DOING, err, errlen) != 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int64(st, 2, block_size);
+    rd_binrec bins[RD_MAX_BINS];
+    size_t nbins = 0;
+    int64_t instr = 0; /* the histogram being gathered; ids are >= 1 */
+    uint64_t cold = 0;
+    int rc;
+    while ((rc = next_row(d, st, err, errlen)) == 1) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        if (id != instr) {
+            if (instr && (rc = fn(ctx, instr, cold, bins, nbins)) != 0)
+                break;
+            instr = id;
+            cold = db_column_u64(st, 1);
+            nbins = 0;
+        }
+        /* No bin row (NULL): a histogram of cold touches only. */
+        if (sqlite3_column_type(st, 2) != SQLITE_NULL && nbins < RD_MAX_BINS)
+            bins[nbins++] = (rd_binrec){.bin = (uint32_t)sqlite3_column_int64(st, 2),
+                                        .count = db_column_u64(st, 3),
+                                        .sum = db_column_u64(st, 4)};
+    }
+    if (rc == 0 && instr)
+        rc = fn(ctx, instr, cold, bins, nbins);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* ---- names --------------------------------------------------------------- */
+
+int db_names(db *d, enum db_name_kind kind, const int64_t *ids, size_t n, char **names, char *err, size_t errlen)
+{
+    static const char *const sql[] = {
+        [DB_FUNCTION_NAME] = "SELECT name FROM functions WHERE id = ?",
+        [DB_FILE_PATH] = "SELECT path FROM files WHERE id = ?",
+        [DB_MODULE_PATH] = "SELECT path FROM modules WHERE id = ?",
+    };
+    for (size_t i = 0; i < n; i++)
+        names[i] = NULL;
+    sqlite3_stmt *st;
+    if (db_prepare(d, sql[kind], &st, DOING, err, errlen) != 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (!ids[i])
+            continue;
+        sqlite3_bind_int64(st, 1, ids[i]);
+        if ((rc = next_row(d, st, err, errlen)) == 1)
+            rc = (names[i] = db_column_strdup(st, 0)) ? 0 : out_of_memory(d, err, errlen);
+        else if (rc == 0) {
+            snprintf(err, errlen, "%s: name %lld is missing: the database is damaged", d->path, (long long)ids[i]);
+            rc = -1;
+        }
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    if (rc != 0)
+        for (size_t i = 0; i < n; i++) {
+            free(names[i]);
+            names[i] = NULL;
+        }
+    return rc;
+}

@@ -1,0 +1,350 @@
+/* db_schema.c — opening the experiment database: creating the schema in a
+ * new file, checking the schema version of an existing one, and refusing
+ * files that are not augur databases.  The tables are documented column by
+ * column in docs/database.md; keep the two in step. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "db/db_internal.h"
+
+#ifndef AUGUR_VERSION
+#define AUGUR_VERSION "unknown"
+#endif
+
+static const char schema_sql[] =
+    "CREATE TABLE meta (\n"
+    "  key   TEXT PRIMARY KEY,\n"
+    "  value TEXT NOT NULL\n"
+    ");\n"
+    "CREATE TABLE runs (\n"
+    "  id            INTEGER PRIMARY KEY,\n"
+    "  started       TEXT NOT NULL,\n"
+    "  finished      TEXT NOT NULL,\n"
+    "  host          TEXT NOT NULL,\n"
+    "  cwd           TEXT NOT NULL,\n"
+    "  command       TEXT NOT NULL,\n"
+    "  status        TEXT NOT NULL CHECK (status IN ('complete', 'partial')),\n"
+    "  status_detail TEXT NOT NULL,\n"
+    "  exit_code     INTEGER NOT NULL,\n"
+    "  augur_version TEXT NOT NULL\n"
+    ");\n"
+    "CREATE TABLE params (\n"
+    "  run_id     INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
+    "  name       TEXT NOT NULL,\n"
+    "  value      REAL NOT NULL,\n"
+    "  value_text TEXT NOT NULL,\n"
+    "  PRIMARY KEY (run_id, name)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE TABLE block_sizes (\n"
+    "  run_id     INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
+    "  block_size INTEGER NOT NULL,\n"
+    "  PRIMARY KEY (run_id, block_size)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE TABLE processes (\n"
+    "  id        INTEGER PRIMARY KEY,\n"
+    "  run_id    INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
+    "  position  INTEGER NOT NULL,\n"
+    "  pid       INTEGER NOT NULL,\n"
+    "  ppid      INTEGER NOT NULL,\n"
+    "  exe       TEXT NOT NULL,\n"
+    "  args      TEXT NOT NULL,\n"
+    "  threads   INTEGER NOT NULL,\n"
+    "  exit_code INTEGER,\n"
+    "  tool      TEXT NOT NULL,\n"
+    "  UNIQUE (run_id, position)\n"
+    ");\n"
+    "CREATE TABLE modules (\n"
+    "  id       INTEGER PRIMARY KEY,\n"
+    "  path     TEXT NOT NULL,\n"
+    "  build_id TEXT NOT NULL,\n"
+    "  UNIQUE (path, build_id)\n"
+    ");\n"
+    "CREATE TABLE process_modules (\n"
+    "  process_id INTEGER NOT NULL REFERENCES processes(id) ON DELETE CASCADE,\n"
+    "  module_id  INTEGER NOT NULL REFERENCES modules(id),\n"
+    "  bias       INTEGER NOT NULL,\n"
+    "  PRIMARY KEY (process_id, module_id, bias)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE TABLE functions (\n"
+    "  id   INTEGER PRIMARY KEY,\n"
+    "  name TEXT NOT NULL UNIQUE\n"
+    ");\n"
+    "CREATE TABLE files (\n"
+    "  id   INTEGER PRIMARY KEY,\n"
+    "  path TEXT NOT NULL UNIQUE\n"
+    ");\n"
+    "CREATE TABLE instructions (\n"
+    "  id          INTEGER PRIMARY KEY,\n"
+    "  process_id  INTEGER NOT NULL REFERENCES processes(id) ON DELETE CASCADE,\n"
+    "  module_id   INTEGER REFERENCES modules(id),\n"
+    "  addr        INTEGER NOT NULL,\n"
+    "  len         INTEGER NOT NULL,\n"
+    "  function_id INTEGER REFERENCES functions(id),\n"
+    "  file_id     INTEGER REFERENCES files(id),\n"
+    "  line        INTEGER,\n"
+    "  executions  INTEGER NOT NULL,\n"
+    "  reads       INTEGER NOT NULL,\n"
+    "  writes      INTEGER NOT NULL,\n"
+    "  taken       INTEGER\n"
+    ");\n"
+    "CREATE INDEX instructions_by_process ON instructions(process_id);\n"
+    "CREATE INDEX instructions_by_location ON instructions(module_id, addr);\n"
+    "CREATE TABLE branch_targets (\n"
+    "  instruction_id INTEGER NOT NULL REFERENCES instructions(id) ON DELETE CASCADE,\n"
+    "  module_id      INTEGER REFERENCES modules(id),\n"
+    "  addr           INTEGER NOT NULL,\n"
+    "  count          INTEGER NOT NULL\n"
+    ");\n"
+    "CREATE INDEX branch_targets_by_instruction ON branch_targets(instruction_id);\n"
+    "CREATE TABLE histograms (\n"
+    "  instruction_id INTEGER NOT NULL REFERENCES instructions(id) ON DELETE CASCADE,\n"
+    "  block_size     INTEGER NOT NULL,\n"
+    "  cold           INTEGER NOT NULL,\n"
+    "  touches        INTEGER NOT NULL,\n"
+    "  PRIMARY KEY (instruction_id, block_size)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE TABLE hist_bins (\n"
+    "  instruction_id INTEGER NOT NULL,\n"
+    "  block_size     INTEGER NOT NULL,\n"
+    "  bin            INTEGER NOT NULL,\n"
+    "  count          INTEGER NOT NULL,\n"
+    "  sum            INTEGER NOT NULL,\n"
+    "  PRIMARY KEY (instruction_id, block_size, bin),\n"
+    "  FOREIGN KEY (instruction_id, block_size)\n"
+    "    REFERENCES histograms(instruction_id, block_size) ON DELETE CASCADE\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE TABLE rd_bins (\n"
+    "  bin  INTEGER PRIMARY KEY,\n"
+    "  low  INTEGER NOT NULL,\n"
+    "  high NOT NULL\n"
+    ");\n"
+    "CREATE VIEW run_list AS\n"
+    "  SELECT r.id, r.started, r.status, r.status_detail,\n"
+    "         (SELECT group_concat(value, ' ') FROM json_each(r.command)) AS command,\n"
+    "         (SELECT group_concat(name || '=' || value_text, ' ')\n"
+    "            FROM params p WHERE p.run_id = r.id) AS params,\n"
+    "         (SELECT count(*) FROM processes p WHERE p.run_id = r.id) AS processes\n"
+    "  FROM runs r;\n"
+    "CREATE VIEW instruction_info AS\n"
+    "  SELECT i.id, p.run_id, i.process_id, p.pid, m.path AS module, m.build_id,\n"
+    "         i.addr, printf('%x', i.addr) AS addr_hex, i.len, f.name AS function,\n"
+    "         fl.path AS file, i.line, i.executions, i.reads, i.writes,\n"
+    "         i.reads + i.writes AS accesses, i.taken\n"
+    "  FROM instructions i\n"
+    "  JOIN processes p ON p.id = i.process_id\n"
+    "  LEFT JOIN modules m ON m.id = i.module_id\n"
+    "  LEFT JOIN functions f ON f.id = i.function_id\n"
+    "  LEFT JOIN files fl ON fl.id = i.file_id;\n"
+    "CREATE VIEW function_totals AS\n"
+    "  SELECT p.run_id, f.name AS function, m.path AS module,\n"
+    "         count(*) AS static_instructions, sum(i.executions) AS instructions,\n"
+    "         sum(i.reads) AS reads, sum(i.writes) AS writes,\n"
+    "         sum(i.reads + i.writes) AS accesses\n"
+    "  FROM instructions i\n"
+    "  JOIN processes p ON p.id = i.process_id\n"
+    "  LEFT JOIN functions f ON f.id = i.function_id\n"
+    "  LEFT JOIN modules m ON m.id = i.module_id\n"
+    "  GROUP BY p.run_id, i.function_id, i.module_id;\n"
+    "CREATE VIEW line_totals AS\n"
+    "  SELECT p.run_id, fl.path AS file, i.line, f.name AS function,\n"
+    "         count(*) AS static_instructions, sum(i.executions) AS instructions,\n"
+    "         sum(i.reads) AS reads, sum(i.writes) AS writes,\n"
+    "         sum(i.reads + i.writes) AS accesses\n"
+    "  FROM instructions i\n"
+    "  JOIN processes p ON p.id = i.process_id\n"
+    "  LEFT JOIN files fl ON fl.id = i.file_id\n"
+    "  LEFT JOIN functions f ON f.id = i.function_id\n"
+    "  GROUP BY p.run_id, i.file_id, i.line, i.function_id;\n";
+
+/* Fill rd_bins with the distance range of every histogram bin. */
+static int fill_rd_bins(db *d, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (db_prepare(d, "INSERT INTO rd_bins (bin, low, high) VALUES (?, ?, ?)", &st, "create the schema", err,
+                   errlen) != 0)
+        return -1;
+    int rc = 0;
+    for (unsigned b = 0; b < RD_MAX_BINS && rc == 0; b++) {
+        sqlite3_bind_int(st, 1, (int)b);
+        db_bind_u64(st, 2, rd_bin_low(b));
+        db_bind_u64(st, 3, rd_bin_high(b)); /* the last bin's 2^64 saturates; stored as REAL 2^64 */
+        rc = db_step_done(d, st, "create the schema", err, errlen);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int create_schema(db *d, char *err, size_t errlen)
+{
+    char meta[256];
+    snprintf(meta, sizeof meta,
+             "INSERT INTO meta (key, value) VALUES ('schema_version', '%d'), ('created_by', 'augur %s');",
+             DB_SCHEMA_VERSION, AUGUR_VERSION);
+    if (db_exec(d, schema_sql, "create the schema", err, errlen) != 0 ||
+        db_exec(d, meta, "create the schema", err, errlen) != 0)
+        return -1;
+    return fill_rd_bins(d, err, errlen);
+}
+
+/* The value of a single-integer query; -1 on error. */
+static int query_int(db *d, const char *sql, int64_t *out, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (db_prepare(d, sql, &st, "read the database", err, errlen) != 0)
+        return -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *out = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : db_fail(d, "read the database", err, errlen);
+}
+
+/* The schema version: 0 for an empty database; -1 with a message when the
+ * file is not an augur database. */
+static int read_version(db *d, int64_t *version, char *err, size_t errlen)
+{
+    int64_t has_meta, tables;
+    if (query_int(d, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'", &has_meta, err,
+                  errlen) != 0 ||
+        query_int(d, "SELECT count(*) FROM sqlite_master", &tables, err, errlen) != 0)
+        return -1;
+    if (!has_meta) {
+        if (tables == 0) {
+            *version = 0;
+            return 0;
+        }
+        snprintf(err, errlen,
+                 "%s is an SQLite database but not an augur database (it has no meta table): choose another file "
+                 "with --db",
+                 d->path);
+        return -1;
+    }
+    *version = -1;
+    if (query_int(d,
+                  "SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'schema_version'), -1)",
+                  version, err, errlen) != 0)
+        return -1;
+    if (*version <= 0) {
+        snprintf(err, errlen, "%s has no schema version in its meta table: it is damaged or not an augur database",
+                 d->path);
+        return -1;
+    }
+    return 0;
+}
+
+/* Create the schema in an empty database.  In a transaction that re-reads
+ * the version, so that two processes creating the same new database at the
+ * same time create it once. */
+static int initialise(db *d, int64_t *version, char *err, size_t errlen)
+{
+    if (db_exec(d, "BEGIN IMMEDIATE", "create the schema", err, errlen) != 0)
+        return -1;
+    int rc = read_version(d, version, err, errlen);
+    if (rc == 0 && *version == 0) {
+        rc = create_schema(d, err, errlen);
+        *version = DB_SCHEMA_VERSION;
+    }
+    if (rc == 0)
+        rc = db_exec(d, "COMMIT", "create the schema", err, errlen);
+    if (rc != 0)
+        sqlite3_exec(d->sql, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+/* Bring the schema to DB_SCHEMA_VERSION (creating it in an empty database
+ * when `create`) or refuse the database. */
+static int check_schema(db *d, int create, char *err, size_t errlen)
+{
+    int64_t version;
+    if (read_version(d, &version, err, errlen) != 0)
+        return -1;
+    if (version == 0 && !create) {
+        snprintf(err, errlen,
+                 "%s is empty, not an augur database: remove it (`augur collect --db %s -- PROGRAM` then creates the "
+                 "database) or choose another file with --db",
+                 d->path, d->path);
+        return -1;
+    }
+    if (version == 0 && initialise(d, &version, err, errlen) != 0)
+        return -1;
+    if (version > DB_SCHEMA_VERSION) {
+        snprintf(err, errlen,
+                 "%s has schema version %lld, newer than this augur understands (%d): use a newer augur (the one "
+                 "that wrote it)",
+                 d->path, (long long)version, DB_SCHEMA_VERSION);
+        return -1;
+    }
+    if (version < DB_SCHEMA_VERSION) { /* no older version exists yet */
+        snprintf(err, errlen, "%s has schema version %lld, which this augur cannot upgrade", d->path,
+                 (long long)version);
+        return -1;
+    }
+    return 0;
+}
+
+/* Open the SQLite connection, with messages for the usual mistakes. */
+static int connect(db *d, int create, char *err, size_t errlen)
+{
+    struct stat st;
+    int exists = stat(d->path, &st) == 0;
+    if (!exists && !create) {
+        snprintf(err, errlen, "no database %s: run `augur collect --db %s -- PROGRAM` first, or give another --db",
+                 d->path, d->path);
+        return -1;
+    }
+    /* NOMUTEX: a connection is used by one thread, so SQLite need not lock it. */
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
+    if (sqlite3_open_v2(d->path, &d->sql, flags, NULL) != SQLITE_OK) {
+        int e = d->sql ? sqlite3_system_errno(d->sql) : 0;
+        snprintf(err, errlen,
+                 "cannot %s the database %s: %s%s%s (check that its directory exists and is writable, or choose "
+                 "another file with --db or $AUGUR_DB)",
+                 exists ? "open" : "create", d->path, d->sql ? sqlite3_errmsg(d->sql) : "out of memory",
+                 e ? ": " : "", e ? strerror(e) : "");
+        return -1;
+    }
+    sqlite3_extended_result_codes(d->sql, 1);
+    sqlite3_busy_timeout(d->sql, DB_BUSY_TIMEOUT_MS);
+    if (create && sqlite3_db_readonly(d->sql, "main") == 1) {
+        snprintf(err, errlen, "the database %s is read-only: make it writable (chmod u+w) or choose another file "
+                              "with --db", d->path);
+        return -1;
+    }
+    /* Foreign keys are declared for readers and for cascading deletes, but
+     * not enforced here (SQLite's default): the importer writes consistent
+     * rows, and checking each one would double the import time. */
+    return 0;
+}
+
+int db_open(const char *path, int create, db **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    db *d = calloc(1, sizeof *d);
+    if (!d || !(d->path = strdup(path))) {
+        free(d);
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    if (connect(d, create, err, errlen) != 0 || check_schema(d, create, err, errlen) != 0) {
+        db_close(d);
+        return -1;
+    }
+    *out = d;
+    return 0;
+}
+
+void db_close(db *d)
+{
+    if (!d)
+        return;
+    sqlite3_close(d->sql);
+    free(d->path);
+    free(d);
+}
+
+const char *db_path(const db *d)
+{
+    return d->path;
+}

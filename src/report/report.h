@@ -1,0 +1,101 @@
+/* report.h — what `augur report` shows for a run: totals, per-function and
+ * per-source-line counts, and the misses of fully-associative LRU caches
+ * computed from the reuse-distance histograms; rendered as aligned text
+ * tables or as JSON (docs/report.md documents both and the miss formula).
+ *
+ *   report_cache.c  cache specifications: parsing "SIZE[:LINE]", naming
+ *   report_build.c  gathering the numbers from the database
+ *   report_text.c   text rendering
+ *   report_json.c   JSON rendering
+ */
+#ifndef AUGUR_REPORT_H
+#define AUGUR_REPORT_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "db/db.h"
+
+#define REPORT_MAX_CACHES 16
+#define REPORT_DEFAULT_LINE 64 /* bytes, when a cache is given as SIZE only */
+#define REPORT_DEFAULT_TOP 20  /* rows per table */
+
+/* A fully-associative LRU cache of size / line lines of `line` bytes. */
+typedef struct report_cache {
+    uint64_t size; /* bytes, a multiple of line */
+    uint32_t line; /* bytes, a power of two: one of the run's block sizes */
+} report_cache;
+
+/* ---- caches (report_cache.c) --------------------------------------------- */
+
+/* Parse "SIZE[:LINE]": SIZE as parse_size() takes it (32K, 32KiB, 1M, 1MiB,
+ * 8M, plain bytes), LINE likewise and REPORT_DEFAULT_LINE when absent.
+ * Returns 0, or -1 with a message saying what is wrong and how to write it. */
+int report_cache_parse(const char *spec, report_cache *out, char *err, size_t errlen);
+
+/* Check that the run has histograms for the cache's line size; -1 with a
+ * message listing the block sizes the run has. */
+int report_cache_check(const report_cache *c, const db_run *run, char *err, size_t errlen);
+
+/* The cache's key in JSON, "SIZE_BYTES:LINE_BYTES", e.g. "65536:64". */
+void report_cache_key(const report_cache *c, char *buf, size_t len);
+
+/* A short name for people, e.g. "64KiB:64" or "1000:8". */
+void report_cache_label(const report_cache *c, char *buf, size_t len);
+
+/* ---- data (report_build.c) ----------------------------------------------- */
+
+typedef struct report_counts {
+    uint64_t instructions;             /* executed instructions */
+    uint64_t reads, writes;            /* memory accesses; accesses = reads + writes */
+    double misses[REPORT_MAX_CACHES];  /* per cache of the report, in order */
+} report_counts;
+
+typedef struct report_function {
+    char *function; /* NULL: unknown */
+    char *module;   /* NULL: code outside any known object */
+    report_counts c;
+} report_function;
+
+typedef struct report_line {
+    char *file;     /* NULL: unknown */
+    uint32_t line;  /* 0: unknown */
+    char *function; /* NULL: unknown */
+    report_counts c;
+} report_line;
+
+typedef struct report {
+    const db_run *run; /* borrowed: outlives the report */
+    size_t ncaches;
+    report_cache caches[REPORT_MAX_CACHES];
+    report_counts total;
+    size_t nfunctions;
+    report_function *functions; /* all, most instructions first */
+    size_t nlines;
+    report_line *lines;         /* all, most instructions first */
+} report;
+
+/* Gather the report of `run` (from db_get_run) for the given caches (at most
+ * REPORT_MAX_CACHES, each passing report_cache_check).  Functions and lines
+ * add up the instructions of all processes of the run; misses are rd_misses()
+ * of each instruction's histogram at the cache's line size with the cache's
+ * capacity in lines, summed.  Call it between db_read_begin and db_read_end
+ * (with db_get_run) for a consistent and fast read.  Free with report_free,
+ * also after failure. */
+int report_build(db *d, const db_run *run, const report_cache *caches, size_t ncaches, report *out, char *err,
+                 size_t errlen);
+void report_free(report *r);
+
+/* ---- rendering (report_text.c, report_json.c) ----------------------------
+ * `top` limits the rows of each table (functions, lines); 0 shows all.
+ * The writers return 0, or -1 when writing fails. */
+
+int report_write_text(const report *r, size_t top, FILE *out);
+
+/* The JSON document of docs/report.md; NULL when memory runs out. */
+json_t *report_json(const report *r, size_t top);
+int report_write_json(const report *r, size_t top, FILE *out);
+
+#endif

@@ -1,0 +1,155 @@
+/* report_json.c — renders a report as the JSON document of docs/report.md,
+ * for programs: the run, the caches, the totals, then the functions and the
+ * source lines with the most executed instructions. */
+#include <limits.h>
+#include <math.h>
+
+#include "report/report.h"
+#include "util/json_util.h"
+
+/* An integer when v is whole (as misses at bin boundaries are), else a real. */
+static json_t *json_number(double v)
+{
+    if (v == floor(v) && fabs(v) < 9.2e18)
+        return json_integer((json_int_t)v);
+    return json_real(v);
+}
+
+static json_t *json_count(uint64_t v)
+{
+    return json_integer(v > (uint64_t)LLONG_MAX ? LLONG_MAX : (json_int_t)v); /* json_int_t is long long */
+}
+
+/* {"65536:64": misses, ...}: one member per cache of the report. */
+static json_t *misses_json(const report *r, const report_counts *c)
+{
+    json_t *o = json_object();
+    for (size_t k = 0; o && k < r->ncaches; k++) {
+        char key[64];
+        report_cache_key(&r->caches[k], key, sizeof key);
+        if (json_object_set_new(o, key, json_number(c->misses[k])) != 0) {
+            json_decref(o);
+            o = NULL;
+        }
+    }
+    return o;
+}
+
+/* Add the count members to object o (which is returned, NULL on failure). */
+static json_t *with_counts(json_t *o, const report *r, const report_counts *c)
+{
+    if (o && json_object_update_new(o, json_pack("{s:o, s:o, s:o, s:o, s:o}", "instructions",
+                                                 json_count(c->instructions), "accesses",
+                                                 json_count(c->reads + c->writes), "reads", json_count(c->reads),
+                                                 "writes", json_count(c->writes), "misses", misses_json(r, c))) == 0)
+        return o;
+    json_decref(o);
+    return NULL;
+}
+
+static json_t *params_json(const db_run *run)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; o && i < run->nparams; i++)
+        if (json_object_set_new(o, run->params[i].name, json_number(run->params[i].value)) != 0) {
+            json_decref(o);
+            o = NULL;
+        }
+    return o;
+}
+
+static json_t *block_sizes_json(const db_run *run)
+{
+    json_t *a = json_array();
+    for (int i = 0; a && i < run->nblock_sizes; i++)
+        if (json_array_append_new(a, json_integer(run->block_sizes[i])) != 0) {
+            json_decref(a);
+            a = NULL;
+        }
+    return a;
+}
+
+static json_t *run_json(const db_run *run)
+{
+    json_t *command = json_loads(run->command, 0, NULL);
+    return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:o, s:o}", "id", (json_int_t)run->id,
+                     "params", params_json(run), "command", command ? command : json_array(), "status",
+                     json_string_lossy(run->status), "status_detail", json_string_lossy(run->status_detail),
+                     "started", json_string_lossy(run->started), "finished", json_string_lossy(run->finished),
+                     "host", json_string_lossy(run->host), "cwd", json_string_lossy(run->cwd), "exit_code",
+                     run->exit_code, "processes", run->nprocesses, "block_sizes", block_sizes_json(run),
+                     "augur_version", json_string_lossy(run->augur_version));
+}
+
+static json_t *caches_json(const report *r)
+{
+    json_t *a = json_array();
+    for (size_t k = 0; a && k < r->ncaches; k++) {
+        const report_cache *c = &r->caches[k];
+        char key[64];
+        report_cache_key(c, key, sizeof key);
+        if (json_array_append_new(a, json_pack("{s:s, s:I, s:i, s:I}", "key", key, "size", (json_int_t)c->size,
+                                               "line", (int)c->line, "lines", (json_int_t)(c->size / c->line))) != 0) {
+            json_decref(a);
+            a = NULL;
+        }
+    }
+    return a;
+}
+
+static json_t *function_json(const report *r, const void *row)
+{
+    const report_function *f = row;
+    return with_counts(json_pack("{s:o, s:o}", "function", json_string_lossy(f->function), "module",
+                                 json_string_lossy(f->module)),
+                       r, &f->c);
+}
+
+static json_t *line_json(const report *r, const void *row)
+{
+    const report_line *l = row;
+    return with_counts(json_pack("{s:o, s:o, s:o}", "file", json_string_lossy(l->file), "line",
+                                 l->line ? json_integer(l->line) : json_null(), "function",
+                                 json_string_lossy(l->function)),
+                       r, &l->c);
+}
+
+/* The first `shown` rows of a table, each made by row(r, base + i * size). */
+static json_t *rows_json(const report *r, const void *base, size_t size, size_t shown,
+                         json_t *(*row)(const report *, const void *))
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < shown; i++)
+        if (json_array_append_new(a, row(r, (const char *)base + i * size)) != 0) {
+            json_decref(a);
+            a = NULL;
+        }
+    return a;
+}
+
+static size_t shown_rows(size_t n, size_t top)
+{
+    return top && top < n ? top : n;
+}
+
+json_t *report_json(const report *r, size_t top)
+{
+    return json_pack("{s:[o], s:o, s:o, s:o, s:I, s:o, s:I}", "runs", run_json(r->run), "caches", caches_json(r),
+                     "total", with_counts(json_object(), r, &r->total), "functions",
+                     rows_json(r, r->functions, sizeof *r->functions, shown_rows(r->nfunctions, top), function_json),
+                     "function_count", (json_int_t)r->nfunctions, "lines",
+                     rows_json(r, r->lines, sizeof *r->lines, shown_rows(r->nlines, top), line_json), "line_count",
+                     (json_int_t)r->nlines);
+}
+
+int report_write_json(const report *r, size_t top, FILE *out)
+{
+    json_t *j = report_json(r, top);
+    if (!j)
+        return -1;
+    int rc = json_dumpf(j, out, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+    json_decref(j);
+    if (rc == 0 && fputc('\n', out) == EOF)
+        rc = -1;
+    return rc;
+}

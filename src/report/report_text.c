@@ -1,0 +1,301 @@
+/* report_text.c — renders a report as text for people: the run, the
+ * totals, then the functions and the source lines with the most executed
+ * instructions, in tables whose columns are aligned. */
+#define _GNU_SOURCE /* vasprintf */
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+
+#define UNKNOWN "(unknown)"
+
+/* ---- tables -------------------------------------------------------------- */
+
+/* Cells filled row by row; printed with each column as wide as its widest
+ * cell.  Out of memory is remembered and reported by table_print. */
+typedef struct table {
+    size_t ncols;
+    char align[8 + REPORT_MAX_CACHES]; /* per column: 'l' (left) or 'r' (right) */
+    size_t ncells, cap;
+    char **cells;
+    int failed;
+} table;
+
+__attribute__((format(printf, 2, 3))) static void cell(table *t, const char *fmt, ...)
+{
+    if (t->failed)
+        return;
+    if (t->ncells == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 64;
+        char **c = realloc(t->cells, cap * sizeof *c);
+        if (!c) {
+            t->failed = 1;
+            return;
+        }
+        t->cells = c;
+        t->cap = cap;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(&t->cells[t->ncells], fmt, ap) < 0)
+        t->failed = 1;
+    else
+        t->ncells++;
+    va_end(ap);
+}
+
+/* Print the rows, each indented by two spaces, columns two spaces apart,
+ * without trailing blanks.  Returns -1 when memory ran out while filling it. */
+static int table_print(const table *t, FILE *out)
+{
+    if (t->failed)
+        return -1;
+    size_t width[sizeof t->align] = {0}, row_len = 1;
+    for (size_t i = 0; i < t->ncells; i++) {
+        size_t n = strlen(t->cells[i]);
+        if (n > width[i % t->ncols])
+            width[i % t->ncols] = n;
+    }
+    for (size_t c = 0; c < t->ncols; c++)
+        row_len += 2 + width[c];
+    char *row = malloc(row_len);
+    if (!row)
+        return -1;
+    for (size_t i = 0; i < t->ncells; i += t->ncols) {
+        size_t len = 0;
+        for (size_t c = 0; c < t->ncols; c++)
+            len += (size_t)sprintf(row + len, t->align[c] == 'r' ? "  %*s" : "  %-*s", (int)width[c], t->cells[i + c]);
+        while (len > 0 && row[len - 1] == ' ')
+            len--;
+        row[len] = '\0';
+        fprintf(out, "%s\n", row);
+    }
+    free(row);
+    return 0;
+}
+
+static void table_free(table *t)
+{
+    for (size_t i = 0; i < t->ncells; i++)
+        free(t->cells[i]);
+    free(t->cells);
+}
+
+/* ---- cells --------------------------------------------------------------- */
+
+/* Misses are whole numbers unless a capacity falls inside a bin. */
+static void misses_cell(table *t, double misses)
+{
+    if (misses == floor(misses))
+        cell(t, "%.0f", misses);
+    else
+        cell(t, "%.1f", misses);
+}
+
+static void percent_cell(table *t, uint64_t part, uint64_t whole)
+{
+    cell(t, "%.1f", whole ? 100.0 * (double)part / (double)whole : 0.0);
+}
+
+/* The counts columns shared by the function and line tables. */
+static void counts_cells(table *t, const report *r, const report_counts *c)
+{
+    cell(t, "%llu", (unsigned long long)c->instructions);
+    percent_cell(t, c->instructions, r->total.instructions);
+    cell(t, "%llu", (unsigned long long)(c->reads + c->writes));
+    for (size_t k = 0; k < r->ncaches; k++)
+        misses_cell(t, c->misses[k]);
+}
+
+/* Header row of the counts columns, then `names` (NULL-terminated). */
+static void header_cells(table *t, const report *r, const char *const *names)
+{
+    cell(t, "instructions");
+    cell(t, "%%");
+    cell(t, "accesses");
+    for (size_t k = 0; k < r->ncaches; k++) {
+        char label[64];
+        report_cache_label(&r->caches[k], label, sizeof label);
+        cell(t, "misses %s", label);
+    }
+    for (; *names; names++)
+        cell(t, "%s", *names);
+}
+
+/* A table for the counts columns and `extra` name columns. */
+static table counts_table(const report *r, size_t extra)
+{
+    table t = {.ncols = 3 + r->ncaches + extra};
+    memset(t.align, 'r', 3 + r->ncaches);
+    memset(t.align + 3 + r->ncaches, 'l', extra);
+    return t;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    return slash ? slash + 1 : path;
+}
+
+/* A source path relative to the run's directory when it lies below it. */
+static const char *relative_path(const char *path, const char *cwd)
+{
+    size_t n = strlen(cwd);
+    if (n > 0 && strncmp(path, cwd, n) == 0 && path[n] == '/')
+        return path + n + 1;
+    return path;
+}
+
+/* ---- sections ------------------------------------------------------------ */
+
+/* The command as a shell would take it: words with characters other than
+ * [A-Za-z0-9_./=:,+@%-] are single-quoted. */
+static void print_command(const char *command_json, FILE *out)
+{
+    json_t *cmd = json_loads(command_json, 0, NULL);
+    size_t i;
+    json_t *word;
+    json_array_foreach(cmd, i, word)
+    {
+        const char *s = json_string_value(word);
+        if (!s)
+            continue;
+        int plain = *s != '\0' && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=:,+@%-") ==
+                                      strlen(s);
+        fputs(i ? " " : "", out);
+        if (plain) {
+            fputs(s, out);
+            continue;
+        }
+        fputc('\'', out);
+        for (; *s; s++) {
+            if (*s == '\'')
+                fputs("'\\''", out); /* end quote, escaped quote, reopen */
+            else
+                fputc(*s, out);
+        }
+        fputc('\'', out);
+    }
+    json_decref(cmd);
+}
+
+static int print_run(const report *r, FILE *out)
+{
+    const db_run *run = r->run;
+    fprintf(out, "Run %lld: ", (long long)run->id);
+    print_command(run->command, out);
+    fputc('\n', out);
+    table t = {.ncols = 2, .align = "ll"};
+    cell(&t, "status");
+    cell(&t, "%s%s%s, exit code %d", run->status, *run->status_detail ? ": " : "", run->status_detail,
+         run->exit_code);
+    if (run->nparams) {
+        cell(&t, "parameters");
+        char *list = NULL;
+        size_t len = 0;
+        FILE *s = open_memstream(&list, &len);
+        for (size_t i = 0; s && i < run->nparams; i++)
+            fprintf(s, "%s%s=%s", i ? " " : "", run->params[i].name, run->params[i].text);
+        if (s)
+            fclose(s);
+        cell(&t, "%s", list ? list : "");
+        free(list);
+    }
+    cell(&t, "started");
+    cell(&t, "%s, finished %s", run->started, run->finished);
+    cell(&t, "host");
+    cell(&t, "%s, in %s", run->host, run->cwd);
+    cell(&t, "processes");
+    cell(&t, "%d", run->nprocesses);
+    int rc = table_print(&t, out);
+    table_free(&t);
+    return rc;
+}
+
+static int print_totals(const report *r, FILE *out)
+{
+    const report_counts *c = &r->total;
+    table t = {.ncols = 3, .align = "lrl"};
+    cell(&t, "instructions");
+    cell(&t, "%llu", (unsigned long long)c->instructions);
+    cell(&t, "%s", "");
+    cell(&t, "accesses");
+    cell(&t, "%llu", (unsigned long long)(c->reads + c->writes));
+    cell(&t, "reads %llu, writes %llu", (unsigned long long)c->reads, (unsigned long long)c->writes);
+    for (size_t k = 0; k < r->ncaches; k++) {
+        char label[64];
+        report_cache_label(&r->caches[k], label, sizeof label);
+        cell(&t, "misses %s", label);
+        misses_cell(&t, c->misses[k]);
+        cell(&t, "fully-associative LRU cache of %llu lines of %u bytes",
+             (unsigned long long)(r->caches[k].size / r->caches[k].line), r->caches[k].line);
+    }
+    fputs("\nTotals\n", out);
+    int rc = table_print(&t, out);
+    table_free(&t);
+    return rc;
+}
+
+/* "Functions: 20 of 57, most instructions first" */
+static size_t print_title(const char *what, size_t n, size_t top, FILE *out)
+{
+    size_t shown = top && top < n ? top : n;
+    if (shown < n)
+        fprintf(out, "\n%s: %zu of %zu, most instructions first\n", what, shown, n);
+    else
+        fprintf(out, "\n%s: all %zu, most instructions first\n", what, n);
+    return shown;
+}
+
+static int print_functions(const report *r, size_t top, FILE *out)
+{
+    static const char *const names[] = {"function", "module", NULL};
+    size_t shown = print_title("Functions", r->nfunctions, top, out);
+    table t = counts_table(r, 2);
+    header_cells(&t, r, names);
+    for (size_t i = 0; i < shown; i++) {
+        const report_function *f = &r->functions[i];
+        counts_cells(&t, r, &f->c);
+        cell(&t, "%s", f->function ? f->function : UNKNOWN);
+        cell(&t, "%s", f->module ? base_name(f->module) : UNKNOWN);
+    }
+    int rc = table_print(&t, out);
+    table_free(&t);
+    return rc;
+}
+
+static int print_lines(const report *r, size_t top, FILE *out)
+{
+    static const char *const names[] = {"file:line", "function", NULL};
+    size_t shown = print_title("Source lines", r->nlines, top, out);
+    table t = counts_table(r, 2);
+    header_cells(&t, r, names);
+    for (size_t i = 0; i < shown; i++) {
+        const report_line *l = &r->lines[i];
+        counts_cells(&t, r, &l->c);
+        const char *file = l->file ? relative_path(l->file, r->run->cwd) : UNKNOWN;
+        if (l->line)
+            cell(&t, "%s:%u", file, l->line);
+        else
+            cell(&t, "%s", file);
+        cell(&t, "%s", l->function ? l->function : UNKNOWN);
+    }
+    int rc = table_print(&t, out);
+    table_free(&t);
+    return rc;
+}
+
+int report_write_text(const report *r, size_t top, FILE *out)
+{
+    if (print_run(r, out) != 0 || print_totals(r, out) != 0 || print_functions(r, top, out) != 0 ||
+        print_lines(r, top, out) != 0)
+        return -1;
+    if (r->ncaches)
+        fputs("\nMisses are those of a fully-associative LRU cache of the given SIZE:LINE, from the reuse "
+              "distances\nof each instruction's accesses (see docs/report.md).\n",
+              out);
+    return ferror(out) ? -1 : 0;
+}

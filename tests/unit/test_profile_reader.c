@@ -1,0 +1,350 @@
+/* test_profile_reader.c — the raw-profile reader (src/profile/profile_reader.c):
+ * a profile using every kind of line is read back field by field, and every
+ * kind of damage or mistake is refused with a message naming the file, the
+ * line and the problem. */
+#include "host_fixtures.h"
+
+#include "profile/profile.h"
+
+/* Every kind of line; line numbers are quoted by the cases below. */
+static const char sample[] = "augur-profile 1\n"                                     /* 1 */
+                             "tool augur-collect 0.1.0\n"                            /* 2 */
+                             "pid 4242\n"                                            /* 3 */
+                             "ppid 4241\n"                                           /* 4 */
+                             "exe /home/u/my%20prog\n"                               /* 5 */
+                             "arg 1000\n"                                            /* 6 */
+                             "arg -\n"                                               /* 7 */
+                             "arg %2D\n"                                             /* 8 */
+                             "arg a%25b\n"                                           /* 9 */
+                             "block-size 64\n"                                       /* 10 */
+                             "block-size 4096\n"                                     /* 11 */
+                             "threads 2\n"                                           /* 12 */
+                             "module 0 /home/u/my%20prog 555555554000\n"             /* 13 */
+                             "module 1 /lib/x86_64-linux-gnu/libc.so.6 7ffff7d80000\n" /* 14 */
+                             "fn 0 main\n"                                           /* 15 */
+                             "fn 1 std::vector<int>::push_back(int%20const&)\n"      /* 16 */
+                             "file 0 /home/u/sweep.c\n"                              /* 17 */
+                             "ins 0 1139 4 0 0 12 1000 1000 0\n"                     /* 18 */
+                             "hist 64 1000 125 2 0 875 0 10 0 0\n"                   /* 19 */
+                             "hist 4096 1000 2 1 0 998 0\n"                          /* 20 */
+                             "ins 0 1140 2 0 0 13 1000 0 0\n"                        /* 21 */
+                             "br 10\n"                                               /* 22 */
+                             "ins 1 2a0 3 1 -1 0 5 0 5\n"                            /* 23 */
+                             "ind 0 1139 3\n"                                        /* 24 */
+                             "ind -1 7fff0000 2\n"                                   /* 25 */
+                             "hist 64 5 1 1 20 4 100\n"                              /* 26 */
+                             "hist 4096 5 5 0\n"                                     /* 27 */
+                             "ins -1 7fff0010 1 -1 -1 0 7 0 0\n"                     /* 28 */
+                             "exit 3\n";                                             /* 29 */
+
+typedef struct fixture {
+    char *dir, *path;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    f->dir = fixture_tmpdir();
+    f->path = fixture_path(f->dir, "augur.1.prof");
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    free(f->path);
+    fixture_remove(f->dir);
+    free(f);
+    return 0;
+}
+
+/* Read the file and expect the error "<path>: <want>" (want may be a
+ * prefix of the rest of the message); the profile must be left empty. */
+static void expect_error(const char *path, const char *want)
+{
+    profile p;
+    char err[1024], expected[1024];
+    if (profile_read(path, &p, err, sizeof err) == 0)
+        fail_msg("accepted a profile that should fail with: %s", want);
+    snprintf(expected, sizeof expected, "%s: %s", path, want);
+    if (strncmp(err, expected, strlen(expected)) != 0)
+        fail_msg("error\n  %s\nexpected to start with\n  %s", err, expected);
+    assert_null(p.instrs);
+    assert_int_equal(p.ninstrs, 0);
+    assert_null(p.tool);
+}
+
+/* ---- a valid profile ---------------------------------------------------- */
+
+static void test_round_trip(void **state)
+{
+    fixture *f = *state;
+    fixture_profile(f->path, sample);
+    profile p;
+    char err[1024];
+    if (profile_read(f->path, &p, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_string_equal(p.tool, "augur-collect 0.1.0");
+    assert_int_equal(p.pid, 4242);
+    assert_int_equal(p.ppid, 4241);
+    assert_string_equal(p.exe, "/home/u/my prog");
+    assert_int_equal(p.argc, 4);
+    assert_string_equal(p.argv[0], "1000");
+    assert_string_equal(p.argv[1], "");
+    assert_string_equal(p.argv[2], "-");
+    assert_string_equal(p.argv[3], "a%b");
+    assert_null(p.argv[4]);
+    assert_int_equal(p.nblock_sizes, 2);
+    assert_int_equal(p.block_sizes[0], 64);
+    assert_int_equal(p.block_sizes[1], 4096);
+    assert_int_equal(p.threads, 2);
+    assert_int_equal(p.nmodules, 2);
+    assert_string_equal(p.modules[0].path, "/home/u/my prog");
+    assert_int_equal(p.modules[0].bias, 0x555555554000);
+    assert_string_equal(p.modules[0].build_id, "");
+    assert_string_equal(p.modules[1].path, "/lib/x86_64-linux-gnu/libc.so.6");
+    assert_int_equal(p.modules[1].bias, 0x7ffff7d80000);
+    assert_int_equal(p.nfns, 2);
+    assert_string_equal(p.fns[0], "main");
+    assert_string_equal(p.fns[1], "std::vector<int>::push_back(int const&)");
+    assert_int_equal(p.nfiles, 1);
+    assert_string_equal(p.files[0], "/home/u/sweep.c");
+    assert_int_equal(p.ninstrs, 4);
+
+    const prof_instr *in = &p.instrs[0];
+    assert_int_equal(in->module, 0);
+    assert_int_equal(in->addr, 0x1139);
+    assert_int_equal(in->len, 4);
+    assert_int_equal(in->fn, 0);
+    assert_int_equal(in->file, 0);
+    assert_int_equal(in->line, 12);
+    assert_int_equal(in->execs, 1000);
+    assert_int_equal(in->reads, 1000);
+    assert_int_equal(in->writes, 0);
+    assert_false(in->is_cond_branch);
+    assert_int_equal(in->ntargets, 0);
+    assert_int_equal(in->nhists, 2);
+    assert_int_equal(in->hists[0].block_size, 64);
+    assert_int_equal(in->hists[0].touches, 1000);
+    assert_int_equal(in->hists[0].cold, 125);
+    assert_int_equal(in->hists[0].nbins, 1); /* the empty bin 10 is dropped */
+    assert_int_equal(in->hists[0].bins[0].bin, 0);
+    assert_int_equal(in->hists[0].bins[0].count, 875);
+    assert_int_equal(in->hists[0].bins[0].sum, 0);
+    assert_int_equal(in->hists[1].block_size, 4096);
+    assert_int_equal(in->hists[1].cold, 2);
+    assert_int_equal(in->hists[1].bins[0].count, 998);
+
+    in = &p.instrs[1];
+    assert_true(in->is_cond_branch);
+    assert_int_equal(in->taken, 10);
+    assert_int_equal(in->nhists, 0);
+    assert_null(in->hists);
+
+    in = &p.instrs[2];
+    assert_int_equal(in->module, 1);
+    assert_int_equal(in->addr, 0x2a0);
+    assert_int_equal(in->fn, 1);
+    assert_int_equal(in->file, -1);
+    assert_int_equal(in->line, 0);
+    assert_int_equal(in->writes, 5);
+    assert_false(in->is_cond_branch);
+    assert_int_equal(in->ntargets, 2);
+    assert_int_equal(in->targets[0].module, 0);
+    assert_int_equal(in->targets[0].addr, 0x1139);
+    assert_int_equal(in->targets[0].count, 3);
+    assert_int_equal(in->targets[1].module, -1);
+    assert_int_equal(in->targets[1].addr, 0x7fff0000);
+    assert_int_equal(in->targets[1].count, 2);
+    assert_int_equal(in->hists[0].cold, 1);
+    assert_int_equal(in->hists[0].nbins, 1);
+    assert_int_equal(in->hists[0].bins[0].bin, 20);
+    assert_int_equal(in->hists[0].bins[0].count, 4);
+    assert_int_equal(in->hists[0].bins[0].sum, 100);
+    assert_int_equal(in->hists[1].touches, 5);
+    assert_int_equal(in->hists[1].nbins, 0);
+
+    in = &p.instrs[3];
+    assert_int_equal(in->module, -1);
+    assert_int_equal(in->addr, 0x7fff0010);
+    assert_int_equal(in->fn, -1);
+    assert_int_equal(in->nhists, 0);
+
+    assert_true(p.has_exit);
+    assert_int_equal(p.exit_code, 3);
+    profile_free(&p);
+    assert_null(p.instrs);
+}
+
+static void test_no_exit_line(void **state)
+{
+    fixture *f = *state;
+    char body[sizeof sample];
+    strcpy(body, sample);
+    *strstr(body, "exit 3\n") = '\0';
+    fixture_profile(f->path, body);
+    profile p;
+    char err[1024];
+    if (profile_read(f->path, &p, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_false(p.has_exit);
+    profile_free(&p);
+}
+
+/* ---- mistakes in the lines (the end line is correct) --------------------- */
+
+typedef struct edit_case {
+    const char *find, *replace; /* first occurrence in the sample */
+    const char *error;          /* the message, after "<path>: " */
+} edit_case;
+
+static const edit_case edit_cases[] = {
+    {"threads 2\n", "threads 2\nfoo 1\n", "line 13: unknown keyword 'foo'"},
+    {"pid 4242", "pid 42x2", "line 3: pid '42x2' is not an unsigned decimal number"},
+    {"pid 4242", "pid  4242", "line 3: empty field"},
+    {"threads 2", "threads 2 3", "line 12: 'threads' line with 2 fields, expected 1"},
+    {"1140 2 0 0 13 1000", "1140 2 0 0 13 99999999999999999999",
+     "line 21: EXECS '99999999999999999999' is not an unsigned decimal number"},
+    {"7ffff7d80000", "7FFFF7D80000", "line 14: module bias '7FFFF7D80000' is not a lower-case hexadecimal number"},
+    {"my%20prog\n", "my%2prog\n", "line 5: exe: bad escape at byte 11"},
+    {"arg 1000", "arg 10\t00", "line 6: arg: byte 0x09 at byte 3 must be percent-encoded"},
+    {"exit 3", "exit 256", "line 29: exit code 256 is out of range"},
+    /* undefined identifiers */
+    {"ins 0 1139 4 0 0 12", "ins 0 1139 4 7 0 12", "line 18: fn 7 is not defined"},
+    {"ins 0 1139 4 0 0 12", "ins 0 1139 4 0 3 12", "line 18: file 3 is not defined"},
+    {"ins 0 1140", "ins 5 1140", "line 21: module 5 is not defined"},
+    {"ind 0 1139 3", "ind 2 1139 3", "line 24: module 2 is not defined"},
+    {"fn 1 std", "fn 2 std", "line 16: fn 2 defined where fn 1 was expected"},
+    /* counts that cannot be */
+    {"hist 64 1000 125", "hist 64 1000 126",
+     "line 19: histogram counts add up to 1001 (COLD + the bins' COUNTs), TOUCHES says 1000"},
+    {"br 10", "br 1001", "line 22: branch taken 1001 times but executed 1000 times"},
+    {"ind 0 1139 3", "ind 0 1139 4", "line 25: indirect targets taken more often than the instruction executed"},
+    {"20 4 100", "20 4 200", "line 26: bin 20: SUM 200 is impossible for 4 distances in [24, 26)"},
+    /* bins */
+    {"hist 64 5 1 1 20 4 100", "hist 64 5 1 2 20 2 50 3 2 6", "line 26: bin 3 after bin 20: bins must be listed"},
+    {"hist 64 5 1 1 20 4 100", "hist 64 5 1 1 496 4 100", "line 26: bin 496 is out of range"},
+    {"hist 4096 1000 2 1 0 998 0", "hist 4096 1000 2 1 0 998",
+     "line 20: 'hist' line with N = 1 bins has 6 fields, expected 7"},
+    /* hist lines and block sizes */
+    {"hist 64 1000 125 2 0 875 0 10 0 0\nhist 4096 1000 2 1 0 998 0\n",
+     "hist 4096 1000 2 1 0 998 0\nhist 64 1000 125 2 0 875 0 10 0 0\n",
+     "line 19: hist for block size 4096 where block size 64 was expected"},
+    {"hist 4096 1000 2 1 0 998 0\n", "", "line 18: the instruction has 1 hist lines, expected 2"},
+    {"br 10\n", "br 10\nhist 64 1 1 0\n", "line 23: 'hist' line for an instruction that does not access memory"},
+    {"block-size 64\nblock-size 4096\n", "block-size 4096\nblock-size 64\n",
+     "line 11: block size 64 after 4096: block sizes must be listed in ascending order"},
+    {"block-size 64", "block-size 48", "line 10: block size 48 is not a power of two >= 8"},
+    /* order of lines */
+    {"file 0 /home/u/sweep.c\n", "file 0 /home/u/sweep.c\nbr 1\n", "line 18: 'br' line before any 'ins' line"},
+    {"hist 4096 5 5 0\n", "hist 4096 5 5 0\nbr 1\n", "line 28: misplaced 'br' line"},
+    {"pid 4242\nppid 4241\n", "ppid 4241\npid 4242\n", "line 3: no 'pid' line before this 'ppid' line"},
+    {"ppid 4241\n", "ppid 4241\npid 1\n", "line 5: 'pid' line after a 'ppid' line"},
+    {"threads 2\n", "threads 2\nthreads 3\n", "line 13: a second 'threads' line"},
+    {"threads 2\n", "", "line 12: no 'threads' line before this 'module' line"},
+    {"exit 3\n", "exit 3\nins 0 1 1 0 0 1 1 0 0\n", "line 30: 'ins' line after a 'exit' line"},
+};
+
+static void test_edits_refused(void **state)
+{
+    fixture *f = *state;
+    for (size_t i = 0; i < sizeof edit_cases / sizeof *edit_cases; i++) {
+        const edit_case *c = &edit_cases[i];
+        const char *at = strstr(sample, c->find);
+        assert_non_null(at);
+        char *body;
+        assert_true(asprintf(&body, "%.*s%s%s", (int)(at - sample), sample, c->replace, at + strlen(c->find)) > 0);
+        fixture_profile(f->path, body);
+        free(body);
+        expect_error(f->path, c->error);
+    }
+}
+
+/* ---- damage to the file -------------------------------------------------- */
+
+static void test_flipped_byte(void **state)
+{
+    fixture *f = *state;
+    char *text = fixture_with_end(sample);
+    text[strstr(text, "arg 1000") - text + 5] ^= 1; /* one bit: "arg 1000" becomes "arg 1100" */
+    fixture_write(f->path, text, strlen(text));
+    expect_error(f->path, "line 30: checksum mismatch");
+    free(text);
+}
+
+static void test_truncated(void **state)
+{
+    fixture *f = *state;
+    char *text = fixture_with_end(sample);
+    size_t end_line = (size_t)(strstr(text, "end ") - text);
+
+    fixture_write(f->path, text, end_line); /* cut after a whole line: no end line */
+    expect_error(f->path, "truncated: no 'end' line after line 29 (the process may have been killed");
+
+    fixture_write(f->path, text, end_line - 3); /* cut inside a line */
+    expect_error(f->path, "line 29: truncated: the last line is incomplete");
+
+    fixture_write(f->path, text, strlen(text) - 1); /* the end line lacks its newline */
+    expect_error(f->path, "line 30: truncated: the 'end' line is incomplete");
+
+    fixture_write(f->path, text, 0);
+    expect_error(f->path, "empty file: the profile is truncated");
+    free(text);
+}
+
+static void test_bytes_after_end(void **state)
+{
+    fixture *f = *state;
+    char *text = fixture_with_end(sample), *longer;
+    assert_true(asprintf(&longer, "%sx\n", text) > 0);
+    fixture_write(f->path, longer, strlen(longer));
+    expect_error(f->path, "line 30: 2 bytes after the 'end' line: the file is corrupt");
+    free(longer);
+    free(text);
+}
+
+static void test_wrong_line_count(void **state)
+{
+    fixture *f = *state;
+    char *text;
+    assert_true(asprintf(&text, "%send 28 %lx\n", sample, crc32(0, (const Bytef *)sample, (uInt)strlen(sample))) > 0);
+    fixture_write(f->path, text, strlen(text));
+    expect_error(f->path, "line 30: the 'end' line counts 28 lines but 29 precede it");
+    free(text);
+}
+
+static void test_not_a_profile(void **state)
+{
+    fixture *f = *state;
+    fixture_write(f->path, "hello\n", 6);
+    expect_error(f->path, "line 1: not an augur profile (the first line is not 'augur-profile 1')");
+    fixture_profile(f->path, "augur-profile 2\n");
+    expect_error(f->path, "line 1: profile format version 2 is not supported: this augur reads version 1");
+}
+
+static void test_missing_file(void **state)
+{
+    fixture *f = *state;
+    profile p;
+    char err[1024], want[1024];
+    assert_int_equal(profile_read(f->path, &p, err, sizeof err), -1);
+    snprintf(want, sizeof want, "cannot open %s: No such file or directory", f->path);
+    assert_string_equal(err, want);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_exit_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_edits_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_flipped_byte, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bytes_after_end, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wrong_line_count, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_not_a_profile, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
