@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TOOL_FILE "augur-amd64-linux"
@@ -125,6 +126,26 @@ static void exec_valgrind(const launch_request *rq, const char *tool_dir)
     _exit(125);
 }
 
+/* Wait for pid; on a terminal, say every 30 s that the run goes on, so a
+ * long collection under Valgrind does not look hung. */
+static int wait_with_progress(pid_t pid)
+{
+    const int tty = isatty(STDERR_FILENO);
+    const struct timespec tick = {0, 100 * 1000 * 1000};
+    int status = 0;
+    for (long ticks = 1;; ticks++) {
+        pid_t r = waitpid(pid, &status, tty ? WNOHANG : 0);
+        if (r == pid || (r < 0 && errno != EINTR))
+            return status;
+        if (r == 0) {
+            nanosleep(&tick, NULL);
+            if (ticks % 300 == 0)
+                fprintf(stderr, "\naugur: still collecting (%ld s so far; Valgrind runs programs 10-100x slower)\n",
+                        ticks / 10);
+        }
+    }
+}
+
 int launch_collector(const launch_request *rq, const char *tool_dir, launch_result *res,
                      char *err, size_t errlen)
 {
@@ -143,9 +164,7 @@ int launch_collector(const launch_request *rq, const char *tool_dir, launch_resu
         sigaction(SIGQUIT, &old_quit, NULL);
         exec_valgrind(rq, tool_dir);
     }
-    int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
+    int status = wait_with_progress(pid);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
     res->pid = (int)pid;
