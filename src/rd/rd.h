@@ -1,0 +1,99 @@
+/* rd.h — exact LRU stack (reuse) distances and log-linear distance histograms.
+ *
+ * Freestanding C: this header and the src/rd .c files include only <stdint.h> and
+ * <stddef.h> and call no libc function, because they are compiled twice:
+ * into the Valgrind tool (where only VG_(...) functions exist) and natively
+ * for the host tools, unit tests and benchmarks.  Memory comes from an
+ * rd_allocator supplied by the caller.
+ *
+ * Reuse distance of an access to block b = the number of DISTINCT other
+ * blocks accessed since the previous access to b (0 when b was the most
+ * recently accessed block).  A first access has no distance: it is "cold".
+ * A fully-associative LRU cache of C blocks hits exactly the accesses with
+ * distance < C.
+ */
+#ifndef AUGUR_RD_H
+#define AUGUR_RD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Memory provider.  alloc() returns uninitialised memory and never returns
+ * NULL (the provider aborts on exhaustion, as VG_(malloc) does). */
+typedef struct rd_allocator {
+    void *(*alloc)(void *ctx, size_t bytes);
+    void (*release)(void *ctx, void *p);
+    void *ctx;
+} rd_allocator;
+
+/* ---- LRU stack of blocks ------------------------------------------------ */
+
+#define RD_COLD UINT64_MAX /* "distance" of a first access */
+
+typedef struct rd_stack rd_stack;
+
+/* A new, empty stack.  The allocator must outlive the stack. */
+rd_stack *rd_stack_new(const rd_allocator *a);
+
+/* Record an access to `block` (any 64-bit block number) and return its
+ * reuse distance, or RD_COLD on the first access to it.  O(log N) amortised
+ * for N distinct blocks. */
+uint64_t rd_stack_access(rd_stack *s, uint64_t block);
+
+/* Number of distinct blocks seen so far. */
+uint64_t rd_stack_blocks(const rd_stack *s);
+
+void rd_stack_free(rd_stack *s);
+
+/* ---- Histogram bins ------------------------------------------------------
+ * Distances 0..15 have a bin each (exact).  Above, every power of two
+ * [2^p, 2^(p+1)) with p >= 4 is split into RD_SUBBINS equal sub-bins:
+ *   bin(d) = 16 + (p-4)*8 + ((d >> (p-3)) & 7)          for d >= 16.
+ * So a bin boundary falls on every capacity with at most four significant
+ * bits (all powers of two, 3*2^k, 5*2^k, 7*2^k, ...). */
+
+#define RD_EXACT_BINS 16u
+#define RD_SUBBINS 8u
+#define RD_MAX_BINS (RD_EXACT_BINS + 60u * RD_SUBBINS) /* covers d < 2^64 */
+
+unsigned rd_bin_index(uint64_t distance);
+uint64_t rd_bin_low(unsigned bin);  /* smallest distance in the bin */
+uint64_t rd_bin_high(unsigned bin); /* one past the largest distance */
+
+/* One bin: how many accesses fell in it and the sum of their distances
+ * (so count/sum is the bin's mean distance; exact while sum < 2^64). */
+typedef struct rd_bin {
+    uint64_t count;
+    uint64_t sum;
+} rd_bin;
+
+/* A growable dense histogram, as the collector keeps it per instruction and
+ * block size.  Zero-initialise (all fields 0 / NULL) before first use. */
+typedef struct rd_hist {
+    uint64_t cold;  /* first-touch accesses */
+    uint32_t nbins; /* bins[0..nbins) are allocated; higher bins are empty */
+    rd_bin *bins;
+} rd_hist;
+
+/* Add `n` accesses of one distance (RD_COLD counts as cold). */
+void rd_hist_add(rd_hist *h, uint64_t distance, uint64_t n, const rd_allocator *a);
+void rd_hist_clear(rd_hist *h); /* counts to zero, keeps the memory */
+void rd_hist_free(rd_hist *h, const rd_allocator *a);
+
+/* ---- Misses from a histogram ----------------------------------------------
+ * A sparse bin as it is stored in profiles and in the database. */
+typedef struct rd_binrec {
+    uint32_t bin;
+    uint64_t count;
+    uint64_t sum;
+} rd_binrec;
+
+/* Misses of a fully-associative LRU cache of `capacity` blocks over the
+ * accesses the histogram describes: cold + accesses with distance >=
+ * capacity.  Exact when `capacity` is a bin boundary; otherwise the bin that
+ * holds `capacity` contributes the fraction of its accesses estimated by
+ * assuming they are spread uniformly over its range.  Bins may come in any
+ * order. */
+double rd_misses(uint64_t cold, const rd_binrec *bins, size_t nbins, uint64_t capacity);
+
+#endif
