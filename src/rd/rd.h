@@ -56,7 +56,13 @@ void rd_stack_free(rd_stack *s);
 #define RD_SUBBINS 8u
 #define RD_MAX_BINS (RD_EXACT_BINS + 60u * RD_SUBBINS) /* covers d < 2^64 */
 
-unsigned rd_bin_index(uint64_t distance);
+static inline unsigned rd_bin_index(uint64_t distance)
+{
+    if (distance < RD_EXACT_BINS)
+        return (unsigned)distance;
+    unsigned p = 63u - (unsigned)__builtin_clzll(distance);
+    return RD_EXACT_BINS + (p - 4u) * RD_SUBBINS + (unsigned)((distance >> (p - 3u)) & 7u);
+}
 uint64_t rd_bin_low(unsigned bin);  /* smallest distance in the bin */
 uint64_t rd_bin_high(unsigned bin); /* one past the largest distance */
 
@@ -77,6 +83,23 @@ typedef struct rd_hist {
 
 /* Add `n` accesses of one distance (RD_COLD counts as cold). */
 void rd_hist_add(rd_hist *h, uint64_t distance, uint64_t n, const rd_allocator *a);
+
+/* rd_hist_add(h, distance, 1, a), inline: the collector's hot path. */
+static inline void rd_hist_add_one(rd_hist *h, uint64_t distance, const rd_allocator *a)
+{
+    if (distance == RD_COLD) {
+        h->cold++;
+        return;
+    }
+    unsigned bin = rd_bin_index(distance);
+    if (bin >= h->nbins) {
+        rd_hist_add(h, distance, 1, a); /* grows the bins */
+        return;
+    }
+    h->bins[bin].count++;
+    h->bins[bin].sum += distance;
+}
+
 void rd_hist_clear(rd_hist *h); /* counts to zero, keeps the memory */
 void rd_hist_free(rd_hist *h, const rd_allocator *a);
 

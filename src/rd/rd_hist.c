@@ -11,15 +11,6 @@
 
 /* ---- bins ---------------------------------------------------------------- */
 
-/* Bin of a distance; any uint64_t maps to a bin < RD_MAX_BINS. */
-unsigned rd_bin_index(uint64_t distance)
-{
-    if (distance < RD_EXACT_BINS)
-        return (unsigned)distance;
-    unsigned p = 63u - (unsigned)__builtin_clzll(distance);
-    return RD_EXACT_BINS + (p - 4u) * RD_SUBBINS + (unsigned)((distance >> (p - 3u)) & 7u);
-}
-
 /* Smallest distance in `bin`: bin itself for the exact bins, else
  * (8 + sub) << (p - 3).  Bins >= RD_MAX_BINS lie past every distance and
  * return UINT64_MAX. */

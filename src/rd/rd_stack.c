@@ -1,8 +1,17 @@
 /* rd_stack.c — the exact LRU stack (reuse) distance engine behind rd_stack_*.
  *
- * Every access that changes the LRU stack gets the next timestamp `now`.
- * Three structures answer "how many distinct blocks were touched since block
- * b's previous access at time t?":
+ * The top of the stack, the FRONT_K most recently used distinct blocks, is
+ * kept exactly as a small array, most recent first: a block found there at
+ * position p has distance p, found with a few compares and no table work.
+ * Most accesses of regular loops end there (the streams of a stencil or a
+ * matrix product interleave a handful of blocks).  Every front block is more
+ * recent than every block below the front, so when a block enters the front
+ * and pushes its oldest block out, that block simply becomes the newest of
+ * the rest and takes the next timestamp `now`.
+ *
+ * For the rest, three structures answer "how many distinct blocks were
+ * touched since block b's previous access at time t?" (to which the FRONT_K
+ * front blocks add):
  *
  *   - an open-addressing hash map block -> timestamp of its LAST access;
  *   - a bitmap over the timestamp space in which a bit is set iff that
@@ -50,14 +59,19 @@
 _Static_assert(TS_FACTOR >= 2, "a compaction must leave free timestamps");
 _Static_assert(HASH_MIN_BITS > RUN_BITS, "the table must hold several runs");
 
-#define TS_EMPTY UINT64_MAX /* timestamp of an unused hash slot */
+#ifndef FRONT_K
+#define FRONT_K 8u          /* exact top of the stack kept as an array */
+#endif
+
+#define TS_EMPTY UINT64_MAX       /* timestamp of an unused hash slot */
+#define TS_FRONT (UINT64_MAX - 1) /* the block is in the front array, unmarked */
 
 /* One hash slot: a block number and the timestamp of its last access.
  * 16 bytes, so four slots share a cache line and a lookup usually touches
  * one line. */
 typedef struct rd_slot {
     uint64_t block;
-    uint64_t ts; /* TS_EMPTY: slot unused */
+    uint64_t ts; /* TS_EMPTY: slot unused; TS_FRONT: block in the front */
 } rd_slot;
 
 struct rd_stack {
@@ -67,7 +81,7 @@ struct rd_stack {
     rd_slot *slots;
     size_t mask;        /* capacity - 1 (capacity a power of two) */
     unsigned shift;     /* 64 - log2(capacity): slot_home() */
-    uint64_t nblocks;   /* distinct blocks == occupied slots == set bits */
+    uint64_t nblocks;   /* distinct blocks == occupied slots == set bits + nfront */
     uint64_t grow_at;   /* grow the table when nblocks exceeds this */
 
     /* timestamp space [0, 64 * nwords) */
@@ -76,7 +90,8 @@ struct rd_stack {
     size_t nwords;      /* a power of two, so every update path ends at nwords */
     uint64_t now;       /* next timestamp to hand out */
 
-    uint64_t last_block; /* most recent block (valid when nblocks > 0) */
+    uint64_t front[FRONT_K]; /* the most recent distinct blocks, newest first */
+    unsigned nfront;
 };
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -228,39 +243,6 @@ static inline void fen_inc(uint32_t *fen, size_t i, size_t n)
 
 /* ---- timestamp marks ----------------------------------------------------- */
 
-/* A block last accessed at t is accessed again at now: return the number of
- * marks in (t, now), the distinct blocks accessed in between (nothing at or
- * after now is marked yet), and move the block's mark from t to now.
- * Arrays and now come as arguments, not through s: stores to bits[] could
- * alias s's fields, and reloading them lengthened the critical path. */
-static inline uint64_t mark_reuse(uint64_t *bits, uint32_t *fen, uint64_t t,
-                                  uint64_t now)
-{
-    size_t wt = (size_t)(t >> 6), wn = (size_t)(now >> 6);
-    uint64_t tword = bits[wt] & ~((uint64_t)1 << (t & 63));
-    uint64_t d = popcount64(tword >> (t & 63)); /* marks above t in its word */
-    if (wt == wn) { /* the common case of a short gap: no tree work */
-        bits[wt] = tword | (uint64_t)1 << (now & 63);
-        return d;
-    }
-    /* the words wt+1 .. wn from the tree: popcounting even two or three
-     * words directly measured slower than the tree's few steps */
-    bits[wt] = tword;
-    d += fen_range(fen, wt + 1, wn + 1);
-    bits[wn] |= (uint64_t)1 << (now & 63);
-    fen_move(fen, wt, wn);
-    return d;
-}
-
-/* Mark now for a block seen for the first time. */
-static inline void mark_new(uint64_t *bits, uint32_t *fen, size_t nwords,
-                            uint64_t now)
-{
-    size_t wn = (size_t)(now >> 6);
-    bits[wn] |= (uint64_t)1 << (now & 63);
-    fen_inc(fen, wn + 1, nwords);
-}
-
 /* Allocate a timestamp space of n words (a power of two); contents are set
  * by marks_reset(). */
 static void marks_alloc(rd_stack *s, size_t nwords)
@@ -305,21 +287,22 @@ static void compact(rd_stack *s)
     }
     for (size_t i = 0; i <= s->mask; i++) {
         uint64_t t = s->slots[i].ts;
-        if (t == TS_EMPTY)
+        if (t == TS_EMPTY || t == TS_FRONT)
             continue;
         size_t w = (size_t)(t >> 6);
         uint64_t earlier = s->bits[w] & (((uint64_t)1 << (t & 63)) - 1);
         s->slots[i].ts = s->fen[w] + popcount64(earlier);
     }
 
-    uint64_t want = pow2_at_least((TS_FACTOR * s->nblocks + 63) / 64);
+    uint64_t marked = s->nblocks - s->nfront;
+    uint64_t want = pow2_at_least((TS_FACTOR * marked + 63) / 64);
     if (want > s->nwords) {
         s->a->release(s->a->ctx, s->bits);
         s->a->release(s->a->ctx, s->fen);
         marks_alloc(s, (size_t)want);
     }
-    marks_reset(s, s->nblocks);
-    s->now = s->nblocks;
+    marks_reset(s, marked);
+    s->now = marked;
 }
 
 /* ---- public API ---------------------------------------------------------- */
@@ -334,7 +317,7 @@ rd_stack *rd_stack_new(const rd_allocator *a)
     marks_alloc(s, TS_MIN_WORDS);
     marks_reset(s, 0);
     s->now = 0;
-    s->last_block = 0;
+    s->nfront = 0;
     return s;
 }
 
@@ -342,32 +325,91 @@ rd_stack *rd_stack_new(const rd_allocator *a)
  * block the top of the stack.  An access to the current top changes nothing
  * and returns 0 without touching the tables (the common case of several
  * accesses to one cache line in a row). */
-uint64_t rd_stack_access(rd_stack *s, uint64_t block)
+/* Block at front position p (p > 0) is used again: it moves to the top. */
+static inline void front_raise(uint64_t *f, unsigned p)
 {
-    if (block == s->last_block && s->nblocks != 0)
-        return 0;
-    s->last_block = block;
+    uint64_t block = f[p];
+    for (; p > 0; p--)
+        f[p] = f[p - 1];
+    f[0] = block;
+}
 
-    uint64_t now = s->now, d;
-    rd_slot *sl = slot_find(s->slots, s->mask, s->shift, block);
-    if (sl->ts == TS_EMPTY) {
+/* Put `block` on top of the front.  Returns 1 and the block pushed out in
+ * *out when the front was full, 0 when it had room. */
+static inline int front_push(rd_stack *s, uint64_t block, uint64_t *out)
+{
+    unsigned n = s->nfront;
+    int full = n == FRONT_K;
+    if (full)
+        *out = s->front[FRONT_K - 1];
+    else
+        s->nfront = ++n;
+    for (unsigned q = n - 1; q > 0; q--)
+        s->front[q] = s->front[q - 1];
+    s->front[0] = block;
+    return full;
+}
+
+/* Block `block`, whose slot is `sl`, leaves the marked part for the front.
+ * Returns its distance (or RD_COLD) and the timestamp it freed in *freed
+ * (TS_EMPTY if none).  The Fenwick tree is left to the caller, which moves
+ * the freed mark to the evicted block's new timestamp in one walk. */
+static inline uint64_t leave_marked(rd_stack *s, rd_slot *sl, uint64_t block, uint64_t *freed)
+{
+    uint64_t t = sl->ts;
+    if (t == TS_EMPTY) {
         sl->block = block;
-        sl->ts = now;
-        mark_new(s->bits, s->fen, s->nwords, now);
-        d = RD_COLD;
+        sl->ts = TS_FRONT;
+        *freed = TS_EMPTY;
         if (++s->nblocks > s->grow_at)
             table_grow(s); /* invalidates sl, no longer needed */
-    } else {
-        d = mark_reuse(s->bits, s->fen, sl->ts, now);
-        sl->ts = now;
+        return RD_COLD;
     }
-    s->now = ++now;
-    if (now == (uint64_t)s->nwords * 64)
-        compact(s);
+    sl->ts = TS_FRONT;
+    *freed = t;
+    size_t wt = (size_t)(t >> 6), wn = (size_t)(s->now >> 6);
+    s->bits[wt] &= ~((uint64_t)1 << (t & 63));
+    uint64_t d = s->nfront + popcount64(s->bits[wt] >> (t & 63)); /* marks above t in its word */
+    if (wt != wn)
+        d += fen_range(s->fen, wt + 1, wn + 1); /* the words after t's, up to now's */
     return d;
 }
 
-/* Number of distinct blocks accessed so far. */
+/* The block pushed out of the front becomes the newest marked block, taking
+ * timestamp `now`; the freed timestamp's count moves with it in the tree. */
+static inline void enter_marked(rd_stack *s, uint64_t evicted, uint64_t freed)
+{
+    uint64_t now = s->now;
+    size_t wn = (size_t)(now >> 6);
+    slot_find(s->slots, s->mask, s->shift, evicted)->ts = now;
+    s->bits[wn] |= (uint64_t)1 << (now & 63);
+    if (freed == TS_EMPTY)
+        fen_inc(s->fen, wn + 1, s->nwords);
+    else if ((size_t)(freed >> 6) != wn)
+        fen_move(s->fen, (size_t)(freed >> 6), wn);
+    if (++s->now == (uint64_t)s->nwords * 64)
+        compact(s);
+}
+
+uint64_t rd_stack_access(rd_stack *s, uint64_t block)
+{
+    uint64_t *f = s->front;
+    for (unsigned p = 0; p < s->nfront; p++) {
+        if (f[p] == block) {
+            if (p)
+                front_raise(f, p);
+            return p;
+        }
+    }
+    uint64_t freed, evicted;
+    rd_slot *sl = slot_find(s->slots, s->mask, s->shift, block);
+    uint64_t d = leave_marked(s, sl, block, &freed);
+    /* A front with room means no block was ever marked, so none was freed. */
+    if (front_push(s, block, &evicted))
+        enter_marked(s, evicted, freed);
+    return d;
+}
+
 uint64_t rd_stack_blocks(const rd_stack *s)
 {
     return s->nblocks;
