@@ -7,78 +7,7 @@
  * brute-force fully-associative LRU cache simulated here, on traces whose
  * histograms come from rd_stack, and against hand-computed interpolations.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <cmocka.h>
-
-#include "rd/rd.h"
-
-/* ---- counting allocator -------------------------------------------------- */
-
-typedef struct alloc_count {
-    long allocs, releases;
-} alloc_count;
-
-/* rd_allocator.alloc: malloc, counted, filled with garbage; never NULL. */
-static void *count_alloc(void *ctx, size_t bytes)
-{
-    ((alloc_count *)ctx)->allocs++;
-    void *p = malloc(bytes);
-    assert_non_null(p);
-    memset(p, 0xa5, bytes); /* "uninitialised": nothing may rely on zeros */
-    return p;
-}
-
-/* rd_allocator.release: free, counted; p must not be NULL. */
-static void count_release(void *ctx, void *p)
-{
-    assert_non_null(p);
-    ((alloc_count *)ctx)->releases++;
-    free(p);
-}
-
-static alloc_count counts;
-static const rd_allocator alloc = {count_alloc, count_release, &counts};
-
-/* Test setup: start every test with zero allocations counted. */
-static int reset_counts(void **state)
-{
-    (void)state;
-    counts.allocs = counts.releases = 0;
-    return 0;
-}
-
-/* Test teardown: everything allocated was released. */
-static int check_no_leaks(void **state)
-{
-    (void)state;
-    assert_int_equal(counts.allocs, counts.releases);
-    return 0;
-}
-
-/* ---- deterministic PRNG (splitmix64) ------------------------------------- */
-
-static uint64_t rng_state;
-
-/* Next 64-bit value of a splitmix64 sequence seeded through rng_state. */
-static uint64_t rng_next(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-/* A value in [0, n), n > 0 (modulo bias is irrelevant here). */
-static uint64_t rng_below(uint64_t n)
-{
-    return rng_next() % n;
-}
+#include "rd_test_support.h"
 
 /* ---- bins ---------------------------------------------------------------- */
 
