@@ -12,13 +12,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -180,7 +178,22 @@ static int check_database(const char *path, char *err, size_t errlen)
     return 0;
 }
 
-/* The folder the tool writes into: --keep-profiles DIR, or a fresh temporary. */
+/* Does dir hold a file named augur.*.prof? */
+static int holds_profiles(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int found = 0;
+    if (!d)
+        return 0;
+    for (struct dirent *e; !found && (e = readdir(d));)
+        found = strncmp(e->d_name, "augur.", 6) == 0 && strstr(e->d_name, ".prof") != NULL;
+    closedir(d);
+    return found;
+}
+
+/* The folder the tool writes into: --keep-profiles DIR, or a fresh temporary.
+ * Every profile in it is taken to belong to this run, so a kept folder must
+ * not already hold profiles. */
 static int make_out_dir(const collect_options *o, char *dir, size_t len, char *err, size_t errlen)
 {
     if (o->keep_dir) {
@@ -190,6 +203,11 @@ static int make_out_dir(const collect_options *o, char *dir, size_t len, char *e
         }
         if (!realpath(o->keep_dir, dir)) {
             snprintf(err, errlen, "cannot use --keep-profiles folder %s: %s", o->keep_dir, strerror(errno));
+            return -1;
+        }
+        if (holds_profiles(dir)) {
+            snprintf(err, errlen, "--keep-profiles folder %s already holds profiles of another run; give an empty folder",
+                     o->keep_dir);
             return -1;
         }
         return 0;
