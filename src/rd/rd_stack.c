@@ -391,6 +391,19 @@ static inline void enter_marked(rd_stack *s, uint64_t evicted, uint64_t freed)
         compact(s);
 }
 
+/* An access that missed the front: the tables' path, kept out of line so
+ * that front hits, the common case, run without its register saves. */
+static __attribute__((noinline)) uint64_t access_below_front(rd_stack *s, uint64_t block)
+{
+    uint64_t freed, evicted;
+    rd_slot *sl = slot_find(s->slots, s->mask, s->shift, block);
+    uint64_t d = leave_marked(s, sl, block, &freed);
+    /* A front with room means no block was ever marked, so none was freed. */
+    if (front_push(s, block, &evicted))
+        enter_marked(s, evicted, freed);
+    return d;
+}
+
 uint64_t rd_stack_access(rd_stack *s, uint64_t block)
 {
     uint64_t *f = s->front;
@@ -401,13 +414,7 @@ uint64_t rd_stack_access(rd_stack *s, uint64_t block)
             return p;
         }
     }
-    uint64_t freed, evicted;
-    rd_slot *sl = slot_find(s->slots, s->mask, s->shift, block);
-    uint64_t d = leave_marked(s, sl, block, &freed);
-    /* A front with room means no block was ever marked, so none was freed. */
-    if (front_push(s, block, &evicted))
-        enter_marked(s, evicted, freed);
-    return d;
+    return access_below_front(s, block);
 }
 
 uint64_t rd_stack_blocks(const rd_stack *s)
