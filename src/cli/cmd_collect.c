@@ -37,7 +37,7 @@ static void usage(FILE *to)
     fprintf(to,
             "usage: augur collect [--db FILE] [--param NAME=VALUE]... [--block-sizes 64,4096]\n"
             "                     [--keep-profiles DIR] -- PROGRAM [ARGS...]\n\n"
-            "Runs PROGRAM under augur's Valgrind tool (expect it 10-100x slower than native) and\n"
+            "Runs PROGRAM under augur's Valgrind tool (expect it 5-80x slower than native) and\n"
             "stores, as one run in the experiment database: the exact execution count of every\n"
             "instruction, taken counts of conditional branches, indirect-branch targets, and for\n"
             "every instruction that touches memory a reuse-distance histogram per block size.\n\n"
@@ -252,7 +252,7 @@ static int collect(const collect_options *o, const char *tool_dir, const char *o
 {
     char err[2048], started[32], detail[128];
     iso_now(started, sizeof started);
-    fprintf(stderr, "augur: collecting %s under Valgrind (expect 10-100x native time)...\n", o->program_argv[0]);
+    fprintf(stderr, "augur: collecting %s under Valgrind (expect 5-80x native time)...\n", o->program_argv[0]);
     launch_request rq = {o->program_argv, out_dir, o->block_sizes};
     launch_result lr;
     if (launch_collector(&rq, tool_dir, &lr, err, sizeof err) != 0)

@@ -140,7 +140,7 @@ static int wait_with_progress(pid_t pid)
         if (r == 0) {
             nanosleep(&tick, NULL);
             if (ticks % 300 == 0)
-                fprintf(stderr, "\naugur: still collecting (%ld s so far; Valgrind runs programs 10-100x slower)\n",
+                fprintf(stderr, "\naugur: still collecting (%ld s so far; under the collector programs run 5-80x slower)\n",
                         ticks / 10);
         }
     }

@@ -7,6 +7,7 @@
  *   stride       R sweeps over K lines reading every second 8-byte word
  *   permutation  R passes over K lines in one fixed random order
  *   matmul       C = A * B for K x K doubles (i-j-k order), R times
+ *   indirect     K calls through a table of two functions, alternating
  * Each kernel's load sits alone on a line tagged "LOAD:<mode>" so the tests
  * can find it by source line.  The arrays are page-aligned and never
  * written, so the kernel's first touch of each line is cold, and the kernels
@@ -75,6 +76,27 @@ __attribute__((noinline)) static void matmul(const double *a, const double *b, d
         }
 }
 
+__attribute__((noinline)) static long add_one(long x)
+{
+    return x + 1;
+}
+
+__attribute__((noinline)) static long add_two(long x)
+{
+    return x + 2;
+}
+
+/* volatile: the compiler must not turn the calls into direct ones. */
+static long (*volatile const operations[2])(long) = {add_one, add_two};
+
+__attribute__((noinline)) static long indirect(long k)
+{
+    long s = 0;
+    for (long i = 0; i < k; i++)
+        s = operations[i & 1](s); /* CALL:indirect */
+    return s;
+}
+
 /* A fixed pseudo-random permutation of line offsets (Fisher-Yates, LCG). */
 static long *make_order(long k)
 {
@@ -95,7 +117,7 @@ static long *make_order(long k)
 int main(int argc, char **argv)
 {
     if (argc != 4) {
-        fprintf(stderr, "usage: patterns sweep|interleaved|stride|permutation|matmul K R\n");
+        fprintf(stderr, "usage: patterns sweep|interleaved|stride|permutation|matmul|indirect K R\n");
         return 2;
     }
     long k = atol(argv[2]), r = atol(argv[3]);
@@ -113,6 +135,8 @@ int main(int argc, char **argv)
         long *order = make_order(k);
         s = permutation(a, order, k, r);
         free(order);
+    } else if (!strcmp(argv[1], "indirect")) {
+        s = indirect(k);
     } else if (!strcmp(argv[1], "matmul")) {
         double *c = aligned_alloc(4096, sizeof(double) * (size_t)(k * k) + 4096);
         matmul_n = k;
