@@ -11,4 +11,6 @@ rm -f "$DB"
 for n in 32 64 96; do
     build/augur collect --db "$DB" --param N=$n -- build/examples/matmul $n
 done
+sqlite3 -header -column "$DB" 'select id, params, status, command from run_list'
+echo
 build/augur report --db "$DB" --cache 32K --cache 1M --top 10
