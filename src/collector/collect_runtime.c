@@ -119,6 +119,8 @@ static inline void touch(InstrRec *rec, Addr addr, UWord size)
 {
     Collector *c = &collector;
     ThreadState *t = c->current;
+    if (UNLIKELY(!t)) /* only if code runs between a thread's exit and the next switch */
+        t = c->current = thread_state(VG_(get_running_tid)());
     Addr end = addr + size - 1;
     for (UInt i = 0; i < c->nblock_sizes; i++) {
         UInt shift = c->block_shift[i];
