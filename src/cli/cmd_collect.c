@@ -178,7 +178,7 @@ static int check_database(const char *path, char *err, size_t errlen)
     return 0;
 }
 
-/* Does dir hold a file named augur.*.prof? */
+/* Does dir hold a profile (a file process_set_read_dir would read)? */
 static int holds_profiles(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -186,7 +186,7 @@ static int holds_profiles(const char *dir)
     if (!d)
         return 0;
     for (struct dirent *e; !found && (e = readdir(d));)
-        found = strncmp(e->d_name, "augur.", 6) == 0 && strstr(e->d_name, ".prof") != NULL;
+        found = is_profile_name(e->d_name);
     closedir(d);
     return found;
 }

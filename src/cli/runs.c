@@ -85,7 +85,7 @@ int process_set_add_file(process_set *s, const char *path, char *err, size_t err
     return 0;
 }
 
-static int is_profile_name(const char *name)
+int is_profile_name(const char *name)
 {
     size_t len = strlen(name);
     return strncmp(name, "augur.", 6) == 0 && len > 11 && strcmp(name + len - 5, ".prof") == 0;

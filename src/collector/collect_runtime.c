@@ -113,8 +113,7 @@ void collect_runtime_init(void)
 }
 
 /* Every block of [addr, addr+size) at every block size enters the current
- * thread's stacks and the instruction's histograms.  Most accesses lie in
- * one block, which gets the straight path. */
+ * thread's stacks and the instruction's histograms. */
 static inline void touch(InstrRec *rec, Addr addr, UWord size)
 {
     Collector *c = &collector;
@@ -124,9 +123,7 @@ static inline void touch(InstrRec *rec, Addr addr, UWord size)
     Addr end = addr + size - 1;
     for (UInt i = 0; i < c->nblock_sizes; i++) {
         UInt shift = c->block_shift[i];
-        ULong first = addr >> shift, last = end >> shift;
-        rd_hist_add_one(&rec->hist[i], rd_stack_access(t->stack[i], first), &c->alloc);
-        for (ULong block = first + 1; block <= last; block++)
+        for (ULong block = addr >> shift; block <= end >> shift; block++)
             rd_hist_add_one(&rec->hist[i], rd_stack_access(t->stack[i], block), &c->alloc);
     }
     c->top_block = end >> c->block_shift[0];
