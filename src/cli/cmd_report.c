@@ -7,9 +7,12 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "binary/buildid.h"
 #include "cli/commands.h"
+#include "cli/structure_store.h"
 #include "db/db.h"
 #include "report/report.h"
 #include "util/parse.h"
@@ -26,12 +29,15 @@ typedef struct report_options {
     report_cache caches[REPORT_MAX_CACHES];
     int json;
     size_t top;
+    int scopes;       /* --scopes: the scope view instead of the tables */
+    double threshold; /* percent, for the scope view */
 } report_options;
 
 static void print_help(FILE *to)
 {
     fprintf(to,
             "usage: augur report [--db FILE] [--run ID] [--cache SIZE[:LINE]]... [--format text|json] [--top N]\n"
+            "       augur report --scopes [--threshold PERCENT] [--db FILE] [--run ID] [--format text|json]\n"
             "\n"
             "Show what a run executed: totals, then the functions and the source lines with the\n"
             "most executed instructions, with the misses of fully-associative LRU caches computed\n"
@@ -50,6 +56,12 @@ static void print_help(FILE *to)
             "                       the run measured %d-byte blocks, else none.\n"
             "  --format text|json   aligned tables for people (default), or JSON for programs\n"
             "  --top N              rows per table (default %d; 0 shows every row)\n"
+            "  --scopes             the scope view instead: per function, inlined function and loop,\n"
+            "                       instructions per class, memory accesses, floating-point\n"
+            "                       operations, loop entries and iterations per entry (binaries are\n"
+            "                       analysed as by augur structure on first use)\n"
+            "  --threshold PERCENT  scope view: leave out scopes under PERCENT of all instructions\n"
+            "                       (default %.1f; 0 shows every executed scope)\n"
             "  -h, --help           show this help\n"
             "\n"
             "examples:\n"
@@ -58,7 +70,8 @@ static void print_help(FILE *to)
             "  augur report --format json --top 0 > run3.json\n"
             "\n"
             "Exit status: 0 success, 2 usage error, 1 other errors.  See docs/report.md.\n",
-            default_db_path(), REPORT_DEFAULT_LINE, REPORT_MAX_CACHES, REPORT_DEFAULT_LINE, REPORT_DEFAULT_TOP);
+            default_db_path(), REPORT_DEFAULT_LINE, REPORT_MAX_CACHES, REPORT_DEFAULT_LINE, REPORT_DEFAULT_TOP,
+            REPORT_DEFAULT_THRESHOLD);
 }
 
 __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
@@ -97,6 +110,16 @@ static int parse_option(int opt, const char *arg, report_options *o)
             return usage_error("bad format '%s': give --format text or --format json", arg);
         o->json = strcmp(arg, "json") == 0;
         return 0;
+    case 's':
+        o->scopes = 1;
+        return 0;
+    case 'p': {
+        char *end;
+        o->threshold = strtod(arg, &end);
+        if (end == arg || *end || !(o->threshold >= 0 && o->threshold <= 100))
+            return usage_error("bad --threshold '%s': give a percentage from 0 to 100", arg);
+        return 0;
+    }
     case 't':
         if (parse_u64(arg, &v) != 0 || v > SIZE_MAX)
             return usage_error("bad --top '%s': give a number of rows (0 for all)", arg);
@@ -115,9 +138,11 @@ static int parse_options(int argc, char **argv, report_options *o)
         {"db", required_argument, NULL, 'd'},    {"run", required_argument, NULL, 'r'},
         {"cache", required_argument, NULL, 'c'}, {"format", required_argument, NULL, 'f'},
         {"top", required_argument, NULL, 't'},   {"help", no_argument, NULL, 'h'},
+        {"scopes", no_argument, NULL, 's'},      {"threshold", required_argument, NULL, 'p'},
         {NULL, 0, NULL, 0},
     };
-    *o = (report_options){.db_path = default_db_path(), .top = REPORT_DEFAULT_TOP};
+    *o = (report_options){.db_path = default_db_path(), .top = REPORT_DEFAULT_TOP,
+                          .threshold = REPORT_DEFAULT_THRESHOLD};
     optind = 0; /* full reset of getopt's state, in case it was used before */
     opterr = 0; /* our own messages */
     int opt;
@@ -182,8 +207,72 @@ static int print_snapshot(db *d, const report_options *o, char *err, size_t errl
     return rc;
 }
 
+/* The scope trees of the run's modules whose files are still the ones
+ * that ran (same build-id), analysed now if never before; *n of them. */
+static int load_run_trees(db *d, int64_t run_id, scope_tree **trees, size_t *n, char *err, size_t errlen)
+{
+    db_run_module *mods;
+    size_t nmods;
+    *trees = NULL;
+    *n = 0;
+    if (db_run_modules(d, run_id, &mods, &nmods, err, errlen) != 0)
+        return -1;
+    int rc = (*trees = calloc(nmods ? nmods : 1, sizeof **trees)) ? 0 : -1;
+    for (size_t i = 0; i < nmods && rc == 0; i++) {
+        char now[BUILD_ID_HEX_MAX];
+        int64_t id;
+        int analysed;
+        elf_build_id(mods[i].path, now, sizeof now);
+        if (!*mods[i].build_id || strcmp(now, mods[i].build_id) != 0) {
+            if (*mods[i].build_id)
+                fprintf(stderr, "augur report: warning: %s is missing or was rebuilt since the run; its scopes "
+                                "are left out\n", mods[i].path);
+            continue;
+        }
+        rc = structure_ensure(d, mods[i].path, &id, &analysed, err, errlen);
+        if (rc == 0)
+            rc = scope_tree_load(d, id, &(*trees)[*n], err, errlen);
+        if (rc == 0)
+            ++*n;
+    }
+    db_run_modules_free(mods, nmods);
+    if (rc != 0 && !*trees)
+        snprintf(err, errlen, "out of memory");
+    return rc;
+}
+
+/* The scope view; binaries are analysed first, outside the read snapshot
+ * (analysing writes to the database). */
+static int print_scopes(db *d, const report_options *o, char *err, size_t errlen)
+{
+    int64_t id = o->run_id;
+    db_run run;
+    if (!id && db_newest_run(d, &id, err, errlen) != 0)
+        return -1;
+    if (db_get_run(d, id, &run, err, errlen) != 0)
+        return -1;
+    db_run_free(&run);
+    scope_tree *trees;
+    size_t n;
+    int rc = load_run_trees(d, id, &trees, &n, err, errlen);
+    if (rc == 0 && (rc = db_read_begin(d, err, errlen)) == 0) {
+        rc = report_scopes_write(d, id, trees, n, o->threshold, o->json, stdout, err, errlen);
+        db_read_end(d);
+    }
+    if (rc == 0 && fflush(stdout) != 0) {
+        snprintf(err, errlen, "cannot write the report: %s", strerror(errno));
+        rc = -1;
+    }
+    for (size_t i = 0; trees && i < n; i++)
+        scope_tree_free(&trees[i]);
+    free(trees);
+    return rc;
+}
+
 static int print_report(db *d, const report_options *o, char *err, size_t errlen)
 {
+    if (o->scopes)
+        return print_scopes(d, o, err, errlen);
     if (db_read_begin(d, err, errlen) != 0)
         return -1;
     int rc = print_snapshot(d, o, err, errlen);

@@ -15,6 +15,7 @@ static const subcommand subcommands[] = {
     {"collect", cmd_collect, "run a program under the collector and store its profile"},
     {"import", cmd_import, "store raw profiles kept by collect --keep-profiles as a run"},
     {"report", cmd_report, "per-function and per-line counts and cache misses of a run"},
+    {"structure", cmd_structure, "functions, loops and inlined code of a binary, with source lines"},
 };
 
 const char *default_db_path(void)

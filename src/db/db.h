@@ -22,7 +22,7 @@
 #include "rd/rd.h"
 
 /* Version of the schema this augur writes (meta.schema_version). */
-#define DB_SCHEMA_VERSION 1
+#define DB_SCHEMA_VERSION 2
 
 /* Return value of lookups that found nothing. */
 #define DB_NOT_FOUND 1
@@ -137,5 +137,86 @@ enum db_name_kind { DB_FUNCTION_NAME, DB_FILE_PATH, DB_MODULE_PATH };
 /* Look up the names of `n` ids of one kind: names[i] becomes a new string
  * (free() it), or NULL when ids[i] is 0 (unknown). */
 int db_names(db *d, enum db_name_kind kind, const int64_t *ids, size_t n, char **names, char *err, size_t errlen);
+
+/* ---- static structure (db_structure.c) ------------------------------------
+ * The analysis of `augur structure` is stored once per binary, under a key:
+ * "BUILDID:SIZE" (a stripped copy of a build is analysed apart from the
+ * original), or for a file without build-id "file:PATH:SIZE:MTIME" (so a
+ * rebuilt file is analysed again).  Profiles join to it by (build-id, addr). */
+
+struct st_module;
+
+/* The key of the binary at `path` whose build-id is `build_id` ("" when it
+ * has none; then the file's size and mtime are read). */
+void db_binary_key(const char *path, const char *build_id, char *key, size_t keylen);
+
+/* The id of the stored structure with `key`; DB_NOT_FOUND when absent. */
+int db_find_binary(db *d, const char *key, int64_t *binary_id, char *err, size_t errlen);
+
+/* Store an analysed module under `key` in one transaction.  When another
+ * process stored the same key meanwhile, its result is kept and its id
+ * returned. */
+int db_store_structure(db *d, const char *key, const struct st_module *m, int64_t *binary_id, char *err,
+                       size_t errlen);
+
+/* Targets of indirect jumps and calls that the runs in the database saw in
+ * the module with `build_id`, as {jump address, target address} pairs with
+ * module-relative addresses; *pairs is a new array (free() it). */
+int db_indirect_targets(db *d, const char *build_id, uint64_t (**pairs)[2], size_t *n, char *err, size_t errlen);
+
+/* One row of `binaries`. */
+typedef struct db_binary {
+    int64_t id;
+    char *key, *build_id, *path, *warnings; /* warnings: JSON array of strings */
+    int stripped, has_dwarf;
+    uint64_t text_bytes, functions, instructions, loops;
+} db_binary;
+
+int db_get_binary(db *d, int64_t binary_id, db_binary *out, char *err, size_t errlen);
+void db_binary_free(db_binary *b);
+
+/* One scope, with static totals of the instructions it holds, inner
+ * scopes included. */
+typedef struct db_scope {
+    int64_t id, parent; /* parent -1 for the module */
+    char *kind, *name, *file, *call_file;
+    uint32_t first_line, last_line, call_line, folded;
+    uint64_t entry_addr;
+    uint64_t instructions; /* static instructions directly in the scope */
+} db_scope;
+
+/* All scopes of a binary, ascending id (parents before children); free
+ * with db_scopes_free. */
+int db_get_scopes(db *d, int64_t binary_id, db_scope **out, size_t *n, char *err, size_t errlen);
+void db_scopes_free(db_scope *s, size_t n);
+
+/* Dynamic counts of one (scope, instruction class) of a run: the sums over
+ * the executed instructions directly in the scope. */
+typedef struct db_scope_count {
+    int64_t scope;
+    int cls;                 /* enum st_class */
+    uint64_t executions;     /* instructions of this class executed */
+    uint64_t flops;          /* executions * flops per execution */
+    uint64_t reads, writes;  /* memory accesses, as the collector counted them */
+} db_scope_count;
+
+/* The counts of run `run_id` in binary `binary_id` (the run's module with
+ * that key), into a new array (free() it). */
+int db_scope_counts(db *d, int64_t run_id, int64_t binary_id, db_scope_count **out, size_t *n, char *err,
+                    size_t errlen);
+
+/* Per loop scope of a binary in a run: header executions and back-edge
+ * traversals (entries = headers - back; iterations per entry = headers /
+ * entries).  Arrays parallel to *scopes, new (free() them). */
+int db_loop_counts(db *d, int64_t run_id, int64_t binary_id, int64_t **scopes, uint64_t **headers, uint64_t **back,
+                   size_t *n, char *err, size_t errlen);
+
+/* Modules of a run that executed instructions: path and build-id. */
+typedef struct db_run_module {
+    char *path, *build_id;
+} db_run_module;
+
+int db_run_modules(db *d, int64_t run_id, db_run_module **out, size_t *n, char *err, size_t errlen);
+void db_run_modules_free(db_run_module *m, size_t n);
 
 #endif

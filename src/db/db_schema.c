@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "db/db_internal.h"
+#include "structure/structure.h"
 
 #ifndef AUGUR_VERSION
 #define AUGUR_VERSION "unknown"
@@ -158,6 +159,116 @@ static const char schema_sql[] =
     "  LEFT JOIN functions f ON f.id = i.function_id\n"
     "  GROUP BY p.run_id, i.file_id, i.line, i.function_id;\n";
 
+/* Version 2: the static structure of binaries (docs/database.md,
+ * "Structure"), keyed by build-id; a version-1 database gains these tables
+ * when a version-2 augur opens it for writing. */
+static const char structure_schema_sql[] =
+    "CREATE TABLE binaries (\n"
+    "  id            INTEGER PRIMARY KEY,\n"
+    "  key           TEXT NOT NULL UNIQUE,\n"
+    "  build_id      TEXT NOT NULL,\n"
+    "  path          TEXT NOT NULL,\n"
+    "  stripped      INTEGER NOT NULL,\n"
+    "  has_dwarf     INTEGER NOT NULL,\n"
+    "  text_bytes    INTEGER NOT NULL,\n"
+    "  functions     INTEGER NOT NULL,\n"
+    "  instructions  INTEGER NOT NULL,\n"
+    "  loops         INTEGER NOT NULL,\n"
+    "  warnings      TEXT NOT NULL,\n"
+    "  analysed      TEXT NOT NULL,\n"
+    "  augur_version TEXT NOT NULL\n"
+    ");\n"
+    "CREATE TABLE instruction_classes (\n"
+    "  id   INTEGER PRIMARY KEY,\n"
+    "  name TEXT NOT NULL UNIQUE\n"
+    ");\n"
+    "CREATE TABLE scopes (\n"
+    "  binary_id  INTEGER NOT NULL REFERENCES binaries(id) ON DELETE CASCADE,\n"
+    "  id         INTEGER NOT NULL,\n"
+    "  parent     INTEGER,\n"
+    "  kind       TEXT NOT NULL CHECK (kind IN ('module', 'function', 'inlined', 'loop')),\n"
+    "  name       TEXT NOT NULL,\n"
+    "  file       TEXT,\n"
+    "  first_line INTEGER,\n"
+    "  last_line  INTEGER,\n"
+    "  entry_addr INTEGER NOT NULL,\n"
+    "  folded     INTEGER NOT NULL,\n"
+    "  call_file  TEXT,\n"
+    "  call_line  INTEGER,\n"
+    "  PRIMARY KEY (binary_id, id)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE TABLE static_instructions (\n"
+    "  binary_id INTEGER NOT NULL REFERENCES binaries(id) ON DELETE CASCADE,\n"
+    "  addr      INTEGER NOT NULL,\n"
+    "  len       INTEGER NOT NULL,\n"
+    "  scope     INTEGER NOT NULL,\n"
+    "  line      INTEGER,\n"
+    "  class     INTEGER NOT NULL REFERENCES instruction_classes(id),\n"
+    "  width     INTEGER NOT NULL,\n"
+    "  elem_bits INTEGER NOT NULL,\n"
+    "  flops     INTEGER NOT NULL,\n"
+    "  loads     INTEGER NOT NULL,\n"
+    "  stores    INTEGER NOT NULL,\n"
+    "  PRIMARY KEY (binary_id, addr)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE TABLE loop_edges (\n"
+    "  binary_id INTEGER NOT NULL REFERENCES binaries(id) ON DELETE CASCADE,\n"
+    "  scope     INTEGER NOT NULL,\n"
+    "  kind      TEXT NOT NULL CHECK (kind IN ('header', 'back_taken', 'back_fallthrough', 'back_always')),\n"
+    "  addr      INTEGER NOT NULL\n"
+    ");\n"
+    "CREATE INDEX loop_edges_by_addr ON loop_edges(binary_id, addr);\n"
+    "CREATE TABLE memory_operands (\n"
+    "  binary_id INTEGER NOT NULL REFERENCES binaries(id) ON DELETE CASCADE,\n"
+    "  addr      INTEGER NOT NULL,\n"
+    "  operand   INTEGER NOT NULL,\n"
+    "  access    TEXT NOT NULL CHECK (access IN ('read', 'write', 'read-write')),\n"
+    "  size      INTEGER NOT NULL,\n"
+    "  formula   TEXT NOT NULL,\n"
+    "  loops     TEXT NOT NULL,\n"
+    "  strides   TEXT NOT NULL,\n"
+    "  PRIMARY KEY (binary_id, addr, operand)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE TABLE dependences (\n"
+    "  binary_id INTEGER NOT NULL REFERENCES binaries(id) ON DELETE CASCADE,\n"
+    "  def_addr  INTEGER NOT NULL,\n"
+    "  use_addr  INTEGER NOT NULL,\n"
+    "  reg       TEXT NOT NULL,\n"
+    "  carried_by INTEGER\n"
+    ");\n"
+    "CREATE INDEX dependences_by_use ON dependences(binary_id, use_addr);\n"
+    "CREATE VIEW scope_list AS\n"
+    "  SELECT b.build_id, b.path AS binary, s.id, s.parent, s.kind, s.name, s.file,\n"
+    "         s.first_line, s.last_line, printf('%x', s.entry_addr) AS entry_hex, s.folded\n"
+    "  FROM scopes s JOIN binaries b ON b.id = s.binary_id;\n";
+
+static int fill_instruction_classes(db *d, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (db_prepare(d, "INSERT INTO instruction_classes (id, name) VALUES (?, ?)", &st, "create the schema", err,
+                   errlen) != 0)
+        return -1;
+    int rc = 0;
+    for (int c = 0; c < ST_CLASS_COUNT && rc == 0; c++) {
+        sqlite3_bind_int(st, 1, c);
+        sqlite3_bind_text(st, 2, st_class_name((enum st_class)c), -1, SQLITE_STATIC);
+        rc = db_step_done(d, st, "create the schema", err, errlen);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* The version-2 additions, to a new database or a version-1 one. */
+static int create_structure_schema(db *d, char *err, size_t errlen)
+{
+    if (db_exec(d, structure_schema_sql, "create the schema", err, errlen) != 0 ||
+        fill_instruction_classes(d, err, errlen) != 0)
+        return -1;
+    char meta[128];
+    snprintf(meta, sizeof meta, "UPDATE meta SET value = '%d' WHERE key = 'schema_version';", DB_SCHEMA_VERSION);
+    return db_exec(d, meta, "create the schema", err, errlen);
+}
+
 /* Fill rd_bins with the distance range of every histogram bin. */
 static int fill_rd_bins(db *d, char *err, size_t errlen)
 {
@@ -183,9 +294,9 @@ static int create_schema(db *d, char *err, size_t errlen)
              "INSERT INTO meta (key, value) VALUES ('schema_version', '%d'), ('created_by', 'augur %s');",
              DB_SCHEMA_VERSION, AUGUR_VERSION);
     if (db_exec(d, schema_sql, "create the schema", err, errlen) != 0 ||
-        db_exec(d, meta, "create the schema", err, errlen) != 0)
+        db_exec(d, meta, "create the schema", err, errlen) != 0 || fill_rd_bins(d, err, errlen) != 0)
         return -1;
-    return fill_rd_bins(d, err, errlen);
+    return create_structure_schema(d, err, errlen);
 }
 
 /* The value of a single-integer query; -1 on error. */
@@ -234,18 +345,20 @@ static int read_version(db *d, int64_t *version, char *err, size_t errlen)
     return 0;
 }
 
-/* Create the schema in an empty database.  In a transaction that re-reads
- * the version, so that two processes creating the same new database at the
- * same time create it once. */
+/* Create the schema in an empty database, or upgrade an older one.  In a
+ * transaction that re-reads the version, so that two processes creating or
+ * upgrading the same database at the same time do it once. */
 static int initialise(db *d, int64_t *version, char *err, size_t errlen)
 {
     if (db_exec(d, "BEGIN IMMEDIATE", "create the schema", err, errlen) != 0)
         return -1;
     int rc = read_version(d, version, err, errlen);
-    if (rc == 0 && *version == 0) {
+    if (rc == 0 && *version == 0)
         rc = create_schema(d, err, errlen);
+    else if (rc == 0 && *version == 1) /* version 2 added the structure tables */
+        rc = create_structure_schema(d, err, errlen);
+    if (rc == 0 && *version < DB_SCHEMA_VERSION)
         *version = DB_SCHEMA_VERSION;
-    }
     if (rc == 0)
         rc = db_exec(d, "COMMIT", "create the schema", err, errlen);
     if (rc != 0)
@@ -267,18 +380,13 @@ static int check_schema(db *d, int create, char *err, size_t errlen)
                  d->path, d->path);
         return -1;
     }
-    if (version == 0 && initialise(d, &version, err, errlen) != 0)
+    if (version < DB_SCHEMA_VERSION && initialise(d, &version, err, errlen) != 0)
         return -1;
     if (version > DB_SCHEMA_VERSION) {
         snprintf(err, errlen,
                  "%s has schema version %lld, newer than this augur understands (%d): use a newer augur (the one "
                  "that wrote it)",
                  d->path, (long long)version, DB_SCHEMA_VERSION);
-        return -1;
-    }
-    if (version < DB_SCHEMA_VERSION) { /* no older version exists yet */
-        snprintf(err, errlen, "%s has schema version %lld, which this augur cannot upgrade", d->path,
-                 (long long)version);
         return -1;
     }
     return 0;

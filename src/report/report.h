@@ -21,6 +21,7 @@
 #define REPORT_MAX_CACHES 16
 #define REPORT_DEFAULT_LINE 64 /* bytes, when a cache is given as SIZE only */
 #define REPORT_DEFAULT_TOP 20  /* rows per table */
+#define REPORT_DEFAULT_THRESHOLD 1.0 /* percent of instructions, scope view */
 
 /* A fully-associative LRU cache of size / line lines of `line` bytes. */
 typedef struct report_cache {
@@ -97,5 +98,33 @@ int report_write_text(const report *r, size_t top, FILE *out);
 /* The JSON document of docs/report.md; NULL when memory runs out. */
 json_t *report_json(const report *r, size_t top);
 int report_write_json(const report *r, size_t top, FILE *out);
+
+
+/* ---- scope trees (scope_tree.c, structure_print.c, report_scopes.c) ------ */
+
+/* The stored scope tree of one binary, linked for walking. */
+typedef struct scope_tree {
+    db_binary binary;
+    size_t nscopes;
+    db_scope *scopes;     /* scopes[0] is the module; index = scope id */
+    uint32_t *first, *count, *child; /* children of s: child[first[s] .. +count[s]), by address */
+    uint64_t *inclusive;  /* static instructions, inner scopes included */
+} scope_tree;
+
+int scope_tree_load(db *d, int64_t binary_id, scope_tree *t, char *err, size_t errlen);
+void scope_tree_free(scope_tree *t);
+
+/* `augur structure`: the program -> module -> ... tree of the given
+ * binaries (the program first), as indented text or nested JSON
+ * (docs/structure.md).  Returns 0, or -1 on a write error. */
+int structure_write_text(const char *program, const scope_tree *trees, size_t n, FILE *out);
+int structure_write_json(const char *program, const scope_tree *trees, size_t n, FILE *out);
+
+
+/* `augur report --scopes`: the counts of run `run_id` per scope of the
+ * given trees, scopes under `threshold` percent of the instructions left
+ * out; text or JSON.  -1 with a message on a database or write error. */
+int report_scopes_write(db *d, int64_t run_id, const scope_tree *trees, size_t n, double threshold, int json,
+                        FILE *out, char *err, size_t errlen);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "binary/buildid.h"
 #include "db/db.h"
+#include "structure/structure.h"
 
 /* The main process: sweep() loads at distances 3 and ~100, a branch and an
  * indirect call in main(). */
@@ -495,7 +496,22 @@ static void test_foreign_files(void **state)
     s = sql_open(f->db_path);
     sql_exec(s, "UPDATE meta SET value = '99' WHERE key = 'schema_version'");
     sqlite3_close(s);
-    expect_open_error(f->db_path, 0, "has schema version 99, newer than this augur understands (1): use a newer");
+    expect_open_error(f->db_path, 0, "has schema version 99, newer than this augur understands (2): use a newer");
+    /* a version-1 database (before the structure tables) is upgraded in place */
+    s = sql_open(f->db_path);
+    sql_exec(s, "UPDATE meta SET value = '1' WHERE key = 'schema_version';"
+                "DROP VIEW scope_list; DROP TABLE dependences; DROP TABLE memory_operands; DROP TABLE loop_edges;"
+                "DROP TABLE static_instructions; DROP TABLE scopes; DROP TABLE instruction_classes;"
+                "DROP TABLE binaries;");
+    sqlite3_close(s);
+    db *d;
+    char err[1024];
+    assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
+    db_close(d);
+    s = sql_open(f->db_path);
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "2");
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM instruction_classes"), ST_CLASS_COUNT);
+    sqlite3_close(s);
 }
 
 static int64_t count_rows(const char *db_path, const char *table)

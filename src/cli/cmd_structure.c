@@ -1,0 +1,216 @@
+/* cmd_structure.c — `augur structure`: the static structure of a program
+ * (and, with --libs, of its shared objects): functions, loops, inlined
+ * code, with source lines, analysed once per build-id and kept in the
+ * experiment database (docs/structure.md).  Exit status: 0 success, 2
+ * usage error, 1 anything else (not an ELF file, truncated, database). */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/commands.h"
+#include "cli/launch.h"
+#include "cli/shared_libs.h"
+#include "cli/structure_store.h"
+#include "report/report.h"
+
+enum { EXIT_OK = 0, EXIT_FAILURE_OTHER = 1, EXIT_USAGE = 2 };
+#define SHOW_HELP (-1)
+
+typedef struct structure_options {
+    const char *db_path;
+    const char *program;
+    int json, libs, timing;
+} structure_options;
+
+static void print_help(FILE *to)
+{
+    fprintf(to,
+            "usage: augur structure [--db FILE] [--format text|json] [--libs] [--timing] PROGRAM\n"
+            "\n"
+            "Analyse the machine code of PROGRAM (an x86-64 ELF executable or shared object):\n"
+            "functions, basic blocks, loops and their nesting, code inlined from other functions,\n"
+            "with their source files and lines, and print the scope tree\n"
+            "program -> module -> function -> loop / inlined -> ...\n"
+            "The analysis is stored in the experiment database under the binary's build-id, so that\n"
+            "profiles join to it (augur report --scopes) and a second call reuses it.\n"
+            "\n"
+            "options:\n"
+            "  --db FILE            the experiment database (default: $AUGUR_DB, else augur.db;\n"
+            "                       now %s); created if missing\n"
+            "  --format text|json   an indented tree (default), or nested JSON scopes\n"
+            "  --libs               also analyse the shared objects PROGRAM loads\n"
+            "  --timing             print the time spent analysing and storing to stderr\n"
+            "  -h, --help           show this help\n"
+            "\n"
+            "A stripped binary is analysed with function names from its dynamic symbols only; a binary\n"
+            "without DWARF (built without -g) has no source lines. Both are said in the output.\n"
+            "\n"
+            "examples:\n"
+            "  augur structure ./matmul\n"
+            "  augur structure --format json --libs ./matmul > structure.json\n"
+            "\n"
+            "Exit status: 0 success, 2 usage error, 1 other errors.  See docs/structure.md.\n",
+            default_db_path());
+}
+
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("augur structure: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs(" (see augur structure --help)\n", stderr);
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+static int parse_options(int argc, char **argv, structure_options *o)
+{
+    static const struct option longopts[] = {
+        {"db", required_argument, NULL, 'd'}, {"format", required_argument, NULL, 'f'},
+        {"libs", no_argument, NULL, 'l'},     {"timing", no_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},     {NULL, 0, NULL, 0},
+    };
+    *o = (structure_options){.db_path = default_db_path()};
+    optind = 0;
+    opterr = 0;
+    int opt;
+    while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'h':
+            return SHOW_HELP;
+        case 'd':
+            o->db_path = optarg;
+            break;
+        case 'f':
+            if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0)
+                return usage_error("bad format '%s': give --format text or --format json", optarg);
+            o->json = !strcmp(optarg, "json");
+            break;
+        case 'l':
+            o->libs = 1;
+            break;
+        case 't':
+            o->timing = 1;
+            break;
+        case ':':
+            return usage_error("option '%s' needs a value", argv[optind - 1]);
+        default:
+            return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return usage_error("no PROGRAM given");
+    if (optind + 1 < argc)
+        return usage_error("unexpected argument '%s': give one PROGRAM", argv[optind + 1]);
+    o->program = argv[optind];
+    return 0;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The program, then its shared objects when asked for. */
+static int module_paths(const structure_options *o, const char *program, char ***paths, size_t *n, char *err,
+                        size_t errlen)
+{
+    char **libs = NULL;
+    size_t nlibs = 0;
+    if (o->libs && list_shared_objects(program, &libs, &nlibs, err, errlen) != 0) {
+        fprintf(stderr, "augur structure: warning: %s; analysing the program alone\n", err);
+        nlibs = 0;
+    }
+    *paths = calloc(nlibs + 1, sizeof **paths);
+    if (!*paths || !((*paths)[0] = strdup(program))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < nlibs; i++)
+        (*paths)[i + 1] = libs[i];
+    free(libs);
+    *n = nlibs + 1;
+    return 0;
+}
+
+/* Analyse (or find) every module, then load their trees. */
+static int load_trees(db *d, const structure_options *o, char **paths, size_t n, scope_tree *trees, char *err,
+                      size_t errlen)
+{
+    for (size_t i = 0; i < n; i++) {
+        int64_t id;
+        int analysed;
+        double t0 = now_seconds();
+        if (structure_ensure(d, paths[i], &id, &analysed, err, errlen) != 0)
+            return -1;
+        if (o->timing)
+            fprintf(stderr, "augur structure: %s: %s in %.3f s\n", paths[i],
+                    analysed ? "analysed and stored" : "found in the database", now_seconds() - t0);
+        if (scope_tree_load(d, id, &trees[i], err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int run(const structure_options *o, const char *program, char *err, size_t errlen)
+{
+    char **paths = NULL;
+    size_t n = 0;
+    db *d = NULL;
+    scope_tree *trees = NULL;
+    int rc = module_paths(o, program, &paths, &n, err, errlen);
+    if (rc == 0)
+        rc = db_open(o->db_path, 1, &d, err, errlen);
+    if (rc == 0 && !(trees = calloc(n, sizeof *trees))) {
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
+    }
+    if (rc == 0)
+        rc = load_trees(d, o, paths, n, trees, err, errlen);
+    if (rc == 0) {
+        errno = 0;
+        rc = o->json ? structure_write_json(program, trees, n, stdout) : structure_write_text(program, trees, n, stdout);
+        if (rc == 0 && fflush(stdout) != 0)
+            rc = -1;
+        if (rc != 0)
+            snprintf(err, errlen, "cannot write the output: %s", errno ? strerror(errno) : "out of memory");
+    }
+    for (size_t i = 0; trees && i < n; i++)
+        scope_tree_free(&trees[i]);
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
+    free(trees);
+    free(paths);
+    db_close(d);
+    return rc;
+}
+
+int cmd_structure(int argc, char **argv)
+{
+    structure_options o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc == SHOW_HELP) {
+        print_help(stdout);
+        return EXIT_OK;
+    }
+    if (rc != 0)
+        return rc;
+    char err[1024], program[PATH_MAX];
+    if (find_program(o.program, program, sizeof program, err, sizeof err) != 0) {
+        fprintf(stderr, "augur structure: %s\n", err);
+        return EXIT_FAILURE_OTHER;
+    }
+    if (run(&o, program, err, sizeof err) != 0) {
+        fprintf(stderr, "augur structure: %s\n", err);
+        return EXIT_FAILURE_OTHER;
+    }
+    return EXIT_OK;
+}

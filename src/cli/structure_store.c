@@ -1,0 +1,42 @@
+/* structure_store.c — the static structure of a binary, from the database
+ * when it was analysed before (same build-id), else analysed now and
+ * stored, with the indirect-jump targets that earlier runs observed. */
+#include "cli/structure_store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "binary/buildid.h"
+#include "structure/structure.h"
+
+/* Progress on a terminal: functions analysed out of all. */
+static void show_progress(void *ctx, size_t done, size_t total)
+{
+    fprintf(stderr, "\raugur: analysing %s: %zu/%zu functions", (const char *)ctx, done, total);
+    if (done == total)
+        fputc('\n', stderr);
+}
+
+int structure_ensure(db *d, const char *path, int64_t *binary_id, int *analysed, char *err, size_t errlen)
+{
+    char build_id[BUILD_ID_HEX_MAX], key[4200];
+    *analysed = 0;
+    elf_build_id(path, build_id, sizeof build_id);
+    db_binary_key(path, build_id, key, sizeof key);
+    int rc = db_find_binary(d, key, binary_id, err, errlen);
+    if (rc != DB_NOT_FOUND)
+        return rc;
+    st_options opt = {.progress = isatty(2) ? show_progress : NULL, .progress_ctx = (void *)path};
+    if (db_indirect_targets(d, build_id, (uint64_t(**)[2]) & opt.extra, &opt.nextra, err, errlen) != 0)
+        return -1;
+    st_module *m;
+    rc = st_analyse(path, &opt, &m, err, errlen);
+    free((void *)opt.extra);
+    if (rc != 0)
+        return -1;
+    rc = db_store_structure(d, key, m, binary_id, err, errlen);
+    st_module_free(m);
+    *analysed = rc == 0;
+    return rc;
+}

@@ -1,0 +1,252 @@
+/* report_scopes.c — the scope view of `augur report --scopes` (the
+ * "filter" of seed 000): for every function, inlined subroutine and loop
+ * of the run's binaries, executed instructions per class, memory accesses,
+ * floating-point operations with vector lanes counted, and for loops their
+ * entries and iterations per entry; inner scopes included, siblings sorted
+ * by instructions, scopes under a threshold share of all instructions
+ * left out.  Text and JSON (docs/report.md, "Scope view"). */
+#define _GNU_SOURCE /* qsort_r */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "structure/structure.h"
+
+/* Counts of one scope, inner scopes included. */
+typedef struct scope_counts {
+    uint64_t cls[ST_CLASS_COUNT];
+    uint64_t cls_flops[ST_CLASS_COUNT];
+    uint64_t instructions, flops, reads, writes;
+    uint64_t headers, back; /* loops: header executions, back-edge traversals */
+} scope_counts;
+
+/* One binary's tree with the run's counts per scope. */
+typedef struct counted_tree {
+    const scope_tree *t;
+    scope_counts *c;
+} counted_tree;
+
+static int gather(db *d, int64_t run_id, counted_tree *ct, char *err, size_t errlen)
+{
+    db_scope_count *rows = NULL;
+    int64_t *scopes = NULL;
+    uint64_t *headers = NULL, *back = NULL;
+    size_t nrows = 0, nloops = 0;
+    size_t n = ct->t->nscopes;
+    ct->c = calloc(n, sizeof *ct->c);
+    int rc = ct->c ? 0 : -1;
+    if (rc == 0)
+        rc = db_scope_counts(d, run_id, ct->t->binary.id, &rows, &nrows, err, errlen);
+    if (rc == 0)
+        rc = db_loop_counts(d, run_id, ct->t->binary.id, &scopes, &headers, &back, &nloops, err, errlen);
+    for (size_t i = 0; rc == 0 && i < nrows; i++) {
+        const db_scope_count *r = &rows[i];
+        if (r->scope < 0 || (size_t)r->scope >= n || r->cls < 0 || r->cls >= ST_CLASS_COUNT)
+            continue;
+        scope_counts *c = &ct->c[r->scope];
+        c->cls[r->cls] += r->executions;
+        c->cls_flops[r->cls] += r->flops;
+        c->instructions += r->executions;
+        c->flops += r->flops;
+        c->reads += r->reads;
+        c->writes += r->writes;
+    }
+    for (size_t i = 0; rc == 0 && i < nloops; i++)
+        if (scopes[i] >= 0 && (size_t)scopes[i] < n) {
+            ct->c[scopes[i]].headers = headers[i];
+            ct->c[scopes[i]].back = back[i];
+        }
+    for (size_t s = n; rc == 0 && s-- > 1;) { /* children have larger ids */
+        scope_counts *c = &ct->c[s], *p = &ct->c[ct->t->scopes[s].parent];
+        for (int k = 0; k < ST_CLASS_COUNT; k++) {
+            p->cls[k] += c->cls[k];
+            p->cls_flops[k] += c->cls_flops[k];
+        }
+        p->instructions += c->instructions;
+        p->flops += c->flops;
+        p->reads += c->reads;
+        p->writes += c->writes;
+    }
+    if (ct->c == NULL)
+        snprintf(err, errlen, "out of memory");
+    free(rows), free(scopes), free(headers), free(back);
+    return rc;
+}
+
+/* Loop entries: header executions not reached over a back edge. */
+static uint64_t entries(const scope_counts *c)
+{
+    return c->headers > c->back ? c->headers - c->back : 0;
+}
+
+typedef struct view {
+    counted_tree *trees;
+    size_t n;
+    uint64_t total;
+    double threshold; /* percent */
+    FILE *out;
+} view;
+
+static int shown(const view *v, const scope_counts *c)
+{
+    return c->instructions > 0 && 100.0 * (double)c->instructions >= v->threshold * (double)v->total;
+}
+
+static int by_instructions(const void *a, const void *b, void *ctx)
+{
+    const scope_counts *c = ctx;
+    uint64_t x = c[*(const uint32_t *)a].instructions, y = c[*(const uint32_t *)b].instructions;
+    return (x < y) - (x > y);
+}
+
+/* The children of s, most instructions first, into a new array. */
+static uint32_t *sorted_children(const counted_tree *ct, uint32_t s)
+{
+    const scope_tree *t = ct->t;
+    uint32_t *kids = malloc((t->count[s] ? t->count[s] : 1) * sizeof *kids);
+    if (!kids)
+        return NULL;
+    memcpy(kids, t->child + t->first[s], t->count[s] * sizeof *kids);
+    qsort_r(kids, t->count[s], sizeof *kids, by_instructions, ct->c);
+    return kids;
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+static void text_classes(const scope_counts *c, int indent, FILE *out)
+{
+    fprintf(out, "%*s", indent, "");
+    for (int k = 0; k < ST_CLASS_COUNT; k++)
+        if (c->cls[k])
+            fprintf(out, " %s=%" PRIu64, st_class_name((enum st_class)k), c->cls[k]);
+    fputc('\n', out);
+}
+
+static int text_scope(const view *v, const counted_tree *ct, uint32_t s, int depth)
+{
+    const db_scope *sc = &ct->t->scopes[s];
+    const scope_counts *c = &ct->c[s];
+    if (!shown(v, c))
+        return 0;
+    char label[600];
+    if (!strcmp(sc->kind, "loop"))
+        snprintf(label, sizeof label, "%*s%s", 2 * depth, "", sc->name);
+    else
+        snprintf(label, sizeof label, "%*s%s %s", 2 * depth, "", sc->kind, sc->name);
+    fprintf(v->out, "%-48s %14" PRIu64 " %6.2f%% %13" PRIu64 " %13" PRIu64, label, c->instructions,
+            100.0 * (double)c->instructions / (double)v->total, c->reads + c->writes, c->flops);
+    if (!strcmp(sc->kind, "loop") && entries(c))
+        fprintf(v->out, " %10" PRIu64 " %11.1f", entries(c), (double)c->headers / (double)entries(c));
+    fputc('\n', v->out);
+    text_classes(c, 2 * depth + 4, v->out);
+    uint32_t *kids = sorted_children(ct, s);
+    if (!kids)
+        return -1;
+    int rc = 0;
+    for (uint32_t k = 0; k < ct->t->count[s] && rc == 0; k++)
+        rc = text_scope(v, ct, kids[k], depth + 1);
+    free(kids);
+    return rc;
+}
+
+static int write_text(const view *v)
+{
+    fprintf(v->out, "Scopes with at least %.2f%% of the %" PRIu64 " instructions executed in analysed code\n\n",
+            v->threshold, v->total);
+    fprintf(v->out, "%-48s %14s %7s %13s %13s %10s %11s\n", "scope", "instructions", "%", "accesses", "flops",
+            "entries", "iter/entry");
+    for (size_t i = 0; i < v->n; i++)
+        if (text_scope(v, &v->trees[i], 0, 0) != 0)
+            return -1;
+    return ferror(v->out) ? -1 : 0;
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static json_t *json_counts(const view *v, const scope_counts *c)
+{
+    json_t *o = json_object(), *cls = json_object(), *cls_flops = json_object();
+    for (int k = 0; k < ST_CLASS_COUNT; k++) {
+        if (c->cls[k])
+            json_object_set_new(cls, st_class_name((enum st_class)k), json_integer((json_int_t)c->cls[k]));
+        if (c->cls_flops[k])
+            json_object_set_new(cls_flops, st_class_name((enum st_class)k),
+                                json_integer((json_int_t)c->cls_flops[k]));
+    }
+    json_object_set_new(o, "instructions", json_integer((json_int_t)c->instructions));
+    json_object_set_new(o, "percent", json_real(v->total ? 100.0 * (double)c->instructions / (double)v->total : 0));
+    json_object_set_new(o, "classes", cls);
+    json_object_set_new(o, "reads", json_integer((json_int_t)c->reads));
+    json_object_set_new(o, "writes", json_integer((json_int_t)c->writes));
+    json_object_set_new(o, "accesses", json_integer((json_int_t)(c->reads + c->writes)));
+    json_object_set_new(o, "flops", json_integer((json_int_t)c->flops));
+    json_object_set_new(o, "class_flops", cls_flops);
+    return o;
+}
+
+static json_t *json_scope(const view *v, const counted_tree *ct, uint32_t s)
+{
+    const db_scope *sc = &ct->t->scopes[s];
+    const scope_counts *c = &ct->c[s];
+    json_t *o = json_object(), *children = json_array();
+    json_object_set_new(o, "kind", json_string(sc->kind));
+    json_object_set_new(o, "name", json_string(sc->name));
+    json_object_set_new(o, "file", sc->file ? json_string(sc->file) : json_null());
+    json_object_set_new(o, "lines", sc->first_line ? json_pack("[II]", (json_int_t)sc->first_line,
+                                                                (json_int_t)sc->last_line)
+                                                   : json_null());
+    json_t *counts = json_counts(v, c);
+    json_object_update(o, counts);
+    json_decref(counts);
+    if (!strcmp(sc->kind, "loop")) {
+        uint64_t e = entries(c);
+        json_object_set_new(o, "header_executions", json_integer((json_int_t)c->headers));
+        json_object_set_new(o, "entries", json_integer((json_int_t)e));
+        json_object_set_new(o, "iterations_per_entry", e ? json_real((double)c->headers / (double)e) : json_null());
+    }
+    uint32_t *kids = sorted_children(ct, s);
+    for (uint32_t k = 0; kids && k < ct->t->count[s]; k++)
+        if (shown(v, &ct->c[kids[k]]))
+            json_array_append_new(children, json_scope(v, ct, kids[k]));
+    free(kids);
+    json_object_set_new(o, "children", children);
+    return o;
+}
+
+static int write_json(const view *v, int64_t run_id)
+{
+    json_t *root = json_object(), *modules = json_array();
+    json_object_set_new(root, "run", json_integer(run_id));
+    json_object_set_new(root, "threshold_percent", json_real(v->threshold));
+    json_object_set_new(root, "total_instructions", json_integer((json_int_t)v->total));
+    for (size_t i = 0; i < v->n; i++)
+        json_array_append_new(modules, json_scope(v, &v->trees[i], 0));
+    json_object_set_new(root, "scopes", modules);
+    int rc = json_dumpf(root, v->out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    fputc('\n', v->out);
+    json_decref(root);
+    return rc != 0 || ferror(v->out) ? -1 : 0;
+}
+
+int report_scopes_write(db *d, int64_t run_id, const scope_tree *trees, size_t n, double threshold, int json,
+                        FILE *out, char *err, size_t errlen)
+{
+    view v = {.trees = calloc(n ? n : 1, sizeof *v.trees), .n = n, .threshold = threshold, .out = out};
+    int rc = v.trees ? 0 : -1;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        v.trees[i].t = &trees[i];
+        rc = gather(d, run_id, &v.trees[i], err, errlen);
+        if (rc == 0)
+            v.total += v.trees[i].c[0].instructions;
+    }
+    if (rc == 0) {
+        rc = json ? write_json(&v, run_id) : write_text(&v);
+        if (rc != 0)
+            snprintf(err, errlen, "cannot write the scope view");
+    }
+    for (size_t i = 0; v.trees && i < n; i++)
+        free(v.trees[i].c);
+    free(v.trees);
+    return rc;
+}
