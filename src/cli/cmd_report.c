@@ -229,7 +229,7 @@ static int load_run_trees(db *d, int64_t run_id, scope_tree **trees, size_t *n, 
                                 "are left out\n", mods[i].path);
             continue;
         }
-        rc = structure_ensure(d, mods[i].path, &id, &analysed, err, errlen);
+        rc = structure_ensure(d, mods[i].path, &id, &analysed, NULL, err, errlen);
         if (rc == 0)
             rc = scope_tree_load(d, id, &(*trees)[*n], err, errlen);
         if (rc == 0)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/launch.h"
@@ -148,12 +149,16 @@ static int load_trees(db *d, const structure_options *o, char **paths, size_t n,
     for (size_t i = 0; i < n; i++) {
         int64_t id;
         int analysed;
+        structure_timing tm;
         double t0 = now_seconds();
-        if (structure_ensure(d, paths[i], &id, &analysed, err, errlen) != 0)
+        if (structure_ensure(d, paths[i], &id, &analysed, &tm, err, errlen) != 0)
             return -1;
-        if (o->timing)
-            fprintf(stderr, "augur structure: %s: %s in %.3f s\n", paths[i],
-                    analysed ? "analysed and stored" : "found in the database", now_seconds() - t0);
+        if (o->timing && analysed)
+            fprintf(stderr, "augur structure: %s: analysed in %.3f s, stored in %.3f s\n", paths[i], tm.analyse,
+                    tm.store);
+        else if (o->timing)
+            fprintf(stderr, "augur structure: %s: found in the database in %.3f s\n", paths[i],
+                    now_seconds() - t0);
         if (scope_tree_load(d, id, &trees[i], err, errlen) != 0)
             return -1;
     }
@@ -204,7 +209,14 @@ int cmd_structure(int argc, char **argv)
     if (rc != 0)
         return rc;
     char err[1024], program[PATH_MAX];
-    if (find_program(o.program, program, sizeof program, err, sizeof err) != 0) {
+    /* A path names any ELF file (shared objects are not executable); a bare
+     * name is looked up in PATH as the shell would. */
+    if (strchr(o.program, '/') && access(o.program, R_OK) == 0) {
+        snprintf(program, sizeof program, "%s", o.program);
+    } else if (strchr(o.program, '/')) {
+        fprintf(stderr, "augur structure: cannot read %s: %s\n", o.program, strerror(errno));
+        return EXIT_FAILURE_OTHER;
+    } else if (find_program(o.program, program, sizeof program, err, sizeof err) != 0) {
         fprintf(stderr, "augur structure: %s\n", err);
         return EXIT_FAILURE_OTHER;
     }

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "binary/buildid.h"
@@ -18,8 +19,20 @@ static void show_progress(void *ctx, size_t done, size_t total)
         fputc('\n', stderr);
 }
 
-int structure_ensure(db *d, const char *path, int64_t *binary_id, int *analysed, char *err, size_t errlen)
+static double now_seconds(void)
 {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int structure_ensure(db *d, const char *path, int64_t *binary_id, int *analysed, structure_timing *timing,
+                     char *err, size_t errlen)
+{
+    structure_timing local;
+    if (!timing)
+        timing = &local;
+    *timing = (structure_timing){0, 0};
     char build_id[BUILD_ID_HEX_MAX], key[4200];
     *analysed = 0;
     elf_build_id(path, build_id, sizeof build_id);
@@ -31,12 +44,16 @@ int structure_ensure(db *d, const char *path, int64_t *binary_id, int *analysed,
     if (db_indirect_targets(d, build_id, (uint64_t(**)[2]) & opt.extra, &opt.nextra, err, errlen) != 0)
         return -1;
     st_module *m;
+    double t0 = now_seconds();
     rc = st_analyse(path, &opt, &m, err, errlen);
     free((void *)opt.extra);
     if (rc != 0)
         return -1;
+    double t1 = now_seconds();
     rc = db_store_structure(d, key, m, binary_id, err, errlen);
     st_module_free(m);
+    timing->analyse = t1 - t0;
+    timing->store = now_seconds() - t1;
     *analysed = rc == 0;
     return rc;
 }

@@ -8,10 +8,17 @@
 
 #include "db/db.h"
 
+/* Seconds spent, when a binary was analysed. */
+typedef struct structure_timing {
+    double analyse, store;
+} structure_timing;
+
 /* The id of the stored structure of the ELF file at `path`: found by its
  * build-id, or analysed now (with the indirect-jump targets runs in the
- * database saw) and stored.  *analysed says which.  -1 with a message
- * naming the file when it cannot be analysed or stored. */
-int structure_ensure(db *d, const char *path, int64_t *binary_id, int *analysed, char *err, size_t errlen);
+ * database saw) and stored.  *analysed says which; `timing` (may be NULL)
+ * receives the time of each step.  -1 with a message naming the file when
+ * it cannot be analysed or stored. */
+int structure_ensure(db *d, const char *path, int64_t *binary_id, int *analysed, structure_timing *timing,
+                     char *err, size_t errlen);
 
 #endif

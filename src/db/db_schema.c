@@ -229,18 +229,37 @@ static const char structure_schema_sql[] =
     "  strides   TEXT NOT NULL,\n"
     "  PRIMARY KEY (binary_id, addr, operand)\n"
     ") WITHOUT ROWID;\n"
-    "CREATE TABLE dependences (\n"
-    "  binary_id INTEGER NOT NULL REFERENCES binaries(id) ON DELETE CASCADE,\n"
-    "  def_addr  INTEGER NOT NULL,\n"
-    "  use_addr  INTEGER NOT NULL,\n"
-    "  reg       TEXT NOT NULL,\n"
-    "  carried_by INTEGER\n"
+    "CREATE TABLE registers (\n"
+    "  id   INTEGER PRIMARY KEY,\n"
+    "  name TEXT NOT NULL\n"
     ");\n"
-    "CREATE INDEX dependences_by_use ON dependences(binary_id, use_addr);\n"
+    "CREATE TABLE dependences (\n"
+    "  binary_id  INTEGER NOT NULL REFERENCES binaries(id) ON DELETE CASCADE,\n"
+    "  use_addr   INTEGER NOT NULL,\n"
+    "  def_addr   INTEGER NOT NULL,\n"
+    "  reg        INTEGER NOT NULL REFERENCES registers(id),\n"
+    "  carried_by INTEGER,\n"
+    "  PRIMARY KEY (binary_id, use_addr, def_addr, reg)\n"
+    ") WITHOUT ROWID;\n"
     "CREATE VIEW scope_list AS\n"
     "  SELECT b.build_id, b.path AS binary, s.id, s.parent, s.kind, s.name, s.file,\n"
     "         s.first_line, s.last_line, printf('%x', s.entry_addr) AS entry_hex, s.folded\n"
     "  FROM scopes s JOIN binaries b ON b.id = s.binary_id;\n";
+
+static int fill_registers(db *d, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (db_prepare(d, "INSERT INTO registers (id, name) VALUES (?, ?)", &st, "create the schema", err, errlen) != 0)
+        return -1;
+    int rc = 0;
+    for (int r = 0; r < ST_REG_COUNT && rc == 0; r++) {
+        sqlite3_bind_int(st, 1, r);
+        sqlite3_bind_text(st, 2, st_reg_name((uint8_t)r), -1, SQLITE_STATIC);
+        rc = db_step_done(d, st, "create the schema", err, errlen);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
 
 static int fill_instruction_classes(db *d, char *err, size_t errlen)
 {
@@ -262,7 +281,7 @@ static int fill_instruction_classes(db *d, char *err, size_t errlen)
 static int create_structure_schema(db *d, char *err, size_t errlen)
 {
     if (db_exec(d, structure_schema_sql, "create the schema", err, errlen) != 0 ||
-        fill_instruction_classes(d, err, errlen) != 0)
+        fill_instruction_classes(d, err, errlen) != 0 || fill_registers(d, err, errlen) != 0)
         return -1;
     char meta[128];
     snprintf(meta, sizeof meta, "UPDATE meta SET value = '%d' WHERE key = 'schema_version';", DB_SCHEMA_VERSION);

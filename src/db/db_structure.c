@@ -56,7 +56,7 @@ int db_find_binary(db *d, const char *key, int64_t *binary_id, char *err, size_t
 /* ---- storing ------------------------------------------------------------- */
 
 /* The statements of one store, prepared once. */
-enum { S_BINARY, S_SCOPE, S_EDGE, S_MEMOP, S_DEP, NSTORE };
+enum { S_BINARY, S_SCOPE, S_EDGE, S_MEMOP, NSTORE };
 static const char *const store_sql[NSTORE] = {
     "INSERT INTO binaries (key, build_id, path, stripped, has_dwarf, text_bytes, functions, instructions, loops, "
     "warnings, analysed, augur_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -65,7 +65,6 @@ static const char *const store_sql[NSTORE] = {
     "INSERT INTO loop_edges (binary_id, scope, kind, addr) VALUES (?, ?, ?, ?)",
     "INSERT INTO memory_operands (binary_id, addr, operand, access, size, formula, loops, strides) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-    "INSERT INTO dependences (binary_id, def_addr, use_addr, reg, carried_by) VALUES (?, ?, ?, ?, ?)",
 };
 
 typedef struct storer {
@@ -73,7 +72,7 @@ typedef struct storer {
     const st_module *m;
     int64_t id;
     sqlite3_stmt *st[NSTORE];
-    db_batch insns;
+    db_batch insns, deps;
     char *err;
     size_t errlen;
 } storer;
@@ -261,22 +260,19 @@ static int store_deps(storer *s, size_t fi, uint8_t *looped)
 {
     const st_function *f = &s->m->functions[fi];
     const st_dataflow *df = &s->m->dataflow[fi];
-    sqlite3_stmt *st = s->st[S_DEP];
-    for (uint32_t b = 0; b < f->nblocks; b++)
-        memset(looped + f->blocks[b].first, f->blocks[b].loop >= 0, f->blocks[b].n);
+    db_batch *b = &s->deps;
+    for (uint32_t k = 0; k < f->nblocks; k++)
+        memset(looped + f->blocks[k].first, f->blocks[k].loop >= 0, f->blocks[k].n);
     for (size_t k = 0; k < df->ndeps; k++) {
         const st_dep *dp = &df->deps[k];
         if (!looped[dp->use])
             continue;
-        sqlite3_bind_int64(st, 1, s->id);
-        db_bind_u64(st, 2, f->insns[dp->def].addr);
-        db_bind_u64(st, 3, f->insns[dp->use].addr);
-        sqlite3_bind_text(st, 4, st_reg_name(dp->reg), -1, SQLITE_STATIC);
-        if (dp->carried && dp->loop >= 0)
-            sqlite3_bind_int64(st, 5, s->m->loop_scopes[fi][dp->loop]);
-        else
-            sqlite3_bind_null(st, 5);
-        if (done(s, S_DEP) != 0)
+        db_batch_int(b, s->id);
+        db_batch_u64(b, f->insns[dp->use].addr);
+        db_batch_u64(b, f->insns[dp->def].addr);
+        db_batch_int(b, dp->reg);
+        db_batch_id(b, dp->carried && dp->loop >= 0 ? s->m->loop_scopes[fi][dp->loop] : 0); /* a loop is never scope 0 */
+        if (db_batch_row(s->d, b, DOING_STORE, s->err, s->errlen) != 0)
             return -1;
     }
     return 0;
@@ -298,7 +294,9 @@ static int store_functions(storer *s)
         rc = store_instructions(s, fi) || store_loop_edges(s, fi) || store_memops(s, fi) ||
              store_deps(s, fi, looped);
     free(looped);
-    return rc ? -1 : db_batch_flush(s->d, &s->insns, DOING_STORE, s->err, s->errlen);
+    if (rc == 0)
+        rc = db_batch_flush(s->d, &s->insns, DOING_STORE, s->err, s->errlen);
+    return rc == 0 ? db_batch_flush(s->d, &s->deps, DOING_STORE, s->err, s->errlen) : -1;
 }
 
 /* Inside the caller's transaction: the key's id if another process stored
@@ -329,7 +327,10 @@ int db_store_structure(db *d, const char *key, const st_module *m, int64_t *bina
                   "INSERT INTO static_instructions (binary_id, addr, len, scope, line, class, width, elem_bits, "
                   "flops, loads, stores) VALUES ",
                   11);
-    int rc = db_exec(d, "BEGIN IMMEDIATE", DOING_STORE, err, errlen);
+    db_batch_init(&s->deps, "INSERT OR IGNORE INTO dependences (binary_id, use_addr, def_addr, reg, carried_by) VALUES ",
+                  5);
+    /* a larger page cache: a big binary writes hundreds of MB in one transaction */
+    int rc = db_exec(d, "PRAGMA cache_size = -65536; BEGIN IMMEDIATE", DOING_STORE, err, errlen);
     if (rc == 0)
         rc = store_all(s, key, binary_id);
     if (rc == 0)
@@ -339,6 +340,7 @@ int db_store_structure(db *d, const char *key, const st_module *m, int64_t *bina
     for (int k = 0; k < NSTORE; k++)
         sqlite3_finalize(s->st[k]);
     db_batch_free(&s->insns);
+    db_batch_free(&s->deps);
     free(s);
     return rc;
 }

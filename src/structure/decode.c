@@ -329,6 +329,9 @@ static void set_flow(const ZydisDecodedInstruction *zi, const ZydisDecodedOperan
 
 /* ---- the instruction ------------------------------------------------------ */
 
+/* Decode one instruction at code[0..avail) as if at addr (contract in
+ * structure.h): its length, or 0 with *out zeroed when the bytes are not a
+ * valid 64-bit instruction or end before it does. */
 size_t st_decode_one(const uint8_t *code, size_t avail, uint64_t addr, st_insn *out)
 {
     static const st_insn empty; /* copied, not memset: no rep stos start-up */

@@ -110,7 +110,7 @@ check "truncated message" "$(grep -c 'truncated' "$WORK/err.txt")" 1
 check "empty file exit" "$?" 1
 "$AUGUR" structure --db "$WORK/bad.db" "$WORK/no-such-program" > /dev/null 2> "$WORK/err.txt"
 check "missing program exit" "$?" 1
-check "missing program message" "$(grep -c 'not found' "$WORK/err.txt")" 1
+check "missing program message" "$(grep -c "No such file" "$WORK/err.txt")" 1
 check "nothing stored for bad input" "$(sqlite3 "$WORK/bad.db" 'SELECT count(*) FROM binaries')" 0
 
 strip -o "$WORK/stripped" "$PROGRAMS/kernels_O2"
