@@ -160,9 +160,13 @@ int db_store_structure(db *d, const char *key, const struct st_module *m, int64_
                        size_t errlen);
 
 /* Targets of indirect jumps and calls that the runs in the database saw in
- * the module with `build_id`, as {jump address, target address} pairs with
- * module-relative addresses; *pairs is a new array (free() it). */
-int db_indirect_targets(db *d, const char *build_id, uint64_t (**pairs)[2], size_t *n, char *err, size_t errlen);
+ * the module with `build_id`, with module-relative addresses; *out is a new
+ * array (free() it). */
+typedef struct db_jump_target {
+    uint64_t jump, target;
+} db_jump_target;
+
+int db_indirect_targets(db *d, const char *build_id, db_jump_target **out, size_t *n, char *err, size_t errlen);
 
 /* One row of `binaries`. */
 typedef struct db_binary {
@@ -207,9 +211,16 @@ int db_scope_counts(db *d, int64_t run_id, int64_t binary_id, db_scope_count **o
 
 /* Per loop scope of a binary in a run: header executions and back-edge
  * traversals (entries = headers - back; iterations per entry = headers /
- * entries).  Arrays parallel to *scopes, new (free() them). */
-int db_loop_counts(db *d, int64_t run_id, int64_t binary_id, int64_t **scopes, uint64_t **headers, uint64_t **back,
-                   size_t *n, char *err, size_t errlen);
+ * entries). */
+typedef struct db_loop_count {
+    int64_t scope;
+    uint64_t headers, back;
+} db_loop_count;
+
+/* The loop counts of run `run_id` in binary `binary_id`, ascending scope,
+ * into a new array (free() it). */
+int db_loop_counts(db *d, int64_t run_id, int64_t binary_id, db_loop_count **out, size_t *n, char *err,
+                   size_t errlen);
 
 /* Modules of a run that executed instructions: path and build-id. */
 typedef struct db_run_module {

@@ -18,46 +18,77 @@ static int oom(const db *d, char *err, size_t errlen)
     return -1;
 }
 
-/* Grow *v (of *cap elements of `size`) to hold n + 1. */
-static int reserve(void **v, size_t *cap, size_t n, size_t size)
+/* Rows of a query appended to a growing array of `size`-byte elements,
+ * each filled from the row by `fill` (0, or -1 when memory runs out). */
+typedef struct row_array {
+    void **v;
+    size_t *n, cap, size;
+    int (*fill)(void *elem, sqlite3_stmt *st);
+} row_array;
+
+/* Step `st` to its end into `a`, then finalize it. */
+static int collect_rows(db *d, sqlite3_stmt *st, row_array *a, char *err, size_t errlen)
 {
-    if (n < *cap)
-        return 0;
-    size_t c = *cap ? 2 * *cap : 64;
-    void *grown = realloc(*v, c * size);
-    if (!grown)
+    int rc;
+    *a->v = NULL;
+    *a->n = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*a->n == a->cap) {
+            size_t cap = a->cap ? 2 * a->cap : 64;
+            void *grown = realloc(*a->v, cap * a->size);
+            if (!grown)
+                break;
+            *a->v = grown;
+            a->cap = cap;
+        }
+        void *elem = (char *)*a->v + *a->n * a->size;
+        memset(elem, 0, a->size);
+        ++*a->n;
+        if (a->fill(elem, st) != 0)
+            break;
+    }
+    sqlite3_finalize(st);
+    if (rc == SQLITE_ROW)
+        return oom(d, err, errlen);
+    return rc == SQLITE_DONE ? 0 : db_fail(d, DOING, err, errlen);
+}
+
+/* Prepare `sql`, bind ?1 and ?2 (when nonzero) and collect its rows. */
+static int query_rows(db *d, const char *sql, int64_t p1, int64_t p2, row_array *a, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (db_prepare(d, sql, &st, DOING, err, errlen) != 0)
         return -1;
-    *v = grown;
-    *cap = c;
+    sqlite3_bind_int64(st, 1, p1);
+    if (p2)
+        sqlite3_bind_int64(st, 2, p2);
+    return collect_rows(d, st, a, err, errlen);
+}
+
+static int fill_target(void *elem, sqlite3_stmt *st)
+{
+    db_jump_target *t = elem;
+    t->jump = db_column_u64(st, 0);
+    t->target = db_column_u64(st, 1);
     return 0;
 }
 
-int db_indirect_targets(db *d, const char *build_id, uint64_t (**pairs)[2], size_t *n, char *err, size_t errlen)
+int db_indirect_targets(db *d, const char *build_id, db_jump_target **out, size_t *n, char *err, size_t errlen)
 {
     static const char sql[] = "SELECT DISTINCT i.addr, t.addr FROM branch_targets t"
                               " JOIN instructions i ON i.id = t.instruction_id"
                               " JOIN modules m ON m.id = i.module_id"
                               " WHERE m.build_id = ? AND t.module_id = i.module_id";
     sqlite3_stmt *st;
-    *pairs = NULL;
+    *out = NULL;
     *n = 0;
     if (!build_id || !*build_id)
         return 0;
     if (db_prepare(d, sql, &st, DOING, err, errlen) != 0)
         return -1;
     sqlite3_bind_text(st, 1, build_id, -1, SQLITE_STATIC);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (reserve((void **)pairs, &cap, *n, sizeof **pairs) != 0) {
-            sqlite3_finalize(st);
-            return oom(d, err, errlen);
-        }
-        (*pairs)[*n][0] = db_column_u64(st, 0);
-        (*pairs)[(*n)++][1] = db_column_u64(st, 1);
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : db_fail(d, DOING, err, errlen);
+    row_array a = {(void **)out, n, 0, sizeof **out, fill_target};
+    return collect_rows(d, st, &a, err, errlen);
 }
 
 int db_get_binary(db *d, int64_t binary_id, db_binary *out, char *err, size_t errlen)
@@ -117,6 +148,11 @@ static int read_scope(sqlite3_stmt *st, db_scope *s)
     return s->kind && s->name ? 0 : -1;
 }
 
+static int fill_scope(void *elem, sqlite3_stmt *st)
+{
+    return read_scope(st, elem);
+}
+
 int db_get_scopes(db *d, int64_t binary_id, db_scope **out, size_t *n, char *err, size_t errlen)
 {
     static const char sql[] =
@@ -124,22 +160,8 @@ int db_get_scopes(db *d, int64_t binary_id, db_scope **out, size_t *n, char *err
         " s.call_file, s.call_line, coalesce(c.n, 0) FROM scopes s"
         " LEFT JOIN (SELECT scope, count(*) AS n FROM static_instructions WHERE binary_id = ?1 GROUP BY scope) c"
         " ON c.scope = s.id WHERE s.binary_id = ?1 ORDER BY s.id";
-    sqlite3_stmt *st;
-    size_t cap = 0;
-    *out = NULL;
-    *n = 0;
-    if (db_prepare(d, sql, &st, DOING, err, errlen) != 0)
-        return -1;
-    sqlite3_bind_int64(st, 1, binary_id);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (reserve((void **)out, &cap, *n, sizeof **out) != 0 || read_scope(st, &(*out)[(*n)++]) != 0) {
-            sqlite3_finalize(st);
-            return oom(d, err, errlen);
-        }
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : db_fail(d, DOING, err, errlen);
+    row_array a = {(void **)out, n, 0, sizeof **out, fill_scope};
+    return query_rows(d, sql, binary_id, 0, &a, err, errlen);
 }
 
 void db_scopes_free(db_scope *s, size_t n)
@@ -149,40 +171,38 @@ void db_scopes_free(db_scope *s, size_t n)
     free(s);
 }
 
+static int fill_scope_count(void *elem, sqlite3_stmt *st)
+{
+    *(db_scope_count *)elem = (db_scope_count){sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1),
+                                                db_column_u64(st, 2), db_column_u64(st, 3), db_column_u64(st, 4),
+                                                db_column_u64(st, 5)};
+    return 0;
+}
+
 int db_scope_counts(db *d, int64_t run_id, int64_t binary_id, db_scope_count **out, size_t *n, char *err,
                     size_t errlen)
 {
     static const char sql[] =
         "SELECT s.scope, s.class, sum(i.executions), sum(i.executions * s.flops), sum(i.reads), sum(i.writes)"
+        /* CROSS JOIN fixes the order: from the run's few instructions to
+         * the binary's many static ones, by index */
         " FROM processes p CROSS JOIN instructions i ON i.process_id = p.id"
         " CROSS JOIN modules m ON m.id = i.module_id"
         " CROSS JOIN binaries b ON b.id = ?2 AND " MODULE_MATCH
         " JOIN static_instructions s ON s.binary_id = b.id AND s.addr = i.addr"
         " WHERE p.run_id = ?1 GROUP BY s.scope, s.class";
-    sqlite3_stmt *st;
-    size_t cap = 0;
-    *out = NULL;
-    *n = 0;
-    if (db_prepare(d, sql, &st, DOING, err, errlen) != 0)
-        return -1;
-    sqlite3_bind_int64(st, 1, run_id);
-    sqlite3_bind_int64(st, 2, binary_id);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (reserve((void **)out, &cap, *n, sizeof **out) != 0) {
-            sqlite3_finalize(st);
-            return oom(d, err, errlen);
-        }
-        (*out)[(*n)++] = (db_scope_count){sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1),
-                                          db_column_u64(st, 2), db_column_u64(st, 3), db_column_u64(st, 4),
-                                          db_column_u64(st, 5)};
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : db_fail(d, DOING, err, errlen);
+    row_array a = {(void **)out, n, 0, sizeof **out, fill_scope_count};
+    return query_rows(d, sql, run_id, binary_id, &a, err, errlen);
 }
 
-int db_loop_counts(db *d, int64_t run_id, int64_t binary_id, int64_t **scopes, uint64_t **headers, uint64_t **back,
-                   size_t *n, char *err, size_t errlen)
+static int fill_loop_count(void *elem, sqlite3_stmt *st)
+{
+    *(db_loop_count *)elem = (db_loop_count){sqlite3_column_int64(st, 0), db_column_u64(st, 1), db_column_u64(st, 2)};
+    return 0;
+}
+
+int db_loop_counts(db *d, int64_t run_id, int64_t binary_id, db_loop_count **out, size_t *n, char *err,
+                   size_t errlen)
 {
     static const char sql[] =
         "SELECT e.scope,"
@@ -190,34 +210,21 @@ int db_loop_counts(db *d, int64_t run_id, int64_t binary_id, int64_t **scopes, u
         " sum(CASE e.kind WHEN 'back_taken' THEN i.taken"
         "                 WHEN 'back_fallthrough' THEN i.executions - i.taken"
         "                 WHEN 'back_always' THEN i.executions ELSE 0 END)"
-        /* CROSS JOIN fixes the order: from the run's few instructions to
-         * the binary's many loop edges, by index */
         " FROM processes p CROSS JOIN instructions i ON i.process_id = p.id"
         " CROSS JOIN modules m ON m.id = i.module_id"
         " CROSS JOIN binaries b ON b.id = ?2 AND " MODULE_MATCH
         " JOIN loop_edges e ON e.binary_id = b.id AND e.addr = i.addr"
         " WHERE p.run_id = ?1 GROUP BY e.scope ORDER BY e.scope";
-    sqlite3_stmt *st;
-    size_t cap = 0, cap2 = 0, cap3 = 0;
-    *scopes = NULL, *headers = NULL, *back = NULL;
-    *n = 0;
-    if (db_prepare(d, sql, &st, DOING, err, errlen) != 0)
-        return -1;
-    sqlite3_bind_int64(st, 1, run_id);
-    sqlite3_bind_int64(st, 2, binary_id);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (reserve((void **)scopes, &cap, *n, sizeof **scopes) || reserve((void **)headers, &cap2, *n, sizeof **headers) ||
-            reserve((void **)back, &cap3, *n, sizeof **back)) {
-            sqlite3_finalize(st);
-            return oom(d, err, errlen);
-        }
-        (*scopes)[*n] = sqlite3_column_int64(st, 0);
-        (*headers)[*n] = db_column_u64(st, 1);
-        (*back)[(*n)++] = db_column_u64(st, 2);
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : db_fail(d, DOING, err, errlen);
+    row_array a = {(void **)out, n, 0, sizeof **out, fill_loop_count};
+    return query_rows(d, sql, run_id, binary_id, &a, err, errlen);
+}
+
+static int fill_run_module(void *elem, sqlite3_stmt *st)
+{
+    db_run_module *m = elem;
+    m->path = db_column_strdup(st, 0);
+    m->build_id = db_column_strdup(st, 1);
+    return m->path && m->build_id ? 0 : -1;
 }
 
 int db_run_modules(db *d, int64_t run_id, db_run_module **out, size_t *n, char *err, size_t errlen)
@@ -227,29 +234,8 @@ int db_run_modules(db *d, int64_t run_id, db_run_module **out, size_t *n, char *
                               "  JOIN processes p ON p.id = i.process_id WHERE p.run_id = ?1)"
                               " ORDER BY m.path <> (SELECT exe FROM processes WHERE run_id = ?1"
                               "                     ORDER BY position LIMIT 1), m.id"; /* program first */
-    sqlite3_stmt *st;
-    size_t cap = 0;
-    *out = NULL;
-    *n = 0;
-    if (db_prepare(d, sql, &st, DOING, err, errlen) != 0)
-        return -1;
-    sqlite3_bind_int64(st, 1, run_id);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (reserve((void **)out, &cap, *n, sizeof **out) != 0) {
-            sqlite3_finalize(st);
-            return oom(d, err, errlen);
-        }
-        db_run_module *m = &(*out)[(*n)++];
-        m->path = db_column_strdup(st, 0);
-        m->build_id = db_column_strdup(st, 1);
-        if (!m->path || !m->build_id) {
-            sqlite3_finalize(st);
-            return oom(d, err, errlen);
-        }
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : db_fail(d, DOING, err, errlen);
+    row_array a = {(void **)out, n, 0, sizeof **out, fill_run_module};
+    return query_rows(d, sql, run_id, 0, &a, err, errlen);
 }
 
 void db_run_modules_free(db_run_module *m, size_t n)

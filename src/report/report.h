@@ -114,6 +114,10 @@ typedef struct scope_tree {
 int scope_tree_load(db *d, int64_t binary_id, scope_tree *t, char *err, size_t errlen);
 void scope_tree_free(scope_tree *t);
 
+/* A new JSON object with what identifies a scope in both views: kind,
+ * name, file, lines. */
+json_t *scope_json_identity(const db_scope *s);
+
 /* `augur structure`: the program -> module -> ... tree of the given
  * binaries (the program first), as indented text or nested JSON
  * (docs/structure.md).  Returns 0, or -1 on a write error. */

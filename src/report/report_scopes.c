@@ -30,8 +30,7 @@ typedef struct counted_tree {
 static int gather(db *d, int64_t run_id, counted_tree *ct, char *err, size_t errlen)
 {
     db_scope_count *rows = NULL;
-    int64_t *scopes = NULL;
-    uint64_t *headers = NULL, *back = NULL;
+    db_loop_count *loops = NULL;
     size_t nrows = 0, nloops = 0;
     size_t n = ct->t->nscopes;
     ct->c = calloc(n, sizeof *ct->c);
@@ -39,7 +38,7 @@ static int gather(db *d, int64_t run_id, counted_tree *ct, char *err, size_t err
     if (rc == 0)
         rc = db_scope_counts(d, run_id, ct->t->binary.id, &rows, &nrows, err, errlen);
     if (rc == 0)
-        rc = db_loop_counts(d, run_id, ct->t->binary.id, &scopes, &headers, &back, &nloops, err, errlen);
+        rc = db_loop_counts(d, run_id, ct->t->binary.id, &loops, &nloops, err, errlen);
     for (size_t i = 0; rc == 0 && i < nrows; i++) {
         const db_scope_count *r = &rows[i];
         if (r->scope < 0 || (size_t)r->scope >= n || r->cls < 0 || r->cls >= ST_CLASS_COUNT)
@@ -53,9 +52,9 @@ static int gather(db *d, int64_t run_id, counted_tree *ct, char *err, size_t err
         c->writes += r->writes;
     }
     for (size_t i = 0; rc == 0 && i < nloops; i++)
-        if (scopes[i] >= 0 && (size_t)scopes[i] < n) {
-            ct->c[scopes[i]].headers = headers[i];
-            ct->c[scopes[i]].back = back[i];
+        if (loops[i].scope >= 0 && (size_t)loops[i].scope < n) {
+            ct->c[loops[i].scope].headers = loops[i].headers;
+            ct->c[loops[i].scope].back = loops[i].back;
         }
     for (size_t s = n; rc == 0 && s-- > 1;) { /* children have larger ids */
         scope_counts *c = &ct->c[s], *p = &ct->c[ct->t->scopes[s].parent];
@@ -70,7 +69,7 @@ static int gather(db *d, int64_t run_id, counted_tree *ct, char *err, size_t err
     }
     if (ct->c == NULL)
         snprintf(err, errlen, "out of memory");
-    free(rows), free(scopes), free(headers), free(back);
+    free(rows), free(loops);
     return rc;
 }
 
@@ -189,13 +188,7 @@ static json_t *json_scope(const view *v, const counted_tree *ct, uint32_t s)
 {
     const db_scope *sc = &ct->t->scopes[s];
     const scope_counts *c = &ct->c[s];
-    json_t *o = json_object(), *children = json_array();
-    json_object_set_new(o, "kind", json_string(sc->kind));
-    json_object_set_new(o, "name", json_string(sc->name));
-    json_object_set_new(o, "file", sc->file ? json_string(sc->file) : json_null());
-    json_object_set_new(o, "lines", sc->first_line ? json_pack("[II]", (json_int_t)sc->first_line,
-                                                                (json_int_t)sc->last_line)
-                                                   : json_null());
+    json_t *o = scope_json_identity(sc), *children = json_array();
     json_t *counts = json_counts(v, c);
     json_object_update(o, counts);
     json_decref(counts);

@@ -79,3 +79,15 @@ void scope_tree_free(scope_tree *t)
     free(t->first), free(t->count), free(t->child), free(t->inclusive);
     memset(t, 0, sizeof *t);
 }
+
+json_t *scope_json_identity(const db_scope *s)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "kind", json_string(s->kind));
+    json_object_set_new(o, "name", json_string(s->name));
+    json_object_set_new(o, "file", s->file ? json_string(s->file) : json_null());
+    json_object_set_new(o, "lines", s->first_line ? json_pack("[II]", (json_int_t)s->first_line,
+                                                               (json_int_t)s->last_line)
+                                                  : json_null());
+    return o;
+}

@@ -74,13 +74,7 @@ static json_t *hex(uint64_t v)
 static json_t *scope_json(const scope_tree *t, uint32_t s)
 {
     const db_scope *sc = &t->scopes[s];
-    json_t *o = json_object(), *children = json_array();
-    json_object_set_new(o, "kind", json_string(sc->kind));
-    json_object_set_new(o, "name", json_string(sc->name));
-    json_object_set_new(o, "file", sc->file ? json_string(sc->file) : json_null());
-    json_object_set_new(o, "lines", sc->first_line ? json_pack("[II]", (json_int_t)sc->first_line,
-                                                                (json_int_t)sc->last_line)
-                                                   : json_null());
+    json_t *o = scope_json_identity(sc), *children = json_array();
     json_object_set_new(o, "entry", hex(sc->entry_addr));
     json_object_set_new(o, "instructions", json_integer((json_int_t)t->inclusive[s]));
     if (!strcmp(sc->kind, "loop"))

@@ -47,15 +47,8 @@ static int ind_add(ind_list *l, uint32_t jump, uint32_t target, uint8_t kind)
 /* Index of the instruction starting at addr, or -1. */
 static int64_t insn_at(const st_function *f, uint64_t addr)
 {
-    size_t lo = 0, hi = f->ninsns;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (f->insns[mid].addr < addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < f->ninsns && f->insns[lo].addr == addr ? (int64_t)lo : -1;
+    uint32_t i = st_insn_lower_bound(f, addr);
+    return i < f->ninsns && f->insns[i].addr == addr ? (int64_t)i : -1;
 }
 
 /* The latest instruction before `pos`, not before `floor`, that writes

@@ -211,3 +211,16 @@ int st_find_functions(const st_image *img, st_function **out, size_t *n, uint64_
     *n = nf;
     return 0;
 }
+
+uint32_t st_insn_lower_bound(const st_function *f, uint64_t addr)
+{
+    uint32_t lo = 0, hi = f->ninsns;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (f->insns[mid].addr < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}

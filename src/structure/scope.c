@@ -126,20 +126,6 @@ static int add_candidate(builder *b, uint8_t kind, uint32_t id, uint32_t first)
     return 0;
 }
 
-/* First instruction of f at or after addr. */
-static uint32_t insn_lower_bound(const st_function *f, uint64_t addr)
-{
-    uint32_t lo = 0, hi = f->ninsns;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (f->insns[mid].addr < addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 static int loop_candidates(builder *b, const st_function *f)
 {
     for (uint32_t l = 0; l < f->nloops; l++) {
@@ -191,7 +177,7 @@ static int inline_candidates(builder *b, const st_function *f)
         uint32_t first = (uint32_t)b->nspans;
         size_t j = i;
         for (; j < n && mine[j][2] == mine[i][2] && rc == 0; j++)
-            rc = add_span(b, insn_lower_bound(f, mine[j][0]), insn_lower_bound(f, mine[j][1] < end ? mine[j][1] : end));
+            rc = add_span(b, st_insn_lower_bound(f, mine[j][0]), st_insn_lower_bound(f, mine[j][1] < end ? mine[j][1] : end));
         if (rc == 0)
             rc = add_candidate(b, ST_SCOPE_INLINED, (uint32_t)mine[i][2], first);
         i = j;

@@ -369,6 +369,10 @@ int st_image_read(const st_image *img, uint64_t addr, void *buf, size_t n);
 int st_find_functions(const st_image *img, st_function **out, size_t *n, uint64_t *invalid, char *err,
                       size_t errlen);
 
+/* The index of the first instruction of f at or after addr (f->ninsns when
+ * none). */
+uint32_t st_insn_lower_bound(const st_function *f, uint64_t addr);
+
 /* decode.c: decode one instruction at code[0..avail) as if at address
  * `addr`.  Returns its length (1..15), or 0 when the bytes are not a valid
  * instruction (then *out is zeroed). */

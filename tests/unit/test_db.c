@@ -502,7 +502,7 @@ static void test_foreign_files(void **state)
     sql_exec(s, "UPDATE meta SET value = '1' WHERE key = 'schema_version';"
                 "DROP VIEW scope_list; DROP TABLE dependences; DROP TABLE memory_operands; DROP TABLE loop_edges;"
                 "DROP TABLE static_instructions; DROP TABLE scopes; DROP TABLE instruction_classes;"
-                "DROP TABLE binaries;");
+                "DROP TABLE binaries; DROP TABLE registers;");
     sqlite3_close(s);
     db *d;
     char err[1024];
