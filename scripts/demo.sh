@@ -1,6 +1,7 @@
 #!/bin/bash
 # demo.sh — set up, build, then collect the example matrix multiply at three
-# sizes and report its counts and fully-associative cache misses.
+# sizes, report its counts and fully-associative cache misses, its loops
+# (augur structure) and its counts per function and loop (report --scopes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -14,3 +15,7 @@ done
 sqlite3 -header -column "$DB" 'select id, params, status, command from run_list'
 echo
 build/augur report --db "$DB" --cache 32K --cache 1M --top 10
+echo
+build/augur structure --db "$DB" build/examples/matmul | grep -v -E ' (_init|_fini|_start|\[\.plt[a-z.]*\]|deregister_tm_clones|register_tm_clones|__do_global_dtors_aux|frame_dummy) '
+echo
+build/augur report --db "$DB" --scopes --threshold 2
