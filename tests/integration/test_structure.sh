@@ -78,6 +78,8 @@ for O in O0 O2 O3; do
     fi
     if [ "$O" = O3 ]; then
         # vectorised: fewer fp_add instructions than N, yet N flops (2 lanes each)
+        # the vector loop and its scalar remainder cover the same lines: folded into one scope
+        check "O3 vector + remainder folded" "$(loops_of "$S" vector | jq -c '[.[] | .folded]')" "[2]"
         adds=$(fn_scope "$R" vector | jq '.classes.fp_add')
         check "O3 vector loop is vectorised" "$([ "$adds" -lt "$N" ] && echo yes || echo "no ($adds adds)")" yes
     fi
