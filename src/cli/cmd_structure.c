@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -113,13 +112,6 @@ static int parse_options(int argc, char **argv, structure_options *o)
     return 0;
 }
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* The program, then its shared objects when asked for. */
 static int module_paths(const structure_options *o, const char *program, char ***paths, size_t *n, char *err,
                         size_t errlen)
@@ -150,15 +142,13 @@ static int load_trees(db *d, const structure_options *o, char **paths, size_t n,
         int64_t id;
         int analysed;
         structure_timing tm;
-        double t0 = now_seconds();
         if (structure_ensure(d, paths[i], &id, &analysed, &tm, err, errlen) != 0)
             return -1;
         if (o->timing && analysed)
             fprintf(stderr, "augur structure: %s: analysed in %.3f s, stored in %.3f s\n", paths[i], tm.analyse,
                     tm.store);
         else if (o->timing)
-            fprintf(stderr, "augur structure: %s: found in the database in %.3f s\n", paths[i],
-                    now_seconds() - t0);
+            fprintf(stderr, "augur structure: %s: found in the database\n", paths[i]);
         if (scope_tree_load(d, id, &trees[i], err, errlen) != 0)
             return -1;
     }

@@ -40,25 +40,16 @@ int structure_ensure(db *d, const char *path, int64_t *binary_id, int *analysed,
     int rc = db_find_binary(d, key, binary_id, err, errlen);
     if (rc != DB_NOT_FOUND)
         return rc;
-    db_jump_target *seen;
+    st_jump_target *seen;
     size_t nseen;
     if (db_indirect_targets(d, build_id, &seen, &nseen, err, errlen) != 0)
         return -1;
-    uint64_t(*extra)[2] = malloc((nseen ? nseen : 1) * sizeof *extra);
-    if (!extra) {
-        free(seen);
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
-    for (size_t i = 0; i < nseen; i++)
-        extra[i][0] = seen[i].jump, extra[i][1] = seen[i].target;
-    free(seen);
-    st_options opt = {.extra = (const uint64_t(*)[2])extra, .nextra = nseen,
-                      .progress = isatty(2) ? show_progress : NULL, .progress_ctx = (void *)path};
+    st_options opt = {.extra = seen, .nextra = nseen, .progress = isatty(2) ? show_progress : NULL,
+                      .progress_ctx = (void *)path};
     st_module *m;
     double t0 = now_seconds();
     rc = st_analyse(path, &opt, &m, err, errlen);
-    free(extra);
+    free(seen);
     if (rc != 0)
         return -1;
     double t1 = now_seconds();

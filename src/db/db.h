@@ -145,6 +145,7 @@ int db_names(db *d, enum db_name_kind kind, const int64_t *ids, size_t n, char *
  * rebuilt file is analysed again).  Profiles join to it by (build-id, addr). */
 
 struct st_module;
+struct st_jump_target;
 
 /* The key of the binary at `path` whose build-id is `build_id` ("" when it
  * has none; then the file's size and mtime are read). */
@@ -162,11 +163,8 @@ int db_store_structure(db *d, const char *key, const struct st_module *m, int64_
 /* Targets of indirect jumps and calls that the runs in the database saw in
  * the module with `build_id`, with module-relative addresses; *out is a new
  * array (free() it). */
-typedef struct db_jump_target {
-    uint64_t jump, target;
-} db_jump_target;
-
-int db_indirect_targets(db *d, const char *build_id, db_jump_target **out, size_t *n, char *err, size_t errlen);
+int db_indirect_targets(db *d, const char *build_id, struct st_jump_target **out, size_t *n, char *err,
+                        size_t errlen);
 
 /* One row of `binaries`. */
 typedef struct db_binary {

@@ -12,7 +12,6 @@
 
 #include "binary/buildid.h"
 #include "db/db_internal.h"
-#include "util/json_util.h"
 
 #ifndef AUGUR_VERSION
 #define AUGUR_VERSION "unknown"
@@ -174,15 +173,6 @@ static void fill_build_ids(profile *const *procs, size_t nprocs)
                          sizeof procs[i]->modules[m].build_id);
 }
 
-/* A new compact JSON array text of n strings, or NULL when out of memory. */
-static char *json_text(char *const *v, size_t n)
-{
-    json_t *a = json_string_array(v, n);
-    char *s = a ? json_dumps(a, JSON_COMPACT) : NULL;
-    json_decref(a);
-    return s;
-}
-
 /* ---- rows ---------------------------------------------------------------- */
 
 static const char *or_empty(const char *s)
@@ -237,7 +227,7 @@ static int insert_block_sizes(importer *im, const profile *p, int64_t run_id)
 
 static int insert_process(importer *im, const profile *p, int64_t run_id, int position, int64_t *process_id)
 {
-    char *args = json_text(p->argv, (size_t)p->argc);
+    char *args = db_json_strings(p->argv, (size_t)p->argc);
     if (!args) {
         snprintf(im->err, im->errlen, "%s: cannot %s: out of memory", im->d->path, DOING);
         return -1;
@@ -451,7 +441,7 @@ int db_import_run(db *d, const run_info *ri, profile *const *procs, size_t nproc
     if (check_run(d, ri, procs, nprocs, err, errlen) != 0)
         return -1;
     fill_build_ids(procs, nprocs);
-    char *command = json_text(ri->argv, (size_t)ri->argc);
+    char *command = db_json_strings(ri->argv, (size_t)ri->argc);
     if (!command) {
         snprintf(err, errlen, "%s: cannot %s: out of memory", d->path, DOING);
         return -1;

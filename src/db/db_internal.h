@@ -38,6 +38,11 @@ int db_bind_id(sqlite3_stmt *st, int col, int64_t id);
 /* Bind a string as text, or NULL when it is NULL. */
 int db_bind_text(sqlite3_stmt *st, int col, const char *s);
 
+/* A new compact JSON array text of n strings (bytes that are not UTF-8
+ * replaced, as json_string_array does), or NULL when out of memory; free()
+ * it. */
+char *db_json_strings(char *const *v, size_t n);
+
 /* A new copy of a text column ("" for an empty string), or NULL when the
  * column is NULL or memory runs out. */
 char *db_column_strdup(sqlite3_stmt *st, int col);

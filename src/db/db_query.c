@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "db/db_internal.h"
+#include "util/array.h"
 
 #define DOING "read the database"
 
@@ -206,15 +207,12 @@ int db_run_instructions(db *d, int64_t run_id, db_instr **out, size_t *n, char *
     size_t cap = 0;
     int rc;
     while ((rc = next_row(d, st, err, errlen)) == 1) {
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 1024;
-            db_instr *a = realloc(*out, cap * sizeof *a);
-            if (!a) {
-                rc = out_of_memory(d, err, errlen);
-                break;
-            }
-            *out = a;
+        db_instr *a = array_grow(*out, *n, &cap, sizeof *a);
+        if (!a) {
+            rc = out_of_memory(d, err, errlen);
+            break;
         }
+        *out = a;
         (*out)[(*n)++] = (db_instr){
             .id = sqlite3_column_int64(st, 0),
             .module_id = sqlite3_column_int64(st, 1), /* NULL reads as 0: unknown */

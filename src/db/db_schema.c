@@ -246,31 +246,26 @@ static const char structure_schema_sql[] =
     "         s.first_line, s.last_line, printf('%x', s.entry_addr) AS entry_hex, s.folded\n"
     "  FROM scopes s JOIN binaries b ON b.id = s.binary_id;\n";
 
-static int fill_registers(db *d, char *err, size_t errlen)
+static const char *class_name(int c)
 {
-    sqlite3_stmt *st;
-    if (db_prepare(d, "INSERT INTO registers (id, name) VALUES (?, ?)", &st, "create the schema", err, errlen) != 0)
-        return -1;
-    int rc = 0;
-    for (int r = 0; r < ST_REG_COUNT && rc == 0; r++) {
-        sqlite3_bind_int(st, 1, r);
-        sqlite3_bind_text(st, 2, st_reg_name((uint8_t)r), -1, SQLITE_STATIC);
-        rc = db_step_done(d, st, "create the schema", err, errlen);
-    }
-    sqlite3_finalize(st);
-    return rc;
+    return st_class_name((enum st_class)c);
 }
 
-static int fill_instruction_classes(db *d, char *err, size_t errlen)
+static const char *reg_name(int r)
+{
+    return st_reg_name((uint8_t)r);
+}
+
+/* Fill a lookup table (id, name) with ids 0 .. n-1 and their names. */
+static int fill_names(db *d, const char *insert, int n, const char *(*name)(int), char *err, size_t errlen)
 {
     sqlite3_stmt *st;
-    if (db_prepare(d, "INSERT INTO instruction_classes (id, name) VALUES (?, ?)", &st, "create the schema", err,
-                   errlen) != 0)
+    if (db_prepare(d, insert, &st, "create the schema", err, errlen) != 0)
         return -1;
     int rc = 0;
-    for (int c = 0; c < ST_CLASS_COUNT && rc == 0; c++) {
-        sqlite3_bind_int(st, 1, c);
-        sqlite3_bind_text(st, 2, st_class_name((enum st_class)c), -1, SQLITE_STATIC);
+    for (int k = 0; k < n && rc == 0; k++) {
+        sqlite3_bind_int(st, 1, k);
+        sqlite3_bind_text(st, 2, name(k), -1, SQLITE_STATIC);
         rc = db_step_done(d, st, "create the schema", err, errlen);
     }
     sqlite3_finalize(st);
@@ -281,7 +276,9 @@ static int fill_instruction_classes(db *d, char *err, size_t errlen)
 static int create_structure_schema(db *d, char *err, size_t errlen)
 {
     if (db_exec(d, structure_schema_sql, "create the schema", err, errlen) != 0 ||
-        fill_instruction_classes(d, err, errlen) != 0 || fill_registers(d, err, errlen) != 0)
+        fill_names(d, "INSERT INTO instruction_classes (id, name) VALUES (?, ?)", ST_CLASS_COUNT, class_name, err,
+                   errlen) != 0 ||
+        fill_names(d, "INSERT INTO registers (id, name) VALUES (?, ?)", ST_REG_COUNT, reg_name, err, errlen) != 0)
         return -1;
     char meta[128];
     snprintf(meta, sizeof meta, "UPDATE meta SET value = '%d' WHERE key = 'schema_version';", DB_SCHEMA_VERSION);

@@ -1,5 +1,6 @@
 /* db_sql.c — thin helpers over the SQLite API shared by src/db (see db_internal.h). */
 #include "db/db_internal.h"
+#include "util/json_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,4 +100,12 @@ char *db_column_strdup(sqlite3_stmt *st, int col)
 {
     const unsigned char *s = sqlite3_column_text(st, col);
     return s ? strdup((const char *)s) : NULL;
+}
+
+char *db_json_strings(char *const *v, size_t n)
+{
+    json_t *a = json_string_array(v, n);
+    char *s = a ? json_dumps(a, JSON_COMPACT) : NULL;
+    json_decref(a);
+    return s;
 }

@@ -2,7 +2,6 @@
  * instructions with their classes, loop edges, address formulas and loop
  * dependences) and the queries that join it with the runs' profiles.
  * Tables: docs/database.md, section "Structure". */
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,23 +81,13 @@ static int done(storer *s, int k)
     return db_step_done(s->d, s->st[k], DOING_STORE, s->err, s->errlen);
 }
 
-static char *json_strings(char *const *v, size_t n)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; a && i < n; i++)
-        json_array_append_new(a, json_string(v[i]));
-    char *text = a ? json_dumps(a, JSON_COMPACT) : NULL;
-    json_decref(a);
-    return text;
-}
-
 static int store_binary(storer *s, const char *key)
 {
     const st_module *m = s->m;
     uint64_t insns = 0, loops = 0;
     for (size_t i = 0; i < m->nfunctions; i++)
         insns += m->functions[i].ninsns, loops += m->functions[i].nloops;
-    char when[32], *warnings = json_strings(m->warnings, m->nwarnings);
+    char when[32], *warnings = db_json_strings(m->warnings, m->nwarnings);
     time_t now = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     sqlite3_stmt *st = s->st[S_BINARY];

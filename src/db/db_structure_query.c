@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "db/db_internal.h"
+#include "structure/structure.h"
+#include "util/array.h"
 
 #define DOING "read the structure"
 
@@ -33,14 +35,10 @@ static int collect_rows(db *d, sqlite3_stmt *st, row_array *a, char *err, size_t
     *a->v = NULL;
     *a->n = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*a->n == a->cap) {
-            size_t cap = a->cap ? 2 * a->cap : 64;
-            void *grown = realloc(*a->v, cap * a->size);
-            if (!grown)
-                break;
-            *a->v = grown;
-            a->cap = cap;
-        }
+        void *grown = array_grow(*a->v, *a->n, &a->cap, a->size);
+        if (!grown)
+            break;
+        *a->v = grown;
         void *elem = (char *)*a->v + *a->n * a->size;
         memset(elem, 0, a->size);
         ++*a->n;
@@ -67,13 +65,13 @@ static int query_rows(db *d, const char *sql, int64_t p1, int64_t p2, row_array 
 
 static int fill_target(void *elem, sqlite3_stmt *st)
 {
-    db_jump_target *t = elem;
+    st_jump_target *t = elem;
     t->jump = db_column_u64(st, 0);
     t->target = db_column_u64(st, 1);
     return 0;
 }
 
-int db_indirect_targets(db *d, const char *build_id, db_jump_target **out, size_t *n, char *err, size_t errlen)
+int db_indirect_targets(db *d, const char *build_id, st_jump_target **out, size_t *n, char *err, size_t errlen)
 {
     static const char sql[] = "SELECT DISTINCT i.addr, t.addr FROM branch_targets t"
                               " JOIN instructions i ON i.id = t.instruction_id"

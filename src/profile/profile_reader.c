@@ -20,6 +20,7 @@
 #include <zlib.h>
 
 #include "profile/profile.h"
+#include "util/array.h"
 #include "util/parse.h"
 
 /* Fields of the longest possible line: a hist line listing every bin. */
@@ -88,20 +89,6 @@ static const char *shown(const char *field, char *buf, size_t len)
 }
 
 /* ---- fields -------------------------------------------------------------- */
-
-/* Room for one more element in an array of `n` elements of `size` bytes
- * with capacity *cap.  Returns the (possibly moved) array, or NULL when out
- * of memory, in which case `arr` is still valid. */
-static void *grow(void *arr, size_t n, size_t *cap, size_t size)
-{
-    if (n < *cap)
-        return arr;
-    size_t ncap = *cap ? *cap * 2 : 8;
-    void *a = realloc(arr, ncap * size);
-    if (a)
-        *cap = ncap;
-    return a;
-}
 
 static int field_u64(reader *r, const char *f, const char *what, uint64_t *out)
 {
@@ -255,7 +242,7 @@ static int parse_arg(reader *r, char **f)
 {
     profile *p = r->p;
     /* One slot more than the arguments: argv stays NULL-terminated. */
-    char **a = grow(p->argv, (size_t)p->argc + 1, &r->cap_args, sizeof *p->argv);
+    char **a = array_grow(p->argv, (size_t)p->argc + 1, &r->cap_args, sizeof *p->argv);
     if (!a)
         return out_of_memory(r);
     p->argv = a;
@@ -314,7 +301,7 @@ static int parse_module(reader *r, char **f)
     profile *p = r->p;
     if (check_dense_id(r, f[1], "module", p->nmodules) != 0)
         return -1;
-    prof_module *m = grow(p->modules, (size_t)p->nmodules, &r->cap_modules, sizeof *m);
+    prof_module *m = array_grow(p->modules, (size_t)p->nmodules, &r->cap_modules, sizeof *m);
     if (!m)
         return out_of_memory(r);
     p->modules = m;
@@ -331,7 +318,7 @@ static int parse_name(reader *r, char **f, const char *kind, char ***names, int 
 {
     if (check_dense_id(r, f[1], kind, *n) != 0)
         return -1;
-    char **a = grow(*names, (size_t)*n, cap, sizeof **names);
+    char **a = array_grow(*names, (size_t)*n, cap, sizeof **names);
     if (!a)
         return out_of_memory(r);
     *names = a;
@@ -376,7 +363,7 @@ static int parse_ins(reader *r, char **f)
     profile *p = r->p;
     if (finish_instr(r) != 0)
         return -1;
-    prof_instr *in = grow(p->instrs, p->ninstrs, &r->cap_instrs, sizeof *in);
+    prof_instr *in = array_grow(p->instrs, p->ninstrs, &r->cap_instrs, sizeof *in);
     if (!in)
         return out_of_memory(r);
     p->instrs = in;
@@ -439,7 +426,7 @@ static int parse_ind(reader *r, char **f)
     prof_instr *in = attach(r, "ind", S_IND);
     if (!in)
         return -1;
-    prof_target *t = grow(in->targets, in->ntargets, &r->cap_targets, sizeof *t);
+    prof_target *t = array_grow(in->targets, in->ntargets, &r->cap_targets, sizeof *t);
     if (!t)
         return out_of_memory(r);
     in->targets = t;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "util/array.h"
 
 #define UNKNOWN "(unknown)"
 
@@ -28,16 +29,12 @@ __attribute__((format(printf, 2, 3))) static void cell(table *t, const char *fmt
 {
     if (t->failed)
         return;
-    if (t->ncells == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 64;
-        char **c = realloc(t->cells, cap * sizeof *c);
-        if (!c) {
-            t->failed = 1;
-            return;
-        }
-        t->cells = c;
-        t->cap = cap;
+    char **c = array_grow(t->cells, t->ncells, &t->cap, sizeof *c);
+    if (!c) {
+        t->failed = 1;
+        return;
     }
+    t->cells = c;
     va_list ap;
     va_start(ap, fmt);
     if (vasprintf(&t->cells[t->ncells], fmt, ap) < 0)

@@ -11,6 +11,7 @@
  * MAX_TABLE_ENTRIES), which recovers every case label and may rarely add
  * an edge to a neighbouring table's target inside the same function. */
 #include "structure/structure.h"
+#include "util/array.h"
 
 #include <Zydis/Mnemonic.h>
 #include <stdio.h>
@@ -33,13 +34,10 @@ typedef struct ind_list {
 
 static int ind_add(ind_list *l, uint32_t jump, uint32_t target, uint8_t kind)
 {
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 32;
-        ind_edge *grown = realloc(l->v, l->cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        l->v = grown;
-    }
+    ind_edge *v = array_grow(l->v, l->n, &l->cap, sizeof *v);
+    if (!v)
+        return -1;
+    l->v = v;
     l->v[l->n++] = (ind_edge){jump, target, kind};
     return 0;
 }
@@ -178,7 +176,7 @@ static int calls_through_constant(const st_insn *in)
 }
 
 /* Targets of f's indirect jumps: jump tables, then profile targets. */
-static int indirect_targets(st_function *f, const st_image *img, const uint64_t (*extra)[2], size_t nextra,
+static int indirect_targets(st_function *f, const st_image *img, const st_jump_target *extra, size_t nextra,
                             ind_list *out)
 {
     for (uint32_t i = 0; i < f->ninsns; i++) {
@@ -192,7 +190,7 @@ static int indirect_targets(st_function *f, const st_image *img, const uint64_t 
         }
     }
     for (size_t k = 0; k < nextra; k++) {
-        int64_t j = insn_at(f, extra[k][0]), t = insn_at(f, extra[k][1]);
+        int64_t j = insn_at(f, extra[k].jump), t = insn_at(f, extra[k].target);
         if (j >= 0 && t >= 0 && f->insns[j].flow == ST_FLOW_IJUMP &&
             ind_add(out, (uint32_t)j, (uint32_t)t, ST_EDGE_PROFILE) != 0)
             return -1;
@@ -229,13 +227,10 @@ static int add_edge(st_function *f, size_t *cap, uint32_t from, uint32_t to, uin
     for (uint32_t e = f->nedges; e-- > 0 && f->edges[e].from == from;)
         if (f->edges[e].to == to)
             return 0; /* e.g. a jcc to the next instruction, or a table's repeated target */
-    if (f->nedges == *cap) {
-        *cap = *cap ? 2 * *cap : 64;
-        st_edge *grown = realloc(f->edges, *cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        f->edges = grown;
-    }
+    st_edge *v = array_grow(f->edges, f->nedges, cap, sizeof *v);
+    if (!v)
+        return -1;
+    f->edges = v;
     f->edges[f->nedges++] = (st_edge){from, to, kind};
     return 0;
 }
@@ -283,7 +278,7 @@ static int build_blocks(st_function *f, const uint8_t *leader, uint32_t *block_o
     return 0;
 }
 
-int st_build_cfg(st_function *f, const st_image *img, const uint64_t (*extra)[2], size_t nextra, char *err,
+int st_build_cfg(st_function *f, const st_image *img, const st_jump_target *extra, size_t nextra, char *err,
                  size_t errlen)
 {
     if (f->ninsns == 0) {

@@ -14,6 +14,7 @@
  * Work is capped on huge functions (RD_BUDGET_BITS, WALK_CAP, REGION_CAP).
  */
 #include "structure/structure.h"
+#include "util/array.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -429,14 +430,10 @@ typedef struct dep_vec {
 /* Append one dependence; -1 when out of memory. */
 static int dep_push(dep_vec *d, uint32_t def, uint32_t use, unsigned reg, bool carried, int32_t loop)
 {
-    if (d->n == d->cap) {
-        size_t cap = d->cap ? d->cap * 2 : 256;
-        st_dep *v = realloc(d->v, cap * sizeof *v);
-        if (!v)
-            return -1;
-        d->v = v;
-        d->cap = cap;
-    }
+    st_dep *v = array_grow(d->v, d->n, &d->cap, sizeof *v);
+    if (!v)
+        return -1;
+    d->v = v;
     d->v[d->n++] = (st_dep){.def = def, .use = use, .reg = (uint8_t)reg, .carried = carried, .loop = loop};
     return 0;
 }

@@ -8,6 +8,7 @@
  * address plus a bias; addresses are returned as the file's link-time
  * addresses, the ones profiles store. */
 #include "structure/structure.h"
+#include "util/array.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -62,13 +63,10 @@ static uint32_t intern_file(dwarf_reader *r, const char *name)
     for (; r->file_slots[k]; k = (k + 1) & (r->nslots - 1))
         if (!strcmp(di->files[r->file_slots[k] - 1], name))
             return r->file_slots[k] - 1;
-    if (di->nfiles == r->files_cap) {
-        r->files_cap = r->files_cap ? 2 * r->files_cap : 64;
-        char **grown = realloc(di->files, r->files_cap * sizeof *grown);
-        if (!grown)
-            return r->oom = 1, UINT32_MAX;
-        di->files = grown;
-    }
+    char **grown = array_grow(di->files, di->nfiles, &r->files_cap, sizeof *grown);
+    if (!grown)
+        return r->oom = 1, UINT32_MAX;
+    di->files = grown;
     if (!(di->files[di->nfiles] = strdup(name)))
         return r->oom = 1, UINT32_MAX;
     r->file_slots[k] = (uint32_t)++di->nfiles;
@@ -78,15 +76,12 @@ static uint32_t intern_file(dwarf_reader *r, const char *name)
 static void add_row(dwarf_reader *r, uint64_t addr, uint32_t file, uint32_t line, bool stmt)
 {
     st_debug_info *di = r->di;
-    if (di->nrows == r->rows_cap) {
-        r->rows_cap = r->rows_cap ? 2 * r->rows_cap : 1024;
-        st_line_row *grown = realloc(di->rows, r->rows_cap * sizeof *grown);
-        if (!grown) {
-            r->oom = 1;
-            return;
-        }
-        di->rows = grown;
+    st_line_row *grown = array_grow(di->rows, di->nrows, &r->rows_cap, sizeof *grown);
+    if (!grown) {
+        r->oom = 1;
+        return;
     }
+    di->rows = grown;
     di->rows[di->nrows++] = (st_line_row){addr, file, line, stmt};
 }
 
@@ -126,13 +121,10 @@ static const char *inline_name(Dwarf_Die *die)
 static int32_t add_inline(dwarf_reader *r, Dwarf_Die *die, Dwarf_Files *files, int32_t parent)
 {
     st_debug_info *di = r->di;
-    if (di->ninlines == r->inlines_cap) {
-        r->inlines_cap = r->inlines_cap ? 2 * r->inlines_cap : 256;
-        st_inline *grown = realloc(di->inlines, r->inlines_cap * sizeof *grown);
-        if (!grown)
-            return r->oom = 1, -1;
-        di->inlines = grown;
-    }
+    st_inline *grown = array_grow(di->inlines, di->ninlines, &r->inlines_cap, sizeof *grown);
+    if (!grown)
+        return r->oom = 1, -1;
+    di->inlines = grown;
     st_inline *in = &di->inlines[di->ninlines];
     memset(in, 0, sizeof *in);
     in->parent = parent;
@@ -149,13 +141,12 @@ static int32_t add_inline(dwarf_reader *r, Dwarf_Die *die, Dwarf_Files *files, i
     Dwarf_Addr base, lo, hi;
     size_t cap = 0;
     for (ptrdiff_t off = 0; (off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0;) {
-        if (in->nranges == cap) {
-            cap = cap ? 2 * cap : 2;
-            uint64_t(*grown)[2] = realloc(in->ranges, cap * sizeof *grown);
-            if (!grown)
-                return r->oom = 1, -1;
-            in->ranges = grown;
+        uint64_t(*ranges)[2] = array_grow(in->ranges, in->nranges, &cap, sizeof *ranges);
+        if (!ranges) {
+            free(in->ranges);
+            return r->oom = 1, -1;
         }
+        in->ranges = ranges;
         in->ranges[in->nranges][0] = lo + r->bias;
         in->ranges[in->nranges++][1] = hi + r->bias;
     }

@@ -6,6 +6,7 @@
  * offset and size libelf reports is checked against the file's length, so
  * a truncated file is refused with a message instead of read past its end. */
 #include "structure/structure.h"
+#include "util/array.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -181,13 +182,10 @@ static int read_symtab(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, st_image *img,
         const char *name = elf_strptr(e, sh->sh_link, sym.st_name);
         if (!name || !*name)
             continue;
-        if (img->nsymbols == *cap) {
-            *cap = *cap ? 2 * *cap : 256;
-            st_symbol *grown = realloc(img->symbols, *cap * sizeof *grown);
-            if (!grown)
-                return -1;
-            img->symbols = grown;
-        }
+        st_symbol *grown = array_grow(img->symbols, img->nsymbols, cap, sizeof *grown);
+        if (!grown)
+            return -1;
+        img->symbols = grown;
         char *copy = strdup(name);
         if (!copy)
             return -1;

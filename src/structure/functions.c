@@ -5,6 +5,7 @@
  * stripped code) becomes functions too, so that every instruction a
  * profile can name is in the inventory. */
 #include "structure/structure.h"
+#include "util/array.h"
 
 #include <Zydis/Mnemonic.h>
 #include <stdio.h>
@@ -19,13 +20,10 @@ typedef struct start_list {
 
 static int add_start(start_list *l, const char *name, uint64_t addr, uint64_t size)
 {
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 256;
-        st_symbol *grown = realloc(l->v, l->cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        l->v = grown;
-    }
+    st_symbol *grown = array_grow(l->v, l->n, &l->cap, sizeof *grown);
+    if (!grown)
+        return -1;
+    l->v = grown;
     l->v[l->n++] = (st_symbol){(char *)name, addr, size};
     return 0;
 }
@@ -75,10 +73,7 @@ static int is_padding(const st_insn *in)
 static int decode_range(const st_section *sec, uint64_t start, uint64_t end, int skip_padding, st_function *f,
                         uint64_t *invalid)
 {
-    size_t cap = 16;
-    f->insns = malloc(cap * sizeof *f->insns);
-    if (!f->insns)
-        return -1;
+    size_t cap = 0;
     for (uint64_t a = start; a < end;) {
         const uint8_t *p = sec->bytes + (a - sec->addr);
         st_insn in;
@@ -91,13 +86,10 @@ static int decode_range(const st_section *sec, uint64_t start, uint64_t end, int
         a += len;
         if (skip_padding && f->ninsns == 0 && is_padding(&in))
             continue;
-        if (f->ninsns == cap) {
-            cap *= 2;
-            st_insn *grown = realloc(f->insns, cap * sizeof *grown);
-            if (!grown)
-                return -1;
-            f->insns = grown;
-        }
+        st_insn *grown = array_grow(f->insns, f->ninsns, &cap, sizeof *grown);
+        if (!grown)
+            return -1;
+        f->insns = grown;
         f->insns[f->ninsns++] = in;
     }
     if (f->ninsns > 0) {
@@ -110,13 +102,10 @@ static int decode_range(const st_section *sec, uint64_t start, uint64_t end, int
 /* Grow *fs by one zeroed function. */
 static st_function *new_function(st_function **fs, size_t *n, size_t *cap)
 {
-    if (*n == *cap) {
-        *cap = *cap ? 2 * *cap : 64;
-        st_function *grown = realloc(*fs, *cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        *fs = grown;
-    }
+    st_function *grown = array_grow(*fs, *n, cap, sizeof *grown);
+    if (!grown)
+        return NULL;
+    *fs = grown;
     memset(&(*fs)[*n], 0, sizeof **fs);
     return &(*fs)[(*n)++];
 }
@@ -160,12 +149,8 @@ static int section_functions(const st_section *sec, const start_list *l, st_func
         const st_symbol *s = &l->v[i];
         if (s->addr < sec->addr || s->addr >= sec_end)
             continue;
-        uint64_t next = sec_end;
-        for (size_t j = i + 1; j < l->n; j++)
-            if (l->v[j].addr > s->addr) {
-                next = l->v[j].addr < sec_end ? l->v[j].addr : sec_end;
-                break;
-            }
+        /* starts are unique and ascending: the next one ends this function */
+        uint64_t next = i + 1 < l->n && l->v[i + 1].addr < sec_end ? l->v[i + 1].addr : sec_end;
         if (s->addr < covered) /* inside the previous function's size */
             continue;
         if (s->addr > covered && add_function(sec, NULL, covered, s->addr, fs, n, cap, invalid) != 0)

@@ -19,6 +19,7 @@
  * after fission, peeling, versioning, software pipelining or tiling. */
 #define _GNU_SOURCE /* qsort_r */
 #include "structure/structure.h"
+#include "util/array.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +42,7 @@ typedef struct candidate {
 typedef struct builder {
     st_module *m;
     const st_debug_info *di;
-    size_t scopes_cap;
+    size_t scopes_cap, depth_cap;
     uint32_t *depth;      /* depth of each scope, parallel to m->scopes */
     span *spans;
     size_t nspans, spans_cap;
@@ -51,29 +52,17 @@ typedef struct builder {
     size_t ninl_ranges;
 } builder;
 
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *grown = realloc(*v, n * elem);
-    if (!grown)
-        return -1;
-    *v = grown;
-    *cap = n;
-    return 0;
-}
-
 /* Append a scope; returns its index or -1. */
 static int32_t add_scope(builder *b, uint8_t kind, int32_t parent, const char *name, uint32_t function)
 {
     st_module *m = b->m;
-    size_t cap = b->scopes_cap;
-    if (grow((void **)&m->scopes, &b->scopes_cap, m->nscopes + 1, sizeof *m->scopes) != 0 ||
-        grow((void **)&b->depth, &cap, m->nscopes + 1, sizeof *b->depth) != 0)
+    st_scope *scopes = array_grow(m->scopes, m->nscopes, &b->scopes_cap, sizeof *scopes);
+    if (scopes)
+        m->scopes = scopes;
+    uint32_t *depth = scopes ? array_grow(b->depth, m->nscopes, &b->depth_cap, sizeof *depth) : NULL;
+    if (!depth)
         return -1;
+    b->depth = depth;
     st_scope *s = &m->scopes[m->nscopes];
     memset(s, 0, sizeof *s);
     s->kind = kind;
@@ -107,8 +96,10 @@ static int add_span(builder *b, uint32_t lo, uint32_t hi)
         b->spans[b->nspans - 1].hi = hi;
         return 0;
     }
-    if (grow((void **)&b->spans, &b->spans_cap, b->nspans + 1, sizeof *b->spans) != 0)
+    span *spans = array_grow(b->spans, b->nspans, &b->spans_cap, sizeof *spans);
+    if (!spans)
         return -1;
+    b->spans = spans;
     b->spans[b->nspans++] = (span){lo, hi};
     return 0;
 }
@@ -120,8 +111,10 @@ static int add_candidate(builder *b, uint8_t kind, uint32_t id, uint32_t first)
         size += b->spans[k].hi - b->spans[k].lo;
     if (size == 0)
         return 0;
-    if (grow((void **)&b->cands, &b->cands_cap, b->ncands + 1, sizeof *b->cands) != 0)
+    candidate *cands = array_grow(b->cands, b->ncands, &b->cands_cap, sizeof *cands);
+    if (!cands)
         return -1;
+    b->cands = cands;
     b->cands[b->ncands++] = (candidate){kind, id, size, first, (uint32_t)(b->nspans - first)};
     return 0;
 }
@@ -304,8 +297,10 @@ static int collect_lines(const st_module *m, scope_line **out, size_t *n)
             if (p->file == UINT32_MAX)
                 continue;
             for (int32_t s = (int32_t)p->scope; s > 0; s = m->scopes[s].parent) {
-                if (grow((void **)out, &cap, *n + 1, sizeof **out) != 0)
+                scope_line *grown = array_grow(*out, *n, &cap, sizeof *grown);
+                if (!grown)
                     return -1;
+                *out = grown;
                 (*out)[(*n)++] = (scope_line){(uint32_t)s, p->file, p->line};
                 if (m->scopes[s].kind != ST_SCOPE_LOOP)
                     break;

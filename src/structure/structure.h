@@ -378,11 +378,17 @@ uint32_t st_insn_lower_bound(const st_function *f, uint64_t addr);
  * instruction (then *out is zeroed). */
 size_t st_decode_one(const uint8_t *code, size_t avail, uint64_t addr, st_insn *out);
 
+/* An indirect jump or call seen at run time going to `target` (link-time
+ * addresses), from the profiles in the database. */
+typedef struct st_jump_target {
+    uint64_t jump, target;
+} st_jump_target;
+
 /* cfg.c: split f->insns (decoded, ascending) into basic blocks joined by
  * edges.  Jump tables are read through img (may be NULL: no tables).
  * Extra targets of indirect jumps, from profiles, are in extra[0..nextra)
  * as pairs {jump instruction address, target address}. */
-int st_build_cfg(st_function *f, const st_image *img, const uint64_t (*extra)[2], size_t nextra, char *err,
+int st_build_cfg(st_function *f, const st_image *img, const st_jump_target *extra, size_t nextra, char *err,
                  size_t errlen);
 
 /* loops.c: fill blocks[].idom, blocks[].loop and f->loops. */
@@ -441,7 +447,7 @@ void st_function_free(st_function *f);
 
 /* analyse.c: the whole analysis of one ELF file. */
 typedef struct st_options {
-    const uint64_t (*extra)[2]; /* indirect-jump targets from profiles: {jump, target} */
+    const st_jump_target *extra; /* indirect-jump targets seen in profiles */
     size_t nextra;
     /* Called now and then with functions analysed and their total (NULL: silent). */
     void (*progress)(void *ctx, size_t done, size_t total);
