@@ -118,6 +118,21 @@ check "empty file exit" "$?" 1
 "$AUGUR" structure --db "$WORK/bad.db" "$WORK/no-such-program" > /dev/null 2> "$WORK/err.txt"
 check "missing program exit" "$?" 1
 check "missing program message" "$(grep -c "No such file" "$WORK/err.txt")" 1
+cp "$PROGRAMS/kernels_O2" "$WORK/arm"
+printf '\x28' | dd of="$WORK/arm" bs=1 seek=18 conv=notrunc status=none   # e_machine = EM_ARM
+"$AUGUR" structure --db "$WORK/bad.db" "$WORK/arm" > /dev/null 2> "$WORK/err.txt"
+check "non-x86-64 exit" "$?" 1
+check "non-x86-64 message" "$(grep -c 'not an x86-64 ELF file' "$WORK/err.txt")" 1
+cc -c -x c -o "$WORK/object.o" - <<<'int f(int x) { return x + 1; }'
+"$AUGUR" structure --db "$WORK/bad.db" "$WORK/object.o" > /dev/null 2> "$WORK/err.txt"
+check "relocatable object exit" "$?" 1
+check "relocatable object message" "$(grep -c 'link the program first' "$WORK/err.txt")" 1
+"$AUGUR" structure --db "$WORK/bad.db" --format xml "$PROGRAMS/kernels_O2" > /dev/null 2> "$WORK/err.txt"
+check "bad --format exit" "$?" 2
+check "bad --format message" "$(grep -c 'give --format text or --format json' "$WORK/err.txt")" 1
+"$AUGUR" report --db "$WORK/O2.db" --scopes --threshold 150 > /dev/null 2> "$WORK/err.txt"
+check "bad --threshold exit" "$?" 2
+check "bad --threshold message" "$(grep -c 'percentage from 0 to 100' "$WORK/err.txt")" 1
 check "nothing stored for bad input" "$(sqlite3 "$WORK/bad.db" 'SELECT count(*) FROM binaries')" 0
 
 strip -o "$WORK/stripped" "$PROGRAMS/kernels_O2"
