@@ -47,6 +47,24 @@ char *db_json_strings(char *const *v, size_t n);
  * column is NULL or memory runs out. */
 char *db_column_strdup(sqlite3_stmt *st, int col);
 
+/* ---- collecting rows (db_sql.c) -------------------------------------------
+ * Rows of a query appended to a growing array of `size`-byte elements, each
+ * zeroed and then filled from the row by `fill` (0, or -1 when memory runs
+ * out).  *v and *n are the caller's array and count. */
+typedef struct db_row_array {
+    void **v;
+    size_t *n, cap, size;
+    int (*fill)(void *elem, sqlite3_stmt *st);
+} db_row_array;
+
+/* Step `st` to its end into `a`, then finalize it; `doing` names the work
+ * in messages. */
+int db_collect_rows(db *d, sqlite3_stmt *st, db_row_array *a, const char *doing, char *err, size_t errlen);
+
+/* Prepare `sql`, bind ?1 and ?2 (when nonzero) and collect its rows. */
+int db_query_rows(db *d, const char *sql, int64_t p1, int64_t p2, db_row_array *a, const char *doing, char *err,
+                  size_t errlen);
+
 /* ---- multi-row inserts (db_batch.c) ---------------------------------------
  * Inserting many rows one statement each costs SQLite more in statement
  * overhead than in storage; a batch inserts DB_BATCH_ROWS rows per

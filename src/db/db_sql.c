@@ -1,5 +1,6 @@
 /* db_sql.c — thin helpers over the SQLite API shared by src/db (see db_internal.h). */
 #include "db/db_internal.h"
+#include "util/array.h"
 #include "util/json_util.h"
 
 #include <stdio.h>
@@ -108,4 +109,40 @@ char *db_json_strings(char *const *v, size_t n)
     char *s = a ? json_dumps(a, JSON_COMPACT) : NULL;
     json_decref(a);
     return s;
+}
+
+int db_collect_rows(db *d, sqlite3_stmt *st, db_row_array *a, const char *doing, char *err, size_t errlen)
+{
+    int rc;
+    *a->v = NULL;
+    *a->n = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        void *grown = array_grow(*a->v, *a->n, &a->cap, a->size);
+        if (!grown)
+            break;
+        *a->v = grown;
+        void *elem = (char *)*a->v + *a->n * a->size;
+        memset(elem, 0, a->size);
+        ++*a->n;
+        if (a->fill(elem, st) != 0)
+            break;
+    }
+    sqlite3_finalize(st);
+    if (rc == SQLITE_ROW) {
+        snprintf(err, errlen, "%s: cannot %s: out of memory", d->path, doing);
+        return -1;
+    }
+    return rc == SQLITE_DONE ? 0 : db_fail(d, doing, err, errlen);
+}
+
+int db_query_rows(db *d, const char *sql, int64_t p1, int64_t p2, db_row_array *a, const char *doing, char *err,
+                  size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (db_prepare(d, sql, &st, doing, err, errlen) != 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, p1);
+    if (p2)
+        sqlite3_bind_int64(st, 2, p2);
+    return db_collect_rows(d, st, a, doing, err, errlen);
 }

@@ -7,7 +7,6 @@
 
 #include "db/db_internal.h"
 #include "structure/structure.h"
-#include "util/array.h"
 
 #define DOING "read the structure"
 
@@ -18,49 +17,6 @@ static int oom(const db *d, char *err, size_t errlen)
 {
     snprintf(err, errlen, "%s: cannot %s: out of memory", d->path, DOING);
     return -1;
-}
-
-/* Rows of a query appended to a growing array of `size`-byte elements,
- * each filled from the row by `fill` (0, or -1 when memory runs out). */
-typedef struct row_array {
-    void **v;
-    size_t *n, cap, size;
-    int (*fill)(void *elem, sqlite3_stmt *st);
-} row_array;
-
-/* Step `st` to its end into `a`, then finalize it. */
-static int collect_rows(db *d, sqlite3_stmt *st, row_array *a, char *err, size_t errlen)
-{
-    int rc;
-    *a->v = NULL;
-    *a->n = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        void *grown = array_grow(*a->v, *a->n, &a->cap, a->size);
-        if (!grown)
-            break;
-        *a->v = grown;
-        void *elem = (char *)*a->v + *a->n * a->size;
-        memset(elem, 0, a->size);
-        ++*a->n;
-        if (a->fill(elem, st) != 0)
-            break;
-    }
-    sqlite3_finalize(st);
-    if (rc == SQLITE_ROW)
-        return oom(d, err, errlen);
-    return rc == SQLITE_DONE ? 0 : db_fail(d, DOING, err, errlen);
-}
-
-/* Prepare `sql`, bind ?1 and ?2 (when nonzero) and collect its rows. */
-static int query_rows(db *d, const char *sql, int64_t p1, int64_t p2, row_array *a, char *err, size_t errlen)
-{
-    sqlite3_stmt *st;
-    if (db_prepare(d, sql, &st, DOING, err, errlen) != 0)
-        return -1;
-    sqlite3_bind_int64(st, 1, p1);
-    if (p2)
-        sqlite3_bind_int64(st, 2, p2);
-    return collect_rows(d, st, a, err, errlen);
 }
 
 static int fill_target(void *elem, sqlite3_stmt *st)
@@ -85,8 +41,8 @@ int db_indirect_targets(db *d, const char *build_id, st_jump_target **out, size_
     if (db_prepare(d, sql, &st, DOING, err, errlen) != 0)
         return -1;
     sqlite3_bind_text(st, 1, build_id, -1, SQLITE_STATIC);
-    row_array a = {(void **)out, n, 0, sizeof **out, fill_target};
-    return collect_rows(d, st, &a, err, errlen);
+    db_row_array a = {(void **)out, n, 0, sizeof **out, fill_target};
+    return db_collect_rows(d, st, &a, DOING, err, errlen);
 }
 
 int db_get_binary(db *d, int64_t binary_id, db_binary *out, char *err, size_t errlen)
@@ -158,8 +114,8 @@ int db_get_scopes(db *d, int64_t binary_id, db_scope **out, size_t *n, char *err
         " s.call_file, s.call_line, coalesce(c.n, 0) FROM scopes s"
         " LEFT JOIN (SELECT scope, count(*) AS n FROM static_instructions WHERE binary_id = ?1 GROUP BY scope) c"
         " ON c.scope = s.id WHERE s.binary_id = ?1 ORDER BY s.id";
-    row_array a = {(void **)out, n, 0, sizeof **out, fill_scope};
-    return query_rows(d, sql, binary_id, 0, &a, err, errlen);
+    db_row_array a = {(void **)out, n, 0, sizeof **out, fill_scope};
+    return db_query_rows(d, sql, binary_id, 0, &a, DOING, err, errlen);
 }
 
 void db_scopes_free(db_scope *s, size_t n)
@@ -189,8 +145,8 @@ int db_scope_counts(db *d, int64_t run_id, int64_t binary_id, db_scope_count **o
         " CROSS JOIN binaries b ON b.id = ?2 AND " MODULE_MATCH
         " JOIN static_instructions s ON s.binary_id = b.id AND s.addr = i.addr"
         " WHERE p.run_id = ?1 GROUP BY s.scope, s.class";
-    row_array a = {(void **)out, n, 0, sizeof **out, fill_scope_count};
-    return query_rows(d, sql, run_id, binary_id, &a, err, errlen);
+    db_row_array a = {(void **)out, n, 0, sizeof **out, fill_scope_count};
+    return db_query_rows(d, sql, run_id, binary_id, &a, DOING, err, errlen);
 }
 
 static int fill_loop_count(void *elem, sqlite3_stmt *st)
@@ -213,8 +169,8 @@ int db_loop_counts(db *d, int64_t run_id, int64_t binary_id, db_loop_count **out
         " CROSS JOIN binaries b ON b.id = ?2 AND " MODULE_MATCH
         " JOIN loop_edges e ON e.binary_id = b.id AND e.addr = i.addr"
         " WHERE p.run_id = ?1 GROUP BY e.scope ORDER BY e.scope";
-    row_array a = {(void **)out, n, 0, sizeof **out, fill_loop_count};
-    return query_rows(d, sql, run_id, binary_id, &a, err, errlen);
+    db_row_array a = {(void **)out, n, 0, sizeof **out, fill_loop_count};
+    return db_query_rows(d, sql, run_id, binary_id, &a, DOING, err, errlen);
 }
 
 static int fill_run_module(void *elem, sqlite3_stmt *st)
@@ -232,8 +188,8 @@ int db_run_modules(db *d, int64_t run_id, db_run_module **out, size_t *n, char *
                               "  JOIN processes p ON p.id = i.process_id WHERE p.run_id = ?1)"
                               " ORDER BY m.path <> (SELECT exe FROM processes WHERE run_id = ?1"
                               "                     ORDER BY position LIMIT 1), m.id"; /* program first */
-    row_array a = {(void **)out, n, 0, sizeof **out, fill_run_module};
-    return query_rows(d, sql, run_id, 0, &a, err, errlen);
+    db_row_array a = {(void **)out, n, 0, sizeof **out, fill_run_module};
+    return db_query_rows(d, sql, run_id, 0, &a, DOING, err, errlen);
 }
 
 void db_run_modules_free(db_run_module *m, size_t n)
