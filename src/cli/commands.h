@@ -9,6 +9,8 @@ int cmd_collect(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_structure(int argc, char **argv);
+int cmd_model(int argc, char **argv);
+int cmd_predict(int argc, char **argv);
 
 /* The database used when --db is not given: $AUGUR_DB, else "augur.db". */
 const char *default_db_path(void);

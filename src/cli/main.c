@@ -16,6 +16,8 @@ static const subcommand subcommands[] = {
     {"import", cmd_import, "store raw profiles kept by collect --keep-profiles as a run"},
     {"report", cmd_report, "per-function and per-line counts and cache misses of a run"},
     {"structure", cmd_structure, "functions, loops and inlined code of a binary, with source lines"},
+    {"model", cmd_model, "fit models of counts and reuse distances as functions of the run parameters"},
+    {"predict", cmd_predict, "counts and cache misses predicted at parameters never run"},
 };
 
 const char *default_db_path(void)

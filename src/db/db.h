@@ -22,7 +22,7 @@
 #include "rd/rd.h"
 
 /* Version of the schema this augur writes (meta.schema_version). */
-#define DB_SCHEMA_VERSION 2
+#define DB_SCHEMA_VERSION 3
 
 /* Return value of lookups that found nothing. */
 #define DB_NOT_FOUND 1
@@ -115,6 +115,8 @@ typedef struct db_instr {
     int64_t id;
     int64_t module_id, function_id, file_id;
     uint32_t line; /* 0: unknown */
+    uint32_t len;  /* bytes */
+    uint64_t addr; /* relative to the module (absolute when module_id is 0) */
     uint64_t executions, reads, writes;
 } db_instr;
 
@@ -227,5 +229,124 @@ typedef struct db_run_module {
 
 int db_run_modules(db *d, int64_t run_id, db_run_module **out, size_t *n, char *err, size_t errlen);
 void db_run_modules_free(db_run_module *m, size_t n);
+
+/* ---- models (db_model.c) -------------------------------------------------
+ * A model set is what one `augur model` fitted: models of counts and
+ * reuse-distance groups over the runs of one program.  Tables: docs/
+ * database.md, section "Models".  Models are stored as data (constant,
+ * terms, coefficients) with their formula and errors. */
+
+struct model;
+struct rd_model;
+
+#define DB_MODEL_MAX_PARAMS 4 /* = MODEL_MAX_PARAMS */
+
+/* One row of model_sets. */
+typedef struct db_model_set {
+    int64_t id;
+    char *created, *program;
+    int nparams;
+    char *params[DB_MODEL_MAX_PARAMS];         /* names, in coordinate order */
+    double lo[DB_MODEL_MAX_PARAMS], hi[DB_MODEL_MAX_PARAMS]; /* fitted range */
+    char *runs;  /* JSON array of run ids */
+    char *basis; /* JSON array of the user basis terms as given */
+    int nblock_sizes;
+    uint32_t block_sizes[PROFILE_MAX_BLOCK_SIZES];
+} db_model_set;
+
+void db_model_set_free(db_model_set *s);
+
+/* What a model is of.  kind: "total", "function", "line", "scope", "block"
+ * or "rd"; the other fields as they apply (NULL / 0 otherwise). */
+typedef struct db_model_subject {
+    const char *kind;
+    const char *module, *function, *file;
+    uint32_t line;
+    int64_t scope;          /* scope id in the program's stored structure; -1 none */
+    const char *scope_kind; /* "function", "inlined", "loop" */
+    uint64_t addr, end_addr; /* block: [addr, end_addr) */
+} db_model_subject;
+
+typedef struct db_model_writer db_model_writer;
+
+/* Start storing a new model set (one transaction, committed by
+ * db_model_commit); set->id receives its id. */
+int db_model_begin(db *d, db_model_set *set, db_model_writer **w, char *err, size_t errlen);
+
+/* Store model m of `metric` for subject s; *model_id (may be NULL) gets its id. */
+int db_model_put(db_model_writer *w, const db_model_subject *s, const char *metric, const struct model *m,
+                 int64_t *model_id, char *err, size_t errlen);
+
+/* One member instruction of a reuse-distance group, and its share of the
+ * group's touches (how its misses are attributed). */
+typedef struct db_rd_member {
+    uint64_t addr;
+    const char *function, *file;
+    uint32_t line;
+    double share;
+} db_rd_member;
+
+/* Store the model of one reuse-distance group. */
+int db_rd_group_put(db_model_writer *w, uint32_t block_size, const char *module, int64_t loop, const char *strides,
+                    const db_rd_member *members, size_t nmembers, const struct rd_model *m, char *err,
+                    size_t errlen);
+
+/* Commit (0) or, after a failure, roll back and free the writer. */
+int db_model_commit(db_model_writer *w, char *err, size_t errlen);
+void db_model_abort(db_model_writer *w);
+
+/* The newest model set; DB_NOT_FOUND (with a message saying to run `augur
+ * model`) when there is none. */
+int db_model_set_newest(db *d, db_model_set *out, char *err, size_t errlen);
+
+/* A stored count model with its subject (strings owned). */
+typedef struct db_model_row {
+    char *kind, *module, *function, *file, *scope_kind, *metric;
+    uint32_t line;
+    int64_t scope;
+    uint64_t addr, end_addr;
+    char *formula;
+    struct model *m;
+} db_model_row;
+
+/* The count models (every kind but "rd") of a set, in storage order. */
+int db_models_load(db *d, const db_model_set *set, db_model_row **out, size_t *n, char *err, size_t errlen);
+void db_model_rows_free(db_model_row *rows, size_t n);
+
+/* A stored reuse-distance group. */
+typedef struct db_rd_group {
+    uint32_t block_size;
+    char *module, *strides;
+    int64_t loop;
+    size_t nmembers;
+    struct db_rd_member_row {
+        uint64_t addr;
+        char *function, *file;
+        uint32_t line;
+        double share;
+    } *members;
+    struct rd_model *m;
+} db_rd_group;
+
+int db_rd_groups_load(db *d, const db_model_set *set, db_rd_group **out, size_t *n, char *err, size_t errlen);
+void db_rd_groups_free(db_rd_group *g, size_t n);
+
+/* Ids of the complete runs, ascending, into a new array (free() it). */
+int db_complete_runs(db *d, int64_t **ids, size_t *n, char *err, size_t errlen);
+
+/* modules.id of (path, build_id); DB_NOT_FOUND when absent. */
+int db_module_id(db *d, const char *path, const char *build_id, int64_t *id, char *err, size_t errlen);
+
+/* The reuse-distance grouping key of each memory instruction in a loop of a
+ * stored binary: its innermost loop and its strides in every enclosing
+ * loop (memory_operands.strides, operands joined by ';'), ascending addr. */
+typedef struct db_memory_key {
+    uint64_t addr;
+    int64_t loop;
+    char *strides;
+} db_memory_key;
+
+int db_memory_keys(db *d, int64_t binary_id, db_memory_key **out, size_t *n, char *err, size_t errlen);
+void db_memory_keys_free(db_memory_key *k, size_t n);
 
 #endif

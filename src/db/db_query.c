@@ -198,7 +198,8 @@ int db_run_instructions(db *d, int64_t run_id, db_instr **out, size_t *n, char *
     *n = 0;
     sqlite3_stmt *st;
     if (db_prepare(d,
-                   "SELECT i.id, i.module_id, i.function_id, i.file_id, i.line, i.executions, i.reads, i.writes "
+                   "SELECT i.id, i.module_id, i.function_id, i.file_id, i.line, i.executions, i.reads, i.writes, i.addr, "
+                   "i.len "
                    "FROM processes p JOIN instructions i ON i.process_id = p.id "
                    "WHERE p.run_id = ? ORDER BY i.id",
                    &st, DOING, err, errlen) != 0)
@@ -222,6 +223,8 @@ int db_run_instructions(db *d, int64_t run_id, db_instr **out, size_t *n, char *
             .executions = db_column_u64(st, 5),
             .reads = db_column_u64(st, 6),
             .writes = db_column_u64(st, 7),
+            .addr = db_column_u64(st, 8),
+            .len = (uint32_t)sqlite3_column_int64(st, 9),
         };
     }
     sqlite3_finalize(st);

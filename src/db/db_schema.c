@@ -246,6 +246,77 @@ static const char structure_schema_sql[] =
     "         s.first_line, s.last_line, printf('%x', s.entry_addr) AS entry_hex, s.folded\n"
     "  FROM scopes s JOIN binaries b ON b.id = s.binary_id;\n";
 
+/* Version 3: model sets fitted by `augur model` (docs/database.md,
+ * "Models"); older databases gain these tables when opened for writing. */
+static const char model_schema_sql[] =
+    "CREATE TABLE model_sets (\n"
+    "  id            INTEGER PRIMARY KEY,\n"
+    "  created       TEXT NOT NULL,\n"
+    "  program       TEXT NOT NULL,\n"
+    "  params        TEXT NOT NULL,\n"
+    "  ranges        TEXT NOT NULL,\n"
+    "  runs          TEXT NOT NULL,\n"
+    "  basis         TEXT NOT NULL,\n"
+    "  block_sizes   TEXT NOT NULL,\n"
+    "  augur_version TEXT NOT NULL\n"
+    ");\n"
+    "CREATE TABLE models (\n"
+    "  id          INTEGER PRIMARY KEY,\n"
+    "  set_id      INTEGER NOT NULL REFERENCES model_sets(id) ON DELETE CASCADE,\n"
+    "  kind        TEXT NOT NULL CHECK (kind IN ('total', 'function', 'line', 'scope', 'block', 'rd')),\n"
+    "  module      TEXT,\n"
+    "  function    TEXT,\n"
+    "  file        TEXT,\n"
+    "  line        INTEGER,\n"
+    "  scope       INTEGER,\n"
+    "  scope_kind  TEXT,\n"
+    "  addr        INTEGER,\n"
+    "  end_addr    INTEGER,\n"
+    "  metric      TEXT NOT NULL,\n"
+    "  method      TEXT NOT NULL,\n"
+    "  formula     TEXT NOT NULL,\n"
+    "  constant    REAL NOT NULL,\n"
+    "  terms       TEXT NOT NULL,\n"
+    "  fit_smape   REAL NOT NULL,\n"
+    "  cv_smape    REAL NOT NULL,\n"
+    "  fit_max_rel REAL NOT NULL,\n"
+    "  points      INTEGER NOT NULL\n"
+    ");\n"
+    "CREATE INDEX models_by_set ON models(set_id, kind);\n"
+    "CREATE TABLE rd_groups (\n"
+    "  id            INTEGER PRIMARY KEY,\n"
+    "  set_id        INTEGER NOT NULL REFERENCES model_sets(id) ON DELETE CASCADE,\n"
+    "  block_size    INTEGER NOT NULL,\n"
+    "  module        TEXT,\n"
+    "  loop          INTEGER,\n"
+    "  strides       TEXT,\n"
+    "  cold_model    INTEGER NOT NULL REFERENCES models(id),\n"
+    "  touches_model INTEGER NOT NULL REFERENCES models(id)\n"
+    ");\n"
+    "CREATE INDEX rd_groups_by_set ON rd_groups(set_id, block_size);\n"
+    "CREATE TABLE rd_members (\n"
+    "  group_id INTEGER NOT NULL REFERENCES rd_groups(id) ON DELETE CASCADE,\n"
+    "  addr     INTEGER NOT NULL,\n"
+    "  function TEXT,\n"
+    "  file     TEXT,\n"
+    "  line     INTEGER,\n"
+    "  share    REAL NOT NULL\n"
+    ");\n"
+    "CREATE INDEX rd_members_by_group ON rd_members(group_id);\n"
+    "CREATE TABLE rd_parts (\n"
+    "  group_id       INTEGER NOT NULL REFERENCES rd_groups(id) ON DELETE CASCADE,\n"
+    "  position       INTEGER NOT NULL,\n"
+    "  kind           TEXT NOT NULL CHECK (kind IN ('lead', 'slice')),\n"
+    "  distance       REAL,\n"
+    "  u_low          REAL,\n"
+    "  u_high         REAL,\n"
+    "  fraction_model INTEGER REFERENCES models(id),\n"
+    "  low_model      INTEGER REFERENCES models(id),\n"
+    "  high_model     INTEGER REFERENCES models(id),\n"
+    "  mean_model     INTEGER REFERENCES models(id),\n"
+    "  PRIMARY KEY (group_id, position)\n"
+    ") WITHOUT ROWID;\n";
+
 static const char *class_name(int c)
 {
     return st_class_name((enum st_class)c);
@@ -280,6 +351,12 @@ static int create_structure_schema(db *d, char *err, size_t errlen)
                    errlen) != 0 ||
         fill_names(d, "INSERT INTO registers (id, name) VALUES (?, ?)", ST_REG_COUNT, reg_name, err, errlen) != 0)
         return -1;
+    return 0;
+}
+
+/* Record that the schema is now DB_SCHEMA_VERSION. */
+static int set_version(db *d, char *err, size_t errlen)
+{
     char meta[128];
     snprintf(meta, sizeof meta, "UPDATE meta SET value = '%d' WHERE key = 'schema_version';", DB_SCHEMA_VERSION);
     return db_exec(d, meta, "create the schema", err, errlen);
@@ -312,7 +389,10 @@ static int create_schema(db *d, char *err, size_t errlen)
     if (db_exec(d, schema_sql, "create the schema", err, errlen) != 0 ||
         db_exec(d, meta, "create the schema", err, errlen) != 0 || fill_rd_bins(d, err, errlen) != 0)
         return -1;
-    return create_structure_schema(d, err, errlen);
+    if (create_structure_schema(d, err, errlen) != 0 ||
+        db_exec(d, model_schema_sql, "create the schema", err, errlen) != 0)
+        return -1;
+    return set_version(d, err, errlen);
 }
 
 /* The value of a single-integer query; -1 on error. */
@@ -371,8 +451,12 @@ static int initialise(db *d, int64_t *version, char *err, size_t errlen)
     int rc = read_version(d, version, err, errlen);
     if (rc == 0 && *version == 0)
         rc = create_schema(d, err, errlen);
-    else if (rc == 0 && *version == 1) /* version 2 added the structure tables */
+    if (rc == 0 && *version == 1) /* version 2 added the structure tables */
         rc = create_structure_schema(d, err, errlen);
+    if (rc == 0 && *version >= 1 && *version < 3) /* version 3 added the model tables */
+        rc = db_exec(d, model_schema_sql, "create the schema", err, errlen);
+    if (rc == 0 && *version >= 1 && *version < DB_SCHEMA_VERSION)
+        rc = set_version(d, err, errlen);
     if (rc == 0 && *version < DB_SCHEMA_VERSION)
         *version = DB_SCHEMA_VERSION;
     if (rc == 0)

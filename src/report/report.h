@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "db/db.h"
+#include "structure/structure.h"
 
 #define REPORT_MAX_CACHES 16
 #define REPORT_DEFAULT_LINE 64 /* bytes, when a cache is given as SIZE only */
@@ -67,8 +68,20 @@ typedef struct report_line {
     report_counts c;
 } report_line;
 
+/* What a predicted report (`augur predict`) shows instead of a run. */
+typedef struct report_prediction {
+    int64_t set_id;        /* the model set evaluated */
+    const char *runs;      /* JSON array of the run ids it was fitted on */
+    int nparams;
+    const char *const *names;
+    const double *values;  /* the parameters predicted for */
+    size_t nwarnings;
+    char **warnings;       /* extrapolation notes, for people */
+} report_prediction;
+
 typedef struct report {
-    const db_run *run; /* borrowed: outlives the report */
+    const db_run *run; /* borrowed: outlives the report; NULL for a prediction */
+    const report_prediction *prediction; /* borrowed; set when run is NULL */
     size_t ncaches;
     report_cache caches[REPORT_MAX_CACHES];
     report_counts total;
@@ -88,6 +101,10 @@ typedef struct report {
 int report_build(db *d, const db_run *run, const report_cache *caches, size_t ncaches, report *out, char *err,
                  size_t errlen);
 void report_free(report *r);
+
+/* Order functions and lines as a report shows them: most instructions
+ * first, then most accesses, then by name. */
+void report_sort(report *r);
 
 /* ---- rendering (report_text.c, report_json.c) ----------------------------
  * `top` limits the rows of each table (functions, lines); 0 shows all.
@@ -124,6 +141,18 @@ json_t *scope_json_identity(const db_scope *s);
 int structure_write_text(const char *program, const scope_tree *trees, size_t n, FILE *out);
 int structure_write_json(const char *program, const scope_tree *trees, size_t n, FILE *out);
 
+
+/* Counts of one scope in one run, inner scopes included. */
+typedef struct scope_counts {
+    uint64_t cls[ST_CLASS_COUNT];       /* executions per instruction class (enum st_class) */
+    uint64_t cls_flops[ST_CLASS_COUNT]; /* flops per class, lanes counted, FMA twice */
+    uint64_t instructions, flops, reads, writes;
+    uint64_t headers, back; /* loops: header executions, back-edge traversals */
+} scope_counts;
+
+/* The counts of run `run_id` per scope of tree t: (*out)[s] for scope id s,
+ * a new array (free() it, also after failure). */
+int report_scope_counts(db *d, int64_t run_id, const scope_tree *t, scope_counts **out, char *err, size_t errlen);
 
 /* `augur report --scopes`: the counts of run `run_id` per scope of the
  * given trees, scopes under `threshold` percent of the instructions left

@@ -197,6 +197,12 @@ static int compare_lines(const void *pa, const void *pb)
     return c ? c : by_name(a->function, b->function);
 }
 
+void report_sort(report *r)
+{
+    qsort(r->functions, r->nfunctions, sizeof *r->functions, compare_functions);
+    qsort(r->lines, r->nlines, sizeof *r->lines, compare_lines);
+}
+
 /* ---- tables -------------------------------------------------------------- */
 
 /* Groups of instructions with the names of two of their key columns:
@@ -264,7 +270,6 @@ static int build_functions(const builder *b, report *r)
     for (size_t i = 0; i < ng.n; i++)
         r->functions[i] = (report_function){.function = ng.names[0][i], .module = ng.names[1][i], .c = ng.g[i].c};
     r->nfunctions = ng.n;
-    qsort(r->functions, r->nfunctions, sizeof *r->functions, compare_functions);
     free_named_groups(&ng, 0);
     return 0;
 }
@@ -285,7 +290,6 @@ static int build_lines(const builder *b, report *r)
         r->lines[i] = (report_line){
             .file = ng.names[0][i], .line = (uint32_t)ng.g[i].key[1], .function = ng.names[1][i], .c = ng.g[i].c};
     r->nlines = ng.n;
-    qsort(r->lines, r->nlines, sizeof *r->lines, compare_lines);
     free_named_groups(&ng, 0);
     return 0;
 }
@@ -312,6 +316,8 @@ int report_build(db *d, const db_run *run, const report_cache *caches, size_t nc
     }
     if (rc == 0)
         rc = build_lines(&b, out);
+    if (rc == 0)
+        report_sort(out);
     free(b.ins);
     free(b.misses);
     return rc;

@@ -132,8 +132,28 @@ static size_t shown_rows(size_t n, size_t top)
     return top && top < n ? top : n;
 }
 
+static json_t *prediction_json(const report_prediction *p)
+{
+    json_t *params = json_object(), *warnings = json_array(), *runs = json_loads(p->runs, 0, NULL);
+    for (int k = 0; params && k < p->nparams; k++)
+        json_object_set_new(params, p->names[k], json_number(p->values[k]));
+    for (size_t i = 0; warnings && i < p->nwarnings; i++)
+        json_array_append_new(warnings, json_string_lossy(p->warnings[i]));
+    return json_pack("{s:o, s:I, s:o, s:o}", "params", params ? params : json_null(), "model_set",
+                     (json_int_t)p->set_id, "fitted_runs", runs ? runs : json_array(), "warnings",
+                     warnings ? warnings : json_null());
+}
+
 json_t *report_json(const report *r, size_t top)
 {
+    if (r->prediction)
+        return json_pack("{s:o, s:o, s:o, s:o, s:I, s:o, s:I}", "prediction", prediction_json(r->prediction),
+                         "caches", caches_json(r), "total", with_counts(json_object(), r, &r->total), "functions",
+                         rows_json(r, r->functions, sizeof *r->functions, shown_rows(r->nfunctions, top),
+                                   function_json),
+                         "function_count", (json_int_t)r->nfunctions, "lines",
+                         rows_json(r, r->lines, sizeof *r->lines, shown_rows(r->nlines, top), line_json),
+                         "line_count", (json_int_t)r->nlines);
     return json_pack("{s:[o], s:o, s:o, s:o, s:I, s:o, s:I}", "runs", run_json(r->run), "caches", caches_json(r),
                      "total", with_counts(json_object(), r, &r->total), "functions",
                      rows_json(r, r->functions, sizeof *r->functions, shown_rows(r->nfunctions, top), function_json),

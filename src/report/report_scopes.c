@@ -13,64 +13,61 @@
 #include "report/report.h"
 #include "structure/structure.h"
 
-/* Counts of one scope, inner scopes included. */
-typedef struct scope_counts {
-    uint64_t cls[ST_CLASS_COUNT];
-    uint64_t cls_flops[ST_CLASS_COUNT];
-    uint64_t instructions, flops, reads, writes;
-    uint64_t headers, back; /* loops: header executions, back-edge traversals */
-} scope_counts;
-
 /* One binary's tree with the run's counts per scope. */
 typedef struct counted_tree {
     const scope_tree *t;
     scope_counts *c;
 } counted_tree;
 
-static int gather(db *d, int64_t run_id, counted_tree *ct, char *err, size_t errlen)
+int report_scope_counts(db *d, int64_t run_id, const scope_tree *t, scope_counts **out, char *err, size_t errlen)
 {
     db_scope_count *rows = NULL;
     db_loop_count *loops = NULL;
     size_t nrows = 0, nloops = 0;
-    size_t n = ct->t->nscopes;
-    ct->c = calloc(n, sizeof *ct->c);
-    int rc = ct->c ? 0 : -1;
+    size_t n = t->nscopes;
+    scope_counts *c = *out = calloc(n, sizeof *c);
+    int rc = c ? 0 : -1;
     if (rc == 0)
-        rc = db_scope_counts(d, run_id, ct->t->binary.id, &rows, &nrows, err, errlen);
+        rc = db_scope_counts(d, run_id, t->binary.id, &rows, &nrows, err, errlen);
     if (rc == 0)
-        rc = db_loop_counts(d, run_id, ct->t->binary.id, &loops, &nloops, err, errlen);
+        rc = db_loop_counts(d, run_id, t->binary.id, &loops, &nloops, err, errlen);
     for (size_t i = 0; rc == 0 && i < nrows; i++) {
         const db_scope_count *r = &rows[i];
         if (r->scope < 0 || (size_t)r->scope >= n || r->cls < 0 || r->cls >= ST_CLASS_COUNT)
             continue;
-        scope_counts *c = &ct->c[r->scope];
-        c->cls[r->cls] += r->executions;
-        c->cls_flops[r->cls] += r->flops;
-        c->instructions += r->executions;
-        c->flops += r->flops;
-        c->reads += r->reads;
-        c->writes += r->writes;
+        scope_counts *sc = &c[r->scope];
+        sc->cls[r->cls] += r->executions;
+        sc->cls_flops[r->cls] += r->flops;
+        sc->instructions += r->executions;
+        sc->flops += r->flops;
+        sc->reads += r->reads;
+        sc->writes += r->writes;
     }
     for (size_t i = 0; rc == 0 && i < nloops; i++)
         if (loops[i].scope >= 0 && (size_t)loops[i].scope < n) {
-            ct->c[loops[i].scope].headers = loops[i].headers;
-            ct->c[loops[i].scope].back = loops[i].back;
+            c[loops[i].scope].headers = loops[i].headers;
+            c[loops[i].scope].back = loops[i].back;
         }
     for (size_t s = n; rc == 0 && s-- > 1;) { /* children have larger ids */
-        scope_counts *c = &ct->c[s], *p = &ct->c[ct->t->scopes[s].parent];
+        scope_counts *in = &c[s], *p = &c[t->scopes[s].parent];
         for (int k = 0; k < ST_CLASS_COUNT; k++) {
-            p->cls[k] += c->cls[k];
-            p->cls_flops[k] += c->cls_flops[k];
+            p->cls[k] += in->cls[k];
+            p->cls_flops[k] += in->cls_flops[k];
         }
-        p->instructions += c->instructions;
-        p->flops += c->flops;
-        p->reads += c->reads;
-        p->writes += c->writes;
+        p->instructions += in->instructions;
+        p->flops += in->flops;
+        p->reads += in->reads;
+        p->writes += in->writes;
     }
-    if (ct->c == NULL)
+    if (c == NULL)
         snprintf(err, errlen, "out of memory");
     free(rows), free(loops);
     return rc;
+}
+
+static int gather(db *d, int64_t run_id, counted_tree *ct, char *err, size_t errlen)
+{
+    return report_scope_counts(d, run_id, ct->t, &ct->c, err, errlen);
 }
 
 /* Loop entries: header executions not reached over a back edge. */

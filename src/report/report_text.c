@@ -212,6 +212,18 @@ static int print_run(const report *r, FILE *out)
     return rc;
 }
 
+static int print_prediction(const report *r, FILE *out)
+{
+    const report_prediction *p = r->prediction;
+    fputs("Prediction at", out);
+    for (int k = 0; k < p->nparams; k++)
+        fprintf(out, " %s=%.10g", p->names[k], p->values[k]);
+    fprintf(out, "\n  from model set %lld, fitted on runs %s\n", (long long)p->set_id, p->runs);
+    for (size_t i = 0; i < p->nwarnings; i++)
+        fprintf(out, "  warning: %s\n", p->warnings[i]);
+    return ferror(out) ? -1 : 0;
+}
+
 static int print_totals(const report *r, FILE *out)
 {
     const report_counts *c = &r->total;
@@ -273,7 +285,7 @@ static int print_lines(const report *r, size_t top, FILE *out)
     for (size_t i = 0; i < shown; i++) {
         const report_line *l = &r->lines[i];
         counts_cells(&t, r, &l->c);
-        const char *file = l->file ? relative_path(l->file, r->run->cwd) : UNKNOWN;
+        const char *file = l->file ? relative_path(l->file, r->run ? r->run->cwd : "") : UNKNOWN;
         if (l->line)
             cell(&t, "%s:%u", file, l->line);
         else
@@ -287,12 +299,13 @@ static int print_lines(const report *r, size_t top, FILE *out)
 
 int report_write_text(const report *r, size_t top, FILE *out)
 {
-    if (print_run(r, out) != 0 || print_totals(r, out) != 0 || print_functions(r, top, out) != 0 ||
+    if ((r->run ? print_run(r, out) : print_prediction(r, out)) != 0 || print_totals(r, out) != 0 || print_functions(r, top, out) != 0 ||
         print_lines(r, top, out) != 0)
         return -1;
     if (r->ncaches)
-        fputs("\nMisses are those of a fully-associative LRU cache of the given SIZE:LINE, from the reuse "
-              "distances\nof each instruction's accesses (see docs/report.md).\n",
-              out);
+        fprintf(out,
+                "\nMisses are those of a fully-associative LRU cache of the given SIZE:LINE, from the reuse "
+                "distances\nof each instruction's accesses (see docs/report.md%s).\n",
+                r->prediction ? "; predicted from the reuse-distance models of docs/models.md" : "");
     return ferror(out) ? -1 : 0;
 }

@@ -496,21 +496,32 @@ static void test_foreign_files(void **state)
     s = sql_open(f->db_path);
     sql_exec(s, "UPDATE meta SET value = '99' WHERE key = 'schema_version'");
     sqlite3_close(s);
-    expect_open_error(f->db_path, 0, "has schema version 99, newer than this augur understands (2): use a newer");
+    expect_open_error(f->db_path, 0, "has schema version 99, newer than this augur understands (3): use a newer");
     /* a version-1 database (before the structure tables) is upgraded in place */
     s = sql_open(f->db_path);
     sql_exec(s, "UPDATE meta SET value = '1' WHERE key = 'schema_version';"
                 "DROP VIEW scope_list; DROP TABLE dependences; DROP TABLE memory_operands; DROP TABLE loop_edges;"
                 "DROP TABLE static_instructions; DROP TABLE scopes; DROP TABLE instruction_classes;"
-                "DROP TABLE binaries; DROP TABLE registers;");
+                "DROP TABLE binaries; DROP TABLE registers; DROP TABLE rd_parts; DROP TABLE rd_members;"
+                "DROP TABLE rd_groups; DROP TABLE models; DROP TABLE model_sets;");
     sqlite3_close(s);
     db *d;
     char err[1024];
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "2");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "3");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM instruction_classes"), ST_CLASS_COUNT);
+    /* a version-2 database (before the model tables) gains them */
+    sql_exec(s, "UPDATE meta SET value = '2' WHERE key = 'schema_version';"
+                "DROP TABLE rd_parts; DROP TABLE rd_members; DROP TABLE rd_groups; DROP TABLE models;"
+                "DROP TABLE model_sets;");
+    sqlite3_close(s);
+    assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
+    db_close(d);
+    s = sql_open(f->db_path);
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "3");
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM model_sets"), 0);
     sqlite3_close(s);
 }
 

@@ -1,0 +1,357 @@
+#!/usr/bin/env bash
+# model_bench.sh — how well `augur model` + `augur predict` extrapolate from small runs.
+#
+# The claim under test: fitted over five small, cheap runs of a program, augur's
+# models predict the instruction count and the cache misses of a run 4x and 8x
+# larger in the problem size N, without running it.
+#
+# For each kernel (bench/model_kernels/KERNEL.c; each takes N as its only argument):
+#   train      a fresh database; `augur collect --param N=v` at the 5 training sizes
+#              (small: a second or two each), then `augur model --db DB`
+#   predict    `augur predict --db DB --param N=T --cache 32K --cache 1M --cache 32M
+#              --format json` for T = 4x and 8x the largest training size
+#   measure    `augur collect --param N=T` of the real program at T, in a database of
+#              its own, then `augur report --format json` with the same three caches
+# and compares, for each target T, the predicted with the measured
+#   total.instructions                      guest instructions, exact when measured
+#   total.misses["32768:64"], ["1048576:64"], ["33554432:64"]
+#                                           misses of fully-associative LRU caches of
+#                                           32 KiB, 1 MiB and 32 MiB, 64-byte lines, as
+#                                           augur report computes them from the measured
+#                                           reuse distances (docs/report.md)
+# as the relative error (predicted - measured) / measured, in percent: +10.0 means the
+# prediction is 10% too high.  Sizes are chosen so that the training runs mostly fit
+# the smaller caches and the targets cross the 1 MiB and mostly the 32 MiB cache.
+#
+# How to read it: one table row per kernel and target (4x, 8x); then a summary: the
+# median and the maximum of |error| over the kernels, per quantity and target.
+# The tiny-miss rule: a measured miss count below 1000, or below 0.1% of the run's
+# memory accesses (total.accesses), is shown with its error but marked "†" and left
+# out of the miss medians and maxima (a prediction of 2000 misses against 1000, or of
+# compulsory misses only, says little about the model).  Instruction counts are never
+# excluded.  A kernel whose model or prediction fails shows "failed" and is left out
+# of the summary; the script then exits with status 1 after printing the tables.
+#
+# The measured side is expensive (the 8x runs take 10-80 s each under augur) and does
+# not depend on the model, so it is kept in WORK/measured/KERNEL-HASH/ (HASH: sha256
+# of the kernel binary; a changed kernel or compiler gets new measurements) and reused
+# on the next run: after changing the model, rerun and only training and prediction are
+# redone.  --fresh forgets it (do that too after a change to what `augur collect`
+# measures).  The training databases are always made afresh.
+#
+# usage: bench/model_bench.sh [--kernels "matmul stencil2d ..."] [--markdown FILE]
+#                             [--work DIR] [--fresh] [--no-build]
+#   --kernels LIST     which kernels (default: matmul stencil2d stencil3d trisolve sort spmv)
+#   --markdown FILE    also write the tables to FILE
+#   --work DIR         working directory (default: $WORK or /tmp/augur-model-bench);
+#                      it keeps the databases, the JSON of every report and prediction
+#                      and the logs, in DIR/KERNEL/ and DIR/measured/
+#   --fresh            delete the cached measurements first
+#   --no-build         do not run cmake; use what is in $BUILD_DIR
+# Environment: BUILD_DIR (default: build), WORK, and the training sizes per kernel:
+#   MATMUL_SIZES, STENCIL2D_SIZES, STENCIL3D_SIZES, TRISOLVE_SIZES, SORT_SIZES,
+#   SPMV_SIZES (five or more values of N, ascending; targets are 4x and 8x the last).
+# Takes about 5 minutes the first time on the reference machine (2 vCPUs), most of
+# it the 8x collects; about a minute with the measurements cached. Run from anywhere.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD_DIR=${BUILD_DIR:-build}
+case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
+WORK=${WORK:-/tmp/augur-model-bench}
+MARKDOWN=
+KERNELS="matmul stencil2d stencil3d trisolve sort spmv"
+ALL_KERNELS="matmul stencil2d stencil3d trisolve sort spmv"
+FRESH=0
+DO_BUILD=1
+
+# Training sizes of N.  The 8x targets as measured under `augur collect` on the
+# reference machine (2 vCPUs under KVM, Xeon 2.1 GHz, Valgrind 3.19; shared and
+# noisy), wall time and the data the kernel touches:
+#   matmul     N x N doubles, C = A B (ikj)    8x N=1200:   74-111 s,  35 MB
+#   stencil2d  N x N, 5-point, 4 sweeps        8x N=6000:       36 s, 576 MB
+#   stencil3d  N^3, 7-point, 2 sweeps          8x N=320:     16-18 s, 524 MB
+#   trisolve   N x N lower, 4 right-hand sides 8x N=8000:      6-9 s, 512 MB
+#   sort       merge sort of N ints            8x N=8000000: 18-22 s,  64 MB
+#   spmv       CSR, 5-9 nonzeros/row, 10 reps  8x N=800000:  24-26 s,  93 MB
+# The 4x targets take 2-12 s, the training runs 0.3-2 s each.
+MATMUL_SIZES=${MATMUL_SIZES:-"30 60 90 120 150"}
+STENCIL2D_SIZES=${STENCIL2D_SIZES:-"150 300 450 600 750"}
+STENCIL3D_SIZES=${STENCIL3D_SIZES:-"16 22 28 34 40"}
+TRISOLVE_SIZES=${TRISOLVE_SIZES:-"200 400 600 800 1000"}
+SORT_SIZES=${SORT_SIZES:-"200000 400000 600000 800000 1000000"}
+SPMV_SIZES=${SPMV_SIZES:-"20000 40000 60000 80000 100000"}
+FACTORS="4 8"
+
+CFLAGS_BENCH=(-O2 -g -march=x86-64-v2)      # never -march=native: Valgrind 3.19 has no AVX-512
+CACHE_ARGS=(--cache 32K --cache 1M --cache 32M)
+CACHE_KEYS="32768:64 1048576:64 33554432:64"
+CACHE_LABELS="32K 1M 32M"
+TINY_ABS=1000          # the tiny-miss rule: fewer measured misses than this,
+TINY_FRAC=0.001        # or than this fraction of the memory accesses
+# Every run uses this build's Valgrind tool.
+unset VALGRIND_LIB AUGUR_VALGRIND_LIB
+
+die() {
+    echo "model_bench: $*" >&2
+    exit 1
+}
+say() { echo "model_bench: $*" >&2; }
+
+usage() {
+    sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
+}
+
+while [ $# -gt 0 ]; do
+    case $1 in
+    --kernels) [ $# -ge 2 ] || die "--kernels needs a list"; KERNELS=$2; shift 2 ;;
+    --markdown) [ $# -ge 2 ] || die "--markdown needs a file"; MARKDOWN=$2; shift 2 ;;
+    --work) [ $# -ge 2 ] || die "--work needs a directory"; WORK=$2; shift 2 ;;
+    --fresh) FRESH=1; shift ;;
+    --no-build) DO_BUILD=0; shift ;;
+    -h | --help) usage; exit 0 ;;
+    *) die "unknown option '$1' (see --help)" ;;
+    esac
+done
+[ -n "${KERNELS// /}" ] || die "--kernels: the list is empty"
+for k in $KERNELS; do
+    case " $ALL_KERNELS " in *" $k "*) ;; *) die "unknown kernel '$k' (one of: $ALL_KERNELS)" ;; esac
+done
+
+sizes_of() {
+    local var
+    var=$(echo "$1" | tr '[:lower:]' '[:upper:]')_SIZES
+    echo "${!var}"
+}
+for k in $KERNELS; do
+    s=$(sizes_of "$k")
+    n=0 prev=0
+    for v in $s; do
+        [[ $v =~ ^[1-9][0-9]*$ ]] || die "$k: training size '$v' is not a positive integer"
+        [ "$v" -gt "$prev" ] || die "$k: training sizes must ascend ($s)"
+        prev=$v n=$((n + 1))
+    done
+    [ "$n" -ge 5 ] || die "$k: needs at least 5 training sizes, has $n ($s)"
+done
+
+# ---- tools ---------------------------------------------------------------------
+need() { command -v "$1" >/dev/null 2>&1 || die "$1 is missing: $2"; }
+need gcc "apt-get install gcc"
+need valgrind "apt-get install valgrind"
+need jq "apt-get install jq"
+need awk "apt-get install gawk"
+need sha256sum "apt-get install coreutils"
+
+mkdir -p "$WORK"
+WORK=$(cd "$WORK" && pwd)
+if [ "$DO_BUILD" = 1 ]; then
+    need cmake "apt-get install cmake"
+    say "building augur in $BUILD_DIR"
+    cmake -S "$ROOT" -B "$BUILD_DIR" >"$WORK/build.log" 2>&1 ||
+        { tail -30 "$WORK/build.log" >&2; die "cmake could not configure $BUILD_DIR (output above)"; }
+    cmake --build "$BUILD_DIR" -j2 >"$WORK/build.log" 2>&1 ||
+        { grep -E 'error|Error' "$WORK/build.log" | head -30 >&2; die "the augur build failed (errors above; all of it in $WORK/build.log)"; }
+fi
+AUGUR=$BUILD_DIR/augur
+[ -x "$AUGUR" ] || die "$AUGUR is not built (cmake --build $BUILD_DIR, or drop --no-build)"
+for cmd in model predict; do
+    "$AUGUR" "$cmd" --help >/dev/null 2>&1 || die "$AUGUR has no '$cmd' command ($AUGUR $cmd --help fails): build a version with models"
+done
+
+if [ "$FRESH" = 1 ]; then
+    say "--fresh: forgetting the cached measurements in $WORK/measured"
+    rm -rf "$WORK/measured"
+fi
+
+T_START=$EPOCHREALTIME
+elapsed() { awk -v a="$T_START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%6.0f s", b - a }'; }
+seconds_since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
+
+# collect KERNEL BINARY DB N LOG: one `augur collect` of BINARY N into DB; prints the seconds.
+collect() {
+    local k=$1 bin=$2 db=$3 n=$4 log=$5 t0=$EPOCHREALTIME
+    if ! "$AUGUR" collect --db "$db" --param N="$n" -- "$bin" "$n" >"$log" 2>&1; then
+        tail -20 "$log" >&2
+        die "$k: augur collect at N=$n failed (output above, in $log)"
+    fi
+    grep -q "^$k $n " "$log" || die "$k: N=$n did not print its checksum line (see $log)"
+    seconds_since "$t0"
+}
+
+# values JSON: "instructions accesses misses32K misses1M misses32M" ("-" when absent)
+values() {
+    jq -r --arg keys "$CACHE_KEYS" '
+        def num: if type == "number" then . else "-" end;
+        [(.total.instructions | num), (.total.accesses | num)]
+        + [($keys | split(" "))[] as $k | (.total.misses[$k] | num)] | map(tostring) | join(" ")' "$1"
+}
+
+# ---- the runs ------------------------------------------------------------------------
+RESULTS=$WORK/results.txt   # kernel factor ntrain ntarget collect_s status meas(5) pred(5)
+: >"$RESULTS"
+FAILED=0
+MACHINE="$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(valgrind --version), $("$AUGUR" --version 2>/dev/null | head -1 || true)"
+say "$MACHINE; work dir $WORK"
+for k in $KERNELS; do
+    src=$ROOT/bench/model_kernels/$k.c
+    [ -f "$src" ] || die "missing kernel source $src"
+    kdir=$WORK/$k
+    rm -rf "$kdir"
+    mkdir -p "$kdir"
+    gcc "${CFLAGS_BENCH[@]}" -o "$kdir/$k" "$src" || die "cannot compile $src"
+    hash=$(sha256sum <"$kdir/$k" | cut -c1-16)
+    mdir=$WORK/measured/$k-$hash
+    mkdir -p "$mdir"
+    cp "$kdir/$k" "$mdir/$k"        # the measured runs use this copy, so their paths stay put
+    sizes=$(sizes_of "$k")
+    largest=${sizes##* }
+    ntrain=$(echo "$sizes" | awk '{ print $1 "–" $NF }')
+
+    # training
+    db=$kdir/train.db
+    i=0
+    for n in $sizes; do
+        i=$((i + 1))
+        s=$(collect "$k" "$kdir/$k" "$db" "$n" "$kdir/train-N$n.log")
+        say "[$(elapsed)] $k: training run $i/$(echo "$sizes" | wc -w), N=$n: $s s"
+    done
+    model_ok=1
+    t0=$EPOCHREALTIME
+    if "$AUGUR" model --db "$db" >"$kdir/model.out" 2>"$kdir/model.err"; then
+        say "[$(elapsed)] $k: augur model: $(seconds_since "$t0") s (output in $kdir/model.out)"
+    else
+        model_ok=0
+        say "[$(elapsed)] $k: augur model FAILED (exit $?):"
+        tail -10 "$kdir/model.err" >&2
+    fi
+
+    for f in $FACTORS; do
+        target=$((largest * f))
+        # predicted
+        pred="- - - - -" status=ok
+        if [ "$model_ok" = 1 ]; then
+            t0=$EPOCHREALTIME
+            if "$AUGUR" predict --db "$db" --param N="$target" "${CACHE_ARGS[@]}" --format json \
+                >"$kdir/predict-N$target.json" 2>"$kdir/predict-N$target.err" &&
+                pred=$(values "$kdir/predict-N$target.json" 2>>"$kdir/predict-N$target.err"); then
+                say "[$(elapsed)] $k: augur predict N=$target (${f}x): $(seconds_since "$t0") s"
+            else
+                status=failed pred="- - - - -"
+                say "[$(elapsed)] $k: augur predict N=$target FAILED:"
+                tail -10 "$kdir/predict-N$target.err" >&2
+            fi
+        else
+            status=failed
+        fi
+        [ "$status" = ok ] || FAILED=1
+        # measured (cached per kernel binary)
+        mjson=$mdir/N$target.json
+        if [ -s "$mjson" ] && [ -s "$mdir/N$target.seconds" ]; then
+            secs=$(cat "$mdir/N$target.seconds")
+            say "[$(elapsed)] $k: measured N=$target (${f}x): cached ($mjson; the collect took $secs s)"
+        else
+            say "[$(elapsed)] $k: measuring N=$target (${f}x) with augur collect ..."
+            rm -f "$mdir/N$target.db" "$mjson" "$mdir/N$target.seconds"
+            secs=$(collect "$k" "$mdir/$k" "$mdir/N$target.db" "$target" "$mdir/N$target.log")
+            "$AUGUR" report --db "$mdir/N$target.db" "${CACHE_ARGS[@]}" --format json --top 0 >"$mjson.tmp" ||
+                die "$k: augur report of $mdir/N$target.db failed"
+            mv "$mjson.tmp" "$mjson"
+            echo "$secs" >"$mdir/N$target.seconds"
+            say "[$(elapsed)] $k: measured N=$target (${f}x): collect $secs s"
+        fi
+        meas=$(values "$mjson")
+        echo "$k ${f}x $ntrain $target $secs $status $meas $pred" >>"$RESULTS"
+    done
+done
+
+# ---- the report ------------------------------------------------------------------------
+# RESULTS fields: 1 kernel, 2 factor, 3 ntrain, 4 ntarget, 5 collect s, 6 status,
+# 7-11 measured (instructions, accesses, misses x3), 12-16 predicted (the same).
+report() {
+    echo "$MACHINE"
+    echo
+    echo "Training: runs of each kernel at small N (\`augur collect --param N=...\`; \"N train\": smallest–largest), then \`augur model\`;"
+    echo "targets 4x and 8x the largest training N, predicted (\`augur predict\`) and measured (\`augur collect\` +"
+    echo "\`augur report\`). Kernels built with \`gcc ${CFLAGS_BENCH[*]}\`. Misses: fully-associative LRU, 64-byte lines."
+    echo "Error = (predicted - measured) / measured. † = tiny measured miss count (< $TINY_ABS or < $(awk -v f=$TINY_FRAC 'BEGIN { print f * 100 }')% of"
+    echo "the memory accesses): shown, but left out of the summary."
+    echo
+    awk -v labels="$CACHE_LABELS" -v tabs="$TINY_ABS" -v tfrac="$TINY_FRAC" '
+        function err(p, m) { if (p == "-" || m == "-" || m == 0) return "-"; return sprintf("%+.1f", (p - m) / m * 100) }
+        function big(x) { return x == "-" ? "-" : sprintf("%.0f", x) }
+        BEGIN {
+            nc = split(labels, lab, " ")
+            printf "| kernel | N train | N target | instructions measured | predicted | error %% |"
+            for (c = 1; c <= nc; c++) printf " %s misses measured | predicted | error %% |", lab[c]
+            printf "\n|---|---|---:|---:|---:|---:|"
+            for (c = 1; c <= nc; c++) printf "---:|---:|---:|"
+            printf "\n"
+        }
+        {
+            failed = $6 != "ok"
+            printf "| %s | %s | %s (%s) | %s | %s | %s |", $1, $3, $4, $2, big($7), failed ? "failed" : big($12), failed ? "-" : err($12, $7)
+            for (c = 1; c <= nc; c++) {
+                m = $(8 + c); p = $(13 + c)
+                tiny = (m != "-" && (m < tabs || m < tfrac * $8)) ? " †" : ""
+                printf " %s%s | %s | %s |", big(m), tiny, failed ? "failed" : big(p), failed ? "-" : err(p, m) tiny
+            }
+            printf "\n"
+        }' "$RESULTS"
+    echo
+    echo "### Summary: |error| over the kernels, in percent"
+    echo
+    awk -v labels="$CACHE_LABELS" -v factors="$FACTORS" -v tabs="$TINY_ABS" -v tfrac="$TINY_FRAC" '
+        function add(key, p, m) { if (p == "-" || m == "-" || m == 0) return; e = (p - m) / m * 100; if (e < 0) e = -e; v[key, ++n[key]] = e }
+        function med(key,   i, j, t, c) {
+            c = n[key]; if (!c) return "-"
+            for (i = 1; i <= c; i++) s[i] = v[key, i]
+            for (i = 2; i <= c; i++) { t = s[i]; for (j = i - 1; j >= 1 && s[j] > t; j--) s[j + 1] = s[j]; s[j + 1] = t }
+            return sprintf("%.1f", c % 2 ? s[(c + 1) / 2] : (s[c / 2] + s[c / 2 + 1]) / 2)
+        }
+        function max(key,   i, x) { if (!n[key]) return "-"; x = 0; for (i = 1; i <= n[key]; i++) if (v[key, i] > x) x = v[key, i]; return sprintf("%.1f", x) }
+        $6 == "ok" {
+            f = $2; total[f]++
+            add("ins" SUBSEP f, $12, $7)
+            for (c = 1; c <= 3; c++) {
+                m = $(8 + c)
+                if (m != "-" && !(m < tabs || m < tfrac * $8)) add("m" c SUBSEP f, $(13 + c), m)
+            }
+        }
+        { all[$2]++ }
+        END {
+            nf = split(factors, fs, " "); nc = split(labels, lab, " ")
+            printf "| quantity |"
+            for (i = 1; i <= nf; i++) printf " %sx median | %sx max | %sx kernels |", fs[i], fs[i], fs[i]
+            printf "\n|---|"
+            for (i = 1; i <= nf; i++) printf "---:|---:|---:|"
+            printf "\n"
+            for (q = 0; q <= nc; q++) {
+                printf "| %s |", q ? lab[q] " misses" : "instructions"
+                for (i = 1; i <= nf; i++) {
+                    key = (q ? "m" q : "ins") SUBSEP fs[i] "x"
+                    printf " %s | %s | %d of %d |", med(key), max(key), n[key], all[fs[i] "x"]
+                }
+                printf "\n"
+            }
+        }' "$RESULTS"
+    echo
+    echo "\"kernels\": how many kernels the median and maximum are over (of all that ran; failed predictions"
+    echo "and † miss counts are left out)."
+    echo
+    echo "Measured runs (\`augur collect\` wall time; cached ones show the time of their original run):"
+    echo
+    echo "| kernel | target | N | collect (s) | instructions | memory accesses |"
+    echo "|---|---|---:|---:|---:|---:|"
+    awk '{ printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $4, $5, $7, $8 }' "$RESULTS"
+}
+
+report | tee "$WORK/report.md"
+if [ -n "$MARKDOWN" ]; then
+    cp "$WORK/report.md" "$MARKDOWN"
+    say "tables written to $MARKDOWN"
+fi
+say "done in $(elapsed | sed 's/^ *//'); everything is in $WORK"
+if [ "$FAILED" = 1 ]; then
+    say "some models or predictions failed (marked 'failed' above; their logs are in $WORK/KERNEL/)"
+    exit 1
+fi

@@ -1,0 +1,242 @@
+/* cmd_model.c — `augur model`: fit models of every count and of the
+ * reuse-distance histograms over the runs of the experiment database, as
+ * functions of the run parameters, and store them (docs/models.md); with
+ * --show, print the stored formulas.  Exit status: 0 success, 2 usage
+ * error, 1 other errors (no database, runs that cannot be modeled, ...). */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "binary/buildid.h"
+#include "cli/commands.h"
+#include "cli/structure_store.h"
+#include "modelset/modelset.h"
+#include "predict/predict.h"
+#include "util/parse.h"
+
+enum { EXIT_OK = 0, EXIT_FAILURE_OTHER = 1, EXIT_USAGE = 2 };
+#define SHOW_HELP (-1)
+#define MAX_RUNS 4096
+
+typedef struct model_cli {
+    const char *db_path;
+    int64_t runs[MAX_RUNS];
+    size_t nruns;
+    const char *params[MODEL_MAX_PARAMS];
+    int nparams;
+    const char *basis[MODEL_MAX_BASIS];
+    int nbasis;
+    int show, quiet;
+    const char *scope; /* --scope NAME for --show */
+} model_cli;
+
+static void print_help(FILE *to)
+{
+    fprintf(to,
+            "usage: augur model [--db FILE] [--runs LIST] [--param NAME]... [--basis TERM]... [--quiet]\n"
+            "       augur model --show [--scope NAME] [--db FILE]\n"
+            "\n"
+            "Fit, over the runs in the database, a model of every count (total, function, line,\n"
+            "block and scope counts; per-class counts; memory accesses) and of the reuse-distance\n"
+            "histograms, as functions of the run parameters (--param of augur collect), and store\n"
+            "them as a new model set.  Counts of affine loops are found as exact polynomials; other\n"
+            "series by a search over c0 + c*p^i*log2(p)^j chosen by leave-one-out cross-validation.\n"
+            "\n"
+            "options:\n"
+            "  --db FILE      the experiment database (default: $AUGUR_DB, else augur.db; now %s)\n"
+            "  --runs LIST    the runs to fit over, e.g. 1-5,8 (default: every complete run)\n"
+            "  --param NAME   a parameter to model (repeat for several, at most %d); default: every\n"
+            "                 parameter that varies.  Runs must agree on the others.\n"
+            "  --basis TERM   also try TERM as a basis function, e.g. 'N^2*log2(N)', 'sqrt(N)',\n"
+            "                 'N^(1/3)', 'N*M' (repeat for several, at most %d)\n"
+            "  --show         print the newest model set's formulas with their errors\n"
+            "  --scope NAME   with --show: only functions and scopes whose name contains NAME\n"
+            "  --quiet        no progress lines\n"
+            "  -h, --help     show this help\n"
+            "\n"
+            "examples:\n"
+            "  for n in 16 24 32 40 48; do augur collect --param N=$n -- ./matmul $n; done\n"
+            "  augur model\n"
+            "  augur model --show --scope multiply\n"
+            "  augur predict --param N=400 --cache 32K --cache 1M\n"
+            "\n"
+            "Exit status: 0 success, 2 usage error, 1 other errors.  See docs/models.md.\n",
+            default_db_path(), MODEL_MAX_PARAMS, MODEL_MAX_BASIS);
+}
+
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("augur model: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs(" (see augur model --help)\n", stderr);
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+/* "1-5,8" into o->runs. */
+static int parse_runs(const char *arg, model_cli *o)
+{
+    char *copy = strdup(arg), *save = NULL;
+    int rc = copy ? 0 : -1;
+    for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; rc == 0 && tok; tok = strtok_r(NULL, ",", &save)) {
+        char *dash = strchr(tok, '-');
+        uint64_t lo, hi;
+        if (dash)
+            *dash = '\0';
+        if (parse_u64(tok, &lo) != 0 || lo == 0 || (dash && (parse_u64(dash + 1, &hi) != 0 || hi < lo)))
+            rc = -1;
+        if (!dash)
+            hi = lo;
+        for (uint64_t id = lo; rc == 0 && id <= hi; id++)
+            if (o->nruns == MAX_RUNS)
+                rc = -1;
+            else
+                o->runs[o->nruns++] = (int64_t)id;
+    }
+    free(copy);
+    return rc;
+}
+
+static int parse_option(int opt, const char *arg, model_cli *o)
+{
+    switch (opt) {
+    case 'd':
+        o->db_path = arg;
+        return 0;
+    case 'r':
+        if (parse_runs(arg, o) != 0)
+            return usage_error("bad --runs '%s': give run ids and ranges such as 1-5,8", arg);
+        return 0;
+    case 'p':
+        if (o->nparams == MODEL_MAX_PARAMS)
+            return usage_error("too many --param options (at most %d)", MODEL_MAX_PARAMS);
+        o->params[o->nparams++] = arg;
+        return 0;
+    case 'b':
+        if (o->nbasis == MODEL_MAX_BASIS)
+            return usage_error("too many --basis options (at most %d)", MODEL_MAX_BASIS);
+        o->basis[o->nbasis++] = arg;
+        return 0;
+    case 's':
+        o->show = 1;
+        return 0;
+    case 'S':
+        o->scope = arg;
+        return 0;
+    case 'q':
+        o->quiet = 1;
+        return 0;
+    default:
+        return EXIT_USAGE;
+    }
+}
+
+static int parse_options(int argc, char **argv, model_cli *o)
+{
+    static const struct option longopts[] = {
+        {"db", required_argument, NULL, 'd'},    {"runs", required_argument, NULL, 'r'},
+        {"param", required_argument, NULL, 'p'}, {"basis", required_argument, NULL, 'b'},
+        {"show", no_argument, NULL, 's'},        {"scope", required_argument, NULL, 'S'},
+        {"quiet", no_argument, NULL, 'q'},       {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->db_path = default_db_path();
+    optind = 0;
+    opterr = 0;
+    int opt;
+    while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        if (opt == 'h')
+            return SHOW_HELP;
+        if (opt == '?')
+            return usage_error("unknown option '%s'", argv[optind - 1]);
+        if (opt == ':')
+            return usage_error("option '%s' needs a value", argv[optind - 1]);
+        int rc = parse_option(opt, optarg, o);
+        if (rc != 0)
+            return rc;
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
+    if (o->scope && !o->show)
+        return usage_error("--scope goes with --show");
+    return 0;
+}
+
+/* The stored structure of the program the runs ran, analysed now if never
+ * before; 1 (with a warning) when the program is gone or was rebuilt. */
+static int program_tree(db *d, const model_cli *o, scope_tree *t, char *err, size_t errlen)
+{
+    int64_t run = o->nruns ? o->runs[0] : 0;
+    if (!run && db_newest_run(d, &run, err, errlen) != 0)
+        return -1;
+    db_run_module *mods;
+    size_t n;
+    if (db_run_modules(d, run, &mods, &n, err, errlen) != 0)
+        return -1;
+    int rc = 1;
+    char now[BUILD_ID_HEX_MAX];
+    if (n && *mods[0].build_id && elf_build_id(mods[0].path, now, sizeof now) == 0 &&
+        !strcmp(now, mods[0].build_id)) {
+        int64_t id;
+        int analysed;
+        rc = structure_ensure(d, mods[0].path, &id, &analysed, NULL, err, errlen);
+        if (rc == 0)
+            rc = scope_tree_load(d, id, t, err, errlen);
+    } else if (n)
+        fprintf(stderr, "augur model: warning: %s is missing or was rebuilt since the runs: no scope models, and "
+                        "every memory instruction is a reuse-distance group of its own\n", mods[0].path);
+    db_run_modules_free(mods, n);
+    return rc;
+}
+
+static int fit(db *d, const model_cli *o, char *err, size_t errlen)
+{
+    scope_tree tree = {0};
+    int have = program_tree(d, o, &tree, err, errlen);
+    if (have < 0)
+        return -1;
+    modelset_options mo = {.runs = o->nruns ? o->runs : NULL, .nruns = o->nruns,
+                           .params = o->nparams ? o->params : NULL, .nparams = o->nparams,
+                           .basis = o->basis, .nbasis = o->nbasis, .program = have == 0 ? &tree : NULL,
+                           .progress = o->quiet ? NULL : stderr};
+    modelset_summary sum;
+    int rc = modelset_fit(d, &mo, &sum, err, errlen);
+    if (rc == 0)
+        printf("model set %lld stored: %zu models over %zu runs, %zu reuse-distance groups%s\n",
+               (long long)sum.set_id, sum.models, sum.runs, sum.groups,
+               sum.failed ? " (some series could not be modeled: see docs/models.md)" : "");
+    if (rc == 0 && sum.failed)
+        fprintf(stderr, "augur model: warning: %zu series could not be modeled and were left out\n", sum.failed);
+    if (have == 0)
+        scope_tree_free(&tree);
+    return rc;
+}
+
+int cmd_model(int argc, char **argv)
+{
+    model_cli o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc == SHOW_HELP) {
+        print_help(stdout);
+        return EXIT_OK;
+    }
+    if (rc != 0)
+        return rc;
+    char err[1024];
+    db *d;
+    if (db_open(o.db_path, 0, &d, err, sizeof err) == 0) {
+        rc = o.show ? model_show(d, o.scope, stdout, err, sizeof err) : fit(d, &o, err, sizeof err);
+        db_close(d);
+    } else
+        rc = -1;
+    if (rc != 0) {
+        fprintf(stderr, "augur model: %s\n", err);
+        return EXIT_FAILURE_OTHER;
+    }
+    return EXIT_OK;
+}

@@ -1,0 +1,203 @@
+/* cmd_predict.c — `augur predict`: evaluate the newest model set at
+ * parameter values that were never run: counts per function, line and
+ * scope, and the misses of fully-associative LRU caches, as text or as JSON
+ * of the same shape as `augur report`'s (docs/models.md).  Exit status:
+ * 0 success, 2 usage error, 1 other errors. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/runs.h"
+#include "predict/predict.h"
+#include "util/parse.h"
+
+enum { EXIT_OK = 0, EXIT_FAILURE_OTHER = 1, EXIT_USAGE = 2 };
+#define SHOW_HELP (-1)
+
+typedef struct predict_cli {
+    const char *db_path;
+    run_params params;
+    size_t ncaches;
+    report_cache caches[REPORT_MAX_CACHES];
+    int json;
+    size_t top;
+} predict_cli;
+
+static void print_help(FILE *to)
+{
+    fprintf(to,
+            "usage: augur predict [--db FILE] --param NAME=VALUE... [--cache SIZE[:LINE]]...\n"
+            "                     [--format text|json] [--top N]\n"
+            "\n"
+            "Evaluate the models of `augur model` at parameters that were never run: the counts of\n"
+            "the program, its functions, source lines and scopes, and the misses of fully-associative\n"
+            "LRU caches from the reuse-distance models.  The JSON has the total, functions and lines\n"
+            "of augur report's, with a \"prediction\" object instead of \"runs\".\n"
+            "\n"
+            "options:\n"
+            "  --db FILE            the experiment database (default: $AUGUR_DB, else augur.db; now %s)\n"
+            "  --param NAME=VALUE   a value of every parameter of the models, e.g. --param N=1000\n"
+            "  --cache SIZE[:LINE]  a cache to predict the misses of (suffixes K, KiB, M, MiB, G, GiB;\n"
+            "                       LINE defaults to %d and must be a block size the runs measured);\n"
+            "                       repeat for more (at most %d); default --cache 32K --cache 1M\n"
+            "  --format text|json   aligned tables (default) or JSON\n"
+            "  --top N              rows per table (default %d; 0 for all)\n"
+            "  -h, --help           show this help\n"
+            "\n"
+            "examples:\n"
+            "  augur predict --param N=1000\n"
+            "  augur predict --param N=4000 --cache 32K --cache 1M --cache 32M --format json\n"
+            "\n"
+            "Values outside the range the models were fitted on are predicted with a warning.\n"
+            "Exit status: 0 success, 2 usage error, 1 other errors.  See docs/models.md.\n",
+            default_db_path(), REPORT_DEFAULT_LINE, REPORT_MAX_CACHES, REPORT_DEFAULT_TOP);
+}
+
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("augur predict: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs(" (see augur predict --help)\n", stderr);
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+static int parse_option(int opt, const char *arg, predict_cli *o)
+{
+    char err[256];
+    uint64_t v;
+    switch (opt) {
+    case 'd':
+        o->db_path = arg;
+        return 0;
+    case 'p':
+        if (run_params_add(&o->params, arg, err, sizeof err) != 0)
+            return usage_error("%s", err);
+        return 0;
+    case 'c':
+        if (o->ncaches == REPORT_MAX_CACHES)
+            return usage_error("too many --cache options (at most %d)", REPORT_MAX_CACHES);
+        if (report_cache_parse(arg, &o->caches[o->ncaches], err, sizeof err) != 0)
+            return usage_error("%s", err);
+        o->ncaches++;
+        return 0;
+    case 'f':
+        if (strcmp(arg, "text") != 0 && strcmp(arg, "json") != 0)
+            return usage_error("bad format '%s': give --format text or --format json", arg);
+        o->json = strcmp(arg, "json") == 0;
+        return 0;
+    case 't':
+        if (parse_u64(arg, &v) != 0 || v > SIZE_MAX)
+            return usage_error("bad --top '%s': give a number of rows (0 for all)", arg);
+        o->top = (size_t)v;
+        return 0;
+    default:
+        return EXIT_USAGE;
+    }
+}
+
+static int parse_options(int argc, char **argv, predict_cli *o)
+{
+    static const struct option longopts[] = {
+        {"db", required_argument, NULL, 'd'},     {"param", required_argument, NULL, 'p'},
+        {"cache", required_argument, NULL, 'c'},  {"format", required_argument, NULL, 'f'},
+        {"top", required_argument, NULL, 't'},    {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    optind = 0;
+    opterr = 0;
+    int opt;
+    while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        if (opt == 'h')
+            return SHOW_HELP;
+        if (opt == '?')
+            return usage_error("unknown option '%s'", argv[optind - 1]);
+        if (opt == ':')
+            return usage_error("option '%s' needs a value", argv[optind - 1]);
+        int rc = parse_option(opt, optarg, o);
+        if (rc != 0)
+            return rc;
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
+    if (o->params.n == 0)
+        return usage_error("give the parameters to predict at, e.g. --param N=1000");
+    if (o->ncaches == 0) {
+        o->caches[o->ncaches++] = (report_cache){.size = 32 << 10, .line = REPORT_DEFAULT_LINE};
+        o->caches[o->ncaches++] = (report_cache){.size = 1 << 20, .line = REPORT_DEFAULT_LINE};
+    }
+    return 0;
+}
+
+static int write_prediction(const prediction *p, const predict_cli *o)
+{
+    if (!o->json)
+        return report_write_text(&p->rep, o->top, stdout) != 0 || predict_write_scopes_text(p, stdout) != 0 ? -1
+                                                                                                              : 0;
+    json_t *j = report_json(&p->rep, o->top), *scopes = predict_scopes_json(p);
+    int rc = j && scopes && json_object_set_new(j, "scopes", scopes) == 0 ? 0 : -1;
+    if (rc == 0)
+        rc = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(12)) == 0 && fputc('\n', stdout) != EOF ? 0
+                                                                                                                 : -1;
+    json_decref(j);
+    return rc;
+}
+
+static int run_predict(db *d, const predict_cli *o, char *err, size_t errlen)
+{
+    double values[MAX_PARAMS];
+    for (int i = 0; i < o->params.n; i++)
+        values[i] = strtod(o->params.values[i], NULL); /* checked by run_params_add */
+    if (db_read_begin(d, err, errlen) != 0)
+        return -1;
+    prediction p;
+    int rc = predict(d, (const char *const *)o->params.names, values, o->params.n, o->caches, o->ncaches, &p, err,
+                     errlen);
+    db_read_end(d);
+    for (size_t i = 0; rc == 0 && i < p.info.nwarnings; i++)
+        fprintf(stderr, "augur predict: warning: %s\n", p.info.warnings[i]);
+    if (rc == 0) {
+        errno = 0;
+        rc = write_prediction(&p, o);
+        if (rc == 0 && fflush(stdout) != 0)
+            rc = -1;
+        if (rc != 0)
+            snprintf(err, errlen, "cannot write the prediction: %s", errno ? strerror(errno) : "out of memory");
+    }
+    prediction_free(&p);
+    return rc;
+}
+
+int cmd_predict(int argc, char **argv)
+{
+    predict_cli o = {.db_path = default_db_path(), .top = REPORT_DEFAULT_TOP};
+    int rc = parse_options(argc, argv, &o);
+    if (rc == SHOW_HELP) {
+        print_help(stdout);
+        run_params_free(&o.params);
+        return EXIT_OK;
+    }
+    if (rc != 0) {
+        run_params_free(&o.params);
+        return rc;
+    }
+    char err[1024];
+    db *d;
+    if (db_open(o.db_path, 0, &d, err, sizeof err) == 0) {
+        rc = run_predict(d, &o, err, sizeof err);
+        db_close(d);
+    } else
+        rc = -1;
+    run_params_free(&o.params);
+    if (rc != 0) {
+        fprintf(stderr, "augur predict: %s\n", err);
+        return EXIT_FAILURE_OTHER;
+    }
+    return EXIT_OK;
+}

@@ -1,0 +1,167 @@
+/* model.h — models of measured quantities as functions of the run
+ * parameters (docs/models.md): counts fitted over runs, and reuse-distance
+ * histogram models that predict misses at sizes never run.
+ *
+ *   model_term.c   terms: evaluation, formulas for people, parsing user basis terms
+ *   model_fit.c    one series: exact polynomials, then the PMNF hypothesis search
+ *                  with leave-one-out cross-validation; several parameters
+ *   rd_model.c     one reuse-distance histogram series: leading constant bins,
+ *                  recursive equal-ratio splits, coalescing; misses at a capacity
+ *
+ * A model is plain data: a constant and a sum of terms c * prod p^i * log2(p)^j,
+ * so it is stored in the database as rows and evaluated anywhere.  Nothing
+ * here touches the database or the file system.
+ */
+#ifndef AUGUR_MODEL_H
+#define AUGUR_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rd/rd.h"
+
+#define MODEL_MAX_PARAMS 4 /* parameters a model can depend on */
+#define MODEL_MAX_TERMS 8  /* non-constant terms of one model */
+#define MODEL_MAX_BASIS 16 /* user-supplied basis terms */
+
+/* p^exponent * log2(p)^log_exponent of parameter `param` (an index into the
+ * point coordinates).  exponent may be fractional (1/2 for sqrt) or 0. */
+typedef struct model_factor {
+    int param;
+    double exponent;
+    int log_exponent;
+} model_factor;
+
+/* coef * product of factors; a term with no factors is a constant. */
+typedef struct model_term {
+    double coef;
+    int nfactors;
+    model_factor factors[MODEL_MAX_PARAMS];
+} model_term;
+
+/* How a model was found (docs/models.md). */
+enum model_method {
+    MODEL_CONSTANT,       /* every point equal */
+    MODEL_EXACT,          /* a polynomial that reproduces every point and predicts every left-out point exactly */
+    MODEL_PMNF,           /* the best single-parameter normal form by LOO SMAPE */
+    MODEL_ADDITIVE,       /* several parameters: f1(p1) + f2(p2) */
+    MODEL_MULTIPLICATIVE, /* several parameters: f1(p1) * f2(p2) (+ the parts alone) */
+    MODEL_NESTED          /* several parameters: coefficients of the inner fit modeled in the outer one */
+};
+
+typedef struct model {
+    enum model_method method;
+    double constant;
+    int nterms;
+    model_term terms[MODEL_MAX_TERMS];
+    /* Errors over the training points, in percent (SMAPE = mean of
+     * 200 |f - y| / (|f| + |y|), 0 where both are 0). */
+    double fit_smape;   /* model fitted on all points, evaluated on them */
+    double cv_smape;    /* leave-one-out: each point predicted by the model fitted without it */
+    double fit_max_rel; /* largest |f - y| / |y| over the points, as a fraction (0 where y = 0 = f) */
+    size_t npoints;     /* points it was fitted on */
+} model;
+
+/* A series to fit: npoints points with nparams coordinates each
+ * (x[i * nparams + k] is parameter k of point i) and their values y[i].
+ * Points with equal coordinates are allowed (repeated runs): they are
+ * averaged before fitting. */
+typedef struct model_series {
+    size_t npoints;
+    int nparams;
+    const double *x;
+    const double *y;
+} model_series;
+
+typedef struct model_options {
+    int nbasis;                          /* user basis terms (coef ignored), tried as extra hypotheses */
+    model_term basis[MODEL_MAX_BASIS];
+    int integer_counts;                  /* the values are integer counts: try exact polynomials first */
+} model_options;
+
+/* ---- terms (model_term.c) ----------------------------------------------- */
+
+/* The model's value at the point x (x[k] = parameter k). */
+double model_eval(const model *m, const double *x);
+
+/* The value of one term without its coefficient, i.e. prod p^i log2(p)^j. */
+double model_term_basis(const model_term *t, const double *x);
+
+/* A formula for people, e.g. "3 + 0.5*N^2 + 2*N*log2(N)" with `names[k]`
+ * for parameter k; coefficients are printed with up to 6 significant
+ * digits, or as fractions such as 1/3 when they are one exactly.  Returns
+ * the length written (as snprintf). */
+int model_format(const model *m, const char *const *names, char *buf, size_t len);
+
+/* Parse a basis term such as "N^2*log2(N)", "sqrt(N)", "N^(1/3)", "N*M",
+ * "log2(N)^2" over parameters names[0..nnames).  Returns 0, or -1 with a
+ * message naming the unknown parameter or the bad syntax and showing the
+ * accepted forms. */
+int model_parse_term(const char *text, const char *const *names, int nnames, model_term *out, char *err,
+                     size_t errlen);
+
+/* ---- fitting (model_fit.c) ---------------------------------------------- */
+
+/* Fit the series.  Single parameter: constant; then, with integer_counts,
+ * exact polynomials of rising degree; then the PMNF search (Extra-P's
+ * exponent sets, plus the user basis), choosing by leave-one-out SMAPE.
+ * Several parameters: each alone on the lines of points where the others
+ * are fixed, then additive, multiplicative and nested combinations refitted
+ * on all points.  Returns 0, or -1 with a message when the series cannot
+ * be modeled: fewer distinct points than the simplest non-constant model
+ * needs (naming how many are needed), a parameter that never varies, or
+ * non-finite values. */
+int model_fit(const model_series *s, const model_options *o, model *out, char *err, size_t errlen);
+
+/* Human name of a method: "constant", "exact", "pmnf", ... */
+const char *model_method_name(enum model_method m);
+
+/* ---- reuse-distance histogram models (rd_model.c) ------------------------ */
+
+/* One training histogram: the group's summed histogram in one run. */
+typedef struct rd_series_point {
+    const double *x;      /* nparams coordinates */
+    uint64_t cold;        /* first touches */
+    size_t nbins;
+    const rd_binrec *bins; /* non-empty bins, ascending */
+} rd_series_point;
+
+/* A leading bin whose distance is the same constant at every size
+ * (spatial reuse in the innermost loop): only its share is modeled. */
+typedef struct rd_model_lead {
+    double distance; /* the constant distance */
+    model fraction;  /* share of all non-cold touches, 0..1 */
+} rd_model_lead;
+
+/* A slice [u_low, u_high) of the non-leading touches in rank order, the
+ * same slice at every size; its distances at p spread from low(p) to
+ * high(p) with mean mean(p). */
+typedef struct rd_model_bin {
+    double u_low, u_high;
+    model low, high, mean;
+} rd_model_bin;
+
+typedef struct rd_model {
+    model cold;     /* first touches */
+    model touches;  /* non-cold touches */
+    size_t nlead;
+    rd_model_lead *lead;
+    size_t nbins;
+    rd_model_bin *bins; /* ascending u */
+} rd_model;
+
+/* Fit the histogram series of one group (npoints >= 3 histograms at
+ * distinct parameter points, nparams coordinates each).  Returns 0, or -1
+ * with a message. Free with rd_model_free, also after failure. */
+int rd_model_fit(const rd_series_point *pts, size_t npoints, int nparams, const model_options *o, rd_model *out,
+                 char *err, size_t errlen);
+
+/* Predicted misses of a fully-associative LRU cache of `capacity` blocks
+ * at the point x: cold + leading bins with distance >= capacity + the part
+ * of each slice at or above capacity (its touches spread evenly from low to
+ * high). */
+double rd_model_misses(const rd_model *m, const double *x, uint64_t capacity);
+
+void rd_model_free(rd_model *m);
+
+#endif

@@ -1,0 +1,1089 @@
+/* model_fit.c — fit one series of measurements to a model (model.h): a
+ * constant, an exact polynomial, or the best performance-model normal form
+ * (PMNF) as in Extra-P, chosen by leave-one-out cross-validation; for
+ * several parameters, combinations of the one-parameter models.
+ *
+ * Every fit is linear least squares over a fixed set of terms plus a
+ * constant (GSL's SVD solver, gsl_multifit_linear) of the relative
+ * residuals (f - y) / y, with each column scaled to a largest magnitude of
+ * 1 so that parameters up to 1e4 and counts up to 1e13 stay well
+ * conditioned (hyp_solve).
+ *
+ * One parameter, after averaging repeated points:
+ *   1. all values equal: MODEL_CONSTANT.
+ *   2. integer counts: for degree d = 1 .. min(4, n-2) the full polynomial
+ *      1, p, ..., p^d; the lowest degree that is exact wins (MODEL_EXACT).
+ *      Exact means: every point, predicted by the fit on the other n-1
+ *      points, and every point, reproduced by the fit on all points, lies
+ *      within max(0.5, 1e-9 |y|) of its value (EXACT_ABS, EXACT_REL).
+ *      Coefficients are then snapped (see snap_fit): zero terms dropped,
+ *      fractions k/d with d <= 12 made exact, as long as every point still
+ *      reproduces.
+ *   3. PMNF search.  Hypotheses, each with a constant c0:
+ *        c1 * p^i * log2(p)^j, i in PMNF_EXP, j in {0,1,2}, not i = j = 0;
+ *        c1 * t1 + c2 * t2 for distinct t1, t2 in {p, p log2 p, p^2,
+ *          p^2 log2 p, p^3, p^3 log2 p};
+ *        c1 * u for each user basis term u over this parameter;
+ *        the best one-term hypothesis + c2 * u for each such u.
+ *      log2 terms only when every p >= 1, fractional exponents only when
+ *      every p >= 0.  A hypothesis with t terms needs t+2 points.  As in
+ *      Extra-P a hypothesis is rejected when one of its terms contributes
+ *      less than 0.0005 of the model's magnitude at every point, and the
+ *      constant model is the initial best.
+ *      Choice (better()), by leave-one-out SMAPE (cv): a hypothesis with
+ *      more terms than another wins only if its cv is lower by more than
+ *      half the other's (plus 1e-9), so noise does not buy extra terms; with equal numbers of terms the
+ *      lower cv wins unless the two are within 1e-9 + 1% of the larger,
+ *      a tie, which goes to fewer logs, then to fewer fractional
+ *      exponents (halves count less than other fractions), then to the
+ *      smaller sum of exponents, then to the lower cv (the same terms met
+ *      twice keep the first): the plainest model that cross-validates.  With integer counts, a winner that is exact in the
+ *      sense above gets its coefficients snapped as well.
+ *
+ * Several parameters: each parameter k is fitted alone (steps 1-3) on its
+ * longest "line", the points where all other parameters are fixed (it
+ * needs 3 or more).  Its non-constant terms T_k are kept.  Then over all
+ * points, for the parameters with terms: every set of products (one
+ * product per non-empty subset S of the parameters: all terms prod_{k in S}
+ * t_k, t_k in T_k) that covers every parameter — for two parameters a+b,
+ * a*b, a*b+a, a*b+b, a*b+a+b; with four only a+b+c+d, a*b*c*d and the full
+ * expansion — then, for two parameters, the nested fits (for each value of
+ * the outer parameter fit the inner's terms; model each coefficient along
+ * the outer parameter with steps 1-3 without exactness; expand into
+ * products), and each user basis term added to the best so far.  The
+ * choice and the snapping are as for one parameter; the method says which
+ * family won (sums only: additive; products: multiplicative; nested).
+ *
+ * Nothing here keeps state between calls.
+ */
+#define _GNU_SOURCE /* qsort_r */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_multifit.h>
+
+#include "model.h"
+
+#define EXACT_ABS 0.5    /* an integer count is exact when within this... */
+#define EXACT_REL 1e-9   /* ...or within this fraction of itself */
+#define SMALL_TERM 5e-4  /* Extra-P: a term below this share everywhere is noise */
+#define TIE_REL 0.01     /* LOO SMAPEs this close (relative) are a tie */
+#define TIE_ABS 1e-9     /* ...or this close in percent */
+#define TERM_MARGIN 0.5  /* an extra term must cut the LOO SMAPE by this share */
+#define SNAP_REL 1e-9    /* a coefficient this close to k/d (d <= 12) is k/d */
+#define NO_SKIP ((size_t)-1)
+
+/* ---- points -------------------------------------------------------------- */
+
+/* Distinct points with averaged values: x[i * np + k], y[i]. */
+typedef struct points {
+    size_t n;
+    int np;
+    double *x;
+    double *y;
+} points;
+
+/* Free the arrays of P (P itself is the caller's). */
+static void points_free(points *P)
+{
+    free(P->x);
+    free(P->y);
+    P->x = P->y = NULL;
+    P->n = 0;
+}
+
+/* Allocate P for n points of np coordinates; 0 or -1. */
+static int points_alloc(points *P, size_t n, int np)
+{
+    P->n = n;
+    P->np = np;
+    P->x = malloc((n ? n : 1) * (size_t)np * sizeof *P->x);
+    P->y = malloc((n ? n : 1) * sizeof *P->y);
+    if (!P->x || !P->y) {
+        points_free(P);
+        return -1;
+    }
+    return 0;
+}
+
+/* qsort_r comparison of point indices by their coordinates. */
+static int cmp_coords(const void *a, const void *b, void *ctx)
+{
+    const model_series *s = ctx;
+    const double *xa = s->x + *(const size_t *)a * (size_t)s->nparams;
+    const double *xb = s->x + *(const size_t *)b * (size_t)s->nparams;
+    for (int k = 0; k < s->nparams; k++)
+        if (xa[k] != xb[k])
+            return xa[k] < xb[k] ? -1 : 1;
+    return 0;
+}
+
+/* The distinct points of s in coordinate order, the values of equal
+ * coordinates averaged.  0, or -1 when out of memory. */
+static int points_average(const model_series *s, points *P)
+{
+    size_t *idx = malloc(s->npoints * sizeof *idx);
+    if (!idx || points_alloc(P, s->npoints, s->nparams)) {
+        free(idx);
+        return -1;
+    }
+    for (size_t i = 0; i < s->npoints; i++)
+        idx[i] = i;
+    qsort_r(idx, s->npoints, sizeof *idx, cmp_coords, (void *)s);
+    size_t n = 0;
+    for (size_t i = 0; i < s->npoints;) {
+        size_t j = i;
+        double sum = 0.0;
+        while (j < s->npoints && cmp_coords(&idx[i], &idx[j], (void *)s) == 0)
+            sum += s->y[idx[j++]];
+        memcpy(P->x + n * (size_t)s->nparams, s->x + idx[i] * (size_t)s->nparams,
+               (size_t)s->nparams * sizeof *P->x);
+        P->y[n++] = sum / (double)(j - i);
+        i = j;
+    }
+    P->n = n;
+    free(idx);
+    return 0;
+}
+
+/* The largest |y| of P (0 if none). */
+static double points_ymax(const points *P)
+{
+    double m = 0.0;
+    for (size_t i = 0; i < P->n; i++)
+        m = fmax(m, fabs(P->y[i]));
+    return m;
+}
+
+/* 1 if every value of P is the same. */
+static int points_constant(const points *P)
+{
+    for (size_t i = 1; i < P->n; i++)
+        if (P->y[i] != P->y[0])
+            return 0;
+    return 1;
+}
+
+/* Number of distinct values of parameter k in P. */
+static size_t distinct_values(const points *P, int k)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < P->n; i++) {
+        size_t j = 0;
+        while (j < i && P->x[j * P->np + k] != P->x[i * P->np + k])
+            j++;
+        count += j == i;
+    }
+    return count;
+}
+
+/* ---- errors -------------------------------------------------------------- */
+
+/* SMAPE of one point in percent: 200 |f - y| / (|f| + |y|), 0 if both 0. */
+static double smape1(double f, double y)
+{
+    double d = fabs(f) + fabs(y);
+    return d == 0.0 ? 0.0 : 200.0 * fabs(f - y) / d;
+}
+
+/* |f - y| / |y|; 0 where f = y = 0, counted as 1 where y = 0 != f. */
+static double rel1(double f, double y)
+{
+    if (y == 0.0)
+        return f == 0.0 ? 0.0 : 1.0;
+    return fabs(f - y) / fabs(y);
+}
+
+/* 1 if f reproduces the count y exactly (see the header). */
+static int exact1(double f, double y)
+{
+    double d = fabs(f - y);
+    return d < EXACT_ABS || d <= EXACT_REL * fabs(y);
+}
+
+/* ---- hypotheses ---------------------------------------------------------- */
+
+/* A set of terms to fit with a constant; coefficients of t are ignored. */
+typedef struct hyp {
+    int nterms;
+    model_term t[MODEL_MAX_TERMS];
+    enum model_method method; /* the family it belongs to */
+} hyp;
+
+/* A hypothesis fitted and cross-validated. */
+typedef struct score {
+    double c0, coef[MODEL_MAX_TERMS]; /* fitted on all points */
+    double fit_smape, cv_smape, max_rel;
+    int exact; /* every LOO prediction and every fitted value exact1 */
+} score;
+
+/* 1 if a and b have the same factors (both sorted by parameter). */
+static int same_basis(const model_term *a, const model_term *b)
+{
+    if (a->nfactors != b->nfactors)
+        return 0;
+    for (int f = 0; f < a->nfactors; f++)
+        if (a->factors[f].param != b->factors[f].param || a->factors[f].exponent != b->factors[f].exponent ||
+            a->factors[f].log_exponent != b->factors[f].log_exponent)
+            return 0;
+    return 1;
+}
+
+/* Add term t to h unless h has it already.  0, or -1 when h is full. */
+static int hyp_add(hyp *h, const model_term *t)
+{
+    for (int i = 0; i < h->nterms; i++)
+        if (same_basis(&h->t[i], t))
+            return 0;
+    if (h->nterms == MODEL_MAX_TERMS)
+        return -1;
+    h->t[h->nterms] = *t;
+    h->t[h->nterms++].coef = 1.0;
+    return 0;
+}
+
+/* The product a*b as one term, factors merged per parameter and sorted by
+ * parameter; coefficient 1. */
+static model_term term_mul(const model_term *a, const model_term *b)
+{
+    model_term r = {.coef = 1.0};
+    const model_term *src[2] = {a, b};
+    for (int s = 0; s < 2; s++)
+        for (int f = 0; f < src[s]->nfactors; f++) {
+            model_factor g = src[s]->factors[f];
+            int i = 0;
+            while (i < r.nfactors && r.factors[i].param < g.param)
+                i++;
+            if (i < r.nfactors && r.factors[i].param == g.param) {
+                r.factors[i].exponent += g.exponent;
+                r.factors[i].log_exponent += g.log_exponent;
+                continue;
+            }
+            if (r.nfactors == MODEL_MAX_PARAMS)
+                continue; /* cannot happen: one factor per parameter */
+            memmove(&r.factors[i + 1], &r.factors[i], (size_t)(r.nfactors - i) * sizeof g);
+            r.factors[i] = g;
+            r.nfactors++;
+        }
+    return r;
+}
+
+/* The term p^e * log2(p)^j of parameter k, coefficient 1. */
+static model_term term_make(int k, double e, int j)
+{
+    model_term t = {.coef = 1.0, .nfactors = 1};
+    t.factors[0] = (model_factor){k, e, j};
+    return t;
+}
+
+/* Least squares fit of y ~ c0 + sum_j coef[j] * basis_j(x) over the points
+ * of P except point `skip` (NO_SKIP: all), with y given separately so that
+ * residuals can be fitted too.  The residuals are relative: each row is
+ * divided by max(|y_i|, 1e-9 max|y|) (weighted least squares, weights
+ * 1/y^2), because measurements spanning decades carry relative noise and
+ * the models are judged by relative errors; then each column is scaled to
+ * a largest magnitude of 1 for conditioning.  0, or -1 if there are fewer
+ * points than coefficients, the solver fails or memory runs out. */
+static int hyp_solve(const points *P, const double *y, const hyp *h, size_t skip, double *c0, double *coef)
+{
+    size_t m = P->n - (skip < P->n ? 1 : 0);
+    size_t k = (size_t)h->nterms + 1;
+    if (m < k)
+        return -1;
+    int rc = -1;
+    gsl_matrix *X = gsl_matrix_alloc(m, k), *cov = gsl_matrix_alloc(k, k);
+    gsl_vector *yv = gsl_vector_alloc(m), *c = gsl_vector_alloc(k);
+    gsl_multifit_linear_workspace *w = gsl_multifit_linear_alloc(m, k);
+    if (!X || !cov || !yv || !c || !w)
+        goto out;
+    double scale[MODEL_MAX_TERMS + 1], ymax = 0.0;
+    for (size_t i = 0; i < P->n; i++)
+        if (i != skip)
+            ymax = fmax(ymax, fabs(y[i]));
+    double floor_y = ymax > 0.0 ? 1e-9 * ymax : 1.0;
+    for (size_t j = 0; j < k; j++)
+        scale[j] = 0.0;
+    for (size_t i = 0, r = 0; i < P->n; i++) {
+        if (i == skip)
+            continue;
+        const double *x = P->x + i * (size_t)P->np;
+        double wi = 1.0 / fmax(fabs(y[i]), floor_y);
+        for (size_t j = 0; j < k; j++) {
+            double v = (j == 0 ? 1.0 : model_term_basis(&h->t[j - 1], x)) * wi;
+            gsl_matrix_set(X, r, j, v);
+            scale[j] = fmax(scale[j], fabs(v));
+        }
+        gsl_vector_set(yv, r, y[i] * wi);
+        r++;
+    }
+    for (size_t j = 0; j < k; j++)
+        if (scale[j] == 0.0 || !isfinite(scale[j]))
+            scale[j] = 1.0;
+    for (size_t r = 0; r < m; r++)
+        for (size_t j = 0; j < k; j++)
+            gsl_matrix_set(X, r, j, gsl_matrix_get(X, r, j) / scale[j]);
+    double chisq;
+    if (gsl_multifit_linear(X, yv, c, cov, &chisq, w) == 0) {
+        *c0 = gsl_vector_get(c, 0) / scale[0];
+        for (size_t j = 1; j < k; j++)
+            coef[j - 1] = gsl_vector_get(c, j) / scale[j];
+        rc = isfinite(*c0) ? 0 : -1;
+        for (size_t j = 1; j < k; j++)
+            if (!isfinite(coef[j - 1]))
+                rc = -1;
+    }
+out:
+    gsl_multifit_linear_free(w);
+    gsl_vector_free(c);
+    gsl_vector_free(yv);
+    gsl_matrix_free(cov);
+    gsl_matrix_free(X);
+    return rc;
+}
+
+/* The value of hypothesis h with coefficients c0, coef at x. */
+static double hyp_eval(const hyp *h, double c0, const double *coef, const double *x)
+{
+    double v = c0;
+    for (int j = 0; j < h->nterms; j++)
+        v += coef[j] * model_term_basis(&h->t[j], x);
+    return v;
+}
+
+/* 1 if some term of h (fitted as c0, coef) contributes less than
+ * SMALL_TERM of the model's magnitude (sum of |parts|) at every point. */
+static int has_small_term(const points *P, const hyp *h, double c0, const double *coef)
+{
+    for (int j = 0; j < h->nterms; j++) {
+        int small = 1;
+        for (size_t i = 0; i < P->n && small; i++) {
+            const double *x = P->x + i * (size_t)P->np;
+            double total = fabs(c0);
+            for (int q = 0; q < h->nterms; q++)
+                total += fabs(coef[q] * model_term_basis(&h->t[q], x));
+            if (fabs(coef[j] * model_term_basis(&h->t[j], x)) >= SMALL_TERM * total)
+                small = 0;
+        }
+        if (small)
+            return 1;
+    }
+    return 0;
+}
+
+/* Fit h on all points of P and cross-validate it (leave-one-out) into *s.
+ * 0, or -1 when h needs more points than P has (t terms need t+2), a fit
+ * fails, or — with reject_small — a term is negligible everywhere. */
+static int hyp_score(const points *P, const hyp *h, int reject_small, score *s)
+{
+    if (P->n < (size_t)h->nterms + 2)
+        return -1;
+    if (hyp_solve(P, P->y, h, NO_SKIP, &s->c0, s->coef))
+        return -1;
+    if (reject_small && has_small_term(P, h, s->c0, s->coef))
+        return -1;
+    s->fit_smape = s->cv_smape = s->max_rel = 0.0;
+    s->exact = 1;
+    for (size_t i = 0; i < P->n; i++) {
+        const double *x = P->x + i * (size_t)P->np;
+        double f = hyp_eval(h, s->c0, s->coef, x), c0, coef[MODEL_MAX_TERMS];
+        s->fit_smape += smape1(f, P->y[i]);
+        s->max_rel = fmax(s->max_rel, rel1(f, P->y[i]));
+        s->exact &= exact1(f, P->y[i]);
+        if (hyp_solve(P, P->y, h, i, &c0, coef))
+            return -1;
+        double g = hyp_eval(h, c0, coef, x);
+        s->cv_smape += smape1(g, P->y[i]);
+        s->exact &= exact1(g, P->y[i]);
+    }
+    s->fit_smape /= (double)P->n;
+    s->cv_smape /= (double)P->n;
+    return 0;
+}
+
+/* 1 if a and b have the same terms, in any order. */
+static int same_terms(const hyp *a, const hyp *b)
+{
+    if (a->nterms != b->nterms)
+        return 0;
+    for (int i = 0; i < a->nterms; i++) {
+        int found = 0;
+        for (int j = 0; j < b->nterms && !found; j++)
+            found = same_basis(&a->t[i], &b->t[j]);
+        if (!found)
+            return 0;
+    }
+    return 1;
+}
+
+/* How plain h is, for breaking ties (lower is plainer): *logs = the sum
+ * of its log exponents, *odd = the number of its exponents that are not
+ * whole (halves count 1, other fractions 2), *pow_sum = the sum of its
+ * exponents. */
+static void hyp_plainness(const hyp *h, int *logs, int *odd, double *pow_sum)
+{
+    *logs = *odd = 0;
+    *pow_sum = 0.0;
+    for (int j = 0; j < h->nterms; j++)
+        for (int f = 0; f < h->t[j].nfactors; f++) {
+            double e = h->t[j].factors[f].exponent;
+            *pow_sum += e;
+            *logs += h->t[j].factors[f].log_exponent;
+            if (e != floor(e))
+                *odd += 2 * e == floor(2 * e) ? 1 : 2;
+        }
+}
+
+/* 1 if (a, sa) is to be preferred to (b, sb): see "Choice" in the header. */
+static int better(const hyp *a, const score *sa, const hyp *b, const score *sb)
+{
+    double x = sa->cv_smape, y = sb->cv_smape;
+    if (a->nterms > b->nterms) /* more terms must earn their place */
+        return x < (1.0 - TERM_MARGIN) * y - TIE_ABS;
+    if (a->nterms < b->nterms)
+        return !(y < (1.0 - TERM_MARGIN) * x - TIE_ABS);
+    if (fabs(x - y) > TIE_ABS + TIE_REL * fmax(x, y))
+        return x < y;
+    int la, lb, oa, ob;
+    double pa, pb;
+    hyp_plainness(a, &la, &oa, &pa);
+    hyp_plainness(b, &lb, &ob, &pb);
+    if (la != lb)
+        return la < lb;
+    if (oa != ob)
+        return oa < ob;
+    if (fabs(pa - pb) > 1e-9)
+        return pa < pb;
+    return !same_terms(a, b) && x < y;
+}
+
+/* The best hypothesis seen so far. */
+typedef struct best {
+    int have;
+    hyp h;
+    score s;
+} best;
+
+/* Score h on P and keep it in *b if it is better.  Returns 1 if h could
+ * be scored. */
+static int consider(const points *P, const hyp *h, best *b)
+{
+    score s;
+    if (hyp_score(P, h, 1, &s))
+        return 0;
+    if (!b->have || better(h, &s, &b->h, &b->s)) {
+        b->have = 1;
+        b->h = *h;
+        b->s = s;
+    }
+    return 1;
+}
+
+/* ---- the model out of a hypothesis ---------------------------------------- */
+
+/* If v is within SNAP_REL (relative) of k/d, d <= 12, that fraction, else v. */
+static double snap_fraction(double v)
+{
+    if (v == 0.0 || !(fabs(v) < 1e14))
+        return v;
+    for (int d = 1; d <= 12; d++) {
+        double k = nearbyint(v * d);
+        if (k != 0.0 && fabs(v - k / d) <= SNAP_REL * fabs(v))
+            return k / d;
+    }
+    return v;
+}
+
+/* 1 if term a is written before term b: larger sum of exponents first,
+ * then more logs (so "N^2 + N*log2(N) + N"). */
+static int term_before(const model_term *a, const model_term *b)
+{
+    double ea = 0.0, eb = 0.0;
+    int la = 0, lb = 0;
+    for (int f = 0; f < a->nfactors; f++)
+        ea += a->factors[f].exponent, la += a->factors[f].log_exponent;
+    for (int f = 0; f < b->nfactors; f++)
+        eb += b->factors[f].exponent, lb += b->factors[f].log_exponent;
+    if (fabs(ea - eb) > 1e-9)
+        return ea > eb;
+    return la > lb;
+}
+
+/* Store h with coefficients c0, coef into *m (zero terms dropped, the
+ * rest in the order of term_before) and its errors over P; cv is the
+ * leave-one-out SMAPE. */
+static void model_store(const points *P, const hyp *h, double c0, const double *coef, double cv, model *m)
+{
+    memset(m, 0, sizeof *m);
+    m->method = h->method;
+    m->constant = c0;
+    for (int j = 0; j < h->nterms; j++)
+        if (coef[j] != 0.0) {
+            model_term t = h->t[j];
+            t.coef = coef[j];
+            int at = m->nterms++;
+            for (; at > 0 && term_before(&t, &m->terms[at - 1]); at--)
+                m->terms[at] = m->terms[at - 1];
+            m->terms[at] = t;
+        }
+    for (size_t i = 0; i < P->n; i++) {
+        double f = model_eval(m, P->x + i * (size_t)P->np);
+        m->fit_smape += smape1(f, P->y[i]);
+        m->fit_max_rel = fmax(m->fit_max_rel, rel1(f, P->y[i]));
+    }
+    m->fit_smape /= (double)(P->n ? P->n : 1);
+    m->cv_smape = cv;
+    m->npoints = P->n;
+}
+
+/* Largest |coef * basis| of term j over P. */
+static double term_reach(const points *P, const model_term *t, double coef)
+{
+    double r = 0.0;
+    for (size_t i = 0; i < P->n; i++)
+        r = fmax(r, fabs(coef * model_term_basis(t, P->x + i * (size_t)P->np)));
+    return r;
+}
+
+/* Snap the coefficients of an exact fit of h on P (c0, coef in/out).
+ * Terms are fixed one at a time: the unfixed ones are refitted (with a
+ * constant) on what the fixed ones leave of y, and the one reaching
+ * furthest (largest |coef * basis| over P) is fixed — at 0 when it reaches
+ * less than min(SNAP_REL * max|y|, max(EXACT_ABS / 2, 1e-13 * max|y|)),
+ * i.e. below what the data resolves, else at the fraction k/d
+ * (d <= 12) within SNAP_REL of it, if any, else at the value as fitted.
+ * The constant is then the mean remainder, made 0 or k/d likewise with an
+ * absolute tolerance max(SNAP_REL * |c0|, 1e-11 * max|y|).  The snapped
+ * coefficients are kept only if every point still reproduces exactly
+ * (exact1); returns 1 if they were. */
+static int snap_fit(const points *P, const hyp *h, double *c0, double *coef)
+{
+    int n = h->nterms, fixed[MODEL_MAX_TERMS] = {0}, ok = 1;
+    double val[MODEL_MAX_TERMS], ymax = points_ymax(P), k0 = *c0;
+    double *res = malloc((P->n ? P->n : 1) * sizeof *res);
+    if (!res)
+        return 0;
+    for (int step = 0; step <= n && ok; step++) {
+        hyp rest = {.method = h->method};
+        int map[MODEL_MAX_TERMS];
+        for (int j = 0; j < n; j++)
+            if (!fixed[j]) {
+                map[rest.nterms] = j;
+                rest.t[rest.nterms++] = h->t[j];
+            }
+        for (size_t i = 0; i < P->n; i++) {
+            res[i] = P->y[i];
+            for (int j = 0; j < n; j++)
+                if (fixed[j])
+                    res[i] -= val[j] * model_term_basis(&h->t[j], P->x + i * (size_t)P->np);
+        }
+        double rc[MODEL_MAX_TERMS];
+        if (hyp_solve(P, res, &rest, NO_SKIP, &k0, rc)) {
+            ok = 0;
+            break;
+        }
+        if (step == n)
+            break;
+        int r = 0;
+        double reach = -1.0;
+        for (int q = 0; q < rest.nterms; q++) {
+            double rq = term_reach(P, &rest.t[q], rc[q]);
+            if (rq > reach) {
+                reach = rq;
+                r = q;
+            }
+        }
+        int j = map[r];
+        double negligible = fmin(SNAP_REL * ymax, fmax(EXACT_ABS / 2, 1e-13 * ymax));
+        val[j] = reach < negligible ? 0.0 : snap_fraction(rc[r]);
+        fixed[j] = 1;
+    }
+    if (ok) {
+        double tol = fmax(SNAP_REL * fabs(k0), 1e-11 * ymax);
+        if (fabs(k0) <= tol)
+            k0 = 0.0;
+        else
+            for (int d = 1; d <= 12; d++)
+                if (fabs(k0 - nearbyint(k0 * d) / d) <= tol) {
+                    k0 = nearbyint(k0 * d) / d;
+                    break;
+                }
+        for (size_t i = 0; i < P->n && ok; i++)
+            ok = exact1(hyp_eval(h, k0, val, P->x + i * (size_t)P->np), P->y[i]);
+    }
+    free(res);
+    if (!ok)
+        return 0;
+    *c0 = k0;
+    memcpy(coef, val, (size_t)n * sizeof *coef);
+    return 1;
+}
+
+/* Store the winner b into *m, snapped if integer counts made it exact; a
+ * constant below 1e-12 of the largest value is rounding noise, made 0. */
+static void store_best(const points *P, const best *b, int integer, model *m)
+{
+    double c0 = b->s.c0, coef[MODEL_MAX_TERMS];
+    memcpy(coef, b->s.coef, sizeof coef);
+    if (integer && b->s.exact)
+        snap_fit(P, &b->h, &c0, coef);
+    if (fabs(c0) <= 1e-12 * points_ymax(P)) /* rounding noise, not a constant */
+        c0 = 0.0;
+    model_store(P, &b->h, c0, coef, b->s.cv_smape, m);
+}
+
+/* ---- one parameter -------------------------------------------------------- */
+
+/* Exponents i of the PMNF search as fractions {numerator, denominator}. */
+static const int pmnf_exp[][2] = {{0, 1}, {1, 4}, {1, 3}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {1, 1}, {5, 4}, {4, 3},
+                                  {3, 2}, {5, 3}, {7, 4}, {2, 1}, {9, 4}, {7, 3}, {5, 2}, {8, 3}, {11, 4}, {3, 1}};
+
+/* Terms of the two-term hypotheses: {exponent, log exponent}. */
+static const int pair_terms[][2] = {{1, 0}, {1, 1}, {2, 0}, {2, 1}, {3, 0}, {3, 1}};
+
+/* The exact polynomial of lowest degree 1..min(4, n-2) on the 1-parameter
+ * points P, into *m.  1 if found, else 0. */
+static int fit_exact_poly(const points *P, model *m)
+{
+    for (int d = 1; d <= 4 && (size_t)d + 2 <= P->n; d++) {
+        hyp h = {.method = MODEL_EXACT};
+        for (int e = d; e >= 1; e--) /* highest power first, as people write it */
+            h.t[h.nterms++] = term_make(0, e, 0);
+        score s;
+        if (hyp_score(P, &h, 0, &s) || !s.exact)
+            continue;
+        double c0 = s.c0, coef[MODEL_MAX_TERMS];
+        memcpy(coef, s.coef, sizeof coef);
+        snap_fit(P, &h, &c0, coef);
+        model_store(P, &h, c0, coef, s.cv_smape, m);
+        return 1;
+    }
+    return 0;
+}
+
+/* 1 if user basis term u involves parameter k only; *t is then u over
+ * parameter 0. */
+static int user_term_for(const model_term *u, int k, model_term *t)
+{
+    if (u->nfactors == 0)
+        return 0;
+    *t = *u;
+    t->coef = 1.0;
+    for (int f = 0; f < u->nfactors; f++) {
+        if (u->factors[f].param != k)
+            return 0;
+        t->factors[f].param = 0;
+    }
+    return 1;
+}
+
+/* Whether the exponent e, log exponent j term is safe on P's values: logs
+ * need every p >= 1, fractional powers every p >= 0. */
+static int term_allowed(const points *P, double e, int j)
+{
+    for (size_t i = 0; i < P->n; i++) {
+        double p = P->x[i * (size_t)P->np];
+        if ((j && p < 1.0) || (e != floor(e) && p < 0.0))
+            return 0;
+    }
+    return 1;
+}
+
+/* The PMNF search on the 1-parameter points P (header, step 3); user basis
+ * terms of o over parameter `param` of the series are included.  Fills *b
+ * (always: the constant model at least). */
+static void pmnf_search(const points *P, const model_options *o, int param, best *b)
+{
+    hyp h = {.method = MODEL_PMNF};
+    b->have = 0;
+    consider(P, &h, b); /* the constant: n >= 3, always scores */
+    best one = {0};
+    for (size_t e = 0; e < sizeof pmnf_exp / sizeof *pmnf_exp; e++)
+        for (int j = 0; j <= 2; j++) {
+            double ex = (double)pmnf_exp[e][0] / pmnf_exp[e][1];
+            if ((ex == 0.0 && j == 0) || !term_allowed(P, ex, j))
+                continue;
+            h.nterms = 1;
+            h.t[0] = term_make(0, ex, j);
+            consider(P, &h, b);
+            consider(P, &h, &one);
+        }
+    size_t npair = sizeof pair_terms / sizeof *pair_terms;
+    for (size_t a = 0; a < npair; a++)
+        for (size_t c = a + 1; c < npair; c++) {
+            if (!term_allowed(P, 1, pair_terms[a][1] | pair_terms[c][1]))
+                continue;
+            h.nterms = 2;
+            h.t[0] = term_make(0, pair_terms[a][0], pair_terms[a][1]);
+            h.t[1] = term_make(0, pair_terms[c][0], pair_terms[c][1]);
+            consider(P, &h, b);
+        }
+    for (int u = 0; o && u < o->nbasis; u++) {
+        h.nterms = 1;
+        if (user_term_for(&o->basis[u], param, &h.t[0])) {
+            consider(P, &h, b);
+            consider(P, &h, &one);
+        }
+    }
+    for (int u = 0; o && u < o->nbasis && one.have; u++) {
+        h = one.h;
+        model_term t;
+        if (user_term_for(&o->basis[u], param, &t) && hyp_add(&h, &t) == 0 && h.nterms > one.h.nterms)
+            consider(P, &h, b);
+    }
+}
+
+/* Fit the 1-parameter points P (np = 1, n >= 3 distinct values, not all
+ * equal): exact polynomial when `integer`, else/then the PMNF search. */
+static void fit_one(const points *P, const model_options *o, int param, int integer, model *m)
+{
+    if (integer && fit_exact_poly(P, m))
+        return;
+    best b;
+    pmnf_search(P, o, param, &b);
+    store_best(P, &b, integer, m);
+}
+
+/* ---- several parameters ---------------------------------------------------- */
+
+/* The longest line of parameter k in P (points whose other coordinates
+ * are all equal), as 1-parameter points in *L (freed by the caller). 0, or
+ * -1 when out of memory. */
+static int longest_line(const points *P, int k, points *L)
+{
+    size_t best_i = 0, best_n = 0;
+    int np = P->np;
+    for (size_t i = 0; i < P->n; i++) {
+        size_t cnt = 0;
+        for (size_t j = 0; j < P->n; j++) {
+            int same = 1;
+            for (int q = 0; q < np && same; q++)
+                same = q == k || P->x[i * np + q] == P->x[j * np + q];
+            cnt += same;
+        }
+        if (cnt > best_n) {
+            best_n = cnt;
+            best_i = i;
+        }
+    }
+    if (points_alloc(L, best_n, 1))
+        return -1;
+    size_t r = 0;
+    for (size_t j = 0; j < P->n; j++) {
+        int same = 1;
+        for (int q = 0; q < np && same; q++)
+            same = q == k || P->x[best_i * np + q] == P->x[j * np + q];
+        if (same) {
+            L->x[r] = P->x[j * np + k];
+            L->y[r++] = P->y[j];
+        }
+    }
+    return 0;
+}
+
+/* The terms of each parameter: T[k][0..nt[k]). */
+typedef struct param_terms {
+    int nt[MODEL_MAX_PARAMS];
+    model_term T[MODEL_MAX_PARAMS][MODEL_MAX_TERMS];
+} param_terms;
+
+/* Add to h every product of one term of each parameter in the bit set
+ * `sub` (bits index act[]).  0, or -1 when h would exceed its capacity. */
+static int add_products(hyp *h, const param_terms *pt, const int *act, int nact, unsigned sub)
+{
+    model_term prod[MODEL_MAX_TERMS];
+    int np = 1;
+    prod[0] = (model_term){.coef = 1.0};
+    for (int a = 0; a < nact; a++) {
+        if (!(sub >> a & 1u))
+            continue;
+        int k = act[a];
+        model_term next[MODEL_MAX_TERMS];
+        int nn = 0;
+        for (int i = 0; i < np; i++)
+            for (int j = 0; j < pt->nt[k]; j++) {
+                if (nn == MODEL_MAX_TERMS)
+                    return -1;
+                next[nn++] = term_mul(&prod[i], &pt->T[k][j]);
+            }
+        memcpy(prod, next, (size_t)nn * sizeof *prod);
+        np = nn;
+    }
+    for (int i = 0; i < np; i++)
+        if (hyp_add(h, &prod[i]))
+            return -1;
+    return 0;
+}
+
+/* Build and consider the hypothesis made of the products of each subset
+ * in `subs` (a list of bit sets over act[]). */
+static void consider_combo(const points *P, const param_terms *pt, const int *act, int nact, const unsigned *subs,
+                           int nsubs, best *b)
+{
+    hyp h = {.method = MODEL_ADDITIVE};
+    for (int s = 0; s < nsubs; s++) {
+        if (subs[s] & (subs[s] - 1))
+            h.method = MODEL_MULTIPLICATIVE;
+        if (add_products(&h, pt, act, nact, subs[s]))
+            return;
+    }
+    consider(P, &h, b);
+}
+
+/* Every additive/multiplicative combination of the active parameters'
+ * terms (header). */
+static void combos(const points *P, const param_terms *pt, const int *act, int nact, best *b)
+{
+    unsigned full = (1u << nact) - 1u, subs[15];
+    if (nact <= 3) {
+        unsigned nsub = full; /* subsets 1..full */
+        for (unsigned combo = 1; combo < (1u << nsub); combo++) {
+            int ns = 0;
+            unsigned cover = 0;
+            for (unsigned s = 1; s <= nsub; s++)
+                if (combo >> (s - 1) & 1u) {
+                    subs[ns++] = s;
+                    cover |= s;
+                }
+            if (cover == full)
+                consider_combo(P, pt, act, nact, subs, ns, b);
+        }
+        return;
+    }
+    int ns = 0;
+    for (int a = 0; a < nact; a++)
+        subs[ns++] = 1u << a;
+    consider_combo(P, pt, act, nact, subs, ns, b); /* a + b + c + d */
+    consider_combo(P, pt, act, nact, &full, 1, b); /* a * b * c * d */
+    ns = 0;
+    for (unsigned s = 1; s <= full; s++)
+        subs[ns++] = s;
+    consider_combo(P, pt, act, nact, subs, ns, b); /* the full expansion */
+}
+
+/* Nested fit of two parameters: for each value of `outer`, fit the terms of
+ * `inner` (with a constant) on its points; model each coefficient along
+ * outer (fit_one, no exactness); expand into terms of both.  Returns 0 with
+ * the hypothesis in *h, or -1 if the data does not allow it (fewer than 3
+ * outer values with enough points) or out of memory. */
+static int nested_hyp(const points *P, const param_terms *pt, int inner, int outer, hyp *h)
+{
+    int ni = pt->nt[inner], np = P->np, rc = -1;
+    hyp hin = {.nterms = ni};
+    for (int j = 0; j < ni; j++) {
+        hin.t[j] = pt->T[inner][j];
+        for (int f = 0; f < hin.t[j].nfactors; f++)
+            hin.t[j].factors[f].param = 0;
+    }
+    points line = {0};
+    size_t nv = distinct_values(P, outer);
+    double *cval = malloc(nv * (size_t)(ni + 1) * sizeof *cval), *ov = malloc(nv * sizeof *ov);
+    if (!cval || !ov || points_alloc(&line, P->n, 1))
+        goto out;
+    size_t nout = 0;
+    for (size_t i = 0; i < P->n; i++) {
+        double v = P->x[i * np + outer];
+        int dup = 0;
+        for (size_t q = 0; q < i && !dup; q++)
+            dup = P->x[q * np + outer] == v;
+        if (dup)
+            continue;
+        line.n = 0;
+        for (size_t j = 0; j < P->n; j++)
+            if (P->x[j * np + outer] == v) {
+                line.x[line.n] = P->x[j * np + inner];
+                line.y[line.n++] = P->y[j];
+            }
+        double c0, cf[MODEL_MAX_TERMS];
+        if (line.n < (size_t)ni + 1 || hyp_solve(&line, line.y, &hin, NO_SKIP, &c0, cf))
+            continue;
+        ov[nout] = v;
+        cval[nout * (size_t)(ni + 1)] = c0;
+        for (int j = 0; j < ni; j++)
+            cval[nout * (size_t)(ni + 1) + 1 + (size_t)j] = cf[j];
+        nout++;
+    }
+    *h = (hyp){.method = MODEL_NESTED};
+    if (nout >= 3) {
+        points cs = {0};
+        if (points_alloc(&cs, nout, 1) == 0) {
+            rc = 0;
+            for (int q = 0; q <= ni && rc == 0; q++) {
+                double cmax = 0.0;
+                for (size_t r = 0; r < nout; r++) {
+                    cs.x[r] = ov[r];
+                    cs.y[r] = cval[r * (size_t)(ni + 1) + (size_t)q];
+                    cmax = fmax(cmax, fabs(cs.y[r]));
+                }
+                model cm;
+                if (points_constant(&cs))
+                    cm = (model){.constant = cs.y[0]};
+                else
+                    fit_one(&cs, NULL, 0, 0, &cm);
+                model_term unit = {.coef = 1.0};
+                const model_term *base = q == 0 ? &unit : &pt->T[inner][q - 1];
+                if (q > 0 && fabs(cm.constant) > 1e-6 * cmax && hyp_add(h, base))
+                    rc = -1;
+                for (int j = 0; j < cm.nterms && rc == 0; j++) {
+                    model_term ot = cm.terms[j];
+                    for (int f = 0; f < ot.nfactors; f++)
+                        ot.factors[f].param = outer;
+                    model_term t = term_mul(base, &ot);
+                    if (hyp_add(h, &t))
+                        rc = -1;
+                }
+            }
+            points_free(&cs);
+        }
+    }
+out:
+    free(cval);
+    free(ov);
+    points_free(&line);
+    return rc;
+}
+
+/* Several parameters (header).  0, or -1 with a message. */
+static int fit_multi(const points *P, const model_options *o, model *m, char *err, size_t errlen)
+{
+    param_terms pt = {0};
+    int act[MODEL_MAX_PARAMS], nact = 0, integer = o && o->integer_counts;
+    for (int k = 0; k < P->np; k++) {
+        points L = {0};
+        if (longest_line(P, k, &L)) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        if (L.n < 3) {
+            snprintf(err, errlen,
+                     "parameter %d has no line of at least 3 points with the other parameters fixed (the longest "
+                     "has %zu): vary it at least 3 ways (5 or more recommended) while the others stay the same",
+                     k + 1, L.n);
+            points_free(&L);
+            return -1;
+        }
+        model mk = {0};
+        if (!points_constant(&L))
+            fit_one(&L, o, k, integer, &mk);
+        points_free(&L);
+        for (int j = 0; j < mk.nterms; j++) {
+            model_term t = mk.terms[j];
+            t.coef = 1.0;
+            for (int f = 0; f < t.nfactors; f++)
+                t.factors[f].param = k;
+            pt.T[k][pt.nt[k]++] = t;
+        }
+        if (pt.nt[k])
+            act[nact++] = k;
+    }
+    best b = {0};
+    hyp h = {.method = MODEL_ADDITIVE};
+    consider(P, &h, &b); /* the constant */
+    if (nact)
+        combos(P, &pt, act, nact, &b);
+    if (nact == 2)
+        for (int r = 0; r < 2; r++)
+            if (nested_hyp(P, &pt, act[r], act[1 - r], &h) == 0 && h.nterms)
+                consider(P, &h, &b);
+    hyp base = b.h;
+    for (int u = 0; o && u < o->nbasis; u++) {
+        int ok = o->basis[u].nfactors > 0;
+        for (int f = 0; f < o->basis[u].nfactors; f++)
+            ok &= o->basis[u].factors[f].param >= 0 && o->basis[u].factors[f].param < P->np;
+        h = base;
+        if (ok && hyp_add(&h, &o->basis[u]) == 0 && h.nterms > base.nterms)
+            consider(P, &h, &b);
+    }
+    store_best(P, &b, integer, m);
+    return 0;
+}
+
+/* ---- the entry points ------------------------------------------------------- */
+
+/* Refuse what cannot be modeled before any fitting: 0 or -1 with a message. */
+static int check_series(const model_series *s, char *err, size_t errlen)
+{
+    if (s->nparams < 1 || s->nparams > MODEL_MAX_PARAMS) {
+        snprintf(err, errlen, "a series needs 1 to %d parameters, not %d", MODEL_MAX_PARAMS, s->nparams);
+        return -1;
+    }
+    if (s->npoints == 0) {
+        snprintf(err, errlen, "no points to model");
+        return -1;
+    }
+    for (size_t i = 0; i < s->npoints; i++) {
+        if (!isfinite(s->y[i])) {
+            snprintf(err, errlen, "value %zu is not a finite number (%g): it cannot be modeled", i + 1, s->y[i]);
+            return -1;
+        }
+        for (int k = 0; k < s->nparams; k++)
+            if (!isfinite(s->x[i * (size_t)s->nparams + (size_t)k])) {
+                snprintf(err, errlen, "parameter %d of point %zu is not a finite number: it cannot be modeled",
+                         k + 1, i + 1);
+                return -1;
+            }
+    }
+    return 0;
+}
+
+/* Fit the series (model.h; the method in the header of this file). */
+int model_fit(const model_series *s, const model_options *o, model *out, char *err, size_t errlen)
+{
+    char dummy[1];
+    if (!err || !errlen) {
+        err = dummy;
+        errlen = sizeof dummy;
+    }
+    err[0] = '\0';
+    memset(out, 0, sizeof *out);
+    if (check_series(s, err, errlen))
+        return -1;
+    points P = {0};
+    if (points_average(s, &P)) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = 0;
+    if (points_constant(&P)) {
+        out->method = MODEL_CONSTANT;
+        out->constant = P.y[0];
+        out->npoints = P.n;
+        goto done;
+    }
+    for (int k = 0; k < P.np; k++)
+        if (distinct_values(&P, k) < 2) {
+            snprintf(err, errlen,
+                     "parameter %d has the same value in every run: it cannot be modeled; vary it or leave it out",
+                     k + 1);
+            rc = -1;
+            goto done;
+        }
+    if (P.np == 1) {
+        if (P.n < 3) {
+            snprintf(err, errlen,
+                     "%zu distinct values of parameter 1, a model needs at least 3 (5 or more recommended)", P.n);
+            rc = -1;
+            goto done;
+        }
+        fit_one(&P, o, 0, o && o->integer_counts, out);
+    } else
+        rc = fit_multi(&P, o, out, err, errlen);
+done:
+    points_free(&P);
+    return rc;
+}
+
+/* "constant", "exact", "pmnf", "additive", "multiplicative", "nested". */
+const char *model_method_name(enum model_method m)
+{
+    switch (m) {
+    case MODEL_CONSTANT: return "constant";
+    case MODEL_EXACT: return "exact";
+    case MODEL_PMNF: return "pmnf";
+    case MODEL_ADDITIVE: return "additive";
+    case MODEL_MULTIPLICATIVE: return "multiplicative";
+    case MODEL_NESTED: return "nested";
+    }
+    return "unknown";
+}

@@ -1,0 +1,894 @@
+/* rd_model.c — models of one group's reuse-distance histogram as functions
+ * of the run parameters, and the misses they predict at sizes never run
+ * (docs/models.md; the seed method of Marin & Mellor-Crummey, notes 000 §3.9
+ * and 002 §3.5).
+ *
+ * Input: npoints >= 3 training histograms at parameter points x_s, each a
+ * cold count cold_s and sparse bins (count, sum of distances).  Let
+ * T_s = sum of the bin counts (the non-cold touches) at point s.
+ *
+ * 1. Counts.  cold(x) = model_fit of cold_s and touches(x) = model_fit of
+ *    T_s, both with integer_counts = 1.
+ *
+ * 2. Leading constant bins (spatial reuse in the innermost loop, e.g. 7/8 of
+ *    a stride-1 double sweep at distance 0).  The exact bins (distance
+ *    d < 16, one distance each) are walked from d = 0 upward over the union
+ *    of the non-empty bins:
+ *      - a bin empty at every point does not exist in the union: skipped;
+ *      - a bin whose share count_s/T_s is below LEAD_MIN_SHARE (1%) at every
+ *        point is noise: it stays in the rest and the walk goes on;
+ *      - a bin non-empty at every point with a share >= 1% at some point is
+ *        a leading bin: distance d, fraction(x) = model_fit of count_s/T_s
+ *        (integer_counts = 0);
+ *      - any other bin (significant somewhere, empty somewhere: its distance
+ *        moves with size) ends the walk, as does the first inexact bin.
+ *
+ * 3. The rest, R_s = T_s - (leading counts), as a quantile function Q_s(u),
+ *    u in [0,1] (u = rank of a touch among the rest / R_s, distances
+ *    ascending).  Each remaining bin occupies a u-interval of width
+ *    count/R_s, over which Q is the bin's mean distance sum/count (a
+ *    constant piece; an exact bin: Q = d; a bin whose sum overflowed so
+ *    that the mean falls outside it: Q rises linearly over [low, high)).
+ *    A slice's low and high edges ignore a piece it overlaps by less than
+ *    half a touch (a sliver left by rounding in u).  Slices [u0,u1] of the u-range are the same at
+ *    every point (the seed's "ratio between the number of references in the
+ *    two partitions is the same across all problem sizes").  Per slice,
+ *    three models over the points with a rest (integer_counts = 0):
+ *      low(x)  from Q_s(u0) (right limit),  high(x) from Q_s(u1) (left limit),
+ *      mean(x) from (1/(u1-u0)) * integral of Q_s over [u0,u1].
+ *    Recursive split, starting from [0,1] at depth 0:
+ *      - split point: at each point s whose slice spans a range a < b
+ *        (a = Q_s(u0), b = Q_s(u1)) the middle distance is
+ *            m_s = 2^((log2(a+1) + log2(b+1)) / 2) - 1   if b+1 > 2(a+1),
+ *            m_s = (a + b) / 2                             otherwise,
+ *        (halving the range in log distance when it spans more than a factor
+ *        of two, linearly otherwise), and u_s = F_s(m_s), the share of the
+ *        rest with Q_s < m_s (clamped into [u0,u1]).  The split is
+ *        u* = sum_s w_s u_s / sum_s w_s with w_s = log2((b+1)/(a+1)): "the
+ *        two subsets cover equal parts of the remaining range of reuse
+ *        distances", the points where the slice spans the widest range
+ *        having the most say (where it is nearly one distance, any split
+ *        halves it; where it holds a jump between two groups of distances,
+ *        the split should fall on the jump).
+ *      - a slice is a leaf when depth = MAX_DEPTH (12); or it holds less than
+ *        1/512 of the touches ((u1-u0) R_s / T_s < 1/512) at every point; or
+ *        no point has a range (a = b everywhere: one distance); or u* falls
+ *        within 1e-9 of u0 or u1; or the mean models of the two halves
+ *        [u0,u*] and [u*,u1] agree AND the slice is narrow: it spans at most
+ *        a factor of two at every point, b+1 <= 2(a+1), or it holds less
+ *        than 1/64 of the touches at every point (a slice that is not narrow
+ *        is split without fitting its halves; the 1/64 bounds the number of
+ *        such forced splits on irregular histograms).  (The narrowness
+ *        clause is ours: when the groups' shares drift slightly with size,
+ *        a slice can hold a sliver of a far group at some sizes; its mean
+ *        hardly moves but its high edge leaps, and the even spread from low
+ *        to high then puts many touches at distances none of them have.
+ *        One histogram bin spans at most 9/8, so single distances stay one
+ *        slice.)
+ *      - two models agree when at every training point and at the point
+ *        8x the largest training coordinates (each coordinate 8 * its
+ *        maximum) their values differ by less than 10% of the larger
+ *        magnitude, or by less than half a block (|f-g| < 0.5: distances are
+ *        integers).  Non-finite values never agree.
+ *    Coalescing: the leaves, in ascending u, are merged left to right: while
+ *    a slice's mean model agrees with its right neighbour's and their union
+ *    is narrow (as above), the two become one slice (models refitted over
+ *    the union), which is then compared with the next.
+ *    Degenerate rests: no slices when R_s = 0 at every point; when fewer
+ *    than 3 points have a rest, one slice [0,1] with constant models (the
+ *    averages of the points that have one).
+ *
+ * 4. Misses of a fully-associative LRU cache of C blocks at x:
+ *      misses = cold(x) + sum over leads with distance >= C of f_i(x) touches(x)
+ *             + sum over slices of (u1-u0) rest(x) * above_C(slice),
+ *      rest(x) = touches(x) (1 - sum f_i(x)),
+ *      above_C = 1 if low(x) >= C, 0 if high(x) <= C,
+ *                else (high(x) - C) / (high(x) - low(x)).
+ *    Model values are clamped on evaluation: counts >= 0, fractions to
+ *    [0,1] (and scaled down together when they sum above 1), 0 <= low <=
+ *    high (the mean is not needed for misses), non-finite values to the
+ *    nearest sane bound; the result is never NaN (when memory for the
+ *    slices runs out, the leads and cold only).  Then, because the rest is
+ *    in rank order, the edges low_0 <= high_0 <= low_1 <= ... must not fall
+ *    with u: they are replaced by their weighted isotonic (pool adjacent
+ *    violators) fit, each edge weighing half its slice's share, so that a
+ *    thin slice left between two groups, whose models run off when
+ *    extrapolated, is pulled to its neighbours instead of putting touches
+ *    at distances far beyond every group.
+ *
+ * Two choices differ from a literal reading of the seed, both measured on
+ * the matrix-multiply test (tests/unit/test_rd_model.c):
+ *  - a bin's touches sit at its recorded mean distance sum/count, not
+ *    spread over the bin: regular loops put a group at one distance, and
+ *    the bin edges (steps of 1/8 to 1/16) made the edge series too noisy
+ *    for the PMNF search to extrapolate;
+ *  - shares are fitted with the extra basis terms p^-1 and p^-2 (see
+ *    fraction_options).
+ *
+ * No global mutable state; memory from malloc, released by rd_model_free.
+ */
+#include "model/model.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/array.h"
+
+#define LEAD_MIN_SHARE 0.01          /* a leading bin holds >= 1% of the touches somewhere */
+#define AGREE_REL 0.10               /* models agree within 10% ... */
+#define AGREE_ABS 0.5                /* ... or within half a block */
+#define EXTRAP_FACTOR 8.0            /* agreement is also checked at 8x the largest point */
+#define MIN_SLICE_SHARE (1.0 / 512)  /* slices below this share of touches everywhere are leaves */
+#define NARROW_MIN_SHARE (1.0 / 64)  /* only slices this big somewhere must be narrow */
+#define MAX_DEPTH 12                 /* deepest split */
+#define SPLIT_EPS 1e-9               /* a split this close to a slice end is no split */
+#define NAN_GUARD(v, fallback) (isfinite(v) ? (v) : (fallback))
+
+/* ---- small helpers ------------------------------------------------------- */
+
+/* Write a printf-style message to err (when err and errlen allow). */
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || errlen == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* v when finite, else `fallback`. */
+static double finite_or(double v, double fallback)
+{
+    return isfinite(v) ? v : fallback;
+}
+
+/* v clamped into [lo, hi]; NaN gives lo. */
+static double clamp(double v, double lo, double hi)
+{
+    if (!(v >= lo))
+        return lo;
+    return v > hi ? hi : v;
+}
+
+/* A model that is the constant v everywhere, as if fitted on n points. */
+static void constant_model(double v, size_t n, model *m)
+{
+    memset(m, 0, sizeof *m);
+    m->method = MODEL_CONSTANT;
+    m->constant = v;
+    m->npoints = n;
+}
+
+/* Sum of the bin counts of one histogram (its non-cold touches). */
+static double touches_of(const rd_series_point *p)
+{
+    double t = 0;
+    for (size_t i = 0; i < p->nbins; i++)
+        t += (double)p->bins[i].count;
+    return t;
+}
+
+/* Count of `bin` in histogram p (0 when absent); bins are ascending. */
+static uint64_t bin_count(const rd_series_point *p, unsigned bin)
+{
+    for (size_t i = 0; i < p->nbins && p->bins[i].bin <= bin; i++)
+        if (p->bins[i].bin == bin)
+            return p->bins[i].count;
+    return 0;
+}
+
+/* Fit y[0..n) over the points xs (n * nparams coordinates) with the user's
+ * options and the given integer_counts.  Returns 0, or -1 with model_fit's
+ * message prefixed by `what`. */
+static int fit_values(const double *xs, const double *y, size_t n, int nparams, const model_options *o,
+                      int integer_counts, model *out, const char *what, char *err, size_t errlen)
+{
+    model_options opt = *o;
+    opt.integer_counts = integer_counts;
+    model_series s = {n, nparams, xs, y};
+    char msg[256] = "";
+    if (model_fit(&s, &opt, out, msg, sizeof msg) != 0) {
+        set_err(err, errlen, "reuse-distance model: %s: %s", what, msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- input --------------------------------------------------------------- */
+
+/* Whether points i and j have equal coordinates. */
+static int same_point(const rd_series_point *pts, size_t i, size_t j, int nparams)
+{
+    for (int k = 0; k < nparams; k++)
+        if (pts[i].x[k] != pts[j].x[k])
+            return 0;
+    return 1;
+}
+
+/* Check the training series: >= 3 points, 3 of them distinct, nparams in
+ * 1..MODEL_MAX_PARAMS, finite coordinates, bins present, non-empty-bin
+ * records strictly ascending and below RD_MAX_BINS.  Returns 0 or -1 with
+ * a message. */
+static int check_input(const rd_series_point *pts, size_t npoints, int nparams, char *err, size_t errlen)
+{
+    if (!pts || npoints < 3) {
+        set_err(err, errlen,
+                "reuse-distance model: %zu histogram(s); at least 3 runs at different sizes are needed", npoints);
+        return -1;
+    }
+    if (nparams < 1 || nparams > MODEL_MAX_PARAMS) {
+        set_err(err, errlen, "reuse-distance model: %d parameters; 1 to %d are supported", nparams,
+                MODEL_MAX_PARAMS);
+        return -1;
+    }
+    size_t distinct = 0;
+    for (size_t i = 0; i < npoints; i++) {
+        if (!pts[i].x || (pts[i].nbins && !pts[i].bins)) {
+            set_err(err, errlen, "reuse-distance model: histogram %zu has no coordinates or no bins", i);
+            return -1;
+        }
+        for (int k = 0; k < nparams; k++)
+            if (!isfinite(pts[i].x[k])) {
+                set_err(err, errlen, "reuse-distance model: histogram %zu: parameter %d is not finite", i, k);
+                return -1;
+            }
+        for (size_t b = 0; b < pts[i].nbins; b++)
+            if (pts[i].bins[b].bin >= RD_MAX_BINS || (b && pts[i].bins[b].bin <= pts[i].bins[b - 1].bin)) {
+                set_err(err, errlen, "reuse-distance model: histogram %zu: bins not ascending or out of range", i);
+                return -1;
+            }
+        size_t j = 0;
+        while (j < i && !same_point(pts, i, j, nparams))
+            j++;
+        distinct += j == i;
+    }
+    if (distinct < 3) {
+        set_err(err, errlen,
+                "reuse-distance model: %zu distinct parameter points; at least 3 runs at different sizes are needed",
+                distinct);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- leading constant bins ------------------------------------------------ */
+
+/* Choose the leading bins (rule in the file header) of the histograms with
+ * touches T[s]; writes their bin numbers, ascending, to lead[] (room for
+ * RD_EXACT_BINS) and returns how many. */
+static size_t choose_leads(const rd_series_point *pts, size_t npoints, const double *T, unsigned *lead)
+{
+    size_t n = 0;
+    for (unsigned d = 0; d < RD_EXACT_BINS; d++) {
+        int everywhere = 1, somewhere = 0;
+        double share = 0;
+        for (size_t s = 0; s < npoints; s++) {
+            uint64_t c = bin_count(&pts[s], d);
+            everywhere &= c > 0;
+            somewhere |= c > 0;
+            if (c && (double)c / T[s] > share)
+                share = (double)c / T[s];
+        }
+        if (!somewhere || share < LEAD_MIN_SHARE)
+            continue;
+        if (!everywhere)
+            break;
+        lead[n++] = d;
+    }
+    return n;
+}
+
+/* Whether bin b is one of the nlead leading bins. */
+static int is_lead(unsigned b, const unsigned *lead, size_t nlead)
+{
+    for (size_t i = 0; i < nlead; i++)
+        if (lead[i] == b)
+            return 1;
+    return 0;
+}
+
+/* ---- the rest as a quantile function --------------------------------------- */
+
+/* The non-leading touches of one histogram: piece j covers u in
+ * [ub[j], ub[j+1]] (ub[0] = 0, ub[n] = 1) over which Q rises linearly from
+ * lo[j] to hi[j] (equal for an exact bin). */
+typedef struct rest_q {
+    size_t n;
+    double *ub, *lo, *hi;
+    double rest;    /* R_s */
+    double touches; /* T_s */
+} rest_q;
+
+/* The distances [lo, hi] over which the touches of bin b are spread
+ * evenly: its recorded mean sum/count (lo = hi), so that a bin holding one
+ * distance (as in regular loops) gives that distance exactly, and the
+ * whole bin [low, high] when the mean lies outside it (a sum that
+ * overflowed). */
+static void bin_spread(const rd_binrec *b, double *lo, double *hi)
+{
+    double low = (double)rd_bin_low(b->bin), high = (double)rd_bin_high(b->bin);
+    double mean = (double)b->sum / (double)b->count;
+    if (b->bin < RD_EXACT_BINS) {
+        *lo = *hi = low;
+    } else if (mean >= low && mean < high) {
+        *lo = *hi = mean;
+    } else {
+        *lo = low;
+        *hi = high;
+    }
+}
+
+/* Build the quantile of histogram p without its leading bins.  Returns 0,
+ * or -1 when memory runs out (q is then still freeable). */
+static int build_rest(const rd_series_point *p, const unsigned *lead, size_t nlead, rest_q *q)
+{
+    memset(q, 0, sizeof *q);
+    q->touches = touches_of(p);
+    size_t n = 0;
+    for (size_t i = 0; i < p->nbins; i++)
+        if (p->bins[i].count && !is_lead(p->bins[i].bin, lead, nlead)) {
+            n++;
+            q->rest += (double)p->bins[i].count;
+        }
+    q->ub = malloc((n + 1) * sizeof *q->ub);
+    q->lo = malloc((n + 1) * sizeof *q->lo);
+    q->hi = malloc((n + 1) * sizeof *q->hi);
+    if (!q->ub || !q->lo || !q->hi)
+        return -1;
+    double cum = 0;
+    q->ub[0] = 0;
+    for (size_t i = 0; i < p->nbins; i++) {
+        const rd_binrec *b = &p->bins[i];
+        if (!b->count || is_lead(b->bin, lead, nlead))
+            continue;
+        cum += (double)b->count;
+        bin_spread(b, &q->lo[q->n], &q->hi[q->n]);
+        q->ub[++q->n] = cum / q->rest;
+    }
+    if (q->n)
+        q->ub[q->n] = 1.0;
+    return 0;
+}
+
+/* Release what build_rest allocated. */
+static void free_rest(rest_q *q)
+{
+    free(q->ub);
+    free(q->lo);
+    free(q->hi);
+}
+
+/* Q on piece j at u (u clamped into the piece). */
+static double piece_value(const rest_q *q, size_t j, double u)
+{
+    double w = q->ub[j + 1] - q->ub[j];
+    double t = w > 0 ? clamp((u - q->ub[j]) / w, 0, 1) : 0;
+    return q->lo[j] + (q->hi[j] - q->lo[j]) * t;
+}
+
+/* Q(u) as the slice starting at u sees it (right limit): the piece j with
+ * ub[j] <= u < ub[j+1], the last piece for u >= 1.  q->n > 0. */
+static double q_low(const rest_q *q, double u)
+{
+    size_t j = 0;
+    while (j + 1 < q->n && q->ub[j + 1] <= u)
+        j++;
+    return piece_value(q, j, u);
+}
+
+/* Q(u) as the slice ending at u sees it (left limit): the piece j with
+ * ub[j] < u <= ub[j+1], the first piece for u <= 0.  q->n > 0. */
+static double q_high(const rest_q *q, double u)
+{
+    size_t j = 0;
+    while (j + 1 < q->n && q->ub[j + 1] < u)
+        j++;
+    return piece_value(q, j, u);
+}
+
+/* The distances at the ends of slice [u0,u1] at this point: Q just after
+ * u0 and just before u1, ignoring a piece that overlaps the slice by less
+ * than half a touch (a sliver left by rounding in u). */
+static void slice_edges(const rest_q *q, double u0, double u1, double *a, double *b)
+{
+    double tol = fmin(0.5 / q->rest, (u1 - u0) / 4);
+    *a = q_low(q, u0 + tol);
+    *b = q_high(q, u1 - tol);
+}
+
+/* Mean of Q over [u0, u1] (u0 < u1): the integral of the piecewise-linear
+ * Q divided by the width.  q->n > 0. */
+static double q_mean(const rest_q *q, double u0, double u1)
+{
+    double sum = 0;
+    for (size_t j = 0; j < q->n; j++) {
+        double a = fmax(u0, q->ub[j]), b = fmin(u1, q->ub[j + 1]);
+        if (b > a)
+            sum += (b - a) * (piece_value(q, j, a) + piece_value(q, j, b)) / 2;
+    }
+    return sum / (u1 - u0);
+}
+
+/* F(d): the share of the rest whose Q is below d (the inverse of Q). */
+static double q_cdf(const rest_q *q, double d)
+{
+    double u = 0;
+    for (size_t j = 0; j < q->n; j++) {
+        double w = q->ub[j + 1] - q->ub[j];
+        if (q->hi[j] > q->lo[j])
+            u += w * clamp((d - q->lo[j]) / (q->hi[j] - q->lo[j]), 0, 1);
+        else if (q->lo[j] < d)
+            u += w;
+    }
+    return u;
+}
+
+/* The distance halfway through [a, b] (a < b): in log2(d+1) when the range
+ * spans more than a factor of two, else linearly. */
+static double range_middle(double a, double b)
+{
+    if (b + 1 > 2 * (a + 1))
+        return exp2((log2(a + 1) + log2(b + 1)) / 2) - 1;
+    return (a + b) / 2;
+}
+
+/* ---- slices ---------------------------------------------------------------- */
+
+/* Everything the slicing needs.  Only the points with a rest (R_s > 0) take
+ * part: use[0..nuse) are their indices, xs their coordinates. */
+typedef struct slicer {
+    const rd_series_point *pts;
+    size_t npoints;
+    int nparams;
+    const model_options *opt;
+    rest_q *q;                     /* per point */
+    size_t *use, nuse;
+    double *xs;                    /* nuse * nparams coordinates */
+    double *ys;                    /* nuse values, scratch */
+    double xext[MODEL_MAX_PARAMS]; /* 8x the largest coordinates */
+    rd_model_bin *bins;            /* leaves, ascending u */
+    size_t nbins, cap;
+    char *err;
+    size_t errlen;
+} slicer;
+
+/* Fit the model of one quantity of slice [u0,u1] over the used points:
+ * which = 0 low edge, 1 high edge, 2 mean.  Returns 0 or -1 (message). */
+static int fit_slice_part(slicer *sl, double u0, double u1, int which, model *out)
+{
+    static const char *const names[] = {"low edge of a slice", "high edge of a slice", "mean of a slice"};
+    for (size_t i = 0; i < sl->nuse; i++) {
+        const rest_q *q = &sl->q[sl->use[i]];
+        double a, b;
+        slice_edges(q, u0, u1, &a, &b);
+        sl->ys[i] = which == 0 ? a : which == 1 ? b : q_mean(q, u0, u1);
+    }
+    char what[96];
+    snprintf(what, sizeof what, "%s [%.6g, %.6g] of the non-leading distances", names[which], u0, u1);
+    return fit_values(sl->xs, sl->ys, sl->nuse, sl->nparams, sl->opt, 0, out, what, sl->err, sl->errlen);
+}
+
+/* Fit all three models of slice [u0,u1] into *out.  Returns 0 or -1. */
+static int fit_slice(slicer *sl, double u0, double u1, rd_model_bin *out)
+{
+    memset(out, 0, sizeof *out);
+    out->u_low = u0;
+    out->u_high = u1;
+    if (fit_slice_part(sl, u0, u1, 0, &out->low) || fit_slice_part(sl, u0, u1, 1, &out->high) ||
+        fit_slice_part(sl, u0, u1, 2, &out->mean))
+        return -1;
+    return 0;
+}
+
+/* Whether the values f and g agree (rule in the file header). */
+static int values_agree(double f, double g)
+{
+    if (!isfinite(f) || !isfinite(g))
+        return 0;
+    double diff = fabs(f - g);
+    return diff < AGREE_ABS || diff < AGREE_REL * fmax(fabs(f), fabs(g));
+}
+
+/* Whether models a and b agree at every training point and at 8x the
+ * largest one. */
+static int models_agree(const slicer *sl, const model *a, const model *b)
+{
+    for (size_t s = 0; s < sl->npoints; s++)
+        if (!values_agree(model_eval(a, sl->pts[s].x), model_eval(b, sl->pts[s].x)))
+            return 0;
+    return values_agree(model_eval(a, sl->xext), model_eval(b, sl->xext));
+}
+
+/* Whether slice [u0,u1] holds less than `share` of the touches at every
+ * used point. */
+static int slice_small(const slicer *sl, double u0, double u1, double share)
+{
+    for (size_t i = 0; i < sl->nuse; i++) {
+        const rest_q *q = &sl->q[sl->use[i]];
+        if ((u1 - u0) * q->rest >= share * q->touches)
+            return 0;
+    }
+    return 1;
+}
+
+/* The split point of slice [u0,u1] (rule in the file header), or -1 when
+ * it has no range at any point or the split would fall on an end. */
+static double split_point(const slicer *sl, double u0, double u1)
+{
+    double sum = 0, wsum = 0;
+    for (size_t i = 0; i < sl->nuse; i++) {
+        const rest_q *q = &sl->q[sl->use[i]];
+        double a, b;
+        slice_edges(q, u0, u1, &a, &b);
+        if (!(b > a))
+            continue;
+        double w = log2((b + 1) / (a + 1));
+        sum += w * clamp(q_cdf(q, range_middle(a, b)), u0, u1);
+        wsum += w;
+    }
+    if (!(wsum > 0))
+        return -1;
+    double u = sum / wsum;
+    if (u - u0 <= SPLIT_EPS || u1 - u <= SPLIT_EPS)
+        return -1;
+    return u;
+}
+
+/* Append the leaf slice [u0,u1] with its fitted models.  Returns 0 or -1. */
+static int add_leaf(slicer *sl, double u0, double u1)
+{
+    rd_model_bin *bins = array_grow(sl->bins, sl->nbins, &sl->cap, sizeof *bins);
+    if (!bins) {
+        set_err(sl->err, sl->errlen, "reuse-distance model: out of memory");
+        return -1;
+    }
+    sl->bins = bins;
+    if (fit_slice(sl, u0, u1, &sl->bins[sl->nbins]))
+        return -1;
+    sl->nbins++;
+    return 0;
+}
+
+/* Whether slice [u0,u1] spans at most a factor of two of distance at every
+ * used point: Q(u1) + 1 <= 2 (Q(u0) + 1). */
+static int slice_narrow(const slicer *sl, double u0, double u1)
+{
+    for (size_t i = 0; i < sl->nuse; i++) {
+        double a, b;
+        slice_edges(&sl->q[sl->use[i]], u0, u1, &a, &b);
+        if (b + 1 > 2 * (a + 1))
+            return 0;
+    }
+    return 1;
+}
+
+/* Split slice [u0,u1] recursively (rules in the file header), appending
+ * its leaves in ascending u.  Returns 0 or -1. */
+static int split_slice(slicer *sl, double u0, double u1, int depth)
+{
+    double u = depth < MAX_DEPTH && !slice_small(sl, u0, u1, MIN_SLICE_SHARE) ? split_point(sl, u0, u1) : -1;
+    if (u < 0)
+        return add_leaf(sl, u0, u1);
+    if (slice_small(sl, u0, u1, NARROW_MIN_SHARE) || slice_narrow(sl, u0, u1)) {
+        model left, right;
+        if (fit_slice_part(sl, u0, u, 2, &left) || fit_slice_part(sl, u, u1, 2, &right))
+            return -1;
+        if (models_agree(sl, &left, &right))
+            return add_leaf(sl, u0, u1);
+    }
+    if (split_slice(sl, u0, u, depth + 1))
+        return -1;
+    return split_slice(sl, u, u1, depth + 1);
+}
+
+/* Merge adjacent leaves whose mean models agree, left to right, refitting
+ * each merged slice.  Returns 0 or -1. */
+static int coalesce(slicer *sl)
+{
+    size_t i = 0;
+    while (i + 1 < sl->nbins) {
+        if (!models_agree(sl, &sl->bins[i].mean, &sl->bins[i + 1].mean) ||
+            !slice_narrow(sl, sl->bins[i].u_low, sl->bins[i + 1].u_high)) {
+            i++;
+            continue;
+        }
+        rd_model_bin merged;
+        if (fit_slice(sl, sl->bins[i].u_low, sl->bins[i + 1].u_high, &merged))
+            return -1;
+        sl->bins[i] = merged;
+        memmove(&sl->bins[i + 1], &sl->bins[i + 2], (sl->nbins - i - 2) * sizeof *sl->bins);
+        sl->nbins--;
+    }
+    return 0;
+}
+
+/* One slice [0,1] with constant models, the averages over the fewer than
+ * three points that have a rest.  Returns 0 or -1. */
+static int constant_slice(slicer *sl)
+{
+    double low = 0, high = 0, mean = 0;
+    for (size_t i = 0; i < sl->nuse; i++) {
+        const rest_q *q = &sl->q[sl->use[i]];
+        double a, b;
+        slice_edges(q, 0, 1, &a, &b);
+        low += a / (double)sl->nuse;
+        high += b / (double)sl->nuse;
+        mean += q_mean(q, 0, 1) / (double)sl->nuse;
+    }
+    rd_model_bin *bins = array_grow(sl->bins, sl->nbins, &sl->cap, sizeof *bins);
+    if (!bins) {
+        set_err(sl->err, sl->errlen, "reuse-distance model: out of memory");
+        return -1;
+    }
+    sl->bins = bins;
+    rd_model_bin *b = &sl->bins[sl->nbins++];
+    b->u_low = 0;
+    b->u_high = 1;
+    constant_model(low, sl->nuse, &b->low);
+    constant_model(high, sl->nuse, &b->high);
+    constant_model(mean, sl->nuse, &b->mean);
+    return 0;
+}
+
+/* Model the rest of every histogram (step 3 of the file header) into
+ * sl->bins.  sl->q, use, xs, ys are filled.  Returns 0 or -1. */
+static int model_rest(slicer *sl)
+{
+    if (sl->nuse == 0)
+        return 0;
+    if (sl->nuse < 3)
+        return constant_slice(sl);
+    if (split_slice(sl, 0, 1, 0))
+        return -1;
+    return coalesce(sl);
+}
+
+/* ---- fitting ------------------------------------------------------------- */
+
+/* The options for a share: the user's, plus the basis terms p^-1 and p^-2
+ * of every parameter p while there is room.  A share is a ratio of two
+ * counts and tends to a limit as the sizes grow (1 - stride/line for
+ * spatial reuse); c0 + c1/p describes that, where the PMNF's growing terms
+ * fit the training points as well and then run off when extrapolated. */
+static model_options fraction_options(const model_options *o, int nparams)
+{
+    model_options fo = *o;
+    for (int k = 0; k < nparams; k++)
+        for (int e = 1; e <= 2 && fo.nbasis < MODEL_MAX_BASIS; e++)
+            fo.basis[fo.nbasis++] = (model_term){1.0, 1, {{k, -(double)e, 0}}};
+    return fo;
+}
+
+/* Fit the leading-bin fractions count_s/T_s into m->lead (m->nlead set as
+ * they are fitted).  Returns 0 or -1. */
+static int fit_leads(const rd_series_point *pts, size_t npoints, int nparams, const model_options *o,
+                     const double *xs, const double *T, const unsigned *lead, size_t nlead, rd_model *m, char *err,
+                     size_t errlen)
+{
+    if (!nlead)
+        return 0;
+    double *y = malloc(npoints * sizeof *y);
+    m->lead = calloc(nlead, sizeof *m->lead);
+    if (!y || !m->lead) {
+        free(y);
+        set_err(err, errlen, "reuse-distance model: out of memory");
+        return -1;
+    }
+    model_options fo = fraction_options(o, nparams);
+    for (size_t i = 0; i < nlead; i++) {
+        for (size_t s = 0; s < npoints; s++)
+            y[s] = (double)bin_count(&pts[s], lead[i]) / T[s];
+        char what[64];
+        snprintf(what, sizeof what, "share of the leading distance %u", lead[i]);
+        m->lead[i].distance = lead[i];
+        if (fit_values(xs, y, npoints, nparams, &fo, 0, &m->lead[i].fraction, what, err, errlen)) {
+            free(y);
+            return -1;
+        }
+        m->nlead = i + 1;
+    }
+    free(y);
+    return 0;
+}
+
+/* Set up the slicer over the points with a rest, after the leads are
+ * chosen, and model the rest into m->bins.  Returns 0 or -1. */
+static int fit_rest(const rd_series_point *pts, size_t npoints, int nparams, const model_options *o,
+                    const unsigned *lead, size_t nlead, rd_model *m, char *err, size_t errlen)
+{
+    slicer sl = {.pts = pts, .npoints = npoints, .nparams = nparams, .opt = o, .err = err, .errlen = errlen};
+    int rc = -1;
+    sl.q = calloc(npoints, sizeof *sl.q);
+    sl.use = malloc(npoints * sizeof *sl.use);
+    sl.xs = malloc(npoints * (size_t)nparams * sizeof *sl.xs);
+    sl.ys = malloc(npoints * sizeof *sl.ys);
+    if (!sl.q || !sl.use || !sl.xs || !sl.ys)
+        goto oom;
+    for (size_t s = 0; s < npoints; s++) {
+        if (build_rest(&pts[s], lead, nlead, &sl.q[s]))
+            goto oom;
+        if (sl.q[s].n == 0)
+            continue;
+        for (int k = 0; k < nparams; k++)
+            sl.xs[sl.nuse * (size_t)nparams + (size_t)k] = pts[s].x[k];
+        sl.use[sl.nuse++] = s;
+    }
+    for (int k = 0; k < nparams; k++) {
+        double mx = pts[0].x[k];
+        for (size_t s = 1; s < npoints; s++)
+            mx = fmax(mx, pts[s].x[k]);
+        sl.xext[k] = EXTRAP_FACTOR * mx;
+    }
+    rc = model_rest(&sl);
+    if (rc == 0) {
+        m->bins = sl.bins;
+        m->nbins = sl.nbins;
+        sl.bins = NULL;
+    }
+    goto done;
+oom:
+    set_err(err, errlen, "reuse-distance model: out of memory");
+done:
+    for (size_t s = 0; sl.q && s < npoints; s++)
+        free_rest(&sl.q[s]);
+    free(sl.q);
+    free(sl.use);
+    free(sl.xs);
+    free(sl.ys);
+    free(sl.bins);
+    return rc;
+}
+
+/* Steps 1-3 into the zeroed *out, given checked input.  Returns 0 or -1;
+ * *out may be partly filled after failure. */
+static int fit_all(const rd_series_point *pts, size_t npoints, int nparams, const model_options *o, rd_model *out,
+                   char *err, size_t errlen)
+{
+    int rc = -1;
+    double *xs = malloc(npoints * (size_t)nparams * sizeof *xs);
+    double *cold = malloc(npoints * sizeof *cold);
+    double *T = malloc(npoints * sizeof *T);
+    if (!xs || !cold || !T) {
+        set_err(err, errlen, "reuse-distance model: out of memory");
+        goto done;
+    }
+    for (size_t s = 0; s < npoints; s++) {
+        for (int k = 0; k < nparams; k++)
+            xs[s * (size_t)nparams + (size_t)k] = pts[s].x[k];
+        cold[s] = (double)pts[s].cold;
+        T[s] = touches_of(&pts[s]);
+    }
+    if (fit_values(xs, cold, npoints, nparams, o, 1, &out->cold, "first touches", err, errlen) ||
+        fit_values(xs, T, npoints, nparams, o, 1, &out->touches, "non-cold touches", err, errlen))
+        goto done;
+    unsigned lead[RD_EXACT_BINS];
+    size_t nlead = choose_leads(pts, npoints, T, lead);
+    if (fit_leads(pts, npoints, nparams, o, xs, T, lead, nlead, out, err, errlen) ||
+        fit_rest(pts, npoints, nparams, o, lead, nlead, out, err, errlen))
+        goto done;
+    rc = 0;
+done:
+    free(xs);
+    free(cold);
+    free(T);
+    return rc;
+}
+
+int rd_model_fit(const rd_series_point *pts, size_t npoints, int nparams, const model_options *o, rd_model *out,
+                 char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    model_options none;
+    memset(&none, 0, sizeof none);
+    if (check_input(pts, npoints, nparams, err, errlen))
+        return -1;
+    if (fit_all(pts, npoints, nparams, o ? o : &none, out, err, errlen)) {
+        rd_model_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- prediction ------------------------------------------------------------ */
+
+/* Pool adjacent violators: replace v[0..n) by the nondecreasing sequence
+ * closest to it in weighted least squares (weights w > 0).  level, weight
+ * and len are scratch arrays of n elements. */
+static void isotonic(double *v, const double *w, size_t n, double *level, double *weight, size_t *len)
+{
+    size_t nb = 0;
+    for (size_t i = 0; i < n; i++) {
+        level[nb] = v[i];
+        weight[nb] = w[i];
+        len[nb++] = 1;
+        while (nb > 1 && level[nb - 2] > level[nb - 1]) {
+            double wt = weight[nb - 2] + weight[nb - 1];
+            level[nb - 2] = (level[nb - 2] * weight[nb - 2] + level[nb - 1] * weight[nb - 1]) / wt;
+            weight[nb - 2] = wt;
+            len[nb - 2] += len[nb - 1];
+            nb--;
+        }
+    }
+    for (size_t b = 0, i = 0; b < nb; b++)
+        for (size_t k = 0; k < len[b]; k++)
+            v[i++] = level[b];
+}
+
+/* The edges of every slice at x into e[2i] (low) and e[2i+1] (high):
+ * non-finite values and negatives clamped to 0, each high raised to its
+ * low, then the sequence low_0, high_0, low_1, ... made nondecreasing (the
+ * rest is in rank order, so its distances cannot fall with u) by weighted
+ * isotonic regression, each edge weighing half its slice's share (at least
+ * 1e-12): a thin slice whose models run off when extrapolated is pulled to
+ * its neighbours rather than carrying them along.  scratch holds 4 * 2n
+ * values and len 2n.  */
+static void slice_edges_at(const rd_model *m, const double *x, double *e, double *scratch, size_t *len)
+{
+    size_t n = 2 * m->nbins;
+    double *w = scratch, *level = scratch + n, *weight = scratch + 2 * n;
+    for (size_t i = 0; i < m->nbins; i++) {
+        const rd_model_bin *b = &m->bins[i];
+        double low = fmax(finite_or(model_eval(&b->low, x), 0), 0);
+        e[2 * i] = low;
+        e[2 * i + 1] = fmax(finite_or(model_eval(&b->high, x), low), low);
+        w[2 * i] = w[2 * i + 1] = fmax(clamp(b->u_high - b->u_low, 0, 1), 1e-12) / 2;
+    }
+    isotonic(e, w, n, level, weight, len);
+}
+
+/* The share of a slice with edges [low, high] at or above capacity:
+ * 1 when low >= capacity, 0 when high <= capacity, else the linear part. */
+static double above(double low, double high, double capacity)
+{
+    if (low >= capacity)
+        return 1;
+    if (high <= capacity)
+        return 0;
+    return (high - capacity) / (high - low);
+}
+
+double rd_model_misses(const rd_model *m, const double *x, uint64_t capacity)
+{
+    double c = (double)capacity;
+    double cold = fmax(finite_or(model_eval(&m->cold, x), 0), 0);
+    double touches = fmax(finite_or(model_eval(&m->touches, x), 0), 0);
+    double fsum = 0;
+    for (size_t i = 0; i < m->nlead; i++)
+        fsum += clamp(model_eval(&m->lead[i].fraction, x), 0, 1);
+    double scale = fsum > 1 ? 1 / fsum : 1;
+    double misses = cold;
+    for (size_t i = 0; i < m->nlead; i++)
+        if (m->lead[i].distance >= c)
+            misses += scale * clamp(model_eval(&m->lead[i].fraction, x), 0, 1) * touches;
+    double rest = touches * (1 - fsum * scale);
+    if (m->nbins) {
+        double *e = malloc(8 * m->nbins * sizeof *e);
+        size_t *len = malloc(2 * m->nbins * sizeof *len);
+        if (!e || !len) {
+            free(e);
+            free(len);
+            return NAN_GUARD(misses, cold);
+        }
+        slice_edges_at(m, x, e, e + 2 * m->nbins, len);
+        for (size_t i = 0; i < m->nbins; i++) {
+            double share = clamp(m->bins[i].u_high - m->bins[i].u_low, 0, 1);
+            misses += share * rest * above(e[2 * i], e[2 * i + 1], c);
+        }
+        free(e);
+        free(len);
+    }
+    return NAN_GUARD(misses, cold);
+}
+
+void rd_model_free(rd_model *m)
+{
+    if (!m)
+        return;
+    free(m->lead);
+    free(m->bins);
+    memset(m, 0, sizeof *m);
+}

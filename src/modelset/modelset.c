@@ -1,0 +1,120 @@
+/* modelset.c — `augur model`'s driver: select the runs, read every
+ * instruction's series, fit the count models and the reuse-distance group
+ * models, and store them as one new model set in one transaction (a failure
+ * leaves the database as it was). */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modelset/modelset.h"
+
+/* The user basis terms, parsed over the modeled parameters. */
+static int parse_basis(const modelset_options *o, const ms_runs *runs, model_options *mo, char *err, size_t errlen)
+{
+    memset(mo, 0, sizeof *mo);
+    mo->integer_counts = 1;
+    if (o->nbasis > MODEL_MAX_BASIS) {
+        snprintf(err, errlen, "too many --basis terms (%d): at most %d", o->nbasis, MODEL_MAX_BASIS);
+        return -1;
+    }
+    for (int k = 0; k < o->nbasis; k++)
+        if (model_parse_term(o->basis[k], (const char *const *)runs->names, runs->nparams, &mo->basis[k], err,
+                             errlen) != 0)
+            return -1;
+    mo->nbasis = o->nbasis;
+    return 0;
+}
+
+/* JSON texts of the run ids and the basis terms (free() them). */
+static char *ids_json(const ms_runs *r)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < r->n; i++)
+        json_array_append_new(a, json_integer(r->ids[i]));
+    char *text = a ? json_dumps(a, JSON_COMPACT) : NULL;
+    json_decref(a);
+    return text;
+}
+
+static char *basis_json(const modelset_options *o)
+{
+    json_t *a = json_array();
+    for (int k = 0; a && k < o->nbasis; k++)
+        json_array_append_new(a, json_string(o->basis[k]));
+    char *text = a ? json_dumps(a, JSON_COMPACT) : NULL;
+    json_decref(a);
+    return text;
+}
+
+/* Check up front, on the program's total, that the runs can be modeled at
+ * all, so that the error is about the runs and not about one series. */
+static int check_total(const ms_fitter *f, char *err, size_t errlen)
+{
+    size_t n = f->runs->n;
+    double *y = calloc(n + 1, sizeof *y);
+    if (!y)
+        return snprintf(err, errlen, "out of memory"), -1;
+    for (size_t l = 0; l < f->series->nlocs; l++)
+        for (size_t r = 0; r < n; r++)
+            y[r] += f->series->exec[l * n + r];
+    model_series s = {.npoints = n, .nparams = f->runs->nparams, .x = f->runs->x, .y = y};
+    model m;
+    int rc = model_fit(&s, &f->mo, &m, err, errlen);
+    free(y);
+    return rc;
+}
+
+static int fit_everything(ms_fitter *f, modelset_summary *out)
+{
+    int rc = ms_fit_counts(f);
+    if (rc == 0)
+        rc = ms_fit_scopes(f);
+    for (int b = 0; rc == 0 && b < f->runs->nblock_sizes; b++) {
+        size_t groups;
+        rc = ms_fit_groups(f, f->runs->block_sizes[b], &groups);
+        out->groups += groups;
+    }
+    return rc;
+}
+
+int modelset_fit(db *d, const modelset_options *o, modelset_summary *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    ms_runs runs;
+    ms_series series = {0};
+    ms_fitter f = {.d = d, .runs = &runs, .series = &series, .opts = o, .err = err, .errlen = errlen};
+    db_model_set set = {0};
+    int rc = ms_runs_select(d, o, &runs, err, errlen);
+    if (rc == 0)
+        rc = parse_basis(o, &runs, &f.mo, err, errlen);
+    if (rc == 0 && o->progress)
+        fprintf(o->progress, "augur model: reading %zu runs\n", runs.n);
+    if (rc == 0)
+        rc = ms_series_load(d, &runs, &series, err, errlen);
+    if (rc == 0)
+        rc = check_total(&f, err, errlen);
+    if (rc == 0) {
+        set = (db_model_set){.program = runs.program, .nparams = runs.nparams, .runs = ids_json(&runs),
+                             .basis = basis_json(o), .nblock_sizes = runs.nblock_sizes};
+        memcpy(set.params, runs.names, sizeof set.params);
+        memcpy(set.lo, runs.lo, sizeof set.lo);
+        memcpy(set.hi, runs.hi, sizeof set.hi);
+        memcpy(set.block_sizes, runs.block_sizes, sizeof set.block_sizes);
+        rc = set.runs && set.basis ? db_model_begin(d, &set, &f.w, err, errlen)
+                                   : (snprintf(err, errlen, "out of memory"), -1);
+    }
+    if (rc == 0)
+        rc = fit_everything(&f, out);
+    if (rc == 0)
+        rc = db_model_commit(f.w, err, errlen);
+    else
+        db_model_abort(f.w);
+    out->set_id = set.id;
+    out->runs = runs.n;
+    out->models = f.models;
+    out->failed = f.failed;
+    free(set.runs), free(set.basis);
+    ms_series_free(&series);
+    ms_runs_free(&runs);
+    return rc;
+}

@@ -1,0 +1,260 @@
+/* modelset_counts.c — count models: the program's total, every function
+ * (name, module) and source line (file, line, function) as `augur report`
+ * groups them, every block, and every scope of the program's structure
+ * (instructions, accesses, flops, executions per instruction class, loop
+ * header executions and entries).
+ *
+ * A block here is a maximal run of instructions at consecutive addresses of
+ * one function that executed equally often in every run: the basic blocks
+ * of the CFG, merged where the runs cannot tell them apart.
+ *
+ * Series that are 0 in every run are not stored: a missing model means 0. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "modelset/modelset.h"
+
+int ms_fit_put(ms_fitter *f, const db_model_subject *s, const char *metric, const double *y)
+{
+    size_t n = f->runs->n;
+    int zero = 1;
+    for (size_t r = 0; r < n; r++)
+        zero &= y[r] == 0;
+    if (zero)
+        return 0;
+    model_series series = {.npoints = n, .nparams = f->runs->nparams, .x = f->runs->x, .y = y};
+    model m;
+    char why[512];
+    if (model_fit(&series, &f->mo, &m, why, sizeof why) != 0) {
+        f->failed++;
+        return 0;
+    }
+    if (db_model_put(f->w, s, metric, &m, NULL, f->err, f->errlen) != 0)
+        return -1;
+    f->models++;
+    return 0;
+}
+
+/* ---- grouping locations ---------------------------------------------------- */
+
+#define NKEYS 3
+
+typedef struct keyed_loc {
+    int64_t key[NKEYS];
+    size_t loc;
+} keyed_loc;
+
+static int compare_keyed(const void *pa, const void *pb)
+{
+    const keyed_loc *a = pa, *b = pb;
+    for (int k = 0; k < NKEYS; k++)
+        if (a->key[k] != b->key[k])
+            return a->key[k] < b->key[k] ? -1 : 1;
+    return a->loc < b->loc ? -1 : a->loc > b->loc;
+}
+
+typedef void (*key_fn)(const ms_loc *l, int64_t key[NKEYS]);
+
+static void total_key(const ms_loc *l, int64_t key[NKEYS])
+{
+    (void)l;
+    memset(key, 0, NKEYS * sizeof *key);
+}
+
+static void function_key(const ms_loc *l, int64_t key[NKEYS])
+{
+    key[0] = l->function_id, key[1] = l->module_id, key[2] = 0;
+}
+
+static void line_key(const ms_loc *l, int64_t key[NKEYS])
+{
+    key[0] = l->file_id, key[1] = l->line, key[2] = l->function_id;
+}
+
+/* The report row kinds, each a key and what names its subject. */
+typedef struct row_kind {
+    const char *kind;
+    key_fn key;
+    int function, file, module; /* which names the subject carries */
+} row_kind;
+
+static const row_kind row_kinds[] = {
+    {"total", total_key, 0, 0, 0},
+    {"function", function_key, 1, 0, 1},
+    {"line", line_key, 1, 1, 0},
+};
+
+/* Sum the series of locations k[first..end) and store the three metrics. */
+static int put_group(ms_fitter *f, const row_kind *rk, const keyed_loc *k, size_t first, size_t end, double *sums)
+{
+    const ms_series *s = f->series;
+    size_t n = s->runs->n;
+    memset(sums, 0, 3 * n * sizeof *sums);
+    for (size_t i = first; i < end; i++)
+        for (size_t r = 0; r < n; r++) {
+            size_t v = k[i].loc * n + r;
+            sums[r] += s->exec[v];
+            sums[n + r] += s->reads[v];
+            sums[2 * n + r] += s->writes[v];
+        }
+    size_t l = k[first].loc;
+    db_model_subject subj = {.kind = rk->kind,
+                             .function = rk->function ? s->function[l] : NULL,
+                             .file = rk->file ? s->file[l] : NULL,
+                             .module = rk->module ? s->module[l] : NULL,
+                             .line = rk->file ? s->locs[l].line : 0,
+                             .scope = -1};
+    static const char *const metric[3] = {"instructions", "reads", "writes"};
+    for (int m = 0; m < 3; m++)
+        if (ms_fit_put(f, &subj, metric[m], sums + (size_t)m * n) != 0)
+            return -1;
+    return 0;
+}
+
+static int fit_rows(ms_fitter *f, const row_kind *rk)
+{
+    const ms_series *s = f->series;
+    keyed_loc *k = malloc((s->nlocs + 1) * sizeof *k);
+    double *sums = malloc((3 * s->runs->n + 1) * sizeof *sums);
+    if (!k || !sums) {
+        free(k), free(sums);
+        return snprintf(f->err, f->errlen, "out of memory"), -1;
+    }
+    for (size_t i = 0; i < s->nlocs; i++) {
+        rk->key(&s->locs[i], k[i].key);
+        k[i].loc = i;
+    }
+    qsort(k, s->nlocs, sizeof *k, compare_keyed);
+    int rc = 0;
+    for (size_t first = 0, end; rc == 0 && first < s->nlocs; first = end) {
+        for (end = first + 1; end < s->nlocs && !memcmp(k[end].key, k[first].key, sizeof k->key); end++)
+            ;
+        rc = put_group(f, rk, k, first, end, sums);
+    }
+    free(k), free(sums);
+    return rc;
+}
+
+/* ---- blocks ---------------------------------------------------------------- */
+
+/* Does location i continue the block of location i - 1? */
+static int same_block(const ms_series *s, size_t i)
+{
+    const ms_loc *a = &s->locs[i - 1], *b = &s->locs[i];
+    size_t n = s->runs->n;
+    return a->module_id == b->module_id && a->function_id == b->function_id && a->addr + a->len == b->addr &&
+           !memcmp(&s->exec[(i - 1) * n], &s->exec[i * n], n * sizeof *s->exec);
+}
+
+static int fit_blocks(ms_fitter *f)
+{
+    const ms_series *s = f->series;
+    int rc = 0;
+    for (size_t first = 0, end; rc == 0 && first < s->nlocs; first = end) {
+        for (end = first + 1; end < s->nlocs && same_block(s, end); end++)
+            ;
+        const ms_loc *l = &s->locs[first], *last = &s->locs[end - 1];
+        db_model_subject subj = {.kind = "block",
+                                 .module = s->module[first],
+                                 .function = s->function[first],
+                                 .file = s->file[first],
+                                 .line = l->line,
+                                 .scope = -1,
+                                 .addr = l->addr,
+                                 .end_addr = last->addr + last->len};
+        rc = ms_fit_put(f, &subj, "executions", &s->exec[first * s->runs->n]);
+    }
+    return rc;
+}
+
+int ms_fit_counts(ms_fitter *f)
+{
+    int rc = 0;
+    for (size_t k = 0; rc == 0 && k < sizeof row_kinds / sizeof *row_kinds; k++) {
+        if (f->opts->progress)
+            fprintf(f->opts->progress, "augur model: fitting %s counts\n", row_kinds[k].kind);
+        rc = fit_rows(f, &row_kinds[k]);
+    }
+    if (rc == 0 && f->opts->progress)
+        fprintf(f->opts->progress, "augur model: fitting block counts\n");
+    if (rc == 0)
+        rc = fit_blocks(f);
+    return rc;
+}
+
+/* ---- scopes ---------------------------------------------------------------- */
+
+/* The series of one scope counter: get(c) in every run. */
+typedef uint64_t (*counter_fn)(const scope_counts *c, int cls);
+
+static uint64_t c_instructions(const scope_counts *c, int cls) { return (void)cls, c->instructions; }
+static uint64_t c_reads(const scope_counts *c, int cls) { return (void)cls, c->reads; }
+static uint64_t c_writes(const scope_counts *c, int cls) { return (void)cls, c->writes; }
+static uint64_t c_flops(const scope_counts *c, int cls) { return (void)cls, c->flops; }
+static uint64_t c_headers(const scope_counts *c, int cls) { return (void)cls, c->headers; }
+static uint64_t c_entries(const scope_counts *c, int cls)
+{
+    (void)cls;
+    return c->headers > c->back ? c->headers - c->back : 0;
+}
+static uint64_t c_class(const scope_counts *c, int cls) { return c->cls[cls]; }
+
+static int put_scope_metric(ms_fitter *f, const db_model_subject *subj, const char *metric, scope_counts **per_run,
+                            size_t s, counter_fn get, int cls, double *y)
+{
+    for (size_t r = 0; r < f->runs->n; r++)
+        y[r] = (double)get(&per_run[r][s], cls);
+    return ms_fit_put(f, subj, metric, y);
+}
+
+static int put_scope(ms_fitter *f, scope_counts **per_run, size_t s, double *y)
+{
+    const db_scope *sc = &f->opts->program->scopes[s];
+    db_model_subject subj = {.kind = "scope",
+                             .module = f->opts->program->binary.path,
+                             .function = sc->name,
+                             .file = sc->file,
+                             .line = sc->first_line,
+                             .scope = (int64_t)s,
+                             .scope_kind = sc->kind};
+    static const struct {
+        const char *metric;
+        counter_fn get;
+    } plain[] = {{"instructions", c_instructions}, {"reads", c_reads}, {"writes", c_writes}, {"flops", c_flops}};
+    int rc = 0;
+    for (size_t k = 0; rc == 0 && k < sizeof plain / sizeof *plain; k++)
+        rc = put_scope_metric(f, &subj, plain[k].metric, per_run, s, plain[k].get, 0, y);
+    if (rc == 0 && !strcmp(sc->kind, "loop"))
+        rc = put_scope_metric(f, &subj, "headers", per_run, s, c_headers, 0, y);
+    if (rc == 0 && !strcmp(sc->kind, "loop"))
+        rc = put_scope_metric(f, &subj, "entries", per_run, s, c_entries, 0, y);
+    for (int c = 0; rc == 0 && c < ST_CLASS_COUNT; c++) {
+        char metric[64];
+        snprintf(metric, sizeof metric, "class:%s", st_class_name((enum st_class)c));
+        rc = put_scope_metric(f, &subj, metric, per_run, s, c_class, c, y);
+    }
+    return rc;
+}
+
+int ms_fit_scopes(ms_fitter *f)
+{
+    const scope_tree *t = f->opts->program;
+    if (!t)
+        return 0;
+    if (f->opts->progress)
+        fprintf(f->opts->progress, "augur model: fitting scope counts of %s\n", t->binary.path);
+    size_t n = f->runs->n;
+    scope_counts **per_run = calloc(n + 1, sizeof *per_run);
+    double *y = malloc((n + 1) * sizeof *y);
+    int rc = per_run && y ? 0 : -1;
+    if (rc != 0)
+        snprintf(f->err, f->errlen, "out of memory");
+    for (size_t r = 0; rc == 0 && r < n; r++)
+        rc = report_scope_counts(f->d, f->runs->ids[r], t, &per_run[r], f->err, f->errlen);
+    for (size_t s = 1; rc == 0 && s < t->nscopes; s++) /* scope 0 is the module: the function rows cover it */
+        rc = put_scope(f, per_run, s, y);
+    for (size_t r = 0; per_run && r < n; r++)
+        free(per_run[r]);
+    free(per_run), free(y);
+    return rc;
+}

@@ -1,0 +1,58 @@
+/* predict.h — `augur predict`: evaluating a stored model set at parameter
+ * values that were never run (docs/models.md, "Predicting").
+ *
+ * The result is a report (src/report) of the same shape as `augur
+ * report`'s, whose counts are the count models' values and whose misses
+ * are the reuse-distance group models' misses, attributed to lines and
+ * functions by each member's share; plus the predicted counts of every
+ * modeled scope of the program. */
+#ifndef AUGUR_PREDICT_H
+#define AUGUR_PREDICT_H
+
+#include <stdio.h>
+
+#include "db/db.h"
+#include "model/model.h"
+#include "report/report.h"
+#include "structure/structure.h"
+
+/* Predicted counts of one scope (function, inlined subroutine or loop). */
+typedef struct predict_scope {
+    const char *kind, *name, *file; /* borrowed from the model rows */
+    uint32_t line;
+    int64_t scope;
+    double instructions, reads, writes, flops, headers, entries;
+    double cls[ST_CLASS_COUNT]; /* executions per instruction class */
+} predict_scope;
+
+typedef struct prediction {
+    db_model_set set;
+    double x[MODEL_MAX_PARAMS]; /* the parameters, in the set's order */
+    report_prediction info;
+    report rep;
+    size_t nscopes;
+    predict_scope *scopes; /* ascending scope id */
+    db_model_row *rows;
+    size_t nrows;
+} prediction;
+
+/* Evaluate the newest model set of d at the parameters names[i] = values[i]
+ * (every parameter of the set, no other) for the given caches.  -1 with a
+ * message for a database without models, a missing or unknown parameter,
+ * or a cache whose line size the runs did not measure.  Values outside the
+ * fitted range are predicted, with a warning in out->info.  Free with
+ * prediction_free, also after failure. */
+int predict(db *d, const char *const *names, const double *values, int n, const report_cache *caches,
+            size_t ncaches, prediction *out, char *err, size_t errlen);
+void prediction_free(prediction *p);
+
+/* The scope section, as text (a table) or as a JSON array. */
+int predict_write_scopes_text(const prediction *p, FILE *out);
+json_t *predict_scopes_json(const prediction *p);
+
+/* `augur model --show`: the newest model set's formulas and errors, for
+ * the total, the functions and the program's scopes; with scope_filter,
+ * only the functions and scopes whose name contains it (model_show.c). */
+int model_show(db *d, const char *scope_filter, FILE *out, char *err, size_t errlen);
+
+#endif

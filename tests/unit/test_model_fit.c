@@ -1,0 +1,568 @@
+/* test_model_fit.c — unit tests of the model terms and the series fitter
+ * (model_term.c, model_fit.c).
+ *
+ * Every expected number is known independently of the fitter: the series
+ * are generated here from closed forms (polynomials with integer or half
+ * coefficients, n log n, square roots, products of two parameters), and
+ * the fitter must recover the form, predict far outside the training range,
+ * and refuse series that cannot be modeled with a message that says why.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "model/model.h"
+
+static const char *const names1[] = {"N"};
+static const char *const names2[] = {"N", "M"};
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+/* Fit y = f(x) at the n values xs of one parameter; asserts success. */
+static void fit1(const double *xs, size_t n, double (*f)(double), const model_options *o, model *m)
+{
+    double y[64];
+    assert_true(n <= 64);
+    for (size_t i = 0; i < n; i++)
+        y[i] = f(xs[i]);
+    model_series s = {n, 1, xs, y};
+    char err[256];
+    int rc = model_fit(&s, o, m, err, sizeof err);
+    if (rc)
+        fail_msg("model_fit: %s", err);
+}
+
+/* The formula of m over `names`. */
+static const char *formula(const model *m, const char *const *names, char *buf, size_t len)
+{
+    model_format(m, names, buf, len);
+    return buf;
+}
+
+/* Assert that |got - want| <= rel * |want|, printing both otherwise. */
+static void assert_close(double got, double want, double rel)
+{
+    if (!(fabs(got - want) <= rel * fabs(want)))
+        fail_msg("got %.17g, want %.17g (rel %g)", got, want, rel);
+}
+
+/* Assert that `text` contains `part`. */
+static void assert_contains(const char *text, const char *part)
+{
+    if (!strstr(text, part))
+        fail_msg("\"%s\" does not contain \"%s\"", text, part);
+}
+
+/* The one term of m must be p^e * log2(p)^j of parameter 0. */
+static void assert_single_term(const model *m, double e, int j)
+{
+    char buf[256];
+    if (m->nterms != 1)
+        fail_msg("%d terms in %s", m->nterms, formula(m, names1, buf, sizeof buf));
+    assert_int_equal(m->terms[0].nfactors, 1);
+    assert_int_equal(m->terms[0].factors[0].param, 0);
+    assert_true(fabs(m->terms[0].factors[0].exponent - e) < 1e-12);
+    assert_int_equal(m->terms[0].factors[0].log_exponent, j);
+}
+
+static const double sizes5[] = {8, 16, 24, 32, 40};
+
+/* ---- exact polynomials ---------------------------------------------------------- */
+
+static double matmul(double n) { return n * n * n + n * n; }
+static double triangle(double n) { return n * (n + 1) / 2; }
+static double linear(double n) { return 3 * n + 7; }
+static double flat(double n) { (void)n; return 4096; }
+
+/* N^3 + N^2 (a matrix product's multiply-adds plus a row sweep). */
+static void test_exact_cubic(void **state)
+{
+    (void)state;
+    model_options o = {.integer_counts = 1};
+    model m;
+    char buf[256];
+    fit1(sizes5, 5, matmul, &o, &m);
+    assert_int_equal(m.method, MODEL_EXACT);
+    assert_string_equal(formula(&m, names1, buf, sizeof buf), "N^3 + N^2");
+    double x = 320;
+    assert_true(model_eval(&m, &x) == 32870400.0);
+    assert_true(m.fit_max_rel == 0.0);
+    assert_true(m.fit_smape == 0.0);
+    assert_true(m.cv_smape < 1e-9);
+    assert_int_equal(m.npoints, 5);
+}
+
+/* N(N+1)/2: the coefficients are stored exactly as 0.5. */
+static void test_exact_triangle(void **state)
+{
+    (void)state;
+    model_options o = {.integer_counts = 1};
+    model m;
+    char buf[256];
+    fit1(sizes5, 5, triangle, &o, &m);
+    assert_int_equal(m.method, MODEL_EXACT);
+    assert_int_equal(m.nterms, 2);
+    assert_true(m.constant == 0.0);
+    assert_true(m.terms[0].coef == 0.5 && m.terms[1].coef == 0.5);
+    assert_string_equal(formula(&m, names1, buf, sizeof buf), "N^2/2 + N/2");
+    double x = 320;
+    assert_true(model_eval(&m, &x) == 51360.0);
+}
+
+/* 3N + 7, and the constant. */
+static void test_exact_linear_and_constant(void **state)
+{
+    (void)state;
+    model_options o = {.integer_counts = 1};
+    model m;
+    char buf[256];
+    fit1(sizes5, 5, linear, &o, &m);
+    assert_int_equal(m.method, MODEL_EXACT);
+    assert_string_equal(formula(&m, names1, buf, sizeof buf), "7 + 3*N");
+    double x = 320;
+    assert_true(model_eval(&m, &x) == 967.0);
+
+    fit1(sizes5, 5, flat, &o, &m);
+    assert_int_equal(m.method, MODEL_CONSTANT);
+    assert_int_equal(m.nterms, 0);
+    assert_true(model_eval(&m, &x) == 4096.0);
+    assert_true(m.fit_smape == 0.0 && m.cv_smape == 0.0 && m.fit_max_rel == 0.0);
+    assert_string_equal(formula(&m, names1, buf, sizeof buf), "4096");
+}
+
+/* Large parameters and counts: N^4/2 + 3N at N = 1000 .. 10000 reaches 5e15
+ * and is still recovered exactly. */
+static double quartic(double n) { return n * n * n * n / 2 + 3 * n; }
+static void test_exact_large(void **state)
+{
+    (void)state;
+    static const double xs[] = {1000, 2500, 4000, 5500, 7000, 8500, 10000};
+    model_options o = {.integer_counts = 1};
+    model m;
+    char buf[256];
+    fit1(xs, 7, quartic, &o, &m);
+    assert_int_equal(m.method, MODEL_EXACT);
+    assert_string_equal(formula(&m, names1, buf, sizeof buf), "N^4/2 + 3*N");
+}
+
+/* Repeated runs are averaged: two runs per size with counts c and c + 2
+ * average to the odd series 2N + 1 exactly. */
+static void test_repeated_points(void **state)
+{
+    (void)state;
+    double x[10], y[10];
+    for (int i = 0; i < 5; i++) {
+        x[2 * i] = x[2 * i + 1] = sizes5[i];
+        y[2 * i] = 2 * sizes5[i];
+        y[2 * i + 1] = 2 * sizes5[i] + 2;
+    }
+    model_series s = {10, 1, x, y};
+    model_options o = {.integer_counts = 1};
+    model m;
+    char err[256], buf[256];
+    assert_int_equal(model_fit(&s, &o, &m, err, sizeof err), 0);
+    assert_int_equal(m.npoints, 5);
+    assert_int_equal(m.method, MODEL_EXACT);
+    assert_string_equal(formula(&m, names1, buf, sizeof buf), "1 + 2*N");
+}
+
+/* ---- PMNF ------------------------------------------------------------------------- */
+
+static double nlogn(double n) { return 5 * n * log2(n) + 100; }
+
+/* 5 N log2 N + 100 at powers of two (integer counts): not a polynomial,
+ * found as the N*log2(N) term, and 8x beyond the range within 0.1 %. */
+static void test_pmnf_nlogn(void **state)
+{
+    (void)state;
+    static const double xs[] = {64, 128, 256, 512, 1024};
+    model_options o = {.integer_counts = 1};
+    model m;
+    char buf[256];
+    fit1(xs, 5, nlogn, &o, &m);
+    assert_int_equal(m.method, MODEL_PMNF);
+    assert_single_term(&m, 1.0, 1);
+    double x = 8192;
+    assert_close(model_eval(&m, &x), nlogn(x), 1e-3);
+    /* exact integers: the coefficients are snapped */
+    assert_string_equal(formula(&m, names1, buf, sizeof buf), "100 + 5*N*log2(N)");
+
+    /* the same at spaced sizes, as real numbers */
+    static const double ys[] = {100, 300, 700, 1500, 2600, 4000};
+    o.integer_counts = 0;
+    fit1(ys, 6, nlogn, &o, &m);
+    assert_int_equal(m.method, MODEL_PMNF);
+    assert_single_term(&m, 1.0, 1);
+    x = 32000;
+    assert_close(model_eval(&m, &x), nlogn(x), 1e-3);
+}
+
+static double root(double n) { return 3 * sqrt(n) + 10; }
+
+/* 3 sqrt(N) + 10: the exponent 1/2. */
+static void test_pmnf_sqrt(void **state)
+{
+    (void)state;
+    static const double xs[] = {16, 64, 256, 1024, 4096};
+    model_options o = {.integer_counts = 1};
+    model m;
+    char buf[256];
+    fit1(xs, 5, root, &o, &m);
+    assert_int_equal(m.method, MODEL_PMNF);
+    assert_single_term(&m, 0.5, 0);
+    assert_string_equal(formula(&m, names1, buf, sizeof buf), "10 + 3*sqrt(N)");
+    double x = 65536;
+    assert_close(model_eval(&m, &x), root(x), 1e-6);
+}
+
+/* Deterministic pseudo-noise in [-1, 1]. */
+static double noise(unsigned i)
+{
+    uint32_t s = i * 2654435761u + 12345u;
+    s ^= s >> 13;
+    s *= 0x5bd1e995u;
+    s ^= s >> 15;
+    return (double)(s % 2001u) / 1000.0 - 1.0;
+}
+
+/* 2 N^2 + 50 with +-1 % noise: the quadratic, not a higher-degree overfit. */
+static void test_pmnf_noisy_quadratic(void **state)
+{
+    (void)state;
+    static const double xs[] = {16, 32, 64, 96, 128, 192, 256, 384, 512};
+    double y[9];
+    for (unsigned i = 0; i < 9; i++)
+        y[i] = (2 * xs[i] * xs[i] + 50) * (1 + 0.01 * noise(i));
+    model_series s = {9, 1, xs, y};
+    model_options o = {.integer_counts = 0};
+    model m;
+    char err[256];
+    assert_int_equal(model_fit(&s, &o, &m, err, sizeof err), 0);
+    assert_int_equal(m.method, MODEL_PMNF);
+    assert_single_term(&m, 2.0, 0);
+    assert_close(m.terms[0].coef, 2.0, 0.02);
+    assert_true(m.cv_smape > 0.1 && m.cv_smape < 2.0);
+    assert_true(m.fit_max_rel < 0.1); /* least squares: the small values fit worst */
+
+    /* integer counts do not change that: rounded noisy values are no polynomial */
+    for (unsigned i = 0; i < 9; i++)
+        y[i] = nearbyint(y[i]);
+    o.integer_counts = 1;
+    assert_int_equal(model_fit(&s, &o, &m, err, sizeof err), 0);
+    assert_int_equal(m.method, MODEL_PMNF);
+    assert_single_term(&m, 2.0, 0);
+}
+
+/* ---- several parameters ------------------------------------------------------------- */
+
+/* Fit f over the 5 x 5 grid N in nv, M in mv; asserts success. */
+static void fit_grid(double (*f)(double, double), const double *nv, const double *mv, const model_options *o,
+                     model *m)
+{
+    double x[50], y[25];
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 5; j++) {
+            x[2 * (5 * i + j)] = nv[i];
+            x[2 * (5 * i + j) + 1] = mv[j];
+            y[5 * i + j] = f(nv[i], mv[j]);
+        }
+    model_series s = {25, 2, x, y};
+    char err[256];
+    if (model_fit(&s, o, m, err, sizeof err))
+        fail_msg("model_fit: %s", err);
+}
+
+static double nm_plus_n(double n, double m) { return 2 * n * m + n; }
+static double sq_plus_m(double n, double m) { return n * n + 3 * m; }
+static double nlogn_m(double n, double m) { return 3 * n * log2(n) * m + 40 * m; }
+
+static const double gridN[] = {8, 16, 24, 32, 40}, gridM[] = {2, 4, 6, 8, 10};
+
+/* 2 N M + N: a product plus one parameter alone (Extra-P's a*b + a). */
+static void test_two_params_product(void **state)
+{
+    (void)state;
+    model m;
+    char buf[256];
+    double x[2] = {8 * 40, 4 * 10};
+    for (int integer = 0; integer <= 1; integer++) {
+        model_options o = {.integer_counts = integer};
+        fit_grid(nm_plus_n, gridN, gridM, &o, &m);
+        assert_true(m.method == MODEL_MULTIPLICATIVE || m.method == MODEL_NESTED);
+        assert_int_equal(m.nterms, 2);
+        assert_close(model_eval(&m, x), nm_plus_n(x[0], x[1]), 1e-3);
+        assert_int_equal(m.npoints, 25);
+    }
+    /* exact integers: snapped */
+    assert_string_equal(formula(&m, names2, buf, sizeof buf), "2*N*M + N");
+    assert_true(m.fit_max_rel == 0.0);
+}
+
+/* N^2 + 3M: additive. */
+static void test_two_params_additive(void **state)
+{
+    (void)state;
+    model m;
+    char buf[256];
+    model_options o = {.integer_counts = 1};
+    fit_grid(sq_plus_m, gridN, gridM, &o, &m);
+    assert_int_equal(m.method, MODEL_ADDITIVE);
+    double x[2] = {320, 40};
+    assert_true(model_eval(&m, x) == 320.0 * 320.0 + 120.0);
+    assert_string_equal(formula(&m, names2, buf, sizeof buf), "N^2 + 3*M");
+}
+
+/* 3 N log2(N) M + 40 M over real numbers: a product with a log. */
+static void test_two_params_nlogn(void **state)
+{
+    (void)state;
+    static const double nv[] = {100, 300, 700, 1500, 3000}, mv[] = {1, 2, 3, 5, 8};
+    model m;
+    model_options o = {0};
+    fit_grid(nlogn_m, nv, mv, &o, &m);
+    double x[2] = {24000, 32};
+    assert_close(model_eval(&m, x), nlogn_m(x[0], x[1]), 1e-3);
+}
+
+/* ---- user basis terms ----------------------------------------------------------------- */
+
+/* Parse `text` over N, M; assert success. */
+static model_term parse_ok(const char *text)
+{
+    model_term t;
+    char err[256];
+    if (model_parse_term(text, names2, 2, &t, err, sizeof err))
+        fail_msg("parse \"%s\": %s", text, err);
+    assert_true(t.coef == 1.0);
+    return t;
+}
+
+static void test_parse_terms(void **state)
+{
+    (void)state;
+    model_term t = parse_ok("N^2*log2(N)");
+    assert_int_equal(t.nfactors, 1);
+    assert_int_equal(t.factors[0].param, 0);
+    assert_true(t.factors[0].exponent == 2.0);
+    assert_int_equal(t.factors[0].log_exponent, 1);
+
+    t = parse_ok(" sqrt( N ) ");
+    assert_int_equal(t.nfactors, 1);
+    assert_true(t.factors[0].exponent == 0.5 && t.factors[0].log_exponent == 0);
+
+    t = parse_ok("N^(1/3)");
+    assert_true(fabs(t.factors[0].exponent - 1.0 / 3) < 1e-15);
+
+    t = parse_ok("log2(M)^2 * N^1.5");
+    assert_int_equal(t.nfactors, 2);
+    assert_int_equal(t.factors[0].param, 1);
+    assert_true(t.factors[0].exponent == 0.0 && t.factors[0].log_exponent == 2);
+    assert_int_equal(t.factors[1].param, 0);
+    assert_true(t.factors[1].exponent == 1.5 && t.factors[1].log_exponent == 0);
+
+    t = parse_ok("N*M");
+    assert_int_equal(t.nfactors, 2);
+    double x[2] = {8, 3};
+    assert_true(model_term_basis(&t, x) == 24.0);
+
+    /* the formula of a parsed term round-trips */
+    model m = {.nterms = 1};
+    m.terms[0] = parse_ok("N^(2/3)*log2(N)^2");
+    char buf[128];
+    assert_string_equal(formula(&m, names2, buf, sizeof buf), "N^(2/3)*log2(N)^2");
+}
+
+static void test_parse_errors(void **state)
+{
+    (void)state;
+    model_term t;
+    char err[512];
+    assert_int_equal(model_parse_term("Q^2", names2, 2, &t, err, sizeof err), -1);
+    assert_string_equal(err, "unknown parameter \"Q\" in basis term \"Q^2\" (parameters: N, M)");
+
+    assert_int_equal(model_parse_term("N^", names2, 2, &t, err, sizeof err), -1);
+    assert_contains(err, "bad basis term \"N^\"");
+    assert_contains(err, "accepted forms: NAME, NAME^R, NAME^(A/B), sqrt(NAME), log2(NAME), log2(NAME)^K");
+
+    assert_int_equal(model_parse_term("N**2", names2, 2, &t, err, sizeof err), -1);
+    assert_contains(err, "at \"*2\"");
+    assert_int_equal(model_parse_term("N^2 M", names2, 2, &t, err, sizeof err), -1);
+    assert_contains(err, "expected '*' or the end at \"M\"");
+    assert_int_equal(model_parse_term("log(N)", names2, 2, &t, err, sizeof err), -1);
+    assert_contains(err, "log2(NAME)");
+    assert_int_equal(model_parse_term("sqrt(N", names2, 2, &t, err, sizeof err), -1);
+    assert_contains(err, "')'");
+    assert_int_equal(model_parse_term("N^2*N", names2, 2, &t, err, sizeof err), -1);
+    assert_contains(err, "N appears twice");
+    assert_int_equal(model_parse_term("", names2, 2, &t, err, sizeof err), -1);
+    assert_int_equal(model_parse_term("sqrt(Q)", names2, 2, &t, err, sizeof err), -1);
+    assert_contains(err, "unknown parameter \"Q\"");
+}
+
+static double n2logn(double n) { return 2 * n * n * log2(n) + 5; }
+static double n2log3(double n) { double l = log2(n); return n * n * l * l * l + 7; }
+
+/* 2 N^2 log2(N) + 5 at sizes that are no powers of two, with the term
+ * given by the user; and N^2 log2(N)^3 + 7, a term only the user offers. */
+static void test_user_basis_fit(void **state)
+{
+    (void)state;
+    static const double xs[] = {10, 20, 30, 45, 60, 75};
+    model_options o = {.nbasis = 1};
+    o.basis[0] = parse_ok("N^2*log2(N)");
+    model m;
+    fit1(xs, 6, n2logn, &o, &m);
+    assert_int_equal(m.method, MODEL_PMNF);
+    assert_single_term(&m, 2.0, 1);
+    assert_close(m.terms[0].coef, 2.0, 1e-9);
+    assert_close(m.constant, 5.0, 1e-6);
+    double x = 1000;
+    assert_close(model_eval(&m, &x), n2logn(x), 1e-9);
+
+    o.basis[0] = parse_ok("N^2*log2(N)^3");
+    fit1(xs, 6, n2log3, &o, &m);
+    assert_single_term(&m, 2.0, 3);
+    assert_close(model_eval(&m, &x), n2log3(x), 1e-9);
+}
+
+/* ---- refusals ---------------------------------------------------------------------------- */
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    model m;
+    char err[256];
+    model_options o = {.integer_counts = 1};
+
+    double x2[] = {8, 16}, y2[] = {10, 20};
+    model_series s = {2, 1, x2, y2};
+    assert_int_equal(model_fit(&s, &o, &m, err, sizeof err), -1);
+    assert_contains(err, "2 distinct values");
+    assert_contains(err, "at least 3");
+
+    /* two distinct sizes repeated three times are still two */
+    double x6[] = {8, 8, 8, 16, 16, 16}, y6[] = {10, 10, 10, 20, 20, 20};
+    s = (model_series){6, 1, x6, y6};
+    assert_int_equal(model_fit(&s, &o, &m, err, sizeof err), -1);
+    assert_contains(err, "2 distinct values");
+
+    /* but a constant series needs only one point */
+    double y1[] = {42};
+    s = (model_series){1, 1, x2, y1};
+    assert_int_equal(model_fit(&s, &o, &m, err, sizeof err), 0);
+    assert_int_equal(m.method, MODEL_CONSTANT);
+    assert_true(m.constant == 42.0);
+
+    double xg[] = {8, 1, 16, 1, 24, 1}, yg[] = {1, 2, 3};
+    s = (model_series){3, 2, xg, yg};
+    assert_int_equal(model_fit(&s, &o, &m, err, sizeof err), -1);
+    assert_contains(err, "parameter 2 has the same value in every run");
+    assert_contains(err, "vary it or leave it out");
+
+    double xs[] = {8, 16, 24, 32}, yn[] = {1, 2, NAN, 4};
+    s = (model_series){4, 1, xs, yn};
+    assert_int_equal(model_fit(&s, &o, &m, err, sizeof err), -1);
+    assert_contains(err, "not a finite number");
+    double xi[] = {8, INFINITY, 24, 32}, yi[] = {1, 2, 3, 4};
+    s = (model_series){4, 1, xi, yi};
+    assert_int_equal(model_fit(&s, &o, &m, err, sizeof err), -1);
+    assert_contains(err, "not a finite number");
+
+    s = (model_series){4, 0, xs, yi};
+    assert_int_equal(model_fit(&s, &o, &m, err, sizeof err), -1);
+    assert_contains(err, "parameters");
+
+    /* two parameters varied only together: no line of 3 */
+    double xd[] = {8, 1, 16, 2, 24, 3, 32, 4}, yd[] = {1, 2, 3, 4};
+    s = (model_series){4, 2, xd, yd};
+    assert_int_equal(model_fit(&s, &o, &m, err, sizeof err), -1);
+    assert_contains(err, "parameter 1 has no line of at least 3 points");
+}
+
+/* ---- formulas ------------------------------------------------------------------------------- */
+
+static void test_format(void **state)
+{
+    (void)state;
+    char buf[256];
+    model m = {.constant = 3, .nterms = 2};
+    m.terms[0] = (model_term){0.5, 1, {{0, 2, 0}}};
+    m.terms[1] = (model_term){2, 1, {{0, 1, 1}}};
+    assert_string_equal(formula(&m, names1, buf, sizeof buf), "3 + N^2/2 + 2*N*log2(N)");
+
+    m = (model){.constant = 0, .nterms = 2};
+    m.terms[0] = (model_term){-3, 1, {{0, 1, 0}}};
+    m.terms[1] = (model_term){1.0 / 3, 2, {{0, 3, 0}, {1, 0.5, 0}}};
+    assert_string_equal(formula(&m, names2, buf, sizeof buf), "-3*N + N^3*sqrt(M)/3");
+
+    m = (model){.constant = 2.5, .nterms = 2};
+    m.terms[0] = (model_term){-0.123456789, 1, {{0, 1.0 / 3, 2}}};
+    m.terms[1] = (model_term){1, 1, {{1, 0, 1}}};
+    assert_string_equal(formula(&m, names2, buf, sizeof buf), "5/2 - 0.123457*N^(1/3)*log2(N)^2 + log2(M)");
+
+    m = (model){.constant = -1234567, .nterms = 1};
+    m.terms[0] = (model_term){0.75, 1, {{0, 1.2345, 0}}};
+    assert_string_equal(formula(&m, names1, buf, sizeof buf), "-1234567 + 3*N^1.2345/4");
+
+    m = (model){.constant = 0};
+    assert_string_equal(formula(&m, names1, buf, sizeof buf), "0");
+
+    /* snprintf semantics: truncated, but the full length returned */
+    m = (model){.constant = 7, .nterms = 1};
+    m.terms[0] = (model_term){1, 1, {{0, 2, 0}}};
+    char small[5];
+    assert_int_equal(model_format(&m, names1, small, sizeof small), 7);
+    assert_string_equal(small, "7 + ");
+    assert_int_equal(model_format(&m, names1, NULL, 0), 7);
+
+    /* no parameter names: p1, p2, ... */
+    assert_string_equal(formula(&m, NULL, buf, sizeof buf), "7 + p1^2");
+
+    assert_string_equal(model_method_name(MODEL_EXACT), "exact");
+    assert_string_equal(model_method_name(MODEL_PMNF), "pmnf");
+    assert_string_equal(model_method_name(MODEL_NESTED), "nested");
+}
+
+/* Terms at p <= 0 stay finite. */
+static void test_eval_nonpositive(void **state)
+{
+    (void)state;
+    model_term t = {1, 1, {{0, 0.5, 1}}};
+    double x = 0;
+    assert_true(model_term_basis(&t, &x) == 0.0);
+    x = -4;
+    assert_true(model_term_basis(&t, &x) == 0.0);
+    t.factors[0] = (model_factor){0, 0, 0};
+    assert_true(model_term_basis(&t, &x) == 1.0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exact_cubic),
+        cmocka_unit_test(test_exact_triangle),
+        cmocka_unit_test(test_exact_linear_and_constant),
+        cmocka_unit_test(test_exact_large),
+        cmocka_unit_test(test_repeated_points),
+        cmocka_unit_test(test_pmnf_nlogn),
+        cmocka_unit_test(test_pmnf_sqrt),
+        cmocka_unit_test(test_pmnf_noisy_quadratic),
+        cmocka_unit_test(test_two_params_product),
+        cmocka_unit_test(test_two_params_additive),
+        cmocka_unit_test(test_two_params_nlogn),
+        cmocka_unit_test(test_parse_terms),
+        cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_user_basis_fit),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_format),
+        cmocka_unit_test(test_eval_nonpositive),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

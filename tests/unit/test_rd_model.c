@@ -1,0 +1,351 @@
+/* test_rd_model.c — unit tests of the reuse-distance histogram models
+ * (rd_model.c) against closed-form truth.
+ *
+ * Training histograms are built by feeding the exact block sequence of a
+ * known access pattern through rd_stack and rd_hist, at five sizes; the
+ * model's misses at 4x and 8x the largest size are compared with rd_misses
+ * on the exact histogram of that size, computed the same way, at several
+ * cache capacities.  Patterns: a repeated stride-1 sweep (7/8 of the
+ * touches at distance 0, the rest at one distance that grows with the
+ * size), and the a[i][k]*b[k][j] reference stream of a matrix multiply
+ * (three distance groups: constant, ~N, ~N^2).  Degenerate series: cold
+ * touches only, every touch at distance 0, too few points.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "rd_test_support.h"
+
+#include "model/model.h"
+
+/* ---- histograms of access patterns --------------------------------------- */
+
+/* A histogram as rd_model takes it: cold count and sparse bins (malloc). */
+typedef struct hist {
+    uint64_t cold;
+    size_t nbins;
+    rd_binrec *bins;
+} hist;
+
+/* An LRU stack and the histogram of the distances it produced. */
+typedef struct tracer {
+    rd_stack *stack;
+    rd_hist h;
+} tracer;
+
+/* A new tracer with an empty stack and histogram. */
+static void tracer_init(tracer *t)
+{
+    t->stack = rd_stack_new(&alloc);
+    memset(&t->h, 0, sizeof t->h);
+}
+
+/* Record one access to `block`. */
+static void touch(tracer *t, uint64_t block)
+{
+    rd_hist_add(&t->h, rd_stack_access(t->stack, block), 1, &alloc);
+}
+
+/* The tracer's histogram as sparse records; releases the tracer. */
+static hist tracer_finish(tracer *t)
+{
+    hist out = {t->h.cold, 0, malloc((t->h.nbins + 1) * sizeof(rd_binrec))};
+    assert_non_null(out.bins);
+    for (uint32_t b = 0; b < t->h.nbins; b++)
+        if (t->h.bins[b].count)
+            out.bins[out.nbins++] = (rd_binrec){b, t->h.bins[b].count, t->h.bins[b].sum};
+    rd_hist_free(&t->h, &alloc);
+    rd_stack_free(t->stack);
+    return out;
+}
+
+/* `reps` stride-1 sweeps over an array of `ndoubles` doubles, 8 to a
+ * 64-byte block. */
+static hist sweep_hist(uint64_t ndoubles, int reps)
+{
+    tracer t;
+    tracer_init(&t);
+    for (int r = 0; r < reps; r++)
+        for (uint64_t i = 0; i < ndoubles; i++)
+            touch(&t, i / 8);
+    return tracer_finish(&t);
+}
+
+/* The loads of C = A*B in i-j-k order, a[i][k] then b[k][j], for n x n
+ * row-major double matrices (8 to a block; B starts on its own block). */
+static hist matmul_hist(uint64_t n)
+{
+    const uint64_t bbase = (uint64_t)1 << 40;
+    tracer t;
+    tracer_init(&t);
+    for (uint64_t i = 0; i < n; i++)
+        for (uint64_t j = 0; j < n; j++)
+            for (uint64_t k = 0; k < n; k++) {
+                touch(&t, (i * n + k) / 8);
+                touch(&t, bbase + (k * n + j) / 8);
+            }
+    return tracer_finish(&t);
+}
+
+typedef hist (*pattern)(uint64_t size, int arg);
+
+/* sweep_hist with the size in blocks. */
+static hist sweep_blocks(uint64_t blocks, int reps)
+{
+    return sweep_hist(blocks * 8, reps);
+}
+
+/* matmul_hist, ignoring arg. */
+static hist matmul(uint64_t n, int arg)
+{
+    (void)arg;
+    return matmul_hist(n);
+}
+
+/* Fit the model of `pattern` at the 5 sizes[], expecting success. */
+static void fit_pattern(pattern p, int arg, const uint64_t *sizes, size_t nsizes, rd_model *m)
+{
+    hist h[8];
+    double x[8];
+    rd_series_point pts[8];
+    for (size_t i = 0; i < nsizes; i++) {
+        h[i] = p(sizes[i], arg);
+        x[i] = (double)sizes[i];
+        pts[i] = (rd_series_point){&x[i], h[i].cold, h[i].nbins, h[i].bins};
+    }
+    char err[512] = "";
+    int rc = rd_model_fit(pts, nsizes, 1, NULL, m, err, sizeof err);
+    if (rc)
+        print_message("rd_model_fit: %s\n", err);
+    assert_int_equal(rc, 0);
+    for (size_t i = 0; i < nsizes; i++)
+        free(h[i].bins);
+}
+
+/* Compare the model's misses at `size` with the exact histogram's at each
+ * capacity; returns the largest relative error and prints each. */
+static double compare(const char *name, const rd_model *m, pattern p, int arg, uint64_t size, const uint64_t *caps,
+                      size_t ncaps)
+{
+    hist h = p(size, arg);
+    double x = (double)size, worst = 0;
+    for (size_t i = 0; i < ncaps; i++) {
+        double truth = rd_misses(h.cold, h.bins, h.nbins, caps[i]);
+        double pred = rd_model_misses(m, &x, caps[i]);
+        double rel = fabs(pred - truth) / truth;
+        printf("    %s size %llu capacity %llu: exact %.0f predicted %.0f error %.3f%%\n", name,
+               (unsigned long long)size, (unsigned long long)caps[i], truth, pred, 100 * rel);
+        worst = fmax(worst, rel);
+        assert_true(isfinite(pred));
+    }
+    free(h.bins);
+    return worst;
+}
+
+/* ---- accuracy -------------------------------------------------------------- */
+
+/* Three sweeps over B blocks: cold = B; 7/8 of the touches at distance 0
+ * (leading, share 7*3/(8*3-1) = 21/23 of the non-cold touches); the other
+ * 2B at distance B-1.  Misses within 1% at 4x and 8x, capacities below,
+ * between and above the sweeps' footprints (1200 and 2400 blocks). */
+static void test_sweep(void **state)
+{
+    (void)state;
+    static const uint64_t sizes[] = {100, 150, 200, 250, 300};
+    rd_model m;
+    fit_pattern(sweep_blocks, 3, sizes, 5, &m);
+    assert_int_equal(m.nlead, 1);
+    assert_true(m.lead[0].distance == 0);
+    double x = 2400;
+    assert_true(fabs(model_eval(&m.lead[0].fraction, &x) - 21.0 / 23) < 1e-9);
+    assert_true(fabs(model_eval(&m.cold, &x) - 2400) < 1e-6);
+    assert_true(fabs(model_eval(&m.touches, &x) - (3 * 8 * 2400 - 2400)) < 1e-6);
+    assert_true(m.nbins >= 1);
+    static const uint64_t caps[] = {1, 64, 512, 2000, 4096};
+    assert_true(compare("sweep", &m, sweep_blocks, 3, 1200, caps, 5) < 0.01);
+    assert_true(compare("sweep", &m, sweep_blocks, 3, 2400, caps, 5) < 0.01);
+    rd_model_free(&m);
+}
+
+/* Matrix multiply loads at N = 16..48 (multiples of 8, so rows start on
+ * block boundaries; N = 8 folds all groups into the exact bins 8 and 9),
+ * predicted at N = 192 and 384 (4x and 8x).  Groups: a[i][k] after a[i][k-1] in its
+ * block at distance 1 (7/16 of the touches, leading); a's row again and b's
+ * block again one j later at ~N and ~9N/8 (8/16); b's block again one i
+ * later at ~N^2/8 (1/16).  Cold = N^2/4 blocks exactly.  Misses within 5%
+ * at 4x and 10% at 8x, at capacities between the groups and above them;
+ * 16384 lies between the far group's distances at 4x (4608..5120) and at
+ * 8x (18432..20480), 11% below the latter. */
+static void test_matmul(void **state)
+{
+    (void)state;
+    static const uint64_t sizes[] = {16, 24, 32, 40, 48};
+    rd_model m;
+    fit_pattern(matmul, 0, sizes, 5, &m);
+    printf("    matmul: %zu leading bin(s), %zu slice(s)\n", m.nlead, m.nbins);
+    assert_int_equal(m.nlead, 1);
+    assert_true(m.lead[0].distance == 1); /* a[i][k], a[i][k+1]: b's block between */
+    for (double x = 192; x <= 384; x *= 2)
+        assert_true(fabs(model_eval(&m.cold, &x) - x * x / 4) < 1e-6);
+    static const uint64_t caps[] = {1, 64, 512, 4096, 16384, 65536};
+    assert_true(compare("matmul", &m, matmul, 0, 192, caps, 6) < 0.05);
+    assert_true(compare("matmul", &m, matmul, 0, 384, caps, 6) < 0.10);
+    rd_model_free(&m);
+}
+
+/* ---- degenerate series ---------------------------------------------------- */
+
+/* Each run touches N blocks once: only cold touches, no bins at all. */
+static void test_cold_only(void **state)
+{
+    (void)state;
+    double x[4] = {10, 20, 30, 40};
+    rd_series_point pts[4];
+    for (int i = 0; i < 4; i++)
+        pts[i] = (rd_series_point){&x[i], (uint64_t)x[i] * 3, 0, NULL};
+    rd_model m;
+    char err[256] = "";
+    assert_int_equal(rd_model_fit(pts, 4, 1, NULL, &m, err, sizeof err), 0);
+    assert_int_equal(m.nlead, 0);
+    assert_int_equal(m.nbins, 0);
+    double p = 1000;
+    assert_true(fabs(rd_model_misses(&m, &p, 0) - 3000) < 1e-6);
+    assert_true(fabs(rd_model_misses(&m, &p, 1u << 20) - 3000) < 1e-6);
+    rd_model_free(&m);
+}
+
+/* Every non-cold touch at distance 0 (one block touched N times): one
+ * leading bin of share 1, no rest; misses = cold except at capacity 0. */
+static void test_all_distance_zero(void **state)
+{
+    (void)state;
+    double x[5] = {10, 20, 30, 40, 50};
+    rd_binrec bins[5][1];
+    rd_series_point pts[5];
+    for (int i = 0; i < 5; i++) {
+        bins[i][0] = (rd_binrec){0, (uint64_t)x[i] - 1, 0};
+        pts[i] = (rd_series_point){&x[i], 1, 1, bins[i]};
+    }
+    rd_model m;
+    char err[256] = "";
+    assert_int_equal(rd_model_fit(pts, 5, 1, NULL, &m, err, sizeof err), 0);
+    assert_int_equal(m.nlead, 1);
+    assert_int_equal(m.nbins, 0);
+    double p = 400;
+    assert_true(fabs(rd_model_misses(&m, &p, 1) - 1) < 1e-6);
+    assert_true(fabs(rd_model_misses(&m, &p, 0) - 400) < 1e-6);
+    rd_model_free(&m);
+}
+
+/* All touches at one distance that grows with the size (inside one wide bin
+ * each time): no split is possible below a bin, one slice. */
+static void test_single_distance_rest(void **state)
+{
+    (void)state;
+    double x[5] = {100, 200, 300, 400, 500};
+    rd_binrec bins[5][1];
+    rd_series_point pts[5];
+    for (int i = 0; i < 5; i++) {
+        uint64_t d = (uint64_t)x[i];
+        bins[i][0] = (rd_binrec){rd_bin_index(d), 1000, 1000 * d};
+        pts[i] = (rd_series_point){&x[i], 7, 1, bins[i]};
+    }
+    rd_model m;
+    char err[256] = "";
+    assert_int_equal(rd_model_fit(pts, 5, 1, NULL, &m, err, sizeof err), 0);
+    assert_int_equal(m.nlead, 0);
+    assert_int_equal(m.nbins, 1);
+    double p = 1000;
+    assert_true(fabs(rd_model_misses(&m, &p, 0) - 1007) < 1e-6);
+    assert_true(fabs(rd_model_misses(&m, &p, 1u << 20) - 7) < 1e-6);
+    double mid = rd_model_misses(&m, &p, 1000);
+    assert_true(mid >= 7 && mid <= 1007);
+    rd_model_free(&m);
+}
+
+/* Two histograms are refused with a message; *out is left freeable. */
+static void test_too_few_points(void **state)
+{
+    (void)state;
+    double x[2] = {10, 20};
+    rd_binrec bins[1] = {{0, 5, 0}};
+    rd_series_point pts[2] = {{&x[0], 1, 1, bins}, {&x[1], 2, 1, bins}};
+    rd_model m;
+    char err[256] = "";
+    assert_int_equal(rd_model_fit(pts, 2, 1, NULL, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "3"));
+    rd_model_free(&m);
+    /* three points but only two distinct */
+    rd_series_point pts3[3] = {{&x[0], 1, 1, bins}, {&x[1], 2, 1, bins}, {&x[1], 2, 1, bins}};
+    assert_int_equal(rd_model_fit(pts3, 3, 1, NULL, &m, err, sizeof err), -1);
+    rd_model_free(&m);
+    /* bad parameter count */
+    assert_int_equal(rd_model_fit(pts3, 3, 0, NULL, &m, err, sizeof err), -1);
+    rd_model_free(&m);
+}
+
+/* Random sparse histograms at 5 sizes: the fit succeeds and the
+ * predicted misses stay finite and within [cold, cold + touches] at every
+ * capacity, far beyond the training sizes too. */
+static void test_random_sane(void **state)
+{
+    (void)state;
+    rng_state = 7;
+    for (int round = 0; round < 6; round++) {
+        double x[5];
+        rd_binrec bins[5][40];
+        rd_series_point pts[5];
+        for (int i = 0; i < 5; i++) {
+            x[i] = 10.0 * (i + 1);
+            size_t n = 0;
+            for (unsigned b = (unsigned)rng_below(4); b < 200 && n < 40; b += 1 + (unsigned)rng_below(12)) {
+                uint64_t c = 1 + rng_below(1000);
+                bins[i][n++] = (rd_binrec){b, c, c * rd_bin_low(b)};
+            }
+            pts[i] = (rd_series_point){&x[i], rng_below(100), n, bins[i]};
+        }
+        rd_model m;
+        char err[256] = "";
+        int rc = rd_model_fit(pts, 5, 1, NULL, &m, err, sizeof err);
+        if (rc)
+            print_message("random round %d: %s\n", round, err);
+        assert_int_equal(rc, 0);
+        for (double p = 5; p < 1000; p *= 3)
+            for (uint64_t c = 0; c < ((uint64_t)1 << 40); c = c * 4 + 1) {
+                double miss = rd_model_misses(&m, &p, c);
+                double cold = fmax(model_eval(&m.cold, &p), 0), t = fmax(model_eval(&m.touches, &p), 0);
+                assert_true(isfinite(miss));
+                assert_true(miss >= cold - 1e-6 * (1 + cold) && miss <= cold + t + 1e-6 * (1 + cold + t));
+            }
+        rd_model_free(&m);
+    }
+}
+
+/* A zeroed model predicts nothing, and evaluation never gives NaN. */
+static void test_misses_sane(void **state)
+{
+    (void)state;
+    rd_model m;
+    memset(&m, 0, sizeof m);
+    double x = 5;
+    assert_true(rd_model_misses(&m, &x, 10) == 0);
+    rd_model_free(&m);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, reset_counts, check_no_leaks)
+
+/* Run every test; cmocka returns the number of failures. */
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        T(test_sweep),
+        T(test_matmul),
+        T(test_cold_only),
+        T(test_all_distance_zero),
+        T(test_single_distance_rest),
+        T(test_too_few_points),
+        T(test_random_sane),
+        T(test_misses_sane),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
