@@ -1,7 +1,8 @@
 #!/bin/bash
-# demo.sh — set up, build, then collect the example matrix multiply at three
+# demo.sh — set up, build, then collect the example matrix multiply at five
 # sizes, report its counts and fully-associative cache misses, its loops
-# (augur structure) and its counts per function and loop (report --scopes).
+# (augur structure) and its counts per function and loop (report --scopes),
+# fit models of them (augur model) and predict a size never run (augur predict).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -9,7 +10,7 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)"
 DB=build/demo.db
 rm -f "$DB"
-for n in 32 64 96; do
+for n in 16 32 48 64 96; do
     build/augur collect --db "$DB" --param N=$n -- build/examples/matmul $n
 done
 sqlite3 -header -column "$DB" 'select id, params, status, command from run_list'
@@ -19,3 +20,8 @@ echo
 build/augur structure --db "$DB" build/examples/matmul | grep -v -E ' (_init|_fini|_start|\[\.plt[a-z.]*\]|deregister_tm_clones|register_tm_clones|__do_global_dtors_aux|frame_dummy) '
 echo
 build/augur report --db "$DB" --scopes --threshold 2
+echo
+build/augur model --db "$DB"
+build/augur model --db "$DB" --show --scope multiply
+echo
+build/augur predict --db "$DB" --param N=400 --cache 32K --cache 1M --top 5
