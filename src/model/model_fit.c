@@ -28,7 +28,8 @@
  *      log2 terms only when every p >= 1, fractional exponents only when
  *      every p >= 0.  A hypothesis with t terms needs t+2 points.  As in
  *      Extra-P a hypothesis is rejected when one of its terms contributes
- *      less than 0.0005 of the model's magnitude at every point, and the
+ *      less than 0.0005 of the model's magnitude at every point, or when,
+ *      rising over the points, it falls beyond them (turns_down), and the
  *      constant model is the initial best.
  *      Choice (better()), by leave-one-out SMAPE (cv): a hypothesis with
  *      more terms than another wins only if its cv is lower by more than
@@ -372,6 +373,45 @@ static int has_small_term(const points *P, const hyp *h, double c0, const double
     return 0;
 }
 
+/* 1 if h (fitted as c0, coef) turns against the data beyond it: with one
+ * parameter and values rising from the smallest to the largest point, its
+ * fastest-growing term has a negative coefficient, or the model at 2x, 4x
+ * or 8x the largest point falls below its value there.  A
+ * negative higher-order term that fits a slight curvature of the training
+ * range (c*N*log2(N) - 5e-6*N^2) would take over outside it; seeds 000
+ * and 002 constrain their fits against such oscillations likewise. */
+static int turns_down(const points *P, const hyp *h, double c0, const double *coef)
+{
+    if (P->np != 1 || P->n < 2)
+        return 0;
+    size_t lo = 0, hi = 0;
+    for (size_t i = 1; i < P->n; i++) {
+        if (P->x[i] < P->x[lo])
+            lo = i;
+        if (P->x[i] > P->x[hi])
+            hi = i;
+    }
+    if (!(P->y[hi] > P->y[lo]) || !(P->x[hi] > 0))
+        return 0;
+    int lead = -1; /* the term that grows fastest: it decides the model far out */
+    double growth = 0, far = 64 * P->x[hi];
+    for (int j = 0; j < h->nterms; j++) {
+        double b0 = fabs(model_term_basis(&h->t[j], &P->x[hi])), b1 = fabs(model_term_basis(&h->t[j], &far));
+        if (b0 > 0 && b1 / b0 > growth)
+            growth = b1 / b0, lead = j;
+    }
+    if (lead >= 0 && coef[lead] < 0)
+        return 1;
+    double prev = hyp_eval(h, c0, coef, &P->x[hi]);
+    for (double k = 2; k <= 8; k *= 2) {
+        double x = k * P->x[hi], v = hyp_eval(h, c0, coef, &x);
+        if (v < prev)
+            return 1;
+        prev = v;
+    }
+    return 0;
+}
+
 /* Fit h on all points of P and cross-validate it (leave-one-out) into *s.
  * 0, or -1 when h needs more points than P has (t terms need t+2), a fit
  * fails, or — with reject_small — a term is negligible everywhere. */
@@ -381,7 +421,7 @@ static int hyp_score(const points *P, const hyp *h, int reject_small, score *s)
         return -1;
     if (hyp_solve(P, P->y, h, NO_SKIP, &s->c0, s->coef))
         return -1;
-    if (reject_small && has_small_term(P, h, s->c0, s->coef))
+    if (reject_small && (has_small_term(P, h, s->c0, s->coef) || turns_down(P, h, s->c0, s->coef)))
         return -1;
     s->fit_smape = s->cv_smape = s->max_rel = 0.0;
     s->exact = 1;
