@@ -3,21 +3,18 @@
  * functions of the run parameters, and store them (docs/models.md); with
  * --show, print the stored formulas.  Exit status: 0 success, 2 usage
  * error, 1 other errors (no database, runs that cannot be modeled, ...). */
-#include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "binary/buildid.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/structure_store.h"
 #include "modelset/modelset.h"
 #include "predict/predict.h"
 #include "util/parse.h"
 
-enum { EXIT_OK = 0, EXIT_FAILURE_OTHER = 1, EXIT_USAGE = 2 };
-#define SHOW_HELP (-1)
 #define MAX_RUNS 4096
 
 typedef struct model_cli {
@@ -66,16 +63,7 @@ static void print_help(FILE *to)
             default_db_path(), MODEL_MAX_PARAMS, MODEL_MAX_BASIS);
 }
 
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("augur model: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs(" (see augur model --help)\n", stderr);
-    va_end(ap);
-    return EXIT_USAGE;
-}
+#define usage_error(...) cli_usage_error("model", __VA_ARGS__)
 
 /* "1-5,8" into o->runs. */
 static int parse_runs(const char *arg, model_cli *o)
@@ -101,8 +89,9 @@ static int parse_runs(const char *arg, model_cli *o)
     return rc;
 }
 
-static int parse_option(int opt, const char *arg, model_cli *o)
+static int parse_option(int opt, const char *arg, void *ctx)
 {
+    model_cli *o = ctx;
     switch (opt) {
     case 'd':
         o->db_path = arg;
@@ -146,22 +135,11 @@ static int parse_options(int argc, char **argv, model_cli *o)
     };
     memset(o, 0, sizeof *o);
     o->db_path = default_db_path();
-    optind = 0;
-    opterr = 0;
-    int opt;
-    while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        if (opt == 'h')
-            return SHOW_HELP;
-        if (opt == '?')
-            return usage_error("unknown option '%s'", argv[optind - 1]);
-        if (opt == ':')
-            return usage_error("option '%s' needs a value", argv[optind - 1]);
-        int rc = parse_option(opt, optarg, o);
-        if (rc != 0)
-            return rc;
-    }
-    if (optind < argc)
-        return usage_error("unexpected argument '%s'", argv[optind]);
+    int operands, rc = cli_getopt("model", argc, argv, longopts, parse_option, o, &operands);
+    if (rc != 0)
+        return rc;
+    if (operands < argc)
+        return usage_error("unexpected argument '%s'", argv[operands]);
     if (o->scope && !o->show)
         return usage_error("--scope goes with --show");
     return 0;

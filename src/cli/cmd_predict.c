@@ -4,19 +4,16 @@
  * of the same shape as `augur report`'s (docs/models.md).  Exit status:
  * 0 success, 2 usage error, 1 other errors. */
 #include <errno.h>
-#include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/runs.h"
 #include "predict/predict.h"
 #include "util/parse.h"
 
-enum { EXIT_OK = 0, EXIT_FAILURE_OTHER = 1, EXIT_USAGE = 2 };
-#define SHOW_HELP (-1)
 
 typedef struct predict_cli {
     const char *db_path;
@@ -57,19 +54,11 @@ static void print_help(FILE *to)
             default_db_path(), REPORT_DEFAULT_LINE, REPORT_MAX_CACHES, REPORT_DEFAULT_TOP);
 }
 
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("augur predict: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs(" (see augur predict --help)\n", stderr);
-    va_end(ap);
-    return EXIT_USAGE;
-}
+#define usage_error(...) cli_usage_error("predict", __VA_ARGS__)
 
-static int parse_option(int opt, const char *arg, predict_cli *o)
+static int parse_option(int opt, const char *arg, void *ctx)
 {
+    predict_cli *o = ctx;
     char err[256];
     uint64_t v;
     switch (opt) {
@@ -110,22 +99,11 @@ static int parse_options(int argc, char **argv, predict_cli *o)
         {"top", required_argument, NULL, 't'},    {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    optind = 0;
-    opterr = 0;
-    int opt;
-    while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        if (opt == 'h')
-            return SHOW_HELP;
-        if (opt == '?')
-            return usage_error("unknown option '%s'", argv[optind - 1]);
-        if (opt == ':')
-            return usage_error("option '%s' needs a value", argv[optind - 1]);
-        int rc = parse_option(opt, optarg, o);
-        if (rc != 0)
-            return rc;
-    }
-    if (optind < argc)
-        return usage_error("unexpected argument '%s'", argv[optind]);
+    int operands, rc = cli_getopt("predict", argc, argv, longopts, parse_option, o, &operands);
+    if (rc != 0)
+        return rc;
+    if (operands < argc)
+        return usage_error("unexpected argument '%s'", argv[operands]);
     if (o->params.n == 0)
         return usage_error("give the parameters to predict at, e.g. --param N=1000");
     if (o->ncaches == 0) {

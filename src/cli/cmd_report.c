@@ -4,23 +4,19 @@
  * wrong with the command line itself), 1 other errors (no database, unknown
  * run, a line size the run did not measure, ...). */
 #include <errno.h>
-#include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "binary/buildid.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/structure_store.h"
 #include "db/db.h"
 #include "report/report.h"
 #include "util/parse.h"
 
-enum { EXIT_OK = 0, EXIT_FAILURE_OTHER = 1, EXIT_USAGE = 2 };
 
-/* parse_options result when --help was asked for. */
-#define SHOW_HELP (-1)
 
 typedef struct report_options {
     const char *db_path;
@@ -74,19 +70,11 @@ static void print_help(FILE *to)
             REPORT_DEFAULT_THRESHOLD);
 }
 
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("augur report: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs(" (see augur report --help)\n", stderr);
-    va_end(ap);
-    return EXIT_USAGE;
-}
+#define usage_error(...) cli_usage_error("report", __VA_ARGS__)
 
-static int parse_option(int opt, const char *arg, report_options *o)
+static int parse_option(int opt, const char *arg, void *ctx)
 {
+    report_options *o = ctx;
     char err[256];
     uint64_t v;
     switch (opt) {
@@ -143,22 +131,11 @@ static int parse_options(int argc, char **argv, report_options *o)
     };
     *o = (report_options){.db_path = default_db_path(), .top = REPORT_DEFAULT_TOP,
                           .threshold = REPORT_DEFAULT_THRESHOLD};
-    optind = 0; /* full reset of getopt's state, in case it was used before */
-    opterr = 0; /* our own messages */
-    int opt;
-    while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        if (opt == 'h')
-            return SHOW_HELP;
-        if (opt == '?')
-            return usage_error("unknown option '%s'", argv[optind - 1]);
-        if (opt == ':')
-            return usage_error("option '%s' needs a value", argv[optind - 1]);
-        int rc = parse_option(opt, optarg, o);
-        if (rc != 0)
-            return rc;
-    }
-    if (optind < argc)
-        return usage_error("unexpected argument '%s'", argv[optind]);
+    int operands, rc = cli_getopt("report", argc, argv, longopts, parse_option, o, &operands);
+    if (rc != 0)
+        return rc;
+    if (operands < argc)
+        return usage_error("unexpected argument '%s'", argv[operands]);
     return 0;
 }
 

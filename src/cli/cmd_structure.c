@@ -4,22 +4,19 @@
  * experiment database (docs/structure.md).  Exit status: 0 success, 2
  * usage error, 1 anything else (not an ELF file, truncated, database). */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/launch.h"
 #include "cli/shared_libs.h"
 #include "cli/structure_store.h"
 #include "report/report.h"
 
-enum { EXIT_OK = 0, EXIT_FAILURE_OTHER = 1, EXIT_USAGE = 2 };
-#define SHOW_HELP (-1)
 
 typedef struct structure_options {
     const char *db_path;
@@ -58,15 +55,29 @@ static void print_help(FILE *to)
             default_db_path());
 }
 
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
+#define usage_error(...) cli_usage_error("structure", __VA_ARGS__)
+
+static int parse_option(int opt, const char *arg, void *ctx)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("augur structure: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs(" (see augur structure --help)\n", stderr);
-    va_end(ap);
-    return EXIT_USAGE;
+    structure_options *o = ctx;
+    switch (opt) {
+    case 'd':
+        o->db_path = arg;
+        return 0;
+    case 'f':
+        if (strcmp(arg, "text") != 0 && strcmp(arg, "json") != 0)
+            return usage_error("bad format '%s': give --format text or --format json", arg);
+        o->json = !strcmp(arg, "json");
+        return 0;
+    case 'l':
+        o->libs = 1;
+        return 0;
+    case 't':
+        o->timing = 1;
+        return 0;
+    default:
+        return EXIT_USAGE;
+    }
 }
 
 static int parse_options(int argc, char **argv, structure_options *o)
@@ -77,38 +88,14 @@ static int parse_options(int argc, char **argv, structure_options *o)
         {"help", no_argument, NULL, 'h'},     {NULL, 0, NULL, 0},
     };
     *o = (structure_options){.db_path = default_db_path()};
-    optind = 0;
-    opterr = 0;
-    int opt;
-    while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'h':
-            return SHOW_HELP;
-        case 'd':
-            o->db_path = optarg;
-            break;
-        case 'f':
-            if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0)
-                return usage_error("bad format '%s': give --format text or --format json", optarg);
-            o->json = !strcmp(optarg, "json");
-            break;
-        case 'l':
-            o->libs = 1;
-            break;
-        case 't':
-            o->timing = 1;
-            break;
-        case ':':
-            return usage_error("option '%s' needs a value", argv[optind - 1]);
-        default:
-            return usage_error("unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind >= argc)
+    int operands, rc = cli_getopt("structure", argc, argv, longopts, parse_option, o, &operands);
+    if (rc != 0)
+        return rc;
+    if (operands >= argc)
         return usage_error("no PROGRAM given");
-    if (optind + 1 < argc)
-        return usage_error("unexpected argument '%s': give one PROGRAM", argv[optind + 1]);
-    o->program = argv[optind];
+    if (operands + 1 < argc)
+        return usage_error("unexpected argument '%s': give one PROGRAM", argv[operands + 1]);
+    o->program = argv[operands];
     return 0;
 }
 

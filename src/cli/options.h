@@ -1,0 +1,31 @@
+/* options.h — what the subcommands share in reading their command line:
+ * exit statuses, the usage-error message and the getopt_long loop. */
+#ifndef AUGUR_CLI_OPTIONS_H
+#define AUGUR_CLI_OPTIONS_H
+
+#include <getopt.h>
+
+/* Exit statuses: success, an error of the work, an error of the command line. */
+enum { EXIT_OK = 0, EXIT_FAILURE_OTHER = 1, EXIT_USAGE = 2 };
+
+/* cli_getopt's result when -h or --help was given. */
+#define SHOW_HELP (-1)
+
+/* Print "augur COMMAND: MESSAGE (see augur COMMAND --help)" to stderr and
+ * return EXIT_USAGE. */
+__attribute__((format(printf, 2, 3))) int cli_usage_error(const char *command, const char *fmt, ...);
+
+/* Called by cli_getopt for each option other than -h: opt is the option's
+ * val, arg its value (NULL when it takes none).  Returns 0, or EXIT_USAGE
+ * after printing the problem with cli_usage_error. */
+typedef int (*cli_take_fn)(int opt, const char *arg, void *ctx);
+
+/* Read the options of argv (argv[0] is the subcommand) with getopt_long
+ * and longopts, which must include {"help", no_argument, NULL, 'h'}.
+ * Returns SHOW_HELP for -h/--help, EXIT_USAGE (message printed) for an
+ * unknown option, a missing value or what take refused, else 0 with
+ * *operands the index of the first argument that is not an option. */
+int cli_getopt(const char *command, int argc, char **argv, const struct option *longopts, cli_take_fn take,
+               void *ctx, int *operands);
+
+#endif
