@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binary/buildid.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/structure_store.h"
@@ -156,18 +155,10 @@ static int program_tree(db *d, const model_cli *o, scope_tree *t, char *err, siz
     size_t n;
     if (db_run_modules(d, run, &mods, &n, err, errlen) != 0)
         return -1;
-    int rc = 1;
-    char now[BUILD_ID_HEX_MAX];
-    if (n && *mods[0].build_id && elf_build_id(mods[0].path, now, sizeof now) == 0 &&
-        !strcmp(now, mods[0].build_id)) {
-        int64_t id;
-        int analysed;
-        rc = structure_ensure(d, mods[0].path, &id, &analysed, NULL, err, errlen);
-        if (rc == 0)
-            rc = scope_tree_load(d, id, t, err, errlen);
-    } else if (n)
+    int rc = n ? structure_tree_if_current(d, mods[0].path, mods[0].build_id, t, err, errlen) : 1;
+    if (rc == 1 && n)
         fprintf(stderr, "augur model: warning: %s is missing or was rebuilt since the runs: no scope models, and "
-                        "every memory instruction is a reuse-distance group of its own\n", mods[0].path);
+                        "every memory instruction of the program is a reuse-distance group of its own\n", mods[0].path);
     db_run_modules_free(mods, n);
     return rc;
 }

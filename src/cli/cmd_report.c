@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binary/buildid.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/structure_store.h"
@@ -196,21 +195,13 @@ static int load_run_trees(db *d, int64_t run_id, scope_tree **trees, size_t *n, 
         return -1;
     int rc = (*trees = calloc(nmods ? nmods : 1, sizeof **trees)) ? 0 : -1;
     for (size_t i = 0; i < nmods && rc == 0; i++) {
-        char now[BUILD_ID_HEX_MAX];
-        int64_t id;
-        int analysed;
-        elf_build_id(mods[i].path, now, sizeof now);
-        if (!*mods[i].build_id || strcmp(now, mods[i].build_id) != 0) {
-            if (*mods[i].build_id)
-                fprintf(stderr, "augur report: warning: %s is missing or was rebuilt since the run; its scopes "
-                                "are left out\n", mods[i].path);
-            continue;
-        }
-        rc = structure_ensure(d, mods[i].path, &id, &analysed, NULL, err, errlen);
-        if (rc == 0)
-            rc = scope_tree_load(d, id, &(*trees)[*n], err, errlen);
+        rc = structure_tree_if_current(d, mods[i].path, mods[i].build_id, &(*trees)[*n], err, errlen);
+        if (rc == 1 && *mods[i].build_id)
+            fprintf(stderr, "augur report: warning: %s is missing or was rebuilt since the run; its scopes "
+                            "are left out\n", mods[i].path);
         if (rc == 0)
             ++*n;
+        rc = rc == 1 ? 0 : rc;
     }
     db_run_modules_free(mods, nmods);
     if (rc != 0 && !*trees)

@@ -5,10 +5,12 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "binary/buildid.h"
+#include "report/report.h"
 #include "structure/structure.h"
 
 /* Progress on a terminal: functions analysed out of all. */
@@ -59,4 +61,18 @@ int structure_ensure(db *d, const char *path, int64_t *binary_id, int *analysed,
     timing->store = now_seconds() - t1;
     *analysed = rc == 0;
     return rc;
+}
+
+int structure_tree_if_current(db *d, const char *path, const char *build_id, scope_tree *t, char *err,
+                              size_t errlen)
+{
+    char now[BUILD_ID_HEX_MAX];
+    elf_build_id(path, now, sizeof now);
+    if (!*build_id || strcmp(now, build_id) != 0)
+        return 1;
+    int64_t id;
+    int analysed;
+    if (structure_ensure(d, path, &id, &analysed, NULL, err, errlen) != 0)
+        return -1;
+    return scope_tree_load(d, id, t, err, errlen) != 0 ? -1 : 0;
 }

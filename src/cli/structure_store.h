@@ -21,4 +21,14 @@ typedef struct structure_timing {
 int structure_ensure(db *d, const char *path, int64_t *binary_id, int *analysed, structure_timing *timing,
                      char *err, size_t errlen);
 
+struct scope_tree;
+
+/* Load into *t the scope tree of the module at `path` that a run executed
+ * with `build_id`, analysing the file now if it never was.  Returns 1,
+ * loading nothing, when the file is gone, has no build-id or was rebuilt
+ * since the run (its build-id is another): its analysis would not be of
+ * the code that ran.  -1 with a message on failure. */
+int structure_tree_if_current(db *d, const char *path, const char *build_id, struct scope_tree *t, char *err,
+                              size_t errlen);
+
 #endif
