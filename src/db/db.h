@@ -124,6 +124,10 @@ typedef struct db_instr {
  * array *out (free() it) of *n elements. */
 int db_run_instructions(db *d, int64_t run_id, db_instr **out, size_t *n, char *err, size_t errlen);
 
+/* The index of the instruction with id `id` in ins[0..n), ascending ids
+ * (as db_run_instructions returns them); n when there is none. */
+size_t db_instr_find(const db_instr *ins, size_t n, int64_t id);
+
 /* Called once per histogram; bins are ascending and valid during the call
  * only.  A nonzero return stops the iteration and is passed on. */
 typedef int (*db_hist_fn)(void *ctx, int64_t instr_id, uint64_t cold, const rd_binrec *bins, size_t nbins);

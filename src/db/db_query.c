@@ -192,6 +192,19 @@ void db_run_free(db_run *r)
 
 /* ---- instructions and histograms ----------------------------------------- */
 
+size_t db_instr_find(const db_instr *ins, size_t n, int64_t id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ins[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && ins[lo].id == id ? lo : n;
+}
+
 int db_run_instructions(db *d, int64_t run_id, db_instr **out, size_t *n, char *err, size_t errlen)
 {
     *out = NULL;

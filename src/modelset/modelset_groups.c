@@ -116,19 +116,6 @@ static int form_groups(grouping *g, const db_memory_key *keys, size_t nkeys)
 
 /* ---- reading the histograms ----------------------------------------------------- */
 
-static size_t find_instr(const db_instr *ins, size_t n, int64_t id)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ins[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && ins[lo].id == id ? lo : n;
-}
-
 /* db_for_each_histogram callback: add an instruction's histogram to its
  * group in the current run. */
 static int on_histogram(void *ctx, int64_t instr_id, uint64_t cold, const rd_binrec *bins, size_t nbins)
@@ -136,7 +123,7 @@ static int on_histogram(void *ctx, int64_t instr_id, uint64_t cold, const rd_bin
     grouping *g = ctx;
     const ms_series *s = g->f->series;
     size_t nruns = s->runs->n;
-    size_t i = find_instr(s->run_ins[g->run], s->run_nins[g->run], instr_id);
+    size_t i = db_instr_find(s->run_ins[g->run], s->run_nins[g->run], instr_id);
     if (i == s->run_nins[g->run])
         return 0;
     size_t loc = s->run_loc[g->run][i], group = g->group_of[loc];

@@ -62,26 +62,12 @@ typedef struct builder {
 
 /* ---- misses -------------------------------------------------------------- */
 
-/* Index of the instruction with id `id`, or b->n when there is none. */
-static size_t find_instr(const builder *b, int64_t id)
-{
-    size_t lo = 0, hi = b->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (b->ins[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < b->n && b->ins[lo].id == id ? lo : b->n;
-}
-
 /* db_for_each_histogram callback: one instruction's misses for the caches
  * of line size b->line. */
 static int on_histogram(void *ctx, int64_t instr_id, uint64_t cold, const rd_binrec *bins, size_t nbins)
 {
     builder *b = ctx;
-    size_t i = find_instr(b, instr_id);
+    size_t i = db_instr_find(b->ins, b->n, instr_id);
     if (i == b->n)
         return 0; /* cannot happen: the same query selects both */
     for (size_t c = 0; c < b->ncaches; c++)
