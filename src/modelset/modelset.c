@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "modelset/modelset.h"
+#include "util/json_util.h"
 
 /* The user basis terms, parsed over the modeled parameters. */
 static int parse_basis(const modelset_options *o, const ms_runs *runs, model_options *mo, char *err, size_t errlen)
@@ -38,9 +39,7 @@ static char *ids_json(const ms_runs *r)
 
 static char *basis_json(const modelset_options *o)
 {
-    json_t *a = json_array();
-    for (int k = 0; a && k < o->nbasis; k++)
-        json_array_append_new(a, json_string(o->basis[k]));
+    json_t *a = json_string_array((char *const *)o->basis, (size_t)o->nbasis);
     char *text = a ? json_dumps(a, JSON_COMPACT) : NULL;
     json_decref(a);
     return text;

@@ -39,12 +39,12 @@ static void print_subject(const db_model_row *r, FILE *out)
         fputs("\nprogram total\n", out);
     else if (!strcmp(r->kind, "function"))
         fprintf(out, "\nfunction %s (%s)\n", r->function ?: "(unknown)",
-                r->module ? (strrchr(r->module, '/') ? strrchr(r->module, '/') + 1 : r->module) : "(unknown)");
+                report_base_name(r->module) ?: "(unknown)");
     else if (!strcmp(r->scope_kind ?: "", "loop"))
         fprintf(out, "\nscope %lld: %s\n", (long long)r->scope, r->function ?: "loop");
     else
         fprintf(out, "\nscope %lld: %s %s (%s:%u)\n", (long long)r->scope, r->scope_kind ?: "scope",
-                r->function ?: "?", r->file ? (strrchr(r->file, '/') ? strrchr(r->file, '/') + 1 : r->file) : "?",
+                r->function ?: "?", report_base_name(r->file) ?: "?",
                 r->line);
 }
 

@@ -8,12 +8,6 @@
 #include "predict/predict.h"
 #include "util/json_util.h"
 
-static const char *file_name(const char *path)
-{
-    const char *slash = path ? strrchr(path, '/') : NULL;
-    return slash ? slash + 1 : path ? path : "";
-}
-
 int predict_write_scopes_text(const prediction *p, FILE *out)
 {
     if (p->nscopes == 0)
@@ -27,7 +21,7 @@ int predict_write_scopes_text(const prediction *p, FILE *out)
         if (!strcmp(s->kind, "loop"))
             snprintf(label, sizeof label, "%s", s->name);
         else
-            snprintf(label, sizeof label, "%s %s (%s:%u)", s->kind, s->name, file_name(s->file), s->line);
+            snprintf(label, sizeof label, "%s %s (%s:%u)", s->kind, s->name, report_base_name(s->file) ?: "", s->line);
         fprintf(out, "  %-40s %16.0f %14.0f %14.0f", label, s->instructions, s->reads + s->writes, s->flops);
         if (s->entries > 0)
             fprintf(out, " %12.0f %10.1f", s->entries, s->headers / s->entries);

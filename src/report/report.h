@@ -112,6 +112,9 @@ void report_sort(report *r);
 
 int report_write_text(const report *r, size_t top, FILE *out);
 
+/* The file name of a path (after its last '/'); NULL for NULL. */
+const char *report_base_name(const char *path);
+
 /* The JSON document of docs/report.md; NULL when memory runs out. */
 json_t *report_json(const report *r, size_t top);
 int report_write_json(const report *r, size_t top, FILE *out);

@@ -131,7 +131,7 @@ static table counts_table(const report *r, size_t extra)
     return t;
 }
 
-static const char *base_name(const char *path)
+const char *report_base_name(const char *path)
 {
     const char *slash = path ? strrchr(path, '/') : NULL;
     return slash ? slash + 1 : path;
@@ -269,7 +269,7 @@ static int print_functions(const report *r, size_t top, FILE *out)
         const report_function *f = &r->functions[i];
         counts_cells(&t, r, &f->c);
         cell(&t, "%s", f->function ? f->function : UNKNOWN);
-        cell(&t, "%s", f->module ? base_name(f->module) : UNKNOWN);
+        cell(&t, "%s", f->module ? report_base_name(f->module) : UNKNOWN);
     }
     int rc = table_print(&t, out);
     table_free(&t);

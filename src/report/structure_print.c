@@ -10,8 +10,7 @@
 /* "matmul.c:12-20", "matmul.c:12", or "" without lines. */
 static void lines_text(const db_scope *s, char *buf, size_t len)
 {
-    const char *base = s->file ? strrchr(s->file, '/') : NULL;
-    const char *file = base ? base + 1 : s->file;
+    const char *file = report_base_name(s->file);
     if (!file || !s->first_line)
         buf[0] = '\0';
     else if (s->first_line == s->last_line)
@@ -31,10 +30,8 @@ static void write_scope_text(const scope_tree *t, uint32_t s, int depth, FILE *o
         fprintf(out, "%*s%s %s  %s", 2 * depth, "", sc->kind, sc->name, lines);
     if (sc->folded > 1)
         fprintf(out, "  (%u loops folded)", sc->folded);
-    if (sc->call_file && sc->call_line) {
-        const char *base = strrchr(sc->call_file, '/');
-        fprintf(out, "  called at %s:%u", base ? base + 1 : sc->call_file, sc->call_line);
-    }
+    if (sc->call_file && sc->call_line)
+        fprintf(out, "  called at %s:%u", report_base_name(sc->call_file), sc->call_line);
     fprintf(out, "  [%" PRIu64 " instructions at 0x%" PRIx64 "]\n", t->inclusive[s], sc->entry_addr);
     for (uint32_t k = 0; k < t->count[s]; k++)
         write_scope_text(t, t->child[t->first[s] + k], depth + 1, out);
