@@ -50,11 +50,12 @@ char *db_column_strdup(sqlite3_stmt *st, int col);
 /* ---- collecting rows (db_sql.c) -------------------------------------------
  * Rows of a query appended to a growing array of `size`-byte elements, each
  * zeroed and then filled from the row by `fill` (0, or -1 when memory runs
- * out).  *v and *n are the caller's array and count. */
+ * out), which is passed `ctx`.  *v and *n are the caller's array and count. */
 typedef struct db_row_array {
     void **v;
     size_t *n, cap, size;
-    int (*fill)(void *elem, sqlite3_stmt *st);
+    int (*fill)(void *elem, sqlite3_stmt *st, void *ctx);
+    void *ctx;
 } db_row_array;
 
 /* Step `st` to its end into `a`, then finalize it; `doing` names the work

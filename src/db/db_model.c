@@ -469,50 +469,47 @@ void db_model_rows_free(db_model_row *rows, size_t n)
     free(rows);
 }
 
+/* One row of models into a db_model_row; a model whose terms cannot be
+ * read is left NULL for db_models_load to report. */
+static int fill_model_row(void *elem, sqlite3_stmt *st, void *ctx)
+{
+    db_model_row *r = elem;
+    r->kind = db_column_strdup(st, 0);
+    r->module = db_column_strdup(st, 1);
+    r->function = db_column_strdup(st, 2);
+    r->file = db_column_strdup(st, 3);
+    r->line = (uint32_t)sqlite3_column_int64(st, 4);
+    r->scope = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
+    r->scope_kind = db_column_strdup(st, 6);
+    r->addr = db_column_u64(st, 7);
+    r->end_addr = db_column_u64(st, 8);
+    r->metric = db_column_strdup(st, 9);
+    r->formula = db_column_strdup(st, 10);
+    r->m = malloc(sizeof *r->m);
+    if (!r->kind || !r->metric || !r->formula || !r->m)
+        return -1;
+    if (read_model(st, 11, ctx, r->m) != 0) {
+        free(r->m);
+        r->m = NULL;
+    }
+    return 0;
+}
+
 int db_models_load(db *d, const db_model_set *set, db_model_row **out, size_t *n, char *err, size_t errlen)
 {
-    *out = NULL;
-    *n = 0;
-    sqlite3_stmt *st;
-    if (db_prepare(d,
-                   "SELECT kind, module, function, file, line, scope, scope_kind, addr, end_addr, metric, formula, "
-                   MODEL_COLUMNS " FROM models WHERE set_id = ? AND kind <> 'rd' ORDER BY id",
-                   &st, DOING_READ, err, errlen) != 0)
+    db_row_array a = {(void **)out, n, 0, sizeof **out, fill_model_row, (void *)set};
+    if (db_query_rows(d,
+                      "SELECT kind, module, function, file, line, scope, scope_kind, addr, end_addr, metric, formula, "
+                      MODEL_COLUMNS " FROM models WHERE set_id = ?1 AND kind <> 'rd' ORDER BY id",
+                      set->id, 0, &a, DOING_READ, err, errlen) != 0)
         return -1;
-    sqlite3_bind_int64(st, 1, set->id);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        db_model_row *grown = array_grow(*out, *n, &cap, sizeof **out);
-        if (!grown)
-            break;
-        *out = grown;
-        db_model_row *r = memset(&(*out)[(*n)++], 0, sizeof **out);
-        r->kind = db_column_strdup(st, 0);
-        r->module = db_column_strdup(st, 1);
-        r->function = db_column_strdup(st, 2);
-        r->file = db_column_strdup(st, 3);
-        r->line = (uint32_t)sqlite3_column_int64(st, 4);
-        r->scope = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
-        r->scope_kind = db_column_strdup(st, 6);
-        r->addr = db_column_u64(st, 7);
-        r->end_addr = db_column_u64(st, 8);
-        r->metric = db_column_strdup(st, 9);
-        r->formula = db_column_strdup(st, 10);
-        r->m = malloc(sizeof *r->m);
-        if (!r->kind || !r->metric || !r->formula || !r->m)
-            break;
-        if (read_model(st, 11, set, r->m) != 0) {
-            sqlite3_finalize(st);
+    for (size_t i = 0; i < *n; i++)
+        if (!(*out)[i].m) {
             snprintf(err, errlen, "%s: the terms of a %s model of set %lld are damaged: run `augur model` again",
-                     d->path, r->metric, (long long)set->id);
+                     d->path, (*out)[i].metric, (long long)set->id);
             return -1;
         }
-    }
-    sqlite3_finalize(st);
-    if (rc == SQLITE_ROW)
-        return oom(d, DOING_READ, err, errlen);
-    return rc == SQLITE_DONE ? 0 : db_fail(d, DOING_READ, err, errlen);
+    return 0;
 }
 
 /* ---- reading rd groups ----------------------------------------------------- */
@@ -534,31 +531,29 @@ static int load_model_id(db *d, sqlite3_stmt *st, const db_model_set *set, int64
     return db_fail(d, DOING_READ, err, errlen);
 }
 
-static int load_members(db *d, sqlite3_stmt *st, int64_t group, db_rd_group *g, char *err, size_t errlen)
+static int fill_member(void *elem, sqlite3_stmt *st, void *ctx)
 {
-    sqlite3_reset(st);
-    sqlite3_bind_int64(st, 1, group);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        void *grown = array_grow(g->members, g->nmembers, &cap, sizeof *g->members);
-        if (!grown)
-            return oom(d, DOING_READ, err, errlen);
-        g->members = grown;
-        struct db_rd_member_row *m = &g->members[g->nmembers++];
-        m->addr = db_column_u64(st, 0);
-        m->function = db_column_strdup(st, 1);
-        m->file = db_column_strdup(st, 2);
-        m->line = (uint32_t)sqlite3_column_int64(st, 3);
-        m->share = sqlite3_column_double(st, 4);
-    }
-    return rc == SQLITE_DONE ? 0 : db_fail(d, DOING_READ, err, errlen);
+    (void)ctx;
+    struct db_rd_member_row *m = elem;
+    m->addr = db_column_u64(st, 0);
+    m->function = db_column_strdup(st, 1); /* NULL: unknown */
+    m->file = db_column_strdup(st, 2);
+    m->line = (uint32_t)sqlite3_column_int64(st, 3);
+    m->share = sqlite3_column_double(st, 4);
+    return 0;
 }
 
-enum { R_MODEL, R_MEMBERS, R_PARTS, NREAD };
+static int load_members(db *d, int64_t group, db_rd_group *g, char *err, size_t errlen)
+{
+    db_row_array a = {(void **)&g->members, &g->nmembers, 0, sizeof *g->members, fill_member, NULL};
+    return db_query_rows(d,
+                         "SELECT addr, function, file, line, share FROM rd_members WHERE group_id = ?1 ORDER BY rowid",
+                         group, 0, &a, DOING_READ, err, errlen);
+}
+
+enum { R_MODEL, R_PARTS, NREAD };
 static const char *const read_sql[NREAD] = {
     "SELECT " MODEL_COLUMNS " FROM models WHERE id = ?",
-    "SELECT addr, function, file, line, share FROM rd_members WHERE group_id = ? ORDER BY rowid",
     "SELECT kind, distance, u_low, u_high, fraction_model, low_model, high_model, mean_model FROM rd_parts "
     "WHERE group_id = ? ORDER BY position",
 };
@@ -625,7 +620,7 @@ static int load_group(group_reader *r, sqlite3_stmt *gs, db_rd_group *g)
                       r->errlen) != 0 ||
         load_model_id(r->d, r->st[R_MODEL], r->set, sqlite3_column_int64(gs, 6), &g->m->touches, r->err,
                       r->errlen) != 0 ||
-        load_members(r->d, r->st[R_MEMBERS], id, g, r->err, r->errlen) != 0)
+        load_members(r->d, id, g, r->err, r->errlen) != 0)
         return -1;
     return load_parts(r, id, g->m);
 }
@@ -680,15 +675,16 @@ void db_rd_groups_free(db_rd_group *g, size_t n)
 
 /* ---- what the fitting needs to know about runs and binaries --------------- */
 
-static int fill_id(void *elem, sqlite3_stmt *st)
+static int fill_id(void *elem, sqlite3_stmt *st, void *ctx)
 {
+    (void)ctx;
     *(int64_t *)elem = sqlite3_column_int64(st, 0);
     return 0;
 }
 
 int db_complete_runs(db *d, int64_t **ids, size_t *n, char *err, size_t errlen)
 {
-    db_row_array a = {(void **)ids, n, 0, sizeof **ids, fill_id};
+    db_row_array a = {(void **)ids, n, 0, sizeof **ids, fill_id, NULL};
     return db_query_rows(d, "SELECT id FROM runs WHERE status = 'complete' AND ?1 = ?1 ORDER BY id", 1, 0, &a,
                          DOING_READ, err, errlen);
 }
@@ -714,8 +710,9 @@ int db_module_id(db *d, const char *path, const char *build_id, int64_t *id, cha
 
 /* Rows come one per operand; fill_memory_key takes one, and the caller
  * joins the operands of one instruction. */
-static int fill_memory_key(void *elem, sqlite3_stmt *st)
+static int fill_memory_key(void *elem, sqlite3_stmt *st, void *ctx)
 {
+    (void)ctx;
     db_memory_key *k = elem;
     k->addr = db_column_u64(st, 0);
     k->loop = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
@@ -724,7 +721,7 @@ static int fill_memory_key(void *elem, sqlite3_stmt *st)
 
 int db_memory_keys(db *d, int64_t binary_id, db_memory_key **out, size_t *n, char *err, size_t errlen)
 {
-    db_row_array a = {(void **)out, n, 0, sizeof **out, fill_memory_key};
+    db_row_array a = {(void **)out, n, 0, sizeof **out, fill_memory_key, NULL};
     return db_query_rows(d,
                          "SELECT addr, json_extract(loops, '$[0]'), group_concat(strides, ';') FROM "
                          "(SELECT addr, loops, strides FROM memory_operands WHERE binary_id = ?1 "

@@ -124,7 +124,7 @@ int db_collect_rows(db *d, sqlite3_stmt *st, db_row_array *a, const char *doing,
         void *elem = (char *)*a->v + *a->n * a->size;
         memset(elem, 0, a->size);
         ++*a->n;
-        if (a->fill(elem, st) != 0)
+        if (a->fill(elem, st, a->ctx) != 0)
             break;
     }
     sqlite3_finalize(st);

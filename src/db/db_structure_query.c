@@ -19,8 +19,9 @@ static int oom(const db *d, char *err, size_t errlen)
     return -1;
 }
 
-static int fill_target(void *elem, sqlite3_stmt *st)
+static int fill_target(void *elem, sqlite3_stmt *st, void *ctx)
 {
+    (void)ctx;
     st_jump_target *t = elem;
     t->jump = db_column_u64(st, 0);
     t->target = db_column_u64(st, 1);
@@ -41,7 +42,7 @@ int db_indirect_targets(db *d, const char *build_id, st_jump_target **out, size_
     if (db_prepare(d, sql, &st, DOING, err, errlen) != 0)
         return -1;
     sqlite3_bind_text(st, 1, build_id, -1, SQLITE_STATIC);
-    db_row_array a = {(void **)out, n, 0, sizeof **out, fill_target};
+    db_row_array a = {(void **)out, n, 0, sizeof **out, fill_target, NULL};
     return db_collect_rows(d, st, &a, DOING, err, errlen);
 }
 
@@ -102,8 +103,9 @@ static int read_scope(sqlite3_stmt *st, db_scope *s)
     return s->kind && s->name ? 0 : -1;
 }
 
-static int fill_scope(void *elem, sqlite3_stmt *st)
+static int fill_scope(void *elem, sqlite3_stmt *st, void *ctx)
 {
+    (void)ctx;
     return read_scope(st, elem);
 }
 
@@ -114,7 +116,7 @@ int db_get_scopes(db *d, int64_t binary_id, db_scope **out, size_t *n, char *err
         " s.call_file, s.call_line, coalesce(c.n, 0) FROM scopes s"
         " LEFT JOIN (SELECT scope, count(*) AS n FROM static_instructions WHERE binary_id = ?1 GROUP BY scope) c"
         " ON c.scope = s.id WHERE s.binary_id = ?1 ORDER BY s.id";
-    db_row_array a = {(void **)out, n, 0, sizeof **out, fill_scope};
+    db_row_array a = {(void **)out, n, 0, sizeof **out, fill_scope, NULL};
     return db_query_rows(d, sql, binary_id, 0, &a, DOING, err, errlen);
 }
 
@@ -125,8 +127,9 @@ void db_scopes_free(db_scope *s, size_t n)
     free(s);
 }
 
-static int fill_scope_count(void *elem, sqlite3_stmt *st)
+static int fill_scope_count(void *elem, sqlite3_stmt *st, void *ctx)
 {
+    (void)ctx;
     *(db_scope_count *)elem = (db_scope_count){sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1),
                                                 db_column_u64(st, 2), db_column_u64(st, 3), db_column_u64(st, 4),
                                                 db_column_u64(st, 5)};
@@ -145,12 +148,13 @@ int db_scope_counts(db *d, int64_t run_id, int64_t binary_id, db_scope_count **o
         " CROSS JOIN binaries b ON b.id = ?2 AND " MODULE_MATCH
         " JOIN static_instructions s ON s.binary_id = b.id AND s.addr = i.addr"
         " WHERE p.run_id = ?1 GROUP BY s.scope, s.class";
-    db_row_array a = {(void **)out, n, 0, sizeof **out, fill_scope_count};
+    db_row_array a = {(void **)out, n, 0, sizeof **out, fill_scope_count, NULL};
     return db_query_rows(d, sql, run_id, binary_id, &a, DOING, err, errlen);
 }
 
-static int fill_loop_count(void *elem, sqlite3_stmt *st)
+static int fill_loop_count(void *elem, sqlite3_stmt *st, void *ctx)
 {
+    (void)ctx;
     *(db_loop_count *)elem = (db_loop_count){sqlite3_column_int64(st, 0), db_column_u64(st, 1), db_column_u64(st, 2)};
     return 0;
 }
@@ -169,12 +173,13 @@ int db_loop_counts(db *d, int64_t run_id, int64_t binary_id, db_loop_count **out
         " CROSS JOIN binaries b ON b.id = ?2 AND " MODULE_MATCH
         " JOIN loop_edges e ON e.binary_id = b.id AND e.addr = i.addr"
         " WHERE p.run_id = ?1 GROUP BY e.scope ORDER BY e.scope";
-    db_row_array a = {(void **)out, n, 0, sizeof **out, fill_loop_count};
+    db_row_array a = {(void **)out, n, 0, sizeof **out, fill_loop_count, NULL};
     return db_query_rows(d, sql, run_id, binary_id, &a, DOING, err, errlen);
 }
 
-static int fill_run_module(void *elem, sqlite3_stmt *st)
+static int fill_run_module(void *elem, sqlite3_stmt *st, void *ctx)
 {
+    (void)ctx;
     db_run_module *m = elem;
     m->path = db_column_strdup(st, 0);
     m->build_id = db_column_strdup(st, 1);
@@ -188,7 +193,7 @@ int db_run_modules(db *d, int64_t run_id, db_run_module **out, size_t *n, char *
                               "  JOIN processes p ON p.id = i.process_id WHERE p.run_id = ?1)"
                               " ORDER BY m.path <> (SELECT exe FROM processes WHERE run_id = ?1"
                               "                     ORDER BY position LIMIT 1), m.id"; /* program first */
-    db_row_array a = {(void **)out, n, 0, sizeof **out, fill_run_module};
+    db_row_array a = {(void **)out, n, 0, sizeof **out, fill_run_module, NULL};
     return db_query_rows(d, sql, run_id, 0, &a, DOING, err, errlen);
 }
 

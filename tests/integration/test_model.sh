@@ -95,5 +95,19 @@ check "unmeasured line size: message" "$(grep -c 'no reuse distances for 128-byt
 "$AUGUR" collect --db "$WORK/empty.db" --param N=8 -- "$PROG" 8 >/dev/null 2>&1
 "$AUGUR" predict --db "$WORK/empty.db" --param N=8 2> "$WORK/e9"
 check "no models: message" "$(grep -c 'has no models: run `augur model' "$WORK/e9")" 1
+for i in 1 2 3; do "$AUGUR" collect --db "$WORK/same.db" --param N=8 -- "$PROG" 8 >/dev/null 2>&1; done
+"$AUGUR" model --db "$WORK/same.db" --quiet 2> "$WORK/e10"
+check "nothing varies: exit" "$?" 1
+check "nothing varies: message" "$(grep -c 'no parameter varies between the 3 runs: collect runs at several values' "$WORK/e10")" 1
+
+# a damaged model set is refused by name, not half-read
+cp "$DB" "$WORK/damaged.db"
+sqlite3 "$WORK/damaged.db" "UPDATE models SET terms = 'not json' WHERE id = (SELECT min(id) FROM models WHERE kind = 'function')"
+"$AUGUR" predict --db "$WORK/damaged.db" --param N=40 2> "$WORK/e11" >/dev/null
+check "damaged terms: exit" "$?" 1
+check "damaged terms: message" "$(grep -c 'model of set 1 are damaged: run `augur model` again' "$WORK/e11")" 1
+sqlite3 "$WORK/damaged.db" "UPDATE model_sets SET ranges = '[]'"
+"$AUGUR" predict --db "$WORK/damaged.db" --param N=40 2> "$WORK/e12" >/dev/null
+check "damaged set: message" "$(grep -c 'model set 1 is damaged' "$WORK/e12")" 1
 
 finish
