@@ -191,7 +191,7 @@ static int read_histograms(grouping *g, uint32_t block_size)
 
 /* The members of a group with their shares of its touches in the run
  * where the group touched most. */
-static db_rd_member *members_of(const grouping *g, size_t group, const size_t *locs, size_t n)
+static db_rd_member *members_of(const grouping *g, const size_t *locs, size_t n)
 {
     const ms_series *s = g->f->series;
     size_t nruns = s->runs->n, best = 0;
@@ -203,7 +203,6 @@ static db_rd_member *members_of(const grouping *g, size_t group, const size_t *l
         if (t > most)
             most = t, best = r;
     }
-    (void)group;
     db_rd_member *m = calloc(n + 1, sizeof *m);
     for (size_t i = 0; m && i < n; i++) {
         const ms_loc *l = &s->locs[locs[i]];
@@ -267,7 +266,7 @@ static int fit_group(grouping *g, group_fit *gf, size_t group, const bin_rec *re
     else {
         int64_t loop;
         char *strides = strides_of(f, gf->keys, gf->nkeys, gf->locs[0], &loop);
-        db_rd_member *members = members_of(g, group, gf->locs, gf->nlocs);
+        db_rd_member *members = members_of(g, gf->locs, gf->nlocs);
         rc = members ? db_rd_group_put(f->w, gf->block_size, f->series->module[gf->locs[0]], loop, strides, members,
                                        gf->nlocs, &m, f->err, f->errlen)
                      : (snprintf(f->err, f->errlen, "out of memory"), -1);
