@@ -1,0 +1,99 @@
+/* memsim.h — memspy's simulator: a machine's cache hierarchy for several
+ * threads that says, for every miss, why it happened and whose line it
+ * threw out (seed 001; docs/memspy.md, "Simulation").
+ *
+ * Freestanding like cachesim.h (compiled into the memspy Valgrind tool and
+ * natively for the unit tests): stdint/stddef and rd/rd.h only, no libc,
+ * memory from an rd_allocator.
+ *
+ * Model:
+ *   - levels as in cachesim.h: set-associative, true LRU, write-allocate;
+ *     level k is private (one instance per thread) when shared_by == 1, and
+ *     one instance shared by all threads otherwise;
+ *   - a line of a private level that another thread writes is invalidated
+ *     in this thread's private levels (write-invalidate coherence);
+ *   - a reference is one access of [addr, addr+size); like Cachegrind, an
+ *     access straddling two lines is one reference that misses at a level
+ *     when either line misses there, so a one-thread run with two levels
+ *     gives Cachegrind's counts (--D1=... --LL=...).
+ *
+ * Causes of a miss at a level (enum ms_cause), decided in this order:
+ *   cold          the line was never before in this cache instance;
+ *   true_sharing  the line was invalidated by another thread's write, and
+ *                 that thread wrote bytes this access touches;
+ *   false_sharing invalidated by another thread's write to other bytes of
+ *                 the line (per-line per-thread byte masks, not thread order);
+ *   capacity      a fully-associative LRU cache of the same number of lines
+ *                 (the shadow, fed the same references) also misses;
+ *   conflict      the shadow hits: only the set mapping lost the line. */
+#ifndef AUGUR_MEMSIM_H
+#define AUGUR_MEMSIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cachesim/cachesim.h"
+#include "rd/rd.h"
+
+#define MS_MAX_THREADS 64u
+#define MS_NO_TAG UINT32_MAX
+
+enum ms_cause { MS_COLD, MS_CAPACITY, MS_CONFLICT, MS_TRUE_SHARING, MS_FALSE_SHARING, MS_NCAUSES };
+
+typedef struct ms_level_config {
+    uint64_t size;      /* bytes */
+    uint32_t line;      /* bytes, power of two >= 8; the same at every level */
+    uint32_t ways;
+    uint32_t shared_by; /* 1: private per thread; otherwise shared by all */
+} ms_level_config;
+
+typedef struct ms_config {
+    unsigned nlevels; /* 1..CS_MAX_LEVELS */
+    ms_level_config level[CS_MAX_LEVELS];
+    /* Set sampling: simulate only the sets s with s mod set_sample == 0 at
+     * every level (1 = all sets); references to other sets are not
+     * simulated (ms_result.sampled == 0). */
+    uint32_t set_sample;
+} ms_config;
+
+/* The outcome of one reference. */
+typedef struct ms_result {
+    uint8_t sampled;   /* 0: the reference fell outside the sampled sets and
+                          nothing below is meaningful */
+    uint8_t hit_level; /* first level that hit; nlevels = memory */
+    /* For each level k < hit_level (each level that missed): */
+    uint8_t cause[CS_MAX_LEVELS];   /* enum ms_cause */
+    uint8_t unknown[CS_MAX_LEVELS]; /* 1 when time sampling cannot say
+                                       whether this miss is real: its set at
+                                       that level has not yet seen `ways`
+                                       distinct lines since ms_sample_start */
+    uint32_t evicted[CS_MAX_LEVELS]; /* tag of the line this miss replaced
+                                        at that level, MS_NO_TAG if it filled
+                                        an empty way */
+} ms_result;
+
+typedef struct ms_sim ms_sim;
+
+/* A new simulator with empty caches, or NULL (nothing allocated, *error
+ * set to a static message) on a bad configuration: see cs_level_new for
+ * the geometry rules; lines must be equal at all levels; set_sample must
+ * be a power of two no larger than any level's set count. */
+ms_sim *ms_new(const ms_config *c, const rd_allocator *a, const char **error);
+void ms_free(ms_sim *s);
+
+/* Simulate thread `thread` (0..MS_MAX_THREADS-1) reading (is_write 0) or
+ * writing [addr, addr+size), size >= 1, on behalf of the data object
+ * `tag` (kept with the line, so that a later eviction names it).  Fills
+ * *out. */
+void ms_access(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_write, uint32_t tag,
+               ms_result *out);
+
+/* Time sampling: a new sample begins after references that were not
+ * simulated.  The caches keep their contents, but until a set has seen
+ * `ways` distinct lines in this sample its misses are flagged unknown. */
+void ms_sample_start(ms_sim *s);
+
+/* "cold", "capacity", "conflict", "true_sharing", "false_sharing". */
+const char *ms_cause_name(enum ms_cause c);
+
+#endif

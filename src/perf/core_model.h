@@ -1,0 +1,52 @@
+/* core_model.h — cycles per iteration of a loop body on a described core
+ * (docs/performance-model.md, "Core"): an instruction schedule of the body
+ * with every memory access an L1 hit, bounded three ways:
+ *
+ *   issue       uops of the body / issue width
+ *   resource    the busiest port, with the body's instructions spread over
+ *               the ports their classes allow so that the busiest is as
+ *               idle as possible
+ *   recurrence  the longest chain of latencies around the loop's back edge
+ *               (loop-carried register dependences of dataflow.c), per
+ *               iteration
+ *
+ * cycles = max(issue, resource, recurrence); `bound` names the largest. */
+#ifndef AUGUR_CORE_MODEL_H
+#define AUGUR_CORE_MODEL_H
+
+#include "machine/machine.h"
+#include "structure/structure.h"
+
+enum perf_core_bound { PERF_BOUND_ISSUE, PERF_BOUND_PORTS, PERF_BOUND_RECURRENCE };
+
+/* A loop body: the instructions of function f executed per iteration of
+ * loop `loop` (an index into f->loops).  weight[i], for every instruction
+ * i of f, is how often instruction i runs per execution of the loop's
+ * header: 1 for straight-line body code, the branch probability on a
+ * conditional path, 0 outside the body.  Instructions of inner loops are
+ * given weight 0 by the caller when the inner loops are timed on their
+ * own. */
+typedef struct perf_body {
+    const st_function *f;
+    const st_dataflow *df;
+    int loop;
+    const double *weight;
+} perf_body;
+
+typedef struct perf_core {
+    double uops;                           /* per iteration */
+    double issue, resource, recurrence;    /* the three bounds, cycles */
+    double cycles;                         /* their maximum */
+    enum perf_core_bound bound;
+    uint32_t busiest_port;                 /* index into m->port_names */
+    double port_cycles[MACHINE_MAX_PORTS]; /* busy cycles per port per iteration */
+} perf_core;
+
+/* The three bounds of body b on m's core.  0, or -1 with a message when the
+ * body is malformed (loop index out of range, no weights). */
+int perf_core_loop(const machine *m, const perf_body *b, perf_core *out, char *err, size_t errlen);
+
+/* "issue", "ports", "recurrence". */
+const char *perf_core_bound_name(enum perf_core_bound b);
+
+#endif
