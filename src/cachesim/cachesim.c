@@ -172,7 +172,7 @@ static void access_level(cs_hierarchy *h, unsigned k, uint64_t addr, uint64_t si
         h->accesses[k]++;
         if (!cs_level_access_block(c, b)) {
             h->misses[k]++;
-            if (k + 1 < h->nlevels)
+            if (k + 1 < h->nlevels && k + 1 < CS_MAX_LEVELS) /* the second test is for gcc -O3 */
                 access_level(h, k + 1, b << sh, c->line);
         }
         if (b == last)

@@ -412,7 +412,7 @@ static int query_int(db *d, const char *sql, int64_t *out, char *err, size_t err
  * file is not an augur database. */
 static int read_version(db *d, int64_t *version, char *err, size_t errlen)
 {
-    int64_t has_meta, tables;
+    int64_t has_meta = 0, tables = 0; /* initialised for gcc -O3, which cannot see query_int set them */
     if (query_int(d, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'", &has_meta, err,
                   errlen) != 0 ||
         query_int(d, "SELECT count(*) FROM sqlite_master", &tables, err, errlen) != 0)

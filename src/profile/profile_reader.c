@@ -604,7 +604,7 @@ static int split_fields(reader *r, char *line, int *nf)
 
 static int parse_line(reader *r, char *line)
 {
-    int nf;
+    int nf = 0; /* set by split_fields; initialised for gcc -O3, which cannot see that */
     if (split_fields(r, line, &nf) != 0)
         return -1;
     char **f = r->fields;
@@ -677,7 +677,7 @@ static int check_end(reader *r, const char *buf, size_t len, size_t *body_len)
         return fail(r, "malformed 'end' line (expected: end LINES CRC)");
     memcpy(end, buf + pos, n);
     end[n] = '\0';
-    int nf;
+    int nf = 0;
     uint64_t lines, crc;
     if (split_fields(r, end, &nf) != 0)
         return -1;
