@@ -40,8 +40,9 @@ double perf_latency_in(const machine *m, const st_insn *in, unsigned reg);
  * dependence graph of the body's instructions (weight > 0) that pass
  * through dependences carried by b's loop, of
  *     (sum of the latencies on the cycle) / (carried dependences on it),
- * 0 when there is no such cycle.  Returns 0, or -1 with a message when
- * memory runs out. */
+ * 0 when there is no such cycle.  Above 512 carried dependences only
+ * one-instruction cycles are counted (a lower bound).  Returns 0, or -1
+ * with a message when memory runs out. */
 int perf_recurrence(const machine *m, const perf_body *b, double *out, char *err, size_t errlen);
 
 #endif

@@ -170,6 +170,22 @@ static int reduced_weights(const machine *m, const perf_body *b, const plain_gra
     return 0;
 }
 
+/* Carried dependences above which the reduced graph (k^2 weights, k^3
+ * steps of Karp) is not built: a giant body such as an interpreter's
+ * dispatch loop can carry tens of thousands. */
+#define KARP_MAX 512
+
+/* The bound from one-instruction cycles alone (def == use, as in
+ * `addsd xmm0, ...` accumulating): a lower bound, for bodies over KARP_MAX. */
+static double self_cycles(const machine *m, const perf_body *b, const st_dep **c, size_t k)
+{
+    double best = 0;
+    for (size_t i = 0; i < k; i++)
+        if (c[i]->def == c[i]->use && perf_latency_in(m, &b->f->insns[c[i]->use], c[i]->reg) > best)
+            best = perf_latency_in(m, &b->f->insns[c[i]->use], c[i]->reg);
+    return best;
+}
+
 int perf_recurrence(const machine *m, const perf_body *b, double *out, char *err, size_t errlen)
 {
     plain_graph g = {0};
@@ -178,7 +194,9 @@ int perf_recurrence(const machine *m, const perf_body *b, double *out, char *err
     size_t k = 0;
     *out = 0;
     int rc = carried_deps(b, &c, &k);
-    if (rc == 0 && k > 0) {
+    if (rc == 0 && k > KARP_MAX)
+        *out = self_cycles(m, b, c, k);
+    else if (rc == 0 && k > 0) {
         rc = plain_build(b, &g);
         if (rc == 0 && !(w = malloc(k * k * sizeof *w)))
             rc = -1;
