@@ -15,19 +15,31 @@
 #include "cli/launch.h"
 #include "cli/shared_libs.h"
 #include "cli/structure_store.h"
+#include "machine/machine.h"
+#include "perf/core_model.h"
 #include "report/report.h"
 
 
 typedef struct structure_options {
     const char *db_path;
     const char *program;
+    const char *machine; /* --machine NAME|FILE, or NULL */
     int json, libs, timing;
 } structure_options;
+
+/* The core model of the program's loops on the --machine core. */
+typedef struct core_view {
+    machine m;
+    st_module *mod;
+    perf_loop_core *rows;
+    size_t n;
+} core_view;
 
 static void print_help(FILE *to)
 {
     fprintf(to,
-            "usage: augur structure [--db FILE] [--format text|json] [--libs] [--timing] PROGRAM\n"
+            "usage: augur structure [--db FILE] [--format text|json] [--libs] [--timing]\n"
+            "                       [--machine NAME|FILE] PROGRAM\n"
             "\n"
             "Analyse the machine code of PROGRAM (an x86-64 ELF executable or shared object):\n"
             "functions, basic blocks, loops and their nesting, code inlined from other functions,\n"
@@ -42,6 +54,9 @@ static void print_help(FILE *to)
             "  --format text|json   an indented tree (default), or nested JSON scopes\n"
             "  --libs               also analyse the shared objects PROGRAM loads\n"
             "  --timing             print the time spent analysing and storing to stderr\n"
+            "  --machine NAME|FILE  after the tree, a table of the program's loops with their cycles\n"
+            "                       per iteration on that machine's core (issue, port and recurrence\n"
+            "                       bounds, every access an L1 hit; text format only)\n"
             "  -h, --help           show this help\n"
             "\n"
             "A stripped binary is analysed with function names from its dynamic symbols only; a binary\n"
@@ -50,6 +65,7 @@ static void print_help(FILE *to)
             "examples:\n"
             "  augur structure ./matmul\n"
             "  augur structure --format json --libs ./matmul > structure.json\n"
+            "  augur structure --machine sapphire-rapids ./matmul\n"
             "\n"
             "Exit status: 0 success, 2 usage error, 1 other errors.  See docs/structure.md.\n",
             default_db_path());
@@ -75,6 +91,9 @@ static int parse_option(int opt, const char *arg, void *ctx)
     case 't':
         o->timing = 1;
         return 0;
+    case 'm':
+        o->machine = arg;
+        return 0;
     default:
         return EXIT_USAGE;
     }
@@ -85,7 +104,8 @@ static int parse_options(int argc, char **argv, structure_options *o)
     static const struct option longopts[] = {
         {"db", required_argument, NULL, 'd'}, {"format", required_argument, NULL, 'f'},
         {"libs", no_argument, NULL, 'l'},     {"timing", no_argument, NULL, 't'},
-        {"help", no_argument, NULL, 'h'},     {NULL, 0, NULL, 0},
+        {"machine", required_argument, NULL, 'm'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     *o = (structure_options){.db_path = default_db_path()};
     int operands, rc = cli_getopt("structure", argc, argv, longopts, parse_option, o, &operands);
@@ -96,6 +116,8 @@ static int parse_options(int argc, char **argv, structure_options *o)
     if (operands + 1 < argc)
         return usage_error("unexpected argument '%s': give one PROGRAM", argv[operands + 1]);
     o->program = argv[operands];
+    if (o->machine && o->json)
+        return usage_error("--machine prints a text table: drop --format json");
     return 0;
 }
 
@@ -142,13 +164,36 @@ static int load_trees(db *d, const structure_options *o, char **paths, size_t n,
     return 0;
 }
 
+/* The machine, the program's analysis and its loops' core model, all
+ * before anything is printed.  Returns 0 or -1 with a message. */
+static int core_view_build(const char *machine_name, const char *program, core_view *v, char *err, size_t errlen)
+{
+    memset(v, 0, sizeof *v);
+    if (machine_find(machine_name, &v->m, err, errlen) != 0)
+        return -1;
+    if (st_analyse(program, NULL, &v->mod, err, errlen) != 0)
+        return -1;
+    return perf_core_module(&v->m, v->mod, &v->rows, &v->n, err, errlen);
+}
+
+static void core_view_free(core_view *v)
+{
+    free(v->rows);
+    if (v->mod)
+        st_module_free(v->mod);
+    machine_free(&v->m);
+}
+
 static int run(const structure_options *o, const char *program, char *err, size_t errlen)
 {
     char **paths = NULL;
     size_t n = 0;
     db *d = NULL;
     scope_tree *trees = NULL;
-    int rc = module_paths(o, program, &paths, &n, err, errlen);
+    core_view core = {0};
+    int rc = o->machine ? core_view_build(o->machine, program, &core, err, errlen) : 0;
+    if (rc == 0)
+        rc = module_paths(o, program, &paths, &n, err, errlen);
     if (rc == 0)
         rc = db_open(o->db_path, 1, &d, err, errlen);
     if (rc == 0 && !(trees = calloc(n, sizeof *trees))) {
@@ -160,6 +205,8 @@ static int run(const structure_options *o, const char *program, char *err, size_
     if (rc == 0) {
         errno = 0;
         rc = o->json ? structure_write_json(program, trees, n, stdout) : structure_write_text(program, trees, n, stdout);
+        if (rc == 0 && o->machine)
+            rc = structure_write_core_text(&core.m, core.mod, core.rows, core.n, stdout);
         if (rc == 0 && fflush(stdout) != 0)
             rc = -1;
         if (rc != 0)
@@ -172,6 +219,7 @@ static int run(const structure_options *o, const char *program, char *err, size_
     free(trees);
     free(paths);
     db_close(d);
+    core_view_free(&core);
     return rc;
 }
 

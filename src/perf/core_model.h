@@ -46,6 +46,31 @@ typedef struct perf_core {
  * body is malformed (loop index out of range, no weights). */
 int perf_core_loop(const machine *m, const perf_body *b, perf_core *out, char *err, size_t errlen);
 
+/* Static weights for loop `loop` of f, when no profile gives better ones:
+ * 1 for every instruction of a block whose innermost loop is `loop`, 0
+ * elsewhere (inner loops are timed on their own).  Every path through the
+ * body counts in full, so a body with conditional code is over-counted.
+ * weight has f->ninsns entries. */
+void perf_body_weights(const st_function *f, int loop, double *weight);
+
+/* The core model of one loop of a module, with static weights. */
+typedef struct perf_loop_core {
+    uint32_t function, loop;  /* indices into the module's functions and
+                                 that function's loops */
+    uint32_t scope;           /* the loop's scope in the module */
+    uint32_t ninsns;          /* instructions of the body (weight > 0) */
+    uint64_t first, end;      /* the body's lowest address and the end of
+                                 its highest instruction */
+    int innermost;            /* 1 when no loop nests inside */
+    perf_core core;
+} perf_loop_core;
+
+/* perf_core_loop for every loop of every function of mod, in function
+ * then loop order, into a new array *out of *n (free it).  Returns 0, or
+ * -1 with a message. */
+int perf_core_module(const machine *m, const st_module *mod, perf_loop_core **out, size_t *n, char *err,
+                     size_t errlen);
+
 /* "issue", "ports", "recurrence". */
 const char *perf_core_bound_name(enum perf_core_bound b);
 

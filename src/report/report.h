@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "db/db.h"
+#include "perf/core_model.h"
 #include "structure/structure.h"
 
 #define REPORT_MAX_CACHES 16
@@ -143,6 +144,12 @@ json_t *scope_json_identity(const db_scope *s);
  * (docs/structure.md).  Returns 0, or -1 on a write error. */
 int structure_write_text(const char *program, const scope_tree *trees, size_t n, FILE *out);
 int structure_write_json(const char *program, const scope_tree *trees, size_t n, FILE *out);
+
+/* `augur structure --machine`: one row per loop of mod with its core
+ * model on m (rows from perf_core_module), as a text table
+ * (docs/structure.md).  Returns 0, or -1 on a write error. */
+int structure_write_core_text(const machine *m, const st_module *mod, const perf_loop_core *rows, size_t n,
+                              FILE *out);
 
 
 /* Counts of one scope in one run, inner scopes included. */

@@ -1,8 +1,10 @@
 /* structure_print.c — `augur structure` output: the scope tree
  * program -> module -> function -> inlined / loop -> ..., as indented text
- * or as nested JSON scopes (fields in docs/structure.md). */
+ * or as nested JSON scopes, and with --machine the core model of each loop
+ * (fields in docs/structure.md). */
 #include <inttypes.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "report/report.h"
@@ -120,4 +122,37 @@ int structure_write_json(const char *program, const scope_tree *trees, size_t n,
     fputc('\n', out);
     json_decref(root);
     return rc != 0 || ferror(out) ? -1 : 0;
+}
+
+/* "kernels.c:34" for a loop's scope, "-" when the line is unknown. */
+static void loop_place(const st_module *mod, uint32_t scope, char *buf, size_t len)
+{
+    const st_scope *sc = scope < mod->nscopes ? &mod->scopes[scope] : NULL;
+    if (sc && sc->file && sc->first_line)
+        snprintf(buf, len, "%s:%u", report_base_name(sc->file), sc->first_line);
+    else
+        snprintf(buf, len, "-");
+}
+
+int structure_write_core_text(const machine *m, const st_module *mod, const perf_loop_core *rows, size_t n,
+                              FILE *out)
+{
+    fprintf(out, "\ncore model on %s: cycles per loop iteration, every access an L1 hit, each block of the body\n"
+                 "once (docs/performance-model.md)\n",
+            m->name);
+    fprintf(out, "%-24s %-20s %-10s %-10s %5s %5s %7s %7s %7s %7s %7s %-10s %s\n", "function", "loop", "first", "end",
+            "inner", "insns", "uops", "issue", "ports", "recur", "cycles", "bound", "busiest");
+    for (size_t k = 0; k < n; k++) {
+        const perf_loop_core *r = &rows[k];
+        char place[256], first[24], end[24];
+        loop_place(mod, r->scope, place, sizeof place);
+        snprintf(first, sizeof first, "0x%" PRIx64, r->first);
+        snprintf(end, sizeof end, "0x%" PRIx64, r->end);
+        fprintf(out, "%-24s %-20s %-10s %-10s %5s %5u %7.2f %7.2f %7.2f %7.2f %7.2f %-10s %s\n",
+                mod->functions[r->function].name, place, first, end, r->innermost ? "yes" : "no", r->ninsns,
+                r->core.uops, r->core.issue, r->core.resource, r->core.recurrence, r->core.cycles,
+                perf_core_bound_name(r->core.bound),
+                r->core.resource > 0 ? m->port_names[r->core.busiest_port] : "-");
+    }
+    return ferror(out) ? -1 : 0;
 }
