@@ -139,6 +139,34 @@ void machine_names_free(char **names, size_t n);
  * Returns 0, or -1 on a write error. */
 int machine_write(FILE *out, const machine *m, const char *comment);
 
+/* The known description nearest the host's processor, chosen by vendor,
+ * family and model from /proc/cpuinfo ("sapphire-rapids" for Intel family
+ * 6 model >= 106, "skylake-sp" for older Intel, "zen3" / "zen4" for AMD
+ * families 0x17-0x1a, "neoverse-v1" for Arm); `cpu` receives the
+ * processor's one-line identity ("GenuineIntel family 6 model 207: Intel(R)
+ * Xeon(R) Processor") and *mhz its clock from "cpu MHz" (0 if not given).
+ * machine_host.c. */
+const char *machine_host_nearest(char *cpu, size_t cpulen, double *mhz);
+
+/* The host as its hardware reports it (machine_detect.c): cores and caches
+ * (size, line, ways, sharing, inclusion) from hwloc; the clock from
+ * /proc/cpuinfo; ports, classes, TLBs, memory and cache latencies and
+ * bandwidths from the nearest known description.  `note` receives the
+ * lines saying which number came from where (for machine_write's
+ * comment).  Returns 0, or -1 with err. */
+int machine_detect(machine *m, char *note, size_t notelen, char *err, size_t errlen);
+
+/* Measure the host's latencies and bandwidth into m, a description of it
+ * (from machine_detect), and append what was measured, how, to `note`
+ * (calibrate.c): per cache level the pointer-chase latency over a buffer
+ * of half its size, the memory latency over a buffer well past the last
+ * level, and one core's streaming read bandwidth (median of repetitions).
+ * Progress lines go to `progress` (may be NULL).  `quick` uses fewer and
+ * shorter repetitions (a few seconds in all).  Returns 0, or -1 with err
+ * (out of memory). */
+int machine_calibrate(machine *m, int quick, FILE *progress, char *note, size_t notelen, char *err,
+                      size_t errlen);
+
 /* Index of the class named `name` ("fp_add", "load", ...), or -1. */
 int machine_class_index(const char *name);
 const char *machine_class_name(int index);

@@ -1,0 +1,187 @@
+/* cmd_machine.c — `augur machine`: the machine descriptions (docs/machines.md):
+ * list the known ones, show or check one, and describe this host from the
+ * hardware (detect) and from measurements (calibrate).  Exit status: 0
+ * success, 2 usage error, 1 other errors. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "machine/machine.h"
+
+typedef struct machine_cli {
+    const char *output; /* --output FILE, NULL for stdout */
+    int quick;          /* --quick */
+} machine_cli;
+
+static void print_help(FILE *to)
+{
+    fprintf(to,
+            "usage: augur machine list\n"
+            "       augur machine show NAME|FILE\n"
+            "       augur machine check NAME|FILE\n"
+            "       augur machine detect [--output FILE]\n"
+            "       augur machine calibrate [--output FILE] [--quick]\n"
+            "\n"
+            "Machine descriptions (YAML, docs/machines.md): a core's ports and instruction classes,\n"
+            "its caches, TLBs and memory, for predictions with --machine NAME|FILE.\n"
+            "\n"
+            "  list       the known names, from $AUGUR_MACHINES (colon-separated directories), the\n"
+            "             source tree's machines/ and the installed share/augur/machines\n"
+            "  show       print a description as the loader read it\n"
+            "  check      validate a description; errors name FILE:LINE: field\n"
+            "  detect     describe this host: cores and caches from hwloc, the rest from the\n"
+            "             nearest known description (named in the output's header comment)\n"
+            "  calibrate  detect, then measure the latency of each cache level and of memory\n"
+            "             (pointer chase) and one core's read bandwidth; under a minute\n"
+            "\n"
+            "options:\n"
+            "  --output FILE  write the description to FILE (through FILE.tmp, checked, then renamed)\n"
+            "                 instead of standard output\n"
+            "  --quick        calibrate with fewer, shorter measurements (a few seconds)\n"
+            "  -h, --help     show this help\n"
+            "\n"
+            "Exit status: 0 success, 2 usage error, 1 other errors.\n");
+}
+
+static int parse_option(int opt, const char *arg, void *ctx)
+{
+    machine_cli *o = ctx;
+    if (opt == 'o')
+        o->output = arg;
+    else
+        o->quick = 1;
+    return 0;
+}
+
+static int list_machines(void)
+{
+    char err[2048], **names;
+    size_t n;
+    if (machine_names(&names, &n, err, sizeof err) != 0) {
+        fprintf(stderr, "augur machine: %s\n", err);
+        return EXIT_FAILURE_OTHER;
+    }
+    int rc = EXIT_OK;
+    for (size_t i = 0; i < n; i++) {
+        machine m;
+        if (machine_find(names[i], &m, err, sizeof err) == 0)
+            printf("%-18s %s\n", names[i], m.description);
+        else {
+            printf("%-18s INVALID: %s\n", names[i], err);
+            rc = EXIT_FAILURE_OTHER;
+        }
+        machine_free(&m);
+    }
+    machine_names_free(names, n);
+    return rc;
+}
+
+/* show (print the description) or check (say it is valid). */
+static int show_or_check(const char *name_or_path, int show)
+{
+    machine m;
+    char err[2048];
+    if (machine_find(name_or_path, &m, err, sizeof err) != 0) {
+        fprintf(stderr, "augur machine: %s\n", err);
+        return EXIT_FAILURE_OTHER;
+    }
+    int rc = EXIT_OK;
+    if (show) {
+        char comment[4200];
+        snprintf(comment, sizeof comment, "%s, as read by augur machine show", m.path);
+        rc = machine_write(stdout, &m, comment) == 0 ? EXIT_OK : EXIT_FAILURE_OTHER;
+    } else {
+        printf("%s: ok: %s, %u cores, %u cache levels, %u TLBs\n", m.path, m.name, m.cores, m.ncaches, m.ntlbs);
+    }
+    machine_free(&m);
+    return rc;
+}
+
+/* Write m to path through path.tmp, loaded back before the rename so that
+ * no invalid file is left; -1 with the message printed. */
+static int write_file(const char *path, const machine *m, const char *note)
+{
+    char tmp[4200], err[2048];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "augur machine: cannot write %s: %m (check the directory exists and is writable)\n", tmp);
+        return -1;
+    }
+    int rc = machine_write(f, m, note);
+    rc |= fclose(f);
+    machine check;
+    if (rc != 0)
+        fprintf(stderr, "augur machine: cannot write %s: %m (check the disk)\n", tmp);
+    else if (machine_load(tmp, &check, err, sizeof err) != 0)
+        fprintf(stderr, "augur machine: the description written is not valid: %s\n", err), rc = -1;
+    else if (machine_free(&check), rename(tmp, path) != 0)
+        fprintf(stderr, "augur machine: cannot rename %s to %s: %m\n", tmp, path), rc = -1;
+    if (rc != 0)
+        unlink(tmp);
+    return rc;
+}
+
+/* detect, then calibrate when asked; the result to --output or stdout. */
+static int describe_host(const machine_cli *o, int calibrate)
+{
+    machine m;
+    char note[4096] = "", err[2048];
+    if (machine_detect(&m, note, sizeof note, err, sizeof err) != 0) {
+        fprintf(stderr, "augur machine: %s\n", err);
+        return EXIT_FAILURE_OTHER;
+    }
+    int rc = 0;
+    if (calibrate && machine_calibrate(&m, o->quick, stderr, note, sizeof note, err, sizeof err) != 0) {
+        fprintf(stderr, "augur machine: %s\n", err);
+        rc = -1;
+    }
+    if (rc == 0)
+        rc = o->output ? write_file(o->output, &m, note) : machine_write(stdout, &m, note);
+    machine_free(&m);
+    return rc == 0 ? EXIT_OK : EXIT_FAILURE_OTHER;
+}
+
+/* Run action `act` with `nargs` operands left in args. */
+static int run_action(const char *act, const machine_cli *o, int nargs, char **args)
+{
+    int wants = !strcmp(act, "show") || !strcmp(act, "check");
+    if (!wants && nargs > 0)
+        return cli_usage_error("machine", "'%s' takes no argument, got '%s'", act, args[0]);
+    if (wants && nargs != 1)
+        return cli_usage_error("machine", "'%s' takes one NAME or FILE", act);
+    if ((o->output || o->quick) && strcmp(act, "calibrate") && (o->quick || strcmp(act, "detect")))
+        return cli_usage_error("machine", "'%s' takes no --output or --quick", act);
+    if (!strcmp(act, "list"))
+        return list_machines();
+    if (wants)
+        return show_or_check(args[0], !strcmp(act, "show"));
+    if (!strcmp(act, "detect") || !strcmp(act, "calibrate"))
+        return describe_host(o, !strcmp(act, "calibrate"));
+    return cli_usage_error("machine", "unknown action '%s' (list, show, check, detect or calibrate)", act);
+}
+
+int cmd_machine(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"quick", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    machine_cli o = {NULL, 0};
+    int first;
+    int rc = cli_getopt("machine", argc, argv, longopts, parse_option, &o, &first);
+    if (rc == SHOW_HELP) {
+        print_help(stdout);
+        return EXIT_OK;
+    }
+    if (rc != 0)
+        return rc;
+    if (first >= argc)
+        return cli_usage_error("machine", "give an action: list, show, check, detect or calibrate");
+    return run_action(argv[first], &o, argc - first - 1, argv + first + 1);
+}
