@@ -1,5 +1,5 @@
 /* machine.h — a described machine: one core, its cache levels, TLBs and
- * memory, as read from a machine-description file (machines/*.yaml, format
+ * memory, as read from a machine-description file (machines/NAME.yaml, format
  * in docs/machines.md).  The data type that the machine stage passes to
  * the performance models (src/perf) and to memspy, declared in one place.
  *
@@ -65,6 +65,9 @@ typedef struct machine_cache {
     uint32_t shared_by;          /* cores sharing one instance */
     uint8_t policy;              /* enum machine_cache_policy, relative to the
                                     levels above it */
+    uint32_t slices;             /* equal parts the sets are hashed over (the
+                                    L3 slices of a mesh or ring; 1 if none):
+                                    size = slices * line * ways * 2^k */
 } machine_cache;
 
 /* One TLB level for one page size. */
