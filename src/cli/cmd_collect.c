@@ -212,30 +212,7 @@ static int make_out_dir(const collect_options *o, char *dir, size_t len, char *e
         }
         return 0;
     }
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, len, "%s/augur-collect-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        snprintf(err, errlen, "cannot create a temporary folder in %s: %s", tmp && *tmp ? tmp : "/tmp",
-                 strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
-static void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    for (struct dirent *e; (e = readdir(d));) {
-        if (e->d_name[0] == '.')
-            continue;
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
+    return make_temp_dir("augur-collect", dir, len, err, errlen);
 }
 
 static void describe_status(const launch_result *lr, char *detail, size_t len)

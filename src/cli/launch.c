@@ -264,3 +264,31 @@ void valgrind_log_tail(const char *out_dir, char *buf, size_t buflen)
     tail_buf t = {buf, buflen};
     for_each_log(out_dir, append_tail, &t);
 }
+
+int make_temp_dir(const char *prefix, char *dir, size_t len, char *err, size_t errlen)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, len, "%s/%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", prefix);
+    if (!mkdtemp(dir)) {
+        snprintf(err, errlen, "cannot create a temporary folder in %s: %s", tmp && *tmp ? tmp : "/tmp",
+                 strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}

@@ -46,6 +46,13 @@ int launch_tool(const launch_request *rq, const char *tool_dir, launch_result *r
  * err and return 1; else return 0. */
 int diagnose_undecodable(const char *out_dir, char *err, size_t errlen);
 
+/* A new private folder "$TMPDIR/PREFIX-XXXXXX" (/tmp without TMPDIR) for
+ * a tool's output, its path in dir; -1 with a message on failure. */
+int make_temp_dir(const char *prefix, char *dir, size_t len, char *err, size_t errlen);
+
+/* Remove folder dir and the files in it (not subfolders). */
+void remove_dir(const char *dir);
+
 /* The last lines of Valgrind's logs in out_dir, for error messages. */
 void valgrind_log_tail(const char *out_dir, char *buf, size_t buflen);
 

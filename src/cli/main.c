@@ -18,6 +18,7 @@ static const subcommand subcommands[] = {
     {"structure", cmd_structure, "functions, loops and inlined code of a binary, with source lines"},
     {"model", cmd_model, "fit models of counts and reuse distances as functions of the run parameters"},
     {"predict", cmd_predict, "counts and cache misses predicted at parameters never run"},
+    {"memspy", cmd_memspy, "where cache misses come from and why, by code and by data (simulated)"},
 };
 
 const char *default_db_path(void)
