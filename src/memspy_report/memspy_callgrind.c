@@ -52,7 +52,7 @@ int memspy_write_callgrind(const memspy_report *rep, FILE *out)
         return -1;
     fprintf(out, "# callgrind format\nversion: 1\ncreator: augur memspy (%s)\npid: %lld\ncmd: %s", r->tool,
             (long long)r->pid, r->exe);
-    for (int i = 1; i < r->argc; i++)
+    for (int i = 0; i < r->argc; i++)
         fprintf(out, " %s", r->argv[i]);
     fprintf(out, "\npositions: line\n");
     events_line(r, out);

@@ -21,7 +21,7 @@ typedef struct reader {
     rawtext t;
     memspy_raw *m;
     size_t cap_args, cap_modules, cap_bias, cap_fns, cap_files, cap_objs, cap_sites, cap_codes, cap_pairs,
-        cap_evicts, cap_threads;
+        cap_evicts, cap_threads, cap_warnings;
     unsigned seen; /* bit k: a line with keywords[k] was seen */
     int rank;
     const char *prev_keyword;
@@ -169,6 +169,18 @@ static int parse_sampling(reader *r, char **f, int nf)
     return fail(r, "malformed 'sampling' line (expected: sampling none | sampling time ON OFF | sampling sets N)");
 }
 
+/* A note from the tool for the reader of the report (threads folded onto
+ * the simulator's 64, for one). */
+static int parse_warning(reader *r, char **f)
+{
+    memspy_raw *m = r->m;
+    char **slot = append(r, (void **)&m->warnings, m->nwarnings, &r->cap_warnings, sizeof *slot);
+    if (!slot)
+        return -1;
+    m->nwarnings++;
+    return rawtext_string(&r->t, f[1], "warning", slot);
+}
+
 static int parse_threads(reader *r, char **f)
 {
     uint64_t t;
@@ -256,11 +268,11 @@ static int parse_loc(reader *r, char **f, mr_loc *l)
 static int parse_site(reader *r, char **f)
 {
     memspy_raw *m = r->m;
-    if (rawtext_dense_id(&r->t, f[1], "site", (int)m->nsites) != 0)
-        return -1;
     mr_obj *o = m->nobjs ? &m->objs[m->nobjs - 1] : NULL;
     if (!o || o->kind != MR_HEAP || o->first_site + o->nsites != m->nsites)
         return fail(r, "'site' line not directly after a heap object's 'obj' line or its other sites");
+    if (rawtext_dense_id(&r->t, f[1], "site", (int)o->nsites) != 0) /* the frame's depth in its stack */
+        return -1;
     if (o->nsites == MR_MAX_SITES)
         return fail(r, "more than %d sites for one object", MR_MAX_SITES);
     mr_loc *l = append(r, (void **)&m->sites, m->nsites, &r->cap_sites, sizeof *l);
@@ -406,6 +418,7 @@ static const keyword keywords[] = {
     {"level", R_LEVEL, 0, 1, 6, parse_level, NULL},
     {"sampling", R_SAMPLING, 1, 1, -1, NULL, parse_sampling},
     {"threads", R_THREADS, 1, 1, 1, parse_threads, NULL},
+    {"warning", R_THREADS, 0, 0, 1, parse_warning, NULL},
     {"module", R_BODY, 0, 0, 3, parse_module, NULL},
     {"fn", R_BODY, 0, 0, 2, parse_fn, NULL},
     {"file", R_BODY, 0, 0, 2, parse_file, NULL},
@@ -529,6 +542,7 @@ void memspy_raw_free(memspy_raw *m)
     for (size_t i = 0; i < m->nobjs; i++)
         free(m->objs[i].name);
     free(m->objs);
+    free_strings(m->warnings, m->nwarnings);
     free(m->sites), free(m->codes), free(m->pairs), free(m->evicts), free(m->thread);
     memset(m, 0, sizeof *m);
 }

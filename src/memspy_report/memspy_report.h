@@ -84,13 +84,16 @@ typedef struct memspy_raw {
     int64_t pid, ppid;
     char *exe;
     int argc;
-    char **argv;                 /* NULL-terminated */
+    char **argv;                 /* the program's arguments (not its name),
+                                    NULL-terminated */
     unsigned nlevels;
     mr_level level[MR_MAX_LEVELS];
     uint8_t sampling;            /* enum mr_sampling */
     uint64_t on, off;            /* time sampling: references on, then off */
     uint64_t sets;               /* set sampling: one set in `sets` */
     uint32_t threads;
+    size_t nwarnings;
+    char **warnings;             /* notes from the tool, for the report */
     int nmodules, nfns, nfiles;
     char **module_paths, **fns, **files;
     uint64_t *module_bias;

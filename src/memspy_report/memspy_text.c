@@ -18,10 +18,12 @@ static void header(const memspy_report *rep, const mr_header *h, FILE *out)
 {
     const memspy_raw *r = rep->raw;
     fprintf(out, "memspy report: %s", r->exe);
-    for (int i = 1; i < r->argc; i++)
+    for (int i = 0; i < r->argc; i++)
         fprintf(out, " %s", r->argv[i]);
     fprintf(out, "\n  pid %" PRId64 ", %u thread%s, ", r->pid, r->threads, r->threads == 1 ? "" : "s");
     r->has_exit ? fprintf(out, "exit %d\n", r->exit_code) : fprintf(out, "killed by a signal\n");
+    for (size_t i = 0; i < r->nwarnings; i++)
+        fprintf(out, "  warning: %s\n", r->warnings[i]);
     fprintf(out, "machine: %s%s%s%s\n", h->machine, h->why ? " (" : "", h->why ? h->why : "", h->why ? ")" : "");
     for (unsigned k = 0; k < r->nlevels; k++) {
         const mr_level *l = &r->level[k];

@@ -22,11 +22,11 @@ static const char header[] = "augur-memspy 1\n"
                              "pid 100\n"
                              "ppid 1\n"
                              "exe /bin/prog\n"
-                             "arg /bin/prog\n"
-                             "arg 5\n"
+                                                          "arg 5\n"
                              "level 0 L1 32768 64 8 1\n"
                              "level 1 L2 1048576 64 16 1\n";
 static const char body[] = "threads 1\n"
+                           "warning a%%20note\n"
                            "module 0 /bin/prog 0\n"
                            "fn 0 main\n"
                            "fn 1 kernel\n"
@@ -34,7 +34,7 @@ static const char body[] = "threads 1\n"
                            "obj 0 heap A 8000 1\n"
                            "site 0 0 1139 0 0 10\n"
                            "obj 1 heap B 8000 1\n"
-                           "site 1 0 1150 0 0 11\n"
+                           "site 0 0 1150 0 0 11\n"
                            "obj 2 global counter 8 1\n"
                            "code 0 0 1200 1 0 20\n"
                            "code 1 0 1210 1 0 21\n"
@@ -101,8 +101,9 @@ static void test_reads_good_file(void **state)
     assert_int_equal(m.npairs, 3);
     assert_int_equal(m.pairs[0].lv[0].cause[MS_CONFLICT], 70);
     assert_int_equal(m.pairs[0].lv[1].miss, 40);
-    assert_int_equal(m.argc, 2);
-    assert_string_equal(m.argv[1], "5");
+    assert_int_equal(m.argc, 1);
+    assert_string_equal(m.argv[0], "5");
+    assert_string_equal(m.warnings[0], "a note");
     memspy_raw_free(&m);
     free(text);
     fixture_remove(dir);
