@@ -36,6 +36,7 @@ typedef struct memspy_options {
     int by_sets;          /* sample sets instead of time */
     enum format format;
     const char *output;   /* NULL: stdout */
+    const char *raw;      /* --raw FILE: report this raw file, run nothing */
     char **program_argv;
 } memspy_options;
 
@@ -43,7 +44,8 @@ static void usage(FILE *to)
 {
     fprintf(to,
             "usage: augur memspy [--machine NAME|FILE] [--sample RATIO [--sample-by time|sets]]\n"
-            "                    [--format text|json|callgrind] [--output FILE] -- PROGRAM [ARGS...]\n\n"
+            "                    [--format text|json|callgrind] [--output FILE] -- PROGRAM [ARGS...]\n"
+            "       augur memspy [--machine NAME|FILE] [--format F] [--output FILE] --raw FILE\n\n"
             "Runs PROGRAM under the memspy Valgrind tool, which simulates the machine's data caches\n"
             "(set-associative LRU, private levels per thread, shared levels shared) and reports, for\n"
             "every data object (heap blocks by allocation stack, globals, stacks), every function,\n"
@@ -62,6 +64,8 @@ static void usage(FILE *to)
             "  --format F           text (default), json, or callgrind (for callgrind_annotate and\n"
             "                       KCachegrind: one event per level and cause)\n"
             "  --output FILE        write the report to FILE instead of standard output\n"
+            "  --raw FILE           report a raw file the tool wrote (docs/memspy-format.md), run nothing;\n"
+            "                       --machine gives the latencies\n"
             "  -h, --help           this text\n\n"
             "augur exits with the program's status; with 125 when augur itself failed, 127 when the\n"
             "program is not found, 126 when it cannot run, 2 for a bad command line.\n\n"
@@ -105,6 +109,9 @@ static int take_option(int opt, const char *arg, void *ctx)
         else
             return cli_usage_error("memspy", "--format '%s': give text, json or callgrind", arg);
         return 0;
+    case 'r':
+        o->raw = arg;
+        return 0;
     default:
         o->output = arg;
         return 0;
@@ -117,7 +124,8 @@ static int parse_options(int argc, char **argv, memspy_options *o)
     static const struct option longopts[] = {
         {"machine", required_argument, NULL, 'm'}, {"sample", required_argument, NULL, 's'},
         {"sample-by", required_argument, NULL, 'b'}, {"format", required_argument, NULL, 'f'},
-        {"output", required_argument, NULL, 'o'},   {"help", no_argument, NULL, 'h'},
+        {"output", required_argument, NULL, 'o'},   {"raw", required_argument, NULL, 'r'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     *o = (memspy_options){.ratio = 1.0};
@@ -125,6 +133,8 @@ static int parse_options(int argc, char **argv, memspy_options *o)
     int rc = cli_getopt("memspy", argc, argv, longopts, take_option, o, &first);
     if (rc != 0)
         return rc;
+    if (o->raw)
+        return first < argc ? cli_usage_error("memspy", "--raw FILE reports a file: give no program") : 0;
     if (first >= argc)
         return cli_usage_error("memspy", "no program given (augur memspy [OPTIONS] -- PROGRAM [ARGS...])");
     o->program_argv = argv + first;
@@ -210,13 +220,25 @@ static int run(const memspy_options *o, const machine *m, const char *tool_dir, 
 
 /* ---- the report ---------------------------------------------------------- */
 
-static mr_costs costs_of(const machine *m)
+/* The latencies of the levels the raw file simulated, matched by name to
+ * the machine's caches (a --raw file may come from another machine). */
+static int costs_of(const machine *m, const memspy_raw *raw, mr_costs *c)
 {
-    mr_costs c = {{0}};
-    for (uint32_t k = 0; k < m->ncaches && k < MR_MAX_LEVELS; k++)
-        c.lat[k] = m->cache[k].latency;
-    c.lat[m->ncaches < MR_MAX_LEVELS ? m->ncaches : MR_MAX_LEVELS] = m->mem_latency_ns * m->clock_ghz;
-    return c;
+    char msg[256];
+    *c = (mr_costs){{0}};
+    for (unsigned k = 0; k < raw->nlevels; k++) {
+        uint32_t j = 0;
+        while (j < m->ncaches && strcmp(m->cache[j].name, raw->level[k].name) != 0)
+            j++;
+        if (j == m->ncaches) {
+            snprintf(msg, sizeof msg, "machine %s has no cache level %s, which the run simulated; give the run's --machine",
+                     m->name, raw->level[k].name);
+            return fail(EXIT_USAGE, msg);
+        }
+        c->lat[k] = m->cache[j].latency;
+    }
+    c->lat[raw->nlevels] = m->mem_latency_ns * m->clock_ghz;
+    return 0;
 }
 
 static int render(const memspy_options *o, const memspy_report *rep, const mr_header *h, FILE *out)
@@ -256,9 +278,11 @@ static int report(const memspy_options *o, const machine *m, const char *why, co
     char err[512];
     mr_loops loops;
     memspy_report rep;
+    mr_costs c;
+    if (costs_of(m, raw, &c) != 0)
+        return EXIT_USAGE;
     if (mr_loops_load(&loops, raw, stderr) != 0)
         return fail(EXIT_AUGUR_FAILED, "out of memory");
-    mr_costs c = costs_of(m);
     int rc = memspy_report_build(raw, &c, mr_loops_names, &loops, &rep, err, sizeof err);
     if (rc == 0) {
         mr_header h = {m->name, why, m->clock_ghz, m->mem_latency_ns};
@@ -268,6 +292,18 @@ static int report(const memspy_options *o, const machine *m, const char *why, co
         rc = fail(EXIT_AUGUR_FAILED, err);
     }
     mr_loops_free(&loops);
+    return rc;
+}
+
+/* --raw FILE: the report of a kept raw file. */
+static int report_file(const memspy_options *o, const machine *m, const char *why)
+{
+    char err[1024];
+    memspy_raw raw;
+    if (memspy_read(o->raw, &raw, err, sizeof err) != 0)
+        return fail(EXIT_AUGUR_FAILED, err);
+    int rc = report(o, m, why[0] ? why : NULL, &raw);
+    memspy_raw_free(&raw);
     return rc;
 }
 
@@ -298,6 +334,11 @@ int cmd_memspy(int argc, char **argv)
     machine m;
     if ((rc = choose_machine(&o, &m, why, sizeof why)) != 0)
         return rc;
+    if (o.raw) {
+        rc = report_file(&o, &m, why);
+        machine_free(&m);
+        return rc;
+    }
     const char *tool_dir = NULL;
     if ((rc = find_program(o.program_argv[0], program, sizeof program, err, sizeof err)) != 0)
         rc = fail(rc, err);
