@@ -268,6 +268,7 @@ static void test_first_event_wins(void **state)
     const uint64_t lv[2][3] = {{4096, 1, 1}, {65536, 8, 2}};
     ms_config c = config(2, lv);
     ms_sim *s = sim(&c);
+    ref(s, 0, BASE + 128, 8, 0, 0);  /* two threads from here on */
     ref(s, 1, BASE, 8, 0, 0);
     ref(s, 1, BASE + 4096, 8, 0, 0); /* same set of the direct-mapped L1 */
     ref(s, 0, BASE, 8, 1, 0);
