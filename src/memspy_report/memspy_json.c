@@ -16,7 +16,7 @@ static json_t *causes_json(const memspy_report *rep, const mr_misses *m)
 {
     json_t *o = json_object();
     for (int c = 0; c < MS_NCAUSES; c++)
-        json_object_set_new(o, mr_cause_name((enum ms_cause)c), count(mr_scaled(&rep->scale, m->cause[c])));
+        json_object_set_new(o, ms_cause_name((enum ms_cause)c), count(mr_scaled(&rep->scale, m->cause[c])));
     return o;
 }
 

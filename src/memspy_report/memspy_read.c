@@ -552,9 +552,3 @@ const char *mr_kind_name(enum mr_obj_kind k)
     static const char *const names[MR_NKINDS] = {"heap", "global", "stack", "other"};
     return k < MR_NKINDS ? names[k] : "?";
 }
-
-const char *mr_cause_name(enum ms_cause c)
-{
-    static const char *const names[MS_NCAUSES] = {"cold", "capacity", "conflict", "true_sharing", "false_sharing"};
-    return c < MS_NCAUSES ? names[c] : "?";
-}

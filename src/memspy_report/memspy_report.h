@@ -117,9 +117,6 @@ int memspy_read(const char *path, memspy_raw *out, char *err, size_t errlen);
 void memspy_raw_free(memspy_raw *r);
 
 const char *mr_kind_name(enum mr_obj_kind k);
-/* The report's names of the causes (JSON keys): "cold", "capacity",
- * "conflict", "true_sharing", "false_sharing". */
-const char *mr_cause_name(enum ms_cause c);
 
 /* ---- sampling (memspy_scale.c) ------------------------------------------- */
 

@@ -108,7 +108,7 @@ static void causes(const memspy_report *rep, const mr_stats *s, unsigned k, FILE
     fprintf(out, "      %s causes:", rep->raw->level[k].name);
     for (int c = 0; c < MS_NCAUSES; c++)
         if (m->cause[c])
-            fprintf(out, " %s %.1f%%", mr_cause_name((enum ms_cause)c), pct((double)m->cause[c], (double)m->miss));
+            fprintf(out, " %s %.1f%%", ms_cause_name((enum ms_cause)c), pct((double)m->cause[c], (double)m->miss));
     if (m->unknown)
         fprintf(out, " (unknown %.1f%%)", pct((double)m->unknown, (double)m->miss));
     fputc('\n', out);
