@@ -212,30 +212,7 @@ static int make_out_dir(const collect_options *o, char *dir, size_t len, char *e
         }
         return 0;
     }
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, len, "%s/augur-collect-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        snprintf(err, errlen, "cannot create a temporary folder in %s: %s", tmp && *tmp ? tmp : "/tmp",
-                 strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
-static void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    for (struct dirent *e; (e = readdir(d));) {
-        if (e->d_name[0] == '.')
-            continue;
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
+    return make_temp_dir("augur-collect", dir, len, err, errlen);
 }
 
 static void describe_status(const launch_result *lr, char *detail, size_t len)
@@ -253,9 +230,13 @@ static int collect(const collect_options *o, const char *tool_dir, const char *o
     char err[2048], started[32], detail[128];
     iso_now(started, sizeof started);
     fprintf(stderr, "augur: collecting %s under Valgrind (expect 5-80x native time)...\n", o->program_argv[0]);
-    launch_request rq = {o->program_argv, out_dir, o->block_sizes};
+    char out_opt[PATH_MAX + 32], bs_opt[256];
+    snprintf(out_opt, sizeof out_opt, "--augur-out=%s", out_dir);
+    snprintf(bs_opt, sizeof bs_opt, "--augur-block-sizes=%s", o->block_sizes);
+    char *tool_args[] = {out_opt, bs_opt, NULL};
+    launch_request rq = {o->program_argv, out_dir, "augur", tool_args, 1, "collecting"};
     launch_result lr;
-    if (launch_collector(&rq, tool_dir, &lr, err, sizeof err) != 0)
+    if (launch_tool(&rq, tool_dir, &lr, err, sizeof err) != 0)
         return fail(EXIT_AUGUR_FAILED, "%s", err);
     if (!lr.exited && lr.term_signal == SIGILL && diagnose_undecodable(out_dir, err, sizeof err))
         return fail(EXIT_AUGUR_FAILED, "%s\n  Nothing was stored.", err);
@@ -294,7 +275,7 @@ int cmd_collect(int argc, char **argv)
     int prc = find_program(o.program_argv[0], program, sizeof program, err, sizeof err);
     if (prc != 0)
         return fail(prc, "%s", err);
-    const char *tool_dir = find_tool_dir(err, sizeof err);
+    const char *tool_dir = find_tool_dir("augur", err, sizeof err);
     if (!tool_dir)
         return fail(EXIT_AUGUR_FAILED, "%s", err);
     if (check_database(o.db_path, err, sizeof err) != 0)

@@ -1,4 +1,4 @@
-/* launch.c — run a program under the augur Valgrind tool; see launch.h. */
+/* launch.c — run a program under one of augur's Valgrind tools; see launch.h. */
 #define _GNU_SOURCE
 #include "cli/launch.h"
 
@@ -13,8 +13,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#define TOOL_FILE "augur-amd64-linux"
 
 /* 0 if `path` is a regular executable file, else 126 or 127 with a message. */
 static int check_executable(const char *path, char *err, size_t errlen)
@@ -57,22 +55,22 @@ int find_program(const char *name, char *path, size_t pathlen, char *err, size_t
     return 127;
 }
 
-static int has_tool(const char *dir)
+static int has_tool(const char *dir, const char *tool)
 {
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, TOOL_FILE);
+    snprintf(path, sizeof path, "%s/%s-amd64-linux", dir, tool);
     return access(path, X_OK) == 0;
 }
 
-const char *find_tool_dir(char *err, size_t errlen)
+const char *find_tool_dir(const char *tool, char *err, size_t errlen)
 {
     static char found[PATH_MAX];
     const char *env = getenv("AUGUR_VALGRIND_LIB");
     if (env && *env) {
-        if (has_tool(env))
+        if (has_tool(env, tool))
             return env;
-        snprintf(err, errlen, "AUGUR_VALGRIND_LIB=%s holds no %s; unset it or point it at a build's vglib/", env,
-                 TOOL_FILE);
+        snprintf(err, errlen, "AUGUR_VALGRIND_LIB=%s holds no %s-amd64-linux; unset it or point it at a build's vglib/",
+                 env, tool);
         return NULL;
     }
     /* Beside the executable first (build tree, or PREFIX/bin -> PREFIX/lib/augur). */
@@ -86,37 +84,39 @@ const char *find_tool_dir(char *err, size_t errlen)
             const char *candidates[] = {"%s/vglib", "%s/../lib/augur/vglib"};
             for (size_t i = 0; i < 2; i++) {
                 snprintf(found, sizeof found, candidates[i], self);
-                if (has_tool(found))
+                if (has_tool(found, tool))
                     return found;
             }
         }
     }
-    if (has_tool(AUGUR_BUILD_VGLIB))
+    if (has_tool(AUGUR_BUILD_VGLIB, tool))
         return AUGUR_BUILD_VGLIB;
-    if (has_tool(AUGUR_INSTALL_VGLIB))
+    if (has_tool(AUGUR_INSTALL_VGLIB, tool))
         return AUGUR_INSTALL_VGLIB;
-    snprintf(err, errlen, "augur's Valgrind tool (%s) is not built: run 'cmake --build build' in the augur source tree",
-             TOOL_FILE);
+    snprintf(err, errlen,
+             "augur's Valgrind tool %s-amd64-linux is not built: run 'cmake --build build' in the augur source tree",
+             tool);
     return NULL;
 }
 
 static void exec_valgrind(const launch_request *rq, const char *tool_dir)
 {
-    char out_opt[PATH_MAX + 32], log_opt[PATH_MAX + 32], bs_opt[256];
-    snprintf(out_opt, sizeof out_opt, "--augur-out=%s", rq->out_dir);
+    char tool_opt[64], log_opt[PATH_MAX + 32];
+    snprintf(tool_opt, sizeof tool_opt, "--tool=%s", rq->tool);
     snprintf(log_opt, sizeof log_opt, "--log-file=%s/valgrind.%%p.log", rq->out_dir);
-    snprintf(bs_opt, sizeof bs_opt, "--augur-block-sizes=%s", rq->block_sizes);
-    size_t nargs = 0;
+    size_t nargs = 0, ntool = 0;
     while (rq->argv[nargs])
         nargs++;
-    char **argv = calloc(nargs + 8, sizeof *argv);
+    while (rq->tool_args[ntool])
+        ntool++;
+    char **argv = calloc(nargs + ntool + 6, sizeof *argv);
     size_t k = 0;
     argv[k++] = "valgrind";
-    argv[k++] = "--tool=augur";
-    argv[k++] = "--trace-children=yes";
+    argv[k++] = tool_opt;
+    argv[k++] = rq->trace_children ? "--trace-children=yes" : "--trace-children=no";
     argv[k++] = log_opt;
-    argv[k++] = out_opt;
-    argv[k++] = bs_opt;
+    for (size_t i = 0; i < ntool; i++)
+        argv[k++] = rq->tool_args[i];
     for (size_t i = 0; i < nargs; i++)
         argv[k++] = rq->argv[i];
     argv[k] = NULL;
@@ -127,8 +127,8 @@ static void exec_valgrind(const launch_request *rq, const char *tool_dir)
 }
 
 /* Wait for pid; on a terminal, say every 30 s that the run goes on, so a
- * long collection under Valgrind does not look hung. */
-static int wait_with_progress(pid_t pid)
+ * long run under Valgrind does not look hung. */
+static int wait_with_progress(pid_t pid, const char *activity)
 {
     const int tty = isatty(STDERR_FILENO);
     const struct timespec tick = {0, 100 * 1000 * 1000};
@@ -140,13 +140,13 @@ static int wait_with_progress(pid_t pid)
         if (r == 0) {
             nanosleep(&tick, NULL);
             if (ticks % 300 == 0)
-                fprintf(stderr, "\naugur: still collecting (%ld s so far; under the collector programs run 5-80x slower)\n",
-                        ticks / 10);
+                fprintf(stderr, "\naugur: still %s (%ld s so far; under Valgrind programs run 5-80x slower)\n",
+                        activity, ticks / 10);
         }
     }
 }
 
-int launch_collector(const launch_request *rq, const char *tool_dir, launch_result *res,
+int launch_tool(const launch_request *rq, const char *tool_dir, launch_result *res,
                      char *err, size_t errlen)
 {
     /* Like system(3): an interrupt from the terminal goes to the program,
@@ -164,7 +164,7 @@ int launch_collector(const launch_request *rq, const char *tool_dir, launch_resu
         sigaction(SIGQUIT, &old_quit, NULL);
         exec_valgrind(rq, tool_dir);
     }
-    int status = wait_with_progress(pid);
+    int status = wait_with_progress(pid, rq->activity);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
     res->pid = (int)pid;
@@ -263,4 +263,32 @@ void valgrind_log_tail(const char *out_dir, char *buf, size_t buflen)
     buf[0] = '\0';
     tail_buf t = {buf, buflen};
     for_each_log(out_dir, append_tail, &t);
+}
+
+int make_temp_dir(const char *prefix, char *dir, size_t len, char *err, size_t errlen)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, len, "%s/%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", prefix);
+    if (!mkdtemp(dir)) {
+        snprintf(err, errlen, "cannot create a temporary folder in %s: %s", tmp && *tmp ? tmp : "/tmp",
+                 strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
 }

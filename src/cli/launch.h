@@ -1,6 +1,7 @@
-/* launch.h — running a program under the augur Valgrind tool.
+/* launch.h — running a program under one of augur's Valgrind tools (the
+ * collector of `augur collect`, memspy of `augur memspy`).
  *
- * The host half of `augur collect`: find the program and the tool, run
+ * Find the program and the tool, run
  * Valgrind with the program's stdin/stdout/stderr untouched and Valgrind's own
  * messages sent to log files, wait, and explain failures that Valgrind only
  * reports in its log (undecodable instructions such as AVX-512).
@@ -12,8 +13,11 @@
 
 typedef struct launch_request {
     char **argv;           /* PROGRAM ARGS..., NULL-terminated */
-    const char *out_dir;   /* where the tool writes augur.<pid>.prof and logs */
-    const char *block_sizes; /* "64,4096" */
+    const char *out_dir;   /* where Valgrind writes its logs (valgrind.<pid>.log) */
+    const char *tool;      /* "augur", "memspy": vglib/<tool>-amd64-linux */
+    char **tool_args;      /* the tool's own options, NULL-terminated */
+    int trace_children;    /* follow child processes */
+    const char *activity;  /* "collecting": what the progress line says */
 } launch_request;
 
 typedef struct launch_result {
@@ -28,19 +32,26 @@ typedef struct launch_result {
  * found) or 126 (not an executable file) with a message in err. */
 int find_program(const char *name, char *path, size_t pathlen, char *err, size_t errlen);
 
-/* The folder holding augur's Valgrind tool (VALGRIND_LIB), or NULL with a
- * message in err when the tool is not built or installed. */
-const char *find_tool_dir(char *err, size_t errlen);
+/* The folder holding augur's Valgrind tool `tool` (VALGRIND_LIB), or NULL
+ * with a message in err when the tool is not built or installed. */
+const char *find_tool_dir(const char *tool, char *err, size_t errlen);
 
 /* Run the request and wait for it.  Returns 0 when the program ran (whatever
  * its exit status), -1 with a message in err when Valgrind could not be run. */
-int launch_collector(const launch_request *rq, const char *tool_dir, launch_result *res,
+int launch_tool(const launch_request *rq, const char *tool_dir, launch_result *res,
                      char *err, size_t errlen);
 
 /* After a run that ended with SIGILL: if Valgrind's logs in out_dir show an
  * instruction it could not decode, write an explanation with the fix into
  * err and return 1; else return 0. */
 int diagnose_undecodable(const char *out_dir, char *err, size_t errlen);
+
+/* A new private folder "$TMPDIR/PREFIX-XXXXXX" (/tmp without TMPDIR) for
+ * a tool's output, its path in dir; -1 with a message on failure. */
+int make_temp_dir(const char *prefix, char *dir, size_t len, char *err, size_t errlen);
+
+/* Remove folder dir and the files in it (not subfolders). */
+void remove_dir(const char *dir);
 
 /* The last lines of Valgrind's logs in out_dir, for error messages. */
 void valgrind_log_tail(const char *out_dir, char *buf, size_t buflen);

@@ -19,6 +19,7 @@ static const subcommand subcommands[] = {
     {"model", cmd_model, "fit models of counts and reuse distances as functions of the run parameters"},
     {"predict", cmd_predict, "counts and cache misses predicted at parameters never run"},
     {"machine", cmd_machine, "machine descriptions: list, show, check, detect and calibrate the host"},
+    {"memspy", cmd_memspy, "where cache misses come from and why, by code and by data (simulated)"},
 };
 
 const char *default_db_path(void)

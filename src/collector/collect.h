@@ -30,6 +30,7 @@
 #include "pub_tool_xarray.h"
 
 #include "rd/rd.h"
+#include "vgcommon/vg_names.h"
 
 #define AUGUR_TOOL_VERSION "0.1.0"
 #define MAX_BLOCK_SIZES 8
@@ -100,8 +101,7 @@ typedef struct Collector {
 
     /* instruction table and interned names */
     VgHashTable *instrs; /* InstrRec by address */
-    WordFM *module_ids, *fn_ids, *file_ids; /* name -> id + 1 */
-    XArray *module_names, *module_bias, *fn_names, *file_names;
+    VgNames names;
 
     SbCounters *sbs; /* every superblock ever instrumented */
 
@@ -124,7 +124,6 @@ extern Collector collector;
 /* collect_table.c */
 void collect_table_init(void);
 InstrRec *collect_instr(Addr addr, UInt len); /* find or create, with names */
-Int collect_module_id(Addr addr, Addr *bias_out); /* -1 if in no object */
 
 /* collect_instrument.c */
 IRSB *collect_instrument(VgCallbackClosure *closure, IRSB *sb_in,

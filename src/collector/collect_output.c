@@ -16,29 +16,7 @@
 
 #include "collector/collect.h"
 #include "profile/profile_writer.h"
-
-static int write_all(void *ctx, const char *buf, size_t n)
-{
-    Int fd = *(Int *)ctx;
-    while (n > 0) {
-        Int done = VG_(write)(fd, buf, (Int)n);
-        if (done <= 0)
-            return -1;
-        buf += done;
-        n -= (size_t)done;
-    }
-    return 0;
-}
-
-static void write_names(profile_writer *w, const HChar *key, XArray *names)
-{
-    for (Word i = 0; i < VG_(sizeXA)(names); i++) {
-        pw_key(w, key);
-        pw_u64(w, (ULong)i);
-        pw_str(w, *(HChar **)VG_(indexXA)(names, i));
-        pw_eol(w);
-    }
-}
+#include "vgcommon/vg_outfile.h"
 
 static void write_header(profile_writer *w)
 {
@@ -50,20 +28,7 @@ static void write_header(profile_writer *w)
     pw_str(w, "augur-collect");
     pw_str(w, AUGUR_TOOL_VERSION);
     pw_eol(w);
-    pw_key(w, "pid");
-    pw_u64(w, (ULong)VG_(getpid)());
-    pw_eol(w);
-    pw_key(w, "ppid");
-    pw_u64(w, (ULong)VG_(getppid)());
-    pw_eol(w);
-    pw_key(w, "exe");
-    pw_str(w, VG_(args_the_exename));
-    pw_eol(w);
-    for (Word i = 0; i < VG_(sizeXA)(VG_(args_for_client)); i++) {
-        pw_key(w, "arg");
-        pw_str(w, *(HChar **)VG_(indexXA)(VG_(args_for_client), i));
-        pw_eol(w);
-    }
+    vgo_write_process(w);
     for (UInt i = 0; i < c->nblock_sizes; i++) {
         pw_key(w, "block-size");
         pw_u64(w, c->block_size[i]);
@@ -72,22 +37,13 @@ static void write_header(profile_writer *w)
     pw_key(w, "threads");
     pw_u64(w, c->threads_created);
     pw_eol(w);
-    for (Word i = 0; i < VG_(sizeXA)(c->module_names); i++) {
-        pw_key(w, "module");
-        pw_u64(w, (ULong)i);
-        pw_str(w, *(HChar **)VG_(indexXA)(c->module_names, i));
-        pw_hex(w, *(Addr *)VG_(indexXA)(c->module_bias, i));
-        pw_eol(w);
-    }
-    write_names(w, "fn", c->fn_names);
-    write_names(w, "file", c->file_names);
+    vgn_write(&c->names, w);
 }
 
 /* `addr` as the profile stores it: module-relative when in a module. */
 static void write_location(profile_writer *w, Int module, Addr addr)
 {
-    pw_i64(w, module);
-    pw_hex(w, module >= 0 ? addr - *(Addr *)VG_(indexXA)(collector.module_bias, module) : addr);
+    vgn_write_location(&collector.names, w, module, addr);
 }
 
 static void write_hist(profile_writer *w, UInt block_size, const rd_hist *h)
@@ -136,7 +92,7 @@ static void write_instr(profile_writer *w, const InstrRec *rec)
             continue;
         Addr bias;
         pw_key(w, "ind");
-        write_location(w, collect_module_id(rec->targets[i].target, &bias), rec->targets[i].target);
+        write_location(w, vgn_module(&collector.names, rec->targets[i].target, &bias), rec->targets[i].target);
         pw_u64(w, rec->targets[i].count);
         pw_eol(w);
     }
@@ -153,8 +109,9 @@ static Int by_module_then_address(const void *a, const void *b)
     return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static void write_body(profile_writer *w)
+static void write_body(profile_writer *w, void *ctx)
 {
+    (void)ctx;
     UInt n;
     VgHashNode **all = VG_(HT_to_array)(collector.instrs, &n);
     InstrRec **recs = (InstrRec **)all;
@@ -163,7 +120,7 @@ static void write_body(profile_writer *w)
     for (UInt i = 0; i < n; i++)
         for (UInt k = 0; k < recs[i]->ntargets; k++) {
             Addr bias;
-            collect_module_id(recs[i]->targets[k].target, &bias);
+            vgn_module(&collector.names, recs[i]->targets[k].target, &bias);
         }
     write_header(w);
     if (n)
@@ -182,23 +139,7 @@ static void write_body(profile_writer *w)
 
 void collect_write_profile(void)
 {
-    HChar final[4096], temp[4096 + 8];
-    VG_(snprintf)(final, sizeof final, "%s/augur.%d.prof", collector.out_dir, VG_(getpid)());
-    VG_(snprintf)(temp, sizeof temp, "%s.tmp", final);
-    SysRes sr = VG_(open)(temp, VKI_O_CREAT | VKI_O_WRONLY | VKI_O_TRUNC, 0600);
-    if (sr_isError(sr)) {
-        VG_(umsg)("augur: cannot create the profile %s (error %lu)\n", temp, sr_Err(sr));
-        return;
-    }
-    Int fd = (Int)sr_Res(sr);
-    profile_writer *w = VG_(malloc)("augur.writer", sizeof *w);
-    pw_init(w, write_all, &fd);
-    write_body(w);
-    int failed = pw_finish(w);
-    VG_(free)(w);
-    VG_(close)(fd);
-    if (failed || VG_(rename)(temp, final) != 0) {
-        VG_(umsg)("augur: could not write the profile %s (disk full?)\n", final);
-        VG_(unlink)(temp);
-    }
+    HChar name[64];
+    VG_(snprintf)(name, sizeof name, "augur.%d.prof", VG_(getpid)());
+    vgo_write_file("augur", collector.out_dir, name, write_body, NULL);
 }

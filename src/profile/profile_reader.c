@@ -1,10 +1,8 @@
 /* profile_reader.c — the strict reader of raw profiles (docs/profile-format.md).
  *
- * profile_read() loads the whole file and first checks its framing: the
- * `augur-profile` line, the `end` line, the line count and CRC-32 it
- * carries, and that nothing follows it.  Damage is so reported as damage
- * (truncated, corrupt) rather than as whatever odd field it happened to
- * produce.  Only then are the lines parsed, one by one, through a table of
+ * profile_read() first checks the file's framing with rawtext_open
+ * (util/rawtext.h: the `augur-profile` line, the `end` line, its line count
+ * and CRC-32), so that damage is reported as damage.  Only then are the lines parsed, one by one, through a table of
  * keywords.  Each keyword has a rank, the section of the file it belongs to;
  * ranks never decrease, which enforces the documented order of lines.
  *
@@ -12,16 +10,14 @@
  * defined before use, histograms add up, bins are ascending and in range,
  * hist lines follow the block-size lines, br/ind/hist lines follow an ins.
  */
-#include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "profile/profile.h"
 #include "util/array.h"
 #include "util/parse.h"
+#include "util/rawtext.h"
 
 /* Fields of the longest possible line: a hist line listing every bin. */
 #define MAX_FIELDS (5 + 3 * RD_MAX_BINS)
@@ -36,10 +32,7 @@ enum rank { R_MAGIC, R_TOOL, R_PID, R_PPID, R_EXE, R_ARG, R_BLOCK, R_THREADS, R_
 enum stage { S_INS, S_BR, S_IND, S_HIST };
 
 typedef struct reader {
-    const char *path;
-    char *err;
-    size_t errlen;
-    size_t lineno;   /* line being parsed, from 1 */
+    rawtext t;       /* the file, its error buffer and the line being parsed */
     profile *p;
     size_t cap_instrs, cap_modules, cap_fns, cap_files, cap_args, cap_targets;
     unsigned seen;   /* bit k: a line with keywords[k] was seen */
@@ -52,156 +45,26 @@ typedef struct reader {
     char *fields[MAX_FIELDS];
 } reader;
 
-/* ---- errors -------------------------------------------------------------- */
-
-/* Write "<path>: line <n>: <message>" (no line part when line is 0) and
- * return -1, so that callers can `return fail(...)`. */
-__attribute__((format(printf, 3, 4))) static int fail_at(reader *r, size_t line, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (line)
-        snprintf(r->err, r->errlen, "%s: line %zu: %s", r->path, line, msg);
-    else
-        snprintf(r->err, r->errlen, "%s: %s", r->path, msg);
-    return -1;
-}
-
-#define fail(r, ...) fail_at((r), (r)->lineno, __VA_ARGS__)
+#define fail(r, ...) rawtext_fail(&(r)->t, (r)->t.lineno, __VA_ARGS__)
 
 static int out_of_memory(reader *r)
 {
     return fail(r, "out of memory");
 }
 
-/* A field made printable for an error message: at most 40 bytes, other
- * bytes than printable ASCII shown as '?'. */
-static const char *shown(const char *field, char *buf, size_t len)
-{
-    size_t i = 0;
-    for (; field[i] && i + 4 < len && i < 40; i++)
-        buf[i] = field[i] > 0x20 && field[i] < 0x7f ? field[i] : '?';
-    strcpy(buf + i, field[i] ? "..." : "");
-    return buf;
-}
-
-/* ---- fields -------------------------------------------------------------- */
-
-static int field_u64(reader *r, const char *f, const char *what, uint64_t *out)
-{
-    char buf[48];
-    if (parse_u64(f, out) != 0)
-        return fail(r, "%s '%s' is not an unsigned decimal number", what, shown(f, buf, sizeof buf));
-    return 0;
-}
-
-static int field_hex(reader *r, const char *f, const char *what, uint64_t *out)
-{
-    char buf[48];
-    if (parse_hex_u64(f, out) != 0)
-        return fail(r, "%s '%s' is not a lower-case hexadecimal number", what, shown(f, buf, sizeof buf));
-    return 0;
-}
-
-/* A decimal number no larger than `max`. */
-static int field_bounded(reader *r, const char *f, const char *what, uint64_t max, uint64_t *out)
-{
-    if (field_u64(r, f, what, out) != 0)
-        return -1;
-    if (*out > max)
-        return fail(r, "%s %llu is out of range (at most %llu)", what, (unsigned long long)*out,
-                    (unsigned long long)max);
-    return 0;
-}
-
-/* An identifier: -1 (unknown, when allowed) or one of the `defined` ids
- * defined so far by `kind` lines. */
-static int field_id(reader *r, const char *f, const char *kind, int defined, int allow_unknown, int32_t *out)
-{
-    if (allow_unknown && strcmp(f, "-1") == 0) {
-        *out = -1;
-        return 0;
-    }
-    uint64_t v;
-    if (field_u64(r, f, kind, &v) != 0)
-        return -1;
-    if (v >= (uint64_t)defined)
-        return fail(r, "%s %llu is not defined (a '%s %llu' line must come before its first use)", kind,
-                    (unsigned long long)v, kind, (unsigned long long)v);
-    *out = (int32_t)v;
-    return 0;
-}
-
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-/* Decode a percent-encoded string field into a new string. */
-static int field_string(reader *r, const char *f, const char *what, char **out)
-{
-    size_t n = strlen(f);
-    char *s = malloc(n + 1), *o = s;
-    if (!s)
-        return out_of_memory(r);
-    if (strcmp(f, "-") == 0)
-        n = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)f[i];
-        if (c == '%') {
-            int hi = hex_digit(f[i + 1]); /* f is NUL-terminated: no overrun */
-            int lo = hi >= 0 ? hex_digit(f[i + 2]) : -1;
-            if (lo < 0 || (hi == 0 && lo == 0)) {
-                free(s);
-                return fail(r, "%s: bad escape at byte %zu (expected %%XX with two upper-case hex digits, not %%00)",
-                            what, i + 1);
-            }
-            *o++ = (char)(hi * 16 + lo);
-            i += 2;
-        } else if (c <= 0x20 || c >= 0x7f) {
-            free(s);
-            return fail(r, "%s: byte 0x%02x at byte %zu must be percent-encoded", what, c, i + 1);
-        } else {
-            *o++ = (char)c;
-        }
-    }
-    *o = '\0';
-    *out = s;
-    return 0;
-}
-
 /* ---- header lines -------------------------------------------------------- */
-
-static int check_version(reader *r, const char *f)
-{
-    uint64_t v;
-    if (field_u64(r, f, "format version", &v) != 0)
-        return -1;
-    if (v != PROFILE_VERSION)
-        return fail(r, "profile format version %llu is not supported: this augur reads version %d "
-                       "(use the augur that wrote it, or collect the profile again)",
-                    (unsigned long long)v, PROFILE_VERSION);
-    return 0;
-}
 
 static int parse_magic(reader *r, char **f)
 {
-    return check_version(r, f[1]);
+    return rawtext_version(&r->t, f[1]);
 }
 
 static int parse_tool(reader *r, char **f)
 {
     char *name, *version;
-    if (field_string(r, f[1], "tool name", &name) != 0)
+    if (rawtext_string(&r->t, f[1], "tool name", &name) != 0)
         return -1;
-    if (field_string(r, f[2], "tool version", &version) != 0) {
+    if (rawtext_string(&r->t, f[2], "tool version", &version) != 0) {
         free(name);
         return -1;
     }
@@ -217,7 +80,7 @@ static int parse_tool(reader *r, char **f)
 static int parse_process_id(reader *r, const char *f, const char *what, int64_t *out)
 {
     uint64_t v;
-    if (field_bounded(r, f, what, INT64_MAX, &v) != 0)
+    if (rawtext_bounded(&r->t, f, what, INT64_MAX, &v) != 0)
         return -1;
     *out = (int64_t)v;
     return 0;
@@ -235,7 +98,7 @@ static int parse_ppid(reader *r, char **f)
 
 static int parse_exe(reader *r, char **f)
 {
-    return field_string(r, f[1], "exe", &r->p->exe);
+    return rawtext_string(&r->t, f[1], "exe", &r->p->exe);
 }
 
 static int parse_arg(reader *r, char **f)
@@ -246,7 +109,7 @@ static int parse_arg(reader *r, char **f)
     if (!a)
         return out_of_memory(r);
     p->argv = a;
-    if (field_string(r, f[1], "arg", &p->argv[p->argc]) != 0)
+    if (rawtext_string(&r->t, f[1], "arg", &p->argv[p->argc]) != 0)
         return -1;
     p->argv[++p->argc] = NULL;
     return 0;
@@ -256,7 +119,7 @@ static int parse_block_size(reader *r, char **f)
 {
     profile *p = r->p;
     uint64_t b;
-    if (field_bounded(r, f[1], "block size", UINT32_MAX, &b) != 0)
+    if (rawtext_bounded(&r->t, f[1], "block size", UINT32_MAX, &b) != 0)
         return -1;
     if (b < 8 || (b & (b - 1)) != 0)
         return fail(r, "block size %llu is not a power of two >= 8", (unsigned long long)b);
@@ -272,7 +135,7 @@ static int parse_block_size(reader *r, char **f)
 static int parse_threads(reader *r, char **f)
 {
     uint64_t t;
-    if (field_bounded(r, f[1], "threads", UINT32_MAX, &t) != 0)
+    if (rawtext_bounded(&r->t, f[1], "threads", UINT32_MAX, &t) != 0)
         return -1;
     if (t == 0)
         return fail(r, "threads is 0 (the main thread counts)");
@@ -282,24 +145,10 @@ static int parse_threads(reader *r, char **f)
 
 /* ---- definitions --------------------------------------------------------- */
 
-/* The id of a definition line must be the number of earlier ones. */
-static int check_dense_id(reader *r, const char *f, const char *kind, int defined)
-{
-    uint64_t id;
-    if (field_u64(r, f, kind, &id) != 0)
-        return -1;
-    if (id != (uint64_t)defined)
-        return fail(r, "%s %llu defined where %s %d was expected (ids are dense from 0, in order)", kind,
-                    (unsigned long long)id, kind, defined);
-    if (defined == INT32_MAX)
-        return fail(r, "too many %s lines", kind);
-    return 0;
-}
-
 static int parse_module(reader *r, char **f)
 {
     profile *p = r->p;
-    if (check_dense_id(r, f[1], "module", p->nmodules) != 0)
+    if (rawtext_dense_id(&r->t, f[1], "module", p->nmodules) != 0)
         return -1;
     prof_module *m = array_grow(p->modules, (size_t)p->nmodules, &r->cap_modules, sizeof *m);
     if (!m)
@@ -307,7 +156,7 @@ static int parse_module(reader *r, char **f)
     p->modules = m;
     m = &p->modules[p->nmodules];
     memset(m, 0, sizeof *m);
-    if (field_hex(r, f[3], "module bias", &m->bias) != 0 || field_string(r, f[2], "module path", &m->path) != 0)
+    if (rawtext_hex(&r->t, f[3], "module bias", &m->bias) != 0 || rawtext_string(&r->t, f[2], "module path", &m->path) != 0)
         return -1;
     p->nmodules++;
     return 0;
@@ -316,13 +165,13 @@ static int parse_module(reader *r, char **f)
 /* A name table: `fn` and `file` lines. */
 static int parse_name(reader *r, char **f, const char *kind, char ***names, int *n, size_t *cap)
 {
-    if (check_dense_id(r, f[1], kind, *n) != 0)
+    if (rawtext_dense_id(&r->t, f[1], kind, *n) != 0)
         return -1;
     char **a = array_grow(*names, (size_t)*n, cap, sizeof **names);
     if (!a)
         return out_of_memory(r);
     *names = a;
-    if (field_string(r, f[2], kind, &a[*n]) != 0)
+    if (rawtext_string(&r->t, f[2], kind, &a[*n]) != 0)
         return -1;
     (*n)++;
     return 0;
@@ -351,7 +200,7 @@ static int finish_instr(reader *r)
 {
     const prof_instr *in = r->cur;
     if (in && accesses_memory(in) && in->nhists != (uint32_t)r->p->nblock_sizes)
-        return fail_at(r, r->cur_lineno,
+        return rawtext_fail(&r->t, r->cur_lineno,
                        "the instruction has %u hist lines, expected %d (one per block-size line, "
                        "since it accesses memory)",
                        in->nhists, r->p->nblock_sizes);
@@ -370,11 +219,11 @@ static int parse_ins(reader *r, char **f)
     in = &p->instrs[p->ninstrs];
     memset(in, 0, sizeof *in);
     uint64_t len, line;
-    if (field_id(r, f[1], "module", p->nmodules, 1, &in->module) != 0 ||
-        field_hex(r, f[2], "address", &in->addr) != 0 || field_bounded(r, f[3], "length", UINT32_MAX, &len) != 0 ||
-        field_id(r, f[4], "fn", p->nfns, 1, &in->fn) != 0 || field_id(r, f[5], "file", p->nfiles, 1, &in->file) != 0 ||
-        field_bounded(r, f[6], "line", UINT32_MAX, &line) != 0 || field_u64(r, f[7], "EXECS", &in->execs) != 0 ||
-        field_u64(r, f[8], "READS", &in->reads) != 0 || field_u64(r, f[9], "WRITES", &in->writes) != 0)
+    if (rawtext_id(&r->t, f[1], "module", p->nmodules, 1, &in->module) != 0 ||
+        rawtext_hex(&r->t, f[2], "address", &in->addr) != 0 || rawtext_bounded(&r->t, f[3], "length", UINT32_MAX, &len) != 0 ||
+        rawtext_id(&r->t, f[4], "fn", p->nfns, 1, &in->fn) != 0 || rawtext_id(&r->t, f[5], "file", p->nfiles, 1, &in->file) != 0 ||
+        rawtext_bounded(&r->t, f[6], "line", UINT32_MAX, &line) != 0 || rawtext_u64(&r->t, f[7], "EXECS", &in->execs) != 0 ||
+        rawtext_u64(&r->t, f[8], "READS", &in->reads) != 0 || rawtext_u64(&r->t, f[9], "WRITES", &in->writes) != 0)
         return -1;
     if (len == 0)
         return fail(r, "instruction length 0");
@@ -384,7 +233,7 @@ static int parse_ins(reader *r, char **f)
     in->line = (uint32_t)line;
     p->ninstrs++;
     r->cur = in;
-    r->cur_lineno = r->lineno;
+    r->cur_lineno = r->t.lineno;
     r->cur_stage = S_INS;
     r->cap_targets = 0;
     r->cur_target_total = 0;
@@ -412,7 +261,7 @@ static prof_instr *attach(reader *r, const char *keyword, enum stage stage)
 static int parse_br(reader *r, char **f)
 {
     prof_instr *in = attach(r, "br", S_BR);
-    if (!in || field_u64(r, f[1], "TAKEN", &in->taken) != 0)
+    if (!in || rawtext_u64(&r->t, f[1], "TAKEN", &in->taken) != 0)
         return -1;
     if (in->taken > in->execs)
         return fail(r, "branch taken %llu times but executed %llu times", (unsigned long long)in->taken,
@@ -431,8 +280,8 @@ static int parse_ind(reader *r, char **f)
         return out_of_memory(r);
     in->targets = t;
     t = &in->targets[in->ntargets];
-    if (field_id(r, f[1], "module", r->p->nmodules, 1, &t->module) != 0 ||
-        field_hex(r, f[2], "target address", &t->addr) != 0 || field_u64(r, f[3], "COUNT", &t->count) != 0)
+    if (rawtext_id(&r->t, f[1], "module", r->p->nmodules, 1, &t->module) != 0 ||
+        rawtext_hex(&r->t, f[2], "target address", &t->addr) != 0 || rawtext_u64(&r->t, f[3], "COUNT", &t->count) != 0)
         return -1;
     if (__builtin_add_overflow(r->cur_target_total, t->count, &r->cur_target_total) ||
         r->cur_target_total > in->execs)
@@ -447,8 +296,8 @@ static int parse_ind(reader *r, char **f)
 static int add_bin(reader *r, prof_hist *h, char **f, uint64_t *total)
 {
     uint64_t bin, count, sum;
-    if (field_u64(r, f[0], "BIN", &bin) != 0 || field_u64(r, f[1], "COUNT", &count) != 0 ||
-        field_u64(r, f[2], "SUM", &sum) != 0)
+    if (rawtext_u64(&r->t, f[0], "BIN", &bin) != 0 || rawtext_u64(&r->t, f[1], "COUNT", &count) != 0 ||
+        rawtext_u64(&r->t, f[2], "SUM", &sum) != 0)
         return -1;
     if (bin >= RD_MAX_BINS)
         return fail(r, "bin %llu is out of range (bins are < %u)", (unsigned long long)bin, RD_MAX_BINS);
@@ -485,8 +334,8 @@ static int parse_hist(reader *r, char **f, int nf)
         return out_of_memory(r);
     prof_hist *h = &in->hists[in->nhists];
     uint64_t b, n, total;
-    if (field_u64(r, f[1], "block size", &b) != 0 || field_u64(r, f[2], "TOUCHES", &h->touches) != 0 ||
-        field_u64(r, f[3], "COLD", &h->cold) != 0 || field_bounded(r, f[4], "N", RD_MAX_BINS, &n) != 0)
+    if (rawtext_u64(&r->t, f[1], "block size", &b) != 0 || rawtext_u64(&r->t, f[2], "TOUCHES", &h->touches) != 0 ||
+        rawtext_u64(&r->t, f[3], "COLD", &h->cold) != 0 || rawtext_bounded(&r->t, f[4], "N", RD_MAX_BINS, &n) != 0)
         return -1;
     if (b != p->block_sizes[in->nhists])
         return fail(r, "hist for block size %llu where block size %u was expected (hist lines follow the "
@@ -512,7 +361,7 @@ static int parse_hist(reader *r, char **f, int nf)
 static int parse_exit(reader *r, char **f)
 {
     uint64_t code;
-    if (field_bounded(r, f[1], "exit code", 255, &code) != 0)
+    if (rawtext_bounded(&r->t, f[1], "exit code", 255, &code) != 0)
         return -1;
     r->p->has_exit = 1;
     r->p->exit_code = (int)code;
@@ -580,32 +429,10 @@ static int check_order(reader *r, size_t k)
     return 0;
 }
 
-/* Split a NUL-terminated line into fields at single spaces (in place). */
-static int split_fields(reader *r, char *line, int *nf)
-{
-    int n = 0;
-    for (char *s = line;; s++) {
-        char *start = s;
-        while (*s && *s != ' ')
-            s++;
-        if (s == start)
-            return fail(r, "empty field (fields are separated by exactly one space, with none at either end "
-                           "of the line)");
-        if (n == MAX_FIELDS)
-            return fail(r, "too many fields (more than %d)", MAX_FIELDS);
-        r->fields[n++] = start;
-        if (!*s)
-            break;
-        *s = '\0';
-    }
-    *nf = n;
-    return 0;
-}
-
 static int parse_line(reader *r, char *line)
 {
-    int nf = 0; /* set by split_fields; initialised for gcc -O3, which cannot see that */
-    if (split_fields(r, line, &nf) != 0)
+    int nf = 0; /* set by rawtext_split; initialised for gcc -O3, which cannot see that */
+    if (rawtext_split(&r->t, line, r->fields, MAX_FIELDS, &nf) != 0)
         return -1;
     char **f = r->fields;
     for (size_t k = 0; k < NKEYWORDS; k++) {
@@ -621,90 +448,17 @@ static int parse_line(reader *r, char *line)
         return kw->parse(r, f);
     }
     char buf[48];
-    return fail(r, "unknown keyword '%s'", shown(f[0], buf, sizeof buf));
+    return fail(r, "unknown keyword '%s'", rawtext_shown(f[0], buf, sizeof buf));
 }
 
-/* ---- framing ------------------------------------------------------------- */
-
-/* The first line must be `augur-profile 1`; checked before anything else
- * so that another file, or another version, is named as such. */
-static int check_magic(reader *r, const char *buf, size_t len)
-{
-    static const char magic[] = "augur-profile ";
-    const size_t mlen = sizeof magic - 1;
-    r->lineno = 1;
-    if (len == 0)
-        return fail_at(r, 0, "empty file: the profile is truncated (" TRUNCATED_HINT ")");
-    if (len < mlen || memcmp(buf, magic, mlen) != 0)
-        return fail(r, "not an augur profile (the first line is not 'augur-profile %d')", PROFILE_VERSION);
-    char version[24];
-    size_t n = 0;
-    while (mlen + n < len && buf[mlen + n] != '\n' && n + 1 < sizeof version) {
-        version[n] = buf[mlen + n];
-        n++;
-    }
-    version[n] = '\0';
-    return check_version(r, version);
-}
-
-/* Find the `end` line, check that it closes the file and that its line
- * count and CRC-32 match the bytes before it.  *body_len receives the
- * offset of the end line. */
-static int check_end(reader *r, const char *buf, size_t len, size_t *body_len)
-{
-    size_t line = 1, pos = 0;
-    while (pos < len && !(len - pos >= 3 && memcmp(buf + pos, "end", 3) == 0 &&
-                          (len - pos == 3 || buf[pos + 3] == ' ' || buf[pos + 3] == '\n'))) {
-        const char *nl = memchr(buf + pos, '\n', len - pos);
-        if (!nl)
-            return fail_at(r, line, "truncated: the last line is incomplete and there is no 'end' line (" TRUNCATED_HINT
-                                    ")");
-        pos = (size_t)(nl - buf) + 1;
-        line++;
-    }
-    if (pos == len)
-        return fail_at(r, 0, "truncated: no 'end' line after line %zu (" TRUNCATED_HINT ")", line - 1);
-    r->lineno = line;
-    const char *nl = memchr(buf + pos, '\n', len - pos);
-    if (!nl)
-        return fail(r, "truncated: the 'end' line is incomplete (no newline)");
-    size_t tail = len - (size_t)(nl - buf) - 1;
-    if (tail)
-        return fail(r, "%zu bytes after the 'end' line: the file is corrupt", tail);
-    char end[64];
-    size_t n = (size_t)(nl - (buf + pos));
-    if (n >= sizeof end)
-        return fail(r, "malformed 'end' line (expected: end LINES CRC)");
-    memcpy(end, buf + pos, n);
-    end[n] = '\0';
-    int nf = 0;
-    uint64_t lines, crc;
-    if (split_fields(r, end, &nf) != 0)
-        return -1;
-    if (nf != 3 || parse_u64(r->fields[1], &lines) != 0 || parse_hex_u64(r->fields[2], &crc) != 0)
-        return fail(r, "malformed 'end' line (expected: end LINES CRC-hex)");
-    if (lines != line - 1)
-        return fail(r, "the 'end' line counts %llu lines but %zu precede it: the file is corrupt",
-                    (unsigned long long)lines, line - 1);
-    uLong actual = crc32(0L, (const Bytef *)buf, 0);
-    for (size_t off = 0; off < pos;) { /* crc32() takes at most UINT_MAX bytes at once */
-        size_t chunk = pos - off > (1u << 30) ? (1u << 30) : pos - off;
-        actual = crc32(actual, (const Bytef *)buf + off, (uInt)chunk);
-        off += chunk;
-    }
-    if (crc != actual)
-        return fail(r, "checksum mismatch (the 'end' line says %llx, the content's CRC-32 is %lx): the file is corrupt",
-                    (unsigned long long)crc, (unsigned long)actual);
-    *body_len = pos;
-    return 0;
-}
+/* ---- the file ------------------------------------------------------------ */
 
 /* Parse the lines before the end line, then check what only the whole
  * file can show. */
 static int parse_body(reader *r, char *buf, size_t body_len)
 {
-    r->lineno = 1;
-    for (char *line = buf; line < buf + body_len; r->lineno++) {
+    r->t.lineno = 1;
+    for (char *line = buf; line < buf + body_len; r->t.lineno++) {
         char *nl = memchr(line, '\n', (size_t)(buf + body_len - line));
         *nl = '\0'; /* check_end saw the newline of every line before it */
         if (parse_line(r, line) != 0)
@@ -712,41 +466,6 @@ static int parse_body(reader *r, char *buf, size_t body_len)
         line = nl + 1;
     }
     return finish_instr(r) != 0 ? -1 : check_required_before(r, R_EXIT + 1, "the 'end' line");
-}
-
-/* Read the whole file into a NUL-terminated buffer. */
-static int load(reader *r, char **buf, size_t *len)
-{
-    FILE *fp = fopen(r->path, "rb");
-    if (!fp) {
-        snprintf(r->err, r->errlen, "cannot open %s: %s", r->path, strerror(errno));
-        return -1;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *b = malloc(cap);
-    while (b) {
-        n += fread(b + n, 1, cap - n - 1, fp);
-        if (n < cap - 1)
-            break;
-        char *nb = realloc(b, cap * 2);
-        if (!nb)
-            free(b);
-        b = nb;
-        cap *= 2;
-    }
-    int read_errno = ferror(fp) ? errno : 0;
-    fclose(fp);
-    if (!b)
-        return fail_at(r, 0, "out of memory");
-    if (read_errno) {
-        free(b);
-        snprintf(r->err, r->errlen, "cannot read %s: %s", r->path, strerror(read_errno));
-        return -1;
-    }
-    b[n] = '\0';
-    *buf = b;
-    *len = n;
-    return 0;
 }
 
 int profile_read(const char *path, profile *out, char *err, size_t errlen)
@@ -757,19 +476,14 @@ int profile_read(const char *path, profile *out, char *err, size_t errlen)
         snprintf(err, errlen, "%s: out of memory", path);
         return -1;
     }
-    r->path = path;
-    r->err = err;
-    r->errlen = errlen;
+    r->t = (rawtext){.path = path, .magic = "augur-profile", .version = PROFILE_VERSION, .kind = "profile",
+                     .hint = TRUNCATED_HINT, .redo = "collect the profile again", .err = err, .errlen = errlen};
     r->p = out;
     r->rank = R_MAGIC;
     r->prev_keyword = "";
     char *buf = NULL;
-    size_t len = 0, body_len = 0;
-    int rc = load(r, &buf, &len);
-    if (rc == 0)
-        rc = check_magic(r, buf, len);
-    if (rc == 0)
-        rc = check_end(r, buf, len, &body_len);
+    size_t body_len = 0;
+    int rc = rawtext_open(&r->t, &buf, &body_len);
     if (rc == 0)
         rc = parse_body(r, buf, body_len);
     free(buf);

@@ -1,0 +1,362 @@
+/* cmd_memspy.c — `augur memspy`: run a program under the memspy Valgrind
+ * tool with a machine's cache hierarchy and print the MemSpy report: where
+ * misses come from and why, by code and by data (docs/memspy.md).
+ *
+ * Order of work: check the options, the machine, the program and the tool;
+ * run; read the raw file of the main process (memspy_read refuses a
+ * damaged one); build and print the report, to --output through a
+ * temporary file renamed at the end so that a failure leaves no half
+ * report; exit with the program's own status. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/host_machine.h"
+#include "cli/launch.h"
+#include "cli/options.h"
+#include "cli/runs.h"
+#include "memspy_report/memspy_loops.h"
+#include "memspy_report/memspy_report.h"
+
+/* References per time sample: seed 001's 0.5 M, long enough to warm
+ * 16-128 KB caches (MemSpy's error stayed within 0.3 points there). */
+#define SAMPLE_ON 500000
+
+enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CALLGRIND };
+
+typedef struct memspy_options {
+    const char *machine;  /* NULL: the host's closest description */
+    double ratio;         /* simulated share of references, (0, 1] */
+    int by_sets;          /* sample sets instead of time */
+    enum format format;
+    const char *output;   /* NULL: stdout */
+    const char *raw;      /* --raw FILE: report this raw file, run nothing */
+    char **program_argv;
+} memspy_options;
+
+static void usage(FILE *to)
+{
+    fprintf(to,
+            "usage: augur memspy [--machine NAME|FILE] [--sample RATIO [--sample-by time|sets]]\n"
+            "                    [--format text|json|callgrind] [--output FILE] -- PROGRAM [ARGS...]\n"
+            "       augur memspy [--machine NAME|FILE] [--format F] [--output FILE] --raw FILE\n\n"
+            "Runs PROGRAM under the memspy Valgrind tool, which simulates the machine's data caches\n"
+            "(set-associative LRU, private levels per thread, shared levels shared) and reports, for\n"
+            "every data object (heap blocks by allocation stack, globals, stacks), every function,\n"
+            "loop and source line, and every (function, data object) pair: references, misses per\n"
+            "level, their causes (cold, capacity, conflict, true and false sharing), who replaced\n"
+            "whose lines, and stall cycles from the machine's latencies, ranked by stall.\n\n"
+            "options:\n"
+            "  --machine NAME|FILE  machine description (machines/NAME.yaml); default: the known\n"
+            "                       description closest to this host's caches (the header says which)\n"
+            "  --sample RATIO       simulate this share of references, 0 < RATIO <= 1 (default 1);\n"
+            "                       counts are scaled and shown with the error bounds sampling implies\n"
+            "  --sample-by time     (default) time sampling: %d references on, then off (seed 001);\n"
+            "                       every object is sampled, bounds from unknown references\n"
+            "  --sample-by sets     set sampling: one set in 2^k (ratio rounded); cheaper per\n"
+            "                       skipped reference, binomial bounds, small objects may be missed\n"
+            "  --format F           text (default), json, or callgrind (for callgrind_annotate and\n"
+            "                       KCachegrind: one event per level and cause)\n"
+            "  --output FILE        write the report to FILE instead of standard output\n"
+            "  --raw FILE           report a raw file the tool wrote (docs/memspy-format.md), run nothing;\n"
+            "                       --machine gives the latencies\n"
+            "  -h, --help           this text\n\n"
+            "augur exits with the program's status; with 125 when augur itself failed, 127 when the\n"
+            "program is not found, 126 when it cannot run, 2 for a bad command line.\n\n"
+            "example:\n"
+            "  augur memspy --machine zen4 -- ./matmul 256\n",
+            SAMPLE_ON);
+}
+
+static int fail(int code, const char *msg)
+{
+    fprintf(stderr, "augur memspy: %s\n", msg);
+    return code;
+}
+
+static int take_option(int opt, const char *arg, void *ctx)
+{
+    memspy_options *o = ctx;
+    char *end;
+    switch (opt) {
+    case 'm':
+        o->machine = arg;
+        return 0;
+    case 's':
+        errno = 0;
+        o->ratio = strtod(arg, &end);
+        if (errno || end == arg || *end || !(o->ratio > 0 && o->ratio <= 1))
+            return cli_usage_error("memspy", "--sample '%s': give a ratio in (0, 1], such as 0.1", arg);
+        return 0;
+    case 'b':
+        if (strcmp(arg, "time") && strcmp(arg, "sets"))
+            return cli_usage_error("memspy", "--sample-by '%s': give time or sets", arg);
+        o->by_sets = !strcmp(arg, "sets");
+        return 0;
+    case 'f':
+        if (!strcmp(arg, "text"))
+            o->format = FORMAT_TEXT;
+        else if (!strcmp(arg, "json"))
+            o->format = FORMAT_JSON;
+        else if (!strcmp(arg, "callgrind"))
+            o->format = FORMAT_CALLGRIND;
+        else
+            return cli_usage_error("memspy", "--format '%s': give text, json or callgrind", arg);
+        return 0;
+    case 'r':
+        o->raw = arg;
+        return 0;
+    default:
+        o->output = arg;
+        return 0;
+    }
+}
+
+/* Returns SHOW_HELP, EXIT_USAGE (message printed) or 0. */
+static int parse_options(int argc, char **argv, memspy_options *o)
+{
+    static const struct option longopts[] = {
+        {"machine", required_argument, NULL, 'm'}, {"sample", required_argument, NULL, 's'},
+        {"sample-by", required_argument, NULL, 'b'}, {"format", required_argument, NULL, 'f'},
+        {"output", required_argument, NULL, 'o'},   {"raw", required_argument, NULL, 'r'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    *o = (memspy_options){.ratio = 1.0};
+    int first;
+    int rc = cli_getopt("memspy", argc, argv, longopts, take_option, o, &first);
+    if (rc != 0)
+        return rc;
+    if (o->raw)
+        return first < argc ? cli_usage_error("memspy", "--raw FILE reports a file: give no program") : 0;
+    if (first >= argc)
+        return cli_usage_error("memspy", "no program given (augur memspy [OPTIONS] -- PROGRAM [ARGS...])");
+    o->program_argv = argv + first;
+    return 0;
+}
+
+/* ---- the tool's options -------------------------------------------------- */
+
+/* The cache levels as the simulator takes them; a sliced level whose set
+ * count is no power of two is simulated with the largest power of two
+ * below it (said on stderr). */
+static void level_args(const machine *m, char args[][160])
+{
+    for (uint32_t k = 0; k < m->ncaches; k++) {
+        const machine_cache *c = &m->cache[k];
+        uint64_t sets = c->size / ((uint64_t)c->line * c->ways), pow2 = 1;
+        while (pow2 * 2 <= sets)
+            pow2 *= 2;
+        uint64_t size = pow2 * c->line * c->ways;
+        if (size != c->size)
+            fprintf(stderr, "augur memspy: %s of %s simulated as %llu KiB (%llu sets: the simulator needs a power of two)\n",
+                    c->name, m->name, (unsigned long long)size / 1024, (unsigned long long)pow2);
+        snprintf(args[k], 160, "--level=%s,%llu,%u,%u,%u", c->name, (unsigned long long)size, c->line, c->ways,
+                 c->shared_by);
+    }
+}
+
+/* --sample-time=ON,OFF or --sample-sets=N for the ratio, or "" for none. */
+static void sampling_arg(const memspy_options *o, char *arg, size_t len)
+{
+    arg[0] = '\0';
+    if (o->ratio >= 1.0)
+        return;
+    if (o->by_sets) {
+        unsigned long n = 1ul << (unsigned)lround(log2(1.0 / o->ratio));
+        if (n > 1)
+            snprintf(arg, len, "--sample-sets=%lu", n);
+        return;
+    }
+    unsigned long off = (unsigned long)llround(SAMPLE_ON * (1.0 - o->ratio) / o->ratio);
+    snprintf(arg, len, "--sample-time=%d,%lu", SAMPLE_ON, off);
+}
+
+/* ---- the run ------------------------------------------------------------- */
+
+/* Run the program; *raw receives the main process's file. */
+static int run(const memspy_options *o, const machine *m, const char *tool_dir, const char *out_dir,
+               memspy_raw *raw, launch_result *lr)
+{
+    char levels[MACHINE_MAX_CACHES][160], out_opt[PATH_MAX + 16], sample[64], err[2048], path[PATH_MAX + 32];
+    char *args[MACHINE_MAX_CACHES + 3];
+    size_t n = 0;
+    level_args(m, levels);
+    sampling_arg(o, sample, sizeof sample);
+    snprintf(out_opt, sizeof out_opt, "--out-dir=%s", out_dir);
+    args[n++] = out_opt;
+    for (uint32_t k = 0; k < m->ncaches; k++)
+        args[n++] = levels[k];
+    if (sample[0])
+        args[n++] = sample;
+    args[n] = NULL;
+    fprintf(stderr, "augur: running %s under memspy with %s's caches (expect 10-60x native time)...\n",
+            o->program_argv[0], m->name);
+    launch_request rq = {o->program_argv, out_dir, "memspy", args, 0, "simulating"};
+    if (launch_tool(&rq, tool_dir, lr, err, sizeof err) != 0)
+        return fail(EXIT_AUGUR_FAILED, err);
+    if (!lr->exited && lr->term_signal == SIGILL && diagnose_undecodable(out_dir, err, sizeof err))
+        return fail(EXIT_AUGUR_FAILED, err);
+    snprintf(path, sizeof path, "%s/memspy.%d.out", out_dir, lr->pid);
+    if (memspy_read(path, raw, err, sizeof err) != 0) {
+        char tail[2048], msg[4200];
+        valgrind_log_tail(out_dir, tail, sizeof tail);
+        if (!lr->exited)
+            snprintf(msg, sizeof msg, "the program was killed by signal %d (SIG%s) before memspy wrote its results%s%s",
+                     lr->term_signal, sigabbrev_np(lr->term_signal) ? sigabbrev_np(lr->term_signal) : "?",
+                     tail[0] ? "; Valgrind said:\n" : "", tail);
+        else
+            snprintf(msg, sizeof msg, "%s%s%s", err, tail[0] ? "\n  Valgrind said:\n" : "", tail);
+        return fail(EXIT_AUGUR_FAILED, msg);
+    }
+    return 0;
+}
+
+/* ---- the report ---------------------------------------------------------- */
+
+/* The latencies of the levels the raw file simulated, matched by name to
+ * the machine's caches (a --raw file may come from another machine). */
+static int costs_of(const machine *m, const memspy_raw *raw, mr_costs *c)
+{
+    char msg[256];
+    *c = (mr_costs){{0}};
+    for (unsigned k = 0; k < raw->nlevels; k++) {
+        uint32_t j = 0;
+        while (j < m->ncaches && strcmp(m->cache[j].name, raw->level[k].name) != 0)
+            j++;
+        if (j == m->ncaches) {
+            snprintf(msg, sizeof msg, "machine %s has no cache level %s, which the run simulated; give the run's --machine",
+                     m->name, raw->level[k].name);
+            return fail(EXIT_USAGE, msg);
+        }
+        c->lat[k] = m->cache[j].latency;
+    }
+    c->lat[raw->nlevels] = m->mem_latency_ns * m->clock_ghz;
+    return 0;
+}
+
+static int render(const memspy_options *o, const memspy_report *rep, const mr_header *h, FILE *out)
+{
+    if (o->format == FORMAT_JSON)
+        return memspy_write_json(rep, h, out);
+    if (o->format == FORMAT_CALLGRIND)
+        return memspy_write_callgrind(rep, out);
+    return memspy_write_text(rep, h, out);
+}
+
+/* Write the report to --output (via FILE.tmp, renamed) or stdout. */
+static int write_report(const memspy_options *o, const memspy_report *rep, const mr_header *h)
+{
+    if (!o->output)
+        return render(o, rep, h, stdout) != 0 || fflush(stdout) != 0 ? fail(EXIT_AUGUR_FAILED, "cannot write the report")
+                                                                      : 0;
+    char tmp[PATH_MAX + 8], msg[PATH_MAX + 256];
+    snprintf(tmp, sizeof tmp, "%s.tmp", o->output);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(msg, sizeof msg, "cannot write %s: %s (choose another --output)", tmp, strerror(errno));
+        return fail(EXIT_AUGUR_FAILED, msg);
+    }
+    int bad = render(o, rep, h, f) != 0;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, o->output) != 0) {
+        snprintf(msg, sizeof msg, "cannot write %s: %s", o->output, strerror(errno));
+        unlink(tmp);
+        return fail(EXIT_AUGUR_FAILED, msg);
+    }
+    return 0;
+}
+
+static int report(const memspy_options *o, const machine *m, const char *why, const memspy_raw *raw)
+{
+    char err[512];
+    mr_loops loops;
+    memspy_report rep;
+    mr_costs c;
+    if (costs_of(m, raw, &c) != 0)
+        return EXIT_USAGE;
+    if (mr_loops_load(&loops, raw, stderr) != 0)
+        return fail(EXIT_AUGUR_FAILED, "out of memory");
+    int rc = memspy_report_build(raw, &c, mr_loops_names, &loops, &rep, err, sizeof err);
+    if (rc == 0) {
+        mr_header h = {m->name, why, m->clock_ghz, m->mem_latency_ns};
+        rc = write_report(o, &rep, &h);
+        memspy_report_free(&rep);
+    } else {
+        rc = fail(EXIT_AUGUR_FAILED, err);
+    }
+    mr_loops_free(&loops);
+    return rc;
+}
+
+/* --raw FILE: the report of a kept raw file. */
+static int report_file(const memspy_options *o, const machine *m, const char *why)
+{
+    char err[1024];
+    memspy_raw raw;
+    if (memspy_read(o->raw, &raw, err, sizeof err) != 0)
+        return fail(EXIT_AUGUR_FAILED, err);
+    int rc = report(o, m, why[0] ? why : NULL, &raw);
+    memspy_raw_free(&raw);
+    return rc;
+}
+
+static int choose_machine(const memspy_options *o, machine *m, char *why, size_t whylen)
+{
+    char err[2048];
+    why[0] = '\0';
+    int rc = o->machine ? machine_find(o->machine, m, err, sizeof err) : closest_machine(m, why, whylen, err, sizeof err);
+    if (rc != 0)
+        return fail(EXIT_USAGE, err);
+    if (m->ncaches == 0 || m->ncaches > MR_MAX_LEVELS) {
+        snprintf(err, sizeof err, "machine %s has %u cache levels; memspy simulates 1 to %u", m->name, m->ncaches,
+                 MR_MAX_LEVELS);
+        return fail(EXIT_USAGE, err);
+    }
+    return 0;
+}
+
+int cmd_memspy(int argc, char **argv)
+{
+    memspy_options o;
+    char err[1024], program[PATH_MAX], out_dir[PATH_MAX], why[256];
+    int rc = parse_options(argc, argv, &o);
+    if (rc == SHOW_HELP)
+        usage(stdout);
+    if (rc != 0)
+        return rc == SHOW_HELP ? 0 : rc;
+    machine m;
+    if ((rc = choose_machine(&o, &m, why, sizeof why)) != 0)
+        return rc;
+    if (o.raw) {
+        rc = report_file(&o, &m, why);
+        machine_free(&m);
+        return rc;
+    }
+    const char *tool_dir = NULL;
+    if ((rc = find_program(o.program_argv[0], program, sizeof program, err, sizeof err)) != 0)
+        rc = fail(rc, err);
+    else if (!(tool_dir = find_tool_dir("memspy", err, sizeof err)) ||
+             make_temp_dir("augur-memspy", out_dir, sizeof out_dir, err, sizeof err) != 0)
+        rc = fail(EXIT_AUGUR_FAILED, err);
+    if (rc == 0) {
+        memspy_raw raw;
+        launch_result lr;
+        rc = run(&o, &m, tool_dir, out_dir, &raw, &lr);
+        if (rc == 0) {
+            rc = report(&o, &m, why[0] ? why : NULL, &raw);
+            memspy_raw_free(&raw);
+            if (rc == 0)
+                rc = lr.exited ? lr.exit_code : 128 + lr.term_signal;
+        }
+        remove_dir(out_dir);
+    }
+    machine_free(&m);
+    return rc;
+}

@@ -1,0 +1,177 @@
+/* memspy.h — the memspy Valgrind tool: its data types and the state they
+ * live in.
+ *
+ * memspy simulates the data references of a program through a machine's
+ * cache hierarchy (src/cachesim/memsim.h) and charges every reference, miss,
+ * miss cause and eviction to the pair (instruction, data object) that made
+ * it, as MemSpy did (docs/memspy.md, "The Valgrind tool").  Files:
+ *   memspy_main.c        registration with Valgrind, options, start and finish
+ *   memspy_instrument.c  the IR pass: one helper call per load or store
+ *   memspy_access.c      what that helper does: sampling gate, object lookup,
+ *                        simulation, counting
+ *   memspy_objects.c     data objects: heap blocks (malloc replacement),
+ *                        globals, stack frames, other; address -> object
+ *   memspy_pairs.c       code locations, their (instruction, object) counters,
+ *                        evictions and per-thread totals
+ *   memspy_threads.c     Valgrind thread ids -> dense simulator threads
+ *   memspy_output.c      the raw file (docs/memspy-format.md)
+ *
+ * No libc here: only VG_(...) functions.  Everything mutable lives in the
+ * single Memspy instance `memspy` below.
+ */
+#ifndef AUGUR_MEMSPY_H
+#define AUGUR_MEMSPY_H
+
+#include "pub_tool_basics.h"
+#include "pub_tool_hashtable.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_wordfm.h"
+#include "pub_tool_xarray.h"
+
+#include "cachesim/memsim.h"
+#include "rd/rd.h"
+#include "vgcommon/vg_names.h"
+
+#define MEMSPY_VERSION "0.1.0"
+#define MAX_LEVELS CS_MAX_LEVELS
+#define MAX_SITE_FRAMES 8
+#define MAX_VG_THREADS 512 /* above VG_N_THREADS (500) */
+#define NO_OBJ UINT32_MAX
+
+typedef enum { OBJ_HEAP, OBJ_GLOBAL, OBJ_STACK, OBJ_OTHER } ObjKind;
+
+/* One frame of a heap object's allocation stack. */
+typedef struct SiteFrame {
+    Addr addr;
+    VgCodeLoc loc;
+} SiteFrame;
+
+/* A data object: what references are charged to.  Its id is its index in
+ * Memspy.objs and the tag the simulator keeps with its lines. */
+typedef struct DataObj {
+    ObjKind kind;
+    HChar *name;
+    ULong size;  /* heap: the most bytes live at once; global: symbol size; else 0 */
+    ULong live;  /* heap: bytes live now */
+    ULong count; /* heap: blocks allocated; otherwise 1 */
+    UInt nframes;
+    SiteFrame frames[MAX_SITE_FRAMES]; /* heap: innermost first */
+} DataObj;
+
+/* An address range known to belong to one object, kept in Memspy.ranges:
+ * a live heap block, a global symbol, or memory that is neither. */
+typedef struct Range {
+    Addr start;
+    SizeT len; /* >= 1 */
+    UInt obj;
+    Bool heap; /* a live heap block (removed by free) */
+} Range;
+
+/* The counters of one (instruction, object) pair. */
+typedef struct PairRec {
+    struct PairRec *next;
+    UInt obj;
+    ULong refs, reads, writes;
+    ULong miss[MAX_LEVELS], unknown[MAX_LEVELS];
+    ULong cause[MAX_LEVELS][MS_NCAUSES];
+} PairRec;
+
+/* One guest instruction that accesses memory, keyed by its address. */
+typedef struct CodeRec {
+    struct CodeRec *next; /* VgHashTable chaining; must come first */
+    UWord addr;           /* the key */
+    VgCodeLoc loc;
+    PairRec *pairs; /* every object it referenced; most recent first */
+    /* Last-hit cache of the address -> object lookup, valid while
+     * hit_epoch == Memspy.epoch: [hit_lo, hit_hi) belongs to hit_obj. */
+    Addr hit_lo, hit_hi;
+    UInt hit_obj, hit_epoch;
+    UInt stack_obj; /* "stack of <my function>", NO_OBJ until needed */
+} CodeRec;
+
+/* (level, victim, evictor) -> count, in Memspy.evictions. */
+typedef struct EvictRec {
+    struct EvictRec *next;
+    UWord key; /* level << 60 | victim << 30 | evictor */
+    ULong count;
+} EvictRec;
+
+typedef struct ThreadTotals {
+    ULong refs;
+    ULong miss[MAX_LEVELS];
+} ThreadTotals;
+
+typedef struct Memspy {
+    /* options */
+    const HChar *out_dir;
+    HChar *level_name[MAX_LEVELS];
+    ms_config config;
+    ULong sample_on, sample_off; /* time sampling; sample_on == 0: off */
+
+    /* simulation */
+    ms_sim *sim;
+    rd_allocator alloc;
+    Bool in_gap;      /* time sampling: inside the OFF stretch */
+    ULong phase_left; /* references left in the current ON or OFF stretch */
+    ULong skipped;    /* references not simulated */
+
+    /* code */
+    VgHashTable *codes; /* CodeRec by address */
+    VgNames names;
+
+    /* data objects */
+    XArray *objs;      /* DataObj* by id */
+    WordFM *ranges;    /* Range* (ordered, disjoint) -> unused */
+    WordFM *heap_ids;  /* allocation ExeContext* -> id + 1 */
+    WordFM *global_ids; /* symbol start address -> id + 1 */
+    WordFM *stack_ids; /* function id + 1 -> id + 1 */
+    UInt other_obj;    /* NO_OBJ until needed */
+    UInt epoch;        /* bumped when a range goes away: invalidates CodeRec caches */
+
+    /* counters not kept per pair */
+    VgHashTable *evictions; /* EvictRec */
+    ThreadTotals thread[MS_MAX_THREADS];
+
+    /* threads */
+    UInt thread_of_tid[MAX_VG_THREADS]; /* dense simulator thread of a Valgrind tid */
+    UInt threads_created;
+    UInt cur_thread;          /* of the running thread */
+    Addr stack_lo, stack_hi;  /* the running thread's stack, [lo, hi] */
+
+    Bool exited; /* the process called exit_group(exit_code) */
+    Int exit_code;
+} Memspy;
+
+extern Memspy memspy;
+
+/* memspy_instrument.c */
+IRSB *memspy_instrument(VgCallbackClosure *closure, IRSB *sb_in, const VexGuestLayout *layout,
+                        const VexGuestExtents *vge, const VexArchInfo *archinfo_host,
+                        IRType gWordTy, IRType hWordTy);
+
+/* memspy_access.c */
+/* One reference of instruction `code`: bit 0 of size_and_write is 1 for a
+ * write, the rest is the size in bytes. */
+VG_REGPARM(3) void memspy_on_access(CodeRec *code, Addr addr, UWord size_and_write);
+void memspy_access_init(void);
+
+/* memspy_objects.c */
+void memspy_objects_init(void); /* also registers the malloc replacement */
+UInt memspy_object_of(CodeRec *code, Addr addr);
+DataObj *memspy_obj(UInt id);
+UInt memspy_nobjs(void);
+
+/* memspy_pairs.c */
+void memspy_pairs_init(void);
+CodeRec *memspy_code(Addr addr); /* find or create, with names */
+void memspy_count(CodeRec *code, UInt obj, Bool is_write, const ms_result *r);
+void memspy_pairs_reset(void); /* zero every counter (a forked child) */
+
+/* memspy_threads.c */
+void memspy_threads_init(void);
+Bool memspy_threads_folded(void); /* more than MS_MAX_THREADS threads */
+
+/* memspy_output.c */
+void memspy_write_output(void);
+
+#endif

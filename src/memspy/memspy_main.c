@@ -1,0 +1,186 @@
+/* memspy_main.c — the memspy Valgrind tool: registration, options, finish.
+ *
+ * Started by `augur memspy` (src/cli) as
+ *   valgrind --tool=memspy --out-dir=DIR --level=L1,32K,64,8,1 ... PROGRAM...
+ * with VALGRIND_LIB pointing at the build's vglib/ folder.  See memspy.h for
+ * how the parts fit together and docs/memspy.md for the options.
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+#include "pub_tool_replacemalloc.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_vkiscnums.h"
+
+#include "memspy/memspy.h"
+
+Memspy memspy;
+
+/* A decimal count with an optional K, M or G suffix (powers of 1024), or
+ * -1 if `text` is not one. */
+static Long parse_size(const HChar *text)
+{
+    HChar *end;
+    Long v = VG_(strtoll10)(text, &end);
+    if (end == text || v < 0)
+        return -1;
+    Long unit = 1;
+    if (*end == 'K' || *end == 'k')
+        unit = 1024, end++;
+    else if (*end == 'M' || *end == 'm')
+        unit = 1024 * 1024, end++;
+    else if (*end == 'G' || *end == 'g')
+        unit = 1024 * 1024 * 1024, end++;
+    if (*end || v > (1LL << 40))
+        return -1;
+    return v * unit;
+}
+
+/* Split "a,b,c" into at most `max` fields (the copy is modified in place);
+ * returns how many there were, or -1 if more than `max`. */
+static Int split_fields(HChar *copy, HChar **field, Int max)
+{
+    Int n = 0;
+    HChar *save = NULL;
+    for (HChar *tok = VG_(strtok_r)(copy, ",", &save); tok; tok = VG_(strtok_r)(NULL, ",", &save)) {
+        if (n == max)
+            return -1;
+        field[n++] = tok;
+    }
+    return n;
+}
+
+/* --level=NAME,SIZE,LINE,WAYS,SHARED: append the next level, or exit with a
+ * message naming what is wrong. */
+static void add_level(const HChar *value)
+{
+    static const HChar usage[] = "expected NAME,SIZE,LINE,WAYS,SHARED such as L1,32K,64,8,1 "
+                                 "(SHARED: 1 for a private level, the number of cores sharing it otherwise)\n";
+    ms_config *c = &memspy.config;
+    if (c->nlevels == MAX_LEVELS)
+        VG_(fmsg_bad_option)("--level", "at most %u levels; drop the farthest\n", MAX_LEVELS);
+    HChar *copy = VG_(strdup)("memspy.opt", value), *f[5];
+    if (split_fields(copy, f, 5) != 5)
+        VG_(fmsg_bad_option)("--level", "'%s': %s", value, usage);
+    Long size = parse_size(f[1]), line = parse_size(f[2]), ways = parse_size(f[3]),
+         shared = parse_size(f[4]);
+    if (size <= 0 || line <= 0 || ways <= 0 || shared <= 0 || line > 0x7fffffff ||
+        ways > 0x7fffffff || shared > 0x7fffffff)
+        VG_(fmsg_bad_option)("--level", "'%s': SIZE, LINE, WAYS and SHARED must be positive "
+                             "numbers; %s", value, usage);
+    memspy.level_name[c->nlevels] = VG_(strdup)("memspy.opt", f[0]);
+    c->level[c->nlevels] = (ms_level_config){(uint64_t)size, (uint32_t)line, (uint32_t)ways,
+                                             (uint32_t)shared};
+    c->nlevels++;
+    VG_(free)(copy);
+}
+
+/* --sample-time=ON,OFF: both positive reference counts. */
+static void set_time_sampling(const HChar *value)
+{
+    HChar *copy = VG_(strdup)("memspy.opt", value), *f[2];
+    Long on = -1, off = -1;
+    if (split_fields(copy, f, 2) == 2)
+        on = parse_size(f[0]), off = parse_size(f[1]);
+    if (on <= 0 || off <= 0)
+        VG_(fmsg_bad_option)("--sample-time", "'%s': expected ON,OFF, two positive numbers of "
+                             "references, such as 500000,4500000 (10%%)\n", value);
+    memspy.sample_on = (ULong)on;
+    memspy.sample_off = (ULong)off;
+    VG_(free)(copy);
+}
+
+static void set_set_sampling(const HChar *value)
+{
+    Long n = parse_size(value);
+    if (n <= 0 || (n & (n - 1)) || n > 0x7fffffff)
+        VG_(fmsg_bad_option)("--sample-sets", "'%s': expected a power of two N >= 1 "
+                             "(one set in N simulated)\n", value);
+    memspy.config.set_sample = (uint32_t)n;
+}
+
+static Bool process_option(const HChar *arg)
+{
+    const HChar *value;
+    if VG_STR_CLO (arg, "--out-dir", memspy.out_dir) {
+    } else if VG_STR_CLO (arg, "--level", value) {
+        add_level(value);
+    } else if VG_STR_CLO (arg, "--sample-time", value) {
+        set_time_sampling(value);
+    } else if VG_STR_CLO (arg, "--sample-sets", value) {
+        set_set_sampling(value);
+    } else
+        return VG_(replacement_malloc_process_cmd_line_option)(arg);
+    return True;
+}
+
+static void print_usage(void)
+{
+    VG_(printf)(
+        "    --out-dir=DIR                     where to write memspy.<pid>.out [required]\n"
+        "    --level=NAME,SIZE,LINE,WAYS,SHARED  a cache level, nearest the core first,\n"
+        "                                      1 to 4 of them [required]; SIZE may end\n"
+        "                                      in K, M or G; SHARED 1 = private per thread\n"
+        "    --sample-time=ON,OFF              simulate ON references, skip OFF, repeat\n"
+        "    --sample-sets=N                   simulate one cache set in N [1]\n");
+}
+
+static void print_debug_usage(void)
+{
+    VG_(printf)("    (none)\n");
+}
+
+static void post_clo_init(void)
+{
+    if (!memspy.out_dir)
+        VG_(fmsg_bad_option)("--out-dir", "memspy needs --out-dir=DIR; run it through "
+                             "`augur memspy`.\n");
+    if (memspy.config.nlevels == 0)
+        VG_(fmsg_bad_option)("--level", "memspy needs at least one --level=NAME,SIZE,LINE,"
+                             "WAYS,SHARED, such as --level=L1,32K,64,8,1\n");
+    memspy_access_init(); /* the simulator: refuses a bad hierarchy */
+    memspy_pairs_init();
+    memspy_threads_init();
+}
+
+/* Valgrind passes fini() no exit code, so take it from exit_group(2).  A
+ * process killed by a signal never gets here: its file has no `exit`. */
+static void pre_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nargs)
+{
+    (void)tid;
+    if (syscallno == __NR_exit_group && nargs >= 1) {
+        memspy.exited = True;
+        memspy.exit_code = (Int)args[0];
+    }
+}
+
+static void post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nargs, SysRes res)
+{
+    (void)tid, (void)syscallno, (void)args, (void)nargs, (void)res;
+}
+
+static void fini(Int exitcode)
+{
+    (void)exitcode; /* always 0 in Valgrind 3.19 */
+    memspy_write_output();
+}
+
+static void pre_clo_init(void)
+{
+    VG_(details_name)("memspy");
+    VG_(details_version)(MEMSPY_VERSION);
+    VG_(details_description)("misses by code and data object, and why (augur)");
+    VG_(details_copyright_author)("Copyright (C) 2026, the augur developers.");
+    VG_(details_bug_reports_to)("the augur issue tracker");
+    VG_(details_avg_translation_sizeB)(400);
+    VG_(basic_tool_funcs)(post_clo_init, memspy_instrument, fini);
+    VG_(needs_command_line_options)(process_option, print_usage, print_debug_usage);
+    VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
+    memspy.config.set_sample = 1;
+    memspy_objects_init(); /* the malloc replacement must be known before options */
+}
+
+VG_DETERMINE_INTERFACE_VERSION(pre_clo_init)

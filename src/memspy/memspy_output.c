@@ -1,0 +1,229 @@
+/* memspy_output.c — write this process's raw file (docs/memspy-format.md).
+ *
+ * Written to <out-dir>/memspy.<pid>.out.tmp and renamed to memspy.<pid>.out
+ * when complete (src/vgcommon/vg_outfile.c).  Code locations are numbered
+ * in module-and-address order and only those with a pair are written, so
+ * the files of identical runs are identical.
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_mallocfree.h"
+
+#include "memspy/memspy.h"
+#include "profile/profile_writer.h"
+#include "vgcommon/vg_outfile.h"
+
+static const HChar *const kind_names[] = {"heap", "global", "stack", "other"};
+
+static void line_u64(profile_writer *w, const HChar *key, ULong v)
+{
+    pw_key(w, key);
+    pw_u64(w, v);
+    pw_eol(w);
+}
+
+static void write_config(profile_writer *w)
+{
+    const ms_config *c = &memspy.config;
+    for (UInt k = 0; k < c->nlevels; k++) {
+        pw_key(w, "level");
+        pw_u64(w, k);
+        pw_str(w, memspy.level_name[k]);
+        pw_u64(w, c->level[k].size);
+        pw_u64(w, c->level[k].line);
+        pw_u64(w, c->level[k].ways);
+        pw_u64(w, c->level[k].shared_by);
+        pw_eol(w);
+    }
+    if (memspy.sample_on) {
+        pw_key(w, "sampling");
+        pw_str(w, "time");
+        pw_u64(w, memspy.sample_on);
+        pw_u64(w, memspy.sample_off);
+        pw_eol(w);
+    }
+    if (c->set_sample > 1) {
+        pw_key(w, "sampling");
+        pw_str(w, "sets");
+        pw_u64(w, c->set_sample);
+        pw_eol(w);
+    }
+    if (!memspy.sample_on && c->set_sample <= 1) {
+        pw_key(w, "sampling");
+        pw_str(w, "none");
+        pw_eol(w);
+    }
+}
+
+static void write_header(profile_writer *w)
+{
+    line_u64(w, "augur-memspy", 1);
+    pw_key(w, "tool");
+    pw_str(w, "augur-memspy");
+    pw_str(w, MEMSPY_VERSION);
+    pw_eol(w);
+    vgo_write_process(w);
+    write_config(w);
+    line_u64(w, "threads", memspy.threads_created);
+    if (memspy_threads_folded()) {
+        HChar text[160];
+        VG_(snprintf)(text, sizeof text, "%u threads share the private caches of %u: thread n "
+                      "simulated as thread n mod %u", memspy.threads_created, MS_MAX_THREADS,
+                      MS_MAX_THREADS);
+        pw_key(w, "warning");
+        pw_str(w, text);
+        pw_eol(w);
+    }
+    vgn_write(&memspy.names, w);
+}
+
+static void write_loc(profile_writer *w, const HChar *key, UInt id, Addr addr, const VgCodeLoc *loc)
+{
+    pw_key(w, key);
+    pw_u64(w, id);
+    vgn_write_location(&memspy.names, w, loc->module, addr);
+    pw_i64(w, loc->fn);
+    pw_i64(w, loc->file);
+    pw_u64(w, loc->line);
+    pw_eol(w);
+}
+
+static void write_objects(profile_writer *w)
+{
+    for (UInt id = 0; id < memspy_nobjs(); id++) {
+        const DataObj *o = memspy_obj(id);
+        pw_key(w, "obj");
+        pw_u64(w, id);
+        pw_str(w, kind_names[o->kind]);
+        pw_str(w, o->name);
+        pw_u64(w, o->size);
+        pw_u64(w, o->count);
+        pw_eol(w);
+        for (UInt f = 0; f < o->nframes; f++)
+            write_loc(w, "site", f, o->frames[f].addr, &o->frames[f].loc);
+    }
+}
+
+static Int by_module_then_address(const void *a, const void *b)
+{
+    const CodeRec *x = *(CodeRec *const *)a, *y = *(CodeRec *const *)b;
+    if (x->loc.module != y->loc.module)
+        return x->loc.module < y->loc.module ? -1 : 1;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void write_pair(profile_writer *w, UInt code_id, const PairRec *p)
+{
+    pw_key(w, "pair");
+    pw_u64(w, code_id);
+    pw_u64(w, p->obj);
+    pw_u64(w, p->refs);
+    pw_u64(w, p->reads);
+    pw_u64(w, p->writes);
+    for (UInt k = 0; k < memspy.config.nlevels; k++) {
+        pw_u64(w, p->miss[k]);
+        pw_u64(w, p->cause[k][MS_COLD]);
+        pw_u64(w, p->cause[k][MS_CAPACITY]);
+        pw_u64(w, p->cause[k][MS_CONFLICT]);
+        pw_u64(w, p->cause[k][MS_TRUE_SHARING]);
+        pw_u64(w, p->cause[k][MS_FALSE_SHARING]);
+        pw_u64(w, p->unknown[k]);
+    }
+    pw_eol(w);
+}
+
+static Bool has_refs(const CodeRec *code)
+{
+    for (const PairRec *p = code->pairs; p; p = p->next)
+        if (p->refs)
+            return True;
+    return False;
+}
+
+/* Every code location with references, then its pairs; ids dense. */
+static void write_codes_and_pairs(profile_writer *w)
+{
+    UInt n;
+    CodeRec **codes = (CodeRec **)VG_(HT_to_array)(memspy.codes, &n);
+    if (n)
+        VG_(ssort)(codes, n, sizeof *codes, by_module_then_address);
+    UInt id = 0;
+    for (UInt i = 0; i < n; i++)
+        if (has_refs(codes[i]))
+            write_loc(w, "code", id++, codes[i]->addr, &codes[i]->loc);
+    id = 0;
+    for (UInt i = 0; i < n; i++) {
+        if (!has_refs(codes[i]))
+            continue;
+        for (const PairRec *p = codes[i]->pairs; p; p = p->next)
+            if (p->refs)
+                write_pair(w, id, p);
+        id++;
+    }
+    if (codes)
+        VG_(free)(codes);
+}
+
+static Int by_key(const void *a, const void *b)
+{
+    UWord x = (*(EvictRec *const *)a)->key, y = (*(EvictRec *const *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+static void write_evictions(profile_writer *w)
+{
+    UInt n;
+    EvictRec **e = (EvictRec **)VG_(HT_to_array)(memspy.evictions, &n);
+    if (n)
+        VG_(ssort)(e, n, sizeof *e, by_key);
+    for (UInt i = 0; i < n; i++) {
+        if (!e[i]->count)
+            continue;
+        pw_key(w, "evict");
+        pw_u64(w, e[i]->key >> 60);
+        pw_u64(w, (e[i]->key >> 30) & ((1u << 30) - 1));
+        pw_u64(w, e[i]->key & ((1u << 30) - 1));
+        pw_u64(w, e[i]->count);
+        pw_eol(w);
+    }
+    if (e)
+        VG_(free)(e);
+}
+
+static void write_threads(profile_writer *w)
+{
+    UInt n = memspy.threads_created < MS_MAX_THREADS ? memspy.threads_created : MS_MAX_THREADS;
+    for (UInt t = 0; t < n; t++) {
+        pw_key(w, "thread");
+        pw_u64(w, t);
+        pw_u64(w, memspy.thread[t].refs);
+        for (UInt k = 0; k < memspy.config.nlevels; k++)
+            pw_u64(w, memspy.thread[t].miss[k]);
+        pw_eol(w);
+    }
+}
+
+static void write_body(profile_writer *w, void *ctx)
+{
+    (void)ctx;
+    /* Code and object names are interned when first seen, so every fn and
+     * file id is known before the header lists them. */
+    write_header(w);
+    write_objects(w);
+    write_codes_and_pairs(w);
+    write_evictions(w);
+    write_threads(w);
+    line_u64(w, "skipped", memspy.skipped);
+    if (memspy.exited)
+        line_u64(w, "exit", (ULong)(UInt)memspy.exit_code & 0xff);
+}
+
+void memspy_write_output(void)
+{
+    HChar name[64];
+    VG_(snprintf)(name, sizeof name, "memspy.%d.out", VG_(getpid)());
+    vgo_write_file("memspy", memspy.out_dir, name, write_body, NULL);
+}

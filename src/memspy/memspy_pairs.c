@@ -1,0 +1,102 @@
+/* memspy_pairs.c — code locations and what is counted for them: per
+ * (instruction, object) pair references, reads, writes, and at each level
+ * misses, their causes and the misses time sampling cannot vouch for; per
+ * level (victim, evictor) eviction counts; per-thread totals.
+ *
+ * A pair is found from its instruction's short list, most recent first:
+ * an instruction nearly always references one object, so the first entry
+ * is the answer and no table lookup is made.
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_mallocfree.h"
+
+#include "memspy/memspy.h"
+
+void memspy_pairs_init(void)
+{
+    memspy.codes = VG_(HT_construct)("memspy.codes");
+    memspy.evictions = VG_(HT_construct)("memspy.evictions");
+    vgn_init(&memspy.names);
+}
+
+CodeRec *memspy_code(Addr addr)
+{
+    CodeRec *code = VG_(HT_lookup)(memspy.codes, addr);
+    if (code)
+        return code;
+    code = VG_(calloc)("memspy.code", 1, sizeof *code);
+    code->addr = addr;
+    code->loc = vgn_code_loc(&memspy.names, addr);
+    code->hit_epoch = UINT32_MAX; /* no cached object yet */
+    code->stack_obj = NO_OBJ;
+    VG_(HT_add_node)(memspy.codes, code);
+    return code;
+}
+
+/* The pair (code, obj), created if new, moved to the front of the list. */
+static PairRec *pair_of(CodeRec *code, UInt obj)
+{
+    PairRec *p = code->pairs, *prev = NULL;
+    if (LIKELY(p && p->obj == obj))
+        return p;
+    for (; p && p->obj != obj; prev = p, p = p->next)
+        ;
+    if (p) {
+        prev->next = p->next;
+    } else {
+        p = VG_(calloc)("memspy.pair", 1, sizeof *p);
+        p->obj = obj;
+    }
+    p->next = code->pairs;
+    code->pairs = p;
+    return p;
+}
+
+static void count_eviction(UInt level, UInt victim, UInt evictor)
+{
+    UWord key = (UWord)level << 60 | (UWord)victim << 30 | evictor;
+    EvictRec *e = VG_(HT_lookup)(memspy.evictions, key);
+    if (!e) {
+        e = VG_(calloc)("memspy.evict", 1, sizeof *e);
+        e->key = key;
+        VG_(HT_add_node)(memspy.evictions, e);
+    }
+    e->count++;
+}
+
+void memspy_count(CodeRec *code, UInt obj, Bool is_write, const ms_result *r)
+{
+    PairRec *p = pair_of(code, obj);
+    ThreadTotals *t = &memspy.thread[memspy.cur_thread];
+    p->refs++;
+    t->refs++;
+    if (is_write)
+        p->writes++;
+    else
+        p->reads++;
+    for (UInt k = 0; k < r->hit_level; k++) {
+        p->miss[k]++;
+        p->cause[k][r->cause[k]]++;
+        p->unknown[k] += r->unknown[k];
+        t->miss[k]++;
+        if (r->evicted[k] != MS_NO_TAG)
+            count_eviction(k, r->evicted[k], obj);
+    }
+}
+
+void memspy_pairs_reset(void)
+{
+    VG_(HT_ResetIter)(memspy.codes);
+    for (CodeRec *code; (code = VG_(HT_Next)(memspy.codes));)
+        for (PairRec *p = code->pairs; p; p = p->next) {
+            PairRec keep = {.next = p->next, .obj = p->obj};
+            *p = keep;
+        }
+    VG_(HT_ResetIter)(memspy.evictions);
+    for (EvictRec *e; (e = VG_(HT_Next)(memspy.evictions));)
+        e->count = 0;
+    VG_(memset)(memspy.thread, 0, sizeof memspy.thread);
+    memspy.skipped = 0;
+}

@@ -1,0 +1,65 @@
+/* memspy_threads.c — Valgrind thread ids -> dense simulator threads.
+ *
+ * The simulator keeps private caches for threads 0..MS_MAX_THREADS-1.  Each
+ * thread the process creates gets the next number in creation order (the
+ * main thread 0), so a Valgrind thread id reused after an exit starts with
+ * fresh private caches.  Past MS_MAX_THREADS threads the numbers wrap
+ * around (thread n shares the caches of n mod MS_MAX_THREADS) and the raw
+ * file says so in a `warning` line.  On every switch the running thread's
+ * number and stack bounds are cached for the per-reference helper.
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_tooliface.h"
+
+#include "memspy/memspy.h"
+
+/* The stack of `tid`, as Valgrind knows it: [stack_lo, stack_hi]. */
+static void load_stack_bounds(ThreadId tid)
+{
+    Addr hi = VG_(thread_get_stack_max)(tid);
+    SizeT size = VG_(thread_get_stack_size)(tid);
+    memspy.stack_hi = hi;
+    memspy.stack_lo = size && size <= hi ? hi - size + 1 : hi;
+}
+
+static void on_start_client_code(ThreadId tid, ULong blocks_dispatched)
+{
+    (void)blocks_dispatched;
+    tl_assert(tid < MAX_VG_THREADS);
+    memspy.cur_thread = memspy.thread_of_tid[tid];
+    load_stack_bounds(tid);
+}
+
+/* Called for the main thread too (with an invalid parent). */
+static void on_thread_create(ThreadId parent, ThreadId child)
+{
+    (void)parent;
+    tl_assert(child < MAX_VG_THREADS);
+    memspy.thread_of_tid[child] = memspy.threads_created % MS_MAX_THREADS;
+    memspy.threads_created++;
+}
+
+/* The forked child is a new process: its threads count from its own. */
+static void on_fork_child(ThreadId tid)
+{
+    memspy_pairs_reset();
+    memspy.threads_created = 1;
+    memspy.thread_of_tid[tid] = 0;
+    memspy.cur_thread = 0;
+}
+
+void memspy_threads_init(void)
+{
+    VG_(track_start_client_code)(on_start_client_code);
+    VG_(track_pre_thread_ll_create)(on_thread_create);
+    VG_(atfork)(NULL, NULL, on_fork_child);
+}
+
+Bool memspy_threads_folded(void)
+{
+    return memspy.threads_created > MS_MAX_THREADS;
+}

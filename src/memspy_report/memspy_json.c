@@ -1,0 +1,171 @@
+/* memspy_json.c — the MemSpy report as one JSON document for programs;
+ * every field is documented in docs/memspy.md, "Report".  Counts are
+ * whole-run estimates rounded to integers (exact without sampling). */
+#include <math.h>
+
+#include "memspy_report/memspy_report.h"
+#include "util/json_util.h"
+
+static json_t *count(double v)
+{
+    return json_integer((json_int_t)llround(v));
+}
+
+/* {"cold": n, "capacity": n, ...} of level k, scaled. */
+static json_t *causes_json(const memspy_report *rep, const mr_misses *m)
+{
+    json_t *o = json_object();
+    for (int c = 0; c < MS_NCAUSES; c++)
+        json_object_set_new(o, ms_cause_name((enum ms_cause)c), count(mr_scaled(&rep->scale, m->cause[c])));
+    return o;
+}
+
+static json_t *level_json(const memspy_report *rep, const mr_stats *s, unsigned k)
+{
+    mr_estimate e = mr_stats_misses(rep, s, k);
+    return json_pack("{s:s, s:o, s:[o,o], s:o, s:o}", "name", rep->raw->level[k].name, "misses", count(e.est),
+                     "bounds", count(e.lo), count(e.hi), "unknown",
+                     count(mr_scaled(&rep->scale, s->lv[k].unknown)), "causes", causes_json(rep, &s->lv[k]));
+}
+
+/* The members every bin has: references, misses and causes at the first
+ * level, every level, stall cycles and share. */
+static json_t *stats_json(const memspy_report *rep, const mr_stats *s, json_t *o)
+{
+    json_t *levels = json_array();
+    for (unsigned k = 0; k < rep->raw->nlevels; k++)
+        json_array_append_new(levels, level_json(rep, s, k));
+    json_object_set_new(o, "references", count(mr_scaled(&rep->scale, s->refs)));
+    json_object_set_new(o, "reads", count(mr_scaled(&rep->scale, s->reads)));
+    json_object_set_new(o, "writes", count(mr_scaled(&rep->scale, s->writes)));
+    json_object_set_new(o, "misses", count(mr_stats_misses(rep, s, 0).est));
+    json_object_set_new(o, "causes", causes_json(rep, &s->lv[0]));
+    json_object_set_new(o, "levels", levels);
+    json_object_set_new(o, "stall_cycles", json_real(s->stall));
+    json_object_set_new(o, "stall_percent", json_real(rep->total.stall > 0 ? 100 * s->stall / rep->total.stall : 0));
+    return o;
+}
+
+static json_t *loc_json(const memspy_raw *r, const mr_loc *l)
+{
+    return json_pack("{s:o, s:o, s:i}", "function", json_string_lossy(l->fn >= 0 ? r->fns[l->fn] : NULL), "file",
+                     json_string_lossy(l->file >= 0 ? r->files[l->file] : NULL), "line", (json_int_t)l->line);
+}
+
+/* [{"level": "L1", "by": name, "count": n, "self": bool}, ...] */
+static json_t *replaced_json(const memspy_report *rep, uint32_t o, uint64_t *by)
+{
+    const memspy_raw *r = rep->raw;
+    json_t *a = json_array();
+    for (unsigned k = 0; by && k < r->nlevels; k++) {
+        mr_replacements(r, k, o, by);
+        for (size_t j = 0; j < r->nobjs; j++)
+            if (by[j])
+                json_array_append_new(a, json_pack("{s:s, s:o, s:o, s:b}", "level", r->level[k].name, "by",
+                                                   json_string_lossy(r->objs[j].name), "count",
+                                                   count(mr_scaled(&rep->scale, by[j])), "self", j == o));
+    }
+    return a;
+}
+
+static json_t *data_json(const memspy_report *rep)
+{
+    const memspy_raw *r = rep->raw;
+    json_t *a = json_array();
+    uint64_t *by = calloc(r->nobjs ? r->nobjs : 1, sizeof *by);
+    for (size_t i = 0; i < r->nobjs; i++) {
+        uint32_t o = rep->data_rank[i];
+        const mr_obj *obj = &r->objs[o];
+        json_t *sites = json_array();
+        for (uint32_t s = 0; s < obj->nsites; s++)
+            json_array_append_new(sites, loc_json(r, &r->sites[obj->first_site + s]));
+        json_t *j = json_pack("{s:o, s:s, s:I, s:I, s:o, s:o}", "name", json_string_lossy(obj->name), "kind",
+                              mr_kind_name(obj->kind), "size", (json_int_t)obj->size, "blocks",
+                              (json_int_t)obj->count, "allocation", sites, "replaced_by", replaced_json(rep, o, by));
+        json_array_append_new(a, stats_json(rep, &rep->data[o], j));
+    }
+    free(by);
+    return a;
+}
+
+static json_t *code_json(const memspy_report *rep)
+{
+    static const char *const kinds[] = {"function", "loop", "line"};
+    json_t *a = json_array();
+    for (size_t i = 0; i < rep->ncode; i++) {
+        const mr_code_obj *c = &rep->code[rep->code_rank[i]];
+        json_t *j = json_pack("{s:s, s:o, s:o}", "kind", kinds[c->kind], "name", json_string_lossy(c->name),
+                              "function", json_string_lossy(c->function));
+        json_array_append_new(a, stats_json(rep, &c->s, j));
+    }
+    return a;
+}
+
+static json_t *pairs_json(const memspy_report *rep)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < rep->npairs; i++) {
+        const mr_pair_stats *p = &rep->pairs[rep->pair_rank[i]];
+        json_t *j = json_pack("{s:o, s:o}", "function", json_string_lossy(rep->code[p->function].name),
+                              "data_object", json_string_lossy(rep->raw->objs[p->obj].name));
+        json_array_append_new(a, stats_json(rep, &p->s, j));
+    }
+    return a;
+}
+
+static json_t *machine_json(const memspy_report *rep, const mr_header *h)
+{
+    const memspy_raw *r = rep->raw;
+    json_t *levels = json_array();
+    for (unsigned k = 0; k < r->nlevels; k++) {
+        const mr_level *l = &r->level[k];
+        json_array_append_new(levels, json_pack("{s:s, s:I, s:i, s:i, s:i, s:f}", "name", l->name, "size",
+                                                (json_int_t)l->size, "line", l->line, "ways", l->ways, "shared_by",
+                                                l->shared_by, "latency_cycles", rep->costs.lat[k]));
+    }
+    return json_pack("{s:s, s:o, s:f, s:f, s:f, s:o}", "name", h->machine, "why", json_string_lossy(h->why),
+                     "clock_ghz", h->clock_ghz, "memory_latency_ns", h->mem_latency_ns, "memory_latency_cycles",
+                     rep->costs.lat[r->nlevels], "levels", levels);
+}
+
+static json_t *sampling_json(const memspy_report *rep)
+{
+    static const char *const kinds[] = {"none", "time", "sets"};
+    const memspy_raw *r = rep->raw;
+    const mr_scale *s = &rep->scale;
+    return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f}", "kind", kinds[r->sampling], "on", (json_int_t)r->on,
+                     "off", (json_int_t)r->off, "sets", (json_int_t)r->sets, "simulated", (json_int_t)s->simulated,
+                     "skipped", (json_int_t)r->skipped,
+                     "ratio", s->total ? (double)s->simulated / (double)s->total : 1.0, "scale", s->factor);
+}
+
+static json_t *total_json(const memspy_report *rep)
+{
+    const memspy_raw *r = rep->raw;
+    json_t *misses = json_object(), *bounds = json_object();
+    for (unsigned k = 0; k < r->nlevels; k++) {
+        mr_estimate e = mr_stats_misses(rep, &rep->total, k);
+        json_object_set_new(misses, r->level[k].name, count(e.est));
+        json_object_set_new(bounds, r->level[k].name, json_pack("[o,o]", count(e.lo), count(e.hi)));
+    }
+    json_t *t = stats_json(rep, &rep->total, json_object());
+    json_object_set_new(t, "misses", misses);
+    json_object_set_new(t, "bounds", bounds);
+    return t;
+}
+
+int memspy_write_json(const memspy_report *rep, const mr_header *h, FILE *out)
+{
+    const memspy_raw *r = rep->raw;
+    json_t *doc = json_pack("{s:o, s:o, s:I, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "program",
+                            json_string_lossy(r->exe), "args", json_string_array(r->argv, (size_t)r->argc),
+                            "pid", (json_int_t)r->pid, "exit_code", r->has_exit ? json_integer(r->exit_code) : json_null(),
+                            "machine", machine_json(rep, h), "threads", r->threads, "warnings", json_string_array(r->warnings, r->nwarnings), "sampling", sampling_json(rep),
+                            "total", total_json(rep), "pairs", pairs_json(rep), "data_objects", data_json(rep),
+                            "code_objects", code_json(rep));
+    if (!doc)
+        return -1;
+    int rc = json_dumpf(doc, out, JSON_INDENT(2)) != 0 || fputc('\n', out) == EOF ? -1 : 0;
+    json_decref(doc);
+    return rc;
+}

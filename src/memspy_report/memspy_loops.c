@@ -1,0 +1,96 @@
+/* memspy_loops.c — the loops that contain each code location of a memspy
+ * raw file, from augur's structure analysis (src/structure: the same scope
+ * tree `augur structure` and `augur report --scopes` show).  Only modules
+ * that carry at least MIN_SHARE of the simulated references are analysed:
+ * the C library's analysis costs seconds and its loops rarely matter. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "memspy_report/memspy_loops.h"
+#include "structure/structure.h"
+
+#define MIN_SHARE 0.01
+
+/* The references each module's code locations made. */
+static uint64_t *module_refs(const memspy_raw *r)
+{
+    uint64_t *refs = calloc((size_t)r->nmodules + 1, sizeof *refs);
+    for (size_t i = 0; refs && i < r->npairs; i++) {
+        int32_t m = r->codes[r->pairs[i].code].module;
+        if (m >= 0)
+            refs[m] += r->pairs[i].refs;
+    }
+    return refs;
+}
+
+int mr_loops_load(mr_loops *l, const memspy_raw *r, FILE *warn)
+{
+    memset(l, 0, sizeof *l);
+    l->raw = r;
+    l->mods = calloc((size_t)r->nmodules + 1, sizeof *l->mods);
+    uint64_t *refs = module_refs(r), all = 0;
+    if (!l->mods || !refs) {
+        free(refs);
+        return -1;
+    }
+    for (int m = 0; m < r->nmodules; m++)
+        all += refs[m];
+    for (int m = 0; m < r->nmodules; m++) {
+        if (refs[m] == 0 || (double)refs[m] < MIN_SHARE * (double)all)
+            continue;
+        char err[1024];
+        st_options opt = {0};
+        if (st_analyse(r->module_paths[m], &opt, &l->mods[m], err, sizeof err) != 0) {
+            l->mods[m] = NULL;
+            if (warn)
+                fprintf(warn, "augur memspy: no loops for %s: %s\n", r->module_paths[m], err);
+        }
+    }
+    free(refs);
+    return 0;
+}
+
+/* The function of m containing addr, or NULL. */
+static const st_function *function_at(const st_module *m, uint64_t addr, size_t *index)
+{
+    size_t lo = 0, hi = m->nfunctions;
+    while (lo < hi) { /* first function starting after addr */
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->functions[mid].start <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return NULL;
+    const st_function *f = &m->functions[lo - 1];
+    *index = lo - 1;
+    return addr < f->start + f->size ? f : NULL;
+}
+
+size_t mr_loops_names(void *ctx, size_t code, const char **names, size_t max)
+{
+    const mr_loops *l = ctx;
+    const mr_loc *c = &l->raw->codes[code];
+    const st_module *m = c->module >= 0 ? l->mods[c->module] : NULL;
+    size_t fi, n = 0;
+    const st_function *f = m ? function_at(m, c->addr, &fi) : NULL;
+    if (!f)
+        return 0;
+    uint32_t i = st_insn_lower_bound(f, c->addr);
+    if (i >= f->ninsns || f->insns[i].addr != c->addr)
+        return 0;
+    for (int64_t s = m->places[fi][i].scope; s >= 0 && n < max; s = m->scopes[s].parent)
+        if (m->scopes[s].kind == ST_SCOPE_LOOP)
+            names[n++] = m->scopes[s].name;
+    return n;
+}
+
+void mr_loops_free(mr_loops *l)
+{
+    for (int m = 0; l->mods && l->raw && m < l->raw->nmodules; m++)
+        if (l->mods[m])
+            st_module_free(l->mods[m]);
+    free(l->mods);
+    memset(l, 0, sizeof *l);
+}

@@ -1,0 +1,554 @@
+/* memspy_read.c — the strict reader of memspy's raw file
+ * (docs/memspy-format.md).  The framing (version, end line, line count,
+ * CRC-32) is checked first by rawtext_open, so that damage is named as
+ * damage; then each line is parsed through a table of keywords whose
+ * ranks never decrease (the documented order), and every identifier must
+ * be defined before its use.  Counts that contradict each other are
+ * refused here, so the report can trust them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "memspy_report/memspy_report.h"
+#include "util/array.h"
+#include "util/rawtext.h"
+
+#define MAX_FIELDS (6 + 7 * MR_MAX_LEVELS + 2)
+#define TRUNCATED_HINT "the program may have been killed before memspy finished its file"
+
+enum rank { R_MAGIC, R_TOOL, R_PID, R_PPID, R_EXE, R_ARG, R_LEVEL, R_SAMPLING, R_THREADS, R_BODY, R_SKIPPED, R_EXIT };
+
+typedef struct reader {
+    rawtext t;
+    memspy_raw *m;
+    size_t cap_args, cap_modules, cap_bias, cap_fns, cap_files, cap_objs, cap_sites, cap_codes, cap_pairs,
+        cap_evicts, cap_threads, cap_warnings;
+    unsigned seen; /* bit k: a line with keywords[k] was seen */
+    int rank;
+    const char *prev_keyword;
+    char *fields[MAX_FIELDS];
+} reader;
+
+#define fail(r, ...) rawtext_fail(&(r)->t, (r)->t.lineno, __VA_ARGS__)
+
+static int out_of_memory(reader *r)
+{
+    return fail(r, "out of memory");
+}
+
+/* Room for one more element of a growing array: returns the element, or
+ * NULL (message written) when memory runs out. */
+static void *append(reader *r, void **arr, size_t n, size_t *cap, size_t size)
+{
+    void *a = array_grow(*arr, n, cap, size);
+    if (!a) {
+        out_of_memory(r);
+        return NULL;
+    }
+    *arr = a;
+    char *slot = (char *)a + n * size;
+    memset(slot, 0, size);
+    return slot;
+}
+
+/* ---- header -------------------------------------------------------------- */
+
+static int parse_magic(reader *r, char **f)
+{
+    return rawtext_version(&r->t, f[1]);
+}
+
+static int parse_tool(reader *r, char **f)
+{
+    char *name, *version;
+    if (rawtext_string(&r->t, f[1], "tool name", &name) != 0)
+        return -1;
+    if (rawtext_string(&r->t, f[2], "tool version", &version) != 0) {
+        free(name);
+        return -1;
+    }
+    size_t n = strlen(name) + strlen(version) + 2;
+    if ((r->m->tool = malloc(n)))
+        snprintf(r->m->tool, n, "%s %s", name, version);
+    free(name);
+    free(version);
+    return r->m->tool ? 0 : out_of_memory(r);
+}
+
+static int parse_pid(reader *r, char **f)
+{
+    uint64_t v;
+    if (rawtext_bounded(&r->t, f[1], "pid", INT64_MAX, &v) != 0)
+        return -1;
+    r->m->pid = (int64_t)v;
+    return 0;
+}
+
+static int parse_ppid(reader *r, char **f)
+{
+    uint64_t v;
+    if (rawtext_bounded(&r->t, f[1], "ppid", INT64_MAX, &v) != 0)
+        return -1;
+    r->m->ppid = (int64_t)v;
+    return 0;
+}
+
+static int parse_exe(reader *r, char **f)
+{
+    return rawtext_string(&r->t, f[1], "exe", &r->m->exe);
+}
+
+static int parse_arg(reader *r, char **f)
+{
+    memspy_raw *m = r->m;
+    /* One slot more than the arguments: argv stays NULL-terminated. */
+    char **a = array_grow(m->argv, (size_t)m->argc + 1, &r->cap_args, sizeof *m->argv);
+    if (!a)
+        return out_of_memory(r);
+    m->argv = a;
+    a[m->argc] = NULL;
+    if (rawtext_string(&r->t, f[1], "arg", &a[m->argc]) != 0)
+        return -1;
+    a[++m->argc] = NULL;
+    return 0;
+}
+
+static int check_level_geometry(reader *r, const mr_level *l)
+{
+    if (l->line < 8 || (l->line & (l->line - 1)))
+        return fail(r, "level %s: line size %u is not a power of two >= 8", l->name, l->line);
+    if (l->ways == 0 || l->size % ((uint64_t)l->line * l->ways) != 0)
+        return fail(r, "level %s: size %llu is not a multiple of line * ways (%u * %u)", l->name,
+                    (unsigned long long)l->size, l->line, l->ways);
+    if (l->shared_by == 0)
+        return fail(r, "level %s: SHARED is 0 (1 for a private level, the cores sharing it otherwise)", l->name);
+    return 0;
+}
+
+static int parse_level(reader *r, char **f)
+{
+    memspy_raw *m = r->m;
+    uint64_t size, line, ways, shared;
+    if (m->nlevels == MR_MAX_LEVELS)
+        return fail(r, "more than %u cache levels", MR_MAX_LEVELS);
+    if (rawtext_dense_id(&r->t, f[1], "level", (int)m->nlevels) != 0)
+        return -1;
+    mr_level *l = &m->level[m->nlevels];
+    if (rawtext_string(&r->t, f[2], "level name", &l->name) != 0)
+        return -1;
+    m->nlevels++; /* from here the name is owned by the raw file */
+    if (rawtext_u64(&r->t, f[3], "SIZE", &size) != 0 || rawtext_bounded(&r->t, f[4], "LINE", UINT32_MAX, &line) != 0 ||
+        rawtext_bounded(&r->t, f[5], "WAYS", UINT32_MAX, &ways) != 0 ||
+        rawtext_bounded(&r->t, f[6], "SHARED", UINT32_MAX, &shared) != 0)
+        return -1;
+    *l = (mr_level){l->name, size, (uint32_t)line, (uint32_t)ways, (uint32_t)shared};
+    if (m->nlevels > 1 && l->line != m->level[0].line)
+        return fail(r, "level %s has %u-byte lines, level %s %u: memspy simulates one line size", l->name, l->line,
+                    m->level[0].name, m->level[0].line);
+    return check_level_geometry(r, l);
+}
+
+static int parse_sampling(reader *r, char **f, int nf)
+{
+    memspy_raw *m = r->m;
+    if (nf == 2 && !strcmp(f[1], "none")) {
+        m->sampling = MR_SAMPLE_NONE;
+        return 0;
+    }
+    if (nf == 4 && !strcmp(f[1], "time")) {
+        m->sampling = MR_SAMPLE_TIME;
+        if (rawtext_u64(&r->t, f[2], "ON", &m->on) != 0 || rawtext_u64(&r->t, f[3], "OFF", &m->off) != 0)
+            return -1;
+        return m->on ? 0 : fail(r, "time sampling with ON = 0 simulates nothing");
+    }
+    if (nf == 3 && !strcmp(f[1], "sets")) {
+        m->sampling = MR_SAMPLE_SETS;
+        if (rawtext_u64(&r->t, f[2], "N", &m->sets) != 0)
+            return -1;
+        return m->sets && !(m->sets & (m->sets - 1)) ? 0 : fail(r, "set sampling N must be a power of two >= 1");
+    }
+    return fail(r, "malformed 'sampling' line (expected: sampling none | sampling time ON OFF | sampling sets N)");
+}
+
+/* A note from the tool for the reader of the report (threads folded onto
+ * the simulator's 64, for one). */
+static int parse_warning(reader *r, char **f)
+{
+    memspy_raw *m = r->m;
+    char **slot = append(r, (void **)&m->warnings, m->nwarnings, &r->cap_warnings, sizeof *slot);
+    if (!slot)
+        return -1;
+    m->nwarnings++;
+    return rawtext_string(&r->t, f[1], "warning", slot);
+}
+
+static int parse_threads(reader *r, char **f)
+{
+    uint64_t t;
+    if (rawtext_bounded(&r->t, f[1], "threads", UINT32_MAX, &t) != 0)
+        return -1;
+    if (t == 0)
+        return fail(r, "threads is 0 (the main thread counts)");
+    r->m->threads = (uint32_t)t;
+    return 0;
+}
+
+/* ---- definitions --------------------------------------------------------- */
+
+static int parse_module(reader *r, char **f)
+{
+    memspy_raw *m = r->m;
+    if (rawtext_dense_id(&r->t, f[1], "module", m->nmodules) != 0)
+        return -1;
+    char **p = append(r, (void **)&m->module_paths, (size_t)m->nmodules, &r->cap_modules, sizeof *p);
+    uint64_t *b = p ? append(r, (void **)&m->module_bias, (size_t)m->nmodules, &r->cap_bias, sizeof *b) : NULL;
+    if (!b)
+        return -1;
+    m->nmodules++;
+    return rawtext_hex(&r->t, f[3], "module bias", b) != 0 ? -1 : rawtext_string(&r->t, f[2], "module path", p);
+}
+
+/* A name table: `fn` and `file` lines. */
+static int parse_name(reader *r, char **f, const char *kind, char ***names, int *n, size_t *cap)
+{
+    if (rawtext_dense_id(&r->t, f[1], kind, *n) != 0)
+        return -1;
+    char **slot = append(r, (void **)names, (size_t)*n, cap, sizeof *slot);
+    if (!slot)
+        return -1;
+    (*n)++;
+    return rawtext_string(&r->t, f[2], kind, slot);
+}
+
+static int parse_fn(reader *r, char **f)
+{
+    return parse_name(r, f, "fn", &r->m->fns, &r->m->nfns, &r->cap_fns);
+}
+
+static int parse_file(reader *r, char **f)
+{
+    return parse_name(r, f, "file", &r->m->files, &r->m->nfiles, &r->cap_files);
+}
+
+static int parse_obj(reader *r, char **f)
+{
+    memspy_raw *m = r->m;
+    if (rawtext_dense_id(&r->t, f[1], "obj", (int)m->nobjs) != 0)
+        return -1;
+    mr_obj *o = append(r, (void **)&m->objs, m->nobjs, &r->cap_objs, sizeof *o);
+    if (!o)
+        return -1;
+    m->nobjs++;
+    o->kind = MR_NKINDS;
+    for (int k = 0; k < MR_NKINDS; k++)
+        if (!strcmp(f[2], mr_kind_name((enum mr_obj_kind)k)))
+            o->kind = (uint8_t)k;
+    if (o->kind == MR_NKINDS)
+        return fail(r, "object kind '%s' is none of heap, global, stack, other", f[2]);
+    o->first_site = (uint32_t)m->nsites;
+    return rawtext_string(&r->t, f[3], "object name", &o->name) != 0 ||
+                   rawtext_u64(&r->t, f[4], "SIZE", &o->size) != 0 || rawtext_u64(&r->t, f[5], "COUNT", &o->count) != 0
+               ? -1
+               : 0;
+}
+
+/* The fields MODULE ADDR FN FILE LINE of code and site lines. */
+static int parse_loc(reader *r, char **f, mr_loc *l)
+{
+    const memspy_raw *m = r->m;
+    uint64_t line;
+    if (rawtext_id(&r->t, f[0], "module", m->nmodules, 1, &l->module) != 0 ||
+        rawtext_hex(&r->t, f[1], "address", &l->addr) != 0 || rawtext_id(&r->t, f[2], "fn", m->nfns, 1, &l->fn) != 0 ||
+        rawtext_id(&r->t, f[3], "file", m->nfiles, 1, &l->file) != 0 ||
+        rawtext_bounded(&r->t, f[4], "line", UINT32_MAX, &line) != 0)
+        return -1;
+    l->line = (uint32_t)line;
+    return 0;
+}
+
+static int parse_site(reader *r, char **f)
+{
+    memspy_raw *m = r->m;
+    mr_obj *o = m->nobjs ? &m->objs[m->nobjs - 1] : NULL;
+    if (!o || o->kind != MR_HEAP || o->first_site + o->nsites != m->nsites)
+        return fail(r, "'site' line not directly after a heap object's 'obj' line or its other sites");
+    if (rawtext_dense_id(&r->t, f[1], "site", (int)o->nsites) != 0) /* the frame's depth in its stack */
+        return -1;
+    if (o->nsites == MR_MAX_SITES)
+        return fail(r, "more than %d sites for one object", MR_MAX_SITES);
+    mr_loc *l = append(r, (void **)&m->sites, m->nsites, &r->cap_sites, sizeof *l);
+    if (!l || parse_loc(r, f + 2, l) != 0)
+        return -1;
+    m->nsites++;
+    o->nsites++;
+    return 0;
+}
+
+static int parse_code(reader *r, char **f)
+{
+    memspy_raw *m = r->m;
+    if (rawtext_dense_id(&r->t, f[1], "code", (int)m->ncodes) != 0)
+        return -1;
+    mr_loc *l = append(r, (void **)&m->codes, m->ncodes, &r->cap_codes, sizeof *l);
+    if (!l || parse_loc(r, f + 2, l) != 0)
+        return -1;
+    m->ncodes++;
+    return 0;
+}
+
+/* ---- counts -------------------------------------------------------------- */
+
+/* MISS COLD CAPACITY CONFLICT TRUE FALSE UNKNOWN of one level. */
+static int parse_misses(reader *r, char **f, const char *level, uint64_t refs, const mr_misses *above,
+                        mr_misses *m)
+{
+    static const char *const names[] = {"MISS", "COLD", "CAPACITY", "CONFLICT", "TRUE", "FALSE", "UNKNOWN"};
+    uint64_t v[7], sum = 0;
+    for (int i = 0; i < 7; i++)
+        if (rawtext_u64(&r->t, f[i], names[i], &v[i]) != 0)
+            return -1;
+    m->miss = v[0];
+    m->unknown = v[6];
+    for (int c = 0; c < MS_NCAUSES; c++) {
+        m->cause[c] = v[1 + c];
+        if (__builtin_add_overflow(sum, v[1 + c], &sum))
+            return fail(r, "level %s: causes overflow 64 bits", level);
+    }
+    if (sum != m->miss)
+        return fail(r, "level %s: the causes add up to %llu, MISS says %llu", level, (unsigned long long)sum,
+                    (unsigned long long)m->miss);
+    if (m->unknown > m->miss)
+        return fail(r, "level %s: UNKNOWN %llu exceeds MISS %llu", level, (unsigned long long)m->unknown,
+                    (unsigned long long)m->miss);
+    if (m->miss > (above ? above->miss : refs))
+        return fail(r, "level %s: %llu misses, more than %s (%llu)", level, (unsigned long long)m->miss,
+                    above ? "the level above it has" : "references", (unsigned long long)(above ? above->miss : refs));
+    return 0;
+}
+
+static int parse_pair(reader *r, char **f, int nf)
+{
+    memspy_raw *m = r->m;
+    if (nf != 6 + 7 * (int)m->nlevels)
+        return fail(r, "'pair' line with %d fields, expected %u (5 + 7 per level)", nf - 1, 5 + 7 * m->nlevels);
+    int32_t code, obj;
+    mr_pair *p = append(r, (void **)&m->pairs, m->npairs, &r->cap_pairs, sizeof *p);
+    if (!p || rawtext_id(&r->t, f[1], "code", (int)m->ncodes, 0, &code) != 0 ||
+        rawtext_id(&r->t, f[2], "obj", (int)m->nobjs, 0, &obj) != 0 || rawtext_u64(&r->t, f[3], "REFS", &p->refs) != 0 ||
+        rawtext_u64(&r->t, f[4], "READS", &p->reads) != 0 || rawtext_u64(&r->t, f[5], "WRITES", &p->writes) != 0)
+        return -1;
+    p->code = (uint32_t)code;
+    p->obj = (uint32_t)obj;
+    if (p->reads > UINT64_MAX - p->writes || p->reads + p->writes != p->refs)
+        return fail(r, "READS + WRITES is not REFS");
+    for (unsigned k = 0; k < m->nlevels; k++)
+        if (parse_misses(r, f + 6 + 7 * k, m->level[k].name, p->refs, k ? &p->lv[k - 1] : NULL, &p->lv[k]) != 0)
+            return -1;
+    m->npairs++;
+    return 0;
+}
+
+static int parse_evict(reader *r, char **f)
+{
+    memspy_raw *m = r->m;
+    uint64_t level;
+    int32_t victim, evictor;
+    mr_evict *e = append(r, (void **)&m->evicts, m->nevicts, &r->cap_evicts, sizeof *e);
+    if (!e || rawtext_bounded(&r->t, f[1], "level", m->nlevels ? m->nlevels - 1 : 0, &level) != 0 ||
+        rawtext_id(&r->t, f[2], "obj", (int)m->nobjs, 0, &victim) != 0 ||
+        rawtext_id(&r->t, f[3], "obj", (int)m->nobjs, 0, &evictor) != 0 ||
+        rawtext_u64(&r->t, f[4], "COUNT", &e->count) != 0)
+        return -1;
+    *e = (mr_evict){(uint32_t)level, (uint32_t)victim, (uint32_t)evictor, e->count};
+    m->nevicts++;
+    return 0;
+}
+
+static int parse_thread(reader *r, char **f, int nf)
+{
+    memspy_raw *m = r->m;
+    if (nf != 3 + (int)m->nlevels)
+        return fail(r, "'thread' line with %d fields, expected %u (T REFS and one MISS per level)", nf - 1,
+                    2 + m->nlevels);
+    uint64_t id;
+    mr_thread *t = append(r, (void **)&m->thread, m->nthreads, &r->cap_threads, sizeof *t);
+    if (!t || rawtext_bounded(&r->t, f[1], "thread", m->threads - 1, &id) != 0 ||
+        rawtext_u64(&r->t, f[2], "REFS", &t->refs) != 0)
+        return -1;
+    t->id = (uint32_t)id;
+    for (unsigned k = 0; k < m->nlevels; k++)
+        if (rawtext_u64(&r->t, f[3 + k], "MISS", &t->miss[k]) != 0)
+            return -1;
+    m->nthreads++;
+    return 0;
+}
+
+static int parse_skipped(reader *r, char **f)
+{
+    return rawtext_u64(&r->t, f[1], "skipped", &r->m->skipped);
+}
+
+static int parse_exit(reader *r, char **f)
+{
+    uint64_t code;
+    if (rawtext_bounded(&r->t, f[1], "exit code", 255, &code) != 0)
+        return -1;
+    r->m->has_exit = 1;
+    r->m->exit_code = (int)code;
+    return 0;
+}
+
+/* ---- lines --------------------------------------------------------------- */
+
+typedef struct keyword {
+    const char *name;
+    enum rank rank;
+    int once, required;
+    int nfields; /* fields after the keyword, or -1 when the parser checks */
+    int (*parse)(reader *r, char **f);
+    int (*parse_n)(reader *r, char **f, int nf);
+} keyword;
+
+static const keyword keywords[] = {
+    {"augur-memspy", R_MAGIC, 1, 1, 1, parse_magic, NULL},
+    {"tool", R_TOOL, 1, 1, 2, parse_tool, NULL},
+    {"pid", R_PID, 1, 1, 1, parse_pid, NULL},
+    {"ppid", R_PPID, 1, 1, 1, parse_ppid, NULL},
+    {"exe", R_EXE, 1, 1, 1, parse_exe, NULL},
+    {"arg", R_ARG, 0, 0, 1, parse_arg, NULL},
+    {"level", R_LEVEL, 0, 1, 6, parse_level, NULL},
+    {"sampling", R_SAMPLING, 1, 1, -1, NULL, parse_sampling},
+    {"threads", R_THREADS, 1, 1, 1, parse_threads, NULL},
+    {"warning", R_THREADS, 0, 0, 1, parse_warning, NULL},
+    {"module", R_BODY, 0, 0, 3, parse_module, NULL},
+    {"fn", R_BODY, 0, 0, 2, parse_fn, NULL},
+    {"file", R_BODY, 0, 0, 2, parse_file, NULL},
+    {"obj", R_BODY, 0, 0, 5, parse_obj, NULL},
+    {"site", R_BODY, 0, 0, 6, parse_site, NULL},
+    {"code", R_BODY, 0, 0, 6, parse_code, NULL},
+    {"pair", R_BODY, 0, 0, -1, NULL, parse_pair},
+    {"evict", R_BODY, 0, 0, 4, parse_evict, NULL},
+    {"thread", R_BODY, 0, 0, -1, NULL, parse_thread},
+    {"skipped", R_SKIPPED, 1, 1, 1, parse_skipped, NULL},
+    {"exit", R_EXIT, 1, 0, 1, parse_exit, NULL},
+};
+#define NKEYWORDS (sizeof keywords / sizeof *keywords)
+
+/* Check that every required line of a rank below `rank` was seen. */
+static int check_required_before(reader *r, int rank, const char *what)
+{
+    for (size_t k = 0; k < NKEYWORDS; k++)
+        if (keywords[k].required && (int)keywords[k].rank < rank && !(r->seen & (1u << k)))
+            return fail(r, "no '%s' line before %s (lines must come in the order of docs/memspy-format.md)",
+                        keywords[k].name, what);
+    return 0;
+}
+
+/* Check the line's place in the file and record it. */
+static int check_order(reader *r, size_t k)
+{
+    const keyword *kw = &keywords[k];
+    char what[64];
+    if ((int)kw->rank < r->rank)
+        return fail(r, "'%s' line after a '%s' line (lines must come in the order of docs/memspy-format.md)",
+                    kw->name, r->prev_keyword);
+    if (kw->once && (r->seen & (1u << k)))
+        return fail(r, "a second '%s' line", kw->name);
+    snprintf(what, sizeof what, "this '%s' line", kw->name);
+    if (check_required_before(r, (int)kw->rank, what) != 0)
+        return -1;
+    r->seen |= 1u << k;
+    r->rank = (int)kw->rank;
+    r->prev_keyword = kw->name;
+    return 0;
+}
+
+static int parse_line(reader *r, char *line)
+{
+    int nf;
+    if (rawtext_split(&r->t, line, r->fields, MAX_FIELDS, &nf) != 0)
+        return -1;
+    char **f = r->fields;
+    for (size_t k = 0; k < NKEYWORDS; k++) {
+        const keyword *kw = &keywords[k];
+        if (strcmp(f[0], kw->name) != 0)
+            continue;
+        if (check_order(r, k) != 0)
+            return -1;
+        if (kw->nfields < 0)
+            return kw->parse_n(r, f, nf);
+        if (nf - 1 != kw->nfields)
+            return fail(r, "'%s' line with %d fields, expected %d", kw->name, nf - 1, kw->nfields);
+        return kw->parse(r, f);
+    }
+    char buf[48];
+    return fail(r, "unknown keyword '%s'", rawtext_shown(f[0], buf, sizeof buf));
+}
+
+static int parse_body(reader *r, char *buf, size_t body_len)
+{
+    r->t.lineno = 1;
+    for (char *line = buf; line < buf + body_len; r->t.lineno++) {
+        char *nl = memchr(line, '\n', (size_t)(buf + body_len - line));
+        *nl = '\0'; /* rawtext_open saw the newline of every line before the end */
+        if (parse_line(r, line) != 0)
+            return -1;
+        line = nl + 1;
+    }
+    return check_required_before(r, R_EXIT + 1, "the 'end' line");
+}
+
+int memspy_read(const char *path, memspy_raw *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    reader *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    r->t = (rawtext){.path = path, .magic = "augur-memspy", .version = MEMSPY_VERSION, .kind = "memspy output",
+                     .hint = TRUNCATED_HINT, .redo = "run augur memspy again", .err = err, .errlen = errlen};
+    r->m = out;
+    r->prev_keyword = "";
+    char *buf = NULL;
+    size_t body_len = 0;
+    int rc = rawtext_open(&r->t, &buf, &body_len);
+    if (rc == 0)
+        rc = parse_body(r, buf, body_len);
+    free(buf);
+    free(r);
+    if (rc != 0)
+        memspy_raw_free(out);
+    return rc;
+}
+
+static void free_strings(char **s, size_t n)
+{
+    for (size_t i = 0; s && i < n; i++)
+        free(s[i]);
+    free(s);
+}
+
+void memspy_raw_free(memspy_raw *m)
+{
+    free(m->tool);
+    free(m->exe);
+    free_strings(m->argv, (size_t)m->argc);
+    for (unsigned k = 0; k < m->nlevels; k++)
+        free(m->level[k].name);
+    free_strings(m->module_paths, (size_t)m->nmodules);
+    free(m->module_bias);
+    free_strings(m->fns, (size_t)m->nfns);
+    free_strings(m->files, (size_t)m->nfiles);
+    for (size_t i = 0; i < m->nobjs; i++)
+        free(m->objs[i].name);
+    free(m->objs);
+    free_strings(m->warnings, m->nwarnings);
+    free(m->sites), free(m->codes), free(m->pairs), free(m->evicts), free(m->thread);
+    memset(m, 0, sizeof *m);
+}
+
+const char *mr_kind_name(enum mr_obj_kind k)
+{
+    static const char *const names[MR_NKINDS] = {"heap", "global", "stack", "other"};
+    return k < MR_NKINDS ? names[k] : "?";
+}

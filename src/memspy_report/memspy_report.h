@@ -1,0 +1,234 @@
+/* memspy_report.h — the host half of `augur memspy`: the raw file the
+ * memspy Valgrind tool writes (docs/memspy-format.md), read and checked;
+ * the MemSpy report built from it (seed 001: where misses come from and
+ * why, by code and by data, with stall cycles); and its renderings.
+ *
+ *   memspy_read.c      raw file -> memspy_raw, every rule of the format checked
+ *   memspy_attr.c      memspy_raw + latencies (+ loops) -> memspy_report
+ *   memspy_scale.c     sampling: scale factor, estimates and their bounds
+ *   memspy_loops.c     code addresses -> loops, from the structure analysis
+ *   memspy_text.c      the report for people
+ *   memspy_json.c      the report for programs (docs/memspy.md, "Report")
+ *   memspy_callgrind.c the report as a callgrind file, one event per cause
+ */
+#ifndef AUGUR_MEMSPY_REPORT_H
+#define AUGUR_MEMSPY_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cachesim/memsim.h"
+
+#define MEMSPY_VERSION 1
+#define MR_MAX_LEVELS CS_MAX_LEVELS
+#define MR_MAX_SITES 8
+
+/* ---- the raw file (memspy_read.c) ---------------------------------------- */
+
+typedef struct mr_level {
+    char *name;         /* "L1" */
+    uint64_t size;      /* bytes */
+    uint32_t line, ways;
+    uint32_t shared_by; /* 1: private per thread */
+} mr_level;
+
+/* Misses at one level and their causes (enum ms_cause order); `unknown`
+ * of them time sampling cannot vouch for (also counted in miss and in one
+ * cause). */
+typedef struct mr_misses {
+    uint64_t miss, unknown;
+    uint64_t cause[MS_NCAUSES];
+} mr_misses;
+
+/* A code location or one allocation-stack frame; -1 ids are unknown. */
+typedef struct mr_loc {
+    int32_t module, fn, file;
+    uint64_t addr; /* in the module's link-time address space (run-time
+                      minus its bias); absolute when module is -1 */
+    uint32_t line;
+} mr_loc;
+
+enum mr_obj_kind { MR_HEAP, MR_GLOBAL, MR_STACK, MR_OTHER, MR_NKINDS };
+
+typedef struct mr_obj {
+    uint8_t kind;        /* enum mr_obj_kind */
+    char *name;
+    uint64_t size;       /* bytes (heap: the largest total live at once) */
+    uint64_t count;      /* blocks allocated */
+    uint32_t first_site; /* its allocation stack: sites[first_site .. +nsites) */
+    uint32_t nsites;     /* innermost frame (the caller of malloc) first */
+} mr_obj;
+
+typedef struct mr_pair {
+    uint32_t code, obj;
+    uint64_t refs, reads, writes;
+    mr_misses lv[MR_MAX_LEVELS];
+} mr_pair;
+
+typedef struct mr_evict {
+    uint32_t level, victim, evictor; /* objects */
+    uint64_t count;
+} mr_evict;
+
+typedef struct mr_thread {
+    uint32_t id;
+    uint64_t refs;
+    uint64_t miss[MR_MAX_LEVELS];
+} mr_thread;
+
+enum mr_sampling { MR_SAMPLE_NONE, MR_SAMPLE_TIME, MR_SAMPLE_SETS };
+
+typedef struct memspy_raw {
+    char *tool;                  /* "augur-memspy 0.1.0" */
+    int64_t pid, ppid;
+    char *exe;
+    int argc;
+    char **argv;                 /* the program's arguments (not its name),
+                                    NULL-terminated */
+    unsigned nlevels;
+    mr_level level[MR_MAX_LEVELS];
+    uint8_t sampling;            /* enum mr_sampling */
+    uint64_t on, off;            /* time sampling: references on, then off */
+    uint64_t sets;               /* set sampling: one set in `sets` */
+    uint32_t threads;
+    size_t nwarnings;
+    char **warnings;             /* notes from the tool, for the report */
+    int nmodules, nfns, nfiles;
+    char **module_paths, **fns, **files;
+    uint64_t *module_bias;
+    size_t nobjs, nsites, ncodes, npairs, nevicts, nthreads;
+    mr_obj *objs;
+    mr_loc *sites, *codes;
+    mr_pair *pairs;
+    mr_evict *evicts;
+    mr_thread *thread;
+    uint64_t skipped;            /* references not simulated */
+    int has_exit, exit_code;
+} memspy_raw;
+
+/* Read and check the raw file at `path` into *out.  On any problem returns
+ * -1, leaves nothing to free, and writes "PATH: line N: problem (fix)" to
+ * err: another version, a truncated or corrupt file (line count, CRC), a
+ * line out of order, an id used before its definition, counts that
+ * contradict each other (causes not adding up to the misses, more misses
+ * at a level than at the one above it, reads + writes != references). */
+int memspy_read(const char *path, memspy_raw *out, char *err, size_t errlen);
+void memspy_raw_free(memspy_raw *r);
+
+const char *mr_kind_name(enum mr_obj_kind k);
+
+/* ---- sampling (memspy_scale.c) ------------------------------------------- */
+
+/* How counts of simulated references stand for the whole run. */
+typedef struct mr_scale {
+    uint8_t sampling;     /* enum mr_sampling */
+    uint64_t simulated;   /* references simulated */
+    uint64_t total;       /* simulated + skipped */
+    double factor;        /* total / simulated (1 without sampling) */
+} mr_scale;
+
+/* An estimate of a whole-run count with the bounds the sampling implies:
+ * time sampling (seed 001, eq. 6.1): [known, known + unknown] * factor,
+ * estimate (known + unknown / 2) * factor; set sampling: count * factor
+ * +- 1.96 standard errors of a binomial proportion over the simulated
+ * references; no sampling: exact (lo = hi = estimate). */
+typedef struct mr_estimate {
+    double est, lo, hi;
+} mr_estimate;
+
+mr_scale mr_scale_of(const memspy_raw *r);
+mr_estimate mr_estimate_misses(const mr_scale *s, const mr_misses *m);
+/* A count with no bounds of its own (references, a cause): count * factor. */
+double mr_scaled(const mr_scale *s, uint64_t count);
+
+/* ---- the report (memspy_attr.c) ------------------------------------------ */
+
+/* Cycles a reference costs when level k serves it (lat[k]; lat[nlevels]
+ * is memory). */
+typedef struct mr_costs {
+    double lat[MR_MAX_LEVELS + 1];
+} mr_costs;
+
+/* The counts of one bin: a data object, a code object or a pair. */
+typedef struct mr_stats {
+    uint64_t refs, reads, writes;
+    mr_misses lv[MR_MAX_LEVELS];
+    double stall; /* cycles, whole-run estimate */
+} mr_stats;
+
+enum mr_code_kind { MR_FUNCTION, MR_LOOP, MR_LINE };
+
+typedef struct mr_code_obj {
+    uint8_t kind;     /* enum mr_code_kind */
+    char *name;       /* function name; "loop at FILE:LINE"; "FILE:LINE" */
+    char *function;   /* the function it lies in */
+    mr_stats s;
+} mr_code_obj;
+
+/* A (function, data object) pair. */
+typedef struct mr_pair_stats {
+    uint32_t function; /* index into code[] (a MR_FUNCTION object) */
+    uint32_t obj;
+    mr_stats s;
+} mr_pair_stats;
+
+/* The loops of a code location: loop_names(ctx, code index, names, max)
+ * fills names[] with the loops containing the location, innermost first,
+ * and returns their count (memspy_loops.c provides one from the
+ * structure analysis).  May be NULL: no loop objects. */
+typedef size_t (*mr_loops_fn)(void *ctx, size_t code, const char **names, size_t max);
+
+typedef struct memspy_report {
+    const memspy_raw *raw;
+    mr_costs costs;
+    mr_scale scale;
+    mr_stats total;
+    mr_stats *data;          /* per raw object */
+    size_t ncode, npairs;
+    mr_code_obj *code;
+    mr_pair_stats *pairs;
+    /* Ranks by stall, most first (ties: more first-level misses first). */
+    uint32_t *data_rank, *code_rank, *pair_rank;
+} memspy_report;
+
+/* Stall cycles of counts m (whole-run estimates): every reference that
+ * missed at level k and hit at level k+1 costs lat[k+1]; one that missed
+ * everywhere costs lat[nlevels]:
+ *   stall = sum_{k<L-1} (M_k - M_{k+1}) * lat[k+1] + M_{L-1} * lat[L]. */
+double mr_stall(const mr_costs *c, unsigned nlevels, const double *misses);
+
+/* Build the report of raw r (which must outlive it).  -1 with a message
+ * when memory runs out. */
+int memspy_report_build(const memspy_raw *r, const mr_costs *c, mr_loops_fn loops, void *loops_ctx,
+                        memspy_report *out, char *err, size_t errlen);
+void memspy_report_free(memspy_report *rep);
+
+/* Add raw pair p's counts into s. */
+void mr_stats_add(mr_stats *s, const mr_pair *p, unsigned nlevels);
+/* Set s->stall from s's misses (whole-run estimates). */
+void mr_stats_stall(const memspy_report *rep, mr_stats *s);
+
+/* The whole-run estimate of misses of s at level k. */
+mr_estimate mr_stats_misses(const memspy_report *rep, const mr_stats *s, unsigned k);
+
+/* The replacements at level k of object `victim`'s lines: total, and the
+ * count by each evictor into by[nobjs] (zeroed first). */
+uint64_t mr_replacements(const memspy_raw *r, unsigned k, uint32_t victim, uint64_t *by);
+
+/* ---- renderings ---------------------------------------------------------- */
+
+/* What the header says about the machine. */
+typedef struct mr_header {
+    const char *machine;   /* "zen4" */
+    const char *why;       /* "closest to this host's caches", or NULL */
+    double clock_ghz, mem_latency_ns;
+} mr_header;
+
+#define MR_TOP 20 /* rows per ranked list in text */
+
+int memspy_write_text(const memspy_report *rep, const mr_header *h, FILE *out);
+int memspy_write_json(const memspy_report *rep, const mr_header *h, FILE *out);
+int memspy_write_callgrind(const memspy_report *rep, FILE *out);
+
+#endif

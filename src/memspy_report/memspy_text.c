@@ -1,0 +1,205 @@
+/* memspy_text.c — the MemSpy report for people (docs/memspy.md, "Report"):
+ * the program, machine and sampling; overall statistics; then (function,
+ * data object) pairs, data objects and code objects ranked by stall
+ * cycles with their share; for each data object its miss causes and who
+ * replaced its lines (self- or cross-interference). */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "memspy_report/memspy_report.h"
+#include "report/report.h"
+
+static double pct(double part, double whole)
+{
+    return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+
+static void header(const memspy_report *rep, const mr_header *h, FILE *out)
+{
+    const memspy_raw *r = rep->raw;
+    fprintf(out, "memspy report: %s", r->exe);
+    for (int i = 0; i < r->argc; i++)
+        fprintf(out, " %s", r->argv[i]);
+    fprintf(out, "\n  pid %" PRId64 ", %u thread%s, ", r->pid, r->threads, r->threads == 1 ? "" : "s");
+    r->has_exit ? fprintf(out, "exit %d\n", r->exit_code) : fprintf(out, "killed by a signal\n");
+    for (size_t i = 0; i < r->nwarnings; i++)
+        fprintf(out, "  warning: %s\n", r->warnings[i]);
+    fprintf(out, "machine: %s%s%s%s\n", h->machine, h->why ? " (" : "", h->why ? h->why : "", h->why ? ")" : "");
+    for (unsigned k = 0; k < r->nlevels; k++) {
+        const mr_level *l = &r->level[k];
+        fprintf(out, "  %-4s %8" PRIu64 " KiB %3u-way %u-byte lines, %s, %.0f cycles\n", l->name, l->size / 1024,
+                l->ways, l->line, l->shared_by == 1 ? "private" : "shared", rep->costs.lat[k]);
+    }
+    fprintf(out, "  memory %.0f ns = %.0f cycles at %.2f GHz\n", h->mem_latency_ns, rep->costs.lat[r->nlevels],
+            h->clock_ghz);
+}
+
+static void sampling(const memspy_report *rep, FILE *out)
+{
+    const memspy_raw *r = rep->raw;
+    const mr_scale *s = &rep->scale;
+    double ratio = s->total ? (double)s->simulated / (double)s->total : 1.0;
+    if (r->sampling == MR_SAMPLE_NONE)
+        fprintf(out, "sampling: none (every reference simulated)\n");
+    else if (r->sampling == MR_SAMPLE_TIME)
+        fprintf(out,
+                "sampling: time, %" PRIu64 " references on, %" PRIu64 " off: ratio %.3f, counts scaled by %.2f;\n"
+                "  misses are estimates [bounds]: the first reference to an unprimed set in each sample is unknown\n",
+                r->on, r->off, ratio, s->factor);
+    else
+        fprintf(out,
+                "sampling: sets, 1 set in %" PRIu64 ": ratio %.3f, counts scaled by %.2f;\n"
+                "  misses are estimates [95%% binomial interval]\n",
+                r->sets, ratio, s->factor);
+}
+
+static void overall(const memspy_report *rep, FILE *out)
+{
+    const memspy_raw *r = rep->raw;
+    const mr_stats *t = &rep->total;
+    double refs = mr_scaled(&rep->scale, t->refs);
+    fprintf(out, "\nOverall\n  references   %14.0f  (reads %.0f, writes %.0f)\n", refs,
+            mr_scaled(&rep->scale, t->reads), mr_scaled(&rep->scale, t->writes));
+    for (unsigned k = 0; k < r->nlevels; k++) {
+        mr_estimate e = mr_stats_misses(rep, t, k);
+        fprintf(out, "  %-4s misses  %14.0f  %6.3f%% of references", r->level[k].name, e.est, pct(e.est, refs));
+        if (e.lo != e.hi)
+            fprintf(out, "  [%.0f, %.0f]", e.lo, e.hi);
+        fputc('\n', out);
+    }
+    fprintf(out, "  stall cycles %14.0f\n", t->stall);
+}
+
+static void miss_columns(const memspy_report *rep, const mr_stats *s, FILE *out)
+{
+    for (unsigned k = 0; k < rep->raw->nlevels; k++)
+        fprintf(out, " %10.0f", mr_stats_misses(rep, s, k).est);
+}
+
+static void columns_title(const memspy_report *rep, const char *first, FILE *out)
+{
+    fprintf(out, "  %6s %14s", "stall%", "stall");
+    for (unsigned k = 0; k < rep->raw->nlevels; k++)
+        fprintf(out, " %5s miss", rep->raw->level[k].name);
+    fprintf(out, "  %s\n", first);
+}
+
+static void stall_columns(const memspy_report *rep, const mr_stats *s, FILE *out)
+{
+    fprintf(out, "  %5.1f%% %14.0f", pct(s->stall, rep->total.stall), s->stall);
+    miss_columns(rep, s, out);
+}
+
+static void pairs(const memspy_report *rep, FILE *out)
+{
+    fprintf(out, "\n(Function, data object) pairs by stall\n");
+    columns_title(rep, "function / data object", out);
+    for (size_t i = 0; i < rep->npairs && i < MR_TOP; i++) {
+        const mr_pair_stats *p = &rep->pairs[rep->pair_rank[i]];
+        stall_columns(rep, &p->s, out);
+        fprintf(out, "  %s / %s\n", rep->code[p->function].name, rep->raw->objs[p->obj].name);
+    }
+}
+
+/* "cold 10.0%, conflict 90.0%": the causes at level k, nonzero only. */
+static void causes(const memspy_report *rep, const mr_stats *s, unsigned k, FILE *out)
+{
+    const mr_misses *m = &s->lv[k];
+    fprintf(out, "      %s causes:", rep->raw->level[k].name);
+    for (int c = 0; c < MS_NCAUSES; c++)
+        if (m->cause[c])
+            fprintf(out, " %s %.1f%%", ms_cause_name((enum ms_cause)c), pct((double)m->cause[c], (double)m->miss));
+    if (m->unknown)
+        fprintf(out, " (unknown %.1f%%)", pct((double)m->unknown, (double)m->miss));
+    fputc('\n', out);
+}
+
+/* Who replaced object o's lines at level k: self first, then the others
+ * by count, at most three. */
+static void replaced_by(const memspy_report *rep, uint32_t o, unsigned k, uint64_t *by, FILE *out)
+{
+    const memspy_raw *r = rep->raw;
+    uint64_t total = mr_replacements(r, k, o, by);
+    if (total == 0)
+        return;
+    fprintf(out, "      %s replaced by: self %.1f%%", r->level[k].name, pct((double)by[o], (double)total));
+    by[o] = 0;
+    for (int shown = 0; shown < 3; shown++) {
+        size_t best = 0;
+        for (size_t j = 1; j < r->nobjs; j++)
+            best = by[j] > by[best] ? j : best;
+        if (by[best] == 0)
+            break;
+        fprintf(out, ", %s %.1f%%", r->objs[best].name, pct((double)by[best], (double)total));
+        by[best] = 0;
+    }
+    fputc('\n', out);
+}
+
+static void allocation(const memspy_raw *r, const mr_obj *o, FILE *out)
+{
+    if (o->nsites == 0)
+        return;
+    fprintf(out, "      allocated at:");
+    for (uint32_t i = 0; i < o->nsites; i++) {
+        const mr_loc *s = &r->sites[o->first_site + i];
+        fprintf(out, "%s %s", i ? " <-" : "", s->fn >= 0 ? r->fns[s->fn] : "???");
+        if (s->file >= 0)
+            fprintf(out, " (%s:%u)", report_base_name(r->files[s->file]), s->line);
+    }
+    fputc('\n', out);
+}
+
+static void data_objects(const memspy_report *rep, FILE *out)
+{
+    const memspy_raw *r = rep->raw;
+    uint64_t *by = calloc(r->nobjs ? r->nobjs : 1, sizeof *by);
+    fprintf(out, "\nData objects by stall\n");
+    columns_title(rep, "data object (kind, bytes, blocks)", out);
+    for (size_t i = 0; i < r->nobjs && i < MR_TOP; i++) {
+        uint32_t o = rep->data_rank[i];
+        const mr_obj *obj = &r->objs[o];
+        stall_columns(rep, &rep->data[o], out);
+        fprintf(out, "  %s (%s, %" PRIu64 ", %" PRIu64 ")\n", obj->name, mr_kind_name(obj->kind), obj->size,
+                obj->count);
+        allocation(r, obj, out);
+        for (unsigned k = 0; k < r->nlevels; k++)
+            if (rep->data[o].lv[k].miss) {
+                causes(rep, &rep->data[o], k, out);
+                if (by)
+                    replaced_by(rep, o, k, by, out);
+            }
+    }
+    free(by);
+}
+
+static void code_objects(const memspy_report *rep, enum mr_code_kind kind, const char *title, FILE *out)
+{
+    fprintf(out, "\n%s by stall\n", title);
+    columns_title(rep, kind == MR_FUNCTION ? "function" : "where (function)", out);
+    size_t shown = 0;
+    for (size_t i = 0; i < rep->ncode && shown < MR_TOP; i++) {
+        const mr_code_obj *c = &rep->code[rep->code_rank[i]];
+        if (c->kind != kind)
+            continue;
+        stall_columns(rep, &c->s, out);
+        if (kind == MR_FUNCTION)
+            fprintf(out, "  %s\n", c->name);
+        else
+            fprintf(out, "  %s (%s)\n", kind == MR_LINE ? report_base_name(c->name) : c->name, c->function);
+        shown++;
+    }
+}
+
+int memspy_write_text(const memspy_report *rep, const mr_header *h, FILE *out)
+{
+    header(rep, h, out);
+    sampling(rep, out);
+    overall(rep, out);
+    pairs(rep, out);
+    data_objects(rep, out);
+    code_objects(rep, MR_FUNCTION, "Functions", out);
+    code_objects(rep, MR_LOOP, "Loops", out);
+    code_objects(rep, MR_LINE, "Source lines", out);
+    return ferror(out) ? -1 : 0;
+}

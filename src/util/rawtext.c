@@ -1,0 +1,304 @@
+/* rawtext.c — framing and field parsers of augur's raw text files; see
+ * rawtext.h.  Moved here from the profile reader so that memspy's reader
+ * checks its files by the same rules. */
+#include "util/rawtext.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "util/parse.h"
+
+int rawtext_fail(rawtext *t, size_t line, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (line)
+        snprintf(t->err, t->errlen, "%s: line %zu: %s", t->path, line, msg);
+    else
+        snprintf(t->err, t->errlen, "%s: %s", t->path, msg);
+    return -1;
+}
+
+#define fail(t, ...) rawtext_fail((t), (t)->lineno, __VA_ARGS__)
+
+const char *rawtext_shown(const char *field, char *buf, size_t len)
+{
+    size_t i = 0;
+    for (; field[i] && i + 4 < len && i < 40; i++)
+        buf[i] = field[i] > 0x20 && field[i] < 0x7f ? field[i] : '?';
+    strcpy(buf + i, field[i] ? "..." : "");
+    return buf;
+}
+
+/* ---- fields -------------------------------------------------------------- */
+
+int rawtext_u64(rawtext *t, const char *f, const char *what, uint64_t *out)
+{
+    char buf[48];
+    if (parse_u64(f, out) != 0)
+        return fail(t, "%s '%s' is not an unsigned decimal number", what, rawtext_shown(f, buf, sizeof buf));
+    return 0;
+}
+
+int rawtext_hex(rawtext *t, const char *f, const char *what, uint64_t *out)
+{
+    char buf[48];
+    if (parse_hex_u64(f, out) != 0)
+        return fail(t, "%s '%s' is not a lower-case hexadecimal number", what, rawtext_shown(f, buf, sizeof buf));
+    return 0;
+}
+
+int rawtext_bounded(rawtext *t, const char *f, const char *what, uint64_t max, uint64_t *out)
+{
+    if (rawtext_u64(t, f, what, out) != 0)
+        return -1;
+    if (*out > max)
+        return fail(t, "%s %llu is out of range (at most %llu)", what, (unsigned long long)*out,
+                    (unsigned long long)max);
+    return 0;
+}
+
+int rawtext_version(rawtext *t, const char *f)
+{
+    uint64_t v;
+    if (rawtext_u64(t, f, "format version", &v) != 0)
+        return -1;
+    if (v != (uint64_t)t->version)
+        return fail(t, "%s format version %llu is not supported: this augur reads version %d "
+                       "(use the augur that wrote it, or %s)",
+                    t->kind, (unsigned long long)v, t->version, t->redo);
+    return 0;
+}
+
+int rawtext_id(rawtext *t, const char *f, const char *kind, int defined, int allow_unknown, int32_t *out)
+{
+    if (allow_unknown && strcmp(f, "-1") == 0) {
+        *out = -1;
+        return 0;
+    }
+    uint64_t v;
+    if (rawtext_u64(t, f, kind, &v) != 0)
+        return -1;
+    if (v >= (uint64_t)defined)
+        return fail(t, "%s %llu is not defined (a '%s %llu' line must come before its first use)", kind,
+                    (unsigned long long)v, kind, (unsigned long long)v);
+    *out = (int32_t)v;
+    return 0;
+}
+
+int rawtext_dense_id(rawtext *t, const char *f, const char *kind, int defined)
+{
+    uint64_t id;
+    if (rawtext_u64(t, f, kind, &id) != 0)
+        return -1;
+    if (id != (uint64_t)defined)
+        return fail(t, "%s %llu defined where %s %d was expected (ids are dense from 0, in order)", kind,
+                    (unsigned long long)id, kind, defined);
+    if (defined == INT32_MAX)
+        return fail(t, "too many %s lines", kind);
+    return 0;
+}
+
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+int rawtext_string(rawtext *t, const char *f, const char *what, char **out)
+{
+    size_t n = strlen(f);
+    char *s = malloc(n + 1), *o = s;
+    if (!s)
+        return fail(t, "out of memory");
+    if (strcmp(f, "-") == 0)
+        n = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)f[i];
+        if (c == '%') {
+            int hi = hex_digit(f[i + 1]); /* f is NUL-terminated: no overrun */
+            int lo = hi >= 0 ? hex_digit(f[i + 2]) : -1;
+            if (lo < 0 || (hi == 0 && lo == 0)) {
+                free(s);
+                return fail(t, "%s: bad escape at byte %zu (expected %%XX with two upper-case hex digits, not %%00)",
+                            what, i + 1);
+            }
+            *o++ = (char)(hi * 16 + lo);
+            i += 2;
+        } else if (c <= 0x20 || c >= 0x7f) {
+            free(s);
+            return fail(t, "%s: byte 0x%02x at byte %zu must be percent-encoded", what, c, i + 1);
+        } else {
+            *o++ = (char)c;
+        }
+    }
+    *o = '\0';
+    *out = s;
+    return 0;
+}
+
+int rawtext_split(rawtext *t, char *line, char **fields, int max, int *nf)
+{
+    int n = 0;
+    for (char *s = line;; s++) {
+        char *start = s;
+        while (*s && *s != ' ')
+            s++;
+        if (s == start)
+            return fail(t, "empty field (fields are separated by exactly one space, with none at either end "
+                           "of the line)");
+        if (n == max)
+            return fail(t, "too many fields (more than %d)", max);
+        fields[n++] = start;
+        if (!*s)
+            break;
+        *s = '\0';
+    }
+    *nf = n;
+    return 0;
+}
+
+/* ---- framing ------------------------------------------------------------- */
+
+/* The first line must be "MAGIC VERSION"; checked before anything else
+ * so that another file, or another version, is named as such. */
+static int check_magic(rawtext *t, const char *buf, size_t len)
+{
+    const size_t mlen = strlen(t->magic);
+    t->lineno = 1;
+    if (len == 0)
+        return rawtext_fail(t, 0, "empty file: the %s is truncated (%s)", t->kind, t->hint);
+    if (len <= mlen || memcmp(buf, t->magic, mlen) != 0 || buf[mlen] != ' ')
+        return fail(t, "not an augur %s (the first line is not '%s %d')", t->kind, t->magic, t->version);
+    char version[24];
+    size_t n = 0;
+    while (mlen + 1 + n < len && buf[mlen + 1 + n] != '\n' && n + 1 < sizeof version) {
+        version[n] = buf[mlen + 1 + n];
+        n++;
+    }
+    version[n] = '\0';
+    return rawtext_version(t, version);
+}
+
+static uLong crc_of(const char *buf, size_t len)
+{
+    uLong crc = crc32(0L, (const Bytef *)buf, 0);
+    for (size_t off = 0; off < len;) { /* crc32() takes at most UINT_MAX bytes at once */
+        size_t chunk = len - off > (1u << 30) ? (1u << 30) : len - off;
+        crc = crc32(crc, (const Bytef *)buf + off, (uInt)chunk);
+        off += chunk;
+    }
+    return crc;
+}
+
+/* Check the end line found at buf + pos (line number t->lineno). */
+static int check_end_line(rawtext *t, const char *buf, size_t len, size_t pos)
+{
+    const char *nl = memchr(buf + pos, '\n', len - pos);
+    if (!nl)
+        return fail(t, "truncated: the 'end' line is incomplete (no newline)");
+    size_t tail = len - (size_t)(nl - buf) - 1;
+    if (tail)
+        return fail(t, "%zu bytes after the 'end' line: the file is corrupt", tail);
+    char end[64], *fields[4];
+    size_t n = (size_t)(nl - (buf + pos));
+    if (n >= sizeof end)
+        return fail(t, "malformed 'end' line (expected: end LINES CRC)");
+    memcpy(end, buf + pos, n);
+    end[n] = '\0';
+    int nf = 0;
+    uint64_t lines, crc;
+    if (rawtext_split(t, end, fields, 4, &nf) != 0)
+        return -1;
+    if (nf != 3 || parse_u64(fields[1], &lines) != 0 || parse_hex_u64(fields[2], &crc) != 0)
+        return fail(t, "malformed 'end' line (expected: end LINES CRC-hex)");
+    if (lines != t->lineno - 1)
+        return fail(t, "the 'end' line counts %llu lines but %zu precede it: the file is corrupt",
+                    (unsigned long long)lines, t->lineno - 1);
+    uLong actual = crc_of(buf, pos);
+    if (crc != actual)
+        return fail(t, "checksum mismatch (the 'end' line says %llx, the content's CRC-32 is %lx): the file is corrupt",
+                    (unsigned long long)crc, (unsigned long)actual);
+    return 0;
+}
+
+/* Find the end line and check it; *body_len receives its offset. */
+static int check_end(rawtext *t, const char *buf, size_t len, size_t *body_len)
+{
+    size_t line = 1, pos = 0;
+    while (pos < len && !(len - pos >= 3 && memcmp(buf + pos, "end", 3) == 0 &&
+                          (len - pos == 3 || buf[pos + 3] == ' ' || buf[pos + 3] == '\n'))) {
+        const char *nl = memchr(buf + pos, '\n', len - pos);
+        if (!nl)
+            return rawtext_fail(t, line, "truncated: the last line is incomplete and there is no 'end' line (%s)",
+                                t->hint);
+        pos = (size_t)(nl - buf) + 1;
+        line++;
+    }
+    if (pos == len)
+        return rawtext_fail(t, 0, "truncated: no 'end' line after line %zu (%s)", line - 1, t->hint);
+    t->lineno = line;
+    if (check_end_line(t, buf, len, pos) != 0)
+        return -1;
+    *body_len = pos;
+    return 0;
+}
+
+/* Read the whole file into a NUL-terminated buffer. */
+static int load(rawtext *t, char **buf, size_t *len)
+{
+    FILE *fp = fopen(t->path, "rb");
+    if (!fp) {
+        snprintf(t->err, t->errlen, "cannot open %s: %s", t->path, strerror(errno));
+        return -1;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap);
+    while (b) {
+        n += fread(b + n, 1, cap - n - 1, fp);
+        if (n < cap - 1)
+            break;
+        char *nb = realloc(b, cap * 2);
+        if (!nb)
+            free(b);
+        b = nb;
+        cap *= 2;
+    }
+    int read_errno = ferror(fp) ? errno : 0;
+    fclose(fp);
+    if (!b)
+        return rawtext_fail(t, 0, "out of memory");
+    if (read_errno) {
+        free(b);
+        snprintf(t->err, t->errlen, "cannot read %s: %s", t->path, strerror(read_errno));
+        return -1;
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
+int rawtext_open(rawtext *t, char **buf, size_t *body_len)
+{
+    size_t len = 0;
+    *buf = NULL;
+    if (load(t, buf, &len) != 0)
+        return -1;
+    if (check_magic(t, *buf, len) != 0 || check_end(t, *buf, len, body_len) != 0) {
+        free(*buf);
+        *buf = NULL;
+        return -1;
+    }
+    return 0;
+}

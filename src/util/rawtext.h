@@ -1,0 +1,64 @@
+/* rawtext.h — the framing and fields shared by augur's raw text files (the
+ * collector's profile, docs/profile-format.md, and memspy's output,
+ * docs/memspy-format.md): a first line "MAGIC VERSION", lines of fields
+ * separated by one space, percent-encoded strings, and a closing line
+ * "end LINES CRC-hex" over every byte before it.
+ *
+ * A reader fills a rawtext with what names its format, calls rawtext_open
+ * to get the verified body, then rawtext_split and the field parsers per
+ * line.  Every failure writes "PATH: line N: problem (fix)" into t->err
+ * and returns -1, so that callers can `return rawtext_...(...)`.
+ */
+#ifndef AUGUR_RAWTEXT_H
+#define AUGUR_RAWTEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct rawtext {
+    const char *path;
+    const char *magic; /* "augur-profile" */
+    int version;       /* the one version this reader accepts */
+    const char *kind;  /* "profile": used in "not an augur profile" */
+    const char *hint;  /* why a file may be truncated */
+    const char *redo;  /* how to get a good file: "collect the profile again" */
+    char *err;
+    size_t errlen;
+    size_t lineno;     /* the line being parsed, from 1; 0 for none */
+} rawtext;
+
+/* Write "PATH: line N: message" (no line part when line is 0) into t->err;
+ * returns -1. */
+__attribute__((format(printf, 3, 4))) int rawtext_fail(rawtext *t, size_t line, const char *fmt, ...);
+
+/* Read t->path whole and check its framing: the magic line and version,
+ * the end line closing the file, its line count and CRC-32.  Damage is so
+ * named (truncated, corrupt) rather than as whatever odd field it made.
+ * On success *buf (free() it) holds the file, NUL-terminated, and
+ * *body_len is the offset of the end line; every line before it ends in
+ * '\n'. */
+int rawtext_open(rawtext *t, char **buf, size_t *body_len);
+
+/* Split a NUL-terminated line in place into at most max fields at single
+ * spaces; an empty field or more than max fields is an error. */
+int rawtext_split(rawtext *t, char *line, char **fields, int max, int *nf);
+
+/* Field parsers: `what` names the field in messages. */
+int rawtext_u64(rawtext *t, const char *f, const char *what, uint64_t *out);
+int rawtext_hex(rawtext *t, const char *f, const char *what, uint64_t *out);
+int rawtext_bounded(rawtext *t, const char *f, const char *what, uint64_t max, uint64_t *out);
+/* A format version number that must be t->version. */
+int rawtext_version(rawtext *t, const char *f);
+/* An identifier: -1 (unknown, when allowed) or one of the `defined` ids
+ * defined so far by `kind` lines. */
+int rawtext_id(rawtext *t, const char *f, const char *kind, int defined, int allow_unknown, int32_t *out);
+/* The id of a definition line, which must be the count of earlier ones. */
+int rawtext_dense_id(rawtext *t, const char *f, const char *kind, int defined);
+/* A percent-encoded string ("-" for empty) decoded into a new string. */
+int rawtext_string(rawtext *t, const char *f, const char *what, char **out);
+
+/* A field made printable for a message: at most 40 bytes, bytes other
+ * than printable ASCII shown as '?'. */
+const char *rawtext_shown(const char *field, char *buf, size_t len);
+
+#endif

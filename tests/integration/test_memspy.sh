@@ -1,0 +1,122 @@
+#!/bin/bash
+# test_memspy.sh — `augur memspy` end to end: programs built to cause one
+# kind of miss are classified as such (cold, capacity, conflict, true and
+# false sharing); heap blocks are attributed by allocation site; the misses
+# of a two-level configuration equal Cachegrind's for the same code; the
+# JSON, text and callgrind reports hold what docs/memspy.md says; bad input
+# is refused by name.
+source "$TESTLIB"
+
+# A two-level machine: zen4 without its L3 (L1 32 KiB 8-way, L2 1 MiB 8-way).
+SRC_MACHINES=$(cd "$SRC_PROGRAMS/../../machines" && pwd)
+sed '/^  - name: L3$/,/^    policy: victim/d' "$SRC_MACHINES/zen4.yaml" >"$WORK/two.yaml"
+
+# memspy_json NAME ARGS... — the JSON report of a run into $WORK/NAME.json.
+memspy_json() {
+    local name=$1
+    shift
+    "$AUGUR" memspy --machine "$WORK/two.yaml" --format json --output "$WORK/$name.json" -- "$@" 2>"$WORK/$name.err"
+}
+
+# causes NAME OBJECT LEVEL — "misses cold capacity conflict true false" of a data object.
+causes() {
+    jq -r --arg o "$2" --argjson k "$3" '.data_objects[] | select(.name == $o) | .levels[$k] |
+        "\(.misses) \(.causes.cold) \(.causes.capacity) \(.causes.conflict) \(.causes.true_sharing) \(.causes.false_sharing)"' \
+        "$WORK/$1.json"
+}
+
+# Cold only: 256 lines read once.
+memspy_json cold "$PROGRAMS/memsweep" 256 64 1
+check "cold only: L1 misses of big are all cold" "$(causes cold big 0)" "256 256 0 0 0 0"
+check "cold only: L2" "$(causes cold big 1)" "256 256 0 0 0 0"
+
+# Capacity: 1024 lines (64 KiB, twice L1) swept 4 times: after the cold
+# sweep every L1 miss is one a fully-associative LRU cache makes too.
+memspy_json capacity "$PROGRAMS/memsweep" 1024 64 4
+check "capacity: L1" "$(causes capacity big 0)" "4096 1024 3072 0 0 0"
+check "capacity: L2 holds them (cold only)" "$(causes capacity big 1)" "1024 1024 0 0 0 0"
+
+# Conflict: 16 lines 4096 bytes apart all map to one of L1's 64 sets
+# (8 ways); a fully-associative cache of 512 lines would hold them.
+memspy_json conflict "$PROGRAMS/memsweep" 16 4096 10
+check "conflict: L1" "$(causes conflict big 0)" "160 16 0 144 0 0"
+
+# True sharing: two threads add to one counter; false sharing: to two
+# adjacent counters of one line.  How many invalidations happen depends on
+# Valgrind's thread switches, so the test asks which cause they have.
+memspy_json true "$PROGRAMS/misskinds" true 400000
+read -r miss cold cap conf tsh fsh <<<"$(causes true shared_counter 0)"
+check "true sharing: some misses are true sharing" "$((tsh > 0))" 1
+check "true sharing: none is false sharing" "$fsh" 0
+memspy_json false "$PROGRAMS/falseshare" 400000
+read -r miss cold cap conf tsh fsh <<<"$(causes false counters 0)"
+check "false sharing: some misses are false sharing" "$((fsh > 0))" 1
+check "false sharing: none is true sharing" "$tsh" 0
+
+# Heap attribution: two arrays from two malloc calls, N and 3N references.
+memspy_json heap "$PROGRAMS/misskinds" heap 1000
+SRC=$SRC_PROGRAMS/misskinds.c
+for site in "first:$(line_of MALLOC:first "$SRC"):1000" "second:$(line_of MALLOC:second "$SRC"):3000"; do
+    IFS=: read -r name line refs <<<"$site"
+    got=$(jq -r --argjson l "$line" '[.data_objects[] | select(.kind == "heap" and .allocation[0].line == $l and
+        (.allocation[0].file | endswith("misskinds.c")))] | "\(length) \(.[0].references) \(.[0].allocation[0].function)"' \
+        "$WORK/heap.json")
+    check "heap: array $name (malloc at line $line)" "$got" "1 $refs heap_arrays"
+done
+
+# cg_sweep RUN EVENT — Cachegrind's count of EVENT in function sweep.
+cg_sweep() {
+    cg_annotate --show="$2" "$WORK/cg.$1" 2>/dev/null | awk '/memsweep.c:sweep$/ { gsub(",", "", $1); n = $1 } END { print n + 0 }'
+}
+
+# Cachegrind with the same two levels: the misses of function sweep agree.
+# (Whole-program totals differ: memspy's malloc-replacement library is
+# loaded and relocated by ld.so, Cachegrind's is not.)
+for run in capacity:1024:64:4 conflict:16:4096:10; do
+    IFS=: read -r name lines stride r <<<"$run"
+    valgrind --tool=cachegrind --cache-sim=yes --D1=32768,8,64 --LL=1048576,8,64 \
+        --cachegrind-out-file="$WORK/cg.$name" "$PROGRAMS/memsweep" "$lines" "$stride" "$r" 2>/dev/null
+    want="$(($(cg_sweep "$name" D1mr) + $(cg_sweep "$name" D1mw))) $(($(cg_sweep "$name" DLmr) + $(cg_sweep "$name" DLmw)))"
+    got=$(jq -r '.code_objects[] | select(.kind == "function" and .name == "sweep") | "\(.levels[0].misses) \(.levels[1].misses)"' \
+        "$WORK/$name.json")
+    check "cachegrind: $name: sweep's L1 and L2 misses" "$got" "$want"
+done
+
+# Report fields: totals, loops from the structure analysis, stall ranking.
+check "json: total.misses.L1 is the sum over data objects" \
+    "$(jq '.total.misses.L1 == ([.data_objects[].levels[0].misses] | add)' "$WORK/capacity.json")" true
+check "json: sweep's loop is a code object" \
+    "$(jq '[.code_objects[] | select(.kind == "loop" and .function == "sweep")] | length > 0' "$WORK/capacity.json")" true
+check "json: data objects ranked by stall" \
+    "$(jq '[.data_objects[].stall_cycles] | . == (sort | reverse)' "$WORK/capacity.json")" true
+"$AUGUR" memspy --machine "$WORK/two.yaml" -- "$PROGRAMS/memsweep" 16 4096 10 >"$WORK/text.txt" 2>/dev/null
+check "text: big's causes line" "$(grep -c 'L1 causes: cold 10.0% conflict 90.0%' "$WORK/text.txt")" 1
+"$AUGUR" memspy --machine "$WORK/two.yaml" --format callgrind --output "$WORK/callgrind.out" -- \
+    "$PROGRAMS/memsweep" 16 4096 10 2>/dev/null
+check "callgrind_annotate reads it: sweep's L1 conflict misses" \
+    "$(callgrind_annotate --show=L1conf "$WORK/callgrind.out" 2>/dev/null | awk '/:sweep$/ { print $1 }')" 144
+
+# The default machine is named in the header with the reason.
+"$AUGUR" memspy -- "$PROGRAMS/memsweep" 16 64 1 >"$WORK/default.txt" 2>/dev/null
+check "default machine: closest to the host" "$(grep -c '^machine: .* (closest to this host' "$WORK/default.txt")" 1
+
+# Bad input.
+"$AUGUR" memspy --sample 0 -- "$PROGRAMS/memsweep" 1 64 1 2>"$WORK/err" >/dev/null
+check "bad ratio: exit 2" "$?" 2
+check "bad ratio: message" "$(grep -c "give a ratio in (0, 1]" "$WORK/err")" 1
+"$AUGUR" memspy --machine nosuch -- "$PROGRAMS/memsweep" 1 64 1 2>"$WORK/err" >/dev/null
+check "unknown machine: exit 2" "$?" 2
+check "unknown machine: lists the known" "$(grep -c "unknown machine 'nosuch' (known: .*zen4" "$WORK/err")" 1
+"$AUGUR" memspy -- "$WORK/nosuch" 2>"$WORK/err" >/dev/null
+check "missing program: exit 127" "$?" 127
+"$AUGUR" memspy --machine zen4 --output "$WORK/crash.txt" -- /bin/sh -c 'kill -SEGV $$' 2>/dev/null
+check "crashing program: its status" "$?" 139
+check "crashing program: the report says so" "$(grep -c 'killed by a signal' "$WORK/crash.txt")" 1
+"$AUGUR" memspy --machine zen4 --output "$WORK/no/such/dir/r.txt" -- "$PROGRAMS/memsweep" 1 64 1 2>"$WORK/err"
+check "unwritable output: exit 125" "$?" 125
+check "unwritable output: nothing left" "$(ls "$WORK/no" 2>/dev/null | wc -l)" 0
+printf 'augur-memspy 1\ntool augur-memspy 0.1.0\n' >"$WORK/cut.out"
+"$AUGUR" memspy --machine zen4 --raw "$WORK/cut.out" 2>"$WORK/err" >/dev/null
+check "truncated raw file: refused" "$(grep -c "truncated: no 'end' line" "$WORK/err")" 1
+
+finish

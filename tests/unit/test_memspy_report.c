@@ -1,0 +1,315 @@
+/* test_memspy_report.c — memspy's host side on hand-written raw files:
+ * the reader accepts a good file and refuses damaged, truncated and
+ * inconsistent ones by name; the report ranks by stall cycles computed by
+ * hand from the formula, sums causes and replacements, scales sampled
+ * counts with the bounds of docs/memspy.md; the callgrind rendering has
+ * one event per cause and callgrind_annotate reads it. */
+#include "host_fixtures.h"
+
+#include <math.h>
+
+#include "memspy_report/memspy_report.h"
+
+/* Two levels, three objects (two heap arrays from two malloc sites, one
+ * global), three instructions in two functions.  By hand, with L2 hits
+ * costing 14 cycles and memory 200:
+ *   pair 0 (kernel, A): L1 100 L2 40 -> 60*14 + 40*200 = 8840
+ *   pair 1 (kernel, B): L1 50  L2 50 -> 50*200          = 10000
+ *   pair 2 (main, counter): L1 1 L2 1 -> 200
+ *   total 19040; A's L1 replacements: 60 by A, 15 by B. */
+static const char header[] = "augur-memspy 1\n"
+                             "tool augur-memspy 0.1.0\n"
+                             "pid 100\n"
+                             "ppid 1\n"
+                             "exe /bin/prog\n"
+                                                          "arg 5\n"
+                             "level 0 L1 32768 64 8 1\n"
+                             "level 1 L2 1048576 64 16 1\n";
+static const char body[] = "threads 1\n"
+                           "warning a%%20note\n"
+                           "module 0 /bin/prog 0\n"
+                           "fn 0 main\n"
+                           "fn 1 kernel\n"
+                           "file 0 /src/prog.c\n"
+                           "obj 0 heap A 8000 1\n"
+                           "site 0 0 1139 0 0 10\n"
+                           "obj 1 heap B 8000 1\n"
+                           "site 0 0 1150 0 0 11\n"
+                           "obj 2 global counter 8 1\n"
+                           "code 0 0 1200 1 0 20\n"
+                           "code 1 0 1210 1 0 21\n"
+                           "code 2 0 1300 0 0 30\n"
+                           "pair 0 0 1000 1000 0 100 10 20 70 0 0 %s 40 10 30 0 0 0 0\n"
+                           "pair 1 1 500 400 100 50 50 0 0 0 0 0 50 50 0 0 0 0 0\n"
+                           "pair 2 2 10 5 5 1 1 0 0 0 0 0 1 1 0 0 0 0 0\n"
+                           "evict 0 0 0 60\n"
+                           "evict 0 0 1 15\n"
+                           "evict 0 1 0 5\n"
+                           "thread 0 1510 151 91\n"
+                           "skipped %s\n"
+                           "exit 0\n";
+
+static const mr_costs costs = {{4, 14, 200}};
+
+/* The raw file with sampling line `sampling`, pair 0's L1 unknown misses
+ * and the skipped count, written with a correct end line. */
+static char *raw_text(const char *sampling, const char *unknown, const char *skipped)
+{
+    char *b, *all;
+    assert_true(asprintf(&b, body, unknown, skipped) > 0);
+    assert_true(asprintf(&all, "%s%s\n%s", header, sampling, b) > 0);
+    free(b);
+    char *framed = fixture_with_end(all);
+    free(all);
+    return framed;
+}
+
+static void read_text(const char *dir, const char *text, memspy_raw *m)
+{
+    char *path = fixture_path(dir, "memspy.1.out"), err[512];
+    fixture_write(path, text, strlen(text));
+    int rc = memspy_read(path, m, err, sizeof err);
+    if (rc != 0)
+        fail_msg("%s", err);
+    free(path);
+}
+
+/* The reader's message for text, which must be refused. */
+static void expect_refused(const char *dir, const char *text, size_t len, const char *message)
+{
+    char *path = fixture_path(dir, "bad.out"), err[512];
+    memspy_raw m;
+    fixture_write(path, text, len);
+    assert_int_equal(memspy_read(path, &m, err, sizeof err), -1);
+    if (!strstr(err, message))
+        fail_msg("expected '%s' in: %s", message, err);
+    free(path);
+}
+
+static void test_reads_good_file(void **state)
+{
+    (void)state;
+    char *dir = fixture_tmpdir(), *text = raw_text("sampling none", "0", "0");
+    memspy_raw m;
+    read_text(dir, text, &m);
+    assert_int_equal(m.nlevels, 2);
+    assert_string_equal(m.level[1].name, "L2");
+    assert_int_equal(m.level[1].ways, 16);
+    assert_int_equal(m.nobjs, 3);
+    assert_int_equal(m.objs[1].nsites, 1);
+    assert_int_equal(m.sites[m.objs[1].first_site].line, 11);
+    assert_int_equal(m.npairs, 3);
+    assert_int_equal(m.pairs[0].lv[0].cause[MS_CONFLICT], 70);
+    assert_int_equal(m.pairs[0].lv[1].miss, 40);
+    assert_int_equal(m.argc, 1);
+    assert_string_equal(m.argv[0], "5");
+    assert_string_equal(m.warnings[0], "a note");
+    memspy_raw_free(&m);
+    free(text);
+    fixture_remove(dir);
+}
+
+static void test_refuses_damage(void **state)
+{
+    (void)state;
+    char *dir = fixture_tmpdir(), *text = raw_text("sampling none", "0", "0");
+    size_t len = strlen(text);
+    expect_refused(dir, text, len / 2, "truncated");
+    expect_refused(dir, "", 0, "empty file: the memspy output is truncated");
+    char *bad = strdup(text);
+    bad[strstr(bad, "kernel") - bad] = 'K';
+    expect_refused(dir, bad, len, "checksum mismatch");
+    expect_refused(dir, "augur-memspy 2\nend 1 0\n", 23, "memspy output format version 2 is not supported");
+    expect_refused(dir, "augur-profile 1\nend 1 0\n", 24, "not an augur memspy output");
+    free(bad);
+    free(text);
+    fixture_remove(dir);
+}
+
+/* The good file with `from` replaced by `to`, framed again: the framing
+ * holds, so the content's own rule must refuse it. */
+static void expect_inconsistent(const char *dir, const char *from, const char *to, const char *message)
+{
+    char *b, *all;
+    assert_true(asprintf(&b, body, "0", "0") > 0);
+    assert_true(asprintf(&all, "%ssampling none\n%s", header, b) > 0);
+    char *at = strstr(all, from), *edited;
+    assert_non_null(at);
+    assert_true(asprintf(&edited, "%.*s%s%s", (int)(at - all), all, to, at + strlen(from)) > 0);
+    char *framed = fixture_with_end(edited);
+    expect_refused(dir, framed, strlen(framed), message);
+    free(b), free(all), free(edited), free(framed);
+}
+
+static void test_refuses_inconsistent_counts(void **state)
+{
+    (void)state;
+    char *dir = fixture_tmpdir();
+    expect_inconsistent(dir, "pair 1 1 500 400 100 50 50", "pair 1 1 500 400 100 50 49",
+                        "line 25: level L1: the causes add up to 49, MISS says 50");
+    expect_inconsistent(dir, "pair 2 2 10 5 5 1 1 0 0 0 0 0 1 1", "pair 2 2 10 5 5 1 1 0 0 0 0 0 2 2",
+                        "level L2: 2 misses, more than the level above it has (1)");
+    expect_inconsistent(dir, "pair 2 2 10 5 5", "pair 2 3 10 5 5", "obj 3 is not defined");
+    expect_inconsistent(dir, "pair 2 2 10 5 5", "pair 2 2 10 5 4", "READS + WRITES is not REFS");
+    expect_inconsistent(dir, "obj 2 global", "obj 2 weird", "object kind 'weird' is none of heap");
+    expect_inconsistent(dir, "skipped 0\n", "", "no 'skipped' line before this 'exit' line");
+    expect_inconsistent(dir, "obj 2 global counter 8 1\n", "obj 2 global counter 8 1\nsite 2 0 1 0 0 1\n",
+                        "'site' line not directly after a heap object");
+    fixture_remove(dir);
+}
+
+static void build(const memspy_raw *m, memspy_report *rep)
+{
+    char err[256];
+    if (memspy_report_build(m, &costs, NULL, NULL, rep, err, sizeof err) != 0)
+        fail_msg("%s", err);
+}
+
+static const mr_code_obj *code_named(const memspy_report *rep, const char *name)
+{
+    for (size_t i = 0; i < rep->ncode; i++)
+        if (!strcmp(rep->code[i].name, name))
+            return &rep->code[i];
+    fail_msg("no code object %s", name);
+    return NULL;
+}
+
+static void test_stall_and_ranking(void **state)
+{
+    (void)state;
+    char *dir = fixture_tmpdir(), *text = raw_text("sampling none", "0", "0");
+    memspy_raw m;
+    memspy_report rep;
+    read_text(dir, text, &m);
+    build(&m, &rep);
+    double hand[2] = {100, 40};
+    assert_float_equal(mr_stall(&costs, 2, hand), 8840, 1e-9);
+    assert_float_equal(rep.total.stall, 19040, 1e-9);
+    assert_int_equal(rep.total.refs, 1510);
+    assert_int_equal(rep.total.lv[0].miss, 151);
+    assert_int_equal(rep.total.lv[1].miss, 91);
+    /* data objects: B 10000, A 8840, counter 200 */
+    assert_string_equal(m.objs[rep.data_rank[0]].name, "B");
+    assert_string_equal(m.objs[rep.data_rank[1]].name, "A");
+    assert_float_equal(rep.data[0].stall, 8840, 1e-9);
+    /* causes add up to the misses of every object */
+    for (size_t o = 0; o < m.nobjs; o++)
+        for (unsigned k = 0; k < m.nlevels; k++) {
+            uint64_t sum = 0;
+            for (int c = 0; c < MS_NCAUSES; c++)
+                sum += rep.data[o].lv[k].cause[c];
+            assert_int_equal(sum, rep.data[o].lv[k].miss);
+        }
+    /* code objects: kernel (18840) before main (200); lines */
+    assert_float_equal(code_named(&rep, "kernel")->s.stall, 18840, 1e-9);
+    assert_float_equal(code_named(&rep, "main")->s.stall, 200, 1e-9);
+    assert_float_equal(code_named(&rep, "/src/prog.c:21")->s.stall, 10000, 1e-9);
+    assert_string_equal(rep.code[rep.code_rank[0]].name, "kernel");
+    /* pairs: (kernel, B) first */
+    const mr_pair_stats *top = &rep.pairs[rep.pair_rank[0]];
+    assert_string_equal(rep.code[top->function].name, "kernel");
+    assert_int_equal(top->obj, 1);
+    assert_int_equal(rep.npairs, 3);
+    /* replacements of A at L1: 60 self, 15 by B */
+    uint64_t by[3];
+    assert_int_equal(mr_replacements(&m, 0, 0, by), 75);
+    assert_int_equal(by[0], 60);
+    assert_int_equal(by[1], 15);
+    memspy_report_free(&rep);
+    memspy_raw_free(&m);
+    free(text);
+    fixture_remove(dir);
+}
+
+static void test_time_sampling_bounds(void **state)
+{
+    (void)state;
+    /* 1510 simulated, 13590 skipped: factor 10.  L1: 151 misses of which
+     * 20 unknown -> [1310, 1510], estimate 1410 (seed 001, eq. 6.1). */
+    char *dir = fixture_tmpdir(), *text = raw_text("sampling time 100 900", "20", "13590");
+    memspy_raw m;
+    memspy_report rep;
+    read_text(dir, text, &m);
+    build(&m, &rep);
+    assert_float_equal(rep.scale.factor, 10.0, 1e-12);
+    mr_estimate e = mr_stats_misses(&rep, &rep.total, 0);
+    assert_float_equal(e.est, 1410, 1e-9);
+    assert_float_equal(e.lo, 1310, 1e-9);
+    assert_float_equal(e.hi, 1510, 1e-9);
+    assert_float_equal(mr_scaled(&rep.scale, rep.total.refs), 15100, 1e-9);
+    memspy_report_free(&rep);
+    memspy_raw_free(&m);
+    free(text);
+    fixture_remove(dir);
+}
+
+static void test_set_sampling_bounds(void **state)
+{
+    (void)state;
+    /* 1510 simulated of 12080: factor 8; p = 0.1, se = sqrt(0.09/1510);
+     * half width 1.96 * se * 12080 = 182.79. */
+    char *dir = fixture_tmpdir(), *text = raw_text("sampling sets 8", "0", "10570");
+    memspy_raw m;
+    memspy_report rep;
+    read_text(dir, text, &m);
+    build(&m, &rep);
+    mr_estimate e = mr_stats_misses(&rep, &rep.total, 0);
+    double half = 1.96 * sqrt(0.1 * 0.9 / 1510) * 12080;
+    assert_float_equal(e.est, 1208, 1e-9);
+    assert_float_equal(e.hi - e.est, half, 1e-3); /* cmocka compares as float */
+    assert_float_equal(half, 182.79, 0.01);
+    memspy_report_free(&rep);
+    memspy_raw_free(&m);
+    free(text);
+    fixture_remove(dir);
+}
+
+static void test_callgrind_output(void **state)
+{
+    (void)state;
+    char *dir = fixture_tmpdir(), *text = raw_text("sampling none", "0", "0");
+    char *path = fixture_path(dir, "callgrind.out"), *cmd, line[512];
+    memspy_raw m;
+    memspy_report rep;
+    read_text(dir, text, &m);
+    build(&m, &rep);
+    FILE *f = fopen(path, "w");
+    assert_int_equal(memspy_write_callgrind(&rep, f), 0);
+    fclose(f);
+    f = fopen(path, "r");
+    int events = 0, line21 = 0;
+    while (fgets(line, sizeof line, f)) {
+        events += !strcmp(line, "events: Ref L1m L1cold L1cap L1conf L1tsh L1fsh L2m L2cold L2cap L2conf L2tsh "
+                                "L2fsh Stall\n");
+        line21 += !strcmp(line, "21 500 50 50 0 0 0 0 50 50 0 0 0 0 10000\n");
+    }
+    fclose(f);
+    assert_int_equal(events, 1);
+    assert_int_equal(line21, 1);
+    /* callgrind_annotate reads it: kernel's 18840 stall cycles are shown */
+    assert_true(asprintf(&cmd, "callgrind_annotate --show=Stall %s 2>&1", path) > 0);
+    FILE *p = popen(cmd, "r");
+    int kernel = 0;
+    while (fgets(line, sizeof line, p))
+        kernel += strstr(line, "18,840") && strstr(line, "kernel");
+    assert_int_equal(pclose(p), 0);
+    assert_int_equal(kernel, 1);
+    memspy_report_free(&rep);
+    memspy_raw_free(&m);
+    free(cmd), free(path), free(text);
+    fixture_remove(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reads_good_file),
+        cmocka_unit_test(test_refuses_damage),
+        cmocka_unit_test(test_refuses_inconsistent_counts),
+        cmocka_unit_test(test_stall_and_ranking),
+        cmocka_unit_test(test_time_sampling_bounds),
+        cmocka_unit_test(test_set_sampling_bounds),
+        cmocka_unit_test(test_callgrind_output),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
