@@ -1,5 +1,5 @@
 /* machine.h — a described machine: one core, its cache levels, TLBs and
- * memory, as read from a machine-description file (machines/*.yaml, format
+ * memory, as read from a machine-description file (machines/NAME.yaml, format
  * in docs/machines.md).  The data type that the machine stage passes to
  * the performance models (src/perf) and to memspy, declared in one place.
  *
