@@ -1,0 +1,47 @@
+/* core_parts.h — the pieces of the core model (core_model.c) that have a
+ * job of their own: the optimal spreading of work over ports
+ * (port_bound.c) and the recurrence bound of a loop's carried
+ * dependences (recurrence.c).  Private to src/perf; the formulas are in
+ * docs/performance-model.md, "Core". */
+#ifndef AUGUR_CORE_PARTS_H
+#define AUGUR_CORE_PARTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perf/core_model.h"
+
+/* Work that may run on any port of a set: `cycles` of port occupancy
+ * per iteration, `ports` a bit mask (bit p for port p). */
+typedef struct perf_port_work {
+    uint32_t ports;
+    double cycles;
+} perf_port_work;
+
+/* The smallest possible busy time of the busiest port when work[0..n)
+ * is split fractionally over the ports each item allows:
+ *     max over port sets S of  W(S) / |S|,
+ * W(S) the work whose allowed ports all lie in S.  Writes it to *bound,
+ * and to port_cycles[0..nports) the busy cycles of each port in one
+ * assignment that reaches it (the most balanced one: the tightest port
+ * set at the bound, then the rest of the work balanced on the remaining
+ * ports the same way).  *busiest is the lowest-numbered port at the
+ * bound (0 when there is no work).  Items with no ports or no cycles
+ * are ignored.  Returns 0, or -1 when memory runs out. */
+int perf_port_bound(const perf_port_work *work, size_t n, uint32_t nports, double *bound, double *port_cycles,
+                    uint32_t *busiest);
+
+/* Cycles that instruction `in` adds to a dependence chain entering it
+ * through register `reg`: its class's latency, plus the load latency
+ * when `reg` forms the address of a memory operand it reads. */
+double perf_latency_in(const machine *m, const st_insn *in, unsigned reg);
+
+/* The recurrence bound of body b: the largest, over the cycles of the
+ * dependence graph of the body's instructions (weight > 0) that pass
+ * through dependences carried by b's loop, of
+ *     (sum of the latencies on the cycle) / (carried dependences on it),
+ * 0 when there is no such cycle.  Returns 0, or -1 with a message when
+ * memory runs out. */
+int perf_recurrence(const machine *m, const perf_body *b, double *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,531 @@
+/* test_core_model.c — unit tests of src/perf/core_model.c and its parts
+ * (port_bound.c, recurrence.c): the issue, port and recurrence bounds of
+ * loop bodies built by hand on a small machine built in C, every expected
+ * number derived in a comment; then one loop of a compiled program
+ * (kernels_O2, from tests/programs/structure/kernels.c) analysed for real.
+ *
+ * The machine ("toy"): issue width 4, six ports p0..p5.
+ *   class    ports      latency  rthroughput  port cycles each (rthr*nports)
+ *   int_alu  p0 p1 p5   1        1/3          1
+ *   fp_add   p0 p1      4        0.5          1
+ *   fp_mul   p0 p1      4        0.5          1
+ *   fp_div   p0         13       4            4
+ *   move     p0 p1 p5   1        1/3          1
+ *   branch   p5         1        1            1
+ *   load     p2 p3      5        0.5          1
+ *   store    p4         1        1            1
+ * Every class is one uop. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "perf/core_model.h"
+#include "perf/core_parts.h"
+
+/* ---- the machine --------------------------------------------------------- */
+
+static void set_class(machine *m, int c, const uint8_t *ports, uint32_t nports, double lat, double rthr)
+{
+    m->cls[c].nports = nports;
+    memcpy(m->cls[c].ports, ports, nports);
+    m->cls[c].latency = lat;
+    m->cls[c].rthroughput = rthr;
+    m->cls[c].uops = 1;
+}
+
+static machine toy(void)
+{
+    machine m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.name, sizeof m.name, "toy");
+    m.issue_width = 4;
+    m.vector_bits = 256;
+    m.nports = 6;
+    for (uint32_t p = 0; p < m.nports; p++)
+        snprintf(m.port_names[p], sizeof m.port_names[p], "p%u", p);
+    static const uint8_t alu[] = {0, 1, 5}, fp[] = {0, 1}, p0[] = {0}, p5[] = {5}, ld[] = {2, 3}, st[] = {4};
+    set_class(&m, ST_CLASS_INT_ALU, alu, 3, 1, 1.0 / 3);
+    set_class(&m, ST_CLASS_FP_ADD, fp, 2, 4, 0.5);
+    set_class(&m, ST_CLASS_FP_MUL, fp, 2, 4, 0.5);
+    set_class(&m, ST_CLASS_FP_DIV, p0, 1, 13, 4);
+    set_class(&m, ST_CLASS_MOVE, alu, 3, 1, 1.0 / 3);
+    set_class(&m, ST_CLASS_BRANCH, p5, 1, 1, 1);
+    set_class(&m, MACHINE_CLASS_LOAD, ld, 2, 5, 0.5);
+    set_class(&m, MACHINE_CLASS_STORE, st, 1, 1, 1);
+    return m;
+}
+
+/* ---- loop bodies built by hand ------------------------------------------- */
+
+#define MAXI 32
+#define RAX ST_REG_RAX
+#define RCX ST_REG_RCX
+#define RSI ST_REG_RSI
+#define RDI ST_REG_RDI
+#define RDX ST_REG_RDX
+#define FL ST_REG_FLAGS
+#define XMM(k) (ST_REG_VEC0 + (k))
+#define NOREG ST_REG_NONE
+
+/* One loop (index 0) whose body is every instruction added, weight 1. */
+typedef struct body {
+    st_function f;
+    st_dataflow df;
+    st_loop loop;
+    st_insn insns[MAXI];
+    st_dep deps[MAXI];
+    double w[MAXI];
+} body;
+
+static body *body_new(void)
+{
+    body *b = calloc(1, sizeof *b);
+    assert_non_null(b);
+    b->f.name = "hand";
+    b->f.insns = b->insns;
+    b->f.loops = &b->loop;
+    b->f.nloops = 1;
+    b->loop.parent = -1;
+    b->df.deps = b->deps;
+    return b;
+}
+
+/* Append an instruction of class cls and `width` bits; returns its index. */
+static uint32_t ins(body *b, uint8_t cls, uint16_t width)
+{
+    assert_true(b->f.ninsns < MAXI);
+    uint32_t i = b->f.ninsns++;
+    st_insn *in = &b->insns[i];
+    in->addr = 0x1000 + 4 * (uint64_t)i;
+    in->cls = cls;
+    in->width = width;
+    for (unsigned k = 0; k < ST_MAX_MEMOPS; k++)
+        in->mem[k].base = in->mem[k].index = NOREG;
+    b->w[i] = 1;
+    return i;
+}
+
+/* Give instruction i a memory operand [base + index*8] read or written. */
+static void mem(body *b, uint32_t i, uint8_t base, uint8_t index, uint8_t access)
+{
+    st_insn *in = &b->insns[i];
+    in->mem[in->nmem++] = (st_memop){.base = base, .index = index, .scale = 8, .access = access, .size = 8};
+    in->nloads += (access & ST_MEM_READ) != 0;
+    in->nstores += (access & ST_MEM_WRITE) != 0;
+}
+
+/* use reads reg written by def; carried: around the back edge of loop 0. */
+static void dep(body *b, uint32_t def, uint32_t use, uint8_t reg, int carried)
+{
+    assert_true(b->df.ndeps < MAXI);
+    b->deps[b->df.ndeps++] = (st_dep){.def = def, .use = use, .reg = reg, .carried = (uint8_t)carried,
+                                      .loop = carried ? 0 : -1};
+}
+
+/* add rax, 1; cmp rax, rsi; jne — the loop control, with its deps. */
+static void control(body *b)
+{
+    uint32_t add = ins(b, ST_CLASS_INT_ALU, 64), cmp = ins(b, ST_CLASS_INT_ALU, 64), jne = ins(b, ST_CLASS_BRANCH, 0);
+    dep(b, add, add, RAX, 1);
+    dep(b, add, cmp, RAX, 0);
+    dep(b, cmp, jne, FL, 0);
+}
+
+static perf_core run(const machine *m, body *b)
+{
+    perf_body pb = {.f = &b->f, .df = &b->df, .loop = 0, .weight = b->w};
+    perf_core c;
+    char err[256] = "";
+    assert_int_equal(perf_core_loop(m, &pb, &c, err, sizeof err), 0);
+    return c;
+}
+
+#define EPS 1e-9
+
+/* Fail, showing both numbers, unless |got - want| <= eps. */
+#define assert_double_equal(got, want, eps) assert_near((got), (want), (eps), #got, __FILE__, __LINE__)
+static void assert_near(double got, double want, double eps, const char *what, const char *file, int line)
+{
+    if (!(fabs(got - want) <= eps)) {
+        print_error("%s:%d: %s = %.12g, expected %.12g\n", file, line, what, got, want);
+        fail();
+    }
+}
+
+/* ---- the bounds, one loop shape each ------------------------------------- */
+
+/* sum += a[i]:   addsd xmm0, [rdi + rax*8]; add rax, 1; cmp rax, rsi; jne
+ * recurrence: addsd -> addsd through xmm0, fp_add latency 4 (xmm0 is not
+ *   an address, so no load latency); add rax: 1.  The carried rax of add
+ *   -> addsd (address, 4 + 5 = 9) closes no cycle: addsd never reaches add.
+ * issue: fp_add + load + 2 alu + branch = 5 uops / 4 = 1.25.
+ * ports: {p0,p1,p5} holds fp_add 1 + alu 2 + branch 1 = 4 cycles / 3. */
+static void test_dependent_chain(void **state)
+{
+    (void)state;
+    machine m = toy();
+    body *b = body_new();
+    uint32_t add = ins(b, ST_CLASS_FP_ADD, 64);
+    mem(b, add, RDI, RAX, ST_MEM_READ);
+    dep(b, add, add, XMM(0), 1);
+    control(b);
+    dep(b, 1, add, RAX, 1); /* add rax (insn 1) -> the next addsd's address */
+    perf_core c = run(&m, b);
+    assert_double_equal(c.uops, 5, EPS);
+    assert_double_equal(c.issue, 1.25, EPS);
+    assert_double_equal(c.resource, 4.0 / 3, EPS);
+    assert_double_equal(c.recurrence, 4, EPS);
+    assert_double_equal(c.cycles, 4, EPS);
+    assert_int_equal(c.bound, PERF_BOUND_RECURRENCE);
+    assert_string_equal(perf_core_bound_name(c.bound), "recurrence");
+    free(b);
+}
+
+/* Six independent vmulsd xmm1..6, xmm8, xmm9 and jne (no alu):
+ * ports: 6 fp_mul x 1 cycle on {p0,p1} = 3 each; the branch 1 on p5.
+ * issue 7 / 4 = 1.75; no recurrence. */
+static void test_port_bound(void **state)
+{
+    (void)state;
+    machine m = toy();
+    body *b = body_new();
+    for (int k = 0; k < 6; k++)
+        ins(b, ST_CLASS_FP_MUL, 64);
+    ins(b, ST_CLASS_BRANCH, 0);
+    perf_core c = run(&m, b);
+    assert_double_equal(c.issue, 1.75, EPS);
+    assert_double_equal(c.resource, 3, EPS);
+    assert_double_equal(c.recurrence, 0, EPS);
+    assert_double_equal(c.cycles, 3, EPS);
+    assert_int_equal(c.bound, PERF_BOUND_PORTS);
+    assert_int_equal(c.busiest_port, 0);
+    static const double want[6] = {3, 3, 0, 0, 0, 1};
+    for (int p = 0; p < 6; p++)
+        assert_double_equal(c.port_cycles[p], want[p], EPS);
+    free(b);
+}
+
+/* The same six multiplies at 256 bits on a 128-bit datapath: each costs
+ * two uops and two port cycles: ports 6 * 2 / 2 = 6, issue (12 + 1) / 4. */
+static void test_wide_vectors(void **state)
+{
+    (void)state;
+    machine m = toy();
+    m.vector_bits = 128;
+    body *b = body_new();
+    for (int k = 0; k < 6; k++)
+        ins(b, ST_CLASS_FP_MUL, 256);
+    ins(b, ST_CLASS_BRANCH, 0);
+    perf_core c = run(&m, b);
+    assert_double_equal(c.uops, 13, EPS);
+    assert_double_equal(c.issue, 13.0 / 4, EPS);
+    assert_double_equal(c.resource, 6, EPS);
+    free(b);
+}
+
+/* c[i] = a[i] + b[i] + s:
+ *   movsd xmm1, [rdi+rax*8]      load
+ *   addsd xmm1, [rsi+rax*8]      fp_add + load
+ *   addsd xmm1, xmm2             fp_add
+ *   movsd [rdx+rax*8], xmm1      store
+ *   add rax, 1; cmp; jne
+ * issue: 2 loads + 2 fp_add + store + 2 alu + branch = 8 uops / 4 = 2.
+ * ports: {p0,p1,p5}: 2 fp_add + 2 alu + 1 branch = 5 / 3 = 1.667;
+ *   {p2,p3}: 2 loads = 2 / 2 = 1; p4: 1.  Issue-bound at 2.
+ * recurrence: only add rax, 1. */
+static void test_issue_bound(void **state)
+{
+    (void)state;
+    machine m = toy();
+    body *b = body_new();
+    uint32_t ld = ins(b, ST_CLASS_NONE, 0), a1 = ins(b, ST_CLASS_FP_ADD, 64), a2 = ins(b, ST_CLASS_FP_ADD, 64),
+             st = ins(b, ST_CLASS_NONE, 0);
+    mem(b, ld, RDI, RAX, ST_MEM_READ);
+    mem(b, a1, RSI, RAX, ST_MEM_READ);
+    mem(b, st, RDX, RAX, ST_MEM_WRITE);
+    dep(b, ld, a1, XMM(1), 0);
+    dep(b, a1, a2, XMM(1), 0);
+    dep(b, a2, st, XMM(1), 0);
+    control(b);
+    perf_core c = run(&m, b);
+    assert_double_equal(c.uops, 8, EPS);
+    assert_double_equal(c.issue, 2, EPS);
+    assert_double_equal(c.resource, 5.0 / 3, EPS);
+    assert_double_equal(c.recurrence, 1, EPS);
+    assert_int_equal(c.bound, PERF_BOUND_ISSUE);
+    free(b);
+}
+
+/* A copy unrolled four times (the stream kernel): 4 x (movsd xmm, [rsi+..];
+ * movsd [rdi+..], xmm), then add, cmp, jne.
+ * ports: p4 holds the 4 stores = 4 cycles; 4 loads x 1 cycle / 2 = 2 on p2, p3;
+ *   {p0,p1,p5}: 2 alu + branch = 3 / 3 = 1 each.  Port-bound at 4 on p4.
+ * issue: 4 + 4 + 3 = 11 / 4 = 2.75. */
+static void test_stream_kernel(void **state)
+{
+    (void)state;
+    machine m = toy();
+    body *b = body_new();
+    for (int k = 0; k < 4; k++) {
+        uint32_t ld = ins(b, ST_CLASS_NONE, 0), st = ins(b, ST_CLASS_NONE, 0);
+        mem(b, ld, RSI, RAX, ST_MEM_READ);
+        mem(b, st, RDI, RAX, ST_MEM_WRITE);
+        dep(b, ld, st, XMM(k), 0);
+    }
+    control(b);
+    perf_core c = run(&m, b);
+    assert_double_equal(c.issue, 2.75, EPS);
+    assert_double_equal(c.resource, 4, EPS);
+    assert_int_equal(c.bound, PERF_BOUND_PORTS);
+    assert_int_equal(c.busiest_port, 4);
+    static const double want[6] = {1, 1, 2, 2, 4, 1};
+    for (int p = 0; p < 6; p++)
+        assert_double_equal(c.port_cycles[p], want[p], EPS);
+    free(b);
+}
+
+/* x[i] = y[i] / z:  movsd xmm1, [rdi+rax*8]; divsd xmm1, xmm2;
+ * movsd [rsi+rax*8], xmm1; add; cmp; jne.
+ * ports: the divider p0 busy 4 cycles per divsd (occupancy > 1): 4.
+ *   The rest then balances on what is left: alu 2 on {p1,p5} and the
+ *   branch 1 on p5: 3 / 2 = 1.5 each; the load 1 / 2 on p2, p3; p4 1.
+ * issue 6 / 4 = 1.5; recurrence 1 (no carried xmm1: it is reloaded). */
+static void test_div_loop(void **state)
+{
+    (void)state;
+    machine m = toy();
+    body *b = body_new();
+    uint32_t ld = ins(b, ST_CLASS_NONE, 0), dv = ins(b, ST_CLASS_FP_DIV, 64), st = ins(b, ST_CLASS_NONE, 0);
+    mem(b, ld, RDI, RAX, ST_MEM_READ);
+    mem(b, st, RSI, RAX, ST_MEM_WRITE);
+    dep(b, ld, dv, XMM(1), 0);
+    dep(b, dv, st, XMM(1), 0);
+    control(b);
+    perf_core c = run(&m, b);
+    assert_double_equal(c.resource, 4, EPS);
+    assert_int_equal(c.bound, PERF_BOUND_PORTS);
+    assert_int_equal(c.busiest_port, 0);
+    static const double want[6] = {4, 1.5, 0.5, 0.5, 1, 1.5};
+    for (int p = 0; p < 6; p++)
+        assert_double_equal(c.port_cycles[p], want[p], EPS);
+    free(b);
+}
+
+/* A cycle through two carried dependences (a, b = b + c, a / d):
+ *   0 vaddsd xmm3, xmm1, xmm8    reads b (carried from 3)
+ *   1 vdivsd xmm4, xmm0, xmm9    reads a (carried from 2)
+ *   2 vmovapd xmm0, xmm3         a = t   (plain from 0)
+ *   3 vmovapd xmm1, xmm4         b = u   (plain from 1)
+ * The cycle 0 -> 2 => 1 -> 3 => 0 takes two iterations:
+ * (4 + 1 + 13 + 1) / 2 = 9.5 cycles per iteration.  Each carried edge
+ * alone closes no cycle. */
+static void test_two_iteration_cycle(void **state)
+{
+    (void)state;
+    machine m = toy();
+    body *b = body_new();
+    uint32_t add = ins(b, ST_CLASS_FP_ADD, 64), div = ins(b, ST_CLASS_FP_DIV, 64), ma = ins(b, ST_CLASS_MOVE, 128),
+             mb = ins(b, ST_CLASS_MOVE, 128);
+    dep(b, mb, add, XMM(1), 1);
+    dep(b, ma, div, XMM(0), 1);
+    dep(b, add, ma, XMM(3), 0);
+    dep(b, div, mb, XMM(4), 0);
+    control(b);
+    perf_core c = run(&m, b);
+    assert_double_equal(c.recurrence, 9.5, EPS);
+    assert_int_equal(c.bound, PERF_BOUND_RECURRENCE);
+    free(b);
+}
+
+/* The latency of a chain through a load's address: p = p->next as
+ * mov rax, [rax] (a pure load): 5 cycles, the load latency; and
+ * add rdx, [rax] accumulating: rdx -> rdx 1 cycle (not through the load). */
+static void test_pointer_chase(void **state)
+{
+    (void)state;
+    machine m = toy();
+    body *b = body_new();
+    uint32_t ld = ins(b, ST_CLASS_NONE, 0), acc = ins(b, ST_CLASS_INT_ALU, 64);
+    mem(b, ld, RAX, NOREG, ST_MEM_READ);
+    mem(b, acc, RAX, NOREG, ST_MEM_READ);
+    dep(b, ld, ld, RAX, 1);
+    dep(b, ld, acc, RAX, 0);
+    dep(b, acc, acc, RDX, 1);
+    assert_double_equal(perf_latency_in(&m, &b->insns[acc], RAX), 6, EPS);
+    assert_double_equal(perf_latency_in(&m, &b->insns[acc], RDX), 1, EPS);
+    perf_core c = run(&m, b);
+    assert_double_equal(c.recurrence, 5, EPS);
+    free(b);
+}
+
+/* Weights: an inner loop's divide with weight 0 counts nowhere (not even
+ * its carried chain); a conditional multiply at weight 0.5 adds half a uop
+ * and half a port cycle.  Body: vmulsd (0.5), divsd xmm5 self (0), jne:
+ * uops 1.5; ports {p0,p1}: 0.5 / 2 = 0.25; p5: 1; recurrence 0. */
+static void test_weights(void **state)
+{
+    (void)state;
+    machine m = toy();
+    body *b = body_new();
+    uint32_t mul = ins(b, ST_CLASS_FP_MUL, 64), div = ins(b, ST_CLASS_FP_DIV, 64);
+    ins(b, ST_CLASS_BRANCH, 0);
+    dep(b, div, div, XMM(5), 1);
+    b->w[mul] = 0.5;
+    b->w[div] = 0;
+    perf_core c = run(&m, b);
+    assert_double_equal(c.uops, 1.5, EPS);
+    assert_double_equal(c.resource, 1, EPS);
+    assert_double_equal(c.port_cycles[0], 0.25, EPS);
+    assert_double_equal(c.recurrence, 0, EPS);
+    free(b);
+}
+
+/* Bad bodies are refused with a message naming the problem. */
+static void test_bad_body(void **state)
+{
+    (void)state;
+    machine m = toy();
+    body *b = body_new();
+    control(b);
+    perf_body pb = {.f = &b->f, .df = &b->df, .loop = 3, .weight = b->w};
+    perf_core c;
+    char err[256] = "";
+    assert_int_equal(perf_core_loop(&m, &pb, &c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "loop 3 does not exist"));
+    pb.loop = 0;
+    pb.weight = NULL;
+    assert_int_equal(perf_core_loop(&m, &pb, &c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "weights"));
+    pb.weight = b->w;
+    m.issue_width = 0;
+    assert_int_equal(perf_core_loop(&m, &pb, &c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "issue_width"));
+    free(b);
+}
+
+/* ---- the port bound alone ------------------------------------------------ */
+
+/* 4 cycles only on p0 and 2 on {p0,p1}: the optimum moves all of the
+ * second to p1: bound 4 (spreading each class evenly would give p0 5). */
+static void test_ports_uneven(void **state)
+{
+    (void)state;
+    perf_port_work w[] = {{.ports = 1, .cycles = 4}, {.ports = 3, .cycles = 2}};
+    double bound, pc[2];
+    uint32_t busiest;
+    assert_int_equal(perf_port_bound(w, 2, 2, &bound, pc, &busiest), 0);
+    assert_double_equal(bound, 4, EPS);
+    assert_double_equal(pc[0], 4, EPS);
+    assert_double_equal(pc[1], 2, EPS);
+    assert_int_equal(busiest, 0);
+}
+
+/* Three sets overlapping in a ring, 3 cycles each on {p0,p1}, {p1,p2},
+ * {p0,p2}: no set alone is tight (1.5); their union is: 9 / 3 = 3. */
+static void test_ports_union(void **state)
+{
+    (void)state;
+    perf_port_work w[] = {{.ports = 3, .cycles = 3}, {.ports = 6, .cycles = 3}, {.ports = 5, .cycles = 3}};
+    double bound, pc[4];
+    uint32_t busiest;
+    assert_int_equal(perf_port_bound(w, 3, 4, &bound, pc, &busiest), 0);
+    assert_double_equal(bound, 3, EPS);
+    assert_double_equal(pc[0] + pc[1] + pc[2], 9, EPS);
+    assert_double_equal(pc[3], 0, EPS);
+}
+
+/* Against brute force: random work on 5 ports, the bound equals the
+ * maximum of W(S)/|S| over all 31 non-empty port sets. */
+static void test_ports_brute_force(void **state)
+{
+    (void)state;
+    srand(12345);
+    for (int trial = 0; trial < 200; trial++) {
+        perf_port_work w[6];
+        for (int k = 0; k < 6; k++)
+            w[k] = (perf_port_work){.ports = 1 + (uint32_t)(rand() % 31), .cycles = rand() % 100 / 10.0};
+        double want = 0;
+        for (uint32_t S = 1; S < 32; S++) {
+            double W = 0;
+            for (int k = 0; k < 6; k++)
+                if ((w[k].ports & ~S) == 0)
+                    W += w[k].cycles;
+            if (W / __builtin_popcount(S) > want)
+                want = W / __builtin_popcount(S);
+        }
+        double bound, pc[5], total = 0, sum = 0;
+        uint32_t busiest;
+        assert_int_equal(perf_port_bound(w, 6, 5, &bound, pc, &busiest), 0);
+        assert_double_equal(bound, want, 1e-9);
+        for (int p = 0; p < 5; p++) {
+            assert_true(pc[p] <= bound + 1e-9);
+            sum += pc[p];
+        }
+        for (int k = 0; k < 6; k++)
+            total += w[k].cycles;
+        assert_double_equal(sum, total, 1e-9); /* the assignment places all the work */
+    }
+}
+
+/* ---- a compiled loop ----------------------------------------------------- */
+
+/* kernels_O2's triangular(), inner loop (gcc 12 -O2 -march=x86-64-v2):
+ *     addsd (%rax),%xmm0 ; add $0x8,%rax ; cmp %rdx,%rax ; jne
+ * on the toy machine: recurrence 4 (xmm0 through addsd), uops 5, issue
+ * 1.25, ports 4/3 — the same numbers as test_dependent_chain, found from
+ * the binary by the structure analysis. */
+static void test_compiled_loop(void **state)
+{
+    (void)state;
+    const char *dir = getenv("AUGUR_TEST_PROGRAMS");
+    char path[1024], err[512] = "";
+    assert_non_null(dir);
+    snprintf(path, sizeof path, "%s/kernels_O2", dir);
+    st_module *mod = NULL;
+    assert_int_equal(st_analyse(path, NULL, &mod, err, sizeof err), 0);
+    const st_function *f = NULL;
+    size_t fi = 0;
+    for (; fi < mod->nfunctions && !f; fi++)
+        if (!strcmp(mod->functions[fi].name, "triangular"))
+            f = &mod->functions[fi];
+    assert_non_null(f);
+    assert_int_equal(f->nloops, 2);
+    int inner = f->loops[0].depth == 2 ? 0 : 1;
+    double *w = calloc(f->ninsns, sizeof *w);
+    assert_non_null(w);
+    for (uint32_t bl = 0; bl < f->nblocks; bl++)
+        for (uint32_t i = f->blocks[bl].first; f->blocks[bl].loop == inner && i < f->blocks[bl].first + f->blocks[bl].n; i++)
+            w[i] = 1;
+    machine m = toy();
+    perf_body pb = {.f = f, .df = &mod->dataflow[fi - 1], .loop = inner, .weight = w};
+    perf_core c;
+    assert_int_equal(perf_core_loop(&m, &pb, &c, err, sizeof err), 0);
+    assert_double_equal(c.uops, 5, EPS);
+    assert_double_equal(c.issue, 1.25, EPS);
+    assert_double_equal(c.resource, 4.0 / 3, EPS);
+    assert_double_equal(c.recurrence, 4, EPS);
+    assert_int_equal(c.bound, PERF_BOUND_RECURRENCE);
+    free(w);
+    st_module_free(mod);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dependent_chain),   cmocka_unit_test(test_port_bound),
+        cmocka_unit_test(test_wide_vectors),      cmocka_unit_test(test_issue_bound),
+        cmocka_unit_test(test_stream_kernel),     cmocka_unit_test(test_div_loop),
+        cmocka_unit_test(test_two_iteration_cycle), cmocka_unit_test(test_pointer_chase),
+        cmocka_unit_test(test_weights),           cmocka_unit_test(test_bad_body),
+        cmocka_unit_test(test_ports_uneven),      cmocka_unit_test(test_ports_union),
+        cmocka_unit_test(test_ports_brute_force), cmocka_unit_test(test_compiled_loop),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
