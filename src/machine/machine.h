@@ -65,6 +65,9 @@ typedef struct machine_cache {
     uint32_t shared_by;          /* cores sharing one instance */
     uint8_t policy;              /* enum machine_cache_policy, relative to the
                                     levels above it */
+    uint32_t slices;             /* equal parts the sets are hashed over (the
+                                    L3 slices of a mesh or ring; 1 if none):
+                                    size = slices * line * ways * 2^k */
 } machine_cache;
 
 /* One TLB level for one page size. */

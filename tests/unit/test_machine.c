@@ -1,0 +1,303 @@
+/* test_machine.c — unit tests of the machine descriptions (src/machine):
+ * every shipped description loads with the published numbers the issue
+ * names; hand-made bad files (each a shipped file with one edit) are
+ * refused with "FILE:LINE: field: ..." where LINE is counted here from the
+ * text; write -> load gives back the same machine; an unknown name lists
+ * the known ones. */
+#include "host_fixtures.h"
+
+#include "machine/machine.h"
+
+static const char *const shipped[] = {"zen4", "zen3", "skylake-sp", "sapphire-rapids", "neoverse-v1"};
+
+/* The text of a shipped description, a new string. */
+static char *shipped_text(const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.yaml", AUGUR_MACHINES_DIR, name);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char *text = calloc(1, 1 << 16);
+    assert_non_null(text);
+    size_t n = fread(text, 1, (1 << 16) - 1, f);
+    assert_true(n > 0 && feof(f));
+    fclose(f);
+    return text;
+}
+
+/* The 1-based line of the first occurrence of needle in text. */
+static int line_of(const char *text, const char *needle)
+{
+    const char *at = strstr(text, needle);
+    assert_non_null(at);
+    int line = 1;
+    for (const char *p = text; p < at; p++)
+        line += *p == '\n';
+    return line;
+}
+
+/* text with the first `from` replaced by `to`, a new string. */
+static char *edited(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    assert_non_null(at);
+    char *out;
+    assert_true(asprintf(&out, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from)) > 0);
+    return out;
+}
+
+/* Load `text` written to a file; assert it is refused with an error that
+ * starts "FILE:LINE: " and contains `want`. */
+static void assert_refused(const char *text, int line, const char *want)
+{
+    char *dir = fixture_tmpdir(), *path = fixture_path(dir, "bad.yaml"), err[512], *prefix;
+    fixture_write(path, text, strlen(text));
+    machine m;
+    int rc = machine_load(path, &m, err, sizeof err);
+    print_message("%s\n", err);
+    assert_int_equal(rc, -1);
+    assert_null(m.description);
+    assert_true(asprintf(&prefix, "%s:%d: ", path, line) > 0);
+    assert_memory_equal(err, prefix, strlen(prefix));
+    assert_non_null(strstr(err, want));
+    free(prefix);
+    free(path);
+    fixture_remove(dir);
+}
+
+/* zen4 with `from` replaced by `to`, refused at the line of `at_line`
+ * (looked up in the edited text) with `want`. */
+static void assert_edit_refused(const char *from, const char *to, const char *at_line, const char *want)
+{
+    char *text = shipped_text("zen4"), *bad = edited(text, from, to);
+    assert_refused(bad, line_of(bad, at_line), want);
+    free(bad);
+    free(text);
+}
+
+static void every_shipped_description_loads(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof shipped / sizeof *shipped; i++) {
+        machine m;
+        char err[512] = "";
+        int rc = machine_find(shipped[i], &m, err, sizeof err);
+        print_message("%s: %s\n", shipped[i], err);
+        assert_int_equal(rc, 0);
+        assert_string_equal(m.name, shipped[i]);
+        assert_int_equal(m.ncaches, 3);
+        for (int c = 1; c < MACHINE_NCLASSES; c++)
+            assert_true(m.cls[c].nports > 0 && m.cls[c].rthroughput > 0);
+        machine_free(&m);
+    }
+}
+
+static void zen4_has_the_published_caches(void **state)
+{
+    (void)state;
+    machine m;
+    char err[512];
+    assert_int_equal(machine_find("zen4", &m, err, sizeof err), 0);
+    assert_int_equal(m.cache[0].size, 32 * 1024);
+    assert_int_equal(m.cache[0].ways, 8);
+    assert_int_equal(m.cache[1].size, 1024 * 1024);
+    assert_int_equal(m.cache[1].ways, 8);
+    assert_int_equal(m.cache[2].size, 32 * 1024 * 1024);
+    assert_int_equal(m.cache[2].ways, 16);
+    assert_int_equal(m.cache[2].shared_by, 8);
+    assert_int_equal(m.cache[2].policy, MACHINE_VICTIM);
+    /* fp_fma on FP0 and FP1: ports named in core.ports order */
+    assert_int_equal(m.cls[ST_CLASS_FP_FMA].nports, 2);
+    assert_string_equal(m.port_names[m.cls[ST_CLASS_FP_FMA].ports[0]], "FP0");
+    assert_string_equal(m.port_names[m.cls[ST_CLASS_FP_FMA].ports[1]], "FP1");
+    assert_true(m.cls[MACHINE_CLASS_LOAD].nports == 3 && m.cls[MACHINE_CLASS_LOAD].latency == 4);
+    assert_true(m.cls[ST_CLASS_INT_ALU].uops == 1); /* the default */
+    assert_int_equal(m.tlb[3].page_size, 4096);
+    assert_int_equal(m.tlb[3].entries, 3072);
+    assert_non_null(strstr(m.path, "zen4.yaml"));
+    machine_free(&m);
+}
+
+static void sliced_l3_of_sapphire_rapids(void **state)
+{
+    (void)state;
+    machine m;
+    char err[512];
+    assert_int_equal(machine_find("sapphire-rapids", &m, err, sizeof err), 0);
+    /* 56 slices of 1.875 MiB, 15-way: 2048 sets per slice */
+    assert_int_equal(m.cache[2].size, 56ull * 1920 * 1024);
+    assert_int_equal(m.cache[2].size / m.cache[2].slices / m.cache[2].line / m.cache[2].ways, 2048);
+    machine_free(&m);
+}
+
+static void missing_field(void **state)
+{
+    (void)state;
+    assert_edit_refused("  issue_width: 6             # macro-ops dispatched per cycle [AMD]\n", "", "  clock_ghz",
+                        "core.issue_width: missing");
+    assert_edit_refused("    move:", "    #move:", "    int_alu:", "core.classes.move: missing");
+}
+
+static void contradictory_fields(void **state)
+{
+    (void)state;
+    /* 1000 KiB / 64 / 8 = 2000 sets, not a power of two */
+    assert_edit_refused("size: 1MiB", "size: 1000KiB", "size: 1000KiB", "caches[1].size: 1024000 bytes is not");
+    assert_edit_refused("size: 1MiB", "size: 32KiB", "size: 32KiB\n    line_bytes: 64\n    ways: 8\n    latency_cycles: 14",
+                        "caches[1].size: 32768 bytes is not larger than the level above (L1");
+    assert_edit_refused("line_bytes: 64", "line_bytes: 48", "line_bytes: 48", "caches[0].line_bytes: 48 is not a power of two");
+    assert_edit_refused("latency_cycles: 1, rthroughput_cycles: 0.25}", "latency_cycles: 1, rthroughput_cycles: 0.2}",
+                        "    int_alu:", "core.classes.int_alu.rthroughput_cycles: 0.2 is below 1/4");
+    assert_edit_refused("bandwidth_core_gbs: 30", "bandwidth_core_gbs: 400", "bandwidth_core_gbs",
+                        "memory.bandwidth_core_gbs: 400 is more than bandwidth_gbs");
+}
+
+static void unknown_port_key_and_value(void **state)
+{
+    (void)state;
+    assert_edit_refused("fp_add:   {ports: [FP2, FP3]", "fp_add:   {ports: [FP2, FP9]", "fp_add:",
+                        "core.classes.fp_add.ports: 'FP9' is not a port of core.ports");
+    assert_edit_refused("  issue_width:", "  issue_widht:", "issue_widht", "core.issue_widht: unknown field");
+    assert_edit_refused("policy: victim", "policy: exclusive", "policy: exclusive", "caches[2].policy: 'exclusive' is not a policy");
+    assert_edit_refused("ways: 16", "ways: sixteen", "ways: sixteen", "caches[2].ways: 'sixteen' is not a whole number");
+    assert_edit_refused("size: 32MiB", "size: 32MB", "size: 32MB", "caches[2].size: '32MB' is not a size");
+}
+
+static void duplicated_field(void **state)
+{
+    (void)state;
+    assert_edit_refused("  vector_bits: 256\n", "  vector_bits: 256\n  issue_width: 8\n", "  issue_width: 8",
+                        "core.issue_width: duplicated field, first given on line");
+}
+
+static void not_yaml_or_truncated(void **state)
+{
+    (void)state;
+    assert_refused("name: [zen4\ncores: 8\n", 2, "syntax:"); /* found at the key that cannot be in a list */
+    char *text = shipped_text("zen4");
+    /* cut inside a flow mapping: not YAML any more */
+    char *cut = strstr(text, "fp_div:   {ports: [FP1], lat") + strlen("fp_div:   {ports: [FP1], lat");
+    *cut = '\0';
+    char *whole = strdup(text);
+    assert_refused(whole, line_of(whole, "fp_div") + 1, "syntax:");
+    free(whole);
+    free(text);
+    /* cut at the end of a line: YAML, but everything after is missing */
+    text = shipped_text("zen4");
+    strstr(text, "    fp_sqrt:")[0] = '\0';
+    assert_refused(text, line_of(text, "    int_alu:"), "core.classes.fp_sqrt: missing");
+    free(text);
+    assert_refused("", 1, "the file is empty");
+}
+
+static void unreadable_file(void **state)
+{
+    (void)state;
+    machine m;
+    char err[512];
+    assert_int_equal(machine_load("/nonexistent/x.yaml", &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "/nonexistent/x.yaml: cannot read"));
+}
+
+/* machine_write then machine_load: the same machine, field for field. */
+static void write_load_round_trip(void **state)
+{
+    (void)state;
+    char *dir = fixture_tmpdir(), *path = fixture_path(dir, "out.yaml"), err[512];
+    for (size_t i = 0; i < sizeof shipped / sizeof *shipped; i++) {
+        machine a, b;
+        assert_int_equal(machine_find(shipped[i], &a, err, sizeof err), 0);
+        a.clock_ghz = 2.0 / 3.0; /* needs all 17 digits */
+        free(a.description);
+        a.description = strdup("with \"quotes\", a colon: and a \\ backslash");
+        FILE *f = fopen(path, "w");
+        assert_int_equal(machine_write(f, &a, "written by test_machine\nsecond line"), 0);
+        fclose(f);
+        int rc = machine_load(path, &b, err, sizeof err);
+        if (rc)
+            print_message("%s\n", err);
+        assert_int_equal(rc, 0);
+        assert_string_equal(a.description, b.description);
+        char *keep[4] = {a.description, a.path, b.description, b.path};
+        a.description = a.path = b.description = b.path = NULL;
+        assert_memory_equal(&a, &b, sizeof a);
+        a.description = keep[0], a.path = keep[1], b.description = keep[2], b.path = keep[3];
+        machine_free(&a);
+        machine_free(&b);
+    }
+    free(path);
+    fixture_remove(dir);
+}
+
+static void unknown_name_lists_known_ones(void **state)
+{
+    (void)state;
+    machine m;
+    char err[1024];
+    assert_int_equal(machine_find("zen9", &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "unknown machine 'zen9'"));
+    for (size_t i = 0; i < sizeof shipped / sizeof *shipped; i++)
+        assert_non_null(strstr(err, shipped[i]));
+    char **names;
+    size_t n;
+    assert_int_equal(machine_names(&names, &n, err, sizeof err), 0);
+    assert_true(n >= 5);
+    for (size_t i = 1; i < n; i++)
+        assert_true(strcmp(names[i - 1], names[i]) < 0);
+    machine_names_free(names, n);
+}
+
+/* $AUGUR_MACHINES comes first, and its files are found by name. */
+static void search_path_from_environment(void **state)
+{
+    (void)state;
+    char *dir = fixture_tmpdir(), *path = fixture_path(dir, "mine.yaml"), err[512];
+    char *text = shipped_text("zen3"), *renamed = edited(text, "name: zen3", "name: mine");
+    fixture_write(path, renamed, strlen(renamed));
+    setenv("AUGUR_MACHINES", dir, 1);
+    const char *dirs[8];
+    assert_true(machine_dirs(dirs, 8) >= 2);
+    assert_string_equal(dirs[0], dir);
+    assert_string_equal(dirs[1], AUGUR_MACHINES_DIR);
+    machine m;
+    assert_int_equal(machine_find("mine", &m, err, sizeof err), 0);
+    assert_string_equal(m.name, "mine");
+    assert_int_equal(m.cache[1].size, 512 * 1024);
+    machine_free(&m);
+    unsetenv("AUGUR_MACHINES");
+    free(renamed);
+    free(text);
+    free(path);
+    fixture_remove(dir);
+}
+
+static void class_names_and_indices(void **state)
+{
+    (void)state;
+    assert_int_equal(machine_class_index("fp_fma"), ST_CLASS_FP_FMA);
+    assert_int_equal(machine_class_index("load"), MACHINE_CLASS_LOAD);
+    assert_int_equal(machine_class_index("store"), MACHINE_CLASS_STORE);
+    assert_int_equal(machine_class_index("none"), -1);
+    assert_string_equal(machine_class_name(ST_CLASS_INT_DIV), "int_div");
+    assert_null(machine_class_name(MACHINE_NCLASSES));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_shipped_description_loads),
+        cmocka_unit_test(zen4_has_the_published_caches),
+        cmocka_unit_test(sliced_l3_of_sapphire_rapids),
+        cmocka_unit_test(missing_field),
+        cmocka_unit_test(contradictory_fields),
+        cmocka_unit_test(unknown_port_key_and_value),
+        cmocka_unit_test(duplicated_field),
+        cmocka_unit_test(not_yaml_or_truncated),
+        cmocka_unit_test(unreadable_file),
+        cmocka_unit_test(write_load_round_trip),
+        cmocka_unit_test(unknown_name_lists_known_ones),
+        cmocka_unit_test(search_path_from_environment),
+        cmocka_unit_test(class_names_and_indices),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
