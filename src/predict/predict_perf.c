@@ -253,9 +253,7 @@ static int time_loop(const machine *m, const st_module *mod, const predict_block
         if (rc != 0)
             return -1;
     }
-    /* misses the loop cannot overlap: not streamed, and its own chain of
-     * latencies is what bounds it on the core */
-    L->cost.traffic.dependent = L->cost.core.bound == PERF_BOUND_RECURRENCE;
+    L->cost.traffic.dependent = predict_loop_chases(f, &mod->dataflow[sc->function], sc->loop);
     perf_mem_time(m, &L->cost.traffic, &L->cost.mem);
     perf_loop_combine(m, headers, &L->cost.core, &L->cost.mem, &L->cost.time);
     return 0;

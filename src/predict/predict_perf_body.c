@@ -80,3 +80,23 @@ int predict_body_weights(const predict_blocks *bl, const st_function *f, const u
     }
     return 0;
 }
+
+/* Does instruction `use` form a memory address from register reg? */
+static int addresses_with(const st_insn *use, unsigned reg)
+{
+    for (uint8_t k = 0; k < use->nmem; k++)
+        if (use->mem[k].access && (use->mem[k].base == reg || use->mem[k].index == reg))
+            return 1;
+    return 0;
+}
+
+int predict_loop_chases(const st_function *f, const st_dataflow *df, int loop)
+{
+    for (size_t i = 0; i < df->ndeps; i++) {
+        const st_dep *d = &df->deps[i];
+        if (d->carried && d->loop == loop && f->insns[d->def].nloads > 0 &&
+            addresses_with(&f->insns[d->use], d->reg))
+            return 1;
+    }
+    return 0;
+}

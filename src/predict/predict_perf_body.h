@@ -23,4 +23,9 @@ void predict_blocks_free(predict_blocks *bl);
 int predict_body_weights(const predict_blocks *bl, const st_function *f, const uint32_t *loop_scopes, uint32_t scope,
                          double headers, double *weight);
 
+/* 1 when loop `loop` of f chases pointers: a value loaded in one
+ * iteration forms an address in the next (a loop-carried dependence from a
+ * load to an address register), so its misses cannot overlap. */
+int predict_loop_chases(const st_function *f, const st_dataflow *df, int loop);
+
 #endif

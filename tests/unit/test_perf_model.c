@@ -28,9 +28,9 @@ static machine test_machine(void)
     machine m = {.name = "test", .clock_ghz = 4, .issue_width = 6, .max_outstanding_misses = 16,
                  .ncaches = 3, .ntlbs = 2, .mem_latency_ns = 100, .mem_bandwidth_gbs = 60,
                  .mem_bandwidth_core_gbs = 20};
-    m.cache[0] = (machine_cache){"L1", 32 << 10, 64, 8, 4, 64, 1, MACHINE_INCLUSIVE};
-    m.cache[1] = (machine_cache){"L2", 1 << 20, 64, 8, 14, 32, 1, MACHINE_INCLUSIVE};
-    m.cache[2] = (machine_cache){"L3", 32 << 20, 64, 16, 50, 16, 8, MACHINE_NON_INCLUSIVE};
+    m.cache[0] = (machine_cache){"L1", 32 << 10, 64, 8, 4, 64, 1, MACHINE_INCLUSIVE, 1};
+    m.cache[1] = (machine_cache){"L2", 1 << 20, 64, 8, 14, 32, 1, MACHINE_INCLUSIVE, 1};
+    m.cache[2] = (machine_cache){"L3", 32 << 20, 64, 16, 50, 16, 8, MACHINE_NON_INCLUSIVE, 1};
     m.tlb[0] = (machine_tlb){"L1 DTLB 4K", 1, 4096, 64, 4, 7};
     m.tlb[1] = (machine_tlb){"L2 DTLB 4K", 2, 4096, 2048, 16, 30};
     return m;
