@@ -65,6 +65,14 @@ double perf_level_misses(const perf_rd_dist *d, const perf_level *L)
     return misses;
 }
 
+perf_level perf_level_fully_associative(const perf_level *L)
+{
+    perf_level fa = *L;
+    fa.ways = L->sets * L->ways;
+    fa.sets = 1;
+    return fa;
+}
+
 size_t perf_cache_levels(const machine *m, perf_level *out)
 {
     for (uint32_t i = 0; i < m->ncaches; i++) {

@@ -87,6 +87,12 @@ double perf_hit_probability(double d, double sets, double ways);
  * of the bin (midpoint rule), P(hit | low) for a bin at most one wide. */
 double perf_level_misses(const perf_rd_dist *d, const perf_level *L);
 
+/* L as one fully-associative set of the same capacity (sets * ways):
+ * for accesses whose intervening blocks are contiguous ranges (the
+ * constant-stride groups of loops), which spread evenly over the sets
+ * instead of at random, so the binomial correction does not apply. */
+perf_level perf_level_fully_associative(const perf_level *L);
+
 /* The levels of machine m's data caches as the model sees them, closest
  * first: level i has size / line / ways sets of `ways` ways, except a
  * victim level (filled by what the level above it evicts), which holds

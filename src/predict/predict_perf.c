@@ -94,8 +94,8 @@ static predict_loop *loop_of_scope(predict_perf *pp, int64_t scope)
     return lo < pp->nloops && pp->loops[lo].scope == scope ? &pp->loops[lo] : NULL;
 }
 
-/* The innermost loop scope holding the program's instruction at addr, or -1. */
-static int64_t loop_scope_at(const st_module *mod, uint64_t addr)
+/* The program's instruction at addr: its function and index; 0 if found. */
+static int find_insn(const st_module *mod, uint64_t addr, size_t *fi, uint32_t *ii)
 {
     size_t lo = 0, hi = mod->nfunctions;
     while (lo < hi) {
@@ -116,12 +116,49 @@ static int64_t loop_scope_at(const st_module *mod, uint64_t addr)
         else
             b = mid;
     }
-    if (a == f->ninsns || f->insns[a].addr != addr || !mod->places)
+    if (a == f->ninsns || f->insns[a].addr != addr)
         return -1;
-    for (int64_t s = mod->places[lo][a].scope; s > 0; s = mod->scopes[s].parent)
+    *fi = lo;
+    *ii = a;
+    return 0;
+}
+
+/* The innermost loop scope holding the program's instruction at addr, or -1. */
+static int64_t loop_scope_at(const st_module *mod, uint64_t addr)
+{
+    size_t fi;
+    uint32_t ii;
+    if (find_insn(mod, addr, &fi, &ii) != 0 || !mod->places)
+        return -1;
+    for (int64_t s = mod->places[fi][ii].scope; s > 0; s = mod->scopes[s].parent)
         if (mod->scopes[s].kind == ST_SCOPE_LOOP)
             return s;
     return -1;
+}
+
+/* Does the address of the program's instruction at addr depend on loaded
+ * data (an opaque term: x[col[j]], p->next)?  Such addresses fall on the
+ * cache sets at random; affine ones (registers times constants) sweep
+ * contiguous or strided ranges, which spread evenly over the sets and
+ * which hardware prefetchers follow. */
+static int data_dependent_at(const st_module *mod, uint64_t addr)
+{
+    size_t fi;
+    uint32_t ii;
+    if (find_insn(mod, addr, &fi, &ii) != 0)
+        return 0;
+    const st_dataflow *df = &mod->dataflow[fi];
+    for (size_t k = 0; k < df->naddrs; k++) {
+        const st_addr *a = &df->addrs[k];
+        if (a->insn != ii)
+            continue;
+        if (!a->complete)
+            return 1;
+        for (uint8_t t = 0; t < a->nterms; t++)
+            if (a->terms[t].kind == ST_TERM_OPAQUE)
+                return 1;
+    }
+    return 0;
 }
 
 /* The report's function (name, module), or NULL. */
@@ -144,7 +181,17 @@ typedef struct group_misses {
     double cache[PERF_MAX_LEVELS], tlb[MACHINE_MAX_TLBS];
 } group_misses;
 
-static int group_eval(const prediction *p, const predict_perf *pp, const db_rd_group *g, group_misses *out)
+/* Misses of level L: the binomial set-associative model for groups whose
+ * addresses depend on loaded data (random placement), the
+ * fully-associative cut at L's capacity for affine ones. */
+static double level_misses(const perf_rd_dist *d, const perf_level *L, int regular)
+{
+    perf_level fa = perf_level_fully_associative(L);
+    return perf_level_misses(d, regular ? &fa : L);
+}
+
+static int group_eval(const prediction *p, const predict_perf *pp, const db_rd_group *g, int regular,
+                      group_misses *out)
 {
     memset(out, 0, sizeof *out);
     perf_rd_dist dist;
@@ -152,15 +199,15 @@ static int group_eval(const prediction *p, const predict_perf *pp, const db_rd_g
         return -1;
     for (size_t i = 0; i < pp->nlevels; i++)
         if (pp->levels[i].block == g->block_size)
-            out->cache[i] = perf_level_misses(&dist, &pp->levels[i]);
+            out->cache[i] = level_misses(&dist, &pp->levels[i], regular);
     for (size_t j = 0; j < pp->ntlbs; j++)
         if (pp->tlbs[j].block == g->block_size)
-            out->tlb[j] = perf_level_misses(&dist, &pp->tlbs[j]);
+            out->tlb[j] = level_misses(&dist, &pp->tlbs[j], regular);
     perf_rd_dist_free(&dist);
     return 0;
 }
 
-/* Add share * gm to a loop's traffic; streamed when the group has constant
+/* Add share * gm to a loop's traffic; streamed (prefetched) when the group is affine.
  * strides (it then names its loop). */
 static void add_traffic(perf_traffic *t, const predict_perf *pp, const group_misses *gm, double share,
                         int streamed)
@@ -176,10 +223,29 @@ static void add_traffic(perf_traffic *t, const predict_perf *pp, const group_mis
         t->tlb_misses[j] += share * gm->tlb[j];
 }
 
-static void attribute_group(const prediction *p, predict_perf *pp, const st_module *mod, const db_rd_group *g,
-                            const group_misses *gm)
+/* Is g of the program's code? */
+static int in_program(const prediction *p, const db_rd_group *g)
 {
-    int in_program = g->module && p->set.program && !strcmp(g->module, p->set.program);
+    return g->module && p->set.program && !strcmp(g->module, p->set.program);
+}
+
+/* A group of affine accesses: a loop's constant-stride group, library
+ * code (not analysed; mostly copies, fills and tables), or program
+ * instructions whose addresses do not depend on loaded data. */
+static int group_regular(const prediction *p, const st_module *mod, const db_rd_group *g)
+{
+    if (g->loop >= 0 || !in_program(p, g))
+        return 1;
+    for (size_t k = 0; k < g->nmembers; k++)
+        if (data_dependent_at(mod, g->members[k].addr))
+            return 0;
+    return 1;
+}
+
+static void attribute_group(const prediction *p, predict_perf *pp, const st_module *mod, const db_rd_group *g,
+                            int regular, const group_misses *gm)
+{
+    int mine = in_program(p, g);
     for (size_t i = 0; i < pp->nlevels; i++)
         pp->misses[i] += gm->cache[i];
     for (size_t j = 0; j < pp->ntlbs; j++)
@@ -187,10 +253,10 @@ static void attribute_group(const prediction *p, predict_perf *pp, const st_modu
     for (size_t k = 0; k < g->nmembers; k++) {
         const struct db_rd_member_row *mb = &g->members[k];
         predict_function_perf *f = function_of(p, pp, mb->function, g->module);
-        int64_t scope = !in_program ? -1 : g->loop >= 0 ? g->loop : loop_scope_at(mod, mb->addr);
+        int64_t scope = !mine ? -1 : g->loop >= 0 ? g->loop : loop_scope_at(mod, mb->addr);
         predict_loop *L = scope >= 0 ? loop_of_scope(pp, scope) : NULL;
         if (L)
-            add_traffic(&L->cost.traffic, pp, gm, mb->share, g->loop >= 0);
+            add_traffic(&L->cost.traffic, pp, gm, mb->share, regular);
         else if (f)
             add_traffic(&f->rest.traffic, pp, gm, mb->share, 0);
         if (f) {
@@ -210,9 +276,10 @@ static int eval_groups(db *d, const prediction *p, predict_perf *pp, const st_mo
     int rc = db_rd_groups_load(d, &p->set, &groups, &n, err, errlen);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         group_misses gm;
-        rc = group_eval(p, pp, &groups[i], &gm) == 0 ? 0 : fail(err, errlen, "out of memory");
+        int regular = group_regular(p, mod, &groups[i]);
+        rc = group_eval(p, pp, &groups[i], regular, &gm) == 0 ? 0 : fail(err, errlen, "out of memory");
         if (rc == 0)
-            attribute_group(p, pp, mod, &groups[i], &gm);
+            attribute_group(p, pp, mod, &groups[i], regular, &gm);
     }
     db_rd_groups_free(groups, n);
     return rc;
