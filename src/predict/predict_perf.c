@@ -207,8 +207,8 @@ static int group_eval(const prediction *p, const predict_perf *pp, const db_rd_g
     return 0;
 }
 
-/* Add share * gm to a loop's traffic; streamed (prefetched) when the group is affine.
- * strides (it then names its loop). */
+/* Add share * gm to a loop's traffic; streamed (prefetched) when the
+ * group is affine (group_regular). */
 static void add_traffic(perf_traffic *t, const predict_perf *pp, const group_misses *gm, double share,
                         int streamed)
 {
