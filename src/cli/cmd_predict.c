@@ -11,7 +11,9 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/runs.h"
+#include "machine/machine.h"
 #include "predict/predict.h"
+#include "predict/predict_perf.h"
 #include "util/parse.h"
 
 
@@ -22,13 +24,14 @@ typedef struct predict_cli {
     report_cache caches[REPORT_MAX_CACHES];
     int json;
     size_t top;
+    const char *machine; /* name or path; NULL: fully-associative --cache caches */
 } predict_cli;
 
 static void print_help(FILE *to)
 {
     fprintf(to,
             "usage: augur predict [--db FILE] --param NAME=VALUE... [--cache SIZE[:LINE]]...\n"
-            "                     [--format text|json] [--top N]\n"
+            "                     [--machine NAME|FILE] [--format text|json] [--top N]\n"
             "\n"
             "Evaluate the models of `augur model` at parameters that were never run: the counts of\n"
             "the program, its functions, source lines and scopes, and the misses of fully-associative\n"
@@ -41,6 +44,9 @@ static void print_help(FILE *to)
             "  --cache SIZE[:LINE]  a cache to predict the misses of (suffixes K, KiB, M, MiB, G, GiB;\n"
             "                       LINE defaults to %d and must be a block size the runs measured);\n"
             "                       repeat for more (at most %d); default --cache 32K --cache 1M\n"
+            "  --machine NAME|FILE  a described machine (machines/NAME.yaml, or a file): misses per\n"
+            "                       cache level and TLB of its geometry, and the time of every loop,\n"
+            "                       function and the program on it (instead of --cache)\n"
             "  --format text|json   aligned tables (default) or JSON\n"
             "  --top N              rows per table (default %d; 0 for all)\n"
             "  -h, --help           show this help\n"
@@ -48,6 +54,7 @@ static void print_help(FILE *to)
             "examples:\n"
             "  augur predict --param N=1000\n"
             "  augur predict --param N=4000 --cache 32K --cache 1M --cache 32M --format json\n"
+            "  augur predict --param N=4000 --machine zen4\n"
             "\n"
             "Values outside the range the models were fitted on are predicted with a warning.\n"
             "Exit status: 0 success, 2 usage error, 1 other errors.  See docs/models.md.\n",
@@ -76,6 +83,9 @@ static int parse_option(int opt, const char *arg, void *ctx)
             return usage_error("%s", err);
         o->ncaches++;
         return 0;
+    case 'm':
+        o->machine = arg;
+        return 0;
     case 'f':
         if (strcmp(arg, "text") != 0 && strcmp(arg, "json") != 0)
             return usage_error("bad format '%s': give --format text or --format json", arg);
@@ -96,7 +106,8 @@ static int parse_options(int argc, char **argv, predict_cli *o)
     static const struct option longopts[] = {
         {"db", required_argument, NULL, 'd'},     {"param", required_argument, NULL, 'p'},
         {"cache", required_argument, NULL, 'c'},  {"format", required_argument, NULL, 'f'},
-        {"top", required_argument, NULL, 't'},    {"help", no_argument, NULL, 'h'},
+        {"top", required_argument, NULL, 't'},    {"machine", required_argument, NULL, 'm'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int operands, rc = cli_getopt("predict", argc, argv, longopts, parse_option, o, &operands);
@@ -106,20 +117,27 @@ static int parse_options(int argc, char **argv, predict_cli *o)
         return usage_error("unexpected argument '%s'", argv[operands]);
     if (o->params.n == 0)
         return usage_error("give the parameters to predict at, e.g. --param N=1000");
-    if (o->ncaches == 0) {
+    if (o->machine && o->ncaches)
+        return usage_error("--machine and --cache exclude each other: the machine's levels are the caches");
+    if (o->ncaches == 0 && !o->machine) {
         o->caches[o->ncaches++] = (report_cache){.size = 32 << 10, .line = REPORT_DEFAULT_LINE};
         o->caches[o->ncaches++] = (report_cache){.size = 1 << 20, .line = REPORT_DEFAULT_LINE};
     }
     return 0;
 }
 
-static int write_prediction(const prediction *p, const predict_cli *o)
+/* The prediction, with the machine's levels and times when pp is set. */
+static int write_prediction(const prediction *p, const predict_perf *pp, const predict_cli *o)
 {
     if (!o->json)
-        return report_write_text(&p->rep, o->top, stdout) != 0 || predict_write_scopes_text(p, stdout) != 0 ? -1
-                                                                                                              : 0;
+        return report_write_text(&p->rep, o->top, stdout) != 0 || predict_write_scopes_text(p, stdout) != 0 ||
+                       (pp && predict_perf_write_text(p, pp, o->top, stdout) != 0)
+                   ? -1
+                   : 0;
     json_t *j = report_json(&p->rep, o->top), *scopes = predict_scopes_json(p);
     int rc = j && scopes && json_object_set_new(j, "scopes", scopes) == 0 ? 0 : -1;
+    if (rc == 0 && pp)
+        rc = predict_perf_json(p, pp, j);
     if (rc == 0)
         rc = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(12)) == 0 && fputc('\n', stdout) != EOF ? 0
                                                                                                                  : -1;
@@ -127,27 +145,39 @@ static int write_prediction(const prediction *p, const predict_cli *o)
     return rc;
 }
 
-static int run_predict(db *d, const predict_cli *o, char *err, size_t errlen)
+/* Predict (and with a machine, evaluate its models) inside one read. */
+static int evaluate(db *d, const predict_cli *o, const machine *m, prediction *p, predict_perf *pp, char *err,
+                    size_t errlen)
 {
     double values[MAX_PARAMS];
     for (int i = 0; i < o->params.n; i++)
         values[i] = strtod(o->params.values[i], NULL); /* checked by run_params_add */
     if (db_read_begin(d, err, errlen) != 0)
         return -1;
-    prediction p;
-    int rc = predict(d, (const char *const *)o->params.names, values, o->params.n, o->caches, o->ncaches, &p, err,
+    int rc = predict(d, (const char *const *)o->params.names, values, o->params.n, o->caches, o->ncaches, p, err,
                      errlen);
+    if (rc == 0 && m)
+        rc = predict_perf_eval(d, p, m, pp, err, errlen);
     db_read_end(d);
+    return rc;
+}
+
+static int run_predict(db *d, const predict_cli *o, const machine *m, char *err, size_t errlen)
+{
+    prediction p;
+    predict_perf pp = {0};
+    int rc = evaluate(d, o, m, &p, &pp, err, errlen);
     for (size_t i = 0; rc == 0 && i < p.info.nwarnings; i++)
         fprintf(stderr, "augur predict: warning: %s\n", p.info.warnings[i]);
     if (rc == 0) {
         errno = 0;
-        rc = write_prediction(&p, o);
+        rc = write_prediction(&p, m ? &pp : NULL, o);
         if (rc == 0 && fflush(stdout) != 0)
             rc = -1;
         if (rc != 0)
             snprintf(err, errlen, "cannot write the prediction: %s", errno ? strerror(errno) : "out of memory");
     }
+    predict_perf_free(&pp);
     prediction_free(&p);
     return rc;
 }
@@ -166,12 +196,17 @@ int cmd_predict(int argc, char **argv)
         return rc;
     }
     char err[1024];
+    machine m;
+    int have_machine = o.machine && machine_find(o.machine, &m, err, sizeof err) == 0;
+    rc = o.machine && !have_machine ? -1 : 0;
     db *d;
-    if (db_open(o.db_path, 0, &d, err, sizeof err) == 0) {
-        rc = run_predict(d, &o, err, sizeof err);
+    if (rc == 0 && db_open(o.db_path, 0, &d, err, sizeof err) == 0) {
+        rc = run_predict(d, &o, have_machine ? &m : NULL, err, sizeof err);
         db_close(d);
     } else
         rc = -1;
+    if (have_machine)
+        machine_free(&m);
     run_params_free(&o.params);
     if (rc != 0) {
         fprintf(stderr, "augur predict: %s\n", err);

@@ -1,0 +1,185 @@
+/* perf.h — the performance models of a described machine (docs/
+ * performance-model.md), one module per model, Kerncraft-style, and the
+ * plain data they pass:
+ *
+ *   rd_dist.c      reuse-distance distributions: from a measured histogram
+ *                  (rd_binrec) or from a histogram model at a parameter point
+ *   cache_model.c  misses of one cache or TLB level from a distribution:
+ *                  fully-associative cut with the set-associative (binomial)
+ *                  correction; each level's geometry from the machine
+ *   mem_model.c    memory time of a loop from its misses per level:
+ *                  latency term over the overlap, bandwidth bound per level
+ *   time_model.c   time of a loop from core cycles and memory time, with
+ *                  the bound named; sums for functions and programs
+ *   core_model.c   cycles per iteration of a loop body (core_model.h)
+ *
+ * Units: distances and capacities in blocks (lines or pages), times in
+ * core cycles unless a name says seconds. */
+#ifndef AUGUR_PERF_H
+#define AUGUR_PERF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "machine/machine.h"
+#include "model/model.h"
+#include "perf/core_model.h"
+#include "rd/rd.h"
+
+/* ---- reuse-distance distributions (rd_dist.c) ---------------------------- */
+
+/* `count` touches whose distances are spread evenly over [low, high);
+ * low = high for touches all at one distance. */
+typedef struct perf_rd_bin {
+    double count, low, high;
+} perf_rd_bin;
+
+typedef struct perf_rd_dist {
+    double cold;       /* first touches: a miss at every level */
+    size_t nbins;
+    perf_rd_bin *bins; /* ascending, not overlapping */
+} perf_rd_dist;
+
+/* A measured histogram as a distribution: each bin's touches at its mean
+ * distance sum / count (low = high = the mean).  In regular code a bin
+ * holds one distance, which this keeps exactly; the mean lies inside the
+ * bin, so the fully-associative cut at a bin boundary (every cache size
+ * with at most four significant bits) equals rd_misses'.  -1 when memory
+ * runs out.  Free with perf_rd_dist_free. */
+int perf_rd_dist_measured(uint64_t cold, const rd_binrec *bins, size_t nbins, perf_rd_dist *out);
+
+/* A histogram model's distribution at the parameter point x: the touches
+ * between consecutive histogram bin boundaries b_k = rd_bin_low(k) are
+ * rd_model_misses(m, x, b_k) - rd_model_misses(m, x, b_{k+1}), spread
+ * evenly in between; so the fully-associative cut of the result equals
+ * rd_model_misses at every bin boundary.  -1 when memory runs out. */
+int perf_rd_dist_modeled(const rd_model *m, const double *x, perf_rd_dist *out);
+
+/* Touches (cold included) the distribution describes. */
+double perf_rd_dist_accesses(const perf_rd_dist *d);
+
+void perf_rd_dist_free(perf_rd_dist *d);
+
+/* ---- cache and TLB levels (cache_model.c) ---------------------------------- */
+
+/* An LRU cache (or TLB) of `sets` sets of `ways` blocks each, seen from the
+ * reuse-distance stream of every access at its block size.  sets = 1 is
+ * fully associative. */
+typedef struct perf_level {
+    const char *name; /* "L1", "L2", "L1 DTLB 4K", ...: borrowed */
+    uint32_t block;   /* bytes per line or page */
+    double sets, ways;
+} perf_level;
+
+/* Probability that an access of reuse distance d (real d >= 0: the
+ * distinct blocks touched since its block's last touch) hits an LRU cache
+ * of `sets` sets x `ways` ways, each of the d blocks falling into the
+ * access's set with probability 1/sets independently:
+ *     P(hit | d) = P(Binomial(d, 1/sets) < ways)
+ *               = sum_{k < ways} C(d, k) s^-k (1 - 1/s)^(d-k).
+ * With sets = 1 it is the fully-associative cut: 1 if d < ways, else 0. */
+double perf_hit_probability(double d, double sets, double ways);
+
+/* Misses of level L over distribution d: cold + sum over bins of
+ * count * (1 - mean of P(hit | t) over t in [low, high)).  Fully
+ * associative: the share of each bin at or above the capacity, exactly
+ * (as rd_misses); set associative: the mean over 16 evenly spaced points
+ * of the bin (midpoint rule), P(hit | low) for a bin at most one wide. */
+double perf_level_misses(const perf_rd_dist *d, const perf_level *L);
+
+/* L as one fully-associative set of the same capacity (sets * ways):
+ * for accesses whose intervening blocks are contiguous ranges (the
+ * constant-stride groups of loops), which spread evenly over the sets
+ * instead of at random, so the binomial correction does not apply. */
+perf_level perf_level_fully_associative(const perf_level *L);
+
+/* The levels of machine m's data caches as the model sees them, closest
+ * first: level i has size / line / ways sets of `ways` ways, except a
+ * victim level (filled by what the level above it evicts), which holds
+ * its own lines and those of the level above: its ways grow by
+ * lines(above) / sets(it).  Returns m->ncaches. */
+size_t perf_cache_levels(const machine *m, perf_level *out);
+
+/* The TLB levels of m, each with sets = entries / ways. */
+size_t perf_tlb_levels(const machine *m, perf_level *out);
+
+/* ---- memory time (mem_model.c) -------------------------------------------- */
+
+#define PERF_MAX_LEVELS MACHINE_MAX_CACHES
+
+/* What a loop (or any piece of code) moves through the memory hierarchy. */
+typedef struct perf_traffic {
+    size_t nlevels;                       /* the machine's cache levels */
+    double misses[PERF_MAX_LEVELS];       /* misses at each cache level */
+    double stream_misses[PERF_MAX_LEVELS]; /* the part of misses[] from
+                                            constant-stride accesses, which
+                                            hardware prefetchers fetch ahead */
+    size_t ntlbs;                         /* the machine's TLB levels */
+    double tlb_misses[MACHINE_MAX_TLBS];  /* misses at each TLB level */
+    int dependent;                        /* its other misses form a chain
+                                             (each address needs the last
+                                             load): no overlap */
+} perf_traffic;
+
+/* Memory time, cycles, every term kept for the report. */
+typedef struct perf_mem {
+    double served[PERF_MAX_LEVELS + 1]; /* accesses served by level i+1
+                                           (the last: memory) that missed
+                                           every level above */
+    double latency_cycles;              /* latency term */
+    double overlap;                     /* misses in flight in the term */
+    double bw_cycles[PERF_MAX_LEVELS];  /* transfer time into level i from
+                                           the level below it */
+    double tlb_cycles;                  /* page walks */
+    double cycles;                      /* max(latency, bandwidth) + TLB */
+    int bound;                          /* the winning term: -1 latency,
+                                           i for bw_cycles[i] */
+} perf_mem;
+
+/* The memory time of traffic t on m:
+ *   served[i]    = misses[i-1] - misses[i] (served[0] unused: L1 hits are
+ *                  the core model's), served[n] = misses[n-1] (memory);
+ *   latency      = sum_i served'[i] * latency(i) / overlap, over the misses
+ *                  that are not streamed (served' scaled by the non-stream
+ *                  share of each level's misses), overlap =
+ *                  max_outstanding_misses, or 1 when t->dependent;
+ *   bw_cycles[i] = misses[i] * line / bandwidth of level i+1 (bytes/cycle;
+ *                  memory: mem_bandwidth_core_gbs / clock_ghz);
+ *   tlb_cycles   = sum_j tlb_misses[j] * miss_latency of TLB level j;
+ *   cycles       = max(latency, max_i bw_cycles[i]) + tlb_cycles. */
+void perf_mem_time(const machine *m, const perf_traffic *t, perf_mem *out);
+
+/* ---- time (time_model.c) --------------------------------------------------- */
+
+enum perf_bound {
+    PERF_TIME_ISSUE,
+    PERF_TIME_PORTS,
+    PERF_TIME_RECURRENCE,
+    PERF_TIME_BANDWIDTH, /* + level index: "L2 bandwidth", ..., "memory bandwidth" */
+    PERF_TIME_LATENCY = PERF_TIME_BANDWIDTH + PERF_MAX_LEVELS + 1,
+};
+
+/* Time of one loop: its iterations at the core's cycles per iteration,
+ * overlapped with its memory time. */
+typedef struct perf_loop_time {
+    double iterations;  /* header executions */
+    double core_cycles; /* core.cycles * iterations */
+    double mem_cycles;  /* perf_mem.cycles */
+    double cycles;      /* max(core_cycles, mem_cycles) */
+    double seconds;
+    int bound;          /* enum perf_bound, plus the level for bandwidth */
+} perf_loop_time;
+
+/* cycles = max(iterations * core->cycles, mem->cycles), seconds = cycles /
+ * (clock_ghz * 1e9); the bound is the core's when the core term is the
+ * larger (ties too), else the memory term's. */
+void perf_loop_combine(const machine *m, double iterations, const perf_core *core, const perf_mem *mem,
+                       perf_loop_time *out);
+
+/* The bound's name for people and JSON: "issue", "ports", "recurrence",
+ * "L2 bandwidth", "L3 bandwidth", "memory bandwidth", "latency".  `m` names
+ * the levels (bandwidth bound i is the transfer into level i from level
+ * i+1, named after the level below). */
+const char *perf_bound_name(const machine *m, int bound, char *buf, size_t len);
+
+#endif

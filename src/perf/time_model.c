@@ -1,0 +1,49 @@
+/* time_model.c — time of a loop from the core's cycles per iteration and
+ * the loop's memory time, and the name of what bounds it
+ * (docs/performance-model.md, "Time per loop, function, program"). */
+#include <stdio.h>
+
+#include "perf/perf.h"
+
+/* The core model's bound as a time bound. */
+static int core_bound(enum perf_core_bound b)
+{
+    switch (b) {
+    case PERF_BOUND_PORTS:
+        return PERF_TIME_PORTS;
+    case PERF_BOUND_RECURRENCE:
+        return PERF_TIME_RECURRENCE;
+    default:
+        return PERF_TIME_ISSUE;
+    }
+}
+
+void perf_loop_combine(const machine *m, double iterations, const perf_core *core, const perf_mem *mem,
+                       perf_loop_time *out)
+{
+    out->iterations = iterations;
+    out->core_cycles = iterations * core->cycles;
+    out->mem_cycles = mem->cycles;
+    if (out->core_cycles >= out->mem_cycles) {
+        out->cycles = out->core_cycles;
+        out->bound = core_bound(core->bound);
+    } else {
+        out->cycles = out->mem_cycles;
+        out->bound = mem->bound < 0 ? PERF_TIME_LATENCY : PERF_TIME_BANDWIDTH + mem->bound;
+    }
+    out->seconds = out->cycles / (m->clock_ghz * 1e9);
+}
+
+const char *perf_bound_name(const machine *m, int bound, char *buf, size_t len)
+{
+    static const char *const core[] = {"issue", "ports", "recurrence"};
+    if (bound >= PERF_TIME_ISSUE && bound <= PERF_TIME_RECURRENCE)
+        snprintf(buf, len, "%s", core[bound]);
+    else if (bound == PERF_TIME_LATENCY)
+        snprintf(buf, len, "latency");
+    else if (bound - PERF_TIME_BANDWIDTH + 1 < (int)m->ncaches)
+        snprintf(buf, len, "%s bandwidth", m->cache[bound - PERF_TIME_BANDWIDTH + 1].name);
+    else
+        snprintf(buf, len, "memory bandwidth");
+    return buf;
+}

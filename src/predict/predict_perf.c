@@ -1,0 +1,417 @@
+/* predict_perf.c — `augur predict --machine`: the machine models over a
+ * prediction.  Each reuse-distance group's modeled histogram, at the
+ * machine's line size and at its TLBs' page sizes, gives misses per level
+ * (cache_model.c); they are shared among the group's members by their
+ * share of its touches and added to their functions, and to loops: the
+ * group's innermost loop, or for a group of one instruction outside the
+ * constant-stride groups, the loop that instruction lies in.  Each loop
+ * scope is timed from its body on the core (core_model.c), its iterations
+ * and its memory time; functions and the program are the sums
+ * (docs/performance-model.md). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "binary/buildid.h"
+#include "predict/predict_perf.h"
+#include "predict/predict_perf_body.h"
+
+static int fail(char *err, size_t errlen, const char *what)
+{
+    snprintf(err, errlen, "%s", what);
+    return -1;
+}
+
+/* ---- checks and setup ---------------------------------------------------------- */
+
+static int measured(const db_model_set *s, uint64_t block)
+{
+    for (int b = 0; b < s->nblock_sizes; b++)
+        if (s->block_sizes[b] == block)
+            return 1;
+    return 0;
+}
+
+/* Every cache level's line must be a measured block size; TLBs of page
+ * sizes that were not measured are left out (their misses are unknown). */
+static int setup_levels(const prediction *p, const machine *m, predict_perf *pp, char *err, size_t errlen)
+{
+    pp->nlevels = perf_cache_levels(m, pp->levels);
+    for (size_t i = 0; i < pp->nlevels; i++)
+        if (!measured(&p->set, pp->levels[i].block)) {
+            snprintf(err, errlen,
+                     "%s: the models have no reuse distances for the %u-byte lines of its %s: collect the runs "
+                     "with --block-sizes %u,4096",
+                     m->name, pp->levels[i].block, pp->levels[i].name, pp->levels[i].block);
+            return -1;
+        }
+    perf_level all[MACHINE_MAX_TLBS];
+    size_t n = perf_tlb_levels(m, all);
+    for (size_t j = 0; j < n; j++)
+        if (measured(&p->set, all[j].block))
+            pp->tlbs[pp->ntlbs++] = all[j];
+    return 0;
+}
+
+/* The program's structure, analysed as `augur model` stored it (the same
+ * indirect-jump targets), so scope ids agree with the models'. */
+static int analyse_program(db *d, const char *path, st_module **out, char *err, size_t errlen)
+{
+    char build_id[BUILD_ID_HEX_MAX];
+    elf_build_id(path, build_id, sizeof build_id);
+    st_jump_target *seen;
+    size_t nseen;
+    if (db_indirect_targets(d, build_id, &seen, &nseen, err, errlen) != 0)
+        return -1;
+    st_options opt = {.extra = seen, .nextra = nseen};
+    int rc = st_analyse(path, &opt, out, err, errlen);
+    free(seen);
+    return rc;
+}
+
+static int setup_loops(const prediction *p, predict_perf *pp)
+{
+    pp->loops = calloc(p->nscopes + 1, sizeof *pp->loops);
+    if (!pp->loops)
+        return -1;
+    for (size_t i = 0; i < p->nscopes; i++)
+        if (p->scopes[i].kind && !strcmp(p->scopes[i].kind, "loop"))
+            pp->loops[pp->nloops++] = (predict_loop){.scope = p->scopes[i].scope, .s = &p->scopes[i]};
+    return 0;
+}
+
+/* ---- lookups ------------------------------------------------------------------------ */
+
+static predict_loop *loop_of_scope(predict_perf *pp, int64_t scope)
+{
+    size_t lo = 0, hi = pp->nloops;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (pp->loops[mid].scope < scope)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < pp->nloops && pp->loops[lo].scope == scope ? &pp->loops[lo] : NULL;
+}
+
+/* The program's instruction at addr: its function and index; 0 if found. */
+static int find_insn(const st_module *mod, uint64_t addr, size_t *fi, uint32_t *ii)
+{
+    size_t lo = 0, hi = mod->nfunctions;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (mod->functions[mid].start + mod->functions[mid].size <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == mod->nfunctions || mod->functions[lo].start > addr)
+        return -1;
+    const st_function *f = &mod->functions[lo];
+    uint32_t a = 0, b = f->ninsns;
+    while (a < b) {
+        uint32_t mid = (a + b) / 2;
+        if (f->insns[mid].addr < addr)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    if (a == f->ninsns || f->insns[a].addr != addr)
+        return -1;
+    *fi = lo;
+    *ii = a;
+    return 0;
+}
+
+/* The innermost loop scope holding the program's instruction at addr, or -1. */
+static int64_t loop_scope_at(const st_module *mod, uint64_t addr)
+{
+    size_t fi;
+    uint32_t ii;
+    if (find_insn(mod, addr, &fi, &ii) != 0 || !mod->places)
+        return -1;
+    for (int64_t s = mod->places[fi][ii].scope; s > 0; s = mod->scopes[s].parent)
+        if (mod->scopes[s].kind == ST_SCOPE_LOOP)
+            return s;
+    return -1;
+}
+
+/* Does the address of the program's instruction at addr depend on loaded
+ * data (an opaque term: x[col[j]], p->next)?  Such addresses fall on the
+ * cache sets at random; affine ones (registers times constants) sweep
+ * contiguous or strided ranges, which spread evenly over the sets and
+ * which hardware prefetchers follow. */
+static int data_dependent_at(const st_module *mod, uint64_t addr)
+{
+    size_t fi;
+    uint32_t ii;
+    if (find_insn(mod, addr, &fi, &ii) != 0)
+        return 0;
+    const st_dataflow *df = &mod->dataflow[fi];
+    for (size_t k = 0; k < df->naddrs; k++) {
+        const st_addr *a = &df->addrs[k];
+        if (a->insn != ii)
+            continue;
+        if (!a->complete)
+            return 1;
+        for (uint8_t t = 0; t < a->nterms; t++)
+            if (a->terms[t].kind == ST_TERM_OPAQUE)
+                return 1;
+    }
+    return 0;
+}
+
+/* The report's function (name, module), or NULL. */
+static predict_function_perf *function_of(const prediction *p, predict_perf *pp, const char *name,
+                                          const char *module)
+{
+    for (size_t i = 0; i < p->rep.nfunctions; i++) {
+        const report_function *f = &p->rep.functions[i];
+        if (f->function && name && !strcmp(f->function, name) &&
+            (!f->module || !module || !strcmp(f->module, module)))
+            return &pp->functions[i];
+    }
+    return NULL;
+}
+
+/* ---- misses of the groups -------------------------------------------------------------- */
+
+/* Misses of one group at every level of pp whose block is the group's. */
+typedef struct group_misses {
+    double cache[PERF_MAX_LEVELS], tlb[MACHINE_MAX_TLBS];
+} group_misses;
+
+/* Misses of level L: the binomial set-associative model for groups whose
+ * addresses depend on loaded data (random placement), the
+ * fully-associative cut at L's capacity for affine ones. */
+static double level_misses(const perf_rd_dist *d, const perf_level *L, int regular)
+{
+    perf_level fa = perf_level_fully_associative(L);
+    return perf_level_misses(d, regular ? &fa : L);
+}
+
+static int group_eval(const prediction *p, const predict_perf *pp, const db_rd_group *g, int regular,
+                      group_misses *out)
+{
+    memset(out, 0, sizeof *out);
+    perf_rd_dist dist;
+    if (perf_rd_dist_modeled(g->m, p->x, &dist) != 0)
+        return -1;
+    for (size_t i = 0; i < pp->nlevels; i++)
+        if (pp->levels[i].block == g->block_size)
+            out->cache[i] = level_misses(&dist, &pp->levels[i], regular);
+    for (size_t j = 0; j < pp->ntlbs; j++)
+        if (pp->tlbs[j].block == g->block_size)
+            out->tlb[j] = level_misses(&dist, &pp->tlbs[j], regular);
+    perf_rd_dist_free(&dist);
+    return 0;
+}
+
+/* Add share * gm to a loop's traffic; streamed (prefetched) when the
+ * group is affine (group_regular). */
+static void add_traffic(perf_traffic *t, const predict_perf *pp, const group_misses *gm, double share,
+                        int streamed)
+{
+    t->nlevels = pp->nlevels;
+    t->ntlbs = pp->ntlbs;
+    for (size_t i = 0; i < pp->nlevels; i++) {
+        t->misses[i] += share * gm->cache[i];
+        if (streamed)
+            t->stream_misses[i] += share * gm->cache[i];
+    }
+    for (size_t j = 0; j < pp->ntlbs; j++)
+        t->tlb_misses[j] += share * gm->tlb[j];
+}
+
+/* Is g of the program's code? */
+static int in_program(const prediction *p, const db_rd_group *g)
+{
+    return g->module && p->set.program && !strcmp(g->module, p->set.program);
+}
+
+/* A group of affine accesses: a loop's constant-stride group, library
+ * code (not analysed; mostly copies, fills and tables), or program
+ * instructions whose addresses do not depend on loaded data. */
+static int group_regular(const prediction *p, const st_module *mod, const db_rd_group *g)
+{
+    if (g->loop >= 0 || !in_program(p, g))
+        return 1;
+    for (size_t k = 0; k < g->nmembers; k++)
+        if (data_dependent_at(mod, g->members[k].addr))
+            return 0;
+    return 1;
+}
+
+static void attribute_group(const prediction *p, predict_perf *pp, const st_module *mod, const db_rd_group *g,
+                            int regular, const group_misses *gm)
+{
+    int mine = in_program(p, g);
+    for (size_t i = 0; i < pp->nlevels; i++)
+        pp->misses[i] += gm->cache[i];
+    for (size_t j = 0; j < pp->ntlbs; j++)
+        pp->tlb_misses[j] += gm->tlb[j];
+    for (size_t k = 0; k < g->nmembers; k++) {
+        const struct db_rd_member_row *mb = &g->members[k];
+        predict_function_perf *f = function_of(p, pp, mb->function, g->module);
+        int64_t scope = !mine ? -1 : g->loop >= 0 ? g->loop : loop_scope_at(mod, mb->addr);
+        predict_loop *L = scope >= 0 ? loop_of_scope(pp, scope) : NULL;
+        if (L)
+            add_traffic(&L->cost.traffic, pp, gm, mb->share, regular);
+        else if (f)
+            add_traffic(&f->rest.traffic, pp, gm, mb->share, 0);
+        if (f) {
+            for (size_t i = 0; i < pp->nlevels; i++)
+                f->misses[i] += mb->share * gm->cache[i];
+            for (size_t j = 0; j < pp->ntlbs; j++)
+                f->tlb_misses[j] += mb->share * gm->tlb[j];
+        }
+    }
+}
+
+static int eval_groups(db *d, const prediction *p, predict_perf *pp, const st_module *mod, char *err,
+                       size_t errlen)
+{
+    db_rd_group *groups = NULL;
+    size_t n = 0;
+    int rc = db_rd_groups_load(d, &p->set, &groups, &n, err, errlen);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        group_misses gm;
+        int regular = group_regular(p, mod, &groups[i]);
+        rc = group_eval(p, pp, &groups[i], regular, &gm) == 0 ? 0 : fail(err, errlen, "out of memory");
+        if (rc == 0)
+            attribute_group(p, pp, mod, &groups[i], regular, &gm);
+    }
+    db_rd_groups_free(groups, n);
+    return rc;
+}
+
+/* ---- time ------------------------------------------------------------------------------- */
+
+/* A loop's instructions without those of the loops directly inside it. */
+static void exclusive_instructions(predict_perf *pp, const st_module *mod)
+{
+    for (size_t i = 0; i < pp->nloops; i++)
+        pp->loops[i].instructions = pp->loops[i].s->instructions;
+    for (size_t i = 0; i < pp->nloops; i++) {
+        int64_t s = mod->scopes[pp->loops[i].scope].parent;
+        while (s > 0 && mod->scopes[s].kind != ST_SCOPE_LOOP)
+            s = mod->scopes[s].parent;
+        predict_loop *outer = s > 0 ? loop_of_scope(pp, s) : NULL;
+        if (outer)
+            outer->instructions -= pp->loops[i].s->instructions;
+    }
+}
+
+static int time_loop(const machine *m, const st_module *mod, const predict_blocks *bl, predict_loop *L, char *err,
+                     size_t errlen)
+{
+    const st_scope *sc = &mod->scopes[L->scope];
+    const st_function *f = &mod->functions[sc->function];
+    L->function = f->name;
+    double headers = L->s->headers;
+    if (headers > 0) {
+        double *w = malloc((f->ninsns + 1) * sizeof *w);
+        if (!w)
+            return fail(err, errlen, "out of memory");
+        predict_body_weights(bl, f, mod->loop_scopes[sc->function], (uint32_t)L->scope, headers, w);
+        perf_body body = {f, &mod->dataflow[sc->function], sc->loop, w};
+        int rc = perf_core_loop(m, &body, &L->cost.core, err, errlen);
+        free(w);
+        if (rc != 0)
+            return -1;
+    }
+    L->cost.traffic.dependent = predict_loop_chases(f, &mod->dataflow[sc->function], sc->loop);
+    perf_mem_time(m, &L->cost.traffic, &L->cost.mem);
+    perf_loop_combine(m, headers, &L->cost.core, &L->cost.mem, &L->cost.time);
+    return 0;
+}
+
+/* Code outside the program's loops: its instructions at the issue width,
+ * overlapped with the memory time of its misses. */
+static void time_rest(const machine *m, const predict_perf *pp, double instructions, predict_cost *c)
+{
+    c->traffic.nlevels = pp->nlevels;
+    c->traffic.ntlbs = pp->ntlbs;
+    c->core = (perf_core){.uops = 1, .issue = 1.0 / m->issue_width, .cycles = 1.0 / m->issue_width,
+                          .bound = PERF_BOUND_ISSUE};
+    perf_mem_time(m, &c->traffic, &c->mem);
+    perf_loop_combine(m, instructions > 0 ? instructions : 0, &c->core, &c->mem, &c->time);
+}
+
+/* Functions: their loops plus the rest; the program: the functions. */
+static void sum_times(const prediction *p, predict_perf *pp)
+{
+    double *worst = calloc(p->rep.nfunctions + 1, sizeof *worst);
+    for (size_t i = 0; i < pp->nloops; i++) {
+        const predict_loop *L = &pp->loops[i];
+        predict_function_perf *f = function_of(p, pp, L->function, p->set.program);
+        if (!f)
+            continue;
+        f->loop_instructions += L->instructions;
+        f->cycles += L->cost.time.cycles;
+        size_t k = (size_t)(f - pp->functions);
+        if (worst && L->cost.time.cycles > worst[k]) {
+            worst[k] = L->cost.time.cycles;
+            f->bound = L->cost.time.bound;
+        }
+    }
+    pp->cycles = 0;
+    for (size_t k = 0; k < p->rep.nfunctions; k++) {
+        predict_function_perf *f = &pp->functions[k];
+        time_rest(pp->m, pp, (double)p->rep.functions[k].c.instructions - f->loop_instructions, &f->rest);
+        f->cycles += f->rest.time.cycles;
+        if (!worst || f->rest.time.cycles > worst[k])
+            f->bound = f->rest.time.bound;
+        f->seconds = f->cycles / (pp->m->clock_ghz * 1e9);
+        pp->cycles += f->cycles;
+    }
+    pp->seconds = pp->cycles / (pp->m->clock_ghz * 1e9);
+    free(worst);
+}
+
+/* ---- the whole ---------------------------------------------------------------------------- */
+
+int predict_perf_eval(db *d, const prediction *p, const machine *m, predict_perf *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    out->m = m;
+    if (setup_levels(p, m, out, err, errlen) != 0)
+        return -1;
+    st_module *mod = NULL;
+    if (analyse_program(d, p->set.program, &mod, err, errlen) != 0)
+        return -1;
+    out->structure = mod;
+    out->functions = calloc(p->rep.nfunctions + 1, sizeof *out->functions);
+    if (!out->functions || setup_loops(p, out) != 0)
+        return fail(err, errlen, "out of memory");
+    for (size_t i = 0; i < out->nloops; i++)
+        if ((size_t)out->loops[i].scope >= mod->nscopes || mod->scopes[out->loops[i].scope].kind != ST_SCOPE_LOOP) {
+            snprintf(err, errlen,
+                     "%s: its structure now differs from the one the models were fitted with (scope %lld): "
+                     "run augur model again",
+                     p->set.program, (long long)out->loops[i].scope);
+            return -1;
+        }
+    if (eval_groups(d, p, out, mod, err, errlen) != 0)
+        return -1;
+    exclusive_instructions(out, mod);
+    predict_blocks *bl;
+    if (predict_blocks_load(p, p->set.program, &bl) != 0)
+        return fail(err, errlen, "out of memory");
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < out->nloops; i++)
+        rc = time_loop(m, mod, bl, &out->loops[i], err, errlen);
+    predict_blocks_free(bl);
+    if (rc == 0)
+        sum_times(p, out);
+    return rc;
+}
+
+void predict_perf_free(predict_perf *pp)
+{
+    free(pp->loops);
+    free(pp->functions);
+    if (pp->structure)
+        st_module_free(pp->structure);
+    memset(pp, 0, sizeof *pp);
+}

@@ -1,0 +1,78 @@
+/* predict_perf.h — `augur predict --machine`: a prediction's misses per
+ * cache and TLB level of a described machine, and its time per loop,
+ * function and program (docs/performance-model.md).
+ *
+ *   predict_perf.c        misses per group, attributed to functions and
+ *                         loops; core and memory time per loop; sums
+ *   predict_perf_body.c   a loop's body and weights for the core model,
+ *                         from the program's structure and block models
+ *   predict_perf_print.c  the text tables and the JSON members */
+#ifndef AUGUR_PREDICT_PERF_H
+#define AUGUR_PREDICT_PERF_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "machine/machine.h"
+#include "perf/perf.h"
+#include "predict/predict.h"
+
+/* What one piece of code (a loop without its inner loops, or a function's
+ * code outside loops) costs. */
+typedef struct predict_cost {
+    perf_traffic traffic;
+    perf_core core;        /* per iteration (outside loops: per instruction) */
+    perf_mem mem;
+    perf_loop_time time;
+} predict_cost;
+
+typedef struct predict_loop {
+    int64_t scope;         /* id in the program's structure */
+    const predict_scope *s; /* its predicted counts */
+    const char *function;  /* borrowed from the structure */
+    double instructions;   /* without its inner loops' */
+    predict_cost cost;
+} predict_loop;
+
+/* A function of the report (same index as prediction.rep.functions). */
+typedef struct predict_function_perf {
+    double misses[PERF_MAX_LEVELS], tlb_misses[MACHINE_MAX_TLBS];
+    double loop_instructions;
+    predict_cost rest;     /* its code outside the program's loops */
+    double cycles, seconds; /* loops + rest */
+    int bound;             /* of its most costly part */
+} predict_function_perf;
+
+typedef struct predict_perf {
+    const machine *m;       /* borrowed */
+    size_t nlevels, ntlbs;
+    perf_level levels[PERF_MAX_LEVELS], tlbs[MACHINE_MAX_TLBS];
+    double misses[PERF_MAX_LEVELS], tlb_misses[MACHINE_MAX_TLBS]; /* program */
+    double cycles, seconds;
+    size_t nloops;
+    predict_loop *loops;    /* ascending scope */
+    predict_function_perf *functions;
+    void *structure;        /* st_module of the program (owned) */
+} predict_perf;
+
+/* Evaluate the machine models over prediction p (made with no --cache
+ * caches): the reuse-distance groups of p's model set at the machine's line
+ * size and at its TLBs' page sizes give misses per level, attributed to
+ * functions by member share and to loops through the program's structure
+ * (analysed again from the program file); each loop's body on m's core
+ * gives its cycles per iteration.  -1 with a message when the machine's
+ * line or page size was not measured, or the program cannot be analysed. */
+int predict_perf_eval(db *d, const prediction *p, const machine *m, predict_perf *out, char *err, size_t errlen);
+void predict_perf_free(predict_perf *pp);
+
+/* Text: the levels' misses, the program's time, a table of the loops
+ * (iterations, core cycles per iteration, memory cycles, bound, time) and
+ * of the functions.  -1 on a write error. */
+int predict_perf_write_text(const prediction *p, const predict_perf *pp, size_t top, FILE *out);
+
+/* Add the machine members to the JSON of report_json + scopes: total and
+ * functions get misses per level name, tlb_misses, cycles, time_seconds,
+ * bound; loop scopes the same plus every term.  -1 when memory runs out. */
+int predict_perf_json(const prediction *p, const predict_perf *pp, json_t *doc);
+
+#endif

@@ -1,0 +1,102 @@
+/* predict_perf_body.c — the body of one loop for the core model: how often
+ * each instruction of its function runs per execution of the loop's
+ * header, at the predicted parameters, from the block count models
+ * (docs/performance-model.md, "Time per loop, function, program").
+ * Instructions of inner loops get weight 0: inner loops are timed alone;
+ * loops folded into one scope (seed 000) are one body. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "predict/predict_perf_body.h"
+
+/* Block models of the program: [addr, end) executed `executions` times. */
+typedef struct block_count {
+    uint64_t addr, end;
+    double executions;
+} block_count;
+
+struct predict_blocks {
+    size_t n;
+    block_count *b; /* ascending addr */
+};
+
+static int by_addr(const void *pa, const void *pb)
+{
+    const block_count *a = pa, *b = pb;
+    return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+int predict_blocks_load(const prediction *p, const char *module, predict_blocks **out)
+{
+    predict_blocks *bl = calloc(1, sizeof *bl);
+    if (!bl || !(bl->b = malloc((p->nrows + 1) * sizeof *bl->b))) {
+        free(bl);
+        return -1;
+    }
+    for (size_t i = 0; i < p->nrows; i++) {
+        const db_model_row *r = &p->rows[i];
+        if (strcmp(r->kind, "block") || !r->module || strcmp(r->module, module))
+            continue;
+        double v = model_eval(r->m, p->x);
+        bl->b[bl->n++] = (block_count){r->addr, r->end_addr, v > 0 ? v : 0};
+    }
+    qsort(bl->b, bl->n, sizeof *bl->b, by_addr);
+    *out = bl;
+    return 0;
+}
+
+void predict_blocks_free(predict_blocks *bl)
+{
+    if (bl)
+        free(bl->b);
+    free(bl);
+}
+
+/* Executions of the instruction at addr; 0 when no block model holds it
+ * (a series that is 0 in every run is not stored). */
+static double executions_at(const predict_blocks *bl, uint64_t addr)
+{
+    size_t lo = 0, hi = bl->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (bl->b[mid].end <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < bl->n && bl->b[lo].addr <= addr ? bl->b[lo].executions : 0;
+}
+
+int predict_body_weights(const predict_blocks *bl, const st_function *f, const uint32_t *loop_scopes, uint32_t scope,
+                         double headers, double *weight)
+{
+    if (headers <= 0)
+        return -1;
+    for (uint32_t k = 0; k < f->nblocks; k++) {
+        const st_block *b = &f->blocks[k];
+        int mine = b->loop >= 0 && loop_scopes[b->loop] == scope; /* not an inner loop's block */
+        for (uint32_t i = b->first; i < b->first + b->n; i++)
+            weight[i] = mine ? executions_at(bl, f->insns[i].addr) / headers : 0;
+    }
+    return 0;
+}
+
+/* Does instruction `use` form a memory address from register reg? */
+static int addresses_with(const st_insn *use, unsigned reg)
+{
+    for (uint8_t k = 0; k < use->nmem; k++)
+        if (use->mem[k].access && (use->mem[k].base == reg || use->mem[k].index == reg))
+            return 1;
+    return 0;
+}
+
+int predict_loop_chases(const st_function *f, const st_dataflow *df, int loop)
+{
+    for (size_t i = 0; i < df->ndeps; i++) {
+        const st_dep *d = &df->deps[i];
+        if (d->carried && d->loop == loop && f->insns[d->def].nloads > 0 &&
+            addresses_with(&f->insns[d->use], d->reg))
+            return 1;
+    }
+    return 0;
+}

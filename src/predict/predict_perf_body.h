@@ -1,0 +1,31 @@
+/* predict_perf_body.h — loop bodies for the core model at predicted
+ * parameters (predict_perf_body.c): the block count models of a
+ * prediction, and the per-instruction weights of one loop scope. */
+#ifndef AUGUR_PREDICT_PERF_BODY_H
+#define AUGUR_PREDICT_PERF_BODY_H
+
+#include "predict/predict.h"
+#include "structure/structure.h"
+
+typedef struct predict_blocks predict_blocks;
+
+/* The block models of module `module` (a path, as the model rows name it)
+ * evaluated at p's parameters, searchable by address.  -1 when memory
+ * runs out.  Free with predict_blocks_free. */
+int predict_blocks_load(const prediction *p, const char *module, predict_blocks **out);
+void predict_blocks_free(predict_blocks *bl);
+
+/* weight[i] for every instruction i of f: its predicted executions per
+ * execution of the header of loop scope `scope` (`headers` of them), for
+ * the instructions of blocks whose innermost loop belongs to that scope
+ * (loop_scopes: the module's loop_scopes[f]); 0 for all others.  -1 when
+ * headers is not positive. */
+int predict_body_weights(const predict_blocks *bl, const st_function *f, const uint32_t *loop_scopes, uint32_t scope,
+                         double headers, double *weight);
+
+/* 1 when loop `loop` of f chases pointers: a value loaded in one
+ * iteration forms an address in the next (a loop-carried dependence from a
+ * load to an address register), so its misses cannot overlap. */
+int predict_loop_chases(const st_function *f, const st_dataflow *df, int loop);
+
+#endif

@@ -1,0 +1,74 @@
+#!/bin/bash
+# test_predict_machine.sh — `augur predict --machine` on kernels_O2
+# (tests/programs/structure/kernels.c), trained at N = 20..36 and predicted
+# at N = 72 on zen4 (32 KiB 8-way L1, 1 MiB 8-way L2, 32 MiB 16-way L3,
+# 64-byte lines):
+#   - misses per level against Cachegrind on the same binary at N = 72,
+#     with the same first level and each lower level as its last level
+#     (--D1=32768,8,64 --LL=1048576,8,64, then --LL=33554432,16,64):
+#     within 5% (the extrapolation's error is part of it);
+#   - every term reported: total cycles and time (time = cycles / clock),
+#     TLB misses, a bound per loop, the loops table in the text;
+#   - a description given as a file path works like its name;
+#   - an unknown machine lists the known names, and --machine with
+#     --cache is a usage error.
+source "$TESTLIB"
+PROG="$PROGRAMS/kernels_O2"
+DB="$WORK/k.db"
+TARGET=72
+MACHINES=$(cd "$SRC_PROGRAMS/../.." && pwd)/machines
+
+for n in 20 24 28 32 36; do
+    "$AUGUR" collect --db "$DB" --param N=$n -- "$PROG" $n >/dev/null 2>&1
+done
+"$AUGUR" model --db "$DB" --quiet >/dev/null 2>&1
+check "model exit" "$?" 0
+
+"$AUGUR" predict --db "$DB" --param N=$TARGET --machine zen4 --format json --top 0 > "$WORK/pred.json" 2> "$WORK/pred.err"
+check "predict --machine exit" "$?" 0
+check "extrapolation still warned" "$(grep -c "N=72 is 2x the largest fitted value" "$WORK/pred.err")" 1
+
+# Cachegrind's data misses (D1: reads + writes; LL: the data part, LLd)
+cg() {
+    valgrind --tool=cachegrind --cache-sim=yes --D1=32768,8,64 --LL="$1" --cachegrind-out-file=/dev/null \
+        "$PROG" $TARGET 2>&1 >/dev/null | awk -v what="$2" '$2 == what && $3 == "misses:" { gsub(",", "", $4); print $4 }'
+}
+within() { awk -v p="$1" -v m="$2" -v f="$3" 'BEGIN { d = p - m; if (d < 0) d = -d; print (d <= f * m) ? 1 : 0 }'; }
+D1=$(cg 1048576,8,64 D1)
+L2=$(cg 1048576,8,64 LLd)
+L3=$(cg 33554432,16,64 LLd)
+for pair in "L1 $D1" "L2 $L2" "L3 $L3"; do
+    set -- $pair
+    P=$(jq --arg l "$1" '.total.misses[$l]' "$WORK/pred.json")
+    check "$1 misses within 5% of Cachegrind ($P vs $2)" "$(within "$P" "$2" 0.05)" 1
+done
+
+# every term
+CYC=$(jq .total.cycles "$WORK/pred.json"); SEC=$(jq .total.time_seconds "$WORK/pred.json")
+check "time = cycles / 3.55 GHz" "$(awk -v c="$CYC" -v s="$SEC" 'BEGIN { print (c > 0 && (s - c / 3.55e9) ^ 2 < 1e-24) ? 1 : 0 }')" 1
+check "TLB misses per level" "$(jq '.total.tlb_misses | keys | join(",")' "$WORK/pred.json")" '"L1 DTLB 4K,L2 DTLB 4K"'
+check "every loop has a bound and a time" \
+    "$(jq '[.scopes[] | select(.kind == "loop") | select(.bound == null or .time_seconds == null)] | length' "$WORK/pred.json")" 0
+check "loops carry their terms" "$(jq '[.scopes[] | select(.kind == "loop") | .terms.memory_cycles] | length > 5' "$WORK/pred.json")" true
+MM_LINE=$(line_of LOOP:matmul_k "$SRC_PROGRAMS/structure/kernels.c")
+check "matmul's inner loop: N^3 iterations" \
+    "$(jq --arg n "loop at kernels.c:$MM_LINE" '[.scopes[] | select(.name == $n) | .terms.iterations] | .[0]' "$WORK/pred.json")" \
+    "$((TARGET * TARGET * TARGET))"
+check "functions carry time" "$(jq '[.functions[] | select(.function == "matmul") | .time_seconds > 0] | .[0]' "$WORK/pred.json")" true
+check "functions sum to the total" \
+    "$(jq '([.functions[].cycles] | add) as $s | (($s - .total.cycles) | fabs) < 1e-6 * .total.cycles' "$WORK/pred.json")" true
+
+"$AUGUR" predict --db "$DB" --param N=$TARGET --machine "$MACHINES/zen4.yaml" --format json --top 0 > "$WORK/path.json" 2>/dev/null
+check "a file path works like the name" "$(jq .total.cycles "$WORK/path.json")" "$CYC"
+"$AUGUR" predict --db "$DB" --param N=$TARGET --machine zen4 > "$WORK/pred.txt" 2>/dev/null
+check "text: loops table" "$(grep -c '^Loops (most time first' "$WORK/pred.txt")" 1
+check "text: predicted time" "$(grep -c '^Predicted time: ' "$WORK/pred.txt")" 1
+
+# ---- refusals ----------------------------------------------------------------------
+"$AUGUR" predict --db "$DB" --param N=$TARGET --machine nosuch 2> "$WORK/e1" >/dev/null
+check "unknown machine: exit" "$?" 1
+check "unknown machine: lists the known" "$(grep -c "unknown machine 'nosuch' (known: .*zen4" "$WORK/e1")" 1
+"$AUGUR" predict --db "$DB" --param N=$TARGET --machine zen4 --cache 32K 2> "$WORK/e2" >/dev/null
+check "--machine with --cache: usage error" "$?" 2
+check "--machine with --cache: message" "$(grep -c 'exclude each other' "$WORK/e2")" 1
+finish

@@ -1,0 +1,388 @@
+/* test_perf_model.c — unit tests of the performance models of src/perf
+ * (cache_model.c, rd_dist.c, mem_model.c, time_model.c) on cases computed
+ * by hand: a stream of N doubles read once (misses N*8/64 at every level,
+ * bandwidth-bound time), a dependent chain (latency-bound, no overlap), a
+ * port-bound loop, a set-associative conflict case (a stride that maps to
+ * one set of an A-way cache hits iff the distance is below A, as the
+ * simulator of src/cachesim says), the binomial correction on small cases
+ * summed by hand, random placement against the simulator, the TLB misses
+ * of a page-strided sweep, a modeled histogram's cut against
+ * rd_model_misses, and a victim level's capacity. */
+#include <math.h>
+#include <stdio.h>
+
+#include "rd_test_support.h"
+
+#include "cachesim/cachesim.h"
+#include "perf/perf.h"
+
+/* ---- fixtures ------------------------------------------------------------- */
+
+/* A Zen 4-like machine, built by hand (the numbers are the test's, not a
+ * description's): 4 GHz; 32 KiB 8-way L1, 1 MiB 8-way L2, 32 MiB 16-way
+ * L3; 64 B lines; L2 32 B/cycle, L3 16 B/cycle, memory 20 GB/s per core =
+ * 5 B/cycle, 100 ns = 400 cycles; 16 misses in flight; a 64-entry 4-way
+ * first-level TLB (7 cycles) and a 2048-entry 16-way second level (30). */
+static machine test_machine(void)
+{
+    machine m = {.name = "test", .clock_ghz = 4, .issue_width = 6, .max_outstanding_misses = 16,
+                 .ncaches = 3, .ntlbs = 2, .mem_latency_ns = 100, .mem_bandwidth_gbs = 60,
+                 .mem_bandwidth_core_gbs = 20};
+    m.cache[0] = (machine_cache){"L1", 32 << 10, 64, 8, 4, 64, 1, MACHINE_INCLUSIVE, 1};
+    m.cache[1] = (machine_cache){"L2", 1 << 20, 64, 8, 14, 32, 1, MACHINE_INCLUSIVE, 1};
+    m.cache[2] = (machine_cache){"L3", 32 << 20, 64, 16, 50, 16, 8, MACHINE_NON_INCLUSIVE, 1};
+    m.tlb[0] = (machine_tlb){"L1 DTLB 4K", 1, 4096, 64, 4, 7};
+    m.tlb[1] = (machine_tlb){"L2 DTLB 4K", 2, 4096, 2048, 16, 30};
+    return m;
+}
+
+/* The exact histogram (block size 1 << shift) of an address stream, as a
+ * distribution. */
+typedef struct tracer {
+    rd_stack *stack;
+    rd_hist h;
+    int shift;
+} tracer;
+
+static void tracer_init(tracer *t, int shift)
+{
+    t->stack = rd_stack_new(&alloc);
+    memset(&t->h, 0, sizeof t->h);
+    t->shift = shift;
+}
+
+static void touch(tracer *t, uint64_t addr)
+{
+    rd_hist_add(&t->h, rd_stack_access(t->stack, addr >> t->shift), 1, &alloc);
+}
+
+static perf_rd_dist tracer_dist(tracer *t)
+{
+    rd_binrec *recs = malloc((t->h.nbins + 1) * sizeof *recs);
+    assert_non_null(recs);
+    size_t n = 0;
+    for (uint32_t b = 0; b < t->h.nbins; b++)
+        if (t->h.bins[b].count)
+            recs[n++] = (rd_binrec){b, t->h.bins[b].count, t->h.bins[b].sum};
+    perf_rd_dist d;
+    assert_int_equal(perf_rd_dist_measured(t->h.cold, recs, n, &d), 0);
+    free(recs);
+    rd_hist_free(&t->h, &alloc);
+    rd_stack_free(t->stack);
+    return d;
+}
+
+/* ---- the binomial correction ------------------------------------------------ */
+
+static void binomial_small_cases(void **state)
+{
+    (void)state;
+    /* d = 3 blocks, 2 sets, 2 ways: P(X < 2) = (1 + 3) / 8 */
+    assert_float_equal(perf_hit_probability(3, 2, 2), 0.5, 1e-12);
+    /* d = 4, 4 sets, 1 way: none of the 4 in the set: (3/4)^4 */
+    assert_float_equal(perf_hit_probability(4, 4, 1), 81.0 / 256, 1e-12);
+    /* d = 10, 8 sets, 2 ways: (7/8)^10 + 10 (1/8)(7/8)^9 */
+    assert_float_equal(perf_hit_probability(10, 8, 2), pow(7.0 / 8, 10) + 10.0 / 8 * pow(7.0 / 8, 9), 1e-12);
+    /* fewer blocks than ways always hit; fully associative is the cut */
+    assert_float_equal(perf_hit_probability(3, 64, 4), 1, 0);
+    assert_float_equal(perf_hit_probability(511, 1, 512), 1, 0);
+    assert_float_equal(perf_hit_probability(512, 1, 512), 0, 0);
+    /* far beyond the capacity: certainly a miss */
+    assert_float_equal(perf_hit_probability(1e6, 64, 8), 0, 1e-15);
+}
+
+/* Uniformly random blocks: the binomial model's own assumption, so the
+ * simulator of a 64-set 4-way cache must agree with it within noise. */
+static void binomial_matches_random_placement(void **state)
+{
+    (void)state;
+    const rd_allocator *a = &alloc;
+    cs_level *c = cs_level_new(64 * 4 * 64, 64, 4, a, NULL);
+    assert_non_null(c);
+    tracer t;
+    tracer_init(&t, 6);
+    rng_state = 12345;
+    uint64_t sim_misses = 0, n = 400000;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t addr = rng_below(512) * 64; /* 512 blocks over a 256-line cache */
+        sim_misses += 1 - (uint64_t)cs_level_access_block(c, addr >> 6);
+        touch(&t, addr);
+    }
+    perf_rd_dist d = tracer_dist(&t);
+    perf_level L = {"L", 64, 64, 4};
+    double model = perf_level_misses(&d, &L);
+    printf("random placement: simulated %lu, binomial model %.0f\n", (unsigned long)sim_misses, model);
+    assert_true(fabs(model - (double)sim_misses) < 0.02 * (double)sim_misses);
+    perf_rd_dist_free(&d);
+    cs_level_free(c);
+}
+
+/* Blocks at a stride of sets * line all fall into one set: the level acts
+ * as one A-way set, a cyclic sweep of K such blocks (distance K - 1) hits
+ * iff K - 1 < A.  The simulator and the model of that set (sets = 1, ways
+ * = A) agree exactly, on both sides of the edge. */
+static void conflict_case(void **state)
+{
+    (void)state;
+    const uint32_t sets = 64, ways = 8, rounds = 50;
+    for (uint32_t k = ways - 1; k <= ways + 1; k++) {
+        cs_level *c = cs_level_new((uint64_t)sets * ways * 64, 64, ways, &alloc, NULL);
+        assert_non_null(c);
+        tracer t;
+        tracer_init(&t, 6);
+        uint64_t sim = 0;
+        for (uint32_t r = 0; r < rounds; r++)
+            for (uint32_t i = 0; i < k; i++) {
+                uint64_t addr = (uint64_t)i * sets * 64;
+                sim += 1 - (uint64_t)cs_level_access_block(c, addr >> 6);
+                touch(&t, addr);
+            }
+        perf_rd_dist d = tracer_dist(&t);
+        perf_level one_set = {"set", 64, 1, ways};
+        double want = k <= ways ? k : (double)k * rounds; /* cold only, or every access */
+        assert_float_equal((double)sim, want, 0);
+        assert_float_equal(perf_level_misses(&d, &one_set), want, 1e-9);
+        perf_rd_dist_free(&d);
+        cs_level_free(c);
+    }
+}
+
+/* ---- stream kernel: N doubles read once -------------------------------------- */
+
+static void stream_kernel(void **state)
+{
+    (void)state;
+    const uint64_t n = 1 << 22; /* 32 MiB of doubles, read once */
+    machine m = test_machine();
+    tracer t;
+    tracer_init(&t, 6);
+    for (uint64_t i = 0; i < n; i++)
+        touch(&t, i * 8);
+    perf_rd_dist d = tracer_dist(&t);
+    perf_level lv[PERF_MAX_LEVELS];
+    size_t nl = perf_cache_levels(&m, lv);
+    perf_traffic tr = {.nlevels = nl};
+    for (size_t i = 0; i < nl; i++) {
+        tr.misses[i] = tr.stream_misses[i] = perf_level_misses(&d, &lv[i]);
+        assert_float_equal(tr.misses[i], n * 8 / 64, 0); /* N*8/64 at every level */
+    }
+    perf_mem mem;
+    perf_mem_time(&m, &tr, &mem);
+    /* streamed: no latency term; bandwidth: lines*64 B at 32, 16 and 5 B/cycle */
+    assert_float_equal(mem.latency_cycles, 0, 0);
+    assert_float_equal(mem.bw_cycles[0], n / 8 * 64 / 32.0, 1e-6);
+    assert_float_equal(mem.bw_cycles[2], n / 8 * 64 / 5.0, 1e-6);
+    assert_float_equal(mem.served[3], n / 8, 0);
+    assert_int_equal(mem.bound, 2);
+    perf_core core = {.cycles = 1, .bound = PERF_BOUND_ISSUE}; /* 1 cycle per element */
+    perf_loop_time lt;
+    perf_loop_combine(&m, (double)n, &core, &mem, &lt);
+    assert_float_equal(lt.cycles, n * 8 / 5.0, 1e-6); /* 1.6 cycles per element > 1 */
+    assert_float_equal(lt.seconds, n * 8 / 5.0 / 4e9, 1e-15);
+    char name[32];
+    assert_string_equal(perf_bound_name(&m, lt.bound, name, sizeof name), "memory bandwidth");
+    perf_rd_dist_free(&d);
+}
+
+/* ---- dependent chain --------------------------------------------------------------- */
+
+/* A pointer chase over K lines (128 MiB) in a fixed random order, R times:
+ * every access after the first round has distance K - 1 > every cache, so
+ * every access misses every level; with the chain, each waits 400 cycles. */
+static void dependent_chain(void **state)
+{
+    (void)state;
+    const uint64_t k = 1 << 21, rounds = 3;
+    machine m = test_machine();
+    uint64_t *order = malloc(k * sizeof *order);
+    assert_non_null(order);
+    for (uint64_t i = 0; i < k; i++)
+        order[i] = i;
+    rng_state = 7;
+    for (uint64_t i = k - 1; i > 0; i--) {
+        uint64_t j = rng_below(i + 1), tmp = order[i];
+        order[i] = order[j];
+        order[j] = tmp;
+    }
+    tracer t;
+    tracer_init(&t, 6);
+    for (uint64_t r = 0; r < rounds; r++)
+        for (uint64_t i = 0; i < k; i++)
+            touch(&t, order[i] * 64);
+    free(order);
+    perf_rd_dist d = tracer_dist(&t);
+    perf_level lv[PERF_MAX_LEVELS];
+    size_t nl = perf_cache_levels(&m, lv);
+    perf_traffic tr = {.nlevels = nl, .dependent = 1};
+    for (size_t i = 0; i < nl; i++) {
+        tr.misses[i] = perf_level_misses(&d, &lv[i]);
+        assert_float_equal(tr.misses[i], (double)(k * rounds), 1e-6);
+    }
+    perf_mem mem;
+    perf_mem_time(&m, &tr, &mem);
+    assert_float_equal(mem.overlap, 1, 0);
+    assert_float_equal(mem.latency_cycles, (double)(k * rounds) * 400, 1e-3);
+    assert_int_equal(mem.bound, -1);
+    perf_core core = {.cycles = 5, .bound = PERF_BOUND_RECURRENCE}; /* the L1 hit latency of the chain */
+    perf_loop_time lt;
+    perf_loop_combine(&m, (double)(k * rounds), &core, &mem, &lt);
+    char name[32];
+    assert_string_equal(perf_bound_name(&m, lt.bound, name, sizeof name), "latency");
+    assert_float_equal(lt.cycles, (double)(k * rounds) * 400, 1e-3);
+    /* independent misses of the same count overlap 16 at a time */
+    tr.dependent = 0;
+    perf_mem_time(&m, &tr, &mem);
+    assert_float_equal(mem.latency_cycles, (double)(k * rounds) * 400 / 16, 1e-3);
+    perf_rd_dist_free(&d);
+}
+
+/* ---- port-bound loop --------------------------------------------------------------- */
+
+static void port_bound_loop(void **state)
+{
+    (void)state;
+    machine m = test_machine();
+    /* two fp_mul per iteration on one port: 2 cycles; L1-resident data */
+    perf_core core = {.uops = 4, .issue = 4.0 / 6, .resource = 2, .recurrence = 1, .cycles = 2,
+                      .bound = PERF_BOUND_PORTS};
+    perf_traffic tr = {.nlevels = 3, .misses = {100, 100, 100}, .stream_misses = {100, 100, 100}};
+    perf_mem mem;
+    perf_mem_time(&m, &tr, &mem); /* 100 lines: 1280 cycles at 5 B/cycle */
+    perf_loop_time lt;
+    perf_loop_combine(&m, 1e6, &core, &mem, &lt);
+    assert_float_equal(lt.core_cycles, 2e6, 0);
+    assert_float_equal(lt.mem_cycles, 1280, 1e-9);
+    assert_float_equal(lt.cycles, 2e6, 0);
+    assert_float_equal(lt.seconds, 2e6 / 4e9, 1e-18);
+    char name[32];
+    assert_string_equal(perf_bound_name(&m, lt.bound, name, sizeof name), "ports");
+    /* L2-bandwidth bound: 1e6 L1 misses at 32 B/cycle exceed 2e6 core cycles */
+    perf_traffic tr2 = {.nlevels = 3, .misses = {1.5e6, 0, 0}, .stream_misses = {1.5e6, 0, 0}};
+    perf_mem_time(&m, &tr2, &mem);
+    perf_loop_combine(&m, 1e6, &core, &mem, &lt);
+    assert_float_equal(lt.cycles, 1.5e6 * 64 / 32, 1e-6);
+    assert_string_equal(perf_bound_name(&m, lt.bound, name, sizeof name), "L2 bandwidth");
+}
+
+/* ---- TLB ---------------------------------------------------------------------- */
+
+/* P(Binomial(d, 1/sets) < ways), summed term by term with integer
+ * binomial coefficients: the test's own evaluation of the formula. */
+static double binomial_below(int d, double sets, int ways)
+{
+    double sum = 0, coef = 1; /* C(d, 0) */
+    for (int j = 0; j < ways; j++) {
+        sum += coef * pow(1 / sets, j) * pow(1 - 1 / sets, d - j);
+        coef = coef * (d - j) / (j + 1);
+    }
+    return sum;
+}
+
+/* R sweeps over P pages, one access per page: distance P - 1 after the
+ * first sweep.  A fully-associative 64-entry TLB hits every non-cold
+ * access for P = 32 and none for P = 100; the 4-way (16-set) one hits
+ * with P(Binomial(P - 1, 1/16) < 4). */
+static void tlb_page_stride(void **state)
+{
+    (void)state;
+    machine m = test_machine();
+    perf_level tl[MACHINE_MAX_TLBS];
+    assert_int_equal(perf_tlb_levels(&m, tl), 2);
+    assert_float_equal(tl[0].sets, 16, 0);
+    assert_float_equal(tl[1].sets, 128, 0);
+    const uint64_t rounds = 10;
+    for (uint64_t pages = 32; pages <= 100; pages += 68) {
+        tracer t;
+        tracer_init(&t, 12);
+        for (uint64_t r = 0; r < rounds; r++)
+            for (uint64_t p = 0; p < pages; p++)
+                touch(&t, p * 4096 + 8);
+        perf_rd_dist d = tracer_dist(&t);
+        double reuses = (double)(pages * (rounds - 1));
+        double want = pages + reuses * (1 - binomial_below((int)pages - 1, 16, 4));
+        assert_float_equal(perf_level_misses(&d, &tl[0]), want, 1e-9 * want);
+        perf_level fa = {"FA", 4096, 1, 64};
+        assert_float_equal(perf_level_misses(&d, &fa), pages == 100 ? (double)(pages * rounds) : pages, 1e-9);
+        perf_rd_dist_free(&d);
+    }
+}
+
+/* ---- modeled distributions and geometry -------------------------------------------- */
+
+static model constant(double v)
+{
+    return (model){.method = MODEL_CONSTANT, .constant = v};
+}
+
+/* cold 100, touches 1000: 40% at distance 3, the rest evenly over
+ * [256, 4096): the distribution's cut equals rd_model_misses at bin
+ * boundaries, and the hand count at 1024: 100 + 600 * 3072 / 3840. */
+static void modeled_distribution(void **state)
+{
+    (void)state;
+    rd_model_lead lead = {3, constant(0.4)};
+    rd_model_bin bin = {0, 1, constant(256), constant(4096), constant(2176)};
+    rd_model rm = {.cold = constant(100), .touches = constant(1000), .nlead = 1, .lead = &lead, .nbins = 1,
+                   .bins = &bin};
+    double x[1] = {1};
+    perf_rd_dist d;
+    assert_int_equal(perf_rd_dist_modeled(&rm, x, &d), 0);
+    assert_float_equal(perf_rd_dist_accesses(&d), 1100, 1e-9);
+    uint64_t caps[] = {1, 4, 16, 256, 1024, 3072, 4096, 1 << 20};
+    for (size_t i = 0; i < sizeof caps / sizeof *caps; i++) {
+        perf_level fa = {"FA", 64, 1, (double)caps[i]};
+        assert_float_equal(perf_level_misses(&d, &fa), rd_model_misses(&rm, x, caps[i]), 1e-9);
+    }
+    perf_level l1024 = {"FA", 64, 1, 1024};
+    assert_float_equal(perf_level_misses(&d, &l1024), 100 + 600.0 * 3072 / 3840, 1e-9);
+    perf_rd_dist_free(&d);
+}
+
+/* A measured bin's touches sit at its mean: touches all at 20 (bin
+ * [20, 22)) miss a capacity of 20 and hit 21. */
+static void measured_bin_spread(void **state)
+{
+    (void)state;
+    rd_binrec recs[] = {{rd_bin_index(20), 5, 100}, {rd_bin_index(3), 7, 21}};
+    perf_rd_dist d;
+    assert_int_equal(perf_rd_dist_measured(2, recs, 2, &d), 0);
+    perf_level c21 = {"FA", 64, 1, 21}, c20 = {"FA", 64, 1, 20}, c4 = {"FA", 64, 1, 4}, c3 = {"FA", 64, 1, 3};
+    assert_float_equal(perf_level_misses(&d, &c21), 2, 1e-12);
+    assert_float_equal(perf_level_misses(&d, &c20), 7, 1e-12);
+    assert_float_equal(perf_level_misses(&d, &c4), 7, 1e-12);
+    assert_float_equal(perf_level_misses(&d, &c3), 14, 1e-12);
+    perf_rd_dist_free(&d);
+}
+
+/* Zen 4's L3 is a victim of L2: 32768 sets of 16 ways plus L2's 16384
+ * lines, i.e. 16.5 ways. */
+static void victim_level(void **state)
+{
+    (void)state;
+    machine m = test_machine();
+    m.cache[2].policy = MACHINE_VICTIM;
+    perf_level lv[PERF_MAX_LEVELS];
+    assert_int_equal(perf_cache_levels(&m, lv), 3);
+    assert_float_equal(lv[0].sets, 64, 0);
+    assert_float_equal(lv[1].sets, 2048, 0);
+    assert_float_equal(lv[2].sets, 32768, 0);
+    assert_float_equal(lv[2].ways, 16.5, 1e-12);
+    assert_string_equal(lv[1].name, "L2");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(binomial_small_cases, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(binomial_matches_random_placement, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(conflict_case, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(stream_kernel, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(dependent_chain, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(port_bound_loop, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(tlb_page_stride, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(modeled_distribution, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(measured_bin_spread, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(victim_level, reset_counts, check_no_leaks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
