@@ -55,6 +55,11 @@ static const char *check_geometry(uint64_t size, uint32_t line, uint32_t ways)
     return NULL;
 }
 
+const char *cs_level_check(uint64_t size, uint32_t line, uint32_t ways)
+{
+    return check_geometry(size, line, ways);
+}
+
 cs_level *cs_level_new(uint64_t size, uint32_t line, uint32_t ways, const rd_allocator *a,
                        const char **error)
 {
@@ -85,22 +90,54 @@ static void push_front(uint64_t *v, uint32_t n, uint64_t x)
     v[0] = x;
 }
 
+cs_touch cs_level_touch(cs_level *c, uint64_t block)
+{
+    uint64_t set = block & (c->sets - 1);
+    uint64_t *v = c->blocks + set * c->ways;
+    uint32_t n = c->used[set];
+    cs_touch t = {c->ways, 0, 0};
+    for (uint32_t i = 0; i < n; i++)
+        if (v[i] == block) {
+            push_front(v, i, block); /* v[i] is overwritten: moved to front */
+            t.pos = i;
+            return t;
+        }
+    if (n < c->ways) {
+        c->used[set] = n + 1; /* fill a free slot ... */
+    } else {
+        n--;                  /* ... or drop the LRU block v[ways-1] */
+        t.evicted = 1;
+        t.victim = v[n];
+    }
+    push_front(v, n, block);
+    return t;
+}
+
 int cs_level_access_block(cs_level *c, uint64_t block)
+{
+    return cs_level_touch(c, block).pos < c->ways;
+}
+
+uint32_t cs_level_remove(cs_level *c, uint64_t block)
 {
     uint64_t set = block & (c->sets - 1);
     uint64_t *v = c->blocks + set * c->ways;
     uint32_t n = c->used[set];
     for (uint32_t i = 0; i < n; i++)
         if (v[i] == block) {
-            push_front(v, i, block); /* v[i] is overwritten: moved to front */
-            return 1;
+            for (uint32_t j = i; j + 1 < n; j++)
+                v[j] = v[j + 1];
+            c->used[set] = n - 1;
+            return i;
         }
-    if (n < c->ways)
-        c->used[set] = n + 1; /* fill a free slot ... */
-    else
-        n--;                  /* ... or drop the LRU block v[ways-1] */
-    push_front(v, n, block);
-    return 0;
+    return c->ways;
+}
+
+void cs_level_for_each(const cs_level *c, void (*fn)(void *ctx, uint64_t block), void *ctx)
+{
+    for (uint64_t s = 0; s < c->sets; s++)
+        for (uint32_t i = 0; i < c->used[s]; i++)
+            fn(ctx, c->blocks[s * c->ways + i]);
 }
 
 /* The last byte address of [addr, addr + size), size > 0, capped at

@@ -47,6 +47,32 @@ int cs_level_access_block(cs_level *c, uint64_t block);
  * touches nothing; a range running past 2^64 - 1 stops there. */
 uint64_t cs_level_access(cs_level *c, uint64_t addr, uint64_t size);
 
+/* NULL when (size, line, ways) is a good geometry for cs_level_new, else
+ * the static message cs_level_new would give; allocates nothing. */
+const char *cs_level_check(uint64_t size, uint32_t line, uint32_t ways);
+
+/* What one cs_level_touch did. */
+typedef struct cs_touch {
+    uint32_t pos;    /* MRU position (0 = most recent) the block was found
+                        at before the access, or ways on a miss */
+    int evicted;     /* on a miss: 1 when the set was full and its LRU block
+                        was dropped, 0 when the block filled a free way */
+    uint64_t victim; /* the dropped block when evicted */
+} cs_touch;
+
+/* cs_level_access_block, saying where the block was and what it displaced:
+ * returns the outcome (hit when .pos < ways). */
+cs_touch cs_level_touch(cs_level *c, uint64_t block);
+
+/* Remove `block` from its set if present (the ways behind it move up one
+ * and a free way is left at the LRU end).  Returns the MRU position it had,
+ * or ways if it was absent. */
+uint32_t cs_level_remove(cs_level *c, uint64_t block);
+
+/* Call fn(ctx, block) for every valid block of the level, in no particular
+ * order; fn must not change the level. */
+void cs_level_for_each(const cs_level *c, void (*fn)(void *ctx, uint64_t block), void *ctx);
+
 /* The level's geometry, as given to / derived by cs_level_new. */
 uint32_t cs_level_line(const cs_level *c);
 uint32_t cs_level_ways(const cs_level *c);

@@ -1,0 +1,281 @@
+/* memsim.c — memspy's simulator (memsim.h): configuration checks, lazily
+ * created per-thread private levels, shared levels, and the walk of one
+ * reference down the levels with the cause of each miss.
+ *
+ * A reference goes level by level, as in Cachegrind: every (sampled) line
+ * of it is accessed at level k, and if any missed, the whole reference goes
+ * on to level k+1.  The cause of a miss is decided from the instance's
+ * seen-set record (cold), its invalidation state (sharing, ms_coherence.c)
+ * and its fully-associative shadow (capacity / conflict).  Freestanding. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cachesim/cachesim.h"
+#include "cachesim/memsim.h"
+#include "cachesim/memsim_internal.h"
+#include "cachesim/ms_cache.h"
+#include "cachesim/ms_shadow.h"
+#include "cachesim/ms_table.h"
+#include "rd/rd.h"
+
+/* 1 if x is a non-zero power of two. */
+static int is_pow2(uint64_t x)
+{
+    return x != 0 && (x & (x - 1)) == 0;
+}
+
+/* log2 of a power of two x. */
+static unsigned log2_pow2(uint64_t x)
+{
+    return 63u - (unsigned)__builtin_clzll(x);
+}
+
+/* NULL if level l is acceptable in c, else why not. */
+static const char *check_level(const ms_config *c, const ms_level_config *l)
+{
+    const char *why = cs_level_check(l->size, l->line, l->ways);
+    if (why)
+        return why;
+    if (l->line != c->level[0].line)
+        return "cache line size must be the same at every level";
+    if (l->shared_by == 0)
+        return "shared_by must be 1 (a private level per thread) or the number of threads "
+               "sharing the level";
+    uint64_t sets = l->size / ((uint64_t)l->line * l->ways);
+    if (c->set_sample > sets)
+        return "set_sample must not exceed the number of sets of any level";
+    if (l->size / l->line / c->set_sample > MS_SHADOW_MAX_LINES)
+        return "cache has too many lines for the fully-associative shadow (at most 2^31 "
+               "simulated lines per level)";
+    return NULL;
+}
+
+/* NULL if c is a configuration ms_new accepts, else why not. */
+static const char *check_config(const ms_config *c)
+{
+    if (c->nlevels < 1 || c->nlevels > CS_MAX_LEVELS)
+        return "the number of cache levels must be 1 to 4";
+    if (!is_pow2(c->set_sample))
+        return "set_sample must be a power of two (1 simulates every set)";
+    for (unsigned k = 0; k < c->nlevels; k++) {
+        const char *why = check_level(c, &c->level[k]);
+        if (why)
+            return why;
+    }
+    return NULL;
+}
+
+ms_sim *ms_new(const ms_config *c, const rd_allocator *a, const char **error)
+{
+    const char *why = check_config(c);
+    if (why) {
+        if (error)
+            *error = why;
+        return NULL;
+    }
+    ms_sim *s = a->alloc(a->ctx, sizeof *s);
+    s->a = a;
+    s->c = *c;
+    s->line_shift = log2_pow2(c->level[0].line);
+    s->gran_shift = s->line_shift > 6 ? s->line_shift - 6 : 0;
+    s->sample_mask = c->set_sample - 1;
+    s->nprivate = 0;
+    s->nthreads = 0;
+    s->coherent = 0;
+    s->epoch = 0;
+    for (unsigned k = 0; k < CS_MAX_LEVELS; k++) {
+        const ms_level_config *l = &c->level[k];
+        s->shared[k].sets = NULL;
+        if (k >= c->nlevels)
+            continue;
+        if (l->shared_by == 1)
+            s->nprivate++;
+        else
+            ms_cache_init(&s->shared[k], l->size, l->line, l->ways, c->set_sample, a);
+    }
+    ms_table_init(&s->shared_lines, sizeof(ms_shared_line), a);
+    for (unsigned t = 0; t < MS_MAX_THREADS; t++)
+        s->thread[t] = NULL;
+    return s;
+}
+
+void ms_free(ms_sim *s)
+{
+    if (!s)
+        return;
+    const rd_allocator *a = s->a;
+    for (unsigned t = 0; t < MS_MAX_THREADS; t++) {
+        ms_thread *th = s->thread[t];
+        if (!th)
+            continue;
+        for (unsigned k = 0; k < CS_MAX_LEVELS; k++)
+            ms_cache_free(&th->level[k]);
+        ms_table_free(&th->lines);
+        a->release(a->ctx, th);
+    }
+    for (unsigned k = 0; k < CS_MAX_LEVELS; k++)
+        ms_cache_free(&s->shared[k]);
+    ms_table_free(&s->shared_lines);
+    if (s->coherent)
+        ms_table_free(&s->dir);
+    a->release(a->ctx, s);
+}
+
+/* Thread t's state, created (with its private instances) on first use;
+ * a second thread with private levels starts the coherence directory. */
+static ms_thread *thread_state(ms_sim *s, unsigned t)
+{
+    if (s->thread[t])
+        return s->thread[t];
+    ms_thread *th = s->a->alloc(s->a->ctx, sizeof *th);
+    for (unsigned k = 0; k < CS_MAX_LEVELS; k++) {
+        const ms_level_config *l = &s->c.level[k];
+        th->level[k].sets = NULL;
+        if (k < s->c.nlevels && l->shared_by == 1)
+            ms_cache_init(&th->level[k], l->size, l->line, l->ways, s->c.set_sample, s->a);
+    }
+    ms_table_init(&th->lines, sizeof(ms_own_line), s->a);
+    s->thread[t] = th;
+    if (++s->nthreads == 2 && s->nprivate > 0)
+        ms_coherence_start(s);
+    return th;
+}
+
+uint64_t ms_touch_mask(const ms_sim *s, uint64_t block, uint64_t addr, uint64_t last)
+{
+    uint64_t base = block << s->line_shift, end = base + ((uint64_t)1 << s->line_shift) - 1;
+    unsigned lo = (unsigned)(((addr > base ? addr : base) - base) >> s->gran_shift);
+    unsigned hi = (unsigned)(((last < end ? last : end) - base) >> s->gran_shift);
+    uint64_t upto = hi == 63 ? UINT64_MAX : ((uint64_t)1 << (hi + 1)) - 1;
+    return upto & ~(((uint64_t)1 << lo) - 1);
+}
+
+/* One reference on its way down: who, what, and the bytes touched. */
+typedef struct ref {
+    unsigned t;
+    ms_thread *th;
+    uint64_t addr, last; /* first and last byte */
+    uint32_t tag;
+} ref;
+
+/* The miss of `block` at private level k: its cause, with the fill
+ * recorded in the thread's seen-set; *victim_tag names the evicted line's
+ * object when o->evicted. */
+static enum ms_cause private_miss(ms_sim *s, const ref *r, unsigned k, uint64_t block,
+                                  const ms_outcome *o, uint32_t *victim_tag)
+{
+    int created;
+    ms_own_line *l = ms_table_get(&r->th->lines, block, &created);
+    uint16_t bit = (uint16_t)(1u << k);
+    enum ms_cause cause;
+    if (!(l->seen & bit))
+        cause = MS_COLD;
+    else if (l->inv_levels & bit)
+        cause = ms_touch_mask(s, block, r->addr, r->last) & l->inv_mask ? MS_TRUE_SHARING
+                                                                           : MS_FALSE_SHARING;
+    else
+        cause = o->shadow_hit ? MS_CONFLICT : MS_CAPACITY;
+    l->seen |= bit;
+    l->inv_levels &= (uint16_t)~bit;
+    l->tag[k] = r->tag;
+    if (o->evicted) {
+        const ms_own_line *v = ms_table_find(&r->th->lines, o->victim);
+        *victim_tag = v ? v->tag[k] : MS_NO_TAG;
+    }
+    return cause;
+}
+
+/* The miss of `block` at shared level k (no sharing causes: one copy). */
+static enum ms_cause shared_miss(ms_sim *s, const ref *r, unsigned k, uint64_t block,
+                                 const ms_outcome *o, uint32_t *victim_tag)
+{
+    int created;
+    ms_shared_line *l = ms_table_get(&s->shared_lines, block, &created);
+    uint32_t bit = 1u << k;
+    enum ms_cause cause = !(l->seen & bit) ? MS_COLD : o->shadow_hit ? MS_CONFLICT : MS_CAPACITY;
+    l->seen |= bit;
+    l->tag[k] = r->tag;
+    if (o->evicted) {
+        const ms_shared_line *v = ms_table_find(&s->shared_lines, o->victim);
+        *victim_tag = v ? v->tag[k] : MS_NO_TAG;
+    }
+    return cause;
+}
+
+/* Access every simulated line of r at level k; 1 if any missed, with the
+ * first miss's cause, unknown flag and evicted tag in out. */
+static int level_access(ms_sim *s, const ref *r, unsigned k, ms_result *out)
+{
+    int priv = s->c.level[k].shared_by == 1;
+    ms_cache *c = priv ? &r->th->level[k] : &s->shared[k];
+    uint64_t first = r->addr >> s->line_shift, last = r->last >> s->line_shift;
+    int missed = 0;
+    for (uint64_t b = first;; b++) {
+        if (!(b & s->sample_mask)) {
+            ms_outcome o = ms_cache_access(c, b, s->epoch);
+            if (!o.hit) {
+                uint32_t victim = MS_NO_TAG;
+                enum ms_cause cause = priv ? private_miss(s, r, k, b, &o, &victim)
+                                           : shared_miss(s, r, k, b, &o, &victim);
+                if (!missed) {
+                    out->cause[k] = (uint8_t)cause;
+                    out->unknown[k] = (uint8_t)o.unknown;
+                    out->evicted[k] = victim;
+                    missed = 1;
+                }
+            }
+        }
+        if (b == last)
+            return missed;
+    }
+}
+
+/* Tell the directory what reference r did, line by line: a write
+ * invalidates other threads' copies; a read that missed level 0 filled the
+ * thread's private levels. */
+static void coherence_update(ms_sim *s, const ref *r, int is_write, unsigned hit_level)
+{
+    uint64_t first = r->addr >> s->line_shift, last = r->last >> s->line_shift;
+    for (uint64_t b = first;; b++) {
+        if (!(b & s->sample_mask)) {
+            if (is_write)
+                ms_coherence_write(s, r->t, b, ms_touch_mask(s, b, r->addr, r->last));
+            else if (hit_level > 0)
+                ms_coherence_fill(s, r->t, b);
+        }
+        if (b == last)
+            return;
+    }
+}
+
+void ms_access(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_write, uint32_t tag,
+               ms_result *out)
+{
+    uint64_t span = size ? size - 1 : 0;
+    ref r = {thread % MS_MAX_THREADS, NULL, addr, span > UINT64_MAX - addr ? UINT64_MAX : addr + span,
+             tag};
+    if ((addr >> s->line_shift) & s->sample_mask) {
+        out->sampled = 0;
+        return;
+    }
+    out->sampled = 1;
+    r.th = thread_state(s, r.t);
+    unsigned k = 0;
+    while (k < s->c.nlevels && level_access(s, &r, k, out))
+        k++;
+    out->hit_level = (uint8_t)k;
+    if (s->coherent)
+        coherence_update(s, &r, is_write, k);
+}
+
+void ms_sample_start(ms_sim *s)
+{
+    s->epoch++;
+}
+
+const char *ms_cause_name(enum ms_cause c)
+{
+    static const char *const names[MS_NCAUSES] = {"cold", "capacity", "conflict", "true_sharing",
+                                                  "false_sharing"};
+    return (unsigned)c < MS_NCAUSES ? names[c] : "unknown";
+}

@@ -1,0 +1,88 @@
+/* ms_cache.c — one memsim cache instance (ms_cache.h): cs_level plus shadow
+ * plus the time-sampling freshness of each set.
+ *
+ * Freshness: true LRU keeps the lines touched since a sample began ahead of
+ * all older ones, so they form an MRU prefix of the set; its length grows by
+ * one on a miss or on a hit beyond it.  Once it reaches `ways`, nothing of
+ * the set's content predates the sample and a miss there is certain.  A set
+ * whose epoch differs from the current sample has a prefix of 0; epochs
+ * start at 0 and samples at 1, so ms_sample_start costs O(1).
+ * Freestanding. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cachesim/cachesim.h"
+#include "cachesim/ms_cache.h"
+#include "cachesim/ms_shadow.h"
+#include "rd/rd.h"
+
+void ms_cache_init(ms_cache *c, uint64_t size, uint32_t line, uint32_t ways,
+                   uint32_t set_sample, const rd_allocator *a)
+{
+    c->a = a;
+    c->sets = cs_level_new(size, line, ways, a, NULL);
+    c->shadow = ms_shadow_new(size / line / set_sample, a);
+    c->ways = ways;
+    uint64_t nsets = cs_level_sets(c->sets);
+    c->set_mask = nsets - 1;
+    c->fresh = a->alloc(a->ctx, (size_t)nsets * sizeof *c->fresh);
+    c->epoch = a->alloc(a->ctx, (size_t)nsets * sizeof *c->epoch);
+    for (uint64_t s = 0; s < nsets; s++)
+        c->epoch[s] = 0;
+}
+
+/* Set s's fresh count for sample epoch (reset when the sample changed). */
+static uint32_t *fresh_of(ms_cache *c, uint64_t s, uint32_t epoch)
+{
+    if (c->epoch[s] != epoch) {
+        c->epoch[s] = epoch;
+        c->fresh[s] = 0;
+    }
+    return &c->fresh[s];
+}
+
+ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t epoch)
+{
+    ms_outcome o;
+    cs_touch t = cs_level_touch(c->sets, block);
+    o.hit = t.pos < c->ways;
+    o.evicted = t.evicted;
+    o.victim = t.victim;
+    o.unknown = 0;
+    if (epoch != 0) {
+        uint32_t *f = fresh_of(c, block & c->set_mask, epoch);
+        if (*f < c->ways) {
+            o.unknown = !o.hit;
+            if (!o.hit || t.pos >= *f)
+                (*f)++;
+        }
+    }
+    o.shadow_hit = ms_shadow_access(c->shadow, block);
+    return o;
+}
+
+int ms_cache_remove(ms_cache *c, uint64_t block, uint32_t epoch)
+{
+    uint32_t pos = cs_level_remove(c->sets, block);
+    if (pos == c->ways)
+        return 0; /* replaced before: the shadow keeps it, so the next miss is
+                     still told capacity from conflict (the first event wins) */
+    ms_shadow_remove(c->shadow, block);
+    if (epoch != 0) {
+        uint32_t *f = fresh_of(c, block & c->set_mask, epoch);
+        if (pos < *f && *f < c->ways)
+            (*f)--; /* a fresh line left the prefix */
+    }
+    return 1;
+}
+
+void ms_cache_free(ms_cache *c)
+{
+    if (!c->sets)
+        return;
+    c->a->release(c->a->ctx, c->epoch);
+    c->a->release(c->a->ctx, c->fresh);
+    cs_level_free(c->sets);
+    ms_shadow_free(c->shadow);
+    c->sets = NULL;
+}

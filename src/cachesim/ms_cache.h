@@ -1,0 +1,54 @@
+/* ms_cache.h — one cache instance of memsim (a private level of one thread,
+ * or a shared level): the set-associative LRU level of cachesim.h, its
+ * fully-associative shadow of as many lines as the simulated sets hold, and
+ * per set how much of its content the current time sample has refreshed.
+ *
+ * Freestanding (stdint/stddef and rd/rd.h only). */
+#ifndef AUGUR_MS_CACHE_H
+#define AUGUR_MS_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cachesim/cachesim.h"
+#include "cachesim/ms_shadow.h"
+#include "rd/rd.h"
+
+typedef struct ms_cache {
+    const rd_allocator *a;
+    cs_level *sets;    /* NULL: instance not created (a thread's shared level) */
+    ms_shadow *shadow; /* FA LRU of size/line/set_sample lines */
+    uint32_t ways;
+    uint64_t set_mask;
+    /* Time sampling: fresh[s] is how many of set s's most recent ways were
+     * touched in sample epoch[s]; the set's misses are known to be real
+     * once fresh[s] reaches ways. */
+    uint32_t *fresh, *epoch;
+} ms_cache;
+
+/* What one access did at one instance. */
+typedef struct ms_outcome {
+    int hit;        /* the set-associative cache held the block */
+    int shadow_hit; /* the shadow held it */
+    int unknown;    /* a miss in a set not yet refreshed this sample */
+    int evicted;    /* a miss that dropped a valid block: victim */
+    uint64_t victim;
+} ms_outcome;
+
+/* Create c's cache of (size, line, ways), a geometry cs_level_check
+ * accepted, with a shadow of size / line / set_sample lines. */
+void ms_cache_init(ms_cache *c, uint64_t size, uint32_t line, uint32_t ways,
+                   uint32_t set_sample, const rd_allocator *a);
+
+/* Access `block` in sample `epoch` (0: time sampling never started, no
+ * bookkeeping) in both the cache and its shadow. */
+ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t epoch);
+
+/* Invalidate `block`: if the cache holds it, remove it there and from the
+ * shadow and return 1; else change nothing and return 0. */
+int ms_cache_remove(ms_cache *c, uint64_t block, uint32_t epoch);
+
+/* Release c's memory; an instance never created does nothing. */
+void ms_cache_free(ms_cache *c);
+
+#endif

@@ -1,0 +1,175 @@
+/* ms_shadow.c — fully-associative LRU shadow (ms_shadow.h).
+ *
+ * A pool of `cap` nodes on an intrusive doubly-linked list in recency order
+ * (head = most recent), and an open-addressing index from block to node
+ * (linear probing, at least twice as many slots as nodes, deletion by
+ * backward shift so no tombstones pile up).  A hit unlinks its node and
+ * relinks it at the head; a miss takes a free node, or the tail's.
+ * Freestanding. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cachesim/ms_shadow.h"
+#include "rd/rd.h"
+
+#define NIL UINT32_MAX
+#define HASH_MUL 0x9e3779b97f4a7c15ull
+
+typedef struct node {
+    uint64_t block;
+    uint32_t prev, next; /* toward the head / the tail; NIL at the ends */
+} node;
+
+struct ms_shadow {
+    const rd_allocator *a;
+    node *nodes;
+    uint32_t cap, used; /* nodes[0..used) have been handed out at least once */
+    uint32_t head, tail, free; /* free: a list of removed nodes, through next */
+    uint32_t *slot;            /* node index or NIL; hmask + 1 slots */
+    uint64_t hmask;
+    unsigned shift; /* 64 - log2(slots) */
+};
+
+ms_shadow *ms_shadow_new(uint64_t lines, const rd_allocator *a)
+{
+    ms_shadow *s = a->alloc(a->ctx, sizeof *s);
+    unsigned bits = 1;
+    while (((uint64_t)1 << bits) < 2 * lines)
+        bits++;
+    s->a = a;
+    s->cap = (uint32_t)lines;
+    s->used = 0;
+    s->head = s->tail = s->free = NIL;
+    s->nodes = a->alloc(a->ctx, (size_t)lines * sizeof *s->nodes);
+    s->hmask = ((uint64_t)1 << bits) - 1;
+    s->shift = 64u - bits;
+    s->slot = a->alloc(a->ctx, (size_t)(s->hmask + 1) * sizeof *s->slot);
+    for (uint64_t i = 0; i <= s->hmask; i++)
+        s->slot[i] = NIL;
+    return s;
+}
+
+/* Home slot of block. */
+static uint64_t home(const ms_shadow *s, uint64_t block)
+{
+    return (block * HASH_MUL) >> s->shift;
+}
+
+/* The slot holding block's node, or the empty slot ending its probe. */
+static uint64_t probe(const ms_shadow *s, uint64_t block)
+{
+    uint64_t i = home(s, block);
+    while (s->slot[i] != NIL && s->nodes[s->slot[i]].block != block)
+        i = (i + 1) & s->hmask;
+    return i;
+}
+
+/* Empty slot i, moving later entries of its cluster back so that every
+ * entry stays reachable from its home slot. */
+static void slot_delete(ms_shadow *s, uint64_t i)
+{
+    uint64_t j = i;
+    for (;;) {
+        s->slot[i] = NIL;
+        for (;;) {
+            j = (j + 1) & s->hmask;
+            uint32_t n = s->slot[j];
+            if (n == NIL)
+                return;
+            uint64_t h = home(s, s->nodes[n].block);
+            if (((j - h) & s->hmask) >= ((j - i) & s->hmask)) {
+                s->slot[i] = n; /* i lies on n's probe path: move it there */
+                i = j;
+                break;
+            }
+        }
+    }
+}
+
+/* Take node n off the recency list. */
+static void unlink_node(ms_shadow *s, uint32_t n)
+{
+    node *x = &s->nodes[n];
+    if (x->prev != NIL)
+        s->nodes[x->prev].next = x->next;
+    else
+        s->head = x->next;
+    if (x->next != NIL)
+        s->nodes[x->next].prev = x->prev;
+    else
+        s->tail = x->prev;
+}
+
+/* Put node n at the head (most recent) of the list. */
+static void push_head(ms_shadow *s, uint32_t n)
+{
+    node *x = &s->nodes[n];
+    x->prev = NIL;
+    x->next = s->head;
+    if (s->head != NIL)
+        s->nodes[s->head].prev = n;
+    else
+        s->tail = n;
+    s->head = n;
+}
+
+/* A node for a new line: a free one, a never-used one, or the LRU one
+ * (dropped from the index). */
+static uint32_t take_node(ms_shadow *s)
+{
+    uint32_t n;
+    if (s->free != NIL) {
+        n = s->free;
+        s->free = s->nodes[n].next;
+    } else if (s->used < s->cap) {
+        n = s->used++;
+    } else {
+        n = s->tail;
+        unlink_node(s, n);
+        slot_delete(s, probe(s, s->nodes[n].block));
+    }
+    return n;
+}
+
+int ms_shadow_access(ms_shadow *s, uint64_t block)
+{
+    uint64_t i = probe(s, block);
+    uint32_t n = s->slot[i];
+    if (n != NIL) {
+        if (s->head != n) {
+            unlink_node(s, n);
+            push_head(s, n);
+        }
+        return 1;
+    }
+    int full = s->free == NIL && s->used == s->cap;
+    n = take_node(s);
+    if (full)
+        i = probe(s, block); /* dropping the tail may have moved slots */
+    s->nodes[n].block = block;
+    s->slot[i] = n;
+    push_head(s, n);
+    return 0;
+}
+
+void ms_shadow_remove(ms_shadow *s, uint64_t block)
+{
+    uint64_t i = probe(s, block);
+    uint32_t n = s->slot[i];
+    if (n == NIL)
+        return;
+    slot_delete(s, i);
+    unlink_node(s, n);
+    s->nodes[n].next = s->free;
+    s->free = n;
+}
+
+void ms_shadow_free(ms_shadow *s)
+{
+    if (!s)
+        return;
+    const rd_allocator *a = s->a;
+    a->release(a->ctx, s->slot);
+    a->release(a->ctx, s->nodes);
+    a->release(a->ctx, s);
+}
