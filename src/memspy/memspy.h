@@ -138,7 +138,8 @@ typedef struct Memspy {
     UInt cur_thread;          /* of the running thread */
     Addr stack_lo, stack_hi;  /* the running thread's stack, [lo, hi] */
 
-    Bool exited; /* the process called exit_group(exit_code) */
+    Bool refused; /* the options were refused: write nothing */
+    Bool exited;  /* the process called exit_group(exit_code) */
     Int exit_code;
 } Memspy;
 
@@ -153,7 +154,9 @@ IRSB *memspy_instrument(VgCallbackClosure *closure, IRSB *sb_in, const VexGuestL
 /* One reference of instruction `code`: bit 0 of size_and_write is 1 for a
  * write, the rest is the size in bytes. */
 VG_REGPARM(3) void memspy_on_access(CodeRec *code, Addr addr, UWord size_and_write);
-void memspy_access_init(void);
+/* Make the simulator; False (after a message) if the options describe a
+ * hierarchy it refuses. */
+Bool memspy_access_init(void);
 
 /* memspy_objects.c */
 void memspy_objects_init(void); /* also registers the malloc replacement */

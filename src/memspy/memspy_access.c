@@ -30,16 +30,19 @@ static void sim_release(void *ctx, void *p)
     VG_(free)(p);
 }
 
-void memspy_access_init(void)
+Bool memspy_access_init(void)
 {
     const char *error = NULL;
     memspy.alloc = (rd_allocator){sim_alloc, sim_release, NULL};
     memspy.sim = ms_new(&memspy.config, &memspy.alloc, &error);
-    if (!memspy.sim)
+    if (!memspy.sim) {
         VG_(fmsg_bad_option)("--level or --sample-sets", "the cache hierarchy cannot be "
                              "simulated: %s\n", error ? error : "bad configuration");
+        return False;
+    }
     memspy.in_gap = False;
     memspy.phase_left = memspy.sample_on;
+    return True;
 }
 
 /* Time sampling: is this reference in an OFF stretch?  Advances the

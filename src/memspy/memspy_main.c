@@ -133,15 +133,30 @@ static void print_debug_usage(void)
     VG_(printf)("    (none)\n");
 }
 
-static void post_clo_init(void)
+/* Are the options complete?  If not, say what is missing and return False.
+ * Valgrind 3.19 does not stop at VG_(fmsg_bad_option) called after option
+ * parsing: it runs the program and fini() anyway, and exits 0. */
+static Bool options_complete(void)
 {
-    if (!memspy.out_dir)
+    if (!memspy.out_dir) {
         VG_(fmsg_bad_option)("--out-dir", "memspy needs --out-dir=DIR; run it through "
                              "`augur memspy`.\n");
-    if (memspy.config.nlevels == 0)
+        return False;
+    }
+    if (memspy.config.nlevels == 0) {
         VG_(fmsg_bad_option)("--level", "memspy needs at least one --level=NAME,SIZE,LINE,"
                              "WAYS,SHARED, such as --level=L1,32K,64,8,1\n");
-    memspy_access_init(); /* the simulator: refuses a bad hierarchy */
+        return False;
+    }
+    return True;
+}
+
+/* A refused run instruments nothing and writes nothing (memspy.refused). */
+static void post_clo_init(void)
+{
+    memspy.refused = !options_complete() || !memspy_access_init();
+    if (memspy.refused)
+        return;
     memspy_pairs_init();
     memspy_threads_init();
 }
@@ -165,7 +180,8 @@ static void post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nargs, 
 static void fini(Int exitcode)
 {
     (void)exitcode; /* always 0 in Valgrind 3.19 */
-    memspy_write_output();
+    if (!memspy.refused)
+        memspy_write_output();
 }
 
 static void pre_clo_init(void)

@@ -200,7 +200,8 @@ static void *alloc_block(ThreadId tid, SizeT n, SizeT align, Bool zero)
         return NULL;
     if (zero)
         VG_(memset)(p, 0, n);
-    track_block(tid, (Addr)p, n);
+    if (!memspy.refused)
+        track_block(tid, (Addr)p, n);
     return p;
 }
 

@@ -66,8 +66,8 @@ int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 100, r = argc > 2 ? atol(argv[2]) : 3;
     long *arr = malloc(n * LINE_WORDS * sizeof(long)); /* ALLOC:arr */
-    long *a = new_block(64); /* ALLOC:a */
-    long *b = new_block(64); /* ALLOC:b */
+    long *a = new_block(64); /* ALLOC:block_a */
+    long *b = new_block(64); /* ALLOC:block_b */
     if (!arr || !a || !b)
         return 2;
     fill(arr, n);

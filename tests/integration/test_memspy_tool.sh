@@ -1,0 +1,215 @@
+#!/bin/bash
+# test_memspy_tool.sh — the memspy Valgrind tool run directly
+# (valgrind --tool=memspy, VALGRIND_LIB = the build's vglib), its raw file
+# (docs/memspy-format.md) checked against numbers known independently:
+#   - the file is whole: line count and CRC-32 of the end line;
+#   - data objects: a malloc'd array named by its allocation site's
+#     function and line, blocks from one helper called from two lines are two
+#     objects, blocks of one site freed in turn are one object whose SIZE is
+#     the most live at once, a global by its symbol, a local by its function;
+#   - references of loops of known trip count equal the closed forms;
+#   - with a two-level hierarchy, D1 and LL misses of a sweep equal
+#     Cachegrind's (--D1=... --LL=...) and the closed forms, and their causes
+#     are the right ones (cold, capacity, conflict);
+#   - two threads writing adjacent counters have false-sharing misses;
+#   - bad options are refused with a message that names the fix.
+source "$TESTLIB"
+VGLIB="$(dirname "$AUGUR")/vglib"
+L1="L1,32K,64,8,1"
+LL="LL,256K,64,8,2"
+CG_CACHES=(--I1=32768,8,64 --D1=32768,8,64 --LL=262144,8,64)
+
+# memspy OUT PROGRAM ARGS... — run the tool with the two levels and the
+# options in EXTRA_OPTS into OUT; prints the raw file's path.
+EXTRA_OPTS=()
+memspy() {
+    local out=$1
+    shift
+    mkdir -p "$out"
+    VALGRIND_LIB="$VGLIB" valgrind -q --tool=memspy --out-dir="$out" --level="$L1" --level="$LL" \
+        "${EXTRA_OPTS[@]}" "$@" >/dev/null 2>"$out/stderr"
+    ls "$out"/memspy.*.out | head -n 1
+}
+
+# pair_sum RAW FILE_SUFFIX LINE OBJ_NAME FIELD — the sum of FIELD over the
+# pairs of code on source line LINE of a file ending in FILE_SUFFIX and the
+# object named OBJ_NAME ("*": any).  FIELD: refs, reads, writes, or
+# LEVEL:miss|cold|capacity|conflict|true|false|unknown (LEVEL 0 or 1).
+pair_sum() {
+    awk -v suffix="$2" -v want_line="$3" -v name="$4" -v field="$5" '
+        BEGIN {
+            n = split("miss cold capacity conflict true false unknown", c, " ")
+            for (i = 1; i <= n; i++) col[c[i]] = i - 1
+            if (field == "refs") f = 4; else if (field == "reads") f = 5; else if (field == "writes") f = 6
+            else { split(field, q, ":"); f = 7 + 7 * q[1] + col[q[2]] }
+        }
+        $1 == "file" { path[$2] = $3 }
+        $1 == "obj" { objname[$2] = $4 }
+        $1 == "code" { p = path[$6]; mine[$2] = substr(p, length(p) - length(suffix) + 1) == suffix && $7 == want_line }
+        $1 == "pair" && mine[$2] && (name == "*" || objname[$3] == name) { s += $f }
+        END { print s + 0 }' "$1"
+}
+
+# obj_field RAW NAME FIELD — SIZE or COUNT (or KIND) of the objects named
+# NAME, one per line in id order.
+obj_field() {
+    awk -v name="$2" -v field="$3" '$1 == "obj" && $4 == name {
+        print (field == "KIND" ? $3 : field == "SIZE" ? $5 : $6) }' "$1"
+}
+
+# total RAW LEVEL — misses at LEVEL over every pair.
+total() {
+    awk -v k="$2" '$1 == "pair" { s += $(7 + 7 * k) } END { print s + 0 }' "$1"
+}
+
+# ---- a whole file ---------------------------------------------------------------
+SRC="$SRC_PROGRAMS/memobjs.c"
+N=100
+R=3
+RAW=$(memspy "$WORK/objs" "$PROGRAMS/memobjs" $N $R)
+check "raw file written" "$(test -s "$RAW" && echo yes)" yes
+check "no temporary left" "$(ls "$WORK/objs" | grep -c '\.tmp$')" 0
+check "first line" "$(head -n 1 "$RAW")" "augur-memspy 1"
+check "end line counts the lines before it" "$(tail -n 1 "$RAW" | cut -d' ' -f2)" "$(($(wc -l < "$RAW") - 1))"
+check "end line's CRC-32" "$(tail -n 1 "$RAW" | cut -d' ' -f3)" \
+    "$(head -n -1 "$RAW" | python3 -c 'import sys, zlib; print(format(zlib.crc32(sys.stdin.buffer.read()), "x"))')"
+check "levels" "$(grep -c '^level ' "$RAW")" 2
+check "level 1 as given" "$(grep '^level 1 ' "$RAW")" "level 1 LL 262144 64 8 2"
+check "sampling none" "$(grep '^sampling' "$RAW")" "sampling none"
+check "one thread" "$(grep '^threads' "$RAW")" "threads 1"
+check "exit code" "$(grep '^exit' "$RAW")" "exit 0"
+check "nothing skipped" "$(grep '^skipped' "$RAW")" "skipped 0"
+check "pair lines: keyword, 5 fields, 7 per level" "$(awk '$1 == "pair" && NF != 20' "$RAW" | wc -l)" 0
+
+# ---- data objects and their names ------------------------------------------
+check "malloc'd array named by its site" "$(obj_field "$RAW" "main:$(line_of ALLOC:arr "$SRC")" KIND)" heap
+check "its size" "$(obj_field "$RAW" "main:$(line_of ALLOC:arr "$SRC")" SIZE)" $((N * 64))
+check "its first site frame is main's line" \
+    "$(awk -v l="$(line_of ALLOC:arr "$SRC")" '$1 == "obj" { on = $4 == "main:" l } on && $1 == "site" && $2 == 0 { print $7 }' "$RAW")" \
+    "$(line_of ALLOC:arr "$SRC")"
+NB="new_block:$(line_of ALLOC:new_block "$SRC")"
+check "one helper, two callers: two objects" "$(obj_field "$RAW" "$NB" COUNT | tr '\n' ' ')" "1 1 "
+check "their callers' lines" \
+    "$(awk -v nb="$NB" '$1 == "obj" { on = $4 == nb } on && $1 == "site" && $2 == 1 { print $7 }' "$RAW" | tr '\n' ' ')" \
+    "$(line_of ALLOC:block_a "$SRC") $(line_of ALLOC:block_b "$SRC") "
+CHUNK="chunks:$(line_of ALLOC:chunk "$SRC")"
+check "blocks freed in turn: one object, 10 blocks" "$(obj_field "$RAW" "$CHUNK" COUNT)" 10
+check "its size is the most live at once" "$(obj_field "$RAW" "$CHUNK" SIZE)" 100
+check "global by its symbol" "$(obj_field "$RAW" grid KIND) $(obj_field "$RAW" grid SIZE)" "global $((512 * 64))"
+check "local array: stack of its function" "$(obj_field "$RAW" "stack%20of%20on_stack" KIND)" stack
+
+# ---- references: closed forms ----------------------------------------------
+SWEEP=$(line_of LOAD:sweep "$SRC")
+FILL=$(line_of STORE:fill "$SRC")
+check "sweep reads of arr = N * R" "$(pair_sum "$RAW" memobjs.c "$SWEEP" "main:$(line_of ALLOC:arr "$SRC")" reads)" $((N * R))
+check "sweep reads of grid = 512 * R" "$(pair_sum "$RAW" memobjs.c "$SWEEP" grid refs)" $((512 * R))
+check "sweep of a and b: 1 read each" "$(pair_sum "$RAW" memobjs.c "$SWEEP" "$NB" refs)" 2
+check "fill writes of arr = N" "$(pair_sum "$RAW" memobjs.c "$FILL" "main:$(line_of ALLOC:arr "$SRC")" writes)" $N
+check "fill: no reads" "$(pair_sum "$RAW" memobjs.c "$FILL" "*" reads)" 0
+check "stack writes = 64" "$(pair_sum "$RAW" memobjs.c "$(line_of STORE:stack "$SRC")" "stack%20of%20on_stack" writes)" 64
+check "stack reads = 64" "$(pair_sum "$RAW" memobjs.c "$(line_of LOAD:stack "$SRC")" "stack%20of%20on_stack" reads)" 64
+check "chunk writes, to the chunk object" "$(pair_sum "$RAW" memobjs.c "$(($(line_of ALLOC:chunk "$SRC") + 1))" "$CHUNK" writes)" 10
+check "thread 0's references = all pairs'" "$(awk '$1 == "thread" && $2 == 0 { print $3 }' "$RAW")" \
+    "$(awk '$1 == "pair" { s += $4 } END { print s }' "$RAW")"
+
+# ---- misses against Cachegrind and closed forms ---------------------------------
+# cg_sum OUT FILE_SUFFIX [LINE] — "D1 DL" data misses (mr + mw) of a file, or
+# of one of its lines, from a cachegrind.out file; FILE_SUFFIX "*": all.
+cg_sum() {
+    awk -v suffix="$2" -v want_line="${3:-}" '
+        /^fl=/ { p = substr($0, 4); mine = suffix == "*" || substr(p, length(p) - length(suffix) + 1) == suffix; next }
+        /^[0-9]/ && mine && (want_line == "" || $1 == want_line) { d1 += $6 + $9; dl += $7 + $10 }
+        END { print d1 + 0, dl + 0 }' "$1"
+}
+# file_misses RAW FILE_SUFFIX — "L1 LL" misses of the code of a file.
+file_misses() {
+    awk -v suffix="$2" '
+        $1 == "file" { path[$2] = $3 }
+        $1 == "code" { p = path[$6]; mine[$2] = substr(p, length(p) - length(suffix) + 1) == suffix }
+        $1 == "pair" && mine[$2] { a += $7; b += $14 }
+        END { print a + 0, b + 0 }' "$1"
+}
+# within A B D — 1 if |A - B| <= D.
+within() {
+    awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { x = a - b; if (x < 0) x = -x; print (x <= d) }'
+}
+SWEEP_SRC="$SRC_PROGRAMS/memsweep.c"
+SWEEP=$(line_of LOAD:sweep "$SWEEP_SRC")
+for case in "seq 1024 64 4" "set 16 4096 4"; do
+    read -r name lines stride reps <<< "$case"
+    RAW=$(memspy "$WORK/$name" "$PROGRAMS/memsweep" "$lines" "$stride" "$reps")
+    valgrind -q --tool=cachegrind --cache-sim=yes "${CG_CACHES[@]}" \
+        --cachegrind-out-file="$WORK/$name/cachegrind.out" "$PROGRAMS/memsweep" "$lines" "$stride" "$reps" 2>/dev/null
+    CG="$WORK/$name/cachegrind.out"
+    check "$name: sweep line's misses = Cachegrind's" \
+        "$(pair_sum "$RAW" memsweep.c "$SWEEP" "*" 0:miss) $(pair_sum "$RAW" memsweep.c "$SWEEP" "*" 1:miss)" \
+        "$(cg_sum "$CG" memsweep.c "$SWEEP")"
+    # The rest differs by a bounded startup cost, the same whatever the
+    # sweep: under memspy ld.so also loads and links its malloc-replacement
+    # library (which Cachegrind does not preload), malloc runs outside the
+    # program, and the stack sits elsewhere (a longer LD_PRELOAD); see
+    # docs/memspy.md.
+    read -r f1 f2 <<< "$(file_misses "$RAW" memsweep.c)"
+    read -r g1 g2 <<< "$(cg_sum "$CG" memsweep.c)"
+    check "$name: memsweep.c's L1 and LL misses within 2 of Cachegrind's" "$(within "$f1" "$g1" 2) $(within "$f2" "$g2" 2)" "1 1"
+    read -r m1 m2 <<< "$(total "$RAW" 0) $(total "$RAW" 1)"
+    read -r c1 c2 <<< "$(cg_sum "$CG" "*")"
+    check "$name: all L1 misses within 200 of Cachegrind's" "$(within "$m1" "$c1" 200)" 1
+    check "$name: all LL misses within 100 of Cachegrind's" "$(within "$m2" "$c2" 100)" 1
+done
+# 1024 consecutive lines, twice the L1: every read misses L1, the first
+# sweep's cold, the others capacity; all fit the LL: 1024 cold misses there.
+RAW=$(ls "$WORK"/seq/memspy.*.out)
+check "seq: L1 misses = lines * reps" "$(pair_sum "$RAW" memsweep.c "$SWEEP" big 0:miss)" $((1024 * 4))
+check "seq: L1 cold = lines" "$(pair_sum "$RAW" memsweep.c "$SWEEP" big 0:cold)" 1024
+check "seq: L1 capacity = lines * (reps - 1)" "$(pair_sum "$RAW" memsweep.c "$SWEEP" big 0:capacity)" $((1024 * 3))
+check "seq: LL misses = lines, all cold" \
+    "$(pair_sum "$RAW" memsweep.c "$SWEEP" big 1:miss) $(pair_sum "$RAW" memsweep.c "$SWEEP" big 1:cold)" "1024 1024"
+check "seq: big evicts itself at L1" "$(awk '$1 == "obj" && $4 == "big" { id = $2 } $1 == "evict" && $2 == 0 && $3 == id && $4 == id { print ($5 >= 1024 * 3) }' "$RAW")" 1
+# 16 lines 4096 bytes apart all map to one set of the 64-set L1 (8 ways):
+# after the cold sweep every miss is a conflict (a fully-associative L1 holds all 16).
+RAW=$(ls "$WORK"/set/memspy.*.out)
+check "set: L1 misses = 16 * reps" "$(pair_sum "$RAW" memsweep.c "$SWEEP" big 0:miss)" $((16 * 4))
+check "set: L1 conflict = 16 * (reps - 1)" "$(pair_sum "$RAW" memsweep.c "$SWEEP" big 0:conflict)" $((16 * 3))
+
+# ---- threads: false sharing ------------------------------------------------
+# Valgrind runs one thread at a time for 100000 blocks: 2000000 iterations
+# each give the threads several turns, and each turn starts with a miss.
+RAW=$(memspy "$WORK/threads" "$PROGRAMS/falseshare" 2000000)
+STORE=$(line_of STORE:count "$SRC_PROGRAMS/falseshare.c")
+check "three threads" "$(grep '^threads' "$RAW")" "threads 3"
+check "a thread line each" "$(grep -c '^thread ' "$RAW")" 3
+check "counters written 2 * N times" "$(pair_sum "$RAW" falseshare.c "$STORE" counters writes)" 4000000
+check "false-sharing L1 misses on counters" "$(pair_sum "$RAW" falseshare.c "$STORE" counters 0:false | awk '{ print ($1 > 0) }')" 1
+check "no true sharing there" "$(pair_sum "$RAW" falseshare.c "$STORE" counters 0:true)" 0
+
+# ---- bad options -------------------------------------------------------------
+# refused OPTIONS... — "refused" if the tool said "Bad option" and wrote no
+# file.  (Valgrind 3.19's exit status is 1 only for options refused while
+# parsing; for those checked after, such as a missing one, it is 0.)
+refused() {
+    rm -rf "$WORK/bad" && mkdir -p "$WORK/bad"
+    VALGRIND_LIB="$VGLIB" valgrind -q --tool=memspy "$@" "$PROGRAMS/memsweep" 1 64 1 >/dev/null 2>"$WORK/bad/err"
+    if grep -q "Bad option" "$WORK/bad/err" && ! ls "$WORK/bad" | grep -q memspy; then echo refused; else echo accepted; fi
+}
+check "no --out-dir: refused" "$(refused --level="$L1")" refused
+check "  says how" "$(grep -c 'needs --out-dir' "$WORK/bad/err")" 1
+check "no --level: refused" "$(refused --out-dir="$WORK/bad")" refused
+check "  says how" "$(grep -c 'such as --level=L1,32K,64,8,1' "$WORK/bad/err")" 1
+check "a level with 4 fields: refused" "$(refused --out-dir="$WORK/bad" --level=L1,32K,64,8)" refused
+check "  names the fields" "$(grep -c 'expected NAME,SIZE,LINE,WAYS,SHARED' "$WORK/bad/err")" 1
+check "sets not a power of two: refused" "$(refused --out-dir="$WORK/bad" --level="$L1" --level=LL,96K,64,8,1)" refused
+check "  names the geometry" "$(grep -c 'cannot be simulated' "$WORK/bad/err")" 1
+check "--sample-time=10: refused" "$(refused --out-dir="$WORK/bad" --level="$L1" --sample-time=10)" refused
+check "--sample-sets=3: refused" "$(refused --out-dir="$WORK/bad" --level="$L1" --sample-sets=3)" refused
+check "  says what N must be" "$(grep -c 'power of two' "$WORK/bad/err")" 1
+
+# ---- sampling: counted, and the rest skipped --------------------------------
+EXTRA_OPTS=(--sample-time=1000,3000)
+RAW=$(memspy "$WORK/sampled" "$PROGRAMS/memsweep" 1024 64 4)
+check "time sampling recorded" "$(grep '^sampling' "$RAW")" "sampling time 1000 3000"
+check "simulated + skipped = all references" \
+    "$(awk '$1 == "pair" { s += $4 } $1 == "skipped" { s += $2 } END { print s }' "$RAW")" \
+    "$(awk '$1 == "pair" { s += $4 } END { print s }' "$WORK/seq"/memspy.*.out)"
+
+finish
