@@ -20,7 +20,7 @@ void ms_cache_init(ms_cache *c, uint64_t size, uint32_t line, uint32_t ways,
                    uint32_t set_sample, const rd_allocator *a)
 {
     c->a = a;
-    c->sets = cs_level_new(size, line, ways, a, NULL);
+    c->sets = cs_level_new_tagged(size, line, ways, a, NULL);
     c->shadow = ms_shadow_new(size / line / set_sample, a);
     c->ways = ways;
     uint64_t nsets = cs_level_sets(c->sets);
@@ -41,13 +41,14 @@ static uint32_t *fresh_of(ms_cache *c, uint64_t s, uint32_t epoch)
     return &c->fresh[s];
 }
 
-ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t epoch)
+ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t tag, uint32_t epoch)
 {
     ms_outcome o;
-    cs_touch t = cs_level_touch(c->sets, block);
+    cs_touch t = cs_level_touch_tagged(c->sets, block, tag);
     o.hit = t.pos < c->ways;
     o.evicted = t.evicted;
     o.victim = t.victim;
+    o.victim_tag = t.victim_tag;
     o.unknown = 0;
     if (epoch != 0) {
         uint32_t *f = fresh_of(c, block & c->set_mask, epoch);
