@@ -29,6 +29,8 @@ void ms_cache_init(ms_cache *c, uint64_t size, uint32_t line, uint32_t ways,
     c->epoch = a->alloc(a->ctx, (size_t)nsets * sizeof *c->epoch);
     for (uint64_t s = 0; s < nsets; s++)
         c->epoch[s] = 0;
+    c->last = UINT64_MAX;
+    c->last_epoch = 0;
 }
 
 /* Set s's fresh count for sample epoch (reset when the sample changed). */
@@ -44,6 +46,13 @@ static uint32_t *fresh_of(ms_cache *c, uint64_t s, uint32_t epoch)
 ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t tag, uint32_t epoch)
 {
     ms_outcome o;
+    if (block == c->last && epoch == c->last_epoch) {
+        o.hit = o.shadow_hit = 1; /* a repeat: MRU in set and shadow already */
+        o.unknown = o.evicted = 0;
+        return o;
+    }
+    c->last = block;
+    c->last_epoch = epoch;
     cs_touch t = cs_level_touch_tagged(c->sets, block, tag);
     o.hit = t.pos < c->ways;
     o.evicted = t.evicted;
@@ -65,6 +74,8 @@ ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t tag, uint32_t e
 int ms_cache_remove(ms_cache *c, uint64_t block, uint32_t epoch)
 {
     uint32_t pos = cs_level_remove(c->sets, block);
+    if (block == c->last)
+        c->last = UINT64_MAX;
     if (pos == c->ways)
         return 0; /* replaced before: the shadow keeps it, so the next miss is
                      still told capacity from conflict (the first event wins) */

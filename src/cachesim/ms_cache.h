@@ -24,6 +24,11 @@ typedef struct ms_cache {
      * touched in sample epoch[s]; the set's misses are known to be real
      * once fresh[s] reaches ways. */
     uint32_t *fresh, *epoch;
+    /* The block of the last access and its sample: it is the most recent
+     * line of its set and of the shadow, so accessing it again changes
+     * nothing (UINT64_MAX: none). */
+    uint64_t last;
+    uint32_t last_epoch;
 } ms_cache;
 
 /* What one access did at one instance. */
