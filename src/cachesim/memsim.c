@@ -93,7 +93,7 @@ ms_sim *ms_new(const ms_config *c, const rd_allocator *a, const char **error)
         else
             ms_cache_init(&s->shared[k], l->size, l->line, l->ways, c->set_sample, a);
     }
-    ms_table_init(&s->shared_lines, sizeof(ms_shared_line), a);
+    ms_table_init(&s->shared_seen, sizeof(ms_seen_chunk), a);
     for (unsigned t = 0; t < MS_MAX_THREADS; t++)
         s->thread[t] = NULL;
     return s;
@@ -110,12 +110,13 @@ void ms_free(ms_sim *s)
             continue;
         for (unsigned k = 0; k < CS_MAX_LEVELS; k++)
             ms_cache_free(&th->level[k]);
-        ms_table_free(&th->lines);
+        ms_table_free(&th->seen);
+        ms_table_free(&th->inv);
         a->release(a->ctx, th);
     }
     for (unsigned k = 0; k < CS_MAX_LEVELS; k++)
         ms_cache_free(&s->shared[k]);
-    ms_table_free(&s->shared_lines);
+    ms_table_free(&s->shared_seen);
     if (s->coherent)
         ms_table_free(&s->dir);
     a->release(a->ctx, s);
@@ -134,7 +135,8 @@ static ms_thread *thread_state(ms_sim *s, unsigned t)
         if (k < s->c.nlevels && l->shared_by == 1)
             ms_cache_init(&th->level[k], l->size, l->line, l->ways, s->c.set_sample, s->a);
     }
-    ms_table_init(&th->lines, sizeof(ms_own_line), s->a);
+    ms_table_init(&th->seen, sizeof(ms_seen_chunk), s->a);
+    ms_table_init(&th->inv, sizeof(ms_inv_line), s->a);
     s->thread[t] = th;
     if (++s->nthreads == 2 && s->nprivate > 0)
         ms_coherence_start(s);
@@ -158,69 +160,53 @@ typedef struct ref {
     uint32_t tag;
 } ref;
 
-/* The miss of `block` at private level k: its cause, with the fill
- * recorded in the thread's seen-set; *victim_tag names the evicted line's
- * object when o->evicted. */
-static enum ms_cause private_miss(ms_sim *s, const ref *r, unsigned k, uint64_t block,
-                                  const ms_outcome *o, uint32_t *victim_tag)
+/* 1 if level k has held `block` before (per the seen-set t); marks it
+ * held from now on. */
+static int seen_before(ms_table *t, uint64_t block, unsigned k)
 {
     int created;
-    ms_own_line *l = ms_table_get(&r->th->lines, block, &created);
-    uint16_t bit = (uint16_t)(1u << k);
-    enum ms_cause cause;
-    if (!(l->seen & bit))
-        cause = MS_COLD;
-    else if (l->inv_levels & bit)
-        cause = ms_touch_mask(s, block, r->addr, r->last) & l->inv_mask ? MS_TRUE_SHARING
-                                                                           : MS_FALSE_SHARING;
-    else
-        cause = o->shadow_hit ? MS_CONFLICT : MS_CAPACITY;
-    l->seen |= bit;
-    l->inv_levels &= (uint16_t)~bit;
-    l->tag[k] = r->tag;
-    if (o->evicted) {
-        const ms_own_line *v = ms_table_find(&r->th->lines, o->victim);
-        *victim_tag = v ? v->tag[k] : MS_NO_TAG;
-    }
-    return cause;
+    ms_seen_chunk *c = ms_table_get(t, block >> 6, &created);
+    uint64_t bit = (uint64_t)1 << (block & 63);
+    int seen = (c->bits[k] & bit) != 0;
+    c->bits[k] |= bit;
+    return seen;
 }
 
-/* The miss of `block` at shared level k (no sharing causes: one copy). */
-static enum ms_cause shared_miss(ms_sim *s, const ref *r, unsigned k, uint64_t block,
-                                 const ms_outcome *o, uint32_t *victim_tag)
+/* The cause of the miss of `block` at level k (o: what the instance did). */
+static enum ms_cause miss_cause(ms_sim *s, const ref *r, unsigned k, uint64_t block,
+                                const ms_outcome *o)
 {
-    int created;
-    ms_shared_line *l = ms_table_get(&s->shared_lines, block, &created);
-    uint32_t bit = 1u << k;
-    enum ms_cause cause = !(l->seen & bit) ? MS_COLD : o->shadow_hit ? MS_CONFLICT : MS_CAPACITY;
-    l->seen |= bit;
-    l->tag[k] = r->tag;
-    if (o->evicted) {
-        const ms_shared_line *v = ms_table_find(&s->shared_lines, o->victim);
-        *victim_tag = v ? v->tag[k] : MS_NO_TAG;
+    int priv = s->c.level[k].shared_by == 1;
+    if (!seen_before(priv ? &r->th->seen : &s->shared_seen, block, k))
+        return MS_COLD;
+    if (priv && s->coherent) {
+        ms_inv_line *l = ms_table_find(&r->th->inv, block);
+        uint64_t bit = (uint64_t)1 << k;
+        if (l && (l->inv_levels & bit)) {
+            l->inv_levels &= ~bit;
+            return ms_touch_mask(s, block, r->addr, r->last) & l->inv_mask ? MS_TRUE_SHARING
+                                                                            : MS_FALSE_SHARING;
+        }
     }
-    return cause;
+    return o->shadow_hit ? MS_CONFLICT : MS_CAPACITY;
 }
 
 /* Access every simulated line of r at level k; 1 if any missed, with the
  * first miss's cause, unknown flag and evicted tag in out. */
 static int level_access(ms_sim *s, const ref *r, unsigned k, ms_result *out)
 {
-    int priv = s->c.level[k].shared_by == 1;
-    ms_cache *c = priv ? &r->th->level[k] : &s->shared[k];
+    ms_cache *c = s->c.level[k].shared_by == 1 ? &r->th->level[k] : &s->shared[k];
     uint64_t first = r->addr >> s->line_shift, last = r->last >> s->line_shift;
     int missed = 0;
     for (uint64_t b = first;; b++) {
         if (!(b & s->sample_mask)) {
-            ms_outcome o = ms_cache_access(c, b, s->epoch);
+            ms_outcome o = ms_cache_access(c, b, r->tag, s->epoch);
             if (!o.hit) {
-                uint32_t victim = MS_NO_TAG;
-                enum ms_cause cause = priv ? private_miss(s, r, k, b, &o, &victim)
-                                           : shared_miss(s, r, k, b, &o, &victim);
+                enum ms_cause cause = miss_cause(s, r, k, b, &o);
                 if (!missed) {
                     out->cause[k] = (uint8_t)cause;
                     out->unknown[k] = (uint8_t)o.unknown;
-                    out->evicted[k] = victim;
+                    out->evicted[k] = o.evicted ? o.victim_tag : MS_NO_TAG;
                     missed = 1;
                 }
             }

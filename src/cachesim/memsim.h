@@ -84,7 +84,11 @@ void ms_free(ms_sim *s);
 /* Simulate thread `thread` (0..MS_MAX_THREADS-1) reading (is_write 0) or
  * writing [addr, addr+size), size >= 1, on behalf of the data object
  * `tag` (kept with the line, so that a later eviction names it).  Fills
- * *out. */
+ * *out.  A reference spanning lines reports, per level, the cause, unknown
+ * flag and evicted tag of its first line (in address order) that missed
+ * there; under set sampling it is simulated when its first line is, and
+ * then only its sampled lines are.  Thread numbers >= MS_MAX_THREADS are
+ * folded modulo MS_MAX_THREADS. */
 void ms_access(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_write, uint32_t tag,
                ms_result *out);
 

@@ -13,26 +13,21 @@
 #include "cachesim/ms_table.h"
 #include "rd/rd.h"
 
-/* What a thread's private levels know of a line they have seen. */
-typedef struct ms_own_line {
-    uint64_t block;
-    uint64_t inv_mask;            /* granules other threads wrote since this
-                                     thread's copy was invalidated */
-    uint32_t tag[CS_MAX_LEVELS];  /* object whose miss filled it, per level */
-    uint16_t seen;                /* bit k: level k has held it */
-    uint16_t inv_levels;          /* bit k: an invalidation took it from
-                                     level k, and level k has not missed on
-                                     it since (the next miss is sharing) */
-    uint32_t pad;
-} ms_own_line;
+/* Which lines of 64 consecutive ones (a chunk: block >> 6) each level has
+ * ever held: the seen-sets that make a miss cold, one bit per line, so a
+ * table entry serves 64 lines and stays small next to the footprint. */
+typedef struct ms_seen_chunk {
+    uint64_t chunk;
+    uint64_t bits[CS_MAX_LEVELS]; /* bit (block & 63) of bits[k]: seen at k */
+} ms_seen_chunk;
 
-/* What the shared levels know of a line. */
-typedef struct ms_shared_line {
+/* A line another thread's write took from this thread's private levels. */
+typedef struct ms_inv_line {
     uint64_t block;
-    uint32_t tag[CS_MAX_LEVELS];
-    uint32_t seen; /* bit k: level k has held it */
-    uint32_t pad;
-} ms_shared_line;
+    uint64_t inv_mask;   /* granules other threads wrote since then */
+    uint64_t inv_levels; /* bit k: taken from level k, which has not missed
+                            on it since (its next miss there is sharing) */
+} ms_inv_line;
 
 /* The coherence directory's entry for a line, kept once two threads run. */
 typedef struct ms_dir_line {
@@ -42,10 +37,11 @@ typedef struct ms_dir_line {
                          t's inv_mask collects later writes of others */
 } ms_dir_line;
 
-/* A thread's private instances and their seen-set. */
+/* A thread's private instances, their seen-sets and invalidated lines. */
 typedef struct ms_thread {
     ms_cache level[CS_MAX_LEVELS]; /* created for private levels only */
-    ms_table lines;                /* ms_own_line */
+    ms_table seen;                 /* ms_seen_chunk */
+    ms_table inv;                  /* ms_inv_line, filled only when coherent */
 } ms_thread;
 
 struct ms_sim {
@@ -57,7 +53,7 @@ struct ms_sim {
                              (block & sample_mask) == 0 */
     unsigned nprivate;    /* number of private levels */
     ms_cache shared[CS_MAX_LEVELS]; /* created for shared levels only */
-    ms_table shared_lines;          /* ms_shared_line */
+    ms_table shared_seen;           /* ms_seen_chunk of the shared levels */
     ms_thread *thread[MS_MAX_THREADS];
     unsigned nthreads;              /* threads created */
     int coherent;                   /* directory kept (two threads, private levels) */

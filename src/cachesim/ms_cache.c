@@ -20,7 +20,7 @@ void ms_cache_init(ms_cache *c, uint64_t size, uint32_t line, uint32_t ways,
                    uint32_t set_sample, const rd_allocator *a)
 {
     c->a = a;
-    c->sets = cs_level_new(size, line, ways, a, NULL);
+    c->sets = cs_level_new_tagged(size, line, ways, a, NULL);
     c->shadow = ms_shadow_new(size / line / set_sample, a);
     c->ways = ways;
     uint64_t nsets = cs_level_sets(c->sets);
@@ -29,6 +29,8 @@ void ms_cache_init(ms_cache *c, uint64_t size, uint32_t line, uint32_t ways,
     c->epoch = a->alloc(a->ctx, (size_t)nsets * sizeof *c->epoch);
     for (uint64_t s = 0; s < nsets; s++)
         c->epoch[s] = 0;
+    c->last = UINT64_MAX;
+    c->last_epoch = 0;
 }
 
 /* Set s's fresh count for sample epoch (reset when the sample changed). */
@@ -41,13 +43,21 @@ static uint32_t *fresh_of(ms_cache *c, uint64_t s, uint32_t epoch)
     return &c->fresh[s];
 }
 
-ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t epoch)
+ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t tag, uint32_t epoch)
 {
     ms_outcome o;
-    cs_touch t = cs_level_touch(c->sets, block);
+    if (block == c->last && epoch == c->last_epoch) {
+        o.hit = o.shadow_hit = 1; /* a repeat: MRU in set and shadow already */
+        o.unknown = o.evicted = 0;
+        return o;
+    }
+    c->last = block;
+    c->last_epoch = epoch;
+    cs_touch t = cs_level_touch_tagged(c->sets, block, tag);
     o.hit = t.pos < c->ways;
     o.evicted = t.evicted;
     o.victim = t.victim;
+    o.victim_tag = t.victim_tag;
     o.unknown = 0;
     if (epoch != 0) {
         uint32_t *f = fresh_of(c, block & c->set_mask, epoch);
@@ -64,6 +74,8 @@ ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t epoch)
 int ms_cache_remove(ms_cache *c, uint64_t block, uint32_t epoch)
 {
     uint32_t pos = cs_level_remove(c->sets, block);
+    if (block == c->last)
+        c->last = UINT64_MAX;
     if (pos == c->ways)
         return 0; /* replaced before: the shadow keeps it, so the next miss is
                      still told capacity from conflict (the first event wins) */

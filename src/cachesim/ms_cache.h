@@ -24,6 +24,11 @@ typedef struct ms_cache {
      * touched in sample epoch[s]; the set's misses are known to be real
      * once fresh[s] reaches ways. */
     uint32_t *fresh, *epoch;
+    /* The block of the last access and its sample: it is the most recent
+     * line of its set and of the shadow, so accessing it again changes
+     * nothing (UINT64_MAX: none). */
+    uint64_t last;
+    uint32_t last_epoch;
 } ms_cache;
 
 /* What one access did at one instance. */
@@ -33,16 +38,19 @@ typedef struct ms_outcome {
     int unknown;    /* a miss in a set not yet refreshed this sample */
     int evicted;    /* a miss that dropped a valid block: victim */
     uint64_t victim;
+    uint32_t victim_tag; /* the tag the victim was filled with */
 } ms_outcome;
 
 /* Create c's cache of (size, line, ways), a geometry cs_level_check
- * accepted, with a shadow of size / line / set_sample lines. */
+ * accepted, with a tag per line and a shadow of size / line / set_sample
+ * lines. */
 void ms_cache_init(ms_cache *c, uint64_t size, uint32_t line, uint32_t ways,
                    uint32_t set_sample, const rd_allocator *a);
 
 /* Access `block` in sample `epoch` (0: time sampling never started, no
- * bookkeeping) in both the cache and its shadow. */
-ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t epoch);
+ * bookkeeping) in both the cache and its shadow; a miss fills the line
+ * with `tag`. */
+ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t tag, uint32_t epoch);
 
 /* Invalidate `block`: if the cache holds it, remove it there and from the
  * shadow and return 1; else change nothing and return 0. */

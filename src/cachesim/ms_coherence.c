@@ -69,12 +69,6 @@ static unsigned invalidate(ms_sim *s, unsigned t, uint64_t block)
     return present;
 }
 
-/* Thread t's record of block (it exists: t has seen every line it may
- * hold or be pending on). */
-static ms_own_line *own_line(ms_sim *s, unsigned t, uint64_t block)
-{
-    return ms_table_find(&s->thread[t]->lines, block);
-}
 
 void ms_coherence_write(ms_sim *s, unsigned t, uint64_t block, uint64_t mask)
 {
@@ -82,17 +76,17 @@ void ms_coherence_write(ms_sim *s, unsigned t, uint64_t block, uint64_t mask)
     ms_dir_line *d = ms_table_get(&s->dir, block, &created);
     uint64_t me = (uint64_t)1 << t;
     for (uint64_t w = d->pending & ~me; w; w &= w - 1) {
-        ms_own_line *l = own_line(s, (unsigned)__builtin_ctzll(w), block);
+        ms_inv_line *l = ms_table_find(&s->thread[__builtin_ctzll(w)]->inv, block);
         if (l)
             l->inv_mask |= mask;
     }
     for (uint64_t h = d->holders & ~me; h; h &= h - 1) {
         unsigned v = (unsigned)__builtin_ctzll(h);
         unsigned present = invalidate(s, v, block);
-        ms_own_line *l = present ? own_line(s, v, block) : NULL;
-        if (!l)
+        if (!present)
             continue; /* replaced before: the first event that removed it wins */
-        l->inv_levels = (uint16_t)present;
+        ms_inv_line *l = ms_table_get(&s->thread[v]->inv, block, &created);
+        l->inv_levels = present;
         l->inv_mask = mask;
         d->pending |= (uint64_t)1 << v;
     }

@@ -18,6 +18,8 @@
 typedef struct node {
     uint64_t block;
     uint32_t prev, next; /* toward the head / the tail; NIL at the ends */
+    uint64_t slot;       /* index slot[] holds this node at (kept through
+                            backward shifts), so dropping it needs no probe */
 } node;
 
 struct ms_shadow {
@@ -79,6 +81,7 @@ static void slot_delete(ms_shadow *s, uint64_t i)
             uint64_t h = home(s, s->nodes[n].block);
             if (((j - h) & s->hmask) >= ((j - i) & s->hmask)) {
                 s->slot[i] = n; /* i lies on n's probe path: move it there */
+                s->nodes[n].slot = i;
                 i = j;
                 break;
             }
@@ -126,7 +129,7 @@ static uint32_t take_node(ms_shadow *s)
     } else {
         n = s->tail;
         unlink_node(s, n);
-        slot_delete(s, probe(s, s->nodes[n].block));
+        slot_delete(s, s->nodes[n].slot);
     }
     return n;
 }
@@ -147,6 +150,7 @@ int ms_shadow_access(ms_shadow *s, uint64_t block)
     if (full)
         i = probe(s, block); /* dropping the tail may have moved slots */
     s->nodes[n].block = block;
+    s->nodes[n].slot = i;
     s->slot[i] = n;
     push_head(s, n);
     return 0;
@@ -158,7 +162,7 @@ void ms_shadow_remove(ms_shadow *s, uint64_t block)
     uint32_t n = s->slot[i];
     if (n == NIL)
         return;
-    slot_delete(s, i);
+    slot_delete(s, s->nodes[n].slot);
     unlink_node(s, n);
     s->nodes[n].next = s->free;
     s->free = n;
