@@ -2,7 +2,9 @@
 # demo.sh — set up, build, then collect the example matrix multiply at five
 # sizes, report its counts and fully-associative cache misses, its loops
 # (augur structure) and its counts per function and loop (report --scopes),
-# fit models of them (augur model) and predict a size never run (augur predict).
+# fit models of them (augur model) and predict a size never run (augur predict),
+# also on a described machine (--machine zen4); then memspy on a matrix multiply
+# whose power-of-two rows conflict in the cache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -25,3 +27,7 @@ build/augur model --db "$DB"
 build/augur model --db "$DB" --show --scope multiply
 echo
 build/augur predict --db "$DB" --param N=400 --cache 32K --cache 1M --top 5
+echo
+build/augur predict --db "$DB" --param N=400 --machine zen4 --top 5
+echo
+build/augur memspy --machine zen4 -- build/examples/mm_conflict 128 128 | head -40
