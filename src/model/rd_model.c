@@ -89,6 +89,25 @@
  *    than 3 points have a rest, one slice [0,1] with constant models (the
  *    averages of the points that have one).
  *
+ * 3b. One term set for the group (one parameter p, 4 or more points with a
+ *    rest).  The slices found above are refitted, all with one set of
+ *    terms S: each of their low, high and mean series gets c0 plus the
+ *    subset of S that model_fit's rules choose (options.only: lowest
+ *    leave-one-out SMAPE, an extra term must halve it), so a slice that is
+ *    a constant stays one.  S is chosen among every set of one, two or
+ *    three (at most npoints - 2) of the base terms p, p^2, p^3, p log2 p
+ *    (when every p >= 1) and the user's basis terms over p, by the group's
+ *    leave-one-out error  sum over slices of (u1 - u0) (cv_low + cv_high +
+ *    cv_mean);  a set within 1% of the best with fewer terms wins.  (A
+ *    merge sort's distance quantiles grow as fractional powers N^u, which
+ *    no set of whole powers fits: docs/models.md, measured accuracy.)  The
+ *    distances of one loop nest grow with its trip counts, so a group's
+ *    slices share their terms (N, N^2, N^3 for a 3-D stencil); chosen
+ *    slice by slice from Extra-P's 57 forms over five points, exponents
+ *    such as N^(5/3), N^(8/3), N^(9/4) stood side by side in one group and
+ *    drew apart beyond the training range.  The splitting and coalescing
+ *    above still use the free search.
+ *
  * 4. Misses of a fully-associative LRU cache of C blocks at x:
  *      misses = cold(x) + sum over leads with distance >= C of
  *                          (F_i(x) - F_{i-1}(x)) touches(x)
