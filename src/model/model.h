@@ -77,6 +77,13 @@ typedef struct model_options {
     int nbasis;                          /* user basis terms (coef ignored), tried as extra hypotheses */
     model_term basis[MODEL_MAX_BASIS];
     int integer_counts;                  /* the values are integer counts: try exact polynomials first */
+    /* With nonly > 0 (one parameter only): instead of the PMNF search, the
+     * hypotheses are c0 plus each non-empty subset of these terms (coef
+     * ignored), chosen by the same rules; the basis above is not tried.  A
+     * family of series that must extrapolate alike (the slices of one
+     * reuse-distance histogram) is fitted with one such term set. */
+    int nonly;
+    model_term only[MODEL_MAX_TERMS];
 } model_options;
 
 /* ---- terms (model_term.c) ----------------------------------------------- */
@@ -127,10 +134,12 @@ typedef struct rd_series_point {
 } rd_series_point;
 
 /* A leading bin whose distance is the same constant at every size
- * (spatial reuse in the innermost loop): only its share is modeled. */
+ * (spatial reuse in the innermost loop): only its share is modeled, as the
+ * cumulative share of it and the leading bins before it, so that touches
+ * moving between adjacent distances with the size leave the model smooth. */
 typedef struct rd_model_lead {
     double distance; /* the constant distance */
-    model fraction;  /* share of all non-cold touches, 0..1 */
+    model fraction;  /* share of all non-cold touches at the leading distances <= distance, 0..1 */
 } rd_model_lead;
 
 /* A slice [u_low, u_high) of the non-leading touches in rank order, the

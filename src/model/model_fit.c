@@ -31,6 +31,8 @@
  *      less than 0.0005 of the model's magnitude at every point, or when,
  *      rising over the points, it falls beyond them (turns_down), and the
  *      constant model is the initial best.
+ *      With a term set in the options (o->only), the hypotheses are
+ *      instead c0 plus each non-empty subset of that set.
  *      Choice (better()), by leave-one-out SMAPE (cv): a hypothesis with
  *      more terms than another wins only if its cv is lower by more than
  *      half the other's (plus 1e-9), so noise does not buy extra terms; with equal numbers of terms the
@@ -774,14 +776,38 @@ static void pmnf_search(const points *P, const model_options *o, int param, best
     }
 }
 
+/* The search restricted to the term set of o->only (model.h): the
+ * constant, then c0 + every non-empty subset of the terms that P has
+ * enough points for, by the usual choice rules.  Fills *b. */
+static void subset_search(const points *P, const model_options *o, best *b)
+{
+    hyp h = {.method = MODEL_PMNF};
+    b->have = 0;
+    consider(P, &h, b);
+    int n = o->nonly < MODEL_MAX_TERMS ? o->nonly : MODEL_MAX_TERMS;
+    for (unsigned sub = 1; sub < 1u << n; sub++) {
+        h.nterms = 0;
+        for (int j = 0; j < n; j++)
+            if (sub >> j & 1) {
+                h.t[h.nterms] = o->only[j];
+                h.t[h.nterms++].coef = 1.0;
+            }
+        consider(P, &h, b);
+    }
+}
+
 /* Fit the 1-parameter points P (np = 1, n >= 3 distinct values, not all
- * equal): exact polynomial when `integer`, else/then the PMNF search. */
+ * equal): exact polynomial when `integer`, else/then the PMNF search (or
+ * the search over o->only's subsets when it has terms). */
 static void fit_one(const points *P, const model_options *o, int param, int integer, model *m)
 {
     if (integer && fit_exact_poly(P, m))
         return;
     best b;
-    pmnf_search(P, o, param, &b);
+    if (o && o->nonly > 0)
+        subset_search(P, o, &b);
+    else
+        pmnf_search(P, o, param, &b);
     store_best(P, &b, integer, m);
 }
 
@@ -1107,8 +1133,11 @@ int model_fit(const model_series *s, const model_options *o, model *out, char *e
             goto done;
         }
         fit_one(&P, o, 0, o && o->integer_counts, out);
-    } else
-        rc = fit_multi(&P, o, out, err, errlen);
+    } else {
+        model_options mo = o ? *o : (model_options){0};
+        mo.nonly = 0; /* a term set is over one parameter only */
+        rc = fit_multi(&P, &mo, out, err, errlen);
+    }
 done:
     points_free(&P);
     return rc;

@@ -18,10 +18,19 @@
  *      - a bin whose share count_s/T_s is below LEAD_MIN_SHARE (1%) at every
  *        point is noise: it stays in the rest and the walk goes on;
  *      - a bin non-empty at every point with a share >= 1% at some point is
- *        a leading bin: distance d, fraction(x) = model_fit of count_s/T_s
- *        (integer_counts = 0);
+ *        a leading bin of distance d;
  *      - any other bin (significant somewhere, empty somewhere: its distance
  *        moves with size) ends the walk, as does the first inexact bin.
+ *    Leading bin i keeps the model of the *cumulative* share
+ *        F_i(x) = model_fit of (sum_{j<=i} count_j,s) / T_s
+ *    (integer_counts = 0), and holds F_i - F_{i-1} of the touches.  Row
+ *    alignment moves touches between adjacent distances as the size
+ *    changes (a stencil load: 62%/25% at distances 3/4 when rows are not a
+ *    multiple of a block long, 75%/12.5% when they are), so each bin's own
+ *    share jumps between sizes while their sum rises smoothly to its limit
+ *    (0.8733 ... 0.8747 towards 7/8); fitted one by one, the shares were
+ *    extrapolated to a sum 5% off, and the rest, which holds the misses,
+ *    by 35%.
  *
  * 3. The rest, R_s = T_s - (leading counts), as a quantile function Q_s(u),
  *    u in [0,1] (u = rank of a touch among the rest / R_s, distances
@@ -80,14 +89,35 @@
  *    than 3 points have a rest, one slice [0,1] with constant models (the
  *    averages of the points that have one).
  *
+ * 3b. One term set for the group (one parameter p, 4 or more points with a
+ *    rest).  The slices found above are refitted, all with one set of
+ *    terms S: each of their low, high and mean series gets c0 plus the
+ *    subset of S that model_fit's rules choose (options.only: lowest
+ *    leave-one-out SMAPE, an extra term must halve it), so a slice that is
+ *    a constant stays one.  S is chosen among every set of one, two or
+ *    three (at most npoints - 2) of the base terms p, p^2, p^3, p log2 p
+ *    (when every p >= 1) and the user's basis terms over p, by the group's
+ *    leave-one-out error  sum over slices of (u1 - u0) (cv_low + cv_high +
+ *    cv_mean);  a set within 1% of the best with fewer terms wins.  (A
+ *    merge sort's distance quantiles grow as fractional powers N^u, which
+ *    no set of whole powers fits: docs/models.md, measured accuracy.)  The
+ *    distances of one loop nest grow with its trip counts, so a group's
+ *    slices share their terms (N, N^2, N^3 for a 3-D stencil); chosen
+ *    slice by slice from Extra-P's 57 forms over five points, exponents
+ *    such as N^(5/3), N^(8/3), N^(9/4) stood side by side in one group and
+ *    drew apart beyond the training range.  The splitting and coalescing
+ *    above still use the free search.
+ *
  * 4. Misses of a fully-associative LRU cache of C blocks at x:
- *      misses = cold(x) + sum over leads with distance >= C of f_i(x) touches(x)
+ *      misses = cold(x) + sum over leads with distance >= C of
+ *                          (F_i(x) - F_{i-1}(x)) touches(x)
  *             + sum over slices of (u1-u0) rest(x) * above_C(slice),
- *      rest(x) = touches(x) (1 - sum f_i(x)),
+ *      rest(x) = touches(x) (1 - F_last(x)),  F_{-1} = 0,
  *      above_C = 1 if low(x) >= C, 0 if high(x) <= C,
  *                else (high(x) - C) / (high(x) - low(x)).
- *    Model values are clamped on evaluation: counts >= 0, fractions to
- *    [0,1] (and scaled down together when they sum above 1), 0 <= low <=
+ *    Model values are clamped on evaluation: counts >= 0, F_last to
+ *    [0, 1] and, downwards, each F_i to [0, F_{i+1}] (the sum of all the
+ *    leads is the smoothest series), 0 <= low <=
  *    high (the mean is not needed for misses), non-finite values to the
  *    nearest sane bound; the result is never NaN (when memory for the
  *    slices runs out, the leads and cold only).  Then, because the rest is
@@ -105,9 +135,9 @@
  *    spread over the bin: regular loops put a group at one distance, and
  *    the bin edges (steps of 1/8 to 1/16) made the edge series too noisy
  *    for the PMNF search to extrapolate;
- *  - shares are fitted with the extra basis terms p^-1 and p^-2 (see
- *    fraction_options): the PMNF alone picked c0 + c1 p + c2 p log2 p for
- *    a share falling from 0.441 to 0.439 and predicted 0.50 at 8x;
+ *  - shares are fitted as c0 + c1/p + c2/p^2 (see fraction_options):
+ *    the PMNF alone picked c0 + c1 p + c2 p log2 p for a share falling
+ *    from 0.441 to 0.439 and predicted 0.50 at 8x;
  *  - the split point is weighted by each point's log range, a slice must
  *    be narrow (or thin) to stay whole, and the edges are made monotone in
  *    u on evaluation (all above).
@@ -465,7 +495,7 @@ typedef struct slicer {
 
 /* Fit the model of one quantity of slice [u0,u1] over the used points:
  * which = 0 low edge, 1 high edge, 2 mean.  Returns 0 or -1 (message). */
-static int fit_slice_part(slicer *sl, double u0, double u1, int which, model *out)
+static int fit_slice_part(slicer *sl, const model_options *o, double u0, double u1, int which, model *out)
 {
     static const char *const names[] = {"low edge of a slice", "high edge of a slice", "mean of a slice"};
     for (size_t i = 0; i < sl->nuse; i++) {
@@ -476,17 +506,18 @@ static int fit_slice_part(slicer *sl, double u0, double u1, int which, model *ou
     }
     char what[96];
     snprintf(what, sizeof what, "%s [%.6g, %.6g] of the non-leading distances", names[which], u0, u1);
-    return fit_values(sl->xs, sl->ys, sl->nuse, sl->nparams, sl->opt, 0, out, what, sl->err, sl->errlen);
+    return fit_values(sl->xs, sl->ys, sl->nuse, sl->nparams, o, 0, out, what, sl->err, sl->errlen);
 }
 
-/* Fit all three models of slice [u0,u1] into *out.  Returns 0 or -1. */
-static int fit_slice(slicer *sl, double u0, double u1, rd_model_bin *out)
+/* Fit all three models of slice [u0,u1] into *out with options o.
+ * Returns 0 or -1. */
+static int fit_slice(slicer *sl, const model_options *o, double u0, double u1, rd_model_bin *out)
 {
     memset(out, 0, sizeof *out);
     out->u_low = u0;
     out->u_high = u1;
-    if (fit_slice_part(sl, u0, u1, 0, &out->low) || fit_slice_part(sl, u0, u1, 1, &out->high) ||
-        fit_slice_part(sl, u0, u1, 2, &out->mean))
+    if (fit_slice_part(sl, o, u0, u1, 0, &out->low) || fit_slice_part(sl, o, u0, u1, 1, &out->high) ||
+        fit_slice_part(sl, o, u0, u1, 2, &out->mean))
         return -1;
     return 0;
 }
@@ -554,7 +585,7 @@ static int add_leaf(slicer *sl, double u0, double u1)
         return -1;
     }
     sl->bins = bins;
-    if (fit_slice(sl, u0, u1, &sl->bins[sl->nbins]))
+    if (fit_slice(sl, sl->opt, u0, u1, &sl->bins[sl->nbins]))
         return -1;
     sl->nbins++;
     return 0;
@@ -582,7 +613,7 @@ static int split_slice(slicer *sl, double u0, double u1, int depth)
         return add_leaf(sl, u0, u1);
     if (slice_small(sl, u0, u1, NARROW_MIN_SHARE) || slice_narrow(sl, u0, u1)) {
         model left, right;
-        if (fit_slice_part(sl, u0, u, 2, &left) || fit_slice_part(sl, u, u1, 2, &right))
+        if (fit_slice_part(sl, sl->opt, u0, u, 2, &left) || fit_slice_part(sl, sl->opt, u, u1, 2, &right))
             return -1;
         if (models_agree(sl, &left, &right))
             return add_leaf(sl, u0, u1);
@@ -604,7 +635,7 @@ static int coalesce(slicer *sl)
             continue;
         }
         rd_model_bin merged;
-        if (fit_slice(sl, sl->bins[i].u_low, sl->bins[i + 1].u_high, &merged))
+        if (fit_slice(sl, sl->opt, sl->bins[i].u_low, sl->bins[i + 1].u_high, &merged))
             return -1;
         sl->bins[i] = merged;
         memmove(&sl->bins[i + 1], &sl->bins[i + 2], (sl->nbins - i - 2) * sizeof *sl->bins);
@@ -641,6 +672,115 @@ static int constant_slice(slicer *sl)
     return 0;
 }
 
+/* ---- one term set for the whole group ------------------------------------- */
+
+/* The term p^e * log2(p)^j of parameter 0, coefficient 1. */
+static model_term term_of(double e, int j)
+{
+    return (model_term){1.0, 1, {{0, e, j}}};
+}
+
+/* The base terms of the shared fit (file header, step 3b) into
+ * base[0..return) (room for 4 + MODEL_MAX_BASIS): p, p^2, p^3, p log2 p
+ * (when every p >= 1) and the user's terms over the one parameter. */
+static int base_terms(const slicer *sl, model_term *base)
+{
+    int nb = 0, logs_ok = 1;
+    for (size_t i = 0; i < sl->nuse; i++)
+        logs_ok &= sl->xs[i] >= 1;
+    for (int e = 1; e <= 3; e++)
+        base[nb++] = term_of(e, 0);
+    if (logs_ok)
+        base[nb++] = term_of(1, 1);
+    for (int u = 0; u < sl->opt->nbasis; u++) {
+        const model_term *t = &sl->opt->basis[u];
+        int ok = t->nfactors > 0;
+        for (int f = 0; f < t->nfactors; f++)
+            ok &= t->factors[f].param == 0 && (logs_ok || t->factors[f].log_exponent == 0);
+        if (ok)
+            base[nb++] = *t;
+    }
+    return nb;
+}
+
+/* The candidate term set number `code` = a + nb (b + nb c) over the nb
+ * base terms, as options with `only` filled: {a} when a = b = c, {a, b}
+ * when a < b = c, {a, b, c} when a < b < c; returns its size, or 0 when
+ * the code is not one of these forms or the set has more than `most`
+ * terms. */
+static int term_set(const slicer *sl, const model_term *base, int nb, int code, int most, model_options *o)
+{
+    int a = code % nb, b = code / nb % nb, c = code / (nb * nb);
+    int k = 1 + (b > a) + (c > b);
+    if (a > b || b > c || (a == b && c > b) || k > most)
+        return 0;
+    *o = *sl->opt;
+    o->nbasis = 0;
+    o->nonly = k;
+    o->only[0] = base[a];
+    o->only[1] = base[b];
+    o->only[2] = base[c];
+    return k;
+}
+
+/* Fit every slice of sl->bins with the options o into out[0..nbins), and
+ * return in *score the group's leave-one-out error: the sum over slices
+ * of (u1 - u0) * (cv of low + cv of high + cv of mean).  0 or -1. */
+static int fit_all_slices(slicer *sl, const model_options *o, rd_model_bin *out, double *score)
+{
+    *score = 0;
+    for (size_t i = 0; i < sl->nbins; i++) {
+        if (fit_slice(sl, o, sl->bins[i].u_low, sl->bins[i].u_high, &out[i]))
+            return -1;
+        *score += (out[i].u_high - out[i].u_low) * (out[i].low.cv_smape + out[i].high.cv_smape + out[i].mean.cv_smape);
+    }
+    return 0;
+}
+
+/* Refit every slice with the one term set that gives the group the lowest
+ * leave-one-out error (file header, step 3b); ties within 1% go to the
+ * set with fewer terms.  Only for one parameter and 4 or more points.
+ * Returns 0 or -1. */
+static int share_terms(slicer *sl)
+{
+    if (sl->nparams != 1 || sl->nuse < 4 || sl->nbins == 0)
+        return 0;
+    model_term base[4 + MODEL_MAX_BASIS];
+    int nb = base_terms(sl, base), most = sl->nuse - 2 < 3 ? (int)sl->nuse - 2 : 3;
+    rd_model_bin *best = malloc(sl->nbins * sizeof *best), *cand = malloc(sl->nbins * sizeof *cand);
+    int rc = -1, have = 0, best_terms = 0;
+    double best_score = 0;
+    if (!best || !cand) {
+        set_err(sl->err, sl->errlen, "reuse-distance model: out of memory");
+        goto done;
+    }
+    for (int code = 0; code < nb * nb * nb; code++) {
+        model_options set;
+        double score;
+        int k = term_set(sl, base, nb, code, most, &set);
+        if (k == 0)
+            continue;
+        if (fit_all_slices(sl, &set, cand, &score))
+            goto done;
+        int tie = have && fabs(score - best_score) <= 0.01 * fmax(score, best_score) + 1e-9;
+        if (!have || (tie ? k < best_terms : score < best_score)) {
+            rd_model_bin *t = best;
+            best = cand;
+            cand = t;
+            best_score = score;
+            best_terms = k;
+            have = 1;
+        }
+    }
+    if (have)
+        memcpy(sl->bins, best, sl->nbins * sizeof *best);
+    rc = 0;
+done:
+    free(best);
+    free(cand);
+    return rc;
+}
+
 /* Model the rest of every histogram (step 3 of the file header) into
  * sl->bins.  sl->q, use, xs, ys are filled.  Returns 0 or -1. */
 static int model_rest(slicer *sl)
@@ -649,29 +789,40 @@ static int model_rest(slicer *sl)
         return 0;
     if (sl->nuse < 3)
         return constant_slice(sl);
-    if (split_slice(sl, 0, 1, 0))
+    if (split_slice(sl, 0, 1, 0) || coalesce(sl))
         return -1;
-    return coalesce(sl);
+    return share_terms(sl);
 }
 
 /* ---- fitting ------------------------------------------------------------- */
 
-/* The options for a share: the user's, plus the basis terms p^-1 and p^-2
- * of every parameter p while there is room.  A share is a ratio of two
- * counts and tends to a limit as the sizes grow (1 - stride/line for
- * spatial reuse); c0 + c1/p describes that, where the PMNF's growing terms
- * fit the training points as well and then run off when extrapolated. */
+/* The options for a share: with one parameter p, the hypotheses c0 plus
+ * any of p^-1, p^-2 only; with several, the user's options plus the basis
+ * terms p^-1 and p^-2 of every parameter p while there is room.  A share
+ * is a ratio of two counts and tends to a limit as the sizes grow
+ * (1 - stride/line for spatial reuse); c0 + c1/p describes that, where
+ * growing terms fit the training points as well and then run off when
+ * extrapolated (a cumulative share of 0.84 fitted as
+ * 0.95 + 2e-6 N^3 log2 N - 0.004 N log2 N, on a 3-D stencil). */
 static model_options fraction_options(const model_options *o, int nparams)
 {
     model_options fo = *o;
+    if (nparams == 1) { /* one parameter: nothing but c0 + c1/p + c2/p^2 */
+        fo.nonly = 2;
+        fo.only[0] = term_of(-1, 0);
+        fo.only[1] = term_of(-2, 0);
+        return fo;
+    }
     for (int k = 0; k < nparams; k++)
         for (int e = 1; e <= 2 && fo.nbasis < MODEL_MAX_BASIS; e++)
             fo.basis[fo.nbasis++] = (model_term){1.0, 1, {{k, -(double)e, 0}}};
     return fo;
 }
 
-/* Fit the leading-bin fractions count_s/T_s into m->lead (m->nlead set as
- * they are fitted).  Returns 0 or -1. */
+/* Fit the leading-bin fractions into m->lead (m->nlead set as they are
+ * fitted): lead i's model is the cumulative share of the touches at the
+ * leading distances up to its own, (sum_{j<=i} count_j,s) / T_s.  Returns
+ * 0 or -1. */
 static int fit_leads(const rd_series_point *pts, size_t npoints, int nparams, const model_options *o,
                      const double *xs, const double *T, const unsigned *lead, size_t nlead, rd_model *m, char *err,
                      size_t errlen)
@@ -686,11 +837,13 @@ static int fit_leads(const rd_series_point *pts, size_t npoints, int nparams, co
         return -1;
     }
     model_options fo = fraction_options(o, nparams);
+    for (size_t s = 0; s < npoints; s++)
+        y[s] = 0;
     for (size_t i = 0; i < nlead; i++) {
         for (size_t s = 0; s < npoints; s++)
-            y[s] = (double)bin_count(&pts[s], lead[i]) / T[s];
-        char what[64];
-        snprintf(what, sizeof what, "share of the leading distance %u", lead[i]);
+            y[s] += (double)bin_count(&pts[s], lead[i]) / T[s];
+        char what[80];
+        snprintf(what, sizeof what, "share of the touches at leading distances up to %u", lead[i]);
         m->lead[i].distance = lead[i];
         if (fit_values(xs, y, npoints, nparams, &fo, 0, &m->lead[i].fraction, what, err, errlen)) {
             free(y);
@@ -858,20 +1011,33 @@ static double above(double low, double high, double capacity)
     return (high - capacity) / (high - low);
 }
 
+/* The leading bins at x: adds to *misses the touches of those at
+ * distance >= c and returns the share of all leads F_last, clamped to
+ * [0, 1]; walking down from it, each F_i is clamped to [0, F_{i+1}]
+ * (cumulative shares cannot fall with the distance, and the last one,
+ * which sums the most touches, is the smoothest: it decides the rest) and
+ * lead i holds F_i - F_{i-1}. */
+static double lead_misses(const rd_model *m, const double *x, double c, double touches, double *misses)
+{
+    if (m->nlead == 0)
+        return 0;
+    double hi = clamp(model_eval(&m->lead[m->nlead - 1].fraction, x), 0, 1), all = hi;
+    for (size_t i = m->nlead; i-- > 0;) {
+        double lo = i ? clamp(model_eval(&m->lead[i - 1].fraction, x), 0, hi) : 0;
+        if (m->lead[i].distance >= c)
+            *misses += (hi - lo) * touches;
+        hi = lo;
+    }
+    return all;
+}
+
 double rd_model_misses(const rd_model *m, const double *x, uint64_t capacity)
 {
     double c = (double)capacity;
     double cold = fmax(finite_or(model_eval(&m->cold, x), 0), 0);
     double touches = fmax(finite_or(model_eval(&m->touches, x), 0), 0);
-    double fsum = 0;
-    for (size_t i = 0; i < m->nlead; i++)
-        fsum += clamp(model_eval(&m->lead[i].fraction, x), 0, 1);
-    double scale = fsum > 1 ? 1 / fsum : 1;
     double misses = cold;
-    for (size_t i = 0; i < m->nlead; i++)
-        if (m->lead[i].distance >= c)
-            misses += scale * clamp(model_eval(&m->lead[i].fraction, x), 0, 1) * touches;
-    double rest = touches * (1 - fsum * scale);
+    double rest = touches * (1 - lead_misses(m, x, c, touches, &misses));
     if (m->nbins) {
         double *e = malloc(8 * m->nbins * sizeof *e);
         size_t *len = malloc(2 * m->nbins * sizeof *len);

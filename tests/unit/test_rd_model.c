@@ -193,6 +193,105 @@ static void test_matmul(void **state)
     rd_model_free(&m);
 }
 
+/* ---- synthetic groups ------------------------------------------------------- */
+
+/* A histogram of `n` groups of touches, group i all at distance d[i]
+ * (ascending, each in a bin of its own), c[i] touches each. */
+static hist groups_hist(uint64_t cold, const uint64_t *d, const uint64_t *c, size_t n)
+{
+    hist h = {cold, 0, malloc(n * sizeof(rd_binrec))};
+    assert_non_null(h.bins);
+    for (size_t i = 0; i < n; i++) {
+        unsigned b = rd_bin_index(d[i]);
+        assert_true(i == 0 || b > h.bins[i - 1].bin);
+        h.bins[h.nbins++] = (rd_binrec){b, c[i], c[i] * d[i]};
+    }
+    return h;
+}
+
+/* Misses of `h` at `capacity` counted exactly: its groups sit at single
+ * distances, so a touch misses when its distance is >= capacity. */
+static double exact_misses(const hist *h, uint64_t capacity)
+{
+    double m = (double)h->cold;
+    for (size_t i = 0; i < h->nbins; i++)
+        if (h->bins[i].sum / h->bins[i].count >= capacity)
+            m += (double)h->bins[i].count;
+    return m;
+}
+
+/* Fit `p` at sizes[0..5) and compare its misses at `target` with the exact
+ * count at each capacity; returns the largest relative error. */
+static double fit_and_compare(pattern p, const uint64_t *sizes, uint64_t target, const uint64_t *caps, size_t ncaps)
+{
+    rd_model m;
+    fit_pattern(p, 0, sizes, 5, &m);
+    hist h = p(target, 0);
+    double x = (double)target, worst = 0;
+    for (size_t i = 0; i < ncaps; i++) {
+        double truth = exact_misses(&h, caps[i]), pred = rd_model_misses(&m, &x, caps[i]);
+        printf("    size %llu capacity %llu: exact %.0f predicted %.0f\n", (unsigned long long)target,
+               (unsigned long long)caps[i], truth, pred);
+        worst = fmax(worst, fabs(pred - truth) / truth);
+    }
+    free(h.bins);
+    rd_model_free(&m);
+    return worst;
+}
+
+/* Three groups at size N: 8N^2 touches at distance 5 (a leading bin of
+ * share 1/2), 6N^2 at N^2/4 + 3N + j and 2N^2 at N^3/8 + N^2 + 2j, where
+ * j = N/10 mod 3 is a jitter of a few blocks such as row alignment gives
+ * (N is a multiple of 10).  Cold: N^2. */
+static hist poly_groups(uint64_t n, int arg)
+{
+    (void)arg;
+    uint64_t j = n / 10 % 3;
+    uint64_t d[3] = {5, n * n / 4 + 3 * n + j, n * n * n / 8 + n * n + 2 * j};
+    uint64_t c[3] = {8 * n * n, 6 * n * n, 2 * n * n};
+    return groups_hist(n * n, d, c, 3);
+}
+
+/* Slices whose distances grow as N^2 and N^3 (with lower-order terms and
+ * a jitter) are fitted with one term set for the group and extrapolate to
+ * 4x and 8x within 1%, at capacities below, between and above the two
+ * groups, and 5% either side of each group's distance at 8x (N = 480,
+ * j = 0: 59040 and 14054400 blocks). */
+static void test_shared_terms(void **state)
+{
+    (void)state;
+    static const uint64_t sizes[] = {20, 30, 40, 50, 60};
+    static const uint64_t caps[] = {1000, 56088, 61992, 100000, 13351680, 14757120, (uint64_t)1 << 25};
+    assert_true(fit_and_compare(poly_groups, sizes, 240, caps, 7) < 0.01);
+    assert_true(fit_and_compare(poly_groups, sizes, 480, caps, 7) < 0.01);
+}
+
+/* Touches at two leading distances whose split depends on the alignment
+ * (as a stencil's loads at distances 3 and 4: 10N^2 - N and 4N^2 at most
+ * sizes, 12N^2 - N and 2N^2 at the one size that is a multiple of 64),
+ * the rest, 2N^2 + N, at distance N^2; cold N. */
+static hist swapping_leads(uint64_t n, int arg)
+{
+    (void)arg;
+    int aligned = n % 64 == 0;
+    uint64_t d[3] = {3, 4, n * n};
+    uint64_t c[3] = {(aligned ? 12 : 10) * n * n - n, (aligned ? 2 : 4) * n * n, 2 * n * n + n};
+    return groups_hist(n, d, c, 3);
+}
+
+/* The leading shares are modeled cumulatively, so their sum, 7/8 - 1/(16N)
+ * at every size, extrapolates smoothly whatever the split: the rest at
+ * distance N^2, which holds every miss of a cache between 5 and N^2
+ * blocks, is within 1% at 4x and 8x. */
+static void test_cumulative_leads(void **state)
+{
+    (void)state;
+    static const uint64_t sizes[] = {100, 150, 192, 250, 300};
+    static const uint64_t caps[] = {5, 1000, 100000};
+    assert_true(fit_and_compare(swapping_leads, sizes, 1200, caps, 3) < 0.01);
+    assert_true(fit_and_compare(swapping_leads, sizes, 2400, caps, 3) < 0.01);
+}
+
 /* ---- degenerate series ---------------------------------------------------- */
 
 /* Each run touches N blocks once: only cold touches, no bins at all. */
@@ -340,6 +439,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(test_sweep),
         T(test_matmul),
+        T(test_shared_terms),
+        T(test_cumulative_leads),
         T(test_cold_only),
         T(test_all_distance_zero),
         T(test_single_distance_rest),
