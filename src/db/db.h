@@ -22,7 +22,7 @@
 #include "rd/rd.h"
 
 /* Version of the schema this augur writes (meta.schema_version). */
-#define DB_SCHEMA_VERSION 3
+#define DB_SCHEMA_VERSION 4
 
 /* Return value of lookups that found nothing. */
 #define DB_NOT_FOUND 1
@@ -244,6 +244,12 @@ struct model;
 struct rd_model;
 
 #define DB_MODEL_MAX_PARAMS 4 /* = MODEL_MAX_PARAMS */
+
+/* How a model set's rd_parts are to be read, stored with the set: 1 for
+ * sets of schema version 3 (each lead's share on its own), 2 since (each
+ * lead's cumulative share, docs/models.md).  Sets of another method are
+ * refused, so an old set is never misread. */
+#define DB_RD_METHOD 2
 
 /* One row of model_sets. */
 typedef struct db_model_set {

@@ -160,12 +160,13 @@ static int insert_set(db_model_writer *w, db_model_set *set, char *err, size_t e
     if (rc == 0)
         rc = db_prepare(w->d,
                         "INSERT INTO model_sets (created, program, params, ranges, runs, basis, block_sizes, "
-                        "augur_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        "augur_version, rd_method) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         &st, DOING_STORE, err, errlen);
     if (rc == 0) {
         const char *text[8] = {created, set->program, params, ranges, set->runs, set->basis, sizes, AUGUR_VERSION};
         for (int i = 0; i < 8; i++)
             sqlite3_bind_text(st, i + 1, text[i], -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 9, DB_RD_METHOD);
         rc = db_step_done(w->d, st, DOING_STORE, err, errlen);
         set->id = sqlite3_last_insert_rowid(w->d->sql);
     }
@@ -408,7 +409,7 @@ int db_model_set_newest(db *d, db_model_set *out, char *err, size_t errlen)
     memset(out, 0, sizeof *out);
     sqlite3_stmt *st;
     if (db_prepare(d,
-                   "SELECT id, created, program, params, ranges, runs, basis, block_sizes FROM model_sets "
+                   "SELECT id, created, program, params, ranges, runs, basis, block_sizes, rd_method FROM model_sets "
                    "ORDER BY id DESC LIMIT 1",
                    &st, DOING_READ, err, errlen) != 0)
         return -1;
@@ -425,6 +426,13 @@ int db_model_set_newest(db *d, db_model_set *out, char *err, size_t errlen)
         return db_fail(d, DOING_READ, err, errlen);
     }
     out->id = sqlite3_column_int64(st, 0);
+    if (sqlite3_column_int(st, 8) != DB_RD_METHOD) {
+        sqlite3_finalize(st);
+        snprintf(err, errlen, "%s: model set %lld was fitted by an older augur, whose reuse-distance models this one "
+                              "reads differently: run `augur model --db %s` again",
+                 d->path, (long long)out->id, d->path);
+        return -1;
+    }
     out->created = db_column_strdup(st, 1);
     out->program = db_column_strdup(st, 2);
     out->runs = db_column_strdup(st, 5);

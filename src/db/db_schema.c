@@ -258,7 +258,8 @@ static const char model_schema_sql[] =
     "  runs          TEXT NOT NULL,\n"
     "  basis         TEXT NOT NULL,\n"
     "  block_sizes   TEXT NOT NULL,\n"
-    "  augur_version TEXT NOT NULL\n"
+    "  augur_version TEXT NOT NULL,\n"
+    "  rd_method     INTEGER NOT NULL DEFAULT 1\n"
     ");\n"
     "CREATE TABLE models (\n"
     "  id          INTEGER PRIMARY KEY,\n"
@@ -453,6 +454,9 @@ static int initialise(db *d, int64_t *version, char *err, size_t errlen)
         rc = create_schema(d, err, errlen);
     if (rc == 0 && *version == 1) /* version 2 added the structure tables */
         rc = create_structure_schema(d, err, errlen);
+    if (rc == 0 && *version == 3) /* version 4 marks how a set's histogram models read */
+        rc = db_exec(d, "ALTER TABLE model_sets ADD COLUMN rd_method INTEGER NOT NULL DEFAULT 1", "upgrade the schema",
+                     err, errlen);
     if (rc == 0 && *version >= 1 && *version < 3) /* version 3 added the model tables */
         rc = db_exec(d, model_schema_sql, "create the schema", err, errlen);
     if (rc == 0 && *version >= 1 && *version < DB_SCHEMA_VERSION)

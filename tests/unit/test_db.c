@@ -496,7 +496,7 @@ static void test_foreign_files(void **state)
     s = sql_open(f->db_path);
     sql_exec(s, "UPDATE meta SET value = '99' WHERE key = 'schema_version'");
     sqlite3_close(s);
-    expect_open_error(f->db_path, 0, "has schema version 99, newer than this augur understands (3): use a newer");
+    expect_open_error(f->db_path, 0, "has schema version 99, newer than this augur understands (4): use a newer");
     /* a version-1 database (before the structure tables) is upgraded in place */
     s = sql_open(f->db_path);
     sql_exec(s, "UPDATE meta SET value = '1' WHERE key = 'schema_version';"
@@ -510,7 +510,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "3");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "4");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM instruction_classes"), ST_CLASS_COUNT);
     /* a version-2 database (before the model tables) gains them */
     sql_exec(s, "UPDATE meta SET value = '2' WHERE key = 'schema_version';"
@@ -520,8 +520,24 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "3");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "4");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM model_sets"), 0);
+    /* a version-3 database keeps its model sets, but one fitted then (leads
+     * stored as single shares) is refused rather than misread */
+    sql_exec(s, "UPDATE meta SET value = '3' WHERE key = 'schema_version';"
+                "ALTER TABLE model_sets DROP COLUMN rd_method;"
+                "INSERT INTO model_sets (created, program, params, ranges, runs, basis, block_sizes, augur_version) "
+                "VALUES ('2026-11-01T00:00:00Z', 'p', '[\"N\"]', '[[1,3]]', '[1]', '[]', '[64]', '0.1.0');");
+    sqlite3_close(s);
+    assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
+    db_model_set set;
+    assert_int_equal(db_model_set_newest(d, &set, err, sizeof err), -1);
+    assert_non_null(strstr(err, "model set 1 was fitted by an older augur"));
+    assert_non_null(strstr(err, "run `augur model --db"));
+    db_model_set_free(&set);
+    db_close(d);
+    s = sql_open(f->db_path);
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "4");
     sqlite3_close(s);
 }
 
