@@ -126,25 +126,6 @@ static int parse_options(int argc, char **argv, predict_cli *o)
     return 0;
 }
 
-/* The prediction, with the machine's levels and times when pp is set. */
-static int write_prediction(const prediction *p, const predict_perf *pp, const predict_cli *o)
-{
-    if (!o->json)
-        return report_write_text(&p->rep, o->top, stdout) != 0 || predict_write_scopes_text(p, stdout) != 0 ||
-                       (pp && predict_perf_write_text(p, pp, o->top, stdout) != 0)
-                   ? -1
-                   : 0;
-    json_t *j = report_json(&p->rep, o->top), *scopes = predict_scopes_json(p);
-    int rc = j && scopes && json_object_set_new(j, "scopes", scopes) == 0 ? 0 : -1;
-    if (rc == 0 && pp)
-        rc = predict_perf_json(p, pp, j);
-    if (rc == 0)
-        rc = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(12)) == 0 && fputc('\n', stdout) != EOF ? 0
-                                                                                                                 : -1;
-    json_decref(j);
-    return rc;
-}
-
 /* Predict (and with a machine, evaluate its models) inside one read. */
 static int evaluate(db *d, const predict_cli *o, const machine *m, prediction *p, predict_perf *pp, char *err,
                     size_t errlen)
@@ -171,7 +152,7 @@ static int run_predict(db *d, const predict_cli *o, const machine *m, char *err,
         fprintf(stderr, "augur predict: warning: %s\n", p.info.warnings[i]);
     if (rc == 0) {
         errno = 0;
-        rc = write_prediction(&p, m ? &pp : NULL, o);
+        rc = prediction_write(&p, m ? &pp : NULL, o->json, o->top, stdout);
         if (rc == 0 && fflush(stdout) != 0)
             rc = -1;
         if (rc != 0)

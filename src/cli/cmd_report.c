@@ -12,6 +12,8 @@
 #include "cli/options.h"
 #include "cli/structure_store.h"
 #include "db/db.h"
+#include "machine/machine.h"
+#include "predict/predict_run.h"
 #include "report/report.h"
 #include "util/parse.h"
 
@@ -26,6 +28,7 @@ typedef struct report_options {
     size_t top;
     int scopes;       /* --scopes: the scope view instead of the tables */
     double threshold; /* percent, for the scope view */
+    const char *machine; /* --machine NAME|FILE: misses per level and time on it */
 } report_options;
 
 static void print_help(FILE *to)
@@ -33,6 +36,7 @@ static void print_help(FILE *to)
     fprintf(to,
             "usage: augur report [--db FILE] [--run ID] [--cache SIZE[:LINE]]... [--format text|json] [--top N]\n"
             "       augur report --scopes [--threshold PERCENT] [--db FILE] [--run ID] [--format text|json]\n"
+            "       augur report --machine NAME|FILE [--db FILE] [--run ID] [--format text|json] [--top N]\n"
             "\n"
             "Show what a run executed: totals, then the functions and the source lines with the\n"
             "most executed instructions, with the misses of fully-associative LRU caches computed\n"
@@ -57,6 +61,10 @@ static void print_help(FILE *to)
             "                       analysed as by augur structure on first use)\n"
             "  --threshold PERCENT  scope view: leave out scopes under PERCENT of all instructions\n"
             "                       (default %.1f; 0 shows every executed scope)\n"
+            "  --machine NAME|FILE  misses per cache level and TLB of a described machine and the time\n"
+            "                       per loop, function and program, from the run's measured reuse\n"
+            "                       distances and counts (as augur predict --machine; machines/NAME.yaml\n"
+            "                       or a file; see docs/performance-model.md)\n"
             "  -h, --help           show this help\n"
             "\n"
             "examples:\n"
@@ -97,6 +105,9 @@ static int parse_option(int opt, const char *arg, void *ctx)
             return usage_error("bad format '%s': give --format text or --format json", arg);
         o->json = strcmp(arg, "json") == 0;
         return 0;
+    case 'm':
+        o->machine = arg;
+        return 0;
     case 's':
         o->scopes = 1;
         return 0;
@@ -126,6 +137,7 @@ static int parse_options(int argc, char **argv, report_options *o)
         {"cache", required_argument, NULL, 'c'}, {"format", required_argument, NULL, 'f'},
         {"top", required_argument, NULL, 't'},   {"help", no_argument, NULL, 'h'},
         {"scopes", no_argument, NULL, 's'},      {"threshold", required_argument, NULL, 'p'},
+        {"machine", required_argument, NULL, 'm'},
         {NULL, 0, NULL, 0},
     };
     *o = (report_options){.db_path = default_db_path(), .top = REPORT_DEFAULT_TOP,
@@ -135,6 +147,9 @@ static int parse_options(int argc, char **argv, report_options *o)
         return rc;
     if (operands < argc)
         return usage_error("unexpected argument '%s'", argv[operands]);
+    if (o->machine && (o->ncaches || o->scopes))
+        return usage_error("--machine excludes %s: the machine's levels are the caches",
+                           o->scopes ? "--scopes" : "--cache");
     return 0;
 }
 
@@ -237,8 +252,72 @@ static int print_scopes(db *d, const report_options *o, char *err, size_t errlen
     return rc;
 }
 
+/* The machine models over the run (predict_run.c), inside one read. */
+static int write_machine(db *d, const db_run *run, const scope_tree *t, const machine *m, const report_options *o,
+                         char *err, size_t errlen)
+{
+    prediction p;
+    predict_perf_input in;
+    predict_perf pp = {0};
+    if (db_read_begin(d, err, errlen) != 0)
+        return -1;
+    int rc = predict_from_run(d, run, t, &p, &in, err, errlen);
+    if (rc == 0)
+        rc = predict_perf_evaluate(d, &p, m, &in, &pp, err, errlen);
+    db_read_end(d);
+    if (rc == 0) {
+        errno = 0;
+        rc = prediction_write(&p, &pp, o->json, o->top, stdout);
+        if (rc == 0 && fflush(stdout) != 0)
+            rc = -1;
+        if (rc != 0)
+            snprintf(err, errlen, "cannot write the report: %s", errno ? strerror(errno) : "out of memory");
+    }
+    predict_perf_free(&pp);
+    predict_run_free(&p, &in);
+    return rc;
+}
+
+/* `--machine`: the program's structure (analysed first, outside the read),
+ * then the machine models over the run. */
+static int print_machine(db *d, const report_options *o, char *err, size_t errlen)
+{
+    machine m;
+    if (machine_find(o->machine, &m, err, errlen) != 0)
+        return -1;
+    int64_t id = o->run_id;
+    db_run run = {0};
+    db_run_module *mods = NULL;
+    size_t nmods = 0;
+    scope_tree t = {0};
+    int rc = !id && db_newest_run(d, &id, err, errlen) != 0 ? -1 : 0;
+    if (rc == 0)
+        rc = db_get_run(d, id, &run, err, errlen);
+    if (rc == 0)
+        rc = db_run_modules(d, id, &mods, &nmods, err, errlen);
+    if (rc == 0 && nmods == 0) {
+        snprintf(err, errlen, "run %lld executed no instruction of a known module", (long long)id);
+        rc = -1;
+    }
+    if (rc == 0 && (rc = structure_tree_if_current(d, mods[0].path, mods[0].build_id, &t, err, errlen)) == 1) {
+        snprintf(err, errlen, "%s is missing or was rebuilt since run %lld: its loops cannot be timed (collect "
+                 "the run again)", mods[0].path, (long long)id);
+        rc = -1;
+    }
+    if (rc == 0) {
+        rc = write_machine(d, &run, &t, &m, o, err, errlen);
+        scope_tree_free(&t);
+    }
+    db_run_modules_free(mods, nmods);
+    db_run_free(&run);
+    machine_free(&m);
+    return rc;
+}
+
 static int print_report(db *d, const report_options *o, char *err, size_t errlen)
 {
+    if (o->machine)
+        return print_machine(d, o, err, errlen);
     if (o->scopes)
         return print_scopes(d, o, err, errlen);
     if (db_read_begin(d, err, errlen) != 0)

@@ -20,13 +20,16 @@ static double level_bandwidth(const machine *m, size_t i)
 }
 
 /* The latency term: every miss that is not streamed waits for the level
- * that serves it, `overlap` of them at a time. */
+ * that serves it, `overlap` of them at a time.  In a loop that chases
+ * pointers nothing is streamed: the next address is known only when the
+ * load before it completes, so no prefetcher can run ahead of it (an
+ * affine-looking next[p] is as unpredictable as p->next). */
 static double latency_term(const machine *m, const perf_traffic *t, double overlap)
 {
     double sum = 0;
     for (size_t i = 1; i <= t->nlevels; i++) {
-        double above = t->misses[i - 1] - t->stream_misses[i - 1];
-        double below = i < t->nlevels ? t->misses[i] - t->stream_misses[i] : 0;
+        double above = t->misses[i - 1] - (t->dependent ? 0 : t->stream_misses[i - 1]);
+        double below = i < t->nlevels ? t->misses[i] - (t->dependent ? 0 : t->stream_misses[i]) : 0;
         sum += fmax(above - below, 0) * level_latency(m, i);
     }
     return sum / overlap;

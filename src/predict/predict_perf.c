@@ -190,20 +190,24 @@ static double level_misses(const perf_rd_dist *d, const perf_level *L, int regul
     return perf_level_misses(d, regular ? &fa : L);
 }
 
-static int group_eval(const prediction *p, const predict_perf *pp, const db_rd_group *g, int regular,
-                      group_misses *out)
+/* Misses of group g at every level of pp whose block is g's, from its
+ * distribution: the measured one when `dist` is given, else g's model at
+ * p's parameters. */
+static int group_eval(const prediction *p, const predict_perf *pp, const db_rd_group *g, const perf_rd_dist *dist,
+                      int regular, group_misses *out)
 {
     memset(out, 0, sizeof *out);
-    perf_rd_dist dist;
-    if (perf_rd_dist_modeled(g->m, p->x, &dist) != 0)
+    perf_rd_dist modeled = {0};
+    if (!dist && perf_rd_dist_modeled(g->m, p->x, &modeled) != 0)
         return -1;
+    const perf_rd_dist *d = dist ? dist : &modeled;
     for (size_t i = 0; i < pp->nlevels; i++)
         if (pp->levels[i].block == g->block_size)
-            out->cache[i] = level_misses(&dist, &pp->levels[i], regular);
+            out->cache[i] = level_misses(d, &pp->levels[i], regular);
     for (size_t j = 0; j < pp->ntlbs; j++)
         if (pp->tlbs[j].block == g->block_size)
-            out->tlb[j] = level_misses(&dist, &pp->tlbs[j], regular);
-    perf_rd_dist_free(&dist);
+            out->tlb[j] = level_misses(d, &pp->tlbs[j], regular);
+    perf_rd_dist_free(&modeled);
     return 0;
 }
 
@@ -268,21 +272,18 @@ static void attribute_group(const prediction *p, predict_perf *pp, const st_modu
     }
 }
 
-static int eval_groups(db *d, const prediction *p, predict_perf *pp, const st_module *mod, char *err,
-                       size_t errlen)
+static int eval_groups(const prediction *p, const predict_perf_input *in, predict_perf *pp, const st_module *mod,
+                       char *err, size_t errlen)
 {
-    db_rd_group *groups = NULL;
-    size_t n = 0;
-    int rc = db_rd_groups_load(d, &p->set, &groups, &n, err, errlen);
-    for (size_t i = 0; rc == 0 && i < n; i++) {
+    for (size_t i = 0; i < in->ngroups; i++) {
         group_misses gm;
-        int regular = group_regular(p, mod, &groups[i]);
-        rc = group_eval(p, pp, &groups[i], regular, &gm) == 0 ? 0 : fail(err, errlen, "out of memory");
-        if (rc == 0)
-            attribute_group(p, pp, mod, &groups[i], regular, &gm);
+        const db_rd_group *g = &in->groups[i];
+        int regular = group_regular(p, mod, g);
+        if (group_eval(p, pp, g, in->dists ? &in->dists[i] : NULL, regular, &gm) != 0)
+            return fail(err, errlen, "out of memory");
+        attribute_group(p, pp, mod, g, regular, &gm);
     }
-    db_rd_groups_free(groups, n);
-    return rc;
+    return 0;
 }
 
 /* ---- time ------------------------------------------------------------------------------- */
@@ -371,7 +372,8 @@ static void sum_times(const prediction *p, predict_perf *pp)
 
 /* ---- the whole ---------------------------------------------------------------------------- */
 
-int predict_perf_eval(db *d, const prediction *p, const machine *m, predict_perf *out, char *err, size_t errlen)
+int predict_perf_evaluate(db *d, const prediction *p, const machine *m, const predict_perf_input *in,
+                          predict_perf *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->m = m;
@@ -392,18 +394,29 @@ int predict_perf_eval(db *d, const prediction *p, const machine *m, predict_perf
                      p->set.program, (long long)out->loops[i].scope);
             return -1;
         }
-    if (eval_groups(d, p, out, mod, err, errlen) != 0)
+    if (eval_groups(p, in, out, mod, err, errlen) != 0)
         return -1;
     exclusive_instructions(out, mod);
-    predict_blocks *bl;
-    if (predict_blocks_load(p, p->set.program, &bl) != 0)
-        return fail(err, errlen, "out of memory");
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < out->nloops; i++)
-        rc = time_loop(m, mod, bl, &out->loops[i], err, errlen);
-    predict_blocks_free(bl);
+        rc = time_loop(m, mod, in->blocks, &out->loops[i], err, errlen);
     if (rc == 0)
         sum_times(p, out);
+    return rc;
+}
+
+int predict_perf_eval(db *d, const prediction *p, const machine *m, predict_perf *out, char *err, size_t errlen)
+{
+    predict_perf_input in = {0};
+    int rc = db_rd_groups_load(d, &p->set, &in.groups, &in.ngroups, err, errlen);
+    if (rc == 0 && predict_blocks_load(p, p->set.program, &in.blocks) != 0)
+        rc = fail(err, errlen, "out of memory");
+    if (rc == 0)
+        rc = predict_perf_evaluate(d, p, m, &in, out, err, errlen);
+    else
+        memset(out, 0, sizeof *out);
+    predict_blocks_free(in.blocks);
+    db_rd_groups_free(in.groups, in.ngroups);
     return rc;
 }
 

@@ -55,6 +55,27 @@ typedef struct predict_perf {
     void *structure;        /* st_module of the program (owned) */
 } predict_perf;
 
+typedef struct predict_blocks predict_blocks; /* predict_perf_body.h */
+
+/* What the machine models are evaluated from: reuse-distance groups (their
+ * members give functions, instructions and shares) with, when `dists` is
+ * set, each group's measured distribution (dists[i] for groups[i]; else
+ * each group's model at the prediction's parameters), and the executions
+ * of the program's instructions (blocks). */
+typedef struct predict_perf_input {
+    db_rd_group *groups;
+    size_t ngroups;
+    perf_rd_dist *dists;
+    predict_blocks *blocks;
+} predict_perf_input;
+
+/* The machine models over p (its report, loop scopes, program and block
+ * sizes) with the groups and blocks of `in`; predict_perf_eval and
+ * report_perf_eval (a measured run) are this with their inputs.  Errors as
+ * predict_perf_eval's. */
+int predict_perf_evaluate(db *d, const prediction *p, const machine *m, const predict_perf_input *in,
+                          predict_perf *out, char *err, size_t errlen);
+
 /* Evaluate the machine models over prediction p (made with no --cache
  * caches): the reuse-distance groups of p's model set at the machine's line
  * size and at its TLBs' page sizes give misses per level, attributed to
@@ -74,5 +95,10 @@ int predict_perf_write_text(const prediction *p, const predict_perf *pp, size_t 
  * functions get misses per level name, tlb_misses, cycles, time_seconds,
  * bound; loop scopes the same plus every term.  -1 when memory runs out. */
 int predict_perf_json(const prediction *p, const predict_perf *pp, json_t *doc);
+
+/* The report, the scopes and, when pp is set, the machine's levels and
+ * times: text tables or one JSON document (`augur predict`, `augur report
+ * --machine`).  -1 on a write error or when memory runs out. */
+int prediction_write(const prediction *p, const predict_perf *pp, int json, size_t top, FILE *out);
 
 #endif

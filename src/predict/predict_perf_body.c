@@ -45,6 +45,21 @@ int predict_blocks_load(const prediction *p, const char *module, predict_blocks 
     return 0;
 }
 
+int predict_blocks_measured(const db_instr *ins, size_t n, int64_t module_id, predict_blocks **out)
+{
+    predict_blocks *bl = calloc(1, sizeof *bl);
+    if (!bl || !(bl->b = malloc((n + 1) * sizeof *bl->b))) {
+        free(bl);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (ins[i].module_id == module_id)
+            bl->b[bl->n++] = (block_count){ins[i].addr, ins[i].addr + ins[i].len, (double)ins[i].executions};
+    qsort(bl->b, bl->n, sizeof *bl->b, by_addr);
+    *out = bl;
+    return 0;
+}
+
 void predict_blocks_free(predict_blocks *bl)
 {
     if (bl)

@@ -15,6 +15,11 @@ typedef struct predict_blocks predict_blocks;
 int predict_blocks_load(const prediction *p, const char *module, predict_blocks **out);
 void predict_blocks_free(predict_blocks *bl);
 
+/* The measured executions of a run's instructions of module `module_id`
+ * (ins as db_run_instructions returns them), as predict_blocks_load's
+ * blocks: one per instruction.  -1 when memory runs out. */
+int predict_blocks_measured(const db_instr *ins, size_t n, int64_t module_id, predict_blocks **out);
+
 /* weight[i] for every instruction i of f: its predicted executions per
  * execution of the header of loop scope `scope` (`headers` of them), for
  * the instructions of blocks whose innermost loop belongs to that scope

@@ -229,6 +229,14 @@ static void dependent_chain(void **state)
     char name[32];
     assert_string_equal(perf_bound_name(&m, lt.bound, name, sizeof name), "latency");
     assert_float_equal(lt.cycles, (double)(k * rounds) * 400, 1e-3);
+    /* a chase through an affine-looking next[p] (its group counted as
+     * streamed) still waits the full latency: nothing runs ahead of it */
+    for (size_t i = 0; i < nl; i++)
+        tr.stream_misses[i] = tr.misses[i];
+    perf_mem_time(&m, &tr, &mem);
+    assert_float_equal(mem.latency_cycles, (double)(k * rounds) * 400, 1e-3);
+    for (size_t i = 0; i < nl; i++)
+        tr.stream_misses[i] = 0;
     /* independent misses of the same count overlap 16 at a time */
     tr.dependent = 0;
     perf_mem_time(&m, &tr, &mem);

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# time_bench.sh — predicted time of `augur predict --machine` against native
+# run time on this host (issue 5, deliverable 5b).
+#
+# For each kernel of bench/model_kernels (gcc -O2 -g -march=x86-64-v2):
+#   train     five small runs under `augur collect --param N=v`, then
+#             `augur model` (WORK/KERNEL/train.db; reused when it has a model set)
+#   predict   `augur predict --param N=T --machine HOST --format json --top 0`
+#             at a size T where the native program runs 1-10 s: total.time_seconds,
+#             and the bound of every loop with >= 10% of the predicted time
+#   measure   the native program at T, REPS times (default 5): median wall time
+#             of the whole process (/usr/bin/time %e), with its user and system
+#             time.  The kernels print no timing of their own, so setup (malloc,
+#             initialisation loops) is part of both sides; the kernel's page
+#             faults are system time, which the model does not predict.
+# Error = (predicted - measured) / measured, against the wall time and against
+# the CPU time (user + sys): on a shared host the wall time also holds the time
+# the process waited for a core, which no model of the program predicts.
+#
+# HOST is machines/sapphire-rapids.yaml (the nearest published description
+# of this Emerald Rapids under KVM; docs/machines.md) with core.clock_ghz set
+# to the clock measured by bench/clock_ghz.c (a chain of dependent adds, one
+# cycle each: GHz = adds / ns, least time of 301 repetitions of 5-8 ms), or --machine FILE.
+# The load average (uptime) is printed before training and after timing.
+#
+# usage: bench/time_bench.sh [--kernels "triad ..."] [--markdown FILE] [--work DIR]
+#                            [--machine FILE] [--reps N] [--no-timing]
+#   --no-timing  train and predict only (WORK/time-predicted.txt)
+# Environment: BUILD_DIR (default: build), WORK (default /tmp/augur-time-bench).
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD_DIR=${BUILD_DIR:-build}
+case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
+AUGUR=$BUILD_DIR/augur
+WORK=${WORK:-/tmp/augur-time-bench}
+KERNELS="dot matmul sort triad jacobi1d stencil2d trisolve spmv chase"
+MARKDOWN= MACHINE= REPS=5 TIMING=1
+die() { echo "time_bench.sh: $*" >&2; exit 1; }
+while [ $# -gt 0 ]; do
+    case $1 in
+    --kernels) KERNELS=$2; shift 2 ;;
+    --markdown) MARKDOWN=$2; shift 2 ;;
+    --work) WORK=$2; shift 2 ;;
+    --machine) MACHINE=$2; shift 2 ;;
+    --reps) REPS=$2; shift 2 ;;
+    --no-timing) TIMING=0; shift ;;
+    *) echo "time_bench.sh: unknown option $1 (see the header of the script)" >&2; exit 2 ;;
+    esac
+done
+[[ $REPS =~ ^[1-9][0-9]*$ ]] || { echo "time_bench.sh: --reps '$REPS' is not a positive number" >&2; exit 2; }
+[ -x "$AUGUR" ] || die "no $AUGUR: build first (BUILD_DIR=...)"
+for c in valgrind jq gcc /usr/bin/time; do command -v $c >/dev/null || die "$c is missing (apt-get install ${c##*/})"; done
+mkdir -p "$WORK"
+
+# Training sizes (five, small: 0.3-3 s each under augur collect) and the native size T.
+declare -A SIZES=([dot]="20 40 60 80 100" [matmul]="30 60 90 120 150" [sort]="200000 400000 600000 800000 1000000"
+    [triad]="10000 20000 30000 40000 50000" [jacobi1d]="10000 20000 30000 40000 50000"
+    [stencil2d]="150 300 450 600 750" [trisolve]="200 400 600 800 1000"
+    [spmv]="20000 40000 60000 80000 100000" [chase]="20000 40000 60000 80000 100000")
+declare -A TARGET=([dot]=1000000 [matmul]=1500 [sort]=15000000 [triad]=16000000 [jacobi1d]=12000000
+    [stencil2d]=8000 [trisolve]=12000 [spmv]=3000000 [chase]=4000000)
+for k in $KERNELS; do [ -n "${TARGET[$k]:-}" ] || die "unknown kernel '$k' (one of: ${!TARGET[*]})"; done
+
+LOAD_BEFORE=$(uptime | sed 's/.*load average: //')
+
+# train K — WORK/K/train.db with a model set, and the binary WORK/K/K
+train() {
+    local k=$1 dir=$WORK/$1
+    mkdir -p "$dir"
+    [ -x "$dir/$k" ] || gcc -O2 -g -march=x86-64-v2 -o "$dir/$k" "$ROOT/bench/model_kernels/$k.c" -lm
+    [ -f "$dir/train.db" ] && sqlite3 "$dir/train.db" "SELECT count(*) FROM model_sets" | grep -qv '^0$' && return
+    rm -f "$dir/train.db"
+    for n in ${SIZES[$k]}; do
+        "$AUGUR" collect --db "$dir/train.db" --param N=$n -- "$dir/$k" $n >/dev/null 2>&1 || die "$k: collect at N=$n failed"
+    done
+    "$AUGUR" model --db "$dir/train.db" --quiet >/dev/null || die "$k: augur model failed"
+}
+
+# bounds JSON — "bound share%" of the loops with >= 10% of the predicted time
+bounds() {
+    jq -r '.total.time_seconds as $t | [.scopes[] | select(.kind == "loop" and .time_seconds >= 0.1 * $t)]
+        | sort_by(-.time_seconds) | map("\(.bound) \(100 * .time_seconds / $t | round)%") | join(", ")' "$1"
+}
+
+# median of the numbers on stdin
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+ROWS=$WORK/time-rows.txt
+: > "$ROWS"
+: > "$ROWS.pred"
+for k in $KERNELS; do train "$k"; echo "time_bench: $k trained" >&2; done
+# The clock is measured after training (augur's own runs would slow it) and just
+# before the predictions and the timing: on this shared VM it moves with the load.
+# The host description: sapphire-rapids at the measured clock.
+if [ -z "$MACHINE" ]; then
+    gcc -O2 -o "$WORK/clock_ghz" "$ROOT/bench/clock_ghz.c"
+    read -r GHZ NS < <("$WORK/clock_ghz" 301)
+    MACHINE=$WORK/host.yaml
+    awk -v g="$GHZ" '/^  clock_ghz:/ { print "  clock_ghz: " g "   # measured by bench/clock_ghz.c"; next } { print }' \
+        "$ROOT/machines/sapphire-rapids.yaml" > "$MACHINE.tmp"
+    "$AUGUR" machine check "$MACHINE.tmp" >/dev/null || die "the host description $MACHINE.tmp does not load"
+    mv "$MACHINE.tmp" "$MACHINE"
+    echo "time_bench: clock $GHZ GHz (a dependent add takes $NS ns); host description $MACHINE" >&2
+fi
+for k in $KERNELS; do
+    t=${TARGET[$k]} json=$WORK/$k/time-N${TARGET[$k]}.json
+    "$AUGUR" predict --db "$WORK/$k/train.db" --param N=$t --machine "$MACHINE" --format json --top 0 \
+        > "$json" 2> "$WORK/$k/predict.err" || die "$k: predict failed: $(cat "$WORK/$k/predict.err")"
+    echo "$k $t $(jq .total.time_seconds "$json") $(bounds "$json" | tr ' ' '_')" >> "$ROWS.pred"
+done
+cp "$ROWS.pred" "$WORK/time-predicted.txt"
+[ "$TIMING" = 1 ] || { cat "$WORK/time-predicted.txt"; exit 0; }
+# Timing last, one kernel after the other, so that augur's own runs do not disturb it.
+while read -r k t pred labels; do
+    : > "$WORK/$k/times.txt"
+    for r in $(seq "$REPS"); do
+        /usr/bin/time -f "%e %U %S" -o "$WORK/$k/time.one" "$WORK/$k/$k" "$t" > /dev/null
+        cat "$WORK/$k/time.one" >> "$WORK/$k/times.txt"
+    done
+    wall=$(awk '{ print $1 }' "$WORK/$k/times.txt" | median)
+    user=$(awk '{ print $2 }' "$WORK/$k/times.txt" | median)
+    sys=$(awk '{ print $3 }' "$WORK/$k/times.txt" | median)
+    echo "$k $t $pred $wall $user $sys $labels" >> "$ROWS"
+    echo "time_bench: $k N=$t: predicted $pred s, measured $wall s" >&2
+done < "$ROWS.pred"
+rm -f "$ROWS.pred"
+LOAD_AFTER=$(uptime | sed 's/.*load average: //')
+GHZ_AFTER=$([ -x "$WORK/clock_ghz" ] && "$WORK/clock_ghz" 301 | cut -d" " -f1 || echo "-")
+
+report() {
+    echo "Machine: $MACHINE ($(awk '/^  clock_ghz:/ { print $2 }' "$MACHINE") GHz; measured again after the timing: $GHZ_AFTER GHz); load average before training: $LOAD_BEFORE; after timing: $LOAD_AFTER"
+    echo
+    echo "| kernel | N | predicted s | wall s | user s | sys s | error % (wall) | error % (user+sys) | loop bounds (share of predicted time) |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
+    awk '{ gsub("_", " ", $7); printf "| %s | %s | %.3f | %.2f | %.2f | %.2f | %+.1f | %+.1f | %s |\n", $1, $2, $3, $4, $5, $6,
+           100 * ($3 - $4) / $4, 100 * ($3 - $5 - $6) / ($5 + $6), $7 }' "$ROWS"
+    echo
+    echo "median |error|: $(awk '{ e = 100 * ($3 - $4) / $4; print (e < 0 ? -e : e) }' "$ROWS" | median | xargs printf '%.1f')% against wall time," \
+        "$(awk '{ e = 100 * ($3 - $5 - $6) / ($5 + $6); print (e < 0 ? -e : e) }' "$ROWS" | median | xargs printf '%.1f')% against CPU time (user+sys)," \
+        "over $(wc -l < "$ROWS") kernels"
+}
+report | tee ${MARKDOWN:+"$MARKDOWN"}
