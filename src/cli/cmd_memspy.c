@@ -185,12 +185,17 @@ static int run(const memspy_options *o, const machine *m, const char *tool_dir, 
                memspy_raw *raw, launch_result *lr)
 {
     char levels[MACHINE_MAX_CACHES][160], out_opt[PATH_MAX + 16], sample[64], err[2048], path[PATH_MAX + 32];
-    char *args[MACHINE_MAX_CACHES + 3];
+    char *args[MACHINE_MAX_CACHES + 4];
     size_t n = 0;
     level_args(m, levels);
     sampling_arg(o, sample, sizeof sample);
     snprintf(out_opt, sizeof out_opt, "--out-dir=%s", out_dir);
     args[n++] = out_opt;
+    /* Valgrind runs one thread at a time; its default lock lets a thread
+     * take it back again and again on a busy host, so threads would not
+     * interleave and sharing misses would depend on the load.  The fair
+     * lock hands it round in turn. */
+    args[n++] = "--fair-sched=yes";
     for (uint32_t k = 0; k < m->ncaches; k++)
         args[n++] = levels[k];
     if (sample[0])

@@ -26,7 +26,7 @@ memspy() {
     local out=$1
     shift
     mkdir -p "$out"
-    VALGRIND_LIB="$VGLIB" valgrind -q --tool=memspy --out-dir="$out" --level="$L1" --level="$LL" \
+    VALGRIND_LIB="$VGLIB" valgrind -q --fair-sched=yes --tool=memspy --out-dir="$out" --level="$L1" --level="$LL" \
         "${EXTRA_OPTS[@]}" "$@" >/dev/null 2>"$out/stderr"
     ls "$out"/memspy.*.out | head -n 1
 }

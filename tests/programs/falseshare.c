@@ -15,10 +15,12 @@ struct counters {
 
 struct counters counters;
 static long iterations;
+static pthread_barrier_t start; /* both threads begin counting together */
 
 static void *count(void *arg)
 {
     volatile long *c = arg;
+    pthread_barrier_wait(&start);
     for (long i = 0; i < iterations; i++)
         *c += 1; /* STORE:count */
     return NULL;
@@ -28,6 +30,7 @@ int main(int argc, char **argv)
 {
     iterations = argc > 1 ? atol(argv[1]) : 1000000;
     pthread_t t1, t2;
+    pthread_barrier_init(&start, NULL, 2);
     if (pthread_create(&t1, NULL, count, (void *)&counters.a) ||
         pthread_create(&t2, NULL, count, (void *)&counters.b))
         return 2;

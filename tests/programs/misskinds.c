@@ -16,10 +16,12 @@
 
 static long shared_counter;
 static long iterations;
+static pthread_barrier_t start; /* both threads begin adding together */
 
 static void *add_shared(void *arg)
 {
     (void)arg;
+    pthread_barrier_wait(&start);
     for (long i = 0; i < iterations; i++)
         __atomic_fetch_add(&shared_counter, 1, __ATOMIC_RELAXED); /* RMW:shared */
     return NULL;
@@ -28,6 +30,7 @@ static void *add_shared(void *arg)
 static int true_sharing(void)
 {
     pthread_t t1, t2;
+    pthread_barrier_init(&start, NULL, 2);
     if (pthread_create(&t1, NULL, add_shared, NULL) || pthread_create(&t2, NULL, add_shared, NULL))
         return 2;
     pthread_join(t1, NULL);
