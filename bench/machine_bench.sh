@@ -41,16 +41,7 @@ declare -A SIZES=([matmul]=${MATMUL_SIZES:-"30 60 90 120 150"} [stencil2d]=${STE
     [stencil3d]=${STENCIL3D_SIZES:-"16 22 28 34 40"} [trisolve]=${TRISOLVE_SIZES:-"200 400 600 800 1000"}
     [sort]=${SORT_SIZES:-"200000 400000 600000 800000 1000000"} [spmv]=${SPMV_SIZES:-"20000 40000 60000 80000 100000"})
 
-# train K — WORK/K/train.db with a model set, and the binary WORK/K/K
-train() {
-    local k=$1 dir=$WORK/$1
-    mkdir -p "$dir"
-    [ -x "$dir/$k" ] || gcc -O2 -g -march=x86-64-v2 -o "$dir/$k" "$ROOT/bench/model_kernels/$k.c" -lm
-    [ -f "$dir/train.db" ] && sqlite3 "$dir/train.db" "SELECT count(*) FROM model_sets" | grep -qv '^0$' && return
-    rm -f "$dir/train.db"
-    for n in ${SIZES[$k]}; do "$AUGUR" collect --db "$dir/train.db" --param N=$n -- "$dir/$k" $n >/dev/null 2>&1; done
-    "$AUGUR" model --db "$dir/train.db" --quiet >/dev/null
-}
+source "$ROOT/bench/train_lib.sh" # train K
 
 # cg BINARY N LL FIELD — Cachegrind's data misses (FIELD D1 or LLd)
 cg() {

@@ -63,18 +63,7 @@ for k in $KERNELS; do [ -n "${TARGET[$k]:-}" ] || die "unknown kernel '$k' (one 
 
 LOAD_BEFORE=$(uptime | sed 's/.*load average: //')
 
-# train K — WORK/K/train.db with a model set, and the binary WORK/K/K
-train() {
-    local k=$1 dir=$WORK/$1
-    mkdir -p "$dir"
-    [ -x "$dir/$k" ] || gcc -O2 -g -march=x86-64-v2 -o "$dir/$k" "$ROOT/bench/model_kernels/$k.c" -lm
-    [ -f "$dir/train.db" ] && sqlite3 "$dir/train.db" "SELECT count(*) FROM model_sets" | grep -qv '^0$' && return
-    rm -f "$dir/train.db"
-    for n in ${SIZES[$k]}; do
-        "$AUGUR" collect --db "$dir/train.db" --param N=$n -- "$dir/$k" $n >/dev/null 2>&1 || die "$k: collect at N=$n failed"
-    done
-    "$AUGUR" model --db "$dir/train.db" --quiet >/dev/null || die "$k: augur model failed"
-}
+source "$ROOT/bench/train_lib.sh" # train K
 
 # bounds JSON — "bound share%" of the loops with >= 10% of the predicted time
 bounds() {
