@@ -234,6 +234,19 @@ static void coherence_update(ms_sim *s, const ref *r, int is_write, unsigned hit
     }
 }
 
+/* 1 if reference r (of one line) repeats the last line its first level
+ * accessed in this sample: a hit there that changes no cache state, so the
+ * walk can stop at once.  Not for a write once coherence is kept, which
+ * must still invalidate the other threads' copies. */
+static int repeats_last_line(const ms_sim *s, const ref *r, int is_write)
+{
+    uint64_t block = r->addr >> s->line_shift;
+    if (block != r->last >> s->line_shift || (is_write && s->coherent))
+        return 0;
+    const ms_cache *c = s->c.level[0].shared_by == 1 ? &r->th->level[0] : &s->shared[0];
+    return c->last == block && c->last_epoch == s->epoch;
+}
+
 void ms_access(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_write, uint32_t tag,
                ms_result *out)
 {
@@ -246,6 +259,10 @@ void ms_access(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_
     }
     out->sampled = 1;
     r.th = thread_state(s, r.t);
+    if (repeats_last_line(s, &r, is_write)) {
+        out->hit_level = 0;
+        return;
+    }
     unsigned k = 0;
     while (k < s->c.nlevels && level_access(s, &r, k, out))
         k++;
