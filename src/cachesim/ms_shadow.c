@@ -1,18 +1,10 @@
 /* ms_shadow.c — fully-associative LRU shadow (ms_shadow.h).
  *
- * The recency order is a queue of block numbers in access order (a ring
- * indexed by ever-growing positions), and an open-addressing index maps
- * each line held to the position of its latest access (linear probing, at
- * least twice as many slots as lines, deletion by backward shift so no
- * tombstones pile up).  A queue entry whose index position differs from its
- * own is stale: the block was accessed again later, or dropped.
- *   - a hit only updates its slot and appends: no list links to fix, so one
- *     random memory access instead of the four a linked list needs;
- *   - the least recent line is the first live entry from the queue's head
- *     (stale entries are skipped, each once);
- *   - when the ring is full, its live entries are packed to its front: at
- *     most `lines` of at least 2 * `lines`, so the packing costs O(1)
- *     amortized per access.
+ * A pool of `cap` nodes on an intrusive doubly-linked list in recency order
+ * (head = most recent), and an open-addressing index from block to node
+ * (linear probing, at least twice as many slots as nodes, deletion by
+ * backward shift so no tombstones pile up).  A hit unlinks its node and
+ * relinks it at the head; a miss takes a free node, or the tail's.
  * Freestanding. */
 #include <stddef.h>
 #include <stdint.h>
@@ -20,50 +12,42 @@
 #include "cachesim/ms_shadow.h"
 #include "rd/rd.h"
 
-#define EMPTY UINT64_MAX /* no block number reaches it (addresses >> 3 at least) */
+#define NIL UINT32_MAX
 #define HASH_MUL 0x9e3779b97f4a7c15ull
 
-/* An index slot: a line held and the queue position of its latest access. */
-typedef struct slot {
-    uint64_t block; /* EMPTY: a free slot */
-    uint64_t pos;
-} slot;
+typedef struct node {
+    uint64_t block;
+    uint32_t prev, next; /* toward the head / the tail; NIL at the ends */
+    uint64_t slot;       /* index slot[] holds this node at (kept through
+                            backward shifts), so dropping it needs no probe */
+} node;
 
 struct ms_shadow {
     const rd_allocator *a;
-    uint64_t cap, live; /* lines it holds at most, and now */
-    slot *slot;         /* hmask + 1 slots */
+    node *nodes;
+    uint32_t cap, used; /* nodes[0..used) have been handed out at least once */
+    uint32_t head, tail, free; /* free: a list of removed nodes, through next */
+    uint32_t *slot;            /* node index or NIL; hmask + 1 slots */
     uint64_t hmask;
-    unsigned shift;   /* 64 - log2(slots) */
-    uint64_t *queue;  /* qmask + 1 blocks; position p at queue[p & qmask] */
-    uint64_t qmask;
-    uint64_t head, tail; /* positions [head, tail) are in the queue */
+    unsigned shift; /* 64 - log2(slots) */
 };
-
-/* The smallest power of two >= 2 * n, as its log2. */
-static unsigned bits_for_twice(uint64_t n)
-{
-    unsigned bits = 1;
-    while (((uint64_t)1 << bits) < 2 * n)
-        bits++;
-    return bits;
-}
 
 ms_shadow *ms_shadow_new(uint64_t lines, const rd_allocator *a)
 {
     ms_shadow *s = a->alloc(a->ctx, sizeof *s);
-    unsigned bits = bits_for_twice(lines);
+    unsigned bits = 1;
+    while (((uint64_t)1 << bits) < 2 * lines)
+        bits++;
     s->a = a;
-    s->cap = lines;
-    s->live = 0;
+    s->cap = (uint32_t)lines;
+    s->used = 0;
+    s->head = s->tail = s->free = NIL;
+    s->nodes = a->alloc(a->ctx, (size_t)lines * sizeof *s->nodes);
     s->hmask = ((uint64_t)1 << bits) - 1;
     s->shift = 64u - bits;
     s->slot = a->alloc(a->ctx, (size_t)(s->hmask + 1) * sizeof *s->slot);
     for (uint64_t i = 0; i <= s->hmask; i++)
-        s->slot[i].block = EMPTY;
-    s->qmask = s->hmask; /* as many queue entries as slots: >= 2 * lines */
-    s->queue = a->alloc(a->ctx, (size_t)(s->qmask + 1) * sizeof *s->queue);
-    s->head = s->tail = 0;
+        s->slot[i] = NIL;
     return s;
 }
 
@@ -73,11 +57,11 @@ static uint64_t home(const ms_shadow *s, uint64_t block)
     return (block * HASH_MUL) >> s->shift;
 }
 
-/* The slot holding block, or the empty slot ending its probe. */
+/* The slot holding block's node, or the empty slot ending its probe. */
 static uint64_t probe(const ms_shadow *s, uint64_t block)
 {
     uint64_t i = home(s, block);
-    while (s->slot[i].block != EMPTY && s->slot[i].block != block)
+    while (s->slot[i] != NIL && s->nodes[s->slot[i]].block != block)
         i = (i + 1) & s->hmask;
     return i;
 }
@@ -88,14 +72,16 @@ static void slot_delete(ms_shadow *s, uint64_t i)
 {
     uint64_t j = i;
     for (;;) {
-        s->slot[i].block = EMPTY;
+        s->slot[i] = NIL;
         for (;;) {
             j = (j + 1) & s->hmask;
-            if (s->slot[j].block == EMPTY)
+            uint32_t n = s->slot[j];
+            if (n == NIL)
                 return;
-            uint64_t h = home(s, s->slot[j].block);
+            uint64_t h = home(s, s->nodes[n].block);
             if (((j - h) & s->hmask) >= ((j - i) & s->hmask)) {
-                s->slot[i] = s->slot[j]; /* i lies on j's probe path: move it there */
+                s->slot[i] = n; /* i lies on n's probe path: move it there */
+                s->nodes[n].slot = i;
                 i = j;
                 break;
             }
@@ -103,62 +89,71 @@ static void slot_delete(ms_shadow *s, uint64_t i)
     }
 }
 
-/* The slot of the line whose latest access is queue position p, or NULL
- * if that entry is stale. */
-static slot *live_at(ms_shadow *s, uint64_t p)
+/* Take node n off the recency list. */
+static void unlink_node(ms_shadow *s, uint32_t n)
 {
-    slot *x = &s->slot[probe(s, s->queue[p & s->qmask])];
-    return x->block != EMPTY && x->pos == p ? x : NULL;
+    node *x = &s->nodes[n];
+    if (x->prev != NIL)
+        s->nodes[x->prev].next = x->next;
+    else
+        s->head = x->next;
+    if (x->next != NIL)
+        s->nodes[x->next].prev = x->prev;
+    else
+        s->tail = x->prev;
 }
 
-/* Drop the least recently used line (the shadow holds at least one). */
-static void drop_lru(ms_shadow *s)
+/* Put node n at the head (most recent) of the list. */
+static void push_head(ms_shadow *s, uint32_t n)
 {
-    for (;; s->head++) {
-        slot *x = live_at(s, s->head);
-        if (x) {
-            slot_delete(s, (uint64_t)(x - s->slot));
-            s->head++;
-            s->live--;
-            return;
-        }
-    }
+    node *x = &s->nodes[n];
+    x->prev = NIL;
+    x->next = s->head;
+    if (s->head != NIL)
+        s->nodes[s->head].prev = n;
+    else
+        s->tail = n;
+    s->head = n;
 }
 
-/* Pack the live entries of a full queue to its front, in order. */
-static void compact(ms_shadow *s)
+/* A node for a new line: a free one, a never-used one, or the LRU one
+ * (dropped from the index). */
+static uint32_t take_node(ms_shadow *s)
 {
-    uint64_t j = s->head;
-    for (uint64_t p = s->head; p != s->tail; p++) {
-        slot *x = live_at(s, p);
-        if (x) {
-            s->queue[j & s->qmask] = x->block;
-            x->pos = j++;
-        }
+    uint32_t n;
+    if (s->free != NIL) {
+        n = s->free;
+        s->free = s->nodes[n].next;
+    } else if (s->used < s->cap) {
+        n = s->used++;
+    } else {
+        n = s->tail;
+        unlink_node(s, n);
+        slot_delete(s, s->nodes[n].slot);
     }
-    s->tail = j;
+    return n;
 }
 
 int ms_shadow_access(ms_shadow *s, uint64_t block)
 {
     uint64_t i = probe(s, block);
-    int hit = s->slot[i].block == block;
-    if (hit && s->slot[i].pos + 1 == s->tail)
-        return 1; /* already the most recent */
-    if (!hit && s->live == s->cap) {
-        drop_lru(s);
-        i = probe(s, block); /* the deletion may have moved slots */
+    uint32_t n = s->slot[i];
+    if (n != NIL) {
+        if (s->head != n) {
+            unlink_node(s, n);
+            push_head(s, n);
+        }
+        return 1;
     }
-    if (s->tail - s->head == s->qmask + 1) {
-        compact(s); /* moves positions, not slots */
-    }
-    if (!hit) {
-        s->slot[i].block = block;
-        s->live++;
-    }
-    s->slot[i].pos = s->tail;
-    s->queue[s->tail++ & s->qmask] = block;
-    return hit;
+    int full = s->free == NIL && s->used == s->cap;
+    n = take_node(s);
+    if (full)
+        i = probe(s, block); /* dropping the tail may have moved slots */
+    s->nodes[n].block = block;
+    s->nodes[n].slot = i;
+    s->slot[i] = n;
+    push_head(s, n);
+    return 0;
 }
 
 void ms_shadow_prefetch(const ms_shadow *s, uint64_t block)
@@ -169,10 +164,13 @@ void ms_shadow_prefetch(const ms_shadow *s, uint64_t block)
 void ms_shadow_remove(ms_shadow *s, uint64_t block)
 {
     uint64_t i = probe(s, block);
-    if (s->slot[i].block == EMPTY)
+    uint32_t n = s->slot[i];
+    if (n == NIL)
         return;
-    slot_delete(s, i); /* its queue entry is stale from now on */
-    s->live--;
+    slot_delete(s, s->nodes[n].slot);
+    unlink_node(s, n);
+    s->nodes[n].next = s->free;
+    s->free = n;
 }
 
 void ms_shadow_free(ms_shadow *s)
@@ -180,7 +178,7 @@ void ms_shadow_free(ms_shadow *s)
     if (!s)
         return;
     const rd_allocator *a = s->a;
-    a->release(a->ctx, s->queue);
     a->release(a->ctx, s->slot);
+    a->release(a->ctx, s->nodes);
     a->release(a->ctx, s);
 }
