@@ -11,6 +11,8 @@
 #   cachegrind  valgrind --tool=cachegrind --cache-sim=yes with D1 and LL set
 #               to the simulated machine's L1 and last level (same caches)
 #   full        augur memspy --machine M --format json -- PROGRAM
+#   tool        the memspy Valgrind tool alone with the same levels (what
+#               `full` costs less the host's reading, analysis and report)
 #   time R      augur memspy --machine M --sample R            (for each R)
 #   sets R      augur memspy --machine M --sample R --sample-by sets
 # and reports the median user+sys CPU time of each (the machine is shared:
@@ -73,6 +75,21 @@ cache_geometry() {
         END { k = which == "first" ? 1 : n; print size[k] "," ways[k] "," line[k] }' "$TMP/machine.yaml"
 }
 
+# level_args — the tool's --level options for the machine's caches, as
+# augur memspy passes them (NAME,SIZE,LINE,WAYS,SHARED).
+level_args() {
+    awk '
+        /^caches:/ { in_caches = 1; next }
+        /^[a-z]/ { in_caches = 0 }
+        in_caches && $2 == "name:" { n++; gsub(/"/, "", $3); name[n] = $3 }
+        in_caches && $1 == "size:" { size[n] = $2 }
+        in_caches && $1 == "line_bytes:" { line[n] = $2 }
+        in_caches && $1 == "ways:" { ways[n] = $2 }
+        in_caches && $1 == "shared_by_cores:" { shared[n] = $2 }
+        END { for (k = 1; k <= n; k++) printf "--level=%s,%s,%s,%s,%s\n", name[k], size[k], line[k], ways[k], shared[k] }
+    ' "$TMP/machine.yaml"
+}
+
 # cpu_time CMD... — run CMD (output discarded); prints its children's
 # user+sys CPU seconds.
 cpu_time() {
@@ -93,7 +110,8 @@ rates() {
 
 D1=$(cache_geometry first)
 LL=$(cache_geometry last)
-configs=(cachegrind full)
+mapfile -t LEVELS < <(level_args)
+configs=(cachegrind full tool)
 for r in $RATIOS; do configs+=("time:$r" "sets:$r"); done
 
 # run_config CONFIG EXE ARGS... — one timed run; the report of the first
@@ -107,6 +125,10 @@ run_config() {
             --cachegrind-out-file=/dev/null "$exe" "$@" ;;
     full)
         cpu_time "$AUGUR" memspy --machine "$MACHINE" --format json --output "$json" -- "$exe" "$@" ;;
+    tool)
+        mkdir -p "$TMP/raw"
+        cpu_time env VALGRIND_LIB="$BUILD_DIR/vglib" valgrind --tool=memspy --out-dir="$TMP/raw" "${LEVELS[@]}" "$exe" "$@"
+        rm -f "$TMP"/raw/memspy.*.out ;;
     time:* | sets:*)
         cpu_time "$AUGUR" memspy --machine "$MACHINE" --sample "${config#*:}" --sample-by "${config%%:*}" \
             --format json --output "$json" -- "$exe" "$@" ;;
@@ -140,8 +162,10 @@ for spec in $PROGRAMS; do
     for c in "${configs[@]}"; do
         t=$(median <"$TMP/$name.${c/:/_}.times")
         ratio=$(awk -v a="$t" -v b="$cg" 'BEGIN {printf "%.2f", a / b}')
-        if [ "$c" = cachegrind ]; then
-            echo "| $name $args | $c | $t | 1.00 | | | | | | |"
+        if [ "$c" = cachegrind ] || [ "$c" = tool ]; then
+            [ "$c" = cachegrind ] || ratio="**$ratio**"
+            [ "$c" = cachegrind ] && ratio=1.00
+            echo "| $name $args | $c | $t | $ratio | | | | | | |"
             continue
         fi
         read -r r1 r2 r3 < <(rates "$TMP/$name.${c/:/_}.json")
