@@ -149,14 +149,6 @@ int cs_level_access_block(cs_level *c, uint64_t block)
     return cs_level_touch(c, block).pos < c->ways;
 }
 
-void cs_level_prefetch(const cs_level *c, uint64_t block)
-{
-    uint64_t set = block & (c->sets - 1);
-    __builtin_prefetch(c->blocks + set * c->ways);
-    if (c->tags)
-        __builtin_prefetch(c->tags + set * c->ways);
-}
-
 uint32_t cs_level_remove(cs_level *c, uint64_t block)
 {
     uint64_t set = block & (c->sets - 1);

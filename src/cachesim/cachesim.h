@@ -77,11 +77,6 @@ cs_touch cs_level_touch(cs_level *c, uint64_t block); /* tag 0 */
  * or ways if it was absent. */
 uint32_t cs_level_remove(cs_level *c, uint64_t block);
 
-/* Hint that `block`'s set will be touched soon (a prefetch of its slots):
- * memsim starts the deeper levels' memory loads together once a reference
- * has missed the first level.  Changes nothing. */
-void cs_level_prefetch(const cs_level *c, uint64_t block);
-
 /* Call fn(ctx, block) for every valid block of the level, in no particular
  * order; fn must not change the level. */
 void cs_level_for_each(const cs_level *c, void (*fn)(void *ctx, uint64_t block), void *ctx);

@@ -197,15 +197,6 @@ static ms_cache *instance(ms_sim *s, const ref *r, unsigned k)
     return s->c.level[k].shared_by == 1 ? &r->th->level[k] : &s->shared[k];
 }
 
-/* `block` missed level k: start loading its sets and shadow slots at the
- * deeper levels now, so that their memory latencies overlap instead of
- * adding up level after level. */
-static void prefetch_deeper(ms_sim *s, const ref *r, unsigned k, uint64_t block)
-{
-    for (unsigned j = k + 1; j < s->c.nlevels; j++)
-        ms_cache_prefetch(instance(s, r, j), block);
-}
-
 /* Access every simulated line of r at level k; 1 if any missed, with the
  * first miss's cause, unknown flag and evicted tag in out. */
 static int level_access(ms_sim *s, const ref *r, unsigned k, ms_result *out)
@@ -217,8 +208,6 @@ static int level_access(ms_sim *s, const ref *r, unsigned k, ms_result *out)
         if (!(b & s->sample_mask)) {
             ms_outcome o = ms_cache_access(c, b, r->tag, s->epoch);
             if (!o.hit) {
-                if (k == 0)
-                    prefetch_deeper(s, r, k, b);
                 enum ms_cause cause = miss_cause(s, r, k, b, &o);
                 if (!missed) {
                     out->cause[k] = (uint8_t)cause;

@@ -71,12 +71,6 @@ ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t tag, uint32_t e
     return o;
 }
 
-void ms_cache_prefetch(const ms_cache *c, uint64_t block)
-{
-    cs_level_prefetch(c->sets, block);
-    ms_shadow_prefetch(c->shadow, block);
-}
-
 int ms_cache_remove(ms_cache *c, uint64_t block, uint32_t epoch)
 {
     uint32_t pos = cs_level_remove(c->sets, block);

@@ -52,11 +52,6 @@ void ms_cache_init(ms_cache *c, uint64_t size, uint32_t line, uint32_t ways,
  * with `tag`. */
 ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t tag, uint32_t epoch);
 
-/* Hint that `block` will be accessed soon: start loading its set and its
- * shadow slot, which for a large level are likely far from the CPU's
- * caches.  Changes nothing. */
-void ms_cache_prefetch(const ms_cache *c, uint64_t block);
-
 /* Invalidate `block`: if the cache holds it, remove it there and from the
  * shadow and return 1; else change nothing and return 0. */
 int ms_cache_remove(ms_cache *c, uint64_t block, uint32_t epoch);

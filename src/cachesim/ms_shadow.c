@@ -156,11 +156,6 @@ int ms_shadow_access(ms_shadow *s, uint64_t block)
     return 0;
 }
 
-void ms_shadow_prefetch(const ms_shadow *s, uint64_t block)
-{
-    __builtin_prefetch(&s->slot[home(s, block)]);
-}
-
 void ms_shadow_remove(ms_shadow *s, uint64_t block)
 {
     uint64_t i = probe(s, block);

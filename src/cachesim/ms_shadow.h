@@ -23,10 +23,6 @@ ms_shadow *ms_shadow_new(uint64_t lines, const rd_allocator *a);
  * recently used line (a miss in a full shadow drops the least recent). */
 int ms_shadow_access(ms_shadow *s, uint64_t block);
 
-/* Hint that `block` will be accessed soon (a prefetch of its index slot).
- * Changes nothing. */
-void ms_shadow_prefetch(const ms_shadow *s, uint64_t block);
-
 /* Drop `block` if present (an invalidation), freeing its line. */
 void ms_shadow_remove(ms_shadow *s, uint64_t block);
 

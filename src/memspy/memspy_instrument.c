@@ -45,7 +45,8 @@ static IRExpr *and_guard(IRSB *out, IRExpr *guard, IRExpr *more)
     return bind(out, Ity_I1, IRExpr_Binop(Iop_And1, guard, more));
 }
 
-/* *counter += 1 when `cond` (may be NULL: always true) holds. */
+/* *counter += 1 (minus: -= 1) when `cond` (may be NULL: always true) holds;
+ * branch-free: the step is cond widened to 0 or 1. */
 static void add_count(IRSB *out, ULong *counter, IRExpr *cond, Bool minus)
 {
     IRExpr *at = mkIRExpr_HWord((HWord)counter);
