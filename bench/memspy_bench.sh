@@ -11,6 +11,7 @@
 #   cachegrind  valgrind --tool=cachegrind --cache-sim=yes with D1 and LL set
 #               to the simulated machine's L1 and last level (same caches)
 #   full        augur memspy --machine M --format json -- PROGRAM
+#   none        valgrind --tool=none: Valgrind's own cost, the floor of any tool
 #   tool        the memspy Valgrind tool alone with the same levels (what
 #               `full` costs less the host's reading, analysis and report)
 #   time R      augur memspy --machine M --sample R            (for each R)
@@ -111,7 +112,7 @@ rates() {
 D1=$(cache_geometry first)
 LL=$(cache_geometry last)
 mapfile -t LEVELS < <(level_args)
-configs=(cachegrind full tool)
+configs=(cachegrind none full tool)
 for r in $RATIOS; do configs+=("time:$r" "sets:$r"); done
 
 # run_config CONFIG EXE ARGS... — one timed run; the report of the first
@@ -125,6 +126,8 @@ run_config() {
             --cachegrind-out-file=/dev/null "$exe" "$@" ;;
     full)
         cpu_time "$AUGUR" memspy --machine "$MACHINE" --format json --output "$json" -- "$exe" "$@" ;;
+    none)
+        cpu_time valgrind --tool=none "$exe" "$@" ;;
     tool)
         mkdir -p "$TMP/raw"
         cpu_time env VALGRIND_LIB="$BUILD_DIR/vglib" valgrind --tool=memspy --out-dir="$TMP/raw" "${LEVELS[@]}" "$exe" "$@"
@@ -162,7 +165,7 @@ for spec in $PROGRAMS; do
     for c in "${configs[@]}"; do
         t=$(median <"$TMP/$name.${c/:/_}.times")
         ratio=$(awk -v a="$t" -v b="$cg" 'BEGIN {printf "%.2f", a / b}')
-        if [ "$c" = cachegrind ] || [ "$c" = tool ]; then
+        if [ "$c" = cachegrind ] || [ "$c" = tool ] || [ "$c" = none ]; then
             [ "$c" = cachegrind ] || ratio="**$ratio**"
             [ "$c" = cachegrind ] && ratio=1.00
             echo "| $name $args | $c | $t | $ratio | | | | | | |"
