@@ -58,7 +58,9 @@ static void add_count(IRSB *out, ULong *counter, IRExpr *cond, Bool minus)
 }
 
 /* Time sampling in IR: while memspy.gap_left > 0 the reference only counts
- * it down.  Returns the condition for calling the helper (NULL: always). */
+ * it down.  Returns the condition for calling the helper (NULL: always).
+ * The helper itself sets gap_left; this is safe within one superblock
+ * because VEX's CSE never carries a load across a dirty call. */
 static IRExpr *time_sampling_guard(IRSB *out, IRExpr *guard)
 {
     IRExpr *at = mkIRExpr_HWord((HWord)&memspy.gap_left);
