@@ -191,11 +191,17 @@ static enum ms_cause miss_cause(ms_sim *s, const ref *r, unsigned k, uint64_t bl
     return o->shadow_hit ? MS_CONFLICT : MS_CAPACITY;
 }
 
+/* Level k's instance that reference r uses. */
+static ms_cache *instance(ms_sim *s, const ref *r, unsigned k)
+{
+    return s->c.level[k].shared_by == 1 ? &r->th->level[k] : &s->shared[k];
+}
+
 /* Access every simulated line of r at level k; 1 if any missed, with the
  * first miss's cause, unknown flag and evicted tag in out. */
 static int level_access(ms_sim *s, const ref *r, unsigned k, ms_result *out)
 {
-    ms_cache *c = s->c.level[k].shared_by == 1 ? &r->th->level[k] : &s->shared[k];
+    ms_cache *c = instance(s, r, k);
     uint64_t first = r->addr >> s->line_shift, last = r->last >> s->line_shift;
     int missed = 0;
     for (uint64_t b = first;; b++) {
@@ -234,6 +240,19 @@ static void coherence_update(ms_sim *s, const ref *r, int is_write, unsigned hit
     }
 }
 
+/* 1 if reference r (of one line) repeats the last line its first level
+ * accessed in this sample: a hit there that changes no cache state, so the
+ * walk can stop at once.  Not for a write once coherence is kept, which
+ * must still invalidate the other threads' copies. */
+static int repeats_last_line(const ms_sim *s, const ref *r, int is_write)
+{
+    uint64_t block = r->addr >> s->line_shift;
+    if (block != r->last >> s->line_shift || (is_write && s->coherent))
+        return 0;
+    const ms_cache *c = s->c.level[0].shared_by == 1 ? &r->th->level[0] : &s->shared[0];
+    return c->last == block && c->last_epoch == s->epoch;
+}
+
 void ms_access(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_write, uint32_t tag,
                ms_result *out)
 {
@@ -246,6 +265,10 @@ void ms_access(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_
     }
     out->sampled = 1;
     r.th = thread_state(s, r.t);
+    if (repeats_last_line(s, &r, is_write)) {
+        out->hit_level = 0;
+        return;
+    }
     unsigned k = 0;
     while (k < s->c.nlevels && level_access(s, &r, k, out))
         k++;

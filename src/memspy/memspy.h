@@ -111,9 +111,14 @@ typedef struct Memspy {
     /* simulation */
     ms_sim *sim;
     rd_allocator alloc;
-    Bool in_gap;      /* time sampling: inside the OFF stretch */
-    ULong phase_left; /* references left in the current ON or OFF stretch */
-    ULong skipped;    /* references not simulated */
+    ULong phase_left; /* time sampling: references left in the current ON stretch */
+    Bool new_sample;  /* time sampling: the next simulated reference starts a sample */
+    ULong skipped;    /* references not simulated, as the helper counted them
+                         (a whole OFF stretch when it began); memspy_skipped() is exact */
+    /* Read and written by the instrumented code itself, so that a reference
+     * that is not simulated makes no helper call (memspy_instrument.c): */
+    ULong gap_left;    /* time sampling: references still to skip in this OFF stretch */
+    ULong set_skipped; /* set sampling alone: references outside the sampled sets */
 
     /* code */
     VgHashTable *codes; /* CodeRec by address */
@@ -157,6 +162,12 @@ VG_REGPARM(3) void memspy_on_access(CodeRec *code, Addr addr, UWord size_and_wri
 /* Make the simulator; False (after a message) if the options describe a
  * hierarchy it refuses. */
 Bool memspy_access_init(void);
+/* References not simulated so far (time sampling's gaps, set sampling's
+ * other sets). */
+ULong memspy_skipped(void);
+/* Zero the sampling counts, keeping the OFF stretch under way (a forked
+ * child). */
+void memspy_access_reset(void);
 
 /* memspy_objects.c */
 void memspy_objects_init(void); /* also registers the malloc replacement */

@@ -1,8 +1,9 @@
 /* memspy_access.c — what every data reference does at run time.
  *
  * memspy_on_access, called by the instrumented code (memspy_instrument.c):
- *   1. time sampling: inside an OFF stretch the reference is only counted
- *      as skipped; when an ON stretch begins the simulator is told
+ *   1. time sampling: the instrumented code skips OFF stretches itself
+ *      (memspy_instrument.c); here an ON stretch's end sets up the next OFF
+ *      stretch, and when an ON stretch begins the simulator is told
  *      (ms_sample_start) so that it flags misses it cannot vouch for;
  *   2. the data object the address belongs to (memspy_objects.c);
  *   3. the simulator, on behalf of the running thread, with the object as
@@ -40,35 +41,52 @@ Bool memspy_access_init(void)
                              "simulated: %s\n", error ? error : "bad configuration");
         return False;
     }
-    memspy.in_gap = False;
     memspy.phase_left = memspy.sample_on;
     return True;
 }
 
-/* Time sampling: is this reference in an OFF stretch?  Advances the
- * stretches; starting an ON stretch starts a new sample. */
-static inline Bool in_time_gap(void)
+ULong memspy_skipped(void)
+{
+    return memspy.skipped - memspy.gap_left + memspy.set_skipped;
+}
+
+void memspy_access_reset(void)
+{
+    memspy.skipped = memspy.gap_left; /* cancels out in memspy_skipped() */
+    memspy.set_skipped = 0;
+}
+
+/* Time sampling, for a reference the instrumented code let through (the
+ * OFF stretch, gap_left references, is skipped without a call): is this
+ * reference the first of a new OFF stretch?  Then the stretch is set up for
+ * the instrumented code to skip, and counted skipped in full (memspy_skipped
+ * takes back what remains of it).  The first reference after a stretch
+ * starts a new sample. */
+static inline Bool starts_time_gap(void)
 {
     Memspy *m = &memspy;
     if (LIKELY(m->sample_on == 0))
         return False;
     if (m->phase_left == 0) {
-        m->in_gap = !m->in_gap;
-        m->phase_left = m->in_gap ? m->sample_off : m->sample_on;
-        if (!m->in_gap)
-            ms_sample_start(m->sim);
+        m->phase_left = m->sample_on;
+        m->gap_left = m->sample_off - 1; /* this reference is the stretch's first */
+        m->skipped += m->sample_off;
+        m->new_sample = True;
+        return True;
+    }
+    if (m->new_sample) {
+        m->new_sample = False;
+        ms_sample_start(m->sim);
     }
     m->phase_left--;
-    return m->in_gap;
+    return False;
 }
 
 VG_REGPARM(3) void memspy_on_access(CodeRec *code, Addr addr, UWord size_and_write)
 {
     Memspy *m = &memspy;
-    if (in_time_gap()) {
-        m->skipped++;
+    if (starts_time_gap())
         return;
-    }
     Bool is_write = size_and_write & 1;
     UInt obj = memspy_object_of(code, addr);
     ms_result r;

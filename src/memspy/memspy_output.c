@@ -216,7 +216,7 @@ static void write_body(profile_writer *w, void *ctx)
     write_codes_and_pairs(w);
     write_evictions(w);
     write_threads(w);
-    line_u64(w, "skipped", memspy.skipped);
+    line_u64(w, "skipped", memspy_skipped());
     if (memspy.exited)
         line_u64(w, "exit", (ULong)(UInt)memspy.exit_code & 0xff);
 }

@@ -98,5 +98,5 @@ void memspy_pairs_reset(void)
     for (EvictRec *e; (e = VG_(HT_Next)(memspy.evictions));)
         e->count = 0;
     VG_(memset)(memspy.thread, 0, sizeof memspy.thread);
-    memspy.skipped = 0;
+    memspy_access_reset();
 }

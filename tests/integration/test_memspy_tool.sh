@@ -211,5 +211,20 @@ check "time sampling recorded" "$(grep '^sampling' "$RAW")" "sampling time 1000 
 check "simulated + skipped = all references" \
     "$(awk '$1 == "pair" { s += $4 } $1 == "skipped" { s += $2 } END { print s }' "$RAW")" \
     "$(awk '$1 == "pair" { s += $4 } END { print s }' "$WORK/seq"/memspy.*.out)"
+# The OFF stretches are skipped in IR, the ON stretches counted in the helper:
+# of T references, 1000 of every 4000 are simulated, and up to 1000 of the rest.
+ALL=$(awk '$1 == "pair" { s += $4 } END { print s }' "$WORK/seq"/memspy.*.out)
+check "time sampling: simulated = ON stretches of all references" \
+    "$(awk '$1 == "pair" { s += $4 } END { print s }' "$RAW")" \
+    "$(( ALL / 4000 * 1000 + (ALL % 4000 < 1000 ? ALL % 4000 : 1000) ))"
+EXTRA_OPTS=(--sample-sets=4)
+RAW=$(memspy "$WORK/setsampled" "$PROGRAMS/memsweep" 1024 64 4)
+check "set sampling: simulated + skipped = all references" \
+    "$(awk '$1 == "pair" { s += $4 } $1 == "skipped" { s += $2 } END { print s }' "$RAW")" "$ALL"
+# `big` is page-aligned and the sweep's 1024 lines consecutive: one in 4 is
+# sampled, in each of the 4 sweeps.
+check "set sampling: the sweep's sampled references" \
+    "$(pair_sum "$RAW" memsweep.c "$(line_of LOAD:sweep "$SRC_PROGRAMS/memsweep.c")" '*' refs)" \
+    "$(( 1024 / 4 * 4 ))"
 
 finish

@@ -11,6 +11,7 @@
 
 #include "cachesim/cachesim.h"
 #include "cachesim/memsim.h"
+#include "cachesim/ms_shadow.h"
 
 #define LINE 64u
 #define BASE 0x10000000ull /* line- and page-aligned start of test data */
@@ -168,6 +169,39 @@ static void test_causes_random(void **state)
     cs_level_free(sa);
     cs_level_free(fa);
     ms_free(s);
+}
+
+/* The shadow against a fully-associative cs_level of the same lines, per
+ * access, on random accesses and invalidations: hits, LRU drops, stale
+ * queue entries skipped and the queue's packing (hits fill it) must all
+ * keep true LRU order.  Capacities 1, 3 and 64 lines. */
+static void test_shadow_is_lru(void **state)
+{
+    (void)state;
+    const uint32_t caps[] = {1, 3, 64};
+    rng_state = 5;
+    for (unsigned c = 0; c < 3; c++) {
+        uint32_t cap = caps[c];
+        const char *err = NULL;
+        cs_level *fa = cs_level_new((uint64_t)cap * LINE, LINE, cap, &alloc, &err);
+        assert_non_null(fa);
+        ms_shadow *sh = ms_shadow_new(cap, &alloc);
+        uint64_t hits = 0;
+        for (int i = 0; i < 200000; i++) {
+            uint64_t block = rng_below(4) ? rng_below(cap + 1) : rng_below(3 * cap + 2);
+            if (rng_below(10) == 0) {
+                cs_level_remove(fa, block);
+                ms_shadow_remove(sh, block);
+                continue;
+            }
+            int want = cs_level_touch(fa, block).pos < cap;
+            assert_int_equal(ms_shadow_access(sh, block), want);
+            hits += (uint64_t)want;
+        }
+        assert_true(hits > 10000 && hits < 190000); /* both outcomes exercised */
+        ms_shadow_free(sh);
+        cs_level_free(fa);
+    }
 }
 
 /* ---- sharing -------------------------------------------------------------- */
@@ -590,6 +624,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_capacity, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(test_conflict, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(test_causes_random, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(test_shadow_is_lru, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(test_true_sharing, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(test_false_sharing, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(test_sharing_three_levels, reset_counts, check_no_leaks),
