@@ -43,7 +43,7 @@ typedef struct memspy_options {
 static void usage(FILE *to)
 {
     fprintf(to,
-            "usage: augur memspy [--machine NAME|FILE] [--sample RATIO [--sample-by time|sets]]\n"
+            "usage: augur memspy [--machine NAME|FILE] [--sample RATIO [--sample-by sets|time]]\n"
             "                    [--format text|json|callgrind] [--output FILE] -- PROGRAM [ARGS...]\n"
             "       augur memspy [--machine NAME|FILE] [--format F] [--output FILE] --raw FILE\n\n"
             "Runs PROGRAM under the memspy Valgrind tool, which simulates the machine's data caches\n"
@@ -57,10 +57,12 @@ static void usage(FILE *to)
             "                       description closest to this host's caches (the header says which)\n"
             "  --sample RATIO       simulate this share of references, 0 < RATIO <= 1 (default 1);\n"
             "                       counts are scaled and shown with the error bounds sampling implies\n"
-            "  --sample-by time     (default) time sampling: %d references on, then off (seed 001);\n"
-            "                       every object is sampled, bounds from unknown references\n"
-            "  --sample-by sets     set sampling: one set in 2^k (ratio rounded); cheaper per\n"
-            "                       skipped reference, binomial bounds, small objects may be missed\n"
+            "  --sample-by sets     (default) set sampling: one set in 2^k (ratio rounded); within\n"
+            "                       0.1 points of full simulation in the benchmark, binomial bounds,\n"
+            "                       small objects may be missed\n"
+            "  --sample-by time     time sampling: %d references on, then off (seed 001); every\n"
+            "                       object is sampled, bounds from unknown references; off by 1-3\n"
+            "                       points at L2/L3 when samples are too short to warm them\n"
             "  --format F           text (default), json, or callgrind (for callgrind_annotate and\n"
             "                       KCachegrind: one event per level and cause)\n"
             "  --output FILE        write the report to FILE instead of standard output\n"
@@ -128,7 +130,7 @@ static int parse_options(int argc, char **argv, memspy_options *o)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    *o = (memspy_options){.ratio = 1.0};
+    *o = (memspy_options){.ratio = 1.0, .by_sets = 1}; /* sets: docs/memspy.md, Benchmark */
     int first;
     int rc = cli_getopt("memspy", argc, argv, longopts, take_option, o, &first);
     if (rc != 0)
