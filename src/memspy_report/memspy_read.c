@@ -22,9 +22,7 @@ typedef struct reader {
     memspy_raw *m;
     size_t cap_args, cap_modules, cap_bias, cap_fns, cap_files, cap_objs, cap_sites, cap_codes, cap_pairs,
         cap_evicts, cap_threads, cap_warnings;
-    unsigned seen; /* bit k: a line with keywords[k] was seen */
-    int rank;
-    const char *prev_keyword;
+    rawtext_order order; /* the keyword table and the lines seen so far */
     char *fields[MAX_FIELDS];
 } reader;
 
@@ -400,88 +398,46 @@ static int parse_exit(reader *r, char **f)
 /* ---- lines --------------------------------------------------------------- */
 
 typedef struct keyword {
-    const char *name;
-    enum rank rank;
-    int once, required;
-    int nfields; /* fields after the keyword, or -1 when the parser checks */
-    int (*parse)(reader *r, char **f);
-    int (*parse_n)(reader *r, char **f, int nf);
+    rawtext_kw kw;                               /* name, rank, once, required, nfields */
+    int (*parse)(reader *r, char **f);           /* when nfields >= 0 */
+    int (*parse_n)(reader *r, char **f, int nf); /* when nfields < 0 */
 } keyword;
 
 static const keyword keywords[] = {
-    {"augur-memspy", R_MAGIC, 1, 1, 1, parse_magic, NULL},
-    {"tool", R_TOOL, 1, 1, 2, parse_tool, NULL},
-    {"pid", R_PID, 1, 1, 1, parse_pid, NULL},
-    {"ppid", R_PPID, 1, 1, 1, parse_ppid, NULL},
-    {"exe", R_EXE, 1, 1, 1, parse_exe, NULL},
-    {"arg", R_ARG, 0, 0, 1, parse_arg, NULL},
-    {"level", R_LEVEL, 0, 1, 6, parse_level, NULL},
-    {"sampling", R_SAMPLING, 1, 1, -1, NULL, parse_sampling},
-    {"threads", R_THREADS, 1, 1, 1, parse_threads, NULL},
-    {"warning", R_THREADS, 0, 0, 1, parse_warning, NULL},
-    {"module", R_BODY, 0, 0, 3, parse_module, NULL},
-    {"fn", R_BODY, 0, 0, 2, parse_fn, NULL},
-    {"file", R_BODY, 0, 0, 2, parse_file, NULL},
-    {"obj", R_BODY, 0, 0, 5, parse_obj, NULL},
-    {"site", R_BODY, 0, 0, 6, parse_site, NULL},
-    {"code", R_BODY, 0, 0, 6, parse_code, NULL},
-    {"pair", R_BODY, 0, 0, -1, NULL, parse_pair},
-    {"evict", R_BODY, 0, 0, 4, parse_evict, NULL},
-    {"thread", R_BODY, 0, 0, -1, NULL, parse_thread},
-    {"skipped", R_SKIPPED, 1, 1, 1, parse_skipped, NULL},
-    {"exit", R_EXIT, 1, 0, 1, parse_exit, NULL},
+    {{"augur-memspy", R_MAGIC, 1, 1, 1}, parse_magic, NULL},
+    {{"tool", R_TOOL, 1, 1, 2}, parse_tool, NULL},
+    {{"pid", R_PID, 1, 1, 1}, parse_pid, NULL},
+    {{"ppid", R_PPID, 1, 1, 1}, parse_ppid, NULL},
+    {{"exe", R_EXE, 1, 1, 1}, parse_exe, NULL},
+    {{"arg", R_ARG, 0, 0, 1}, parse_arg, NULL},
+    {{"level", R_LEVEL, 0, 1, 6}, parse_level, NULL},
+    {{"sampling", R_SAMPLING, 1, 1, -1}, NULL, parse_sampling},
+    {{"threads", R_THREADS, 1, 1, 1}, parse_threads, NULL},
+    {{"warning", R_THREADS, 0, 0, 1}, parse_warning, NULL},
+    {{"module", R_BODY, 0, 0, 3}, parse_module, NULL},
+    {{"fn", R_BODY, 0, 0, 2}, parse_fn, NULL},
+    {{"file", R_BODY, 0, 0, 2}, parse_file, NULL},
+    {{"obj", R_BODY, 0, 0, 5}, parse_obj, NULL},
+    {{"site", R_BODY, 0, 0, 6}, parse_site, NULL},
+    {{"code", R_BODY, 0, 0, 6}, parse_code, NULL},
+    {{"pair", R_BODY, 0, 0, -1}, NULL, parse_pair},
+    {{"evict", R_BODY, 0, 0, 4}, parse_evict, NULL},
+    {{"thread", R_BODY, 0, 0, -1}, NULL, parse_thread},
+    {{"skipped", R_SKIPPED, 1, 1, 1}, parse_skipped, NULL},
+    {{"exit", R_EXIT, 1, 0, 1}, parse_exit, NULL},
 };
 #define NKEYWORDS (sizeof keywords / sizeof *keywords)
-
-/* Check that every required line of a rank below `rank` was seen. */
-static int check_required_before(reader *r, int rank, const char *what)
-{
-    for (size_t k = 0; k < NKEYWORDS; k++)
-        if (keywords[k].required && (int)keywords[k].rank < rank && !(r->seen & (1u << k)))
-            return fail(r, "no '%s' line before %s (lines must come in the order of docs/memspy-format.md)",
-                        keywords[k].name, what);
-    return 0;
-}
-
-/* Check the line's place in the file and record it. */
-static int check_order(reader *r, size_t k)
-{
-    const keyword *kw = &keywords[k];
-    char what[64];
-    if ((int)kw->rank < r->rank)
-        return fail(r, "'%s' line after a '%s' line (lines must come in the order of docs/memspy-format.md)",
-                    kw->name, r->prev_keyword);
-    if (kw->once && (r->seen & (1u << k)))
-        return fail(r, "a second '%s' line", kw->name);
-    snprintf(what, sizeof what, "this '%s' line", kw->name);
-    if (check_required_before(r, (int)kw->rank, what) != 0)
-        return -1;
-    r->seen |= 1u << k;
-    r->rank = (int)kw->rank;
-    r->prev_keyword = kw->name;
-    return 0;
-}
 
 static int parse_line(reader *r, char *line)
 {
     int nf;
     if (rawtext_split(&r->t, line, r->fields, MAX_FIELDS, &nf) != 0)
         return -1;
-    char **f = r->fields;
-    for (size_t k = 0; k < NKEYWORDS; k++) {
-        const keyword *kw = &keywords[k];
-        if (strcmp(f[0], kw->name) != 0)
-            continue;
-        if (check_order(r, k) != 0)
-            return -1;
-        if (kw->nfields < 0)
-            return kw->parse_n(r, f, nf);
-        if (nf - 1 != kw->nfields)
-            return fail(r, "'%s' line with %d fields, expected %d", kw->name, nf - 1, kw->nfields);
-        return kw->parse(r, f);
-    }
-    char buf[48];
-    return fail(r, "unknown keyword '%s'", rawtext_shown(f[0], buf, sizeof buf));
+    size_t k;
+    if (rawtext_keyword(&r->t, &r->order, r->fields, nf, &k) != 0)
+        return -1;
+    const keyword *kw = &keywords[k];
+    return kw->kw.nfields < 0 ? kw->parse_n(r, r->fields, nf) : kw->parse(r, r->fields);
 }
 
 static int parse_body(reader *r, char *buf, size_t body_len)
@@ -494,7 +450,7 @@ static int parse_body(reader *r, char *buf, size_t body_len)
             return -1;
         line = nl + 1;
     }
-    return check_required_before(r, R_EXIT + 1, "the 'end' line");
+    return rawtext_required_before(&r->t, &r->order, R_EXIT + 1, "the 'end' line");
 }
 
 int memspy_read(const char *path, memspy_raw *out, char *err, size_t errlen)
@@ -508,7 +464,8 @@ int memspy_read(const char *path, memspy_raw *out, char *err, size_t errlen)
     r->t = (rawtext){.path = path, .magic = "augur-memspy", .version = MEMSPY_VERSION, .kind = "memspy output",
                      .hint = TRUNCATED_HINT, .redo = "run augur memspy again", .err = err, .errlen = errlen};
     r->m = out;
-    r->prev_keyword = "";
+    r->order = (rawtext_order){.table = keywords, .n = NKEYWORDS, .stride = sizeof *keywords,
+                               .doc = "docs/memspy-format.md", .rank = R_MAGIC, .prev = ""};
     char *buf = NULL;
     size_t body_len = 0;
     int rc = rawtext_open(&r->t, &buf, &body_len);

@@ -35,9 +35,7 @@ typedef struct reader {
     rawtext t;       /* the file, its error buffer and the line being parsed */
     profile *p;
     size_t cap_instrs, cap_modules, cap_fns, cap_files, cap_args, cap_targets;
-    unsigned seen;   /* bit k: a line with keywords[k] was seen */
-    int rank;        /* rank of the previous line */
-    const char *prev_keyword;
+    rawtext_order order; /* the keyword table and the lines seen so far */
     prof_instr *cur; /* the last ins, NULL before the first */
     size_t cur_lineno;
     enum stage cur_stage;
@@ -371,84 +369,41 @@ static int parse_exit(reader *r, char **f)
 /* ---- lines --------------------------------------------------------------- */
 
 typedef struct keyword {
-    const char *name;
-    enum rank rank;
-    int once;     /* at most one such line */
-    int required; /* at least one such line */
-    int nfields;  /* fields after the keyword, or -1 when the parser checks */
+    rawtext_kw kw;                               /* name, rank, once, required, nfields */
     int (*parse)(reader *r, char **f);           /* when nfields >= 0 */
     int (*parse_n)(reader *r, char **f, int nf); /* when nfields < 0 */
 } keyword;
 
 static const keyword keywords[] = {
-    {"augur-profile", R_MAGIC, 1, 1, 1, parse_magic, NULL},
-    {"tool", R_TOOL, 1, 1, 2, parse_tool, NULL},
-    {"pid", R_PID, 1, 1, 1, parse_pid, NULL},
-    {"ppid", R_PPID, 1, 1, 1, parse_ppid, NULL},
-    {"exe", R_EXE, 1, 1, 1, parse_exe, NULL},
-    {"arg", R_ARG, 0, 0, 1, parse_arg, NULL},
-    {"block-size", R_BLOCK, 0, 0, 1, parse_block_size, NULL},
-    {"threads", R_THREADS, 1, 1, 1, parse_threads, NULL},
-    {"module", R_BODY, 0, 0, 3, parse_module, NULL},
-    {"fn", R_BODY, 0, 0, 2, parse_fn, NULL},
-    {"file", R_BODY, 0, 0, 2, parse_file, NULL},
-    {"ins", R_BODY, 0, 0, 9, parse_ins, NULL},
-    {"br", R_BODY, 0, 0, 1, parse_br, NULL},
-    {"ind", R_BODY, 0, 0, 3, parse_ind, NULL},
-    {"hist", R_BODY, 0, 0, -1, NULL, parse_hist},
-    {"exit", R_EXIT, 1, 0, 1, parse_exit, NULL},
+    {{"augur-profile", R_MAGIC, 1, 1, 1}, parse_magic, NULL},
+    {{"tool", R_TOOL, 1, 1, 2}, parse_tool, NULL},
+    {{"pid", R_PID, 1, 1, 1}, parse_pid, NULL},
+    {{"ppid", R_PPID, 1, 1, 1}, parse_ppid, NULL},
+    {{"exe", R_EXE, 1, 1, 1}, parse_exe, NULL},
+    {{"arg", R_ARG, 0, 0, 1}, parse_arg, NULL},
+    {{"block-size", R_BLOCK, 0, 0, 1}, parse_block_size, NULL},
+    {{"threads", R_THREADS, 1, 1, 1}, parse_threads, NULL},
+    {{"module", R_BODY, 0, 0, 3}, parse_module, NULL},
+    {{"fn", R_BODY, 0, 0, 2}, parse_fn, NULL},
+    {{"file", R_BODY, 0, 0, 2}, parse_file, NULL},
+    {{"ins", R_BODY, 0, 0, 9}, parse_ins, NULL},
+    {{"br", R_BODY, 0, 0, 1}, parse_br, NULL},
+    {{"ind", R_BODY, 0, 0, 3}, parse_ind, NULL},
+    {{"hist", R_BODY, 0, 0, -1}, NULL, parse_hist},
+    {{"exit", R_EXIT, 1, 0, 1}, parse_exit, NULL},
 };
 #define NKEYWORDS (sizeof keywords / sizeof *keywords)
-
-/* Check that every required line of a rank below `rank` was seen. */
-static int check_required_before(reader *r, int rank, const char *what)
-{
-    for (size_t k = 0; k < NKEYWORDS; k++)
-        if (keywords[k].required && (int)keywords[k].rank < rank && !(r->seen & (1u << k)))
-            return fail(r, "no '%s' line before %s (lines must come in the order of docs/profile-format.md)",
-                        keywords[k].name, what);
-    return 0;
-}
-
-/* Check the line's place in the file and record it. */
-static int check_order(reader *r, size_t k)
-{
-    const keyword *kw = &keywords[k];
-    char what[64];
-    if ((int)kw->rank < r->rank)
-        return fail(r, "'%s' line after a '%s' line (lines must come in the order of docs/profile-format.md)",
-                    kw->name, r->prev_keyword);
-    if (kw->once && (r->seen & (1u << k)))
-        return fail(r, "a second '%s' line", kw->name);
-    snprintf(what, sizeof what, "this '%s' line", kw->name);
-    if (check_required_before(r, (int)kw->rank, what) != 0)
-        return -1;
-    r->seen |= 1u << k;
-    r->rank = (int)kw->rank;
-    r->prev_keyword = kw->name;
-    return 0;
-}
 
 static int parse_line(reader *r, char *line)
 {
     int nf = 0; /* set by rawtext_split; initialised for gcc -O3, which cannot see that */
     if (rawtext_split(&r->t, line, r->fields, MAX_FIELDS, &nf) != 0)
         return -1;
-    char **f = r->fields;
-    for (size_t k = 0; k < NKEYWORDS; k++) {
-        const keyword *kw = &keywords[k];
-        if (strcmp(f[0], kw->name) != 0)
-            continue;
-        if (check_order(r, k) != 0)
-            return -1;
-        if (kw->nfields < 0)
-            return kw->parse_n(r, f, nf);
-        if (nf - 1 != kw->nfields)
-            return fail(r, "'%s' line with %d fields, expected %d", kw->name, nf - 1, kw->nfields);
-        return kw->parse(r, f);
-    }
-    char buf[48];
-    return fail(r, "unknown keyword '%s'", rawtext_shown(f[0], buf, sizeof buf));
+    size_t k;
+    if (rawtext_keyword(&r->t, &r->order, r->fields, nf, &k) != 0)
+        return -1;
+    const keyword *kw = &keywords[k];
+    return kw->kw.nfields < 0 ? kw->parse_n(r, r->fields, nf) : kw->parse(r, r->fields);
 }
 
 /* ---- the file ------------------------------------------------------------ */
@@ -465,7 +420,7 @@ static int parse_body(reader *r, char *buf, size_t body_len)
             return -1;
         line = nl + 1;
     }
-    return finish_instr(r) != 0 ? -1 : check_required_before(r, R_EXIT + 1, "the 'end' line");
+    return finish_instr(r) != 0 ? -1 : rawtext_required_before(&r->t, &r->order, R_EXIT + 1, "the 'end' line");
 }
 
 int profile_read(const char *path, profile *out, char *err, size_t errlen)
@@ -479,8 +434,8 @@ int profile_read(const char *path, profile *out, char *err, size_t errlen)
     r->t = (rawtext){.path = path, .magic = "augur-profile", .version = PROFILE_VERSION, .kind = "profile",
                      .hint = TRUNCATED_HINT, .redo = "collect the profile again", .err = err, .errlen = errlen};
     r->p = out;
-    r->rank = R_MAGIC;
-    r->prev_keyword = "";
+    r->order = (rawtext_order){.table = keywords, .n = NKEYWORDS, .stride = sizeof *keywords,
+                               .doc = "docs/profile-format.md", .rank = R_MAGIC, .prev = ""};
     char *buf = NULL;
     size_t body_len = 0;
     int rc = rawtext_open(&r->t, &buf, &body_len);

@@ -172,6 +172,62 @@ int rawtext_split(rawtext *t, char *line, char **fields, int max, int *nf)
 
 /* The first line must be "MAGIC VERSION"; checked before anything else
  * so that another file, or another version, is named as such. */
+/* ---- the order of lines ---------------------------------------------------- */
+
+static const rawtext_kw *kw_at(const rawtext_order *o, size_t k)
+{
+    return (const rawtext_kw *)((const char *)o->table + k * o->stride);
+}
+
+int rawtext_required_before(rawtext *t, const rawtext_order *o, int rank, const char *what)
+{
+    for (size_t k = 0; k < o->n; k++) {
+        const rawtext_kw *kw = kw_at(o, k);
+        if (kw->required && kw->rank < rank && !(o->seen & (1ull << k)))
+            return rawtext_fail(t, t->lineno, "no '%s' line before %s (lines must come in the order of %s)",
+                                kw->name, what, o->doc);
+    }
+    return 0;
+}
+
+/* Check the place in the file of a line of keyword k, and record it. */
+static int check_order(rawtext *t, rawtext_order *o, size_t k)
+{
+    const rawtext_kw *kw = kw_at(o, k);
+    char what[64];
+    if (kw->rank < o->rank)
+        return rawtext_fail(t, t->lineno, "'%s' line after a '%s' line (lines must come in the order of %s)",
+                            kw->name, o->prev, o->doc);
+    if (kw->once && (o->seen & (1ull << k)))
+        return rawtext_fail(t, t->lineno, "a second '%s' line", kw->name);
+    snprintf(what, sizeof what, "this '%s' line", kw->name);
+    if (rawtext_required_before(t, o, kw->rank, what) != 0)
+        return -1;
+    o->seen |= 1ull << k;
+    o->rank = kw->rank;
+    o->prev = kw->name;
+    return 0;
+}
+
+int rawtext_keyword(rawtext *t, rawtext_order *o, char **fields, int nf, size_t *k)
+{
+    for (*k = 0; *k < o->n; (*k)++) {
+        const rawtext_kw *kw = kw_at(o, *k);
+        if (strcmp(fields[0], kw->name) != 0)
+            continue;
+        if (check_order(t, o, *k) != 0)
+            return -1;
+        if (kw->nfields >= 0 && nf - 1 != kw->nfields)
+            return rawtext_fail(t, t->lineno, "'%s' line with %d fields, expected %d", kw->name, nf - 1,
+                                kw->nfields);
+        return 0;
+    }
+    char buf[48];
+    return rawtext_fail(t, t->lineno, "unknown keyword '%s'", rawtext_shown(fields[0], buf, sizeof buf));
+}
+
+/* ---- framing --------------------------------------------------------------- */
+
 static int check_magic(rawtext *t, const char *buf, size_t len)
 {
     const size_t mlen = strlen(t->magic);

@@ -5,8 +5,9 @@
  * "end LINES CRC-hex" over every byte before it.
  *
  * A reader fills a rawtext with what names its format, calls rawtext_open
- * to get the verified body, then rawtext_split and the field parsers per
- * line.  Every failure writes "PATH: line N: problem (fix)" into t->err
+ * to get the verified body, then per line rawtext_split, rawtext_keyword
+ * (which line it is, and whether it may stand there) and the field
+ * parsers.  Every failure writes "PATH: line N: problem (fix)" into t->err
  * and returns -1, so that callers can `return rawtext_...(...)`.
  */
 #ifndef AUGUR_RAWTEXT_H
@@ -42,6 +43,38 @@ int rawtext_open(rawtext *t, char **buf, size_t *body_len);
 /* Split a NUL-terminated line in place into at most max fields at single
  * spaces; an empty field or more than max fields is an error. */
 int rawtext_split(rawtext *t, char *line, char **fields, int max, int *nf);
+
+/* ---- the order of lines ---------------------------------------------------- */
+
+/* A keyword of a format.  A reader's table of keywords is an array of its
+ * own structs, each starting with a rawtext_kw (the parsers follow it). */
+typedef struct rawtext_kw {
+    const char *name;
+    int rank;     /* the section of the file: ranks never decrease */
+    int once;     /* at most one such line */
+    int required; /* at least one such line */
+    int nfields;  /* fields after the keyword, or -1 when the parser checks */
+} rawtext_kw;
+
+/* The reader's keyword table and what the lines so far have shown. */
+typedef struct rawtext_order {
+    const void *table;  /* n structs of `stride` bytes, each starting with a rawtext_kw */
+    size_t n, stride;   /* n <= 64 */
+    const char *doc;    /* the format's document, for messages */
+    uint64_t seen;      /* bit k: a line of keyword k was seen */
+    int rank;           /* of the previous line */
+    const char *prev;   /* its keyword ("" before the first) */
+} rawtext_order;
+
+/* Which keyword the split line fields[0..nf) is: its index in o->table in
+ * *k.  An error (and no index) when the keyword is unknown, comes after a
+ * line of a later section, repeats a once-only keyword, comes before a
+ * required line of an earlier section, or has other than its nfields. */
+int rawtext_keyword(rawtext *t, rawtext_order *o, char **fields, int nf, size_t *k);
+
+/* An error unless every required keyword of a rank below `rank` was seen;
+ * `what` names the line that needs them ("the 'end' line"). */
+int rawtext_required_before(rawtext *t, const rawtext_order *o, int rank, const char *what);
 
 /* Field parsers: `what` names the field in messages. */
 int rawtext_u64(rawtext *t, const char *f, const char *what, uint64_t *out);
