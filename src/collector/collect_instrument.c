@@ -17,6 +17,7 @@
 #include "pub_tool_tooliface.h"
 
 #include "collector/collect.h"
+#include "vgcommon/vg_memrefs.h"
 
 typedef struct SbBuilder {
     IRSB *out;
@@ -81,10 +82,12 @@ static IRExpr *needs_helper(IRSB *out, IRExpr *addr, Int size)
     return tmp(assign(out, Ity_I1, IRExpr_Binop(Iop_CmpNE64, tmp(any), mkIRExpr_HWord(0))));
 }
 
-/* One memory access of the current instruction.  `guard` is NULL for an
- * access that happens whenever its statement does. */
-static void instrument_access(SbBuilder *b, IRExpr *addr, Int size, Bool is_write, IRExpr *guard)
+/* One memory access of the current instruction (a VgMemRefFn; ctx is the
+ * SbBuilder).  `guard` is NULL for an access that happens whenever its
+ * statement does. */
+static void instrument_access(void *ctx, IRExpr *addr, Int size, Bool is_write, IRExpr *guard)
 {
+    SbBuilder *b = ctx;
     InstrRec *rec = b->cur;
     tl_assert(rec && size > 0);
     rec->accesses_memory = True;
@@ -98,43 +101,6 @@ static void instrument_access(SbBuilder *b, IRExpr *addr, Int size, Bool is_writ
     IRExpr *go = needs_helper(b->out, addr, size);
     IRExpr **args = mkIRExprVec_3(mkIRExpr_HWord((HWord)rec), addr, mkIRExpr_HWord((HWord)size));
     call_helper(b->out, "collect_on_access", collect_on_access, 3, args, go);
-}
-
-static Bool is_always_true(IRExpr *guard)
-{
-    return guard->tag == Iex_Const && guard->Iex.Const.con->tag == Ico_U1 &&
-           guard->Iex.Const.con->Ico.U1;
-}
-
-static void instrument_dirty(SbBuilder *b, IRDirty *d)
-{
-    if (d->mFx == Ifx_None)
-        return;
-    IRExpr *guard = is_always_true(d->guard) ? NULL : d->guard;
-    if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
-        instrument_access(b, d->mAddr, d->mSize, False, guard);
-    if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
-        instrument_access(b, d->mAddr, d->mSize, True, guard);
-}
-
-static void instrument_cas(SbBuilder *b, IRSB *in, IRCAS *cas)
-{
-    Int size = sizeofIRType(typeOfIRExpr(in->tyenv, cas->dataLo));
-    if (cas->dataHi)
-        size *= 2; /* double-width CAS */
-    instrument_access(b, cas->addr, size, False, NULL);
-    instrument_access(b, cas->addr, size, True, NULL);
-}
-
-static void instrument_llsc(SbBuilder *b, IRSB *in, IRStmt *st)
-{
-    if (st->Ist.LLSC.storedata == NULL) {
-        Int size = sizeofIRType(typeOfIRTemp(in->tyenv, st->Ist.LLSC.result));
-        instrument_access(b, st->Ist.LLSC.addr, size, False, NULL);
-    } else {
-        Int size = sizeofIRType(typeOfIRExpr(in->tyenv, st->Ist.LLSC.storedata));
-        instrument_access(b, st->Ist.LLSC.addr, size, True, NULL);
-    }
 }
 
 /* A side exit: count it when taken, and if it is the current instruction's
@@ -157,42 +123,11 @@ static void instrument_stmt(SbBuilder *b, IRSB *in, IRStmt *st)
         b->cur = collect_instr((Addr)st->Ist.IMark.addr, st->Ist.IMark.len);
         add_item(b, b->cur, ITEM_EXEC);
         break;
-    case Ist_WrTmp:
-        if (st->Ist.WrTmp.data->tag == Iex_Load) {
-            IRExpr *load = st->Ist.WrTmp.data;
-            instrument_access(b, load->Iex.Load.addr, sizeofIRType(load->Iex.Load.ty), False, NULL);
-        }
-        break;
-    case Ist_Store:
-        instrument_access(b, st->Ist.Store.addr,
-                          sizeofIRType(typeOfIRExpr(in->tyenv, st->Ist.Store.data)), True, NULL);
-        break;
-    case Ist_LoadG: {
-        IRLoadG *lg = st->Ist.LoadG.details;
-        IRType loaded, widened;
-        typeOfIRLoadGOp(lg->cvt, &widened, &loaded);
-        instrument_access(b, lg->addr, sizeofIRType(loaded), False, lg->guard);
-        break;
-    }
-    case Ist_StoreG: {
-        IRStoreG *sg = st->Ist.StoreG.details;
-        instrument_access(b, sg->addr, sizeofIRType(typeOfIRExpr(in->tyenv, sg->data)), True,
-                          sg->guard);
-        break;
-    }
-    case Ist_Dirty:
-        instrument_dirty(b, st->Ist.Dirty.details);
-        break;
-    case Ist_CAS:
-        instrument_cas(b, in, st->Ist.CAS.details);
-        break;
-    case Ist_LLSC:
-        instrument_llsc(b, in, st);
-        break;
     case Ist_Exit:
         instrument_exit(b, st);
         break;
     default:
+        vg_memrefs(in, st, instrument_access, b);
         break;
     }
 }

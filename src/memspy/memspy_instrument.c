@@ -21,6 +21,7 @@
 #include "pub_tool_tooliface.h"
 
 #include "memspy/memspy.h"
+#include "vgcommon/vg_memrefs.h"
 
 /* The superblock being built and the instruction whose statements follow. */
 typedef struct SbBuilder {
@@ -99,8 +100,10 @@ static IRExpr *call_guard(IRSB *out, IRExpr *addr, IRExpr *guard)
     return guard;
 }
 
-static void instrument_access(SbBuilder *b, IRExpr *addr, Int size, Bool is_write, IRExpr *guard)
+/* A VgMemRefFn: ctx is the SbBuilder. */
+static void instrument_access(void *ctx, IRExpr *addr, Int size, Bool is_write, IRExpr *guard)
 {
+    SbBuilder *b = ctx;
     tl_assert(size > 0);
     if (!b->code)
         b->code = memspy_code(b->ip);
@@ -115,43 +118,6 @@ static void instrument_access(SbBuilder *b, IRExpr *addr, Int size, Bool is_writ
     addStmtToIRSB(b->out, IRStmt_Dirty(d));
 }
 
-static Bool is_always_true(IRExpr *guard)
-{
-    return guard->tag == Iex_Const && guard->Iex.Const.con->tag == Ico_U1 &&
-           guard->Iex.Const.con->Ico.U1;
-}
-
-static void instrument_dirty(SbBuilder *b, IRDirty *d)
-{
-    if (d->mFx == Ifx_None)
-        return;
-    IRExpr *guard = is_always_true(d->guard) ? NULL : d->guard;
-    if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
-        instrument_access(b, d->mAddr, d->mSize, False, guard);
-    if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
-        instrument_access(b, d->mAddr, d->mSize, True, guard);
-}
-
-static void instrument_cas(SbBuilder *b, IRSB *in, IRCAS *cas)
-{
-    Int size = sizeofIRType(typeOfIRExpr(in->tyenv, cas->dataLo));
-    if (cas->dataHi)
-        size *= 2; /* double-width CAS */
-    instrument_access(b, cas->addr, size, False, NULL);
-    instrument_access(b, cas->addr, size, True, NULL);
-}
-
-static void instrument_llsc(SbBuilder *b, IRSB *in, IRStmt *st)
-{
-    if (st->Ist.LLSC.storedata == NULL) {
-        Int size = sizeofIRType(typeOfIRTemp(in->tyenv, st->Ist.LLSC.result));
-        instrument_access(b, st->Ist.LLSC.addr, size, False, NULL);
-    } else {
-        Int size = sizeofIRType(typeOfIRExpr(in->tyenv, st->Ist.LLSC.storedata));
-        instrument_access(b, st->Ist.LLSC.addr, size, True, NULL);
-    }
-}
-
 /* Add the calls for the references `st` makes. */
 static void instrument_stmt(SbBuilder *b, IRSB *in, IRStmt *st)
 {
@@ -160,40 +126,8 @@ static void instrument_stmt(SbBuilder *b, IRSB *in, IRStmt *st)
         b->ip = (Addr)st->Ist.IMark.addr;
         b->code = NULL;
         break;
-    case Ist_WrTmp:
-        if (st->Ist.WrTmp.data->tag == Iex_Load) {
-            IRExpr *load = st->Ist.WrTmp.data;
-            instrument_access(b, load->Iex.Load.addr, sizeofIRType(load->Iex.Load.ty),
-                              False, NULL);
-        }
-        break;
-    case Ist_Store:
-        instrument_access(b, st->Ist.Store.addr,
-                          sizeofIRType(typeOfIRExpr(in->tyenv, st->Ist.Store.data)), True, NULL);
-        break;
-    case Ist_LoadG: {
-        IRLoadG *lg = st->Ist.LoadG.details;
-        IRType loaded, widened;
-        typeOfIRLoadGOp(lg->cvt, &widened, &loaded);
-        instrument_access(b, lg->addr, sizeofIRType(loaded), False, lg->guard);
-        break;
-    }
-    case Ist_StoreG: {
-        IRStoreG *sg = st->Ist.StoreG.details;
-        instrument_access(b, sg->addr, sizeofIRType(typeOfIRExpr(in->tyenv, sg->data)),
-                          True, sg->guard);
-        break;
-    }
-    case Ist_Dirty:
-        instrument_dirty(b, st->Ist.Dirty.details);
-        break;
-    case Ist_CAS:
-        instrument_cas(b, in, st->Ist.CAS.details);
-        break;
-    case Ist_LLSC:
-        instrument_llsc(b, in, st);
-        break;
     default:
+        vg_memrefs(in, st, instrument_access, b);
         break;
     }
 }
