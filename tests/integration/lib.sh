@@ -25,6 +25,38 @@ finish() {
     [ "$FAILURES" -eq 0 ]
 }
 
+# within P M F — 1 when P lies within the fraction F of M (|P - M| <= F * M), else 0.
+within() { awk -v p="$1" -v m="$2" -v f="$3" 'BEGIN { d = p - m; if (d < 0) d = -d; print (d <= f * m) ? 1 : 0 }'; }
+
+# cachegrind_misses LL WHAT PROGRAM ARGS... — Cachegrind's data misses of
+# the run with zen4's L1 (32 KiB, 8-way) and LL as the last level: WHAT is
+# D1 (L1 reads + writes) or LLd (the data part of the last level).
+cachegrind_misses() {
+    local ll=$1 what=$2
+    shift 2
+    valgrind --tool=cachegrind --cache-sim=yes --D1=32768,8,64 --LL="$ll" --cachegrind-out-file=/dev/null \
+        "$@" 2>&1 >/dev/null | awk -v what="$what" '$2 == what && $3 == "misses:" { gsub(",", "", $4); print $4 }'
+}
+
+# check_zen4_misses JSON F PROGRAM ARGS... — JSON's total.misses.L1, .L2
+# and .L3 (augur on machine zen4) each within the fraction F of Cachegrind's
+# for the same run: D1; LLd with the 1 MiB L2 as last level; LLd with the
+# 32 MiB L3 as last level.
+check_zen4_misses() {
+    local json=$1 f=$2 level want got
+    shift 2
+    for level in L1 L2 L3; do
+        case $level in
+        L1) want=$(cachegrind_misses 1048576,8,64 D1 "$@") ;;
+        L2) want=$(cachegrind_misses 1048576,8,64 LLd "$@") ;;
+        L3) want=$(cachegrind_misses 33554432,16,64 LLd "$@") ;;
+        esac
+        got=$(jq --arg l $level '.total.misses[$l]' "$json")
+        check "$level misses within $(awk -v f="$f" 'BEGIN { print f * 100 }')% of Cachegrind ($got vs $want)" \
+            "$(within "$got" "$want" "$f")" 1
+    done
+}
+
 # line_of TAG FILE — the line number of the source line containing TAG.
 line_of() {
     grep -n -- "$1" "$2" | head -n 1 | cut -d: -f1

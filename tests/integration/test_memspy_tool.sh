@@ -129,8 +129,8 @@ file_misses() {
         $1 == "pair" && mine[$2] { a += $7; b += $14 }
         END { print a + 0, b + 0 }' "$1"
 }
-# within A B D — 1 if |A - B| <= D.
-within() {
+# within_by A B D — 1 if |A - B| <= D (an absolute difference; lib.sh's within is relative).
+within_by() {
     awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { x = a - b; if (x < 0) x = -x; print (x <= d) }'
 }
 SWEEP_SRC="$SRC_PROGRAMS/memsweep.c"
@@ -151,11 +151,11 @@ for case in "seq 1024 64 4" "set 16 4096 4"; do
     # docs/memspy.md.
     read -r f1 f2 <<< "$(file_misses "$RAW" memsweep.c)"
     read -r g1 g2 <<< "$(cg_sum "$CG" memsweep.c)"
-    check "$name: memsweep.c's L1 and LL misses within 2 of Cachegrind's" "$(within "$f1" "$g1" 2) $(within "$f2" "$g2" 2)" "1 1"
+    check "$name: memsweep.c's L1 and LL misses within 2 of Cachegrind's" "$(within_by "$f1" "$g1" 2) $(within_by "$f2" "$g2" 2)" "1 1"
     read -r m1 m2 <<< "$(total "$RAW" 0) $(total "$RAW" 1)"
     read -r c1 c2 <<< "$(cg_sum "$CG" "*")"
-    check "$name: all L1 misses within 200 of Cachegrind's" "$(within "$m1" "$c1" 200)" 1
-    check "$name: all LL misses within 100 of Cachegrind's" "$(within "$m2" "$c2" 100)" 1
+    check "$name: all L1 misses within 200 of Cachegrind's" "$(within_by "$m1" "$c1" 200)" 1
+    check "$name: all LL misses within 100 of Cachegrind's" "$(within_by "$m2" "$c2" 100)" 1
 done
 # 1024 consecutive lines, twice the L1: every read misses L1, the first
 # sweep's cold, the others capacity; all fit the LL: 1024 cold misses there.

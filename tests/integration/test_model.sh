@@ -51,8 +51,6 @@ fn_count() { jq --arg f "$2" '[.functions[] | select(.function == $f) | .instruc
 for fn in matmul triangular imperfect inlined vector unrolled fib; do
     check "$fn instructions at N=$TARGET" "$(fn_count "$WORK/pred.json" $fn)" "$(fn_count "$WORK/real.json" $fn)"
 done
-# within a fraction F of the measurement: prints 1 when |p - m| <= F * m
-within() { awk -v p="$1" -v m="$2" -v f="$3" 'BEGIN { d = p - m; if (d < 0) d = -d; print (d <= f * m) ? 1 : 0 }'; }
 P=$(jq .total.instructions "$WORK/pred.json"); M=$(jq .total.instructions "$WORK/real.json")
 check "total instructions within 0.1% ($P vs $M)" "$(within "$P" "$M" 0.001)" 1
 for key in 32768:64 4096:64; do

@@ -28,20 +28,8 @@ check "model exit" "$?" 0
 check "predict --machine exit" "$?" 0
 check "extrapolation still warned" "$(grep -c "N=72 is 2x the largest fitted value" "$WORK/pred.err")" 1
 
-# Cachegrind's data misses (D1: reads + writes; LL: the data part, LLd)
-cg() {
-    valgrind --tool=cachegrind --cache-sim=yes --D1=32768,8,64 --LL="$1" --cachegrind-out-file=/dev/null \
-        "$PROG" $TARGET 2>&1 >/dev/null | awk -v what="$2" '$2 == what && $3 == "misses:" { gsub(",", "", $4); print $4 }'
-}
-within() { awk -v p="$1" -v m="$2" -v f="$3" 'BEGIN { d = p - m; if (d < 0) d = -d; print (d <= f * m) ? 1 : 0 }'; }
-D1=$(cg 1048576,8,64 D1)
-L2=$(cg 1048576,8,64 LLd)
-L3=$(cg 33554432,16,64 LLd)
-for pair in "L1 $D1" "L2 $L2" "L3 $L3"; do
-    set -- $pair
-    P=$(jq --arg l "$1" '.total.misses[$l]' "$WORK/pred.json")
-    check "$1 misses within 5% of Cachegrind ($P vs $2)" "$(within "$P" "$2" 0.05)" 1
-done
+# Cachegrind's data misses at each level of zen4
+check_zen4_misses "$WORK/pred.json" 0.05 "$PROG" $TARGET
 
 # every term
 CYC=$(jq .total.cycles "$WORK/pred.json"); SEC=$(jq .total.time_seconds "$WORK/pred.json")

@@ -18,19 +18,7 @@ check "collect exit" "$?" 0
 "$AUGUR" report --db "$DB" --machine zen4 --format json --top 0 > "$WORK/rep.json" 2> "$WORK/rep.err"
 check "report --machine exit" "$?" 0
 
-cg() {
-    valgrind --tool=cachegrind --cache-sim=yes --D1=32768,8,64 --LL="$1" --cachegrind-out-file=/dev/null \
-        "$PROG" $N 2>&1 >/dev/null | awk -v what="$2" '$2 == what && $3 == "misses:" { gsub(",", "", $4); print $4 }'
-}
-within() { awk -v p="$1" -v m="$2" -v f="$3" 'BEGIN { d = p - m; if (d < 0) d = -d; print (d <= f * m) ? 1 : 0 }'; }
-D1=$(cg 1048576,8,64 D1)
-L2=$(cg 1048576,8,64 LLd)
-L3=$(cg 33554432,16,64 LLd)
-for pair in "L1 $D1" "L2 $L2" "L3 $L3"; do
-    set -- $pair
-    P=$(jq --arg l "$1" '.total.misses[$l]' "$WORK/rep.json")
-    check "$1 misses within 1% of Cachegrind ($P vs $2)" "$(within "$P" "$2" 0.01)" 1
-done
+check_zen4_misses "$WORK/rep.json" 0.01 "$PROG" $N
 
 check "the report is of the run" "$(jq '.runs[0].id' "$WORK/rep.json")" 1
 CYC=$(jq .total.cycles "$WORK/rep.json"); SEC=$(jq .total.time_seconds "$WORK/rep.json")
