@@ -29,29 +29,11 @@
 #include "cachesim/memsim.h"
 #include "rd/rd.h"
 
+#define BENCH_NAME "memsim_bench"
+#include "bench_alloc.h"
+
 #define REPS 5
 #define BASE 0x7f0000000000ull
-
-/* rd_allocator.alloc over malloc; exits on exhaustion, never NULL. */
-static void *bench_alloc(void *ctx, size_t bytes)
-{
-    (void)ctx;
-    void *p = malloc(bytes);
-    if (!p) {
-        fprintf(stderr, "memsim_bench: out of memory\n");
-        exit(1);
-    }
-    return p;
-}
-
-/* rd_allocator.release over free. */
-static void bench_release(void *ctx, void *p)
-{
-    (void)ctx;
-    free(p);
-}
-
-static const rd_allocator alloc = {bench_alloc, bench_release, NULL};
 
 /* CPU time of this thread in nanoseconds (the machine is shared: wall time
  * would count other processes). */

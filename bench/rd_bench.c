@@ -34,28 +34,10 @@
 
 #include "rd/rd.h"
 
+#define BENCH_NAME "rd_bench"
+#include "bench_alloc.h"
+
 #define REPS 5
-
-/* rd_allocator.alloc over malloc; exits on exhaustion, never NULL. */
-static void *bench_alloc(void *ctx, size_t bytes)
-{
-    (void)ctx;
-    void *p = malloc(bytes);
-    if (!p) {
-        fprintf(stderr, "rd_bench: out of memory\n");
-        exit(1);
-    }
-    return p;
-}
-
-/* rd_allocator.release over free. */
-static void bench_release(void *ctx, void *p)
-{
-    (void)ctx;
-    free(p);
-}
-
-static const rd_allocator alloc = {bench_alloc, bench_release, NULL};
 
 /* Monotonic time in nanoseconds. */
 static double now_ns(void)
