@@ -50,35 +50,14 @@ int mr_loops_load(mr_loops *l, const memspy_raw *r, FILE *warn)
     return 0;
 }
 
-/* The function of m containing addr, or NULL. */
-static const st_function *function_at(const st_module *m, uint64_t addr, size_t *index)
-{
-    size_t lo = 0, hi = m->nfunctions;
-    while (lo < hi) { /* first function starting after addr */
-        size_t mid = lo + (hi - lo) / 2;
-        if (m->functions[mid].start <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0)
-        return NULL;
-    const st_function *f = &m->functions[lo - 1];
-    *index = lo - 1;
-    return addr < f->start + f->size ? f : NULL;
-}
-
 size_t mr_loops_names(void *ctx, size_t code, const char **names, size_t max)
 {
     const mr_loops *l = ctx;
     const mr_loc *c = &l->raw->codes[code];
     const st_module *m = c->module >= 0 ? l->mods[c->module] : NULL;
     size_t fi, n = 0;
-    const st_function *f = m ? function_at(m, c->addr, &fi) : NULL;
-    if (!f)
-        return 0;
-    uint32_t i = st_insn_lower_bound(f, c->addr);
-    if (i >= f->ninsns || f->insns[i].addr != c->addr)
+    uint32_t i;
+    if (!m || st_module_find_insn(m, c->addr, &fi, &i) != 0)
         return 0;
     for (int64_t s = m->places[fi][i].scope; s >= 0 && n < max; s = m->scopes[s].parent)
         if (m->scopes[s].kind == ST_SCOPE_LOOP)

@@ -94,41 +94,12 @@ static predict_loop *loop_of_scope(predict_perf *pp, int64_t scope)
     return lo < pp->nloops && pp->loops[lo].scope == scope ? &pp->loops[lo] : NULL;
 }
 
-/* The program's instruction at addr: its function and index; 0 if found. */
-static int find_insn(const st_module *mod, uint64_t addr, size_t *fi, uint32_t *ii)
-{
-    size_t lo = 0, hi = mod->nfunctions;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (mod->functions[mid].start + mod->functions[mid].size <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == mod->nfunctions || mod->functions[lo].start > addr)
-        return -1;
-    const st_function *f = &mod->functions[lo];
-    uint32_t a = 0, b = f->ninsns;
-    while (a < b) {
-        uint32_t mid = (a + b) / 2;
-        if (f->insns[mid].addr < addr)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    if (a == f->ninsns || f->insns[a].addr != addr)
-        return -1;
-    *fi = lo;
-    *ii = a;
-    return 0;
-}
-
 /* The innermost loop scope holding the program's instruction at addr, or -1. */
 static int64_t loop_scope_at(const st_module *mod, uint64_t addr)
 {
     size_t fi;
     uint32_t ii;
-    if (find_insn(mod, addr, &fi, &ii) != 0 || !mod->places)
+    if (st_module_find_insn(mod, addr, &fi, &ii) != 0 || !mod->places)
         return -1;
     for (int64_t s = mod->places[fi][ii].scope; s > 0; s = mod->scopes[s].parent)
         if (mod->scopes[s].kind == ST_SCOPE_LOOP)
@@ -145,7 +116,7 @@ static int data_dependent_at(const st_module *mod, uint64_t addr)
 {
     size_t fi;
     uint32_t ii;
-    if (find_insn(mod, addr, &fi, &ii) != 0)
+    if (st_module_find_insn(mod, addr, &fi, &ii) != 0)
         return 0;
     const st_dataflow *df = &mod->dataflow[fi];
     for (size_t k = 0; k < df->naddrs; k++) {

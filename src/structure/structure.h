@@ -373,6 +373,11 @@ int st_find_functions(const st_image *img, st_function **out, size_t *n, uint64_
  * none). */
 uint32_t st_insn_lower_bound(const st_function *f, uint64_t addr);
 
+/* The instruction of m that starts at addr: 0 with *fi its function's index
+ * and *ii its index in that function, or -1 when no decoded instruction
+ * starts there. */
+int st_module_find_insn(const st_module *m, uint64_t addr, size_t *fi, uint32_t *ii);
+
 /* decode.c: decode one instruction at code[0..avail) as if at address
  * `addr`.  Returns its length (1..15), or 0 when the bytes are not a valid
  * instruction (then *out is zeroed). */
