@@ -428,8 +428,10 @@ static const keyword keywords[] = {
 };
 #define NKEYWORDS (sizeof keywords / sizeof *keywords)
 
-static int parse_line(reader *r, char *line)
+/* One line of the body (a rawtext_each_line callback; ctx is the reader). */
+static int parse_line(void *ctx, char *line)
 {
+    reader *r = ctx;
     int nf;
     if (rawtext_split(&r->t, line, r->fields, MAX_FIELDS, &nf) != 0)
         return -1;
@@ -442,14 +444,8 @@ static int parse_line(reader *r, char *line)
 
 static int parse_body(reader *r, char *buf, size_t body_len)
 {
-    r->t.lineno = 1;
-    for (char *line = buf; line < buf + body_len; r->t.lineno++) {
-        char *nl = memchr(line, '\n', (size_t)(buf + body_len - line));
-        *nl = '\0'; /* rawtext_open saw the newline of every line before the end */
-        if (parse_line(r, line) != 0)
-            return -1;
-        line = nl + 1;
-    }
+    if (rawtext_each_line(&r->t, buf, body_len, parse_line, r) != 0)
+        return -1;
     return rawtext_required_before(&r->t, &r->order, R_EXIT + 1, "the 'end' line");
 }
 

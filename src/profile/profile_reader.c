@@ -394,8 +394,10 @@ static const keyword keywords[] = {
 };
 #define NKEYWORDS (sizeof keywords / sizeof *keywords)
 
-static int parse_line(reader *r, char *line)
+/* One line of the body (a rawtext_each_line callback; ctx is the reader). */
+static int parse_line(void *ctx, char *line)
 {
+    reader *r = ctx;
     int nf = 0; /* set by rawtext_split; initialised for gcc -O3, which cannot see that */
     if (rawtext_split(&r->t, line, r->fields, MAX_FIELDS, &nf) != 0)
         return -1;
@@ -412,14 +414,8 @@ static int parse_line(reader *r, char *line)
  * file can show. */
 static int parse_body(reader *r, char *buf, size_t body_len)
 {
-    r->t.lineno = 1;
-    for (char *line = buf; line < buf + body_len; r->t.lineno++) {
-        char *nl = memchr(line, '\n', (size_t)(buf + body_len - line));
-        *nl = '\0'; /* check_end saw the newline of every line before it */
-        if (parse_line(r, line) != 0)
-            return -1;
-        line = nl + 1;
-    }
+    if (rawtext_each_line(&r->t, buf, body_len, parse_line, r) != 0)
+        return -1;
     return finish_instr(r) != 0 ? -1 : rawtext_required_before(&r->t, &r->order, R_EXIT + 1, "the 'end' line");
 }
 

@@ -147,6 +147,20 @@ int rawtext_string(rawtext *t, const char *f, const char *what, char **out)
     return 0;
 }
 
+int rawtext_each_line(rawtext *t, char *buf, size_t body_len, int (*line_fn)(void *ctx, char *line), void *ctx)
+{
+    t->lineno = 1;
+    for (char *line = buf; line < buf + body_len; t->lineno++) {
+        char *nl = memchr(line, '\n', (size_t)(buf + body_len - line));
+        *nl = '\0'; /* rawtext_open saw the newline of every line before the end */
+        int rc = line_fn(ctx, line);
+        if (rc != 0)
+            return rc;
+        line = nl + 1;
+    }
+    return 0;
+}
+
 int rawtext_split(rawtext *t, char *line, char **fields, int max, int *nf)
 {
     int n = 0;

@@ -40,6 +40,12 @@ __attribute__((format(printf, 3, 4))) int rawtext_fail(rawtext *t, size_t line, 
  * '\n'. */
 int rawtext_open(rawtext *t, char **buf, size_t *body_len);
 
+/* Call line_fn(ctx, line) for every line of the body buf[0..body_len)
+ * that rawtext_open returned, in order, each NUL-terminated in place, with
+ * t->lineno its line number; stops at the first that returns non-zero and
+ * returns that. */
+int rawtext_each_line(rawtext *t, char *buf, size_t body_len, int (*line_fn)(void *ctx, char *line), void *ctx);
+
 /* Split a NUL-terminated line in place into at most max fields at single
  * spaces; an empty field or more than max fields is an error. */
 int rawtext_split(rawtext *t, char *line, char **fields, int max, int *nf);
