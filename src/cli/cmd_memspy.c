@@ -280,7 +280,7 @@ static int write_report(const memspy_options *o, const memspy_report *rep, const
     return 0;
 }
 
-static int report(const memspy_options *o, const machine *m, const char *why, const memspy_raw *raw)
+static int report(const memspy_options *o, const machine *m, const char *why, memspy_raw *raw)
 {
     char err[512];
     mr_loops loops;
@@ -288,8 +288,10 @@ static int report(const memspy_options *o, const machine *m, const char *why, co
     mr_costs c;
     if (costs_of(m, raw, &c) != 0)
         return EXIT_USAGE;
-    if (mr_loops_load(&loops, raw, stderr) != 0)
+    if (mr_loops_load(&loops, raw, stderr) != 0 || mr_loops_name_heap(&loops, raw) != 0) {
+        mr_loops_free(&loops);
         return fail(EXIT_AUGUR_FAILED, "out of memory");
+    }
     int rc = memspy_report_build(raw, &c, mr_loops_names, &loops, &rep, err, sizeof err);
     if (rc == 0) {
         mr_header h = {m->name, why, m->clock_ghz, m->mem_latency_ns};

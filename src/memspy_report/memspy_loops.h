@@ -1,5 +1,6 @@
-/* memspy_loops.h — loops of memspy's code locations from the structure
- * analysis of their modules (memspy_loops.c), for memspy_report_build. */
+/* memspy_loops.h — what the structure analysis of a raw file's modules
+ * gives memspy's report: the loops of its code locations (memspy_loops.c)
+ * and the variables its heap objects are stored in (memspy_varnames.c). */
 #ifndef AUGUR_MEMSPY_LOOPS_H
 #define AUGUR_MEMSPY_LOOPS_H
 
@@ -22,6 +23,13 @@ int mr_loops_load(mr_loops *l, const memspy_raw *r, FILE *warn);
 
 /* An mr_loops_fn: ctx is an mr_loops. */
 size_t mr_loops_names(void *ctx, size_t code, const char **names, size_t max);
+
+/* memspy_varnames.c: rename each heap object of r whose allocation site
+ * lies in an analysed module to the variable that receives the allocation
+ * (st_call_receiver), as MemSpy did; "VAR (SITE)" when another object has
+ * the same name; objects whose variable is not found keep their site
+ * name.  -1 only when memory runs out. */
+int mr_loops_name_heap(const mr_loops *l, memspy_raw *r);
 
 void mr_loops_free(mr_loops *l);
 

@@ -8,6 +8,7 @@
  * address plus a bias; addresses are returned as the file's link-time
  * addresses, the ones profiles store. */
 #include "structure/structure.h"
+#include "structure/dwfl_offline.h"
 #include "util/array.h"
 
 #include <dwarf.h>
@@ -246,31 +247,49 @@ static const Dwfl_Callbacks offline_callbacks = {
     .section_address = dwfl_offline_section_address,
 };
 
-int st_debug_open(const char *path, st_debug_info **out, char *err, size_t errlen)
+int st_dwfl_open(const char *path, st_dwfl *s, char *err, size_t errlen)
 {
-    *out = NULL;
-    Dwfl *dwfl = dwfl_begin(&offline_callbacks);
-    if (!dwfl) {
+    memset(s, 0, sizeof *s);
+    s->dwfl = dwfl_begin(&offline_callbacks);
+    if (!s->dwfl) {
         snprintf(err, errlen, "%s: cannot start libdwfl: %s", path, dwfl_errmsg(-1));
         return -1;
     }
-    Dwfl_Module *mod = dwfl_report_offline(dwfl, "", path, -1);
-    dwfl_report_end(dwfl, NULL, NULL);
-    Dwarf_Addr bias = 0, start = 0;
-    Dwarf *dw = mod ? dwfl_module_getdwarf(mod, &bias) : NULL;
-    if (!dw) {
-        dwfl_end(dwfl);
-        return 0; /* no DWARF: degraded, not an error */
+    s->mod = dwfl_report_offline(s->dwfl, "", path, -1);
+    dwfl_report_end(s->dwfl, NULL, NULL);
+    Dwarf_Addr start = 0;
+    s->dw = s->mod ? dwfl_module_getdwarf(s->mod, &s->dw_bias) : NULL;
+    if (!s->dw) {
+        st_dwfl_close(s);
+        return 1;
     }
-    dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
-    dwarf_reader r = {.bias = bias - start};
+    dwfl_module_info(s->mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+    s->link_bias = s->dw_bias - start;
+    return 0;
+}
+
+void st_dwfl_close(st_dwfl *s)
+{
+    if (s->dwfl)
+        dwfl_end(s->dwfl);
+    memset(s, 0, sizeof *s);
+}
+
+int st_debug_open(const char *path, st_debug_info **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    st_dwfl s;
+    int rc = st_dwfl_open(path, &s, err, errlen);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0; /* no DWARF: degraded, not an error */
+    dwarf_reader r = {.bias = s.link_bias};
     r.di = calloc(1, sizeof *r.di);
     if (r.di) {
-        read_units(&r, dw);
+        read_units(&r, s.dw);
         if (!r.oom && sort_rows(r.di) != 0)
             r.oom = 1;
     }
-    dwfl_end(dwfl);
+    st_dwfl_close(&s);
     free(r.file_slots);
     if (!r.di || r.oom) {
         st_debug_free(r.di);

@@ -210,7 +210,7 @@ uint32_t st_insn_lower_bound(const st_function *f, uint64_t addr)
     return lo;
 }
 
-int st_module_find_insn(const st_module *m, uint64_t addr, size_t *fi, uint32_t *ii)
+int st_module_function_at(const st_module *m, uint64_t addr, size_t *fi)
 {
     size_t lo = 0, hi = m->nfunctions;
     while (lo < hi) { /* the first function starting after addr */
@@ -222,11 +222,18 @@ int st_module_find_insn(const st_module *m, uint64_t addr, size_t *fi, uint32_t 
     }
     if (lo == 0 || addr >= m->functions[lo - 1].start + m->functions[lo - 1].size)
         return -1;
-    const st_function *f = &m->functions[lo - 1];
+    *fi = lo - 1;
+    return 0;
+}
+
+int st_module_find_insn(const st_module *m, uint64_t addr, size_t *fi, uint32_t *ii)
+{
+    if (st_module_function_at(m, addr, fi) != 0)
+        return -1;
+    const st_function *f = &m->functions[*fi];
     uint32_t i = st_insn_lower_bound(f, addr);
     if (i == f->ninsns || f->insns[i].addr != addr)
         return -1;
-    *fi = lo - 1;
     *ii = i;
     return 0;
 }

@@ -13,6 +13,9 @@
  *   scope.c       all of the above -> the scope tree
  *   analyse.c     drives the stages for one ELF file -> st_module
  *
+ * and, apart from the pipeline, receiver.c: the variable a call's result
+ * is stored in (DWARF locations), for memspy's names of heap objects.
+ *
  * Addresses are the ELF file's own (link-time) virtual addresses: the same
  * module-relative addresses the collector stores, so profiles join to the
  * static inventory by (build-id, addr).  The instruction classes are
@@ -373,6 +376,10 @@ int st_find_functions(const st_image *img, st_function **out, size_t *n, uint64_
  * none). */
 uint32_t st_insn_lower_bound(const st_function *f, uint64_t addr);
 
+/* The function of m whose [start, start + size) holds addr: 0 with *fi
+ * its index, -1 when none does. */
+int st_module_function_at(const st_module *m, uint64_t addr, size_t *fi);
+
 /* The instruction of m that starts at addr: 0 with *fi its function's index
  * and *ii its index in that function, or -1 when no decoded instruction
  * starts there. */
@@ -446,6 +453,23 @@ int st_debug_line(const st_debug_info *di, uint64_t addr, uint32_t *file, uint32
  * instructions they cover, sibling loops with overlapping line ranges in
  * one file folded together. */
 int st_build_scopes(st_module *m, const st_debug_info *di, char *err, size_t errlen);
+
+/* receiver.c: the variable that receives what a call returns, MemSpy's
+ * short name for a heap object (seed 001, section 10 item 10), from the
+ * code after the call and the DWARF locations of variables. */
+typedef struct st_vars st_vars;
+
+/* Open the DWARF of the ELF file at `path` for st_call_receiver.  Returns
+ * 0 with *out set, or NULL when the file has no DWARF; -1 with a message
+ * when libdwfl fails or memory runs out. */
+int st_vars_open(const char *path, st_vars **out, char *err, size_t errlen);
+void st_vars_free(st_vars *v);
+
+/* The variable of module m (analysed from the same file as v) that
+ * receives the result of the call at `site` (the call's address or any
+ * address inside it, such as a stack trace's return address - 1): 1 with
+ * its name in name[0..len), 0 when no variable is known to (v may be NULL). */
+int st_call_receiver(const st_vars *v, const st_module *m, uint64_t site, char *name, size_t len);
 
 /* Free what an st_function owns (not the struct itself). */
 void st_function_free(st_function *f);

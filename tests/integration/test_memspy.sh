@@ -64,6 +64,27 @@ for site in "first:$(line_of MALLOC:first "$SRC"):1000" "second:$(line_of MALLOC
         (.allocation[0].file | endswith("misskinds.c")))] | "\(length) \(.[0].references) \(.[0].allocation[0].function)"' \
         "$WORK/heap.json")
     check "heap: array $name (malloc at line $line)" "$got" "1 $refs heap_arrays"
+    check "heap: array $name is named by its variable" \
+        "$(jq -r --argjson l "$line" '.data_objects[] | select(.allocation[0].line == $l) | .name' "$WORK/heap.json")" "$name"
+done
+
+# Heap objects are named by the variable that receives the allocation
+# (DWARF): a local in a register (-O1) or a stack slot (-O0), a global
+# pointer (whose own global object is also "gptr", so the site is added),
+# two locals named buf; a block stored through a pointer keeps its site.
+SRC=$SRC_PROGRAMS/heapnames.c
+at() { line_of "ALLOC:$1" "$SRC"; }
+expected=$(printf '%s\n' "local $(at local)" "gptr (main:$(at gptr)) $(at gptr)" "buf (fill_a:$(at buf_a)) $(at buf_a)" \
+    "buf (fill_b:$(at buf_b)) $(at buf_b)" "rows $(at rows)" "main:$(at each_row) $(at each_row)" | sort)
+heap_names() {
+    jq -r '.data_objects[] | select(.kind == "heap") | "\(.name) \(.allocation[0].line)"' "$WORK/$1.json" | sort
+}
+for cc in "gcc -O1" "gcc -O0" "clang -O1" "clang -O0"; do
+    command -v "${cc% *}" >/dev/null || { echo "# skip heap names with $cc: not installed"; continue; }
+    bin=$WORK/heapnames.${cc// /}
+    $cc -g -march=x86-64-v2 -o "$bin" "$SRC"
+    memspy_json "names.${cc// /}" "$bin" 2000
+    check "heap names, $cc" "$(heap_names "names.${cc// /}")" "$expected"
 done
 
 # cg_sweep RUN EVENT — Cachegrind's count of EVENT in function sweep.
