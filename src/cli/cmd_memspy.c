@@ -17,10 +17,10 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/host_machine.h"
 #include "cli/launch.h"
 #include "cli/options.h"
 #include "cli/runs.h"
+#include "machine/machine.h"
 #include "memspy_report/memspy_loops.h"
 #include "memspy_report/memspy_report.h"
 
@@ -31,7 +31,7 @@
 enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CALLGRIND };
 
 typedef struct memspy_options {
-    const char *machine;  /* NULL: the host's closest description */
+    const char *machine;  /* NULL: this host, as `augur machine detect` sees it */
     double ratio;         /* simulated share of references, (0, 1] */
     int by_sets;          /* sample sets instead of time */
     enum format format;
@@ -53,8 +53,8 @@ static void usage(FILE *to)
             "level, their causes (cold, capacity, conflict, true and false sharing), who replaced\n"
             "whose lines, and stall cycles from the machine's latencies, ranked by stall.\n\n"
             "options:\n"
-            "  --machine NAME|FILE  machine description (machines/NAME.yaml); default: the known\n"
-            "                       description closest to this host's caches (the header says which)\n"
+            "  --machine NAME|FILE  machine description (machines/NAME.yaml); default: this host, as\n"
+            "                       'augur machine detect' describes it (its caches, from hwloc)\n"
             "  --sample RATIO       simulate this share of references, 0 < RATIO <= 1 (default 1);\n"
             "                       counts are scaled and shown with the error bounds sampling implies\n"
             "  --sample-by sets     (default) set sampling: one set in 2^k (ratio rounded); within\n"
@@ -320,9 +320,16 @@ static int choose_machine(const memspy_options *o, machine *m, char *why, size_t
 {
     char err[2048];
     why[0] = '\0';
-    int rc = o->machine ? machine_find(o->machine, m, err, sizeof err) : closest_machine(m, why, whylen, err, sizeof err);
+    char note[1024];
+    int rc = o->machine ? machine_find(o->machine, m, err, sizeof err)
+                        : machine_detect(m, note, sizeof note, err, sizeof err);
+    if (rc != 0 && !o->machine)
+        snprintf(err + strlen(err), sizeof err - strlen(err), " (name a machine with --machine NAME|FILE)");
     if (rc != 0)
         return fail(EXIT_USAGE, err);
+    if (!o->machine)
+        snprintf(why, whylen, "this host: caches from hwloc, latencies from the nearest known description, "
+                              "as 'augur machine detect' writes it");
     if (m->ncaches == 0 || m->ncaches > MR_MAX_LEVELS) {
         snprintf(err, sizeof err, "machine %s has %u cache levels; memspy simulates 1 to %u", m->name, m->ncaches,
                  MR_MAX_LEVELS);

@@ -121,7 +121,7 @@ check "callgrind_annotate reads it: sweep's L1 conflict misses" \
 
 # The default machine is named in the header with the reason.
 "$AUGUR" memspy -- "$PROGRAMS/memsweep" 16 64 1 >"$WORK/default.txt" 2>/dev/null
-check "default machine: closest to the host" "$(grep -c '^machine: .* (closest to this host' "$WORK/default.txt")" 1
+check "default machine: this host, detected" "$(grep -c '^machine: host (this host: caches from hwloc' "$WORK/default.txt")" 1
 
 # Bad input.
 "$AUGUR" memspy --sample 0 -- "$PROGRAMS/memsweep" 1 64 1 2>"$WORK/err" >/dev/null
