@@ -85,7 +85,7 @@ ms_sim *ms_new(const ms_config *c, const rd_allocator *a, const char **error)
     s->epoch = 0;
     for (unsigned k = 0; k < CS_MAX_LEVELS; k++) {
         const ms_level_config *l = &c->level[k];
-        s->shared[k].sets = NULL;
+        s->shared[k].shadow = NULL;
         if (k >= c->nlevels)
             continue;
         if (l->shared_by == 1)
@@ -131,7 +131,7 @@ static ms_thread *thread_state(ms_sim *s, unsigned t)
     ms_thread *th = s->a->alloc(s->a->ctx, sizeof *th);
     for (unsigned k = 0; k < CS_MAX_LEVELS; k++) {
         const ms_level_config *l = &s->c.level[k];
-        th->level[k].sets = NULL;
+        th->level[k].shadow = NULL;
         if (k < s->c.nlevels && l->shared_by == 1)
             ms_cache_init(&th->level[k], l->size, l->line, l->ways, s->c.set_sample, s->a);
     }

@@ -1,5 +1,5 @@
 /* ms_cache.h — one cache instance of memsim (a private level of one thread,
- * or a shared level): the set-associative LRU level of cachesim.h, its
+ * or a shared level): the set-associative LRU sets of ms_sets.h, its
  * fully-associative shadow of as many lines as the simulated sets hold, and
  * per set how much of its content the current time sample has refreshed.
  *
@@ -11,13 +11,15 @@
 #include <stdint.h>
 
 #include "cachesim/cachesim.h"
+#include "cachesim/ms_sets.h"
 #include "cachesim/ms_shadow.h"
 #include "rd/rd.h"
 
 typedef struct ms_cache {
     const rd_allocator *a;
-    cs_level *sets;    /* NULL: instance not created (a thread's shared level) */
-    ms_shadow *shadow; /* FA LRU of size/line/set_sample lines */
+    ms_shadow *shadow; /* FA LRU of size/line/set_sample lines; NULL: instance
+                          not created (a thread's shared level) */
+    ms_sets sets;
     uint32_t ways;
     uint64_t set_mask;
     /* Time sampling: fresh[s] is how many of set s's most recent ways were
@@ -43,7 +45,7 @@ typedef struct ms_outcome {
 
 /* Create c's cache of (size, line, ways), a geometry cs_level_check
  * accepted, with a tag per line and a shadow of size / line / set_sample
- * lines. */
+ * lines.  (c->shadow is NULL until then: the instance does not exist.) */
 void ms_cache_init(ms_cache *c, uint64_t size, uint32_t line, uint32_t ways,
                    uint32_t set_sample, const rd_allocator *a);
 
