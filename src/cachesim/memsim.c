@@ -177,7 +177,9 @@ static enum ms_cause miss_cause(ms_sim *s, const ref *r, unsigned k, uint64_t bl
                                 const ms_outcome *o)
 {
     int priv = s->c.level[k].shared_by == 1;
-    if (!seen_before(priv ? &r->th->seen : &s->shared_seen, block, k))
+    /* A shadow hit means the instance held the line before, so its seen
+     * bit is set already: only a shadow miss needs the probe. */
+    if (!o->shadow_hit && !seen_before(priv ? &r->th->seen : &s->shared_seen, block, k))
         return MS_COLD;
     if (priv && s->coherent) {
         ms_inv_line *l = ms_table_find(&r->th->inv, block);
