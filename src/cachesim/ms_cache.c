@@ -17,13 +17,13 @@
 #include "cachesim/ms_shadow.h"
 #include "rd/rd.h"
 
-void ms_cache_init(ms_cache *c, uint64_t size, uint32_t line, uint32_t ways,
-                   uint32_t set_sample, const rd_allocator *a)
+void ms_cache_init(ms_cache *c, uint64_t size, uint32_t line, uint32_t ways, uint64_t shrink,
+                   const rd_allocator *a)
 {
     c->a = a;
     uint64_t nsets = size / ((uint64_t)line * ways);
     ms_sets_init(&c->sets, nsets, ways, a);
-    c->shadow = ms_shadow_new(size / line / set_sample, a);
+    c->shadow = ms_shadow_new(size / line / shrink, a);
     c->ways = ways;
     c->set_mask = nsets - 1;
     c->fresh = a->alloc(a->ctx, (size_t)nsets * sizeof *c->fresh);
@@ -44,9 +44,10 @@ static uint32_t *fresh_of(ms_cache *c, uint64_t s, uint32_t epoch)
     return &c->fresh[s];
 }
 
-ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t tag, uint32_t epoch)
+ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t tag, uint32_t epoch, int fed)
 {
     ms_outcome o;
+    o.shadow_fed = fed;
     if (block == c->last && epoch == c->last_epoch) {
         o.hit = o.shadow_hit = 1; /* a repeat: MRU in set and shadow already */
         o.unknown = o.evicted = 0;
@@ -68,7 +69,7 @@ ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t tag, uint32_t e
                 (*f)++;
         }
     }
-    o.shadow_hit = ms_shadow_access(c->shadow, block);
+    o.shadow_hit = fed && ms_shadow_access(c->shadow, block);
     return o;
 }
 

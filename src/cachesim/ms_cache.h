@@ -36,7 +36,8 @@ typedef struct ms_cache {
 /* What one access did at one instance. */
 typedef struct ms_outcome {
     int hit;        /* the set-associative cache held the block */
-    int shadow_hit; /* the shadow held it */
+    int shadow_fed; /* the block feeds the shadow (shadow sampling) */
+    int shadow_hit; /* the shadow held it (when fed) */
     int unknown;    /* a miss in a set not yet refreshed this sample */
     int evicted;    /* a miss that dropped a valid block: victim */
     uint64_t victim;
@@ -44,15 +45,16 @@ typedef struct ms_outcome {
 } ms_outcome;
 
 /* Create c's cache of (size, line, ways), a geometry cs_level_check
- * accepted, with a tag per line and a shadow of size / line / set_sample
- * lines.  (c->shadow is NULL until then: the instance does not exist.) */
-void ms_cache_init(ms_cache *c, uint64_t size, uint32_t line, uint32_t ways,
-                   uint32_t set_sample, const rd_allocator *a);
+ * accepted, with a tag per line and a shadow of size / line / shrink lines
+ * (shrink: set sampling times shadow sampling, at most size / line).
+ * (c->shadow is NULL until then: the instance does not exist.) */
+void ms_cache_init(ms_cache *c, uint64_t size, uint32_t line, uint32_t ways, uint64_t shrink,
+                   const rd_allocator *a);
 
 /* Access `block` in sample `epoch` (0: time sampling never started, no
- * bookkeeping) in both the cache and its shadow; a miss fills the line
- * with `tag`. */
-ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t tag, uint32_t epoch);
+ * bookkeeping) in the cache, and in its shadow when `fed` (the block is
+ * one shadow sampling keeps); a miss fills the line with `tag`. */
+ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t tag, uint32_t epoch, int fed);
 
 /* Invalidate `block`: if the cache holds it, remove it there and from the
  * shadow and return 1; else change nothing and return 0. */
