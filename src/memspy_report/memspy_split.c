@@ -21,8 +21,8 @@ mr_share mr_share_of(uint64_t k, uint64_t n)
     double center = (p + z2n / 2) / (1 + z2n);
     double half = Z95 / (1 + z2n) * sqrt(p * (1 - p) / (double)n + z2n / (4 * (double)n));
     s.p = p;
-    s.lo = fmax(0, center - half);
-    s.hi = fmin(1, center + half);
+    s.lo = k == 0 ? 0 : center - half; /* exactly 0 and 1 at the ends, */
+    s.hi = k == n ? 1 : center + half; /* which rounding would miss */
     return s;
 }
 
