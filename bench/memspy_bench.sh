@@ -154,7 +154,7 @@ run_config() {
 {
     echo "# $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)," \
         "$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); machine $MACHINE (cachegrind --D1=$D1 --LL=$LL)"
-    echo "# $0 --reps $REPS --ratios \"$RATIOS\" --programs \"$PROGRAMS\""
+    echo "# $0 --reps $REPS --ratios \"$RATIOS\" --programs \"$PROGRAMS\"${SHADOW:+ --shadow-sample $SHADOW}"
     echo
     echo "| program | config | CPU s (median of $REPS) | / cachegrind | L1 rate | L2 rate | L3 rate | ΔL1 pp | ΔL2 pp | ΔL3 pp |"
     echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
