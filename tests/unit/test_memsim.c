@@ -710,6 +710,25 @@ static void test_bad_configs(void **state)
     ms_free(NULL);
 }
 
+/* A shadow sampling that is no power of two, or larger than a level's lines
+ * (here L1's 64, or 16 once set sampling takes one set in 4), is refused
+ * with its message, allocating nothing. */
+static void test_bad_shadow_sample(void **state)
+{
+    (void)state;
+    const uint64_t lv[2][3] = {{4096, 4, 1}, {65536, 8, 2}};
+    ms_config good = config(2, lv), c;
+    c = good, c.shadow_sample = 6;
+    refused(&c, "shadow_sample must be a power of two (1 gives every line to the shadows: exact causes)");
+    c = good, c.shadow_sample = 128;
+    refused(&c, "shadow_sample must not exceed the number of lines of any level (divided by set_sample)");
+    c = good, c.shadow_sample = 32, c.set_sample = 4;
+    refused(&c, "shadow_sample must not exceed the number of lines of any level (divided by set_sample)");
+    c = good, c.shadow_sample = 64; /* L1's 64 lines: a one-line shadow, accepted */
+    ms_sim *s = sim(&c);
+    ms_free(s);
+}
+
 static void test_cause_names(void **state)
 {
     (void)state;
@@ -718,6 +737,13 @@ static void test_cause_names(void **state)
     assert_string_equal(ms_cause_name(MS_CONFLICT), "conflict");
     assert_string_equal(ms_cause_name(MS_TRUE_SHARING), "true_sharing");
     assert_string_equal(ms_cause_name(MS_FALSE_SHARING), "false_sharing");
+}
+
+static void test_unsplit_name(void **state)
+{
+    (void)state;
+    assert_string_equal(ms_cause_name(MS_UNSPLIT), "unsplit");
+    assert_string_equal(ms_cause_name(MS_NCAUSES), "unknown");
 }
 
 int main(void)
@@ -743,7 +769,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_matches_cs_hierarchy, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(test_matches_cachegrind_rule, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(test_bad_configs, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(test_bad_shadow_sample, reset_counts, check_no_leaks),
         cmocka_unit_test(test_cause_names),
+        cmocka_unit_test(test_unsplit_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
