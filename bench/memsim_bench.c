@@ -6,7 +6,9 @@
  * Each case builds a trace of REFS references, then for each simulator and
  * each of REPS repetitions makes a fresh simulator, replays the trace once
  * untimed (to fill the caches and tables) and once timed, and prints the
- * median, min and max ns per reference and the median ratio memsim/cachesim.
+ * median, min and max ns per reference and the median ratio memsim/cachesim;
+ * then memsim with shadow sampling 8 and 64 (ms_config.shadow_sample), each
+ * as its median ns and ratio to cachesim.
  *
  * Machines (64-byte lines): 1 level = L1 32 KiB 8-way; 3 levels = L1 32 KiB
  * 8-way and L2 1 MiB 16-way private per thread, L3 8 MiB 16-way shared.
@@ -134,13 +136,15 @@ static double run_cachesim(const trace *t, unsigned nlevels, uint64_t *misses)
     return ns;
 }
 
-/* Replay t through memsim with causes (tag: the address's 1 MiB region);
- * returns ns per reference of the timed pass; misses into *misses. */
-static double run_memsim(const trace *t, unsigned nlevels, uint64_t *misses)
+/* Replay t through memsim with causes (tag: the address's 1 MiB region),
+ * shadow sampling 1 in `shadow`; returns ns per reference of the timed
+ * pass; misses into *misses. */
+static double run_memsim_shadow(const trace *t, unsigned nlevels, uint32_t shadow, uint64_t *misses)
 {
     ms_config c = {0};
     c.nlevels = nlevels;
     c.set_sample = 1;
+    c.shadow_sample = shadow;
     for (unsigned k = 0; k < nlevels; k++)
         c.level[k] = (ms_level_config){GEOM[k][0], 64, (uint32_t)GEOM[k][1], (uint32_t)GEOM[k][2]};
     const char *err = NULL;
@@ -166,6 +170,22 @@ static double run_memsim(const trace *t, unsigned nlevels, uint64_t *misses)
     return ns;
 }
 
+/* memsim exact, and with shadow sampling 8 and 64. */
+static double run_memsim(const trace *t, unsigned nlevels, uint64_t *misses)
+{
+    return run_memsim_shadow(t, nlevels, 1, misses);
+}
+
+static double run_memsim_s8(const trace *t, unsigned nlevels, uint64_t *misses)
+{
+    return run_memsim_shadow(t, nlevels, 8, misses);
+}
+
+static double run_memsim_s64(const trace *t, unsigned nlevels, uint64_t *misses)
+{
+    return run_memsim_shadow(t, nlevels, 64, misses);
+}
+
 /* ---- measurement ------------------------------------------------------------- */
 
 static int cmp_double(const void *a, const void *b)
@@ -188,11 +208,13 @@ static double median(runner run, const trace *t, unsigned nlevels, double v[REPS
 /* One line of the table for trace `kind` at nlevels levels. */
 static void bench_case(const char *kind, const trace *t, unsigned nlevels, uint64_t *sink)
 {
-    double vc[REPS], vm[REPS];
+    double vc[REPS], vm[REPS], v8[REPS], v64[REPS];
     double c = median(run_cachesim, t, nlevels, vc, sink);
     double m = median(run_memsim, t, nlevels, vm, sink);
-    printf("%-7s %6u %10.1f %6.1f %6.1f %10.1f %6.1f %6.1f %7.2f\n", kind, nlevels, c, vc[0],
-           vc[REPS - 1], m, vm[0], vm[REPS - 1], m / c);
+    double m8 = median(run_memsim_s8, t, nlevels, v8, sink);
+    double m64 = median(run_memsim_s64, t, nlevels, v64, sink);
+    printf("%-7s %6u %10.1f %6.1f %6.1f %10.1f %6.1f %6.1f %7.2f %7.1f %5.2f %7.1f %5.2f\n", kind, nlevels, c,
+           vc[0], vc[REPS - 1], m, vm[0], vm[REPS - 1], m / c, m8, m8 / c, m64, m64 / c);
 }
 
 int main(int argc, char **argv)
@@ -205,8 +227,8 @@ int main(int argc, char **argv)
     static const char *const kinds[] = {"hot", "l2", "l3", "stream", "mt"};
     uint64_t sink = 0;
     printf("# %zu references per pass, median (min max) of %d runs, ns per reference\n", n, REPS);
-    printf("%-7s %6s %10s %6s %6s %10s %6s %6s %7s\n", "trace", "levels", "cachesim", "min", "max",
-           "memsim", "min", "max", "ratio");
+    printf("%-7s %6s %10s %6s %6s %10s %6s %6s %7s %7s %5s %7s %5s\n", "trace", "levels", "cachesim", "min",
+           "max", "memsim", "min", "max", "ratio", "shadow8", "ratio", "shdw64", "ratio");
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
         trace t;
         make_trace(&t, kinds[i], n);

@@ -30,6 +30,12 @@ static unsigned log2_pow2(uint64_t x)
     return 63u - (unsigned)__builtin_clzll(x);
 }
 
+/* c's shadow sampling as a count (0 means 1: exact). */
+static uint32_t shadow_sample(const ms_config *c)
+{
+    return c->shadow_sample ? c->shadow_sample : 1;
+}
+
 /* NULL if level l is acceptable in c, else why not. */
 static const char *check_level(const ms_config *c, const ms_level_config *l)
 {
@@ -44,6 +50,9 @@ static const char *check_level(const ms_config *c, const ms_level_config *l)
     uint64_t sets = l->size / ((uint64_t)l->line * l->ways);
     if (c->set_sample > sets)
         return "set_sample must not exceed the number of sets of any level";
+    if (l->size / l->line / c->set_sample < shadow_sample(c))
+        return "shadow_sample must not exceed the number of lines of any level (divided by "
+               "set_sample)";
     if (l->size / l->line / c->set_sample > MS_SHADOW_MAX_LINES)
         return "cache has too many lines for the fully-associative shadow (at most 2^31 "
                "simulated lines per level)";
@@ -57,6 +66,9 @@ static const char *check_config(const ms_config *c)
         return "the number of cache levels must be 1 to 4";
     if (!is_pow2(c->set_sample))
         return "set_sample must be a power of two (1 simulates every set)";
+    if (!is_pow2(shadow_sample(c)))
+        return "shadow_sample must be a power of two (1 gives every line to the shadows: exact "
+               "causes)";
     for (unsigned k = 0; k < c->nlevels; k++) {
         const char *why = check_level(c, &c->level[k]);
         if (why)
@@ -79,19 +91,21 @@ ms_sim *ms_new(const ms_config *c, const rd_allocator *a, const char **error)
     s->line_shift = log2_pow2(c->level[0].line);
     s->gran_shift = s->line_shift > 6 ? s->line_shift - 6 : 0;
     s->sample_mask = c->set_sample - 1;
+    s->shadow_log2 = log2_pow2(shadow_sample(c));
     s->nprivate = 0;
     s->nthreads = 0;
     s->coherent = 0;
     s->epoch = 0;
     for (unsigned k = 0; k < CS_MAX_LEVELS; k++) {
         const ms_level_config *l = &c->level[k];
-        s->shared[k].sets = NULL;
+        s->shared[k].shadow = NULL;
         if (k >= c->nlevels)
             continue;
         if (l->shared_by == 1)
             s->nprivate++;
         else
-            ms_cache_init(&s->shared[k], l->size, l->line, l->ways, c->set_sample, a);
+            ms_cache_init(&s->shared[k], l->size, l->line, l->ways,
+                          (uint64_t)c->set_sample * shadow_sample(c), a);
     }
     ms_table_init(&s->shared_seen, sizeof(ms_seen_chunk), a);
     for (unsigned t = 0; t < MS_MAX_THREADS; t++)
@@ -131,9 +145,10 @@ static ms_thread *thread_state(ms_sim *s, unsigned t)
     ms_thread *th = s->a->alloc(s->a->ctx, sizeof *th);
     for (unsigned k = 0; k < CS_MAX_LEVELS; k++) {
         const ms_level_config *l = &s->c.level[k];
-        th->level[k].sets = NULL;
+        th->level[k].shadow = NULL;
         if (k < s->c.nlevels && l->shared_by == 1)
-            ms_cache_init(&th->level[k], l->size, l->line, l->ways, s->c.set_sample, s->a);
+            ms_cache_init(&th->level[k], l->size, l->line, l->ways,
+                          (uint64_t)s->c.set_sample * shadow_sample(&s->c), s->a);
     }
     ms_table_init(&th->seen, sizeof(ms_seen_chunk), s->a);
     ms_table_init(&th->inv, sizeof(ms_inv_line), s->a);
@@ -177,7 +192,10 @@ static enum ms_cause miss_cause(ms_sim *s, const ref *r, unsigned k, uint64_t bl
                                 const ms_outcome *o)
 {
     int priv = s->c.level[k].shared_by == 1;
-    if (!seen_before(priv ? &r->th->seen : &s->shared_seen, block, k))
+    /* A shadow hit means the instance held the line before, so its seen
+     * bit is set already: only a shadow miss needs the probe. */
+    if (!(o->shadow_fed && o->shadow_hit) &&
+        !seen_before(priv ? &r->th->seen : &s->shared_seen, block, k))
         return MS_COLD;
     if (priv && s->coherent) {
         ms_inv_line *l = ms_table_find(&r->th->inv, block);
@@ -188,6 +206,8 @@ static enum ms_cause miss_cause(ms_sim *s, const ref *r, unsigned k, uint64_t bl
                                                                             : MS_FALSE_SHARING;
         }
     }
+    if (!o->shadow_fed)
+        return MS_UNSPLIT;
     return o->shadow_hit ? MS_CONFLICT : MS_CAPACITY;
 }
 
@@ -206,7 +226,8 @@ static int level_access(ms_sim *s, const ref *r, unsigned k, ms_result *out)
     int missed = 0;
     for (uint64_t b = first;; b++) {
         if (!(b & s->sample_mask)) {
-            ms_outcome o = ms_cache_access(c, b, r->tag, s->epoch);
+            int fed = ms_shadow_sampled(b, s->shadow_log2);
+            ms_outcome o = ms_cache_access(c, b, r->tag, s->epoch, fed);
             if (!o.hit) {
                 enum ms_cause cause = miss_cause(s, r, k, b, &o);
                 if (!missed) {
@@ -284,7 +305,7 @@ void ms_sample_start(ms_sim *s)
 
 const char *ms_cause_name(enum ms_cause c)
 {
-    static const char *const names[MS_NCAUSES] = {"cold", "capacity", "conflict", "true_sharing",
-                                                  "false_sharing"};
+    static const char *const names[MS_NCAUSES] = {"cold",         "capacity",      "conflict",
+                                                  "true_sharing", "false_sharing", "unsplit"};
     return (unsigned)c < MS_NCAUSES ? names[c] : "unknown";
 }

@@ -25,7 +25,14 @@
  *                 the line (per-line per-thread byte masks, not thread order);
  *   capacity      a fully-associative LRU cache of the same number of lines
  *                 (the shadow, fed the same references) also misses;
- *   conflict      the shadow hits: only the set mapping lost the line. */
+ *   conflict      the shadow hits: only the set mapping lost the line;
+ *   unsplit       capacity or conflict, not told apart: under shadow
+ *                 sampling (ms_config.shadow_sample > 1) only the lines of
+ *                 1 in shadow_sample of a fixed hash of the block number
+ *                 feed a shadow scaled to match (SHARDS, Waldspurger et al.,
+ *                 FAST 2015), so misses, cold and sharing stay exact and the
+ *                 capacity/conflict split is measured on the sampled lines
+ *                 (the report apportions the rest by it). */
 #ifndef AUGUR_MEMSIM_H
 #define AUGUR_MEMSIM_H
 
@@ -38,7 +45,15 @@
 #define MS_MAX_THREADS 64u
 #define MS_NO_TAG UINT32_MAX
 
-enum ms_cause { MS_COLD, MS_CAPACITY, MS_CONFLICT, MS_TRUE_SHARING, MS_FALSE_SHARING, MS_NCAUSES };
+enum ms_cause {
+    MS_COLD,
+    MS_CAPACITY,
+    MS_CONFLICT,
+    MS_TRUE_SHARING,
+    MS_FALSE_SHARING,
+    MS_UNSPLIT,
+    MS_NCAUSES
+};
 
 typedef struct ms_level_config {
     uint64_t size;      /* bytes */
@@ -54,6 +69,11 @@ typedef struct ms_config {
      * every level (1 = all sets); references to other sets are not
      * simulated (ms_result.sampled == 0). */
     uint32_t set_sample;
+    /* Shadow sampling: 0 or 1 feeds every line to the shadows (exact
+     * causes); a power of two N feeds only the lines whose hash falls in
+     * 1/N of the hash space (ms_shadow_sampled) to shadows of lines/N
+     * lines; a non-cold, non-sharing miss of another line is MS_UNSPLIT. */
+    uint32_t shadow_sample;
 } ms_config;
 
 /* The outcome of one reference. */
@@ -97,7 +117,16 @@ void ms_access(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_
  * `ways` distinct lines in this sample its misses are flagged unknown. */
 void ms_sample_start(ms_sim *s);
 
-/* "cold", "capacity", "conflict", "true_sharing", "false_sharing". */
+/* 1 if `block` feeds the shadows of a simulator whose shadow_sample is
+ * 2^log2_sample: the top log2_sample bits of a multiplicative hash of the
+ * block are zero, so sampled lines spread over all sets. */
+static inline int ms_shadow_sampled(uint64_t block, unsigned log2_sample)
+{
+    return ((block * 0xff51afd7ed558ccdull) >> 1 >> (63 - log2_sample)) == 0;
+}
+
+/* "cold", "capacity", "conflict", "true_sharing", "false_sharing",
+ * "unsplit". */
 const char *ms_cause_name(enum ms_cause c);
 
 #endif

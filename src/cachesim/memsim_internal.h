@@ -51,6 +51,7 @@ struct ms_sim {
     unsigned gran_shift;  /* log2(bytes per byte-mask bit): 0 up to 64-byte lines */
     uint64_t sample_mask; /* set_sample - 1: a block is simulated when
                              (block & sample_mask) == 0 */
+    unsigned shadow_log2; /* log2(shadow_sample): see ms_shadow_sampled */
     unsigned nprivate;    /* number of private levels */
     ms_cache shared[CS_MAX_LEVELS]; /* created for shared levels only */
     ms_table shared_seen;           /* ms_seen_chunk of the shared levels */

@@ -1,4 +1,4 @@
-/* ms_cache.c — one memsim cache instance (ms_cache.h): cs_level plus shadow
+/* ms_cache.c — one memsim cache instance (ms_cache.h): ms_sets plus shadow
  * plus the time-sampling freshness of each set.
  *
  * Freshness: true LRU keeps the lines touched since a sample began ahead of
@@ -13,17 +13,18 @@
 
 #include "cachesim/cachesim.h"
 #include "cachesim/ms_cache.h"
+#include "cachesim/ms_sets.h"
 #include "cachesim/ms_shadow.h"
 #include "rd/rd.h"
 
-void ms_cache_init(ms_cache *c, uint64_t size, uint32_t line, uint32_t ways,
-                   uint32_t set_sample, const rd_allocator *a)
+void ms_cache_init(ms_cache *c, uint64_t size, uint32_t line, uint32_t ways, uint64_t shrink,
+                   const rd_allocator *a)
 {
     c->a = a;
-    c->sets = cs_level_new_tagged(size, line, ways, a, NULL);
-    c->shadow = ms_shadow_new(size / line / set_sample, a);
+    uint64_t nsets = size / ((uint64_t)line * ways);
+    ms_sets_init(&c->sets, nsets, ways, a);
+    c->shadow = ms_shadow_new(size / line / shrink, a);
     c->ways = ways;
-    uint64_t nsets = cs_level_sets(c->sets);
     c->set_mask = nsets - 1;
     c->fresh = a->alloc(a->ctx, (size_t)nsets * sizeof *c->fresh);
     c->epoch = a->alloc(a->ctx, (size_t)nsets * sizeof *c->epoch);
@@ -43,9 +44,10 @@ static uint32_t *fresh_of(ms_cache *c, uint64_t s, uint32_t epoch)
     return &c->fresh[s];
 }
 
-ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t tag, uint32_t epoch)
+ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t tag, uint32_t epoch, int fed)
 {
     ms_outcome o;
+    o.shadow_fed = fed;
     if (block == c->last && epoch == c->last_epoch) {
         o.hit = o.shadow_hit = 1; /* a repeat: MRU in set and shadow already */
         o.unknown = o.evicted = 0;
@@ -53,7 +55,7 @@ ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t tag, uint32_t e
     }
     c->last = block;
     c->last_epoch = epoch;
-    cs_touch t = cs_level_touch_tagged(c->sets, block, tag);
+    ms_touch t = ms_sets_touch(&c->sets, block, tag);
     o.hit = t.pos < c->ways;
     o.evicted = t.evicted;
     o.victim = t.victim;
@@ -67,13 +69,13 @@ ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t tag, uint32_t e
                 (*f)++;
         }
     }
-    o.shadow_hit = ms_shadow_access(c->shadow, block);
+    o.shadow_hit = fed && ms_shadow_access(c->shadow, block);
     return o;
 }
 
 int ms_cache_remove(ms_cache *c, uint64_t block, uint32_t epoch)
 {
-    uint32_t pos = cs_level_remove(c->sets, block);
+    uint32_t pos = ms_sets_remove(&c->sets, block);
     if (block == c->last)
         c->last = UINT64_MAX;
     if (pos == c->ways)
@@ -90,11 +92,11 @@ int ms_cache_remove(ms_cache *c, uint64_t block, uint32_t epoch)
 
 void ms_cache_free(ms_cache *c)
 {
-    if (!c->sets)
+    if (!c->shadow)
         return;
     c->a->release(c->a->ctx, c->epoch);
     c->a->release(c->a->ctx, c->fresh);
-    cs_level_free(c->sets);
+    ms_sets_free(&c->sets);
     ms_shadow_free(c->shadow);
-    c->sets = NULL;
+    c->shadow = NULL;
 }

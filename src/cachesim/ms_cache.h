@@ -1,5 +1,5 @@
 /* ms_cache.h — one cache instance of memsim (a private level of one thread,
- * or a shared level): the set-associative LRU level of cachesim.h, its
+ * or a shared level): the set-associative LRU sets of ms_sets.h, its
  * fully-associative shadow of as many lines as the simulated sets hold, and
  * per set how much of its content the current time sample has refreshed.
  *
@@ -11,13 +11,15 @@
 #include <stdint.h>
 
 #include "cachesim/cachesim.h"
+#include "cachesim/ms_sets.h"
 #include "cachesim/ms_shadow.h"
 #include "rd/rd.h"
 
 typedef struct ms_cache {
     const rd_allocator *a;
-    cs_level *sets;    /* NULL: instance not created (a thread's shared level) */
-    ms_shadow *shadow; /* FA LRU of size/line/set_sample lines */
+    ms_shadow *shadow; /* FA LRU of size/line/set_sample lines; NULL: instance
+                          not created (a thread's shared level) */
+    ms_sets sets;
     uint32_t ways;
     uint64_t set_mask;
     /* Time sampling: fresh[s] is how many of set s's most recent ways were
@@ -34,7 +36,8 @@ typedef struct ms_cache {
 /* What one access did at one instance. */
 typedef struct ms_outcome {
     int hit;        /* the set-associative cache held the block */
-    int shadow_hit; /* the shadow held it */
+    int shadow_fed; /* the block feeds the shadow (shadow sampling) */
+    int shadow_hit; /* the shadow held it (when fed) */
     int unknown;    /* a miss in a set not yet refreshed this sample */
     int evicted;    /* a miss that dropped a valid block: victim */
     uint64_t victim;
@@ -42,15 +45,16 @@ typedef struct ms_outcome {
 } ms_outcome;
 
 /* Create c's cache of (size, line, ways), a geometry cs_level_check
- * accepted, with a tag per line and a shadow of size / line / set_sample
- * lines. */
-void ms_cache_init(ms_cache *c, uint64_t size, uint32_t line, uint32_t ways,
-                   uint32_t set_sample, const rd_allocator *a);
+ * accepted, with a tag per line and a shadow of size / line / shrink lines
+ * (shrink: set sampling times shadow sampling, at most size / line).
+ * (c->shadow is NULL until then: the instance does not exist.) */
+void ms_cache_init(ms_cache *c, uint64_t size, uint32_t line, uint32_t ways, uint64_t shrink,
+                   const rd_allocator *a);
 
 /* Access `block` in sample `epoch` (0: time sampling never started, no
- * bookkeeping) in both the cache and its shadow; a miss fills the line
- * with `tag`. */
-ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t tag, uint32_t epoch);
+ * bookkeeping) in the cache, and in its shadow when `fed` (the block is
+ * one shadow sampling keeps); a miss fills the line with `tag`. */
+ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t tag, uint32_t epoch, int fed);
 
 /* Invalidate `block`: if the cache holds it, remove it there and from the
  * shadow and return 1; else change nothing and return 0. */

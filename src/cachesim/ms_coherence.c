@@ -22,7 +22,7 @@ typedef struct holder_ctx {
     uint64_t bit;
 } holder_ctx;
 
-/* cs_level_for_each visitor: mark the block held. */
+/* ms_sets_for_each visitor: mark the block held. */
 static void add_holder(void *ctx, uint64_t block)
 {
     holder_ctx *h = ctx;
@@ -41,9 +41,9 @@ void ms_coherence_start(ms_sim *s)
         holder_ctx h = {s, (uint64_t)1 << t};
         for (unsigned k = 0; k < s->c.nlevels; k++) {
             ms_cache *c = &s->thread[t]->level[k];
-            if (!c->sets)
+            if (!c->shadow)
                 continue;
-            cs_level_for_each(c->sets, add_holder, &h);
+            ms_sets_for_each(&c->sets, add_holder, &h);
         }
     }
 }
@@ -63,7 +63,7 @@ static unsigned invalidate(ms_sim *s, unsigned t, uint64_t block)
     unsigned present = 0;
     for (unsigned k = 0; k < s->c.nlevels; k++) {
         ms_cache *c = &s->thread[t]->level[k];
-        if (c->sets && ms_cache_remove(c, block, s->epoch))
+        if (c->shadow && ms_cache_remove(c, block, s->epoch))
             present |= 1u << k;
     }
     return present;

@@ -102,6 +102,16 @@ static void set_set_sampling(const HChar *value)
     memspy.config.set_sample = (uint32_t)n;
 }
 
+/* --shadow-sample=N: feed 1 line in N (by hash) to the shadows. */
+static void set_shadow_sampling(const HChar *value)
+{
+    Long n = parse_size(value);
+    if (n <= 0 || (n & (n - 1)) || n > 0x7fffffff)
+        VG_(fmsg_bad_option)("--shadow-sample", "'%s': expected a power of two N >= 1 "
+                             "(1: exact causes)\n", value);
+    memspy.config.shadow_sample = (uint32_t)n;
+}
+
 static Bool process_option(const HChar *arg)
 {
     const HChar *value;
@@ -112,6 +122,8 @@ static Bool process_option(const HChar *arg)
         set_time_sampling(value);
     } else if VG_STR_CLO (arg, "--sample-sets", value) {
         set_set_sampling(value);
+    } else if VG_STR_CLO (arg, "--shadow-sample", value) {
+        set_shadow_sampling(value);
     } else
         return VG_(replacement_malloc_process_cmd_line_option)(arg);
     return True;
@@ -125,7 +137,8 @@ static void print_usage(void)
         "                                      1 to 4 of them [required]; SIZE may end\n"
         "                                      in K, M or G; SHARED 1 = private per thread\n"
         "    --sample-time=ON,OFF              simulate ON references, skip OFF, repeat\n"
-        "    --sample-sets=N                   simulate one cache set in N [1]\n");
+        "    --sample-sets=N                   simulate one cache set in N [1]\n"
+        "    --shadow-sample=N                 split capacity/conflict on 1 line in N [1]\n");
 }
 
 static void print_debug_usage(void)
@@ -196,6 +209,7 @@ static void pre_clo_init(void)
     VG_(needs_command_line_options)(process_option, print_usage, print_debug_usage);
     VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
     memspy.config.set_sample = 1;
+    memspy.config.shadow_sample = 1;
     memspy_objects_init(); /* the malloc replacement must be known before options */
 }
 

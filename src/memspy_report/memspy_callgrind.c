@@ -1,14 +1,15 @@
 /* memspy_callgrind.c — the report in callgrind's file format, so that
  * callgrind_annotate and KCachegrind show memspy's counts per function and
  * source line: one event for references, then per cache level one for its
- * misses and one per cause (L1m L1cold L1cap L1conf L1tsh L1fsh ...), and
+ * misses and one per cause (L1m L1cold L1cap L1conf L1tsh L1fsh L1unspl
+ * ..., unspl being shadow sampling's unsplit capacity or conflict), and
  * Stall (cycles).  Counts are whole-run estimates (docs/memspy.md). */
 #include <math.h>
 #include <stdlib.h>
 
 #include "memspy_report/memspy_report.h"
 
-static const char *const cause_events[MS_NCAUSES] = {"cold", "cap", "conf", "tsh", "fsh"};
+static const char *const cause_events[MS_NCAUSES] = {"cold", "cap", "conf", "tsh", "fsh", "unspl"};
 
 static void events_line(const memspy_raw *r, FILE *out)
 {

@@ -11,21 +11,43 @@ static json_t *count(double v)
     return json_integer((json_int_t)llround(v));
 }
 
-/* {"cold": n, "capacity": n, ...} of level k, scaled. */
-static json_t *causes_json(const memspy_report *rep, const mr_misses *m)
+/* {"cold": n, "capacity": n, ...} of level k, scaled; unsplit misses
+ * (shadow sampling) apportioned to capacity and conflict. */
+static json_t *causes_json(const memspy_report *rep, const mr_misses *m, unsigned k)
 {
+    mr_split sp = mr_split_of(m, &rep->total.lv[k]);
     json_t *o = json_object();
-    for (int c = 0; c < MS_NCAUSES; c++)
-        json_object_set_new(o, ms_cause_name((enum ms_cause)c), count(mr_scaled(&rep->scale, m->cause[c])));
+    for (int c = 0; c < MS_UNSPLIT; c++) {
+        double v = c == MS_CAPACITY ? sp.capacity : c == MS_CONFLICT ? sp.conflict : (double)m->cause[c];
+        json_object_set_new(o, ms_cause_name((enum ms_cause)c), count(v * rep->scale.factor));
+    }
     return o;
+}
+
+/* Under shadow sampling, how level k's capacity/conflict split of m was
+ * estimated: {"unsplit", "sampled", "capacity_share", "interval",
+ * "from"}; NULL when the run split every miss. */
+static json_t *split_json(const memspy_report *rep, const mr_misses *m, unsigned k)
+{
+    if (rep->total.lv[k].cause[MS_UNSPLIT] == 0)
+        return NULL;
+    mr_split sp = mr_split_of(m, &rep->total.lv[k]);
+    return json_pack("{s:o, s:I, s:f, s:[f,f], s:s}", "unsplit", count(mr_scaled(&rep->scale, m->cause[MS_UNSPLIT])),
+                     "sampled", (json_int_t)sp.share.n, "capacity_share", sp.share.p, "interval", sp.share.lo,
+                     sp.share.hi, "from", sp.share.from_level ? "level" : "object");
 }
 
 static json_t *level_json(const memspy_report *rep, const mr_stats *s, unsigned k)
 {
     mr_estimate e = mr_stats_misses(rep, s, k);
-    return json_pack("{s:s, s:o, s:[o,o], s:o, s:o}", "name", rep->raw->level[k].name, "misses", count(e.est),
-                     "bounds", count(e.lo), count(e.hi), "unknown",
-                     count(mr_scaled(&rep->scale, s->lv[k].unknown)), "causes", causes_json(rep, &s->lv[k]));
+    json_t *o = json_pack("{s:s, s:o, s:[o,o], s:o, s:o}", "name", rep->raw->level[k].name, "misses", count(e.est),
+                          "bounds", count(e.lo), count(e.hi), "unknown",
+                          count(mr_scaled(&rep->scale, s->lv[k].unknown)), "causes",
+                          causes_json(rep, &s->lv[k], k));
+    json_t *split = split_json(rep, &s->lv[k], k);
+    if (split)
+        json_object_set_new(o, "split", split);
+    return o;
 }
 
 /* The members every bin has: references, misses and causes at the first
@@ -39,7 +61,7 @@ static json_t *stats_json(const memspy_report *rep, const mr_stats *s, json_t *o
     json_object_set_new(o, "reads", count(mr_scaled(&rep->scale, s->reads)));
     json_object_set_new(o, "writes", count(mr_scaled(&rep->scale, s->writes)));
     json_object_set_new(o, "misses", count(mr_stats_misses(rep, s, 0).est));
-    json_object_set_new(o, "causes", causes_json(rep, &s->lv[0]));
+    json_object_set_new(o, "causes", causes_json(rep, &s->lv[0], 0));
     json_object_set_new(o, "levels", levels);
     json_object_set_new(o, "stall_cycles", json_real(s->stall));
     json_object_set_new(o, "stall_percent", json_real(rep->total.stall > 0 ? 100 * s->stall / rep->total.stall : 0));

@@ -306,14 +306,15 @@ static int parse_misses(reader *r, char **f, const char *level, uint64_t refs, c
             return -1;
     m->miss = v[0];
     m->unknown = v[6];
-    for (int c = 0; c < MS_NCAUSES; c++) {
+    for (int c = 0; c < MS_UNSPLIT; c++) {
         m->cause[c] = v[1 + c];
         if (__builtin_add_overflow(sum, v[1 + c], &sum))
             return fail(r, "level %s: causes overflow 64 bits", level);
     }
-    if (sum != m->miss)
-        return fail(r, "level %s: the causes add up to %llu, MISS says %llu", level, (unsigned long long)sum,
-                    (unsigned long long)m->miss);
+    if (sum > m->miss)
+        return fail(r, "level %s: the causes add up to %llu, more than MISS (%llu)", level,
+                    (unsigned long long)sum, (unsigned long long)m->miss);
+    m->cause[MS_UNSPLIT] = m->miss - sum; /* shadow sampling's unsplit misses */
     if (m->unknown > m->miss)
         return fail(r, "level %s: UNKNOWN %llu exceeds MISS %llu", level, (unsigned long long)m->unknown,
                     (unsigned long long)m->miss);

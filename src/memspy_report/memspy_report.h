@@ -6,6 +6,7 @@
  *   memspy_read.c      raw file -> memspy_raw, every rule of the format checked
  *   memspy_attr.c      memspy_raw + latencies (+ loops) -> memspy_report
  *   memspy_scale.c     sampling: scale factor, estimates and their bounds
+ *   memspy_split.c     shadow sampling: unsplit misses apportioned
  *   memspy_loops.c     code addresses -> loops, from the structure analysis
  *   memspy_text.c      the report for people
  *   memspy_json.c      the report for programs (docs/memspy.md, "Report")
@@ -33,9 +34,10 @@ typedef struct mr_level {
     uint32_t shared_by; /* 1: private per thread */
 } mr_level;
 
-/* Misses at one level and their causes (enum ms_cause order); `unknown`
- * of them time sampling cannot vouch for (also counted in miss and in one
- * cause). */
+/* Misses at one level and their causes (enum ms_cause order; MS_UNSPLIT
+ * is MISS less the five causes the raw file gives, the misses shadow
+ * sampling did not split); `unknown` of them time sampling cannot vouch
+ * for (also counted in miss and in one cause). */
 typedef struct mr_misses {
     uint64_t miss, unknown;
     uint64_t cause[MS_NCAUSES];
@@ -141,6 +143,36 @@ mr_scale mr_scale_of(const memspy_raw *r);
 mr_estimate mr_estimate_misses(const mr_scale *s, const mr_misses *m);
 /* A count with no bounds of its own (references, a cause): count * factor. */
 double mr_scaled(const mr_scale *s, uint64_t count);
+
+/* ---- capacity / conflict under shadow sampling (memspy_split.c) ---------- */
+
+/* Fewest sampled capacity + conflict misses a bin needs to be split by its
+ * own share; below it, the whole level's share is used. */
+#define MR_SPLIT_MIN 30
+
+/* A share k/n of n binomial trials, with its 95% interval (Wilson score);
+ * n == 0: p = 0.5, interval [0, 1]. */
+typedef struct mr_share {
+    double p, lo, hi;
+    uint64_t n;     /* trials: sampled capacity + conflict misses */
+    int from_level; /* 1: the level's share stands in for the bin's */
+} mr_share;
+
+/* A bin's capacity and conflict misses with its unsplit ones apportioned:
+ * capacity = C + U p, conflict = F + U (1 - p), capacity in [C + U lo,
+ * C + U hi]; C, F, U its sampled capacity, conflict and unsplit misses.
+ * Without unsplit misses the counts are exact (lo = hi = C). */
+typedef struct mr_split {
+    mr_share share;
+    double capacity, conflict;
+    double capacity_lo, capacity_hi;
+} mr_split;
+
+mr_share mr_share_of(uint64_t k, uint64_t n);
+/* The capacity share of m's sampled misses, or of `level`'s (the same
+ * level's totals) when m has fewer than MR_SPLIT_MIN of them. */
+mr_share mr_capacity_share(const mr_misses *m, const mr_misses *level);
+mr_split mr_split_of(const mr_misses *m, const mr_misses *level);
 
 /* ---- the report (memspy_attr.c) ------------------------------------------ */
 

@@ -105,12 +105,19 @@ static void pairs(const memspy_report *rep, FILE *out)
 static void causes(const memspy_report *rep, const mr_stats *s, unsigned k, FILE *out)
 {
     const mr_misses *m = &s->lv[k];
+    mr_split sp = mr_split_of(m, &rep->total.lv[k]);
     fprintf(out, "      %s causes:", rep->raw->level[k].name);
-    for (int c = 0; c < MS_NCAUSES; c++)
-        if (m->cause[c])
-            fprintf(out, " %s %.1f%%", ms_cause_name((enum ms_cause)c), pct((double)m->cause[c], (double)m->miss));
+    for (int c = 0; c < MS_UNSPLIT; c++) {
+        double v = c == MS_CAPACITY ? sp.capacity : c == MS_CONFLICT ? sp.conflict : (double)m->cause[c];
+        if (v > 0)
+            fprintf(out, " %s %.1f%%", ms_cause_name((enum ms_cause)c), pct(v, (double)m->miss));
+    }
     if (m->unknown)
         fprintf(out, " (unknown %.1f%%)", pct((double)m->unknown, (double)m->miss));
+    if (m->cause[MS_UNSPLIT])
+        fprintf(out, " (capacity share estimated on %llu sampled misses%s: %.1f%% [%.1f, %.1f])",
+                (unsigned long long)sp.share.n, sp.share.from_level ? " of the level" : "", 100 * sp.share.p,
+                100 * sp.share.lo, 100 * sp.share.hi);
     fputc('\n', out);
 }
 

@@ -36,6 +36,18 @@ memspy_json capacity "$PROGRAMS/memsweep" 1024 64 4
 check "capacity: L1" "$(causes capacity big 0)" "4096 1024 3072 0 0 0"
 check "capacity: L2 holds them (cold only)" "$(causes capacity big 1)" "1024 1024 0 0 0 0"
 
+# Shadow sampling 1 in 8: the same sweep's misses and cold misses are
+# exact, and its capacity share, measured on the lines the hash feeds to
+# the 64-line L1 shadow (about 128 of the 1024, cycling), is 1: all 3072
+# non-cold misses are capacity, with the split's interval stated.
+"$AUGUR" memspy --machine "$WORK/two.yaml" --shadow-sample 8 --format json --output "$WORK/shadow.json" -- \
+    "$PROGRAMS/memsweep" 1024 64 4 2>/dev/null
+check "shadow sampling: L1 misses and causes" "$(causes shadow big 0)" "4096 1024 3072 0 0 0"
+check "shadow sampling: the split measured on the object's sampled lines" \
+    "$(jq -r '.data_objects[] | select(.name == "big") | .levels[0].split |
+        "\(.from) \(.capacity_share) \(.interval[1]) \(.unsplit > 2000) \(.sampled > 100)"' "$WORK/shadow.json")" \
+    "object 1 1 true true"
+
 # Conflict: 16 lines 4096 bytes apart all map to one of L1's 64 sets
 # (8 ways); a fully-associative cache of 512 lines would hold them.
 memspy_json conflict "$PROGRAMS/memsweep" 16 4096 10
@@ -127,6 +139,9 @@ check "default machine: this host, detected" "$(grep -c '^machine: host (this ho
 "$AUGUR" memspy --sample 0 -- "$PROGRAMS/memsweep" 1 64 1 2>"$WORK/err" >/dev/null
 check "bad ratio: exit 2" "$?" 2
 check "bad ratio: message" "$(grep -c "give a ratio in (0, 1]" "$WORK/err")" 1
+"$AUGUR" memspy --shadow-sample 6 -- "$PROGRAMS/memsweep" 1 64 1 2>"$WORK/err" >/dev/null
+check "bad shadow sample: exit 2" "$?" 2
+check "bad shadow sample: message" "$(grep -c "shadow-sample '6': give a power of two" "$WORK/err")" 1
 "$AUGUR" memspy --machine nosuch -- "$PROGRAMS/memsweep" 1 64 1 2>"$WORK/err" >/dev/null
 check "unknown machine: exit 2" "$?" 2
 check "unknown machine: lists the known" "$(grep -c "unknown machine 'nosuch' (known: .*zen4" "$WORK/err")" 1

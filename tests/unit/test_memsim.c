@@ -12,6 +12,7 @@
 #include "cachesim/cachesim.h"
 #include "cachesim/memsim.h"
 #include "cachesim/ms_shadow.h"
+#include "memspy_report/memspy_report.h"
 
 #define LINE 64u
 #define BASE 0x10000000ull /* line- and page-aligned start of test data */
@@ -202,6 +203,108 @@ static void test_shadow_is_lru(void **state)
         ms_shadow_free(sh);
         cs_level_free(fa);
     }
+}
+
+/* ---- shadow sampling -------------------------------------------------------- */
+
+/* Two threads, private L1 (128 lines) and shared L2 (1024 lines), random
+ * references with shared lines written by both: with shadow_sample N the
+ * run is the exact run's reference by reference (hit level; cold and
+ * sharing causes), and its capacity, conflict and unsplit misses are the
+ * exact run's capacity and conflict, split only for lines the hash
+ * samples. */
+static void test_shadow_sampling_exact_counts(void **state)
+{
+    (void)state;
+    const uint64_t lv[2][3] = {{8192, 2, 1}, {65536, 8, 2}};
+    const uint32_t ns[] = {2, 8, 64};
+    for (unsigned i = 0; i < 3; i++) {
+        ms_config c = config(2, lv), cs = c;
+        cs.shadow_sample = ns[i];
+        ms_sim *exact = sim(&c), *sampled = sim(&cs);
+        tally te = {0}, ts = {0};
+        rng_state = 21 + i;
+        for (int j = 0; j < 100000; j++) {
+            unsigned t = (unsigned)rng_below(2);
+            uint64_t line = rng_below(8) ? rng_below(2048) : rng_below(16);
+            uint64_t addr = BASE + line * LINE + 8 * rng_below(8);
+            int w = (int)rng_below(4) == 0;
+            ms_result e = ref(exact, t, addr, 8, w, 0), r = ref(sampled, t, addr, 8, w, 0);
+            assert_int_equal(r.hit_level, e.hit_level);
+            for (unsigned k = 0; k < e.hit_level; k++) {
+                int split = e.cause[k] == MS_CAPACITY || e.cause[k] == MS_CONFLICT;
+                int fed = ms_shadow_sampled((addr / LINE), __builtin_ctz(ns[i]));
+                if (!split)
+                    assert_int_equal(r.cause[k], e.cause[k]);
+                else if (fed)
+                    assert_true(r.cause[k] == MS_CAPACITY || r.cause[k] == MS_CONFLICT);
+                else
+                    assert_int_equal(r.cause[k], MS_UNSPLIT);
+            }
+            count(&te, &e, 2);
+            count(&ts, &r, 2);
+        }
+        for (unsigned k = 0; k < 2; k++) {
+            assert_int_equal(ts.misses[k], te.misses[k]);
+            assert_int_equal(ts.cause[k][MS_COLD], te.cause[k][MS_COLD]);
+            assert_int_equal(ts.cause[k][MS_TRUE_SHARING], te.cause[k][MS_TRUE_SHARING]);
+            assert_int_equal(ts.cause[k][MS_FALSE_SHARING], te.cause[k][MS_FALSE_SHARING]);
+            assert_int_equal(ts.cause[k][MS_CAPACITY] + ts.cause[k][MS_CONFLICT] + ts.cause[k][MS_UNSPLIT],
+                             te.cause[k][MS_CAPACITY] + te.cause[k][MS_CONFLICT]);
+        }
+        assert_true(te.cause[0][MS_TRUE_SHARING] > 100 && te.cause[0][MS_FALSE_SHARING] > 100);
+        assert_true(ts.cause[0][MS_UNSPLIT] > 0 && ts.cause[0][MS_CAPACITY] > 0);
+        ms_free(exact);
+        ms_free(sampled);
+    }
+}
+
+/* The capacity share measured on the sampled lines of a run of `passes`
+ * reads of the line sequence line(i), i < n, through one level (size,
+ * ways) with shadow_sample 8, with its 95% interval. */
+static mr_share sampled_share(uint64_t size, uint32_t ways, uint64_t n, uint64_t stride, int passes)
+{
+    const uint64_t lv[1][3] = {{size, ways, 1}};
+    ms_config c = config(1, lv);
+    c.shadow_sample = 8;
+    ms_sim *s = sim(&c);
+    tally t = {0};
+    for (int pass = 0; pass < passes; pass++)
+        for (uint64_t i = 0; i < n; i++)
+            read_line(s, &t, 1, i * stride);
+    ms_free(s);
+    assert_true(t.cause[0][MS_UNSPLIT] > 0);
+    return mr_share_of(t.cause[0][MS_CAPACITY], t.cause[0][MS_CAPACITY] + t.cause[0][MS_CONFLICT]);
+}
+
+/* The closed forms of test_capacity and test_conflict, scaled up so that
+ * enough lines are sampled: a cyclic sweep over 2048 lines of a 1024-line
+ * 8-way cache is all capacity (share 1); 6 lines in each of 64 sets of a
+ * 4-way cache of 1024 lines (384 lines: they fit) is all conflict (share
+ * 0).  The estimate's interval must hold the exact share. */
+static void test_shadow_sampling_split(void **state)
+{
+    (void)state;
+    mr_share cap = sampled_share(65536, 8, 2048, 1, 3);
+    assert_true(cap.n > 200);
+    assert_true(cap.lo <= 1 && 1 <= cap.hi);
+    assert_float_equal(cap.p, 1, 0);
+    uint64_t sets = 65536 / LINE / 4;
+    const uint64_t lv[1][3] = {{65536, 4, 1}};
+    ms_config c = config(1, lv);
+    c.shadow_sample = 8;
+    ms_sim *s = sim(&c);
+    tally t = {0};
+    for (int pass = 0; pass < 10; pass++)
+        for (uint64_t set = 0; set < 64; set++)
+            for (uint64_t w = 0; w < 6; w++)
+                read_line(s, &t, 1, set + w * sets);
+    ms_free(s);
+    assert_int_equal(t.cause[0][MS_COLD], 384);
+    mr_share conf = mr_share_of(t.cause[0][MS_CAPACITY], t.cause[0][MS_CAPACITY] + t.cause[0][MS_CONFLICT]);
+    assert_true(conf.n > 200 && t.cause[0][MS_UNSPLIT] > 1000);
+    assert_true(conf.lo <= 0 && 0 <= conf.hi);
+    assert_float_equal(conf.p, 0, 0);
 }
 
 /* ---- sharing -------------------------------------------------------------- */
@@ -607,6 +710,25 @@ static void test_bad_configs(void **state)
     ms_free(NULL);
 }
 
+/* A shadow sampling that is no power of two, or larger than a level's lines
+ * (here L1's 64, or 16 once set sampling takes one set in 4), is refused
+ * with its message, allocating nothing. */
+static void test_bad_shadow_sample(void **state)
+{
+    (void)state;
+    const uint64_t lv[2][3] = {{4096, 4, 1}, {65536, 8, 2}};
+    ms_config good = config(2, lv), c;
+    c = good, c.shadow_sample = 6;
+    refused(&c, "shadow_sample must be a power of two (1 gives every line to the shadows: exact causes)");
+    c = good, c.shadow_sample = 128;
+    refused(&c, "shadow_sample must not exceed the number of lines of any level (divided by set_sample)");
+    c = good, c.shadow_sample = 32, c.set_sample = 4;
+    refused(&c, "shadow_sample must not exceed the number of lines of any level (divided by set_sample)");
+    c = good, c.shadow_sample = 64; /* L1's 64 lines: a one-line shadow, accepted */
+    ms_sim *s = sim(&c);
+    ms_free(s);
+}
+
 static void test_cause_names(void **state)
 {
     (void)state;
@@ -617,6 +739,13 @@ static void test_cause_names(void **state)
     assert_string_equal(ms_cause_name(MS_FALSE_SHARING), "false_sharing");
 }
 
+static void test_unsplit_name(void **state)
+{
+    (void)state;
+    assert_string_equal(ms_cause_name(MS_UNSPLIT), "unsplit");
+    assert_string_equal(ms_cause_name(MS_NCAUSES), "unknown");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -625,6 +754,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_conflict, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(test_causes_random, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(test_shadow_is_lru, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(test_shadow_sampling_exact_counts, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(test_shadow_sampling_split, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(test_true_sharing, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(test_false_sharing, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(test_sharing_three_levels, reset_counts, check_no_leaks),
@@ -638,7 +769,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_matches_cs_hierarchy, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(test_matches_cachegrind_rule, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(test_bad_configs, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(test_bad_shadow_sample, reset_counts, check_no_leaks),
         cmocka_unit_test(test_cause_names),
+        cmocka_unit_test(test_unsplit_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

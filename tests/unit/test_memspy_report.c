@@ -51,6 +51,18 @@ static const char body[] = "threads 1\n"
 
 static const mr_costs costs = {{4, 14, 200}};
 
+/* Level misses (MISS, cold, capacity, conflict, unsplit) for the split tests. */
+static mr_misses misses(uint64_t miss, uint64_t cold, uint64_t cap, uint64_t conf, uint64_t unsplit)
+{
+    mr_misses m = {0};
+    m.miss = miss;
+    m.cause[MS_COLD] = cold;
+    m.cause[MS_CAPACITY] = cap;
+    m.cause[MS_CONFLICT] = conf;
+    m.cause[MS_UNSPLIT] = unsplit;
+    return m;
+}
+
 /* The raw file with sampling line `sampling`, pair 0's L1 unknown misses
  * and the skipped count, written with a correct end line. */
 static char *raw_text(const char *sampling, const char *unknown, const char *skipped)
@@ -145,8 +157,8 @@ static void test_refuses_inconsistent_counts(void **state)
 {
     (void)state;
     char *dir = fixture_tmpdir();
-    expect_inconsistent(dir, "pair 1 1 500 400 100 50 50", "pair 1 1 500 400 100 50 49",
-                        "line 25: level L1: the causes add up to 49, MISS says 50");
+    expect_inconsistent(dir, "pair 1 1 500 400 100 50 50", "pair 1 1 500 400 100 50 51",
+                        "line 25: level L1: the causes add up to 51, more than MISS (50)");
     expect_inconsistent(dir, "pair 2 2 10 5 5 1 1 0 0 0 0 0 1 1", "pair 2 2 10 5 5 1 1 0 0 0 0 0 2 2",
                         "level L2: 2 misses, more than the level above it has (1)");
     expect_inconsistent(dir, "pair 2 2 10 5 5", "pair 2 3 10 5 5", "obj 3 is not defined");
@@ -279,9 +291,9 @@ static void test_callgrind_output(void **state)
     f = fopen(path, "r");
     int events = 0, line21 = 0;
     while (fgets(line, sizeof line, f)) {
-        events += !strcmp(line, "events: Ref L1m L1cold L1cap L1conf L1tsh L1fsh L2m L2cold L2cap L2conf L2tsh "
-                                "L2fsh Stall\n");
-        line21 += !strcmp(line, "21 500 50 50 0 0 0 0 50 50 0 0 0 0 10000\n");
+        events += !strcmp(line, "events: Ref L1m L1cold L1cap L1conf L1tsh L1fsh L1unspl L2m L2cold L2cap L2conf "
+                                "L2tsh L2fsh L2unspl Stall\n");
+        line21 += !strcmp(line, "21 500 50 50 0 0 0 0 0 50 50 0 0 0 0 0 10000\n");
     }
     fclose(f);
     assert_int_equal(events, 1);
@@ -300,6 +312,84 @@ static void test_callgrind_output(void **state)
     fixture_remove(dir);
 }
 
+/* Shadow sampling: a pair whose causes add up to less than MISS has the
+ * rest as unsplit misses (L1: 100 misses, 10 + 20 + 40 split, so 30). */
+static void test_unsplit_read(void **state)
+{
+    (void)state;
+    char *dir = fixture_tmpdir(), *b, *all, *edited;
+    assert_true(asprintf(&b, body, "0", "0") > 0);
+    assert_true(asprintf(&all, "%ssampling none\n%s", header, b) > 0);
+    const char *from = "100 10 20 70 0 0 0 40";
+    char *at = strstr(all, from);
+    assert_non_null(at);
+    assert_true(asprintf(&edited, "%.*s100 10 20 40 0 0 0 40%s", (int)(at - all), all, at + strlen(from)) > 0);
+    char *framed = fixture_with_end(edited);
+    memspy_raw m;
+    read_text(dir, framed, &m);
+    assert_int_equal(m.pairs[0].lv[0].cause[MS_CONFLICT], 40);
+    assert_int_equal(m.pairs[0].lv[0].cause[MS_UNSPLIT], 30);
+    assert_int_equal(m.pairs[0].lv[1].cause[MS_UNSPLIT], 0);
+    memspy_raw_free(&m);
+    free(b), free(all), free(edited), free(framed);
+    fixture_remove(dir);
+}
+
+/* A bin with 24 capacity and 36 conflict sampled misses (60 >= MR_SPLIT_MIN)
+ * and 30 unsplit: share 24/60 = 0.4, so capacity 24 + 30 * 0.4 = 36 and
+ * conflict 36 + 30 * 0.6 = 54.  Wilson's 95% interval of 24/60, by hand:
+ * z = 1.96, a = z^2/60 = 0.064024, center (0.4 + a/2) / (1 + a) = 0.406017,
+ * half z / (1 + a) * sqrt(0.4 * 0.6 / 60 + a / 240) = 0.120322: [0.285695,
+ * 0.526339]; capacity in [24 + 30 * 0.285695, 24 + 30 * 0.526339]. */
+static void test_split_own_share(void **state)
+{
+    (void)state;
+    mr_misses m = misses(100, 10, 24, 36, 30), level = misses(1000, 100, 500, 100, 300);
+    mr_split sp = mr_split_of(&m, &level);
+    assert_false(sp.share.from_level);
+    assert_int_equal(sp.share.n, 60);
+    assert_float_equal(sp.share.p, 0.4, 1e-12);
+    assert_float_equal(sp.share.lo, 0.285695, 1e-5);
+    assert_float_equal(sp.share.hi, 0.526339, 1e-5);
+    assert_float_equal(sp.capacity, 36, 1e-9);
+    assert_float_equal(sp.conflict, 54, 1e-9);
+    assert_float_equal(sp.capacity_lo, 32.570847, 1e-5);
+    assert_float_equal(sp.capacity_hi, 39.790184, 1e-5);
+}
+
+/* Too few sampled misses of its own (2 + 8 < 30): the level's share, 26 of
+ * 70, apportions the 40 unsplit: capacity 2 + 40 * 26/70 = 16.857143,
+ * conflict 8 + 40 * 44/70 = 33.142857. */
+static void test_split_level_share(void **state)
+{
+    (void)state;
+    mr_misses m = misses(50, 0, 2, 8, 40), level = misses(200, 30, 26, 44, 100);
+    mr_split sp = mr_split_of(&m, &level);
+    assert_true(sp.share.from_level);
+    assert_int_equal(sp.share.n, 70);
+    assert_float_equal(sp.capacity, 16.857143, 1e-5);
+    assert_float_equal(sp.conflict, 33.142857, 1e-5);
+    assert_float_equal(sp.capacity + sp.conflict, 50, 1e-9);
+    /* nothing measured anywhere: half each, interval [0, 1] */
+    mr_misses none = misses(10, 0, 0, 0, 10);
+    sp = mr_split_of(&none, &none);
+    assert_float_equal(sp.capacity, 5, 1e-12);
+    assert_float_equal(sp.share.lo, 0, 0);
+    assert_float_equal(sp.share.hi, 1, 0);
+}
+
+/* No unsplit misses: the counts are the exact ones, bounds equal. */
+static void test_split_exact(void **state)
+{
+    (void)state;
+    mr_misses m = misses(100, 10, 20, 70, 0);
+    mr_split sp = mr_split_of(&m, &m);
+    assert_float_equal(sp.capacity, 20, 0);
+    assert_float_equal(sp.conflict, 70, 0);
+    assert_float_equal(sp.capacity_lo, 20, 0);
+    assert_float_equal(sp.capacity_hi, 20, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -310,6 +400,10 @@ int main(void)
         cmocka_unit_test(test_time_sampling_bounds),
         cmocka_unit_test(test_set_sampling_bounds),
         cmocka_unit_test(test_callgrind_output),
+        cmocka_unit_test(test_unsplit_read),
+        cmocka_unit_test(test_split_own_share),
+        cmocka_unit_test(test_split_level_share),
+        cmocka_unit_test(test_split_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
