@@ -218,7 +218,8 @@ static ms_cache *instance(ms_sim *s, const ref *r, unsigned k)
 }
 
 /* Access every simulated line of r at level k; 1 if any missed, with the
- * first miss's cause, unknown flag and evicted tag in out. */
+ * first miss's cause and evicted tag in out, and out->unknown_from set to
+ * k if any line's outcome is unknown and no level above was. */
 static int level_access(ms_sim *s, const ref *r, unsigned k, ms_result *out)
 {
     ms_cache *c = instance(s, r, k);
@@ -228,11 +229,12 @@ static int level_access(ms_sim *s, const ref *r, unsigned k, ms_result *out)
         if (!(b & s->sample_mask)) {
             int fed = ms_shadow_sampled(b, s->shadow_log2);
             ms_outcome o = ms_cache_access(c, b, r->tag, s->epoch, fed);
+            if (o.unknown && out->unknown_from > k)
+                out->unknown_from = (uint8_t)k;
             if (!o.hit) {
                 enum ms_cause cause = miss_cause(s, r, k, b, &o);
                 if (!missed) {
                     out->cause[k] = (uint8_t)cause;
-                    out->unknown[k] = (uint8_t)o.unknown;
                     out->evicted[k] = o.evicted ? o.victim_tag : MS_NO_TAG;
                     missed = 1;
                 }
@@ -285,6 +287,7 @@ void ms_access(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_
         return;
     }
     out->sampled = 1;
+    out->unknown_from = MS_ALL_KNOWN;
     r.th = thread_state(s, r.t);
     if (repeats_last_line(s, &r, is_write)) {
         out->hit_level = 0;

@@ -44,6 +44,7 @@
 
 #define MS_MAX_THREADS 64u
 #define MS_NO_TAG UINT32_MAX
+#define MS_ALL_KNOWN UINT8_MAX /* ms_result.unknown_from: every outcome known */
 
 enum ms_cause {
     MS_COLD,
@@ -81,12 +82,16 @@ typedef struct ms_result {
     uint8_t sampled;   /* 0: the reference fell outside the sampled sets and
                           nothing below is meaningful */
     uint8_t hit_level; /* first level that hit; nlevels = memory */
+    /* Time sampling (seed 001's unknown references): the first level whose
+     * outcome the sample cannot vouch for, MS_ALL_KNOWN when none.  At a
+     * level whose set has not yet seen `ways` distinct lines since
+     * ms_sample_start, the first touch of a line is unknown, hit or miss:
+     * the references skipped before the sample may have brought it in or
+     * thrown it out.  Every level below an unknown one is unknown too (the
+     * reference might have stopped earlier, or gone further). */
+    uint8_t unknown_from;
     /* For each level k < hit_level (each level that missed): */
     uint8_t cause[CS_MAX_LEVELS];   /* enum ms_cause */
-    uint8_t unknown[CS_MAX_LEVELS]; /* 1 when time sampling cannot say
-                                       whether this miss is real: its set at
-                                       that level has not yet seen `ways`
-                                       distinct lines since ms_sample_start */
     uint32_t evicted[CS_MAX_LEVELS]; /* tag of the line this miss replaced
                                         at that level, MS_NO_TAG if it filled
                                         an empty way */
@@ -104,9 +109,9 @@ void ms_free(ms_sim *s);
 /* Simulate thread `thread` (0..MS_MAX_THREADS-1) reading (is_write 0) or
  * writing [addr, addr+size), size >= 1, on behalf of the data object
  * `tag` (kept with the line, so that a later eviction names it).  Fills
- * *out.  A reference spanning lines reports, per level, the cause, unknown
- * flag and evicted tag of its first line (in address order) that missed
- * there; under set sampling it is simulated when its first line is, and
+ * *out.  A reference spanning lines reports, per level, the cause and
+ * evicted tag of its first line (in address order) that missed there, and
+ * is unknown at a level when any of its lines is; under set sampling it is simulated when its first line is, and
  * then only its sampled lines are.  Thread numbers >= MS_MAX_THREADS are
  * folded modulo MS_MAX_THREADS. */
 void ms_access(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_write, uint32_t tag,
@@ -114,7 +119,8 @@ void ms_access(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_
 
 /* Time sampling: a new sample begins after references that were not
  * simulated.  The caches keep their contents, but until a set has seen
- * `ways` distinct lines in this sample its misses are flagged unknown. */
+ * `ways` distinct lines in this sample, the first touch of each line there
+ * is unknown (ms_result.unknown_from). */
 void ms_sample_start(ms_sim *s);
 
 /* 1 if `block` feeds the shadows of a simulator whose shadow_sample is

@@ -4,7 +4,10 @@
  * Freshness: true LRU keeps the lines touched since a sample began ahead of
  * all older ones, so they form an MRU prefix of the set; its length grows by
  * one on a miss or on a hit beyond it.  Once it reaches `ways`, nothing of
- * the set's content predates the sample and a miss there is certain.  A set
+ * the set's content predates the sample and its outcomes are certain;
+ * before, each access that grows the prefix (the first touch of a line)
+ * is unknown: its hit may be a line the skipped references threw out, its
+ * miss a line they brought in.  A set
  * whose epoch differs from the current sample has a prefix of 0; epochs
  * start at 0 and samples at 1, so ms_sample_start costs O(1).
  * Freestanding. */
@@ -63,10 +66,9 @@ ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t tag, uint32_t e
     o.unknown = 0;
     if (epoch != 0) {
         uint32_t *f = fresh_of(c, block & c->set_mask, epoch);
-        if (*f < c->ways) {
-            o.unknown = !o.hit;
-            if (!o.hit || t.pos >= *f)
-                (*f)++;
+        if (*f < c->ways && (!o.hit || t.pos >= *f)) {
+            o.unknown = 1; /* a first touch in an unprimed set: hit or miss */
+            (*f)++;
         }
     }
     o.shadow_hit = fed && ms_shadow_access(c->shadow, block);

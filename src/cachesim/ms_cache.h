@@ -38,7 +38,8 @@ typedef struct ms_outcome {
     int hit;        /* the set-associative cache held the block */
     int shadow_fed; /* the block feeds the shadow (shadow sampling) */
     int shadow_hit; /* the shadow held it (when fed) */
-    int unknown;    /* a miss in a set not yet refreshed this sample */
+    int unknown;    /* a first touch, hit or miss, in a set not yet
+                       refreshed this sample */
     int evicted;    /* a miss that dropped a valid block: victim */
     uint64_t victim;
     uint32_t victim_tag; /* the tag the victim was filled with */

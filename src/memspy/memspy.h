@@ -72,7 +72,11 @@ typedef struct PairRec {
     struct PairRec *next;
     UInt obj;
     ULong refs, reads, writes;
-    ULong miss[MAX_LEVELS], unknown[MAX_LEVELS];
+    ULong miss[MAX_LEVELS];
+    /* Time sampling's unknown references at each level: misses (also in
+     * miss) and hits (references that hit here or above) whose outcome the
+     * sample cannot vouch for (ms_result.unknown_from). */
+    ULong unknown[MAX_LEVELS], unknown_hits[MAX_LEVELS];
     ULong cause[MAX_LEVELS][MS_NCAUSES];
 } PairRec;
 

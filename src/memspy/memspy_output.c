@@ -60,7 +60,7 @@ static void write_config(profile_writer *w)
 
 static void write_header(profile_writer *w)
 {
-    line_u64(w, "augur-memspy", 1);
+    line_u64(w, "augur-memspy", 2);
     pw_key(w, "tool");
     pw_str(w, "augur-memspy");
     pw_str(w, MEMSPY_VERSION);
@@ -131,6 +131,7 @@ static void write_pair(profile_writer *w, UInt code_id, const PairRec *p)
         pw_u64(w, p->cause[k][MS_TRUE_SHARING]);
         pw_u64(w, p->cause[k][MS_FALSE_SHARING]);
         pw_u64(w, p->unknown[k]);
+        pw_u64(w, p->unknown_hits[k]);
     }
     pw_eol(w);
 }

@@ -76,10 +76,12 @@ void memspy_count(CodeRec *code, UInt obj, Bool is_write, const ms_result *r)
         p->writes++;
     else
         p->reads++;
+    for (UInt k = r->hit_level > r->unknown_from ? r->hit_level : r->unknown_from; k < memspy.config.nlevels; k++)
+        p->unknown_hits[k]++;
     for (UInt k = 0; k < r->hit_level; k++) {
         p->miss[k]++;
         p->cause[k][r->cause[k]]++;
-        p->unknown[k] += r->unknown[k];
+        p->unknown[k] += k >= r->unknown_from;
         t->miss[k]++;
         if (r->evicted[k] != MS_NO_TAG)
             count_eviction(k, r->evicted[k], obj);

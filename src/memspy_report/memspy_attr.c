@@ -33,6 +33,7 @@ void mr_stats_add(mr_stats *s, const mr_pair *p, unsigned nlevels)
     for (unsigned k = 0; k < nlevels; k++) {
         s->lv[k].miss += p->lv[k].miss;
         s->lv[k].unknown += p->lv[k].unknown;
+        s->lv[k].unknown_hits += p->lv[k].unknown_hits;
         for (int c = 0; c < MS_NCAUSES; c++)
             s->lv[k].cause[c] += p->lv[k].cause[c];
     }

@@ -40,9 +40,10 @@ static json_t *split_json(const memspy_report *rep, const mr_misses *m, unsigned
 static json_t *level_json(const memspy_report *rep, const mr_stats *s, unsigned k)
 {
     mr_estimate e = mr_stats_misses(rep, s, k);
-    json_t *o = json_pack("{s:s, s:o, s:[o,o], s:o, s:o}", "name", rep->raw->level[k].name, "misses", count(e.est),
-                          "bounds", count(e.lo), count(e.hi), "unknown",
-                          count(mr_scaled(&rep->scale, s->lv[k].unknown)), "causes",
+    json_t *o = json_pack("{s:s, s:o, s:[o,o], s:o, s:o, s:o}", "name", rep->raw->level[k].name, "misses",
+                          count(e.est), "bounds", count(e.lo), count(e.hi), "unknown",
+                          count(mr_scaled(&rep->scale, s->lv[k].unknown)), "unknown_hits",
+                          count(mr_scaled(&rep->scale, s->lv[k].unknown_hits)), "causes",
                           causes_json(rep, &s->lv[k], k));
     json_t *split = split_json(rep, &s->lv[k], k);
     if (split)

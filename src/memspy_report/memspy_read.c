@@ -12,7 +12,7 @@
 #include "util/array.h"
 #include "util/rawtext.h"
 
-#define MAX_FIELDS (6 + 7 * MR_MAX_LEVELS + 2)
+#define MAX_FIELDS (6 + MR_LEVEL_FIELDS * MR_MAX_LEVELS + 2)
 #define TRUNCATED_HINT "the program may have been killed before memspy finished its file"
 
 enum rank { R_MAGIC, R_TOOL, R_PID, R_PPID, R_EXE, R_ARG, R_LEVEL, R_SAMPLING, R_THREADS, R_BODY, R_SKIPPED, R_EXIT };
@@ -295,17 +295,19 @@ static int parse_code(reader *r, char **f)
 
 /* ---- counts -------------------------------------------------------------- */
 
-/* MISS COLD CAPACITY CONFLICT TRUE FALSE UNKNOWN of one level. */
+/* MISS COLD CAPACITY CONFLICT TRUE FALSE UNKNOWN UNKNOWN-HITS of one level. */
 static int parse_misses(reader *r, char **f, const char *level, uint64_t refs, const mr_misses *above,
                         mr_misses *m)
 {
-    static const char *const names[] = {"MISS", "COLD", "CAPACITY", "CONFLICT", "TRUE", "FALSE", "UNKNOWN"};
-    uint64_t v[7], sum = 0;
-    for (int i = 0; i < 7; i++)
+    static const char *const names[] = {"MISS", "COLD",    "CAPACITY", "CONFLICT",
+                                        "TRUE", "FALSE",   "UNKNOWN",  "UNKNOWN-HITS"};
+    uint64_t v[MR_LEVEL_FIELDS], sum = 0;
+    for (int i = 0; i < MR_LEVEL_FIELDS; i++)
         if (rawtext_u64(&r->t, f[i], names[i], &v[i]) != 0)
             return -1;
     m->miss = v[0];
     m->unknown = v[6];
+    m->unknown_hits = v[7];
     for (int c = 0; c < MS_UNSPLIT; c++) {
         m->cause[c] = v[1 + c];
         if (__builtin_add_overflow(sum, v[1 + c], &sum))
@@ -318,6 +320,9 @@ static int parse_misses(reader *r, char **f, const char *level, uint64_t refs, c
     if (m->unknown > m->miss)
         return fail(r, "level %s: UNKNOWN %llu exceeds MISS %llu", level, (unsigned long long)m->unknown,
                     (unsigned long long)m->miss);
+    if (m->unknown_hits > refs - m->miss)
+        return fail(r, "level %s: UNKNOWN-HITS %llu exceeds the %llu references that did not miss", level,
+                    (unsigned long long)m->unknown_hits, (unsigned long long)(refs - m->miss));
     if (m->miss > (above ? above->miss : refs))
         return fail(r, "level %s: %llu misses, more than %s (%llu)", level, (unsigned long long)m->miss,
                     above ? "the level above it has" : "references", (unsigned long long)(above ? above->miss : refs));
@@ -327,8 +332,9 @@ static int parse_misses(reader *r, char **f, const char *level, uint64_t refs, c
 static int parse_pair(reader *r, char **f, int nf)
 {
     memspy_raw *m = r->m;
-    if (nf != 6 + 7 * (int)m->nlevels)
-        return fail(r, "'pair' line with %d fields, expected %u (5 + 7 per level)", nf - 1, 5 + 7 * m->nlevels);
+    if (nf != 6 + MR_LEVEL_FIELDS * (int)m->nlevels)
+        return fail(r, "'pair' line with %d fields, expected %u (5 + %d per level)", nf - 1,
+                    5 + MR_LEVEL_FIELDS * m->nlevels, MR_LEVEL_FIELDS);
     int32_t code, obj;
     mr_pair *p = append(r, (void **)&m->pairs, m->npairs, &r->cap_pairs, sizeof *p);
     if (!p || rawtext_id(&r->t, f[1], "code", (int)m->ncodes, 0, &code) != 0 ||
@@ -340,7 +346,7 @@ static int parse_pair(reader *r, char **f, int nf)
     if (p->reads > UINT64_MAX - p->writes || p->reads + p->writes != p->refs)
         return fail(r, "READS + WRITES is not REFS");
     for (unsigned k = 0; k < m->nlevels; k++)
-        if (parse_misses(r, f + 6 + 7 * k, m->level[k].name, p->refs, k ? &p->lv[k - 1] : NULL, &p->lv[k]) != 0)
+        if (parse_misses(r, f + 6 + MR_LEVEL_FIELDS * k, m->level[k].name, p->refs, k ? &p->lv[k - 1] : NULL, &p->lv[k]) != 0)
             return -1;
     m->npairs++;
     return 0;

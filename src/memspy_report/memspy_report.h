@@ -21,7 +21,7 @@
 
 #include "cachesim/memsim.h"
 
-#define MEMSPY_VERSION 1
+#define MEMSPY_VERSION 2
 #define MR_MAX_LEVELS CS_MAX_LEVELS
 #define MR_MAX_SITES 8
 
@@ -36,10 +36,13 @@ typedef struct mr_level {
 
 /* Misses at one level and their causes (enum ms_cause order; MS_UNSPLIT
  * is MISS less the five causes the raw file gives, the misses shadow
- * sampling did not split); `unknown` of them time sampling cannot vouch
- * for (also counted in miss and in one cause). */
+ * sampling did not split).  Time sampling's unknown references there
+ * (seed 001): `unknown` misses (also counted in miss and in one cause)
+ * and `unknown_hits`, references that hit here or above, whose outcome
+ * the sample cannot vouch for either. */
+#define MR_LEVEL_FIELDS 8 /* per level in a pair line */
 typedef struct mr_misses {
-    uint64_t miss, unknown;
+    uint64_t miss, unknown, unknown_hits;
     uint64_t cause[MS_NCAUSES];
 } mr_misses;
 

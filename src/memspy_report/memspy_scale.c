@@ -1,10 +1,16 @@
 /* memspy_scale.c — what sampled counts say about the whole run, with the
  * error bounds each kind of sampling implies (docs/memspy.md, "Sampling").
  *
- * Time sampling (seed 001, section 6): in each sample the first reference
- * to a set not yet primed in that sample is "unknown"; known misses Mk and
- * unknown U give the miss count bounds [Mk, Mk + U], estimated with
- * mu = 1/2 at Mk + U/2, each times total / simulated references.
+ * Time sampling (seed 001, section 6): in each sample the first touch of a
+ * line in a set not yet primed in that sample is "unknown", whether the
+ * simulation, whose caches keep what the samples before left, made it a
+ * hit or a miss (memsim.h, unknown_from); so is every level below an
+ * unknown one.  Known misses Mk = MISS - UNKNOWN and the unknown
+ * references U = UNKNOWN + UNKNOWN-HITS give the bounds [Mk, Mk + U]
+ * times total / simulated references.  The estimate is not seed 001's Mk +
+ * U/2 but the simulated count MISS: the caches keep their contents across
+ * the gap, and for caches larger than a sample that verdict measured
+ * closer to full simulation (docs/memspy.md, "Sampling").
  *
  * Set sampling (Kessler, Hill and Wood): the sampled sets' references are
  * taken as a random sample of all; misses M among n simulated references
@@ -31,9 +37,11 @@ double mr_scaled(const mr_scale *s, uint64_t count)
 
 mr_estimate mr_estimate_misses(const mr_scale *s, const mr_misses *m)
 {
-    double f = s->factor, miss = (double)m->miss, unknown = (double)m->unknown;
-    if (s->sampling == MR_SAMPLE_TIME)
-        return (mr_estimate){(miss - unknown / 2) * f, (miss - unknown) * f, miss * f};
+    double f = s->factor, miss = (double)m->miss;
+    if (s->sampling == MR_SAMPLE_TIME) {
+        double known = miss - (double)m->unknown, u = (double)(m->unknown + m->unknown_hits);
+        return (mr_estimate){miss * f, known * f, (known + u) * f};
+    }
     if (s->sampling == MR_SAMPLE_SETS && s->simulated > 0) {
         double n = (double)s->simulated, p = miss / n;
         double half = 1.96 * sqrt(p * (1 - p) / n) * (double)s->total;

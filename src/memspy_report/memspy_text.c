@@ -44,7 +44,7 @@ static void sampling(const memspy_report *rep, FILE *out)
     else if (r->sampling == MR_SAMPLE_TIME)
         fprintf(out,
                 "sampling: time, %" PRIu64 " references on, %" PRIu64 " off: ratio %.3f, counts scaled by %.2f;\n"
-                "  misses are estimates [bounds]: the first reference to an unprimed set in each sample is unknown\n",
+                "  misses are estimates [bounds]: in each sample, the first touch of a line in a set not yet primed is unknown\n",
                 r->on, r->off, ratio, s->factor);
     else
         fprintf(out,

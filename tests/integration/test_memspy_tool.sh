@@ -34,14 +34,14 @@ memspy() {
 # pair_sum RAW FILE_SUFFIX LINE OBJ_NAME FIELD — the sum of FIELD over the
 # pairs of code on source line LINE of a file ending in FILE_SUFFIX and the
 # object named OBJ_NAME ("*": any).  FIELD: refs, reads, writes, or
-# LEVEL:miss|cold|capacity|conflict|true|false|unknown (LEVEL 0 or 1).
+# LEVEL:miss|cold|capacity|conflict|true|false|unknown|uhits (LEVEL 0 or 1).
 pair_sum() {
     awk -v suffix="$2" -v want_line="$3" -v name="$4" -v field="$5" '
         BEGIN {
-            n = split("miss cold capacity conflict true false unknown", c, " ")
+            n = split("miss cold capacity conflict true false unknown uhits", c, " ")
             for (i = 1; i <= n; i++) col[c[i]] = i - 1
             if (field == "refs") f = 4; else if (field == "reads") f = 5; else if (field == "writes") f = 6
-            else { split(field, q, ":"); f = 7 + 7 * q[1] + col[q[2]] }
+            else { split(field, q, ":"); f = 7 + 8 * q[1] + col[q[2]] }
         }
         $1 == "file" { path[$2] = $3 }
         $1 == "obj" { objname[$2] = $4 }
@@ -59,7 +59,7 @@ obj_field() {
 
 # total RAW LEVEL — misses at LEVEL over every pair.
 total() {
-    awk -v k="$2" '$1 == "pair" { s += $(7 + 7 * k) } END { print s + 0 }' "$1"
+    awk -v k="$2" '$1 == "pair" { s += $(7 + 8 * k) } END { print s + 0 }' "$1"
 }
 
 # ---- a whole file ---------------------------------------------------------------
@@ -69,7 +69,7 @@ R=3
 RAW=$(memspy "$WORK/objs" "$PROGRAMS/memobjs" $N $R)
 check "raw file written" "$(test -s "$RAW" && echo yes)" yes
 check "no temporary left" "$(ls "$WORK/objs" | grep -c '\.tmp$')" 0
-check "first line" "$(head -n 1 "$RAW")" "augur-memspy 1"
+check "first line" "$(head -n 1 "$RAW")" "augur-memspy 2"
 check "end line counts the lines before it" "$(tail -n 1 "$RAW" | cut -d' ' -f2)" "$(($(wc -l < "$RAW") - 1))"
 check "end line's CRC-32" "$(tail -n 1 "$RAW" | cut -d' ' -f3)" \
     "$(head -n -1 "$RAW" | python3 -c 'import sys, zlib; print(format(zlib.crc32(sys.stdin.buffer.read()), "x"))')"
@@ -79,7 +79,7 @@ check "sampling none" "$(grep '^sampling' "$RAW")" "sampling none"
 check "one thread" "$(grep '^threads' "$RAW")" "threads 1"
 check "exit code" "$(grep '^exit' "$RAW")" "exit 0"
 check "nothing skipped" "$(grep '^skipped' "$RAW")" "skipped 0"
-check "pair lines: keyword, 5 fields, 7 per level" "$(awk '$1 == "pair" && NF != 20' "$RAW" | wc -l)" 0
+check "pair lines: keyword, 5 fields, 8 per level" "$(awk '$1 == "pair" && NF != 22' "$RAW" | wc -l)" 0
 
 # ---- data objects and their names ------------------------------------------
 check "malloc'd array named by its site" "$(obj_field "$RAW" "main:$(line_of ALLOC:arr "$SRC")" KIND)" heap
@@ -126,7 +126,7 @@ file_misses() {
     awk -v suffix="$2" '
         $1 == "file" { path[$2] = $3 }
         $1 == "code" { p = path[$6]; mine[$2] = substr(p, length(p) - length(suffix) + 1) == suffix }
-        $1 == "pair" && mine[$2] { a += $7; b += $14 }
+        $1 == "pair" && mine[$2] { a += $7; b += $15 } # MISS of level 0 and 1 (8 fields a level)
         END { print a + 0, b + 0 }' "$1"
 }
 # within_by A B D — 1 if |A - B| <= D (an absolute difference; lib.sh's within is relative).

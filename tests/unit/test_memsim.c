@@ -66,7 +66,7 @@ static void count(tally *t, const ms_result *r, unsigned n)
     for (unsigned k = 0; k < n && k < r->hit_level; k++) {
         t->misses[k]++;
         t->cause[k][r->cause[k]]++;
-        t->unknown[k] += r->unknown[k];
+        t->unknown[k] += k >= r->unknown_from;
     }
 }
 
@@ -536,8 +536,10 @@ static void test_set_sampling_random(void **state)
 }
 
 /* Two sets of two ways (blocks even: set 0, odd: set 1).  After a sample
- * starts, a set's misses are unknown until it has seen two distinct lines;
- * a hit on a line from before the sample counts as one of them. */
+ * starts, the first touch of a line in a set that has not yet seen two
+ * distinct lines in the sample is unknown, a hit (a line from before the
+ * sample, which the skipped references may have thrown out) as much as a
+ * miss; later touches, and everything in a primed set, are known. */
 static void test_time_sampling_unknown(void **state)
 {
     (void)state;
@@ -545,28 +547,61 @@ static void test_time_sampling_unknown(void **state)
     ms_config c = config(1, lv);
     ms_sim *s = sim(&c);
     ms_result r = ref(s, 0, BASE, 8, 0, 0);
-    assert_int_equal(r.unknown[0], 0); /* before any sample: all known */
+    assert_int_equal(r.unknown_from, MS_ALL_KNOWN); /* before any sample: all known */
     ref(s, 0, BASE + 2 * LINE, 8, 0, 0);
     ms_sample_start(s);
     r = ref(s, 0, BASE + 4 * LINE, 8, 0, 0); /* set 0 {2,0}: miss, 1 fresh */
     assert_int_equal(r.hit_level, 1);
-    assert_int_equal(r.unknown[0], 1);
-    r = ref(s, 0, BASE + 2 * LINE, 8, 0, 0); /* old line hit: 2 fresh */
+    assert_int_equal(r.unknown_from, 0);
+    r = ref(s, 0, BASE + 2 * LINE, 8, 0, 0); /* a line from before: hit, unknown; 2 fresh */
     assert_int_equal(r.hit_level, 0);
-    r = ref(s, 0, BASE + 6 * LINE, 8, 0, 0);
+    assert_int_equal(r.unknown_from, 0);
+    r = ref(s, 0, BASE + 2 * LINE, 8, 0, 0); /* touched in this sample: known */
+    assert_int_equal(r.unknown_from, MS_ALL_KNOWN);
+    r = ref(s, 0, BASE + 6 * LINE, 8, 0, 0); /* set 0 primed: a known miss */
     assert_int_equal(r.hit_level, 1);
-    assert_int_equal(r.unknown[0], 0);
+    assert_int_equal(r.unknown_from, MS_ALL_KNOWN);
     r = ref(s, 0, BASE + 1 * LINE, 8, 0, 0); /* set 1, empty but not vouched for */
-    assert_int_equal(r.unknown[0], 1);
+    assert_int_equal(r.unknown_from, 0);
     assert_int_equal(r.cause[0], MS_COLD);
-    assert_int_equal(ref(s, 0, BASE + 1 * LINE, 8, 0, 0).hit_level, 0); /* still 1 fresh */
-    assert_int_equal(ref(s, 0, BASE + 3 * LINE, 8, 0, 0).unknown[0], 1);
-    assert_int_equal(ref(s, 0, BASE + 5 * LINE, 8, 0, 0).unknown[0], 0);
+    r = ref(s, 0, BASE + 1 * LINE, 8, 0, 0); /* still 1 fresh, but this line is */
+    assert_int_equal(r.hit_level, 0);
+    assert_int_equal(r.unknown_from, MS_ALL_KNOWN);
+    assert_int_equal(ref(s, 0, BASE + 3 * LINE, 8, 0, 0).unknown_from, 0);
+    assert_int_equal(ref(s, 0, BASE + 5 * LINE, 8, 0, 0).unknown_from, MS_ALL_KNOWN);
     ms_sample_start(s);
-    assert_int_equal(ref(s, 0, BASE + 3 * LINE, 8, 0, 0).hit_level, 0);
+    r = ref(s, 0, BASE + 5 * LINE, 8, 0, 0); /* set 1 {5,3}: a hit from before */
+    assert_int_equal(r.hit_level, 0);
+    assert_int_equal(r.unknown_from, 0);
     r = ref(s, 0, BASE + 7 * LINE, 8, 0, 0);
     assert_int_equal(r.hit_level, 1);
-    assert_int_equal(r.unknown[0], 1);
+    assert_int_equal(r.unknown_from, 0);
+    ms_free(s);
+}
+
+/* Two levels: the first unknown level is reported, and a known first
+ * level in front of an unprimed second one leaves the second unknown. */
+static void test_time_sampling_unknown_levels(void **state)
+{
+    (void)state;
+    const uint64_t lv[2][3] = {{128, 2, 1}, {1024, 2, 1}}; /* 1 set; 8 sets of 2 ways */
+    ms_config c = config(2, lv);
+    ms_sim *s = sim(&c);
+    ref(s, 0, BASE, 8, 0, 0);               /* block 0: L1 {0}, L2 set 0 {0} */
+    ms_sample_start(s);
+    ms_result r = ref(s, 0, BASE, 8, 0, 0); /* hit from before at L1: unknown from L1 */
+    assert_int_equal(r.hit_level, 0);
+    assert_int_equal(r.unknown_from, 0);
+    ref(s, 0, BASE + 1 * LINE, 8, 0, 0);    /* L1 primed: {1,0} */
+    r = ref(s, 0, BASE + 8 * LINE, 8, 0, 0); /* known L1 miss; L2 set 0 {0} unprimed: miss, unknown */
+    assert_int_equal(r.hit_level, 2);
+    assert_int_equal(r.unknown_from, 1);
+    r = ref(s, 0, BASE + 16 * LINE, 8, 0, 0); /* L2 set 0 {8,0}: one fresh line, still unknown */
+    assert_int_equal(r.hit_level, 2);
+    assert_int_equal(r.unknown_from, 1);
+    r = ref(s, 0, BASE + 24 * LINE, 8, 0, 0); /* L2 set 0 {16,8} primed: all known */
+    assert_int_equal(r.hit_level, 2);
+    assert_int_equal(r.unknown_from, MS_ALL_KNOWN);
     ms_free(s);
 }
 
@@ -765,6 +800,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_set_sampling, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(test_set_sampling_random, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(test_time_sampling_unknown, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(test_time_sampling_unknown_levels, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(test_straddle_once, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(test_matches_cs_hierarchy, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(test_matches_cachegrind_rule, reset_counts, check_no_leaks),

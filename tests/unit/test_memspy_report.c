@@ -17,7 +17,7 @@
  *   pair 1 (kernel, B): L1 50  L2 50 -> 50*200          = 10000
  *   pair 2 (main, counter): L1 1 L2 1 -> 200
  *   total 19040; A's L1 replacements: 60 by A, 15 by B. */
-static const char header[] = "augur-memspy 1\n"
+static const char header[] = "augur-memspy 2\n"
                              "tool augur-memspy 0.1.0\n"
                              "pid 100\n"
                              "ppid 1\n"
@@ -39,9 +39,9 @@ static const char body[] = "threads 1\n"
                            "code 0 0 1200 1 0 20\n"
                            "code 1 0 1210 1 0 21\n"
                            "code 2 0 1300 0 0 30\n"
-                           "pair 0 0 1000 1000 0 100 10 20 70 0 0 %s 40 10 30 0 0 0 0\n"
-                           "pair 1 1 500 400 100 50 50 0 0 0 0 0 50 50 0 0 0 0 0\n"
-                           "pair 2 2 10 5 5 1 1 0 0 0 0 0 1 1 0 0 0 0 0\n"
+                           "pair 0 0 1000 1000 0 100 10 20 70 0 0 %s 40 10 30 0 0 0 0 0\n"
+                           "pair 1 1 500 400 100 50 50 0 0 0 0 0 0 50 50 0 0 0 0 0 0\n"
+                           "pair 2 2 10 5 5 1 1 0 0 0 0 0 0 1 1 0 0 0 0 0 0\n"
                            "evict 0 0 0 60\n"
                            "evict 0 0 1 15\n"
                            "evict 0 1 0 5\n"
@@ -64,7 +64,8 @@ static mr_misses misses(uint64_t miss, uint64_t cold, uint64_t cap, uint64_t con
 }
 
 /* The raw file with sampling line `sampling`, pair 0's L1 unknown misses
- * and the skipped count, written with a correct end line. */
+ * and unknown hits ("UNKNOWN UNKNOWN-HITS") and the skipped count, written
+ * with a correct end line. */
 static char *raw_text(const char *sampling, const char *unknown, const char *skipped)
 {
     char *b, *all;
@@ -101,7 +102,7 @@ static void expect_refused(const char *dir, const char *text, size_t len, const 
 static void test_reads_good_file(void **state)
 {
     (void)state;
-    char *dir = fixture_tmpdir(), *text = raw_text("sampling none", "0", "0");
+    char *dir = fixture_tmpdir(), *text = raw_text("sampling none", "0 0", "0");
     memspy_raw m;
     read_text(dir, text, &m);
     assert_int_equal(m.nlevels, 2);
@@ -124,14 +125,14 @@ static void test_reads_good_file(void **state)
 static void test_refuses_damage(void **state)
 {
     (void)state;
-    char *dir = fixture_tmpdir(), *text = raw_text("sampling none", "0", "0");
+    char *dir = fixture_tmpdir(), *text = raw_text("sampling none", "0 0", "0");
     size_t len = strlen(text);
     expect_refused(dir, text, len / 2, "truncated");
     expect_refused(dir, "", 0, "empty file: the memspy output is truncated");
     char *bad = strdup(text);
     bad[strstr(bad, "kernel") - bad] = 'K';
     expect_refused(dir, bad, len, "checksum mismatch");
-    expect_refused(dir, "augur-memspy 2\nend 1 0\n", 23, "memspy output format version 2 is not supported");
+    expect_refused(dir, "augur-memspy 3\nend 1 0\n", 23, "memspy output format version 3 is not supported");
     expect_refused(dir, "augur-profile 1\nend 1 0\n", 24, "not an augur memspy output");
     free(bad);
     free(text);
@@ -143,7 +144,7 @@ static void test_refuses_damage(void **state)
 static void expect_inconsistent(const char *dir, const char *from, const char *to, const char *message)
 {
     char *b, *all;
-    assert_true(asprintf(&b, body, "0", "0") > 0);
+    assert_true(asprintf(&b, body, "0 0", "0") > 0);
     assert_true(asprintf(&all, "%ssampling none\n%s", header, b) > 0);
     char *at = strstr(all, from), *edited;
     assert_non_null(at);
@@ -159,8 +160,10 @@ static void test_refuses_inconsistent_counts(void **state)
     char *dir = fixture_tmpdir();
     expect_inconsistent(dir, "pair 1 1 500 400 100 50 50", "pair 1 1 500 400 100 50 51",
                         "line 25: level L1: the causes add up to 51, more than MISS (50)");
-    expect_inconsistent(dir, "pair 2 2 10 5 5 1 1 0 0 0 0 0 1 1", "pair 2 2 10 5 5 1 1 0 0 0 0 0 2 2",
+    expect_inconsistent(dir, "pair 2 2 10 5 5 1 1 0 0 0 0 0 0 1 1", "pair 2 2 10 5 5 1 1 0 0 0 0 0 0 2 2",
                         "level L2: 2 misses, more than the level above it has (1)");
+    expect_inconsistent(dir, "pair 2 2 10 5 5 1 1 0 0 0 0 0 0 1", "pair 2 2 10 5 5 1 1 0 0 0 0 0 10 1",
+                        "level L1: UNKNOWN-HITS 10 exceeds the 9 references that did not miss");
     expect_inconsistent(dir, "pair 2 2 10 5 5", "pair 2 3 10 5 5", "obj 3 is not defined");
     expect_inconsistent(dir, "pair 2 2 10 5 5", "pair 2 2 10 5 4", "READS + WRITES is not REFS");
     expect_inconsistent(dir, "obj 2 global", "obj 2 weird", "object kind 'weird' is none of heap");
@@ -189,7 +192,7 @@ static const mr_code_obj *code_named(const memspy_report *rep, const char *name)
 static void test_stall_and_ranking(void **state)
 {
     (void)state;
-    char *dir = fixture_tmpdir(), *text = raw_text("sampling none", "0", "0");
+    char *dir = fixture_tmpdir(), *text = raw_text("sampling none", "0 0", "0");
     memspy_raw m;
     memspy_report rep;
     read_text(dir, text, &m);
@@ -237,17 +240,18 @@ static void test_time_sampling_bounds(void **state)
 {
     (void)state;
     /* 1510 simulated, 13590 skipped: factor 10.  L1: 151 misses of which
-     * 20 unknown -> [1310, 1510], estimate 1410 (seed 001, eq. 6.1). */
-    char *dir = fixture_tmpdir(), *text = raw_text("sampling time 100 900", "20", "13590");
+     * 20 unknown, and 30 unknown hits: known 131, unknown 50 -> [1310,
+     * 1810] (seed 001, eq. 6.1); estimate the simulated 151 -> 1510. */
+    char *dir = fixture_tmpdir(), *text = raw_text("sampling time 100 900", "20 30", "13590");
     memspy_raw m;
     memspy_report rep;
     read_text(dir, text, &m);
     build(&m, &rep);
     assert_float_equal(rep.scale.factor, 10.0, 1e-12);
     mr_estimate e = mr_stats_misses(&rep, &rep.total, 0);
-    assert_float_equal(e.est, 1410, 1e-9);
+    assert_float_equal(e.est, 1510, 1e-9);
     assert_float_equal(e.lo, 1310, 1e-9);
-    assert_float_equal(e.hi, 1510, 1e-9);
+    assert_float_equal(e.hi, 1810, 1e-9);
     assert_float_equal(mr_scaled(&rep.scale, rep.total.refs), 15100, 1e-9);
     memspy_report_free(&rep);
     memspy_raw_free(&m);
@@ -260,7 +264,7 @@ static void test_set_sampling_bounds(void **state)
     (void)state;
     /* 1510 simulated of 12080: factor 8; p = 0.1, se = sqrt(0.09/1510);
      * half width 1.96 * se * 12080 = 182.79. */
-    char *dir = fixture_tmpdir(), *text = raw_text("sampling sets 8", "0", "10570");
+    char *dir = fixture_tmpdir(), *text = raw_text("sampling sets 8", "0 0", "10570");
     memspy_raw m;
     memspy_report rep;
     read_text(dir, text, &m);
@@ -279,7 +283,7 @@ static void test_set_sampling_bounds(void **state)
 static void test_callgrind_output(void **state)
 {
     (void)state;
-    char *dir = fixture_tmpdir(), *text = raw_text("sampling none", "0", "0");
+    char *dir = fixture_tmpdir(), *text = raw_text("sampling none", "0 0", "0");
     char *path = fixture_path(dir, "callgrind.out"), *cmd, line[512];
     memspy_raw m;
     memspy_report rep;
@@ -318,12 +322,12 @@ static void test_unsplit_read(void **state)
 {
     (void)state;
     char *dir = fixture_tmpdir(), *b, *all, *edited;
-    assert_true(asprintf(&b, body, "0", "0") > 0);
+    assert_true(asprintf(&b, body, "0 0", "0") > 0);
     assert_true(asprintf(&all, "%ssampling none\n%s", header, b) > 0);
-    const char *from = "100 10 20 70 0 0 0 40";
+    const char *from = "100 10 20 70 0 0 0 0 40";
     char *at = strstr(all, from);
     assert_non_null(at);
-    assert_true(asprintf(&edited, "%.*s100 10 20 40 0 0 0 40%s", (int)(at - all), all, at + strlen(from)) > 0);
+    assert_true(asprintf(&edited, "%.*s100 10 20 40 0 0 0 0 40%s", (int)(at - all), all, at + strlen(from)) > 0);
     char *framed = fixture_with_end(edited);
     memspy_raw m;
     read_text(dir, framed, &m);
