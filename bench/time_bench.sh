@@ -17,14 +17,18 @@
 # the CPU time (user + sys): on a shared host the wall time also holds the time
 # the process waited for a core, which no model of the program predicts.
 #
-# HOST is machines/sapphire-rapids.yaml (the nearest published description
-# of this Emerald Rapids under KVM; docs/machines.md) with core.clock_ghz set
-# to the clock measured by bench/clock_ghz.c (a chain of dependent adds, one
-# cycle each: GHz = adds / ns, least time of 301 repetitions of 5-8 ms), or --machine FILE.
-# The load average (uptime) is printed before training and after timing.
+# HOST is, with --calibrate, what `augur machine calibrate` writes after
+# training, just before predicting and timing (WORK/host-calibrated.yaml:
+# clock, latencies, triad bandwidth, page-fault cost measured here); with
+# --machine FILE that file; else machines/sapphire-rapids.yaml (the nearest
+# published description of this Emerald Rapids under KVM; docs/machines.md)
+# with core.clock_ghz set to the clock measured by bench/clock_ghz.c (a chain
+# of dependent adds, one cycle each: GHz = adds / ns, least time of 301
+# repetitions of 5-8 ms).  The load average (uptime) is printed before
+# training and after timing.
 #
 # usage: bench/time_bench.sh [--kernels "triad ..."] [--markdown FILE] [--work DIR]
-#                            [--machine FILE] [--reps N] [--no-timing]
+#                            [--machine FILE | --calibrate] [--reps N] [--no-timing]
 #   --no-timing  train and predict only (WORK/time-predicted.txt)
 # Environment: BUILD_DIR (default: build), WORK (default /tmp/augur-time-bench).
 set -euo pipefail
@@ -34,7 +38,7 @@ case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
 AUGUR=$BUILD_DIR/augur
 WORK=${WORK:-/tmp/augur-time-bench}
 KERNELS="dot matmul sort triad jacobi1d stencil2d trisolve spmv chase"
-MARKDOWN= MACHINE= REPS=5 TIMING=1
+MARKDOWN= MACHINE= REPS=5 TIMING=1 CALIBRATE=0
 die() { echo "time_bench.sh: $*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
     case $1 in
@@ -42,11 +46,13 @@ while [ $# -gt 0 ]; do
     --markdown) MARKDOWN=$2; shift 2 ;;
     --work) WORK=$2; shift 2 ;;
     --machine) MACHINE=$2; shift 2 ;;
+    --calibrate) CALIBRATE=1; shift ;;
     --reps) REPS=$2; shift 2 ;;
     --no-timing) TIMING=0; shift ;;
     *) echo "time_bench.sh: unknown option $1 (see the header of the script)" >&2; exit 2 ;;
     esac
 done
+[ "$CALIBRATE" = 0 ] || [ -z "$MACHINE" ] || { echo "time_bench.sh: give --machine FILE or --calibrate, not both" >&2; exit 2; }
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || { echo "time_bench.sh: --reps '$REPS' is not a positive number" >&2; exit 2; }
 [ -x "$AUGUR" ] || die "no $AUGUR: build first (BUILD_DIR=...)"
 for c in valgrind jq gcc /usr/bin/time; do command -v $c >/dev/null || die "$c is missing (apt-get install ${c##*/})"; done
@@ -80,9 +86,14 @@ ROWS=$WORK/time-rows.txt
 for k in $KERNELS; do train "$k"; echo "time_bench: $k trained" >&2; done
 # The clock is measured after training (augur's own runs would slow it) and just
 # before the predictions and the timing: on this shared VM it moves with the load.
-# The host description: sapphire-rapids at the measured clock.
-if [ -z "$MACHINE" ]; then
-    gcc -O2 -o "$WORK/clock_ghz" "$ROOT/bench/clock_ghz.c"
+# The host description: calibrated here, or sapphire-rapids at the measured clock.
+gcc -O2 -o "$WORK/clock_ghz" "$ROOT/bench/clock_ghz.c"
+if [ "$CALIBRATE" = 1 ]; then
+    MACHINE=$WORK/host-calibrated.yaml
+    "$AUGUR" machine calibrate --output "$MACHINE" 2> "$WORK/calibrate.err" ||
+        die "augur machine calibrate failed: $(cat "$WORK/calibrate.err")"
+    echo "time_bench: calibrated host description $MACHINE" >&2
+elif [ -z "$MACHINE" ]; then
     read -r GHZ NS < <("$WORK/clock_ghz" 301)
     MACHINE=$WORK/host.yaml
     awk -v g="$GHZ" '/^  clock_ghz:/ { print "  clock_ghz: " g "   # measured by bench/clock_ghz.c"; next } { print }' \

@@ -2,13 +2,16 @@
  * machine_calibrate): a pointer chase through a random cyclic permutation
  * of cache lines in a buffer of half of each cache level and in one well
  * past the last level (each load depends on the one before, so the time
- * per step is the load-to-use latency), and a read-sum over that large
- * buffer for one core's streaming bandwidth.  Buffers are 2 MiB aligned
+ * per step is the load-to-use latency), a read-sum and a STREAM triad over
+ * buffers of that size for one core's streaming bandwidth; the clock and
+ * the page-fault cost are calibrate_probes.c's.  Buffers are 2 MiB aligned
  * and advised to transparent huge pages so TLB misses stay out of the
  * cache latencies.  Latencies are the least of several repetitions, the
- * bandwidth their median. */
+ * bandwidths their best (other processes only ever add time). */
 #define _GNU_SOURCE /* madvise's MADV_HUGEPAGE */
 #include "machine/machine.h"
+
+#include "machine/calibrate_probes.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -20,9 +23,11 @@
 
 /* How much measuring a run does. */
 typedef struct plan {
-    int reps;          /* repetitions: least latency, median bandwidth */
+    int reps;          /* repetitions (at most 16): least latency, best bandwidth */
     size_t steps;      /* pointer-chase steps per repetition */
     uint64_t mem_cap;  /* largest buffer for memory, bytes */
+    int clock_reps;    /* add chains timed for the clock */
+    size_t fault_bytes; /* fresh mapping touched per page-fault repetition */
 } plan;
 
 static double now_ns(void)
@@ -38,11 +43,13 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The median of x[0..n), n <= 16 (x is reordered). */
-static double median(double *x, int n)
+/* The largest of x[0..n), n >= 1. */
+static double best(const double *x, int n)
 {
-    qsort(x, (size_t)n, sizeof *x, by_value);
-    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+    double b = x[0];
+    for (int i = 1; i < n; i++)
+        b = x[i] > b ? x[i] : b;
+    return b;
 }
 
 /* xorshift64*: a deterministic stream, so runs chase the same cycle. */
@@ -131,8 +138,9 @@ static void read_sum(const uint64_t *buf, size_t words)
     __asm__ volatile("" : : "r"(s));
 }
 
-/* Median GB/s (10^9 bytes/s) of a read-sum over `bytes`; -1 when out of
- * memory. */
+/* The best GB/s (10^9 bytes/s) of a read-sum over `bytes` (as STREAM
+ * reports its best time: other processes only take bandwidth away); -1
+ * when out of memory. */
 static double stream_gbs(size_t bytes, const plan *pl)
 {
     uint64_t *buf = huge_alloc(bytes);
@@ -146,7 +154,41 @@ static double stream_gbs(size_t bytes, const plan *pl)
         g[r] = (double)bytes / (now_ns() - t0);
     }
     free(buf);
-    return median(g, pl->reps);
+    return best(g, pl->reps);
+}
+
+/* One pass of a[i] = b[i] + 3 c[i] over n doubles. */
+static void triad(double *a, const double *b, const double *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        a[i] = b[i] + 3.0 * c[i];
+    __asm__ volatile("" : : "r"(a) : "memory");
+}
+
+/* The best GB/s of a STREAM triad over three arrays of bytes / 4 each,
+ * counted as STREAM counts it: 24 bytes per element (two loads, one
+ * store; the write-allocate read of a[] is not counted).  This is how the
+ * memory model counts a store stream too (one miss per line), so the
+ * number prices read+write streams as the model sees them.  -1 when out of
+ * memory. */
+static double triad_gbs(size_t bytes, const plan *pl)
+{
+    size_t n = bytes / 4 / sizeof(double);
+    double *a = huge_alloc(n * sizeof *a), *b = huge_alloc(n * sizeof *b), *c = huge_alloc(n * sizeof *c);
+    double g[16];
+    if (a && b && c) {
+        memset(a, 0, n * sizeof *a); /* fault every page in before timing */
+        memset(b, 0, n * sizeof *b);
+        memset(c, 0, n * sizeof *c);
+        for (int r = 0; r < pl->reps; r++) {
+            double t0 = now_ns();
+            triad(a, b, c, n);
+            g[r] = 3.0 * (double)(n * sizeof *a) / (now_ns() - t0);
+        }
+    }
+    int ok = a && b && c;
+    free(a), free(b), free(c);
+    return ok ? best(g, pl->reps) : -1;
 }
 
 /* The memory buffer: 4x the last level, at least 64 MiB, at most the cap. */
@@ -194,35 +236,61 @@ static int calibrate_caches(machine *m, const plan *pl, FILE *progress, int step
     return 0;
 }
 
+/* The clock, before anything converts nanoseconds to cycles. */
+static void calibrate_clock(machine *m, const plan *pl, char *note, size_t notelen)
+{
+    double ghz = calibrate_clock_ghz(pl->clock_reps);
+    if (ghz <= 0)
+        return;
+    note_add(note, notelen,
+             "\nclock_ghz: %.3f (was %.3g): fastest of %d chains of 1.6e7 dependent adds, one cycle each", ghz,
+             m->clock_ghz, pl->clock_reps);
+    m->clock_ghz = ghz;
+}
+
+/* Memory latency, one core's bandwidths and the page-fault cost, into m
+ * and note; -1 when out of memory. */
+static int calibrate_memory(machine *m, const plan *pl, FILE *progress, int steps, char *note, size_t notelen)
+{
+    size_t mem = memory_bytes(m, pl);
+    progress_line(progress, "memory latency", steps - 3, steps);
+    double ns = chase_latency_ns(mem, m->cache[0].line, pl);
+    progress_line(progress, "memory read bandwidth", steps - 2, steps);
+    double read = ns > 0 ? stream_gbs(mem, pl) : -1;
+    progress_line(progress, "memory triad bandwidth", steps - 1, steps);
+    double tri = read > 0 ? triad_gbs(mem, pl) : -1;
+    progress_line(progress, "page faults", steps, steps);
+    double fault = tri > 0 ? calibrate_page_fault_ns(pl->fault_bytes, pl->reps) : -1;
+    if (fault < 0)
+        return -1;
+    m->mem_latency_ns = ns;
+    m->mem_bandwidth_core_gbs = tri;
+    if (m->mem_bandwidth_gbs < tri)
+        m->mem_bandwidth_gbs = tri; /* all cores reach at least what one does */
+    m->page_fault_ns = fault;
+    note_add(note, notelen,
+             "\nmemory: %.1f ns (chase over %zu MiB); one core's bandwidth: read %.2f GB/s (read-sum of %zu MiB), "
+             "triad %.2f GB/s (a = b + 3c over 3 x %zu MiB, 24 B per element as STREAM counts), best of %d; "
+             "bandwidth_core_gbs is the triad's; bandwidth_gbs (all cores) is not measured."
+             "\npage_fault_ns: %.0f ns per first touch of a fresh 4 KiB page (least of %d maps of %zu MiB)",
+             ns, mem >> 20, read, mem >> 20, tri, mem >> 22, pl->reps, fault, pl->reps, pl->fault_bytes >> 20);
+    return 0;
+}
+
 int machine_calibrate(machine *m, int quick, FILE *progress, char *note, size_t notelen, char *err, size_t errlen)
 {
-    plan pl = quick ? (plan){3, 500000, 512u << 20} : (plan){7, 1000000, 1u << 30};
-    int steps = (int)m->ncaches + 2;
+    plan pl = quick ? (plan){3, 500000, 512u << 20, 31, 64u << 20} : (plan){11, 1000000, 1u << 30, 301, 256u << 20};
+    int steps = (int)m->ncaches + 4;
+    calibrate_clock(m, &pl, note, notelen);
     note_add(note, notelen,
              "\nCalibrated by 'augur machine calibrate%s': pointer-chase latencies (least of %d runs of "
-             "%zu dependent loads), cycles at clock_ghz %.3g:",
+             "%zu dependent loads), cycles at clock_ghz %.3f:",
              quick ? " --quick" : "", pl.reps, pl.steps, m->clock_ghz);
-    size_t mem = memory_bytes(m, &pl);
-    double ns = -1, gbs = -1;
-    if (calibrate_caches(m, &pl, progress, steps, note, notelen) == 0) {
-        progress_line(progress, "memory latency", steps - 1, steps);
-        ns = chase_latency_ns(mem, m->cache[0].line, &pl);
-    }
-    if (ns > 0) {
-        progress_line(progress, "memory bandwidth", steps, steps);
-        gbs = stream_gbs(mem, &pl);
-    }
-    if (ns < 0 || gbs < 0) {
-        snprintf(err, errlen, "out of memory for a %zu MiB buffer (free memory, or use --quick)", mem >> 20);
+    if (calibrate_caches(m, &pl, progress, steps, note, notelen) != 0 ||
+        calibrate_memory(m, &pl, progress, steps, note, notelen) != 0) {
+        snprintf(err, errlen, "out of memory for a %zu MiB buffer (free memory, or use --quick)",
+                 memory_bytes(m, &pl) >> 20);
         return -1;
     }
-    m->mem_latency_ns = ns;
-    m->mem_bandwidth_core_gbs = gbs;
-    if (m->mem_bandwidth_gbs < gbs)
-        m->mem_bandwidth_gbs = gbs; /* all cores reach at least what one does */
-    note_add(note, notelen,
-             "\nmemory: %.1f ns (chase over %zu MiB); one core's read bandwidth %.2f GB/s (read-sum of %zu MiB, "
-             "median of %d); bandwidth_gbs (all cores) is not measured.",
-             ns, mem >> 20, gbs, mem >> 20, pl.reps);
     return 0;
 }

@@ -7,7 +7,8 @@
  * simulator of src/cachesim says), the binomial correction on small cases
  * summed by hand, random placement against the simulator, the TLB misses
  * of a page-strided sweep, a modeled histogram's cut against
- * rd_model_misses, and a victim level's capacity. */
+ * rd_model_misses, a victim level's capacity, and the penalties: page
+ * faults of first touches, branch mispredictions. */
 #include <math.h>
 #include <stdio.h>
 
@@ -272,6 +273,74 @@ static void port_bound_loop(void **state)
     assert_string_equal(perf_bound_name(&m, lt.bound, name, sizeof name), "L2 bandwidth");
 }
 
+/* ---- penalties ------------------------------------------------------------------ */
+
+/* N pages of 4 KiB, each 8-byte word written then read again (two sweeps):
+ * the 4096-byte histogram has exactly N first touches, so N faults; at
+ * 1500 ns and 4 GHz each costs 6000 cycles, added to the loop's 1 cycle
+ * per access (2 * 512 per page), and it is what bounds the loop. */
+static void page_faults_of_first_touches(void **state)
+{
+    (void)state;
+    const uint64_t pages = 300;
+    machine m = test_machine();
+    m.page_fault_ns = 1500;
+    tracer t;
+    tracer_init(&t, 12);
+    for (int sweep = 0; sweep < 2; sweep++)
+        for (uint64_t a = 0; a < pages * 4096; a += 8)
+            touch(&t, a);
+    perf_rd_dist d = tracer_dist(&t);
+    assert_float_equal(d.cold, (double)pages, 0);
+    assert_float_equal(perf_fault_cycles(&m, d.cold), pages * 6000.0, 1e-6);
+    perf_core core = {.cycles = 1, .bound = PERF_BOUND_ISSUE};
+    perf_traffic tr = {.nlevels = 3};
+    perf_mem mem;
+    perf_mem_time(&m, &tr, &mem);
+    perf_loop_time lt;
+    double accesses = 2.0 * pages * 512;
+    perf_loop_combine(&m, accesses, &core, &mem, &lt);
+    perf_loop_add_penalties(&m, perf_fault_cycles(&m, d.cold), 0, &lt);
+    assert_float_equal(lt.fault_cycles, pages * 6000.0, 1e-6);
+    assert_float_equal(lt.cycles, accesses + pages * 6000.0, 1e-6);
+    assert_float_equal(lt.seconds, (accesses + pages * 6000.0) / 4e9, 1e-15);
+    char name[32];
+    assert_string_equal(perf_bound_name(&m, lt.bound, name, sizeof name), "page faults");
+    /* a cost below the loop's own time adds without taking the bound */
+    perf_loop_combine(&m, accesses * 10, &core, &mem, &lt);
+    perf_loop_add_penalties(&m, perf_fault_cycles(&m, d.cold), 0, &lt);
+    assert_float_equal(lt.cycles, accesses * 10 + pages * 6000.0, 1e-6);
+    assert_string_equal(perf_bound_name(&m, lt.bound, name, sizeof name), "issue");
+    perf_rd_dist_free(&d);
+}
+
+/* A data-dependent branch taken 30 times of 100 mispredicts its minority
+ * direction, 30 times; taken 70 of 100 the same; a loop's back edge
+ * (taken 99 of 100) none; a branch never taken none.  30 mispredictions
+ * at 17 cycles add 510 cycles to a loop of 100 iterations at 2 cycles. */
+static void branch_mispredictions(void **state)
+{
+    (void)state;
+    assert_float_equal(perf_branch_mispredicts(100, 30, 0), 30, 0);
+    assert_float_equal(perf_branch_mispredicts(100, 70, 0), 30, 0);
+    assert_float_equal(perf_branch_mispredicts(100, 99, 1), 0, 0);
+    assert_float_equal(perf_branch_mispredicts(100, 0, 0), 0, 0);
+    assert_float_equal(perf_branch_mispredicts(0, 0, 0), 0, 0);
+    machine m = test_machine();
+    m.branch_mispredict_cycles = 17;
+    perf_core core = {.cycles = 2, .bound = PERF_BOUND_RECURRENCE};
+    perf_traffic tr = {.nlevels = 3};
+    perf_mem mem;
+    perf_mem_time(&m, &tr, &mem);
+    perf_loop_time lt;
+    perf_loop_combine(&m, 100, &core, &mem, &lt);
+    perf_loop_add_penalties(&m, 0, perf_branch_mispredicts(100, 30, 0) * m.branch_mispredict_cycles, &lt);
+    assert_float_equal(lt.mispredict_cycles, 510, 0);
+    assert_float_equal(lt.cycles, 200 + 510, 0);
+    char name[32];
+    assert_string_equal(perf_bound_name(&m, lt.bound, name, sizeof name), "mispredictions");
+}
+
 /* ---- TLB ---------------------------------------------------------------------- */
 
 /* P(Binomial(d, 1/sets) < ways), summed term by term with integer
@@ -387,6 +456,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(stream_kernel, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(dependent_chain, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(port_bound_loop, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(page_faults_of_first_touches, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(branch_mispredictions, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(tlb_page_stride, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(modeled_distribution, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(measured_bin_spread, reset_counts, check_no_leaks),
