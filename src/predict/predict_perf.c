@@ -229,7 +229,6 @@ static void attribute_group(const prediction *p, predict_perf *pp, const st_modu
         pp->misses[i] += gm->cache[i];
     for (size_t j = 0; j < pp->ntlbs; j++)
         pp->tlb_misses[j] += gm->tlb[j];
-    pp->page_faults += gm->page_faults;
     for (size_t k = 0; k < g->nmembers; k++) {
         const struct db_rd_member_row *mb = &g->members[k];
         predict_function_perf *f = function_of(p, pp, mb->function, g->module);
@@ -245,6 +244,7 @@ static void attribute_group(const prediction *p, predict_perf *pp, const st_modu
             for (size_t j = 0; j < pp->ntlbs; j++)
                 f->tlb_misses[j] += mb->share * gm->tlb[j];
             f->page_faults += mb->share * gm->page_faults;
+            pp->page_faults += mb->share * gm->page_faults; /* the total is what is costed: in functions */
         }
     }
 }
