@@ -166,11 +166,10 @@ static void triad(double *a, const double *b, const double *c, size_t n)
 }
 
 /* The best GB/s of a STREAM triad over three arrays of bytes / 4 each,
- * counted as STREAM counts it: 24 bytes per element (two loads, one
- * store; the write-allocate read of a[] is not counted).  This is how the
- * memory model counts a store stream too (one miss per line), so the
- * number prices read+write streams as the model sees them.  -1 when out of
- * memory. */
+ * counted as the bytes that move: 32 per element (b and c read, a read
+ * for the write-allocate and written back).  The memory model counts the
+ * same (a stored line's miss and its write-back), so this prices mixed
+ * read and write streams as the model sees them.  -1 when out of memory. */
 static double triad_gbs(size_t bytes, const plan *pl)
 {
     size_t n = bytes / 4 / sizeof(double);
@@ -183,7 +182,7 @@ static double triad_gbs(size_t bytes, const plan *pl)
         for (int r = 0; r < pl->reps; r++) {
             double t0 = now_ns();
             triad(a, b, c, n);
-            g[r] = 3.0 * (double)(n * sizeof *a) / (now_ns() - t0);
+            g[r] = 4.0 * (double)(n * sizeof *a) / (now_ns() - t0);
         }
     }
     int ok = a && b && c;
@@ -219,10 +218,11 @@ __attribute__((format(printf, 3, 4))) static void note_add(char *note, size_t no
     va_end(ap);
 }
 
-/* Each cache level's latency, into m and note. */
-static int calibrate_caches(machine *m, const plan *pl, FILE *progress, int steps, char *note, size_t notelen)
+/* The latency of levels [0, n), each over half its size, into m and note. */
+static int calibrate_caches(machine *m, uint32_t n, const plan *pl, FILE *progress, int steps, char *note,
+                            size_t notelen)
 {
-    for (uint32_t i = 0; i < m->ncaches; i++) {
+    for (uint32_t i = 0; i < n; i++) {
         char what[64];
         snprintf(what, sizeof what, "%s latency", m->cache[i].name);
         progress_line(progress, what, (int)i + 1, steps);
@@ -233,6 +233,56 @@ static int calibrate_caches(machine *m, const plan *pl, FILE *progress, int step
         note_add(note, notelen, "\n%s: %.2f ns = %.1f cycles (chase over %llu KiB)", m->cache[i].name, ns,
                  m->cache[i].latency, (unsigned long long)(m->cache[i].size / 2 / 1024));
     }
+    return 0;
+}
+
+/* The largest slices * line * ways * 2^k (the sizes machine_check_cache
+ * accepts) that is at most `bytes` and above `floor`; 0 when none is. */
+static uint64_t geometry_at_most(const machine_cache *c, uint64_t bytes, uint64_t floor)
+{
+    uint64_t unit = (uint64_t)c->slices * c->line * c->ways, best = 0;
+    for (uint64_t s = unit; s <= bytes; s *= 2)
+        if (s > floor)
+            best = s;
+    return best;
+}
+
+/* The last level as one core sees it (a VM's share of a socket's L3 is
+ * far below what hwloc reports): chases over 2x the level above, 4x, ...
+ * up to half the level; the largest buffer whose latency is below the
+ * midpoint of the level above's and memory's still fits, so the level's
+ * size becomes the largest valid size at most twice that buffer, and its
+ * latency that buffer's.  A level that holds half its size keeps it. */
+static int calibrate_last_level(machine *m, const plan *pl, double mem_ns, FILE *progress, int step, int steps,
+                                char *note, size_t notelen)
+{
+    machine_cache *c = &m->cache[m->ncaches - 1];
+    const machine_cache *above = &m->cache[m->ncaches - 2];
+    double mid = (above->latency / m->clock_ghz + mem_ns) / 2, fit_ns = -1;
+    uint64_t fit = 0, b;
+    char what[64];
+    snprintf(what, sizeof what, "%s capacity and latency", c->name);
+    progress_line(progress, what, step, steps);
+    for (b = 2 * above->size; b <= c->size / 2; b *= 2) {
+        double ns = chase_latency_ns(b, m->cache[0].line, pl);
+        if (ns < 0)
+            return -1;
+        note_add(note, notelen, "\n  %s sweep: chase over %llu KiB: %.1f ns", c->name,
+                 (unsigned long long)(b >> 10), ns);
+        if (ns >= mid)
+            break;
+        fit = b, fit_ns = ns;
+    }
+    uint64_t size = b > c->size / 2 ? c->size : geometry_at_most(c, 2 * fit, above->size);
+    if (fit == 0 || size == 0)
+        return note_add(note, notelen, "\n%s: no buffer above the level above stays in it; kept as detected",
+                        c->name), 0;
+    note_add(note, notelen, "\n%s: %.2f ns = %.1f cycles (chase over %llu KiB; size %llu KiB of %llu detected: "
+             "the largest buffer below the midpoint %.1f ns of %s and memory, x2)",
+             c->name, fit_ns, fit_ns * m->clock_ghz, (unsigned long long)(fit >> 10),
+             (unsigned long long)(size >> 10), (unsigned long long)(c->size >> 10), mid, above->name);
+    c->size = size;
+    c->latency = fit_ns * m->clock_ghz;
     return 0;
 }
 
@@ -253,13 +303,13 @@ static void calibrate_clock(machine *m, const plan *pl, char *note, size_t notel
 static int calibrate_memory(machine *m, const plan *pl, FILE *progress, int steps, char *note, size_t notelen)
 {
     size_t mem = memory_bytes(m, pl);
-    progress_line(progress, "memory latency", steps - 3, steps);
+    progress_line(progress, "memory latency", steps - 4, steps);
     double ns = chase_latency_ns(mem, m->cache[0].line, pl);
-    progress_line(progress, "memory read bandwidth", steps - 2, steps);
+    progress_line(progress, "memory read bandwidth", steps - 3, steps);
     double read = ns > 0 ? stream_gbs(mem, pl) : -1;
-    progress_line(progress, "memory triad bandwidth", steps - 1, steps);
+    progress_line(progress, "memory triad bandwidth", steps - 2, steps);
     double tri = read > 0 ? triad_gbs(mem, pl) : -1;
-    progress_line(progress, "page faults", steps, steps);
+    progress_line(progress, "page faults", steps - 1, steps);
     double fault = tri > 0 ? calibrate_page_fault_ns(pl->fault_bytes, pl->reps) : -1;
     if (fault < 0)
         return -1;
@@ -270,7 +320,7 @@ static int calibrate_memory(machine *m, const plan *pl, FILE *progress, int step
     m->page_fault_ns = fault;
     note_add(note, notelen,
              "\nmemory: %.1f ns (chase over %zu MiB); one core's bandwidth: read %.2f GB/s (read-sum of %zu MiB), "
-             "triad %.2f GB/s (a = b + 3c over 3 x %zu MiB, 24 B per element as STREAM counts), best of %d; "
+             "triad %.2f GB/s (a = b + 3c over 3 x %zu MiB, 32 B per element: write-allocate and write-back included), best of %d; "
              "bandwidth_core_gbs is the triad's; bandwidth_gbs (all cores) is not measured."
              "\npage_fault_ns: %.0f ns per first touch of a fresh 4 KiB page (least of %d maps of %zu MiB)",
              ns, mem >> 20, read, mem >> 20, tri, mem >> 22, pl->reps, fault, pl->reps, pl->fault_bytes >> 20);
@@ -286,8 +336,10 @@ int machine_calibrate(machine *m, int quick, FILE *progress, char *note, size_t 
              "\nCalibrated by 'augur machine calibrate%s': pointer-chase latencies (least of %d runs of "
              "%zu dependent loads), cycles at clock_ghz %.3f:",
              quick ? " --quick" : "", pl.reps, pl.steps, m->clock_ghz);
-    if (calibrate_caches(m, &pl, progress, steps, note, notelen) != 0 ||
-        calibrate_memory(m, &pl, progress, steps, note, notelen) != 0) {
+    uint32_t sweep = m->ncaches >= 2; /* the last level is swept once memory's latency is known */
+    if (calibrate_caches(m, m->ncaches - sweep, &pl, progress, steps, note, notelen) != 0 ||
+        calibrate_memory(m, &pl, progress, steps, note, notelen) != 0 ||
+        (sweep && calibrate_last_level(m, &pl, m->mem_latency_ns, progress, steps, steps, note, notelen) != 0)) {
         snprintf(err, errlen, "out of memory for a %zu MiB buffer (free memory, or use --quick)",
                  memory_bytes(m, &pl) >> 20);
         return -1;

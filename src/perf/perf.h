@@ -116,6 +116,10 @@ typedef struct perf_traffic {
     double stream_misses[PERF_MAX_LEVELS]; /* the part of misses[] from
                                             constant-stride accesses, which
                                             hardware prefetchers fetch ahead */
+    double dirty_misses[PERF_MAX_LEVELS]; /* the part of misses[] of lines
+                                            the code stores to: each is
+                                            written back to the level below
+                                            once, moving its line twice */
     size_t ntlbs;                         /* the machine's TLB levels */
     double tlb_misses[MACHINE_MAX_TLBS];  /* misses at each TLB level */
     int dependent;                        /* its other misses form a chain
@@ -148,8 +152,9 @@ typedef struct perf_mem {
  *                  that are not streamed (served' scaled by the non-stream
  *                  share of each level's misses), overlap =
  *                  max_outstanding_misses, or 1 when t->dependent;
- *   bw_cycles[i] = misses[i] * line / bandwidth of level i+1 (bytes/cycle;
- *                  memory: mem_bandwidth_core_gbs / clock_ghz);
+ *   bw_cycles[i] = (misses[i] + dirty_misses[i]) * line / bandwidth of
+ *                  level i+1 (bytes/cycle; memory: mem_bandwidth_core_gbs /
+ *                  clock_ghz): the fill and the write-back of a dirty line;
  *   tlb_cycles   = sum_j tlb_misses[j] * miss_latency of TLB level j;
  *   cycles       = max(latency, max_i bw_cycles[i]) + tlb_cycles. */
 void perf_mem_time(const machine *m, const perf_traffic *t, perf_mem *out);

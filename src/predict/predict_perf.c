@@ -186,9 +186,9 @@ static int group_eval(const prediction *p, const predict_perf *pp, const db_rd_g
 }
 
 /* Add share * gm to a loop's traffic; streamed (prefetched) when the
- * group is affine (group_regular). */
+ * group is affine (group_regular), dirty when it stores (group_stores). */
 static void add_traffic(perf_traffic *t, const predict_perf *pp, const group_misses *gm, double share,
-                        int streamed)
+                        int streamed, int dirty)
 {
     t->nlevels = pp->nlevels;
     t->ntlbs = pp->ntlbs;
@@ -196,6 +196,8 @@ static void add_traffic(perf_traffic *t, const predict_perf *pp, const group_mis
         t->misses[i] += share * gm->cache[i];
         if (streamed)
             t->stream_misses[i] += share * gm->cache[i];
+        if (dirty)
+            t->dirty_misses[i] += share * gm->cache[i];
     }
     for (size_t j = 0; j < pp->ntlbs; j++)
         t->tlb_misses[j] += share * gm->tlb[j];
@@ -221,10 +223,25 @@ static int group_regular(const prediction *p, const st_module *mod, const db_rd_
     return 1;
 }
 
+/* Does a member of g (of the program) store?  Then the group's lines are
+ * dirty when they leave a level.  Library code is not analysed: not dirty. */
+static int group_stores(const prediction *p, const st_module *mod, const db_rd_group *g)
+{
+    if (!in_program(p, g))
+        return 0;
+    for (size_t k = 0; k < g->nmembers; k++) {
+        size_t fi;
+        uint32_t ii;
+        if (st_module_find_insn(mod, g->members[k].addr, &fi, &ii) == 0 && mod->functions[fi].insns[ii].nstores)
+            return 1;
+    }
+    return 0;
+}
+
 static void attribute_group(const prediction *p, predict_perf *pp, const st_module *mod, const db_rd_group *g,
                             int regular, const group_misses *gm)
 {
-    int mine = in_program(p, g);
+    int mine = in_program(p, g), dirty = group_stores(p, mod, g);
     for (size_t i = 0; i < pp->nlevels; i++)
         pp->misses[i] += gm->cache[i];
     for (size_t j = 0; j < pp->ntlbs; j++)
@@ -235,9 +252,9 @@ static void attribute_group(const prediction *p, predict_perf *pp, const st_modu
         int64_t scope = !mine ? -1 : g->loop >= 0 ? g->loop : loop_scope_at(mod, mb->addr);
         predict_loop *L = scope >= 0 ? loop_of_scope(pp, scope) : NULL;
         if (L)
-            add_traffic(&L->cost.traffic, pp, gm, mb->share, regular);
+            add_traffic(&L->cost.traffic, pp, gm, mb->share, regular, dirty);
         else if (f)
-            add_traffic(&f->rest.traffic, pp, gm, mb->share, 0);
+            add_traffic(&f->rest.traffic, pp, gm, mb->share, 0, dirty);
         if (f) {
             for (size_t i = 0; i < pp->nlevels; i++)
                 f->misses[i] += mb->share * gm->cache[i];

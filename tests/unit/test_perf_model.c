@@ -1,7 +1,7 @@
 /* test_perf_model.c — unit tests of the performance models of src/perf
  * (cache_model.c, rd_dist.c, mem_model.c, time_model.c) on cases computed
  * by hand: a stream of N doubles read once (misses N*8/64 at every level,
- * bandwidth-bound time), a dependent chain (latency-bound, no overlap), a
+ * bandwidth-bound time), a copy stream whose stored lines are written back, a dependent chain (latency-bound, no overlap), a
  * port-bound loop, a set-associative conflict case (a stride that maps to
  * one set of an A-way cache hits iff the distance is below A, as the
  * simulator of src/cachesim says), the binomial correction on small cases
@@ -183,6 +183,26 @@ static void stream_kernel(void **state)
     char name[32];
     assert_string_equal(perf_bound_name(&m, lt.bound, name, sizeof name), "memory bandwidth");
     perf_rd_dist_free(&d);
+}
+
+/* A copy b[i] = a[i] of N doubles: a's and b's lines miss every level
+ * (2 N / 8), and b's are dirty: each is filled (write-allocate) and written
+ * back, so memory moves 3 N / 8 lines: 3 N / 8 * 64 / 5 cycles at 5 B/cycle. */
+static void copy_stream_writes_back(void **state)
+{
+    (void)state;
+    const double n = 1 << 20;
+    machine m = test_machine();
+    perf_traffic tr = {.nlevels = 3};
+    for (size_t i = 0; i < 3; i++) {
+        tr.misses[i] = tr.stream_misses[i] = 2 * n / 8;
+        tr.dirty_misses[i] = n / 8;
+    }
+    perf_mem mem;
+    perf_mem_time(&m, &tr, &mem);
+    assert_float_equal(mem.bw_cycles[2], 3 * n / 8 * 64 / 5.0, 1e-6);
+    assert_float_equal(mem.bw_cycles[0], 3 * n / 8 * 64 / 32.0, 1e-6); /* L1 <-> L2 as well */
+    assert_int_equal(mem.bound, 2);
 }
 
 /* ---- dependent chain --------------------------------------------------------------- */
@@ -454,6 +474,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(binomial_matches_random_placement, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(conflict_case, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(stream_kernel, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(copy_stream_writes_back, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(dependent_chain, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(port_bound_loop, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(page_faults_of_first_touches, reset_counts, check_no_leaks),
