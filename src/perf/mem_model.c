@@ -51,7 +51,9 @@ void perf_mem_time(const machine *m, const perf_traffic *t, perf_mem *out)
             out->bound = (int)i;
         }
     }
+    /* page walks of independent loads proceed while other misses are in
+     * flight, as those misses do; a chase waits for each */
     for (size_t j = 0; j < t->ntlbs && j < m->ntlbs; j++)
-        out->tlb_cycles += t->tlb_misses[j] * m->tlb[j].miss_latency;
+        out->tlb_cycles += t->tlb_misses[j] * m->tlb[j].miss_latency / out->overlap;
     out->cycles = worst + out->tlb_cycles;
 }

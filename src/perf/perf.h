@@ -155,7 +155,8 @@ typedef struct perf_mem {
  *   bw_cycles[i] = (misses[i] + dirty_misses[i]) * line / bandwidth of
  *                  level i+1 (bytes/cycle; memory: mem_bandwidth_core_gbs /
  *                  clock_ghz): the fill and the write-back of a dirty line;
- *   tlb_cycles   = sum_j tlb_misses[j] * miss_latency of TLB level j;
+ *   tlb_cycles   = sum_j tlb_misses[j] * miss_latency of TLB level j /
+ *                  overlap (page walks overlap as the misses do);
  *   cycles       = max(latency, max_i bw_cycles[i]) + tlb_cycles. */
 void perf_mem_time(const machine *m, const perf_traffic *t, perf_mem *out);
 

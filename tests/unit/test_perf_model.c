@@ -205,6 +205,22 @@ static void copy_stream_writes_back(void **state)
     assert_int_equal(mem.bound, 2);
 }
 
+/* 1000 misses of each of the two TLB levels (7 and 30 cycles): 37 000
+ * cycles of page walks, 16 at a time for independent loads, one at a time
+ * for a chase. */
+static void page_walks_overlap_as_misses_do(void **state)
+{
+    (void)state;
+    machine m = test_machine();
+    perf_traffic tr = {.nlevels = 3, .ntlbs = 2, .tlb_misses = {1000, 1000}};
+    perf_mem mem;
+    perf_mem_time(&m, &tr, &mem);
+    assert_float_equal(mem.tlb_cycles, 37000.0 / 16, 1e-9);
+    tr.dependent = 1;
+    perf_mem_time(&m, &tr, &mem);
+    assert_float_equal(mem.tlb_cycles, 37000.0, 1e-9);
+}
+
 /* ---- dependent chain --------------------------------------------------------------- */
 
 /* A pointer chase over K lines (128 MiB) in a fixed random order, R times:
@@ -475,6 +491,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(conflict_case, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(stream_kernel, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(copy_stream_writes_back, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(page_walks_overlap_as_misses_do, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(dependent_chain, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(port_bound_loop, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(page_faults_of_first_touches, reset_counts, check_no_leaks),
