@@ -7,12 +7,13 @@
 #             `augur model` (WORK/KERNEL/train.db; reused when it has a model set)
 #   predict   `augur predict --param N=T --machine HOST --format json --top 0`
 #             at a size T where the native program runs 1-10 s: total.time_seconds,
-#             and the bound of every loop with >= 10% of the predicted time
+#             its page-fault and misprediction terms, and the bound of every
+#             loop with >= 10% of the predicted time
 #   measure   the native program at T, REPS times (default 5): median wall time
 #             of the whole process (/usr/bin/time %e), with its user and system
 #             time.  The kernels print no timing of their own, so setup (malloc,
 #             initialisation loops) is part of both sides; the kernel's page
-#             faults are system time, which the model does not predict.
+#             faults are system time, which the model's page-fault term is.
 # Error = (predicted - measured) / measured, against the wall time and against
 # the CPU time (user + sys): on a shared host the wall time also holds the time
 # the process waited for a core, which no model of the program predicts.
@@ -106,12 +107,12 @@ for k in $KERNELS; do
     t=${TARGET[$k]} json=$WORK/$k/time-N${TARGET[$k]}.json
     "$AUGUR" predict --db "$WORK/$k/train.db" --param N=$t --machine "$MACHINE" --format json --top 0 \
         > "$json" 2> "$WORK/$k/predict.err" || die "$k: predict failed: $(cat "$WORK/$k/predict.err")"
-    echo "$k $t $(jq .total.time_seconds "$json") $(bounds "$json" | tr ' ' '_')" >> "$ROWS.pred"
+    echo "$k $t $(jq '.total | "\(.time_seconds) \(.page_fault_seconds) \(.mispredict_seconds)"' -r "$json") $(bounds "$json" | tr ' ' '_')" >> "$ROWS.pred"
 done
 cp "$ROWS.pred" "$WORK/time-predicted.txt"
 [ "$TIMING" = 1 ] || { cat "$WORK/time-predicted.txt"; exit 0; }
 # Timing last, one kernel after the other, so that augur's own runs do not disturb it.
-while read -r k t pred labels; do
+while read -r k t pred pf mp labels; do
     : > "$WORK/$k/times.txt"
     for r in $(seq "$REPS"); do
         /usr/bin/time -f "%e %U %S" -o "$WORK/$k/time.one" "$WORK/$k/$k" "$t" > /dev/null
@@ -120,7 +121,7 @@ while read -r k t pred labels; do
     wall=$(awk '{ print $1 }' "$WORK/$k/times.txt" | median)
     user=$(awk '{ print $2 }' "$WORK/$k/times.txt" | median)
     sys=$(awk '{ print $3 }' "$WORK/$k/times.txt" | median)
-    echo "$k $t $pred $wall $user $sys $labels" >> "$ROWS"
+    echo "$k $t $pred $wall $user $sys $labels $pf $mp" >> "$ROWS"
     echo "time_bench: $k N=$t: predicted $pred s, measured $wall s" >&2
 done < "$ROWS.pred"
 rm -f "$ROWS.pred"
@@ -130,10 +131,10 @@ GHZ_AFTER=$([ -x "$WORK/clock_ghz" ] && "$WORK/clock_ghz" 301 | cut -d" " -f1 ||
 report() {
     echo "Machine: $MACHINE ($(awk '/^  clock_ghz:/ { print $2 }' "$MACHINE") GHz; measured again after the timing: $GHZ_AFTER GHz); load average before training: $LOAD_BEFORE; after timing: $LOAD_AFTER"
     echo
-    echo "| kernel | N | predicted s | wall s | user s | sys s | error % (wall) | error % (user+sys) | loop bounds (share of predicted time) |"
-    echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
-    awk '{ gsub("_", " ", $7); printf "| %s | %s | %.3f | %.2f | %.2f | %.2f | %+.1f | %+.1f | %s |\n", $1, $2, $3, $4, $5, $6,
-           100 * ($3 - $4) / $4, 100 * ($3 - $5 - $6) / ($5 + $6), $7 }' "$ROWS"
+    echo "| kernel | N | predicted s | of it page faults s | of it mispredictions s | wall s | user s | sys s | error % (wall) | error % (user+sys) | loop bounds (share of predicted time) |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+    awk '{ gsub("_", " ", $7); printf "| %s | %s | %.3f | %.3f | %.3f | %.2f | %.2f | %.2f | %+.1f | %+.1f | %s |\n", $1, $2, $3, $8, $9,
+           $4, $5, $6, 100 * ($3 - $4) / $4, 100 * ($3 - $5 - $6) / ($5 + $6), $7 }' "$ROWS"
     echo
     echo "median |error|: $(awk '{ e = 100 * ($3 - $4) / $4; print (e < 0 ? -e : e) }' "$ROWS" | median | xargs printf '%.1f')% against wall time," \
         "$(awk '{ e = 100 * ($3 - $5 - $6) / ($5 + $6); print (e < 0 ? -e : e) }' "$ROWS" | median | xargs printf '%.1f')% against CPU time (user+sys)," \
