@@ -18,9 +18,11 @@
 # the CPU time (user + sys): on a shared host the wall time also holds the time
 # the process waited for a core, which no model of the program predicts.
 #
-# HOST is, with --calibrate, what `augur machine calibrate` writes after
-# training, just before predicting and timing (WORK/host-calibrated.yaml:
-# clock, latencies, triad bandwidth, page-fault cost measured here); with
+# HOST is, with --calibrate, what `augur machine calibrate --quick` writes
+# seconds before each kernel is predicted and timed (WORK/KERNEL/host.yaml:
+# clock, latencies, last-level capacity, triad bandwidth, page-fault cost
+# measured here; the memory figures of this shared host move within
+# minutes); with
 # --machine FILE that file; else machines/sapphire-rapids.yaml (the nearest
 # published description of this Emerald Rapids under KVM; docs/machines.md)
 # with core.clock_ghz set to the clock measured by bench/clock_ghz.c (a chain
@@ -87,14 +89,10 @@ ROWS=$WORK/time-rows.txt
 for k in $KERNELS; do train "$k"; echo "time_bench: $k trained" >&2; done
 # The clock is measured after training (augur's own runs would slow it) and just
 # before the predictions and the timing: on this shared VM it moves with the load.
-# The host description: calibrated here, or sapphire-rapids at the measured clock.
+# The host description: calibrated before each kernel (--calibrate), a given
+# file, or sapphire-rapids at the measured clock.
 gcc -O2 -o "$WORK/clock_ghz" "$ROOT/bench/clock_ghz.c"
-if [ "$CALIBRATE" = 1 ]; then
-    MACHINE=$WORK/host-calibrated.yaml
-    "$AUGUR" machine calibrate --output "$MACHINE" 2> "$WORK/calibrate.err" ||
-        die "augur machine calibrate failed: $(cat "$WORK/calibrate.err")"
-    echo "time_bench: calibrated host description $MACHINE" >&2
-elif [ -z "$MACHINE" ]; then
+if [ "$CALIBRATE" = 0 ] && [ -z "$MACHINE" ]; then
     read -r GHZ NS < <("$WORK/clock_ghz" 301)
     MACHINE=$WORK/host.yaml
     awk -v g="$GHZ" '/^  clock_ghz:/ { print "  clock_ghz: " g "   # measured by bench/clock_ghz.c"; next } { print }' \
@@ -103,37 +101,69 @@ elif [ -z "$MACHINE" ]; then
     mv "$MACHINE.tmp" "$MACHINE"
     echo "time_bench: clock $GHZ GHz (a dependent add takes $NS ns); host description $MACHINE" >&2
 fi
-for k in $KERNELS; do
-    t=${TARGET[$k]} json=$WORK/$k/time-N${TARGET[$k]}.json
-    "$AUGUR" predict --db "$WORK/$k/train.db" --param N=$t --machine "$MACHINE" --format json --top 0 \
+
+# calibrate K — WORK/K/host.yaml from `augur machine calibrate --quick`, seconds
+# before K is predicted and timed: the memory figures of this shared host move
+# by 30-50% within minutes (docs/machines.md), so each kernel is predicted for
+# the host as it is while that kernel runs.
+calibrate() {
+    "$AUGUR" machine calibrate --quick --output "$WORK/$1/host.yaml" 2> "$WORK/$1/calibrate.err" ||
+        die "augur machine calibrate failed: $(cat "$WORK/$1/calibrate.err")"
+    echo "$WORK/$1/host.yaml"
+}
+
+# host_summary FILE — "GHz ns GB/s" of a description: clock, memory latency, one core's bandwidth
+host_summary() {
+    awk '$1 == "clock_ghz:" { g = $2 } $1 == "latency_ns:" { l = $2 } $1 == "bandwidth_core_gbs:" { b = $2 }
+         END { printf "%.2f_GHz,_%.0f_ns,_%.1f_GB/s", g, l, b }' "$1"
+}
+
+# predict K MACHINE — WORK/K/time-N<T>.json; prints "pred pf mp labels host"
+predict_kernel() {
+    local k=$1 t=${TARGET[$1]} json=$WORK/$1/time-N${TARGET[$1]}.json
+    "$AUGUR" predict --db "$WORK/$k/train.db" --param N=$t --machine "$2" --format json --top 0 \
         > "$json" 2> "$WORK/$k/predict.err" || die "$k: predict failed: $(cat "$WORK/$k/predict.err")"
-    echo "$k $t $(jq '.total | "\(.time_seconds) \(.page_fault_seconds) \(.mispredict_seconds)"' -r "$json") $(bounds "$json" | tr ' ' '_')" >> "$ROWS.pred"
-done
-cp "$ROWS.pred" "$WORK/time-predicted.txt"
-[ "$TIMING" = 1 ] || { cat "$WORK/time-predicted.txt"; exit 0; }
-# Timing last, one kernel after the other, so that augur's own runs do not disturb it.
-while read -r k t pred pf mp labels; do
+    echo "$(jq -r '.total | "\(.time_seconds) \(.page_fault_seconds) \(.mispredict_seconds)"' "$json")" \
+        "$(bounds "$json" | tr ' ' '_')_" "$(host_summary "$2")"
+}
+
+# time_kernel K — the native run REPS times: median "wall user sys"
+time_kernel() {
+    local k=$1 t=${TARGET[$1]} r
     : > "$WORK/$k/times.txt"
     for r in $(seq "$REPS"); do
         /usr/bin/time -f "%e %U %S" -o "$WORK/$k/time.one" "$WORK/$k/$k" "$t" > /dev/null
         cat "$WORK/$k/time.one" >> "$WORK/$k/times.txt"
     done
-    wall=$(awk '{ print $1 }' "$WORK/$k/times.txt" | median)
-    user=$(awk '{ print $2 }' "$WORK/$k/times.txt" | median)
-    sys=$(awk '{ print $3 }' "$WORK/$k/times.txt" | median)
-    echo "$k $t $pred $wall $user $sys $labels $pf $mp" >> "$ROWS"
-    echo "time_bench: $k N=$t: predicted $pred s, measured $wall s" >&2
-done < "$ROWS.pred"
+    echo "$(awk '{ print $1 }' "$WORK/$k/times.txt" | median) $(awk '{ print $2 }' "$WORK/$k/times.txt" | median)" \
+        "$(awk '{ print $3 }' "$WORK/$k/times.txt" | median)"
+}
+
+# One kernel after the other: its description, its prediction, its timing, so
+# that augur's own runs never overlap a timed one.
+for k in $KERNELS; do
+    m=$MACHINE
+    [ "$CALIBRATE" = 0 ] || m=$(calibrate "$k")
+    read -r pred pf mp labels host < <(predict_kernel "$k" "$m")
+    echo "$k ${TARGET[$k]} $pred $pf $mp $labels $host" >> "$ROWS.pred"
+    [ "$TIMING" = 1 ] || continue
+    read -r wall user sys < <(time_kernel "$k")
+    echo "$k ${TARGET[$k]} $pred $wall $user $sys $labels $pf $mp $host" >> "$ROWS"
+    echo "time_bench: $k N=${TARGET[$k]}: predicted $pred s, measured $wall s (wall)" >&2
+done
+cp "$ROWS.pred" "$WORK/time-predicted.txt"
 rm -f "$ROWS.pred"
+[ "$TIMING" = 1 ] || { cat "$WORK/time-predicted.txt"; exit 0; }
 LOAD_AFTER=$(uptime | sed 's/.*load average: //')
 GHZ_AFTER=$([ -x "$WORK/clock_ghz" ] && "$WORK/clock_ghz" 301 | cut -d" " -f1 || echo "-")
 
 report() {
-    echo "Machine: $MACHINE ($(awk '/^  clock_ghz:/ { print $2 }' "$MACHINE") GHz; measured again after the timing: $GHZ_AFTER GHz); load average before training: $LOAD_BEFORE; after timing: $LOAD_AFTER"
+    echo "Machine: ${MACHINE:-calibrated (--quick) before each kernel: WORK/KERNEL/host.yaml}; clock measured after the timing: $GHZ_AFTER GHz; load average before training: $LOAD_BEFORE; after timing: $LOAD_AFTER"
     echo
-    echo "| kernel | N | predicted s | of it page faults s | of it mispredictions s | wall s | user s | sys s | error % (wall) | error % (user+sys) | loop bounds (share of predicted time) |"
-    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-    awk '{ gsub("_", " ", $7); printf "| %s | %s | %.3f | %.3f | %.3f | %.2f | %.2f | %.2f | %+.1f | %+.1f | %s |\n", $1, $2, $3, $8, $9,
+    echo "| kernel | N | host: clock, memory latency, bandwidth | predicted s | of it page faults s | of it mispredictions s | wall s | user s | sys s | error % (wall) | error % (user+sys) | loop bounds (share of predicted time) |"
+    echo "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+    awk '{ gsub("_", " ", $7); sub(/ $/, "", $7); gsub("_", " ", $10)
+           printf "| %s | %s | %s | %.3f | %.3f | %.3f | %.2f | %.2f | %.2f | %+.1f | %+.1f | %s |\n", $1, $2, $10, $3, $8, $9,
            $4, $5, $6, 100 * ($3 - $4) / $4, 100 * ($3 - $5 - $6) / ($5 + $6), $7 }' "$ROWS"
     echo
     echo "median |error|: $(awk '{ e = 100 * ($3 - $4) / $4; print (e < 0 ? -e : e) }' "$ROWS" | median | xargs printf '%.1f')% against wall time," \
