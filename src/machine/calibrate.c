@@ -372,7 +372,7 @@ static int calibrate_passes(machine *m, const plan *pl, FILE *progress, int step
 
 int machine_calibrate(machine *m, int quick, FILE *progress, char *note, size_t notelen, char *err, size_t errlen)
 {
-    plan pl = quick ? (plan){3, 500000, 512u << 20, 31, 64u << 20} : (plan){11, 1000000, 1u << 30, 301, 256u << 20};
+    plan pl = quick ? (plan){3, 500000, 512u << 20, 101, 64u << 20} : (plan){11, 1000000, 1u << 30, 301, 256u << 20};
     int steps = 2 * ((int)m->ncaches - (m->ncaches >= 2) + 4) + (m->ncaches >= 2);
     calibrate_clock(m, &pl, note, notelen);
     note_add(note, notelen,
