@@ -19,7 +19,9 @@
 # the process waited for a core, which no model of the program predicts.
 #
 # HOST is, with --calibrate, what `augur machine calibrate --quick` writes
-# seconds before each kernel is predicted and timed (WORK/KERNEL/host.yaml:
+# seconds before each timed run (WORK/KERNEL/host-REP.yaml; the prediction
+# is then the median of the REPS predictions, one per run, each for the host
+# as calibrated just before that run:
 # clock, latencies, last-level capacity, triad bandwidth, page-fault cost
 # measured here; the memory figures of this shared host move within
 # minutes); with
@@ -102,52 +104,60 @@ if [ "$CALIBRATE" = 0 ] && [ -z "$MACHINE" ]; then
     echo "time_bench: clock $GHZ GHz (a dependent add takes $NS ns); host description $MACHINE" >&2
 fi
 
-# calibrate K — WORK/K/host.yaml from `augur machine calibrate --quick`, seconds
-# before K is predicted and timed: the memory figures of this shared host move
-# by 30-50% within minutes (docs/machines.md), so each kernel is predicted for
-# the host as it is while that kernel runs.
+# calibrate K R — WORK/K/host-R.yaml from `augur machine calibrate --quick`,
+# seconds before K's R-th timed run: the memory figures of this shared host
+# move by 30-50% within minutes (docs/machines.md), so each run is predicted
+# for the host as it is while that run runs.
 calibrate() {
-    "$AUGUR" machine calibrate --quick --output "$WORK/$1/host.yaml" 2> "$WORK/$1/calibrate.err" ||
+    "$AUGUR" machine calibrate --quick --output "$WORK/$1/host-$2.yaml" 2> "$WORK/$1/calibrate.err" ||
         die "augur machine calibrate failed: $(cat "$WORK/$1/calibrate.err")"
-    echo "$WORK/$1/host.yaml"
+    echo "$WORK/$1/host-$2.yaml"
 }
 
 # host_summary FILE — "GHz ns GB/s" of a description: clock, memory latency, one core's bandwidth
 host_summary() {
     awk '$1 == "clock_ghz:" { g = $2 } $1 == "latency_ns:" { l = $2 } $1 == "bandwidth_core_gbs:" { b = $2 }
-         END { printf "%.2f_GHz,_%.0f_ns,_%.1f_GB/s", g, l, b }' "$1"
+         END { print g, l, b }' "$1"
 }
 
-# predict K MACHINE — WORK/K/time-N<T>.json; prints "pred pf mp labels host"
+# predict_kernel K MACHINE — WORK/K/time-N<T>.json; prints "pred pf mp labels"
 predict_kernel() {
     local k=$1 t=${TARGET[$1]} json=$WORK/$1/time-N${TARGET[$1]}.json
     "$AUGUR" predict --db "$WORK/$k/train.db" --param N=$t --machine "$2" --format json --top 0 \
         > "$json" 2> "$WORK/$k/predict.err" || die "$k: predict failed: $(cat "$WORK/$k/predict.err")"
     echo "$(jq -r '.total | "\(.time_seconds) \(.page_fault_seconds) \(.mispredict_seconds)"' "$json")" \
-        "$(bounds "$json" | tr ' ' '_')_" "$(host_summary "$2")"
+        "$(bounds "$json" | tr ' ' '_')_"
 }
 
-# time_kernel K — the native run REPS times: median "wall user sys"
-time_kernel() {
-    local k=$1 t=${TARGET[$1]} r
-    : > "$WORK/$k/times.txt"
-    for r in $(seq "$REPS"); do
-        /usr/bin/time -f "%e %U %S" -o "$WORK/$k/time.one" "$WORK/$k/$k" "$t" > /dev/null
-        cat "$WORK/$k/time.one" >> "$WORK/$k/times.txt"
-    done
-    echo "$(awk '{ print $1 }' "$WORK/$k/times.txt" | median) $(awk '{ print $2 }' "$WORK/$k/times.txt" | median)" \
-        "$(awk '{ print $3 }' "$WORK/$k/times.txt" | median)"
+# time_once K — one native run: "wall user sys"
+time_once() {
+    /usr/bin/time -f "%e %U %S" -o "$WORK/$1/time.one" "$WORK/$1/$1" "${TARGET[$1]}" > /dev/null
+    cat "$WORK/$1/time.one"
 }
 
-# One kernel after the other: its description, its prediction, its timing, so
-# that augur's own runs never overlap a timed one.
+# column I of FILE, its median
+median_of() { awk -v i="$1" '{ print $i }' "$2" | median; }
+
+# One kernel after the other; per repetition its description (with
+# --calibrate), its prediction, its timed run, so that augur's own runs never
+# overlap a timed one.  WORK/K/reps.txt: "pred pf mp labels wall user sys GHz ns GB/s"
+# per repetition; the row takes the median of each column.
 for k in $KERNELS; do
-    m=$MACHINE
-    [ "$CALIBRATE" = 0 ] || m=$(calibrate "$k")
-    read -r pred pf mp labels host < <(predict_kernel "$k" "$m")
+    : > "$WORK/$k/reps.txt"
+    for r in $(seq "$REPS"); do
+        m=$MACHINE
+        [ "$CALIBRATE" = 0 ] || m=$(calibrate "$k" "$r")
+        read -r pred pf mp labels < <(predict_kernel "$k" "$m")
+        [ "$TIMING" = 1 ] && times=$(time_once "$k") || times="0 0 0"
+        echo "$pred $pf $mp $labels $times $(host_summary "$m")" >> "$WORK/$k/reps.txt"
+        [ "$CALIBRATE" = 1 ] || [ "$TIMING" = 1 ] || break # one prediction of a fixed host is enough
+    done
+    reps=$WORK/$k/reps.txt
+    pred=$(median_of 1 "$reps") pf=$(median_of 2 "$reps") mp=$(median_of 3 "$reps") labels=$(tail -1 "$reps" | cut -d" " -f4)
+    host=$(printf '%.2f_GHz,_%.0f_ns,_%.1f_GB/s' "$(median_of 8 "$reps")" "$(median_of 9 "$reps")" "$(median_of 10 "$reps")")
     echo "$k ${TARGET[$k]} $pred $pf $mp $labels $host" >> "$ROWS.pred"
     [ "$TIMING" = 1 ] || continue
-    read -r wall user sys < <(time_kernel "$k")
+    wall=$(median_of 5 "$reps") user=$(median_of 6 "$reps") sys=$(median_of 7 "$reps")
     echo "$k ${TARGET[$k]} $pred $wall $user $sys $labels $pf $mp $host" >> "$ROWS"
     echo "time_bench: $k N=${TARGET[$k]}: predicted $pred s, measured $wall s (wall)" >&2
 done
@@ -158,9 +168,9 @@ LOAD_AFTER=$(uptime | sed 's/.*load average: //')
 GHZ_AFTER=$([ -x "$WORK/clock_ghz" ] && "$WORK/clock_ghz" 301 | cut -d" " -f1 || echo "-")
 
 report() {
-    echo "Machine: ${MACHINE:-calibrated (--quick) before each kernel: WORK/KERNEL/host.yaml}; clock measured after the timing: $GHZ_AFTER GHz; load average before training: $LOAD_BEFORE; after timing: $LOAD_AFTER"
+    echo "Machine: ${MACHINE:-calibrated (--quick) before each timed run: WORK/KERNEL/host-REP.yaml; medians of the predictions and of the runs}; clock measured after the timing: $GHZ_AFTER GHz; load average before training: $LOAD_BEFORE; after timing: $LOAD_AFTER"
     echo
-    echo "| kernel | N | host: clock, memory latency, bandwidth | predicted s | of it page faults s | of it mispredictions s | wall s | user s | sys s | error % (wall) | error % (user+sys) | loop bounds (share of predicted time) |"
+    echo "| kernel | N | host (medians): clock, memory latency, bandwidth | predicted s | of it page faults s | of it mispredictions s | wall s | user s | sys s | error % (wall) | error % (user+sys) | loop bounds (share of predicted time) |"
     echo "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
     awk '{ gsub("_", " ", $7); sub(/ $/, "", $7); gsub("_", " ", $10)
            printf "| %s | %s | %s | %.3f | %.3f | %.3f | %.2f | %.2f | %.2f | %+.1f | %+.1f | %s |\n", $1, $2, $10, $3, $8, $9,
