@@ -256,7 +256,7 @@ static int calibrate_last_level(machine *m, const plan *pl, double above_ns, dou
 {
     machine_cache *c = &m->cache[m->ncaches - 1];
     const machine_cache *above = &m->cache[m->ncaches - 2];
-    double mid = (above_ns + mem_ns) / 2, fit_ns = -1;
+    double mid = (above_ns + mem_ns) / 2, fit_ns = -1, first_ns = -1;
     uint64_t fit = 0, b;
     char what[64];
     snprintf(what, sizeof what, "%s capacity and latency", c->name);
@@ -265,16 +265,26 @@ static int calibrate_last_level(machine *m, const plan *pl, double above_ns, dou
         double ns = chase_latency_ns(b, m->cache[0].line, pl);
         if (ns < 0)
             return -1;
+        first_ns = first_ns < 0 ? ns : first_ns;
         note_add(note, notelen, "\n  %s sweep: chase over %llu KiB: %.1f ns", c->name,
                  (unsigned long long)(b >> 10), ns);
         if (ns >= mid)
             break;
         fit = b, fit_ns = ns;
     }
-    uint64_t size = b > c->size / 2 ? c->size : geometry_at_most(c, 2 * fit, above->size);
-    if (fit == 0 || size == 0)
-        return note_add(note, notelen, "\n%s: no buffer above the level above stays in it; kept as detected",
+    uint64_t size = b > c->size / 2 ? c->size : geometry_at_most(c, 2 * (fit ? fit : above->size), above->size);
+    if (size == 0 || first_ns < 0)
+        return note_add(note, notelen, "\n%s: no size to sweep between the level above and it; kept as detected",
                         c->name), 0;
+    if (fit == 0) { /* even twice the level above misses: the level adds next to nothing */
+        note_add(note, notelen, "\n%s: %.2f ns = %.1f cycles (chase over %llu KiB, already above the midpoint "
+                 "%.1f ns of %s and memory: the smallest valid size, %llu KiB of %llu detected)",
+                 c->name, first_ns, first_ns * m->clock_ghz, (unsigned long long)(above->size >> 9), mid,
+                 above->name, (unsigned long long)(size >> 10), (unsigned long long)(c->size >> 10));
+        c->size = size;
+        c->latency = first_ns * m->clock_ghz;
+        return 0;
+    }
     note_add(note, notelen, "\n%s: %.2f ns = %.1f cycles (chase over %llu KiB; size %llu KiB of %llu detected: "
              "the largest buffer below the midpoint %.1f ns of %s and memory, x2)",
              c->name, fit_ns, fit_ns * m->clock_ghz, (unsigned long long)(fit >> 10),
