@@ -237,11 +237,11 @@ static int cache_pass(const machine *m, uint32_t n, const plan *pl, FILE *progre
  * accepts) that is at most `bytes` and above `floor`; 0 when none is. */
 static uint64_t geometry_at_most(const machine_cache *c, uint64_t bytes, uint64_t floor)
 {
-    uint64_t unit = (uint64_t)c->slices * c->line * c->ways, best = 0;
+    uint64_t unit = (uint64_t)c->slices * c->line * c->ways, largest = 0;
     for (uint64_t s = unit; s <= bytes; s *= 2)
         if (s > floor)
-            best = s;
-    return best;
+            largest = s;
+    return largest;
 }
 
 /* The last level as one core sees it (a VM's share of a socket's L3 is
