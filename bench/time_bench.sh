@@ -7,24 +7,33 @@
 #             `augur model` (WORK/KERNEL/train.db; reused when it has a model set)
 #   predict   `augur predict --param N=T --machine HOST --format json --top 0`
 #             at a size T where the native program runs 1-10 s: total.time_seconds,
-#             and the bound of every loop with >= 10% of the predicted time
+#             its page-fault and misprediction terms, and the bound of every
+#             loop with >= 10% of the predicted time
 #   measure   the native program at T, REPS times (default 5): median wall time
 #             of the whole process (/usr/bin/time %e), with its user and system
 #             time.  The kernels print no timing of their own, so setup (malloc,
 #             initialisation loops) is part of both sides; the kernel's page
-#             faults are system time, which the model does not predict.
+#             faults are system time, which the model's page-fault term is.
 # Error = (predicted - measured) / measured, against the wall time and against
 # the CPU time (user + sys): on a shared host the wall time also holds the time
 # the process waited for a core, which no model of the program predicts.
 #
-# HOST is machines/sapphire-rapids.yaml (the nearest published description
-# of this Emerald Rapids under KVM; docs/machines.md) with core.clock_ghz set
-# to the clock measured by bench/clock_ghz.c (a chain of dependent adds, one
-# cycle each: GHz = adds / ns, least time of 301 repetitions of 5-8 ms), or --machine FILE.
-# The load average (uptime) is printed before training and after timing.
+# HOST is, with --calibrate, what `augur machine calibrate --quick` writes
+# seconds before each timed run (WORK/KERNEL/host-REP.yaml; the prediction
+# is then the median of the REPS predictions, one per run, each for the host
+# as calibrated just before that run:
+# clock, latencies, last-level capacity, triad bandwidth, page-fault cost
+# measured here; the memory figures of this shared host move within
+# minutes); with
+# --machine FILE that file; else machines/sapphire-rapids.yaml (the nearest
+# published description of this Emerald Rapids under KVM; docs/machines.md)
+# with core.clock_ghz set to the clock measured by bench/clock_ghz.c (a chain
+# of dependent adds, one cycle each: GHz = adds / ns, least time of 301
+# repetitions of 5-8 ms).  The load average (uptime) is printed before
+# training and after timing.
 #
 # usage: bench/time_bench.sh [--kernels "triad ..."] [--markdown FILE] [--work DIR]
-#                            [--machine FILE] [--reps N] [--no-timing]
+#                            [--machine FILE | --calibrate] [--reps N] [--no-timing]
 #   --no-timing  train and predict only (WORK/time-predicted.txt)
 # Environment: BUILD_DIR (default: build), WORK (default /tmp/augur-time-bench).
 set -euo pipefail
@@ -34,7 +43,7 @@ case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
 AUGUR=$BUILD_DIR/augur
 WORK=${WORK:-/tmp/augur-time-bench}
 KERNELS="dot matmul sort triad jacobi1d stencil2d trisolve spmv chase"
-MARKDOWN= MACHINE= REPS=5 TIMING=1
+MARKDOWN= MACHINE= REPS=5 TIMING=1 CALIBRATE=0
 die() { echo "time_bench.sh: $*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
     case $1 in
@@ -42,11 +51,13 @@ while [ $# -gt 0 ]; do
     --markdown) MARKDOWN=$2; shift 2 ;;
     --work) WORK=$2; shift 2 ;;
     --machine) MACHINE=$2; shift 2 ;;
+    --calibrate) CALIBRATE=1; shift ;;
     --reps) REPS=$2; shift 2 ;;
     --no-timing) TIMING=0; shift ;;
     *) echo "time_bench.sh: unknown option $1 (see the header of the script)" >&2; exit 2 ;;
     esac
 done
+[ "$CALIBRATE" = 0 ] || [ -z "$MACHINE" ] || { echo "time_bench.sh: give --machine FILE or --calibrate, not both" >&2; exit 2; }
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || { echo "time_bench.sh: --reps '$REPS' is not a positive number" >&2; exit 2; }
 [ -x "$AUGUR" ] || die "no $AUGUR: build first (BUILD_DIR=...)"
 for c in valgrind jq gcc /usr/bin/time; do command -v $c >/dev/null || die "$c is missing (apt-get install ${c##*/})"; done
@@ -80,9 +91,10 @@ ROWS=$WORK/time-rows.txt
 for k in $KERNELS; do train "$k"; echo "time_bench: $k trained" >&2; done
 # The clock is measured after training (augur's own runs would slow it) and just
 # before the predictions and the timing: on this shared VM it moves with the load.
-# The host description: sapphire-rapids at the measured clock.
-if [ -z "$MACHINE" ]; then
-    gcc -O2 -o "$WORK/clock_ghz" "$ROOT/bench/clock_ghz.c"
+# The host description: calibrated before each kernel (--calibrate), a given
+# file, or sapphire-rapids at the measured clock.
+gcc -O2 -o "$WORK/clock_ghz" "$ROOT/bench/clock_ghz.c"
+if [ "$CALIBRATE" = 0 ] && [ -z "$MACHINE" ]; then
     read -r GHZ NS < <("$WORK/clock_ghz" 301)
     MACHINE=$WORK/host.yaml
     awk -v g="$GHZ" '/^  clock_ghz:/ { print "  clock_ghz: " g "   # measured by bench/clock_ghz.c"; next } { print }' \
@@ -91,38 +103,78 @@ if [ -z "$MACHINE" ]; then
     mv "$MACHINE.tmp" "$MACHINE"
     echo "time_bench: clock $GHZ GHz (a dependent add takes $NS ns); host description $MACHINE" >&2
 fi
-for k in $KERNELS; do
-    t=${TARGET[$k]} json=$WORK/$k/time-N${TARGET[$k]}.json
-    "$AUGUR" predict --db "$WORK/$k/train.db" --param N=$t --machine "$MACHINE" --format json --top 0 \
+
+# calibrate K R — WORK/K/host-R.yaml from `augur machine calibrate --quick`,
+# seconds before K's R-th timed run: the memory figures of this shared host
+# move by 30-50% within minutes (docs/machines.md), so each run is predicted
+# for the host as it is while that run runs.
+calibrate() {
+    "$AUGUR" machine calibrate --quick --output "$WORK/$1/host-$2.yaml" 2> "$WORK/$1/calibrate.err" ||
+        die "augur machine calibrate failed: $(cat "$WORK/$1/calibrate.err")"
+    echo "$WORK/$1/host-$2.yaml"
+}
+
+# host_summary FILE — "GHz ns GB/s" of a description: clock, memory latency, one core's bandwidth
+host_summary() {
+    awk '$1 == "clock_ghz:" { g = $2 } $1 == "latency_ns:" { l = $2 } $1 == "bandwidth_core_gbs:" { b = $2 }
+         END { print g, l, b }' "$1"
+}
+
+# predict_kernel K MACHINE — WORK/K/time-N<T>.json; prints "pred pf mp labels"
+predict_kernel() {
+    local k=$1 t=${TARGET[$1]} json=$WORK/$1/time-N${TARGET[$1]}.json
+    "$AUGUR" predict --db "$WORK/$k/train.db" --param N=$t --machine "$2" --format json --top 0 \
         > "$json" 2> "$WORK/$k/predict.err" || die "$k: predict failed: $(cat "$WORK/$k/predict.err")"
-    echo "$k $t $(jq .total.time_seconds "$json") $(bounds "$json" | tr ' ' '_')" >> "$ROWS.pred"
+    echo "$(jq -r '.total | "\(.time_seconds) \(.page_fault_seconds) \(.mispredict_seconds)"' "$json")" \
+        "$(bounds "$json" | tr ' ' '_')_"
+}
+
+# time_once K — one native run: "wall user sys"
+time_once() {
+    /usr/bin/time -f "%e %U %S" -o "$WORK/$1/time.one" "$WORK/$1/$1" "${TARGET[$1]}" > /dev/null
+    cat "$WORK/$1/time.one"
+}
+
+# column I of FILE, its median
+median_of() { awk -v i="$1" '{ print $i }' "$2" | median; }
+
+# One kernel after the other; per repetition its description (with
+# --calibrate), its prediction, its timed run, so that augur's own runs never
+# overlap a timed one.  WORK/K/reps.txt: "pred pf mp labels wall user sys GHz ns GB/s"
+# per repetition; the row takes the median of each column.
+for k in $KERNELS; do
+    : > "$WORK/$k/reps.txt"
+    for r in $(seq "$REPS"); do
+        m=$MACHINE
+        [ "$CALIBRATE" = 0 ] || m=$(calibrate "$k" "$r")
+        read -r pred pf mp labels < <(predict_kernel "$k" "$m")
+        [ "$TIMING" = 1 ] && times=$(time_once "$k") || times="0 0 0"
+        echo "$pred $pf $mp $labels $times $(host_summary "$m")" >> "$WORK/$k/reps.txt"
+        [ "$CALIBRATE" = 1 ] || [ "$TIMING" = 1 ] || break # one prediction of a fixed host is enough
+    done
+    reps=$WORK/$k/reps.txt
+    pred=$(median_of 1 "$reps") pf=$(median_of 2 "$reps") mp=$(median_of 3 "$reps") labels=$(tail -1 "$reps" | cut -d" " -f4)
+    host=$(printf '%.2f_GHz,_%.0f_ns,_%.1f_GB/s' "$(median_of 8 "$reps")" "$(median_of 9 "$reps")" "$(median_of 10 "$reps")")
+    echo "$k ${TARGET[$k]} $pred $pf $mp $labels $host" >> "$ROWS.pred"
+    [ "$TIMING" = 1 ] || continue
+    wall=$(median_of 5 "$reps") user=$(median_of 6 "$reps") sys=$(median_of 7 "$reps")
+    echo "$k ${TARGET[$k]} $pred $wall $user $sys $labels $pf $mp $host" >> "$ROWS"
+    echo "time_bench: $k N=${TARGET[$k]}: predicted $pred s, measured $wall s (wall)" >&2
 done
 cp "$ROWS.pred" "$WORK/time-predicted.txt"
-[ "$TIMING" = 1 ] || { cat "$WORK/time-predicted.txt"; exit 0; }
-# Timing last, one kernel after the other, so that augur's own runs do not disturb it.
-while read -r k t pred labels; do
-    : > "$WORK/$k/times.txt"
-    for r in $(seq "$REPS"); do
-        /usr/bin/time -f "%e %U %S" -o "$WORK/$k/time.one" "$WORK/$k/$k" "$t" > /dev/null
-        cat "$WORK/$k/time.one" >> "$WORK/$k/times.txt"
-    done
-    wall=$(awk '{ print $1 }' "$WORK/$k/times.txt" | median)
-    user=$(awk '{ print $2 }' "$WORK/$k/times.txt" | median)
-    sys=$(awk '{ print $3 }' "$WORK/$k/times.txt" | median)
-    echo "$k $t $pred $wall $user $sys $labels" >> "$ROWS"
-    echo "time_bench: $k N=$t: predicted $pred s, measured $wall s" >&2
-done < "$ROWS.pred"
 rm -f "$ROWS.pred"
+[ "$TIMING" = 1 ] || { cat "$WORK/time-predicted.txt"; exit 0; }
 LOAD_AFTER=$(uptime | sed 's/.*load average: //')
 GHZ_AFTER=$([ -x "$WORK/clock_ghz" ] && "$WORK/clock_ghz" 301 | cut -d" " -f1 || echo "-")
 
 report() {
-    echo "Machine: $MACHINE ($(awk '/^  clock_ghz:/ { print $2 }' "$MACHINE") GHz; measured again after the timing: $GHZ_AFTER GHz); load average before training: $LOAD_BEFORE; after timing: $LOAD_AFTER"
+    echo "Machine: ${MACHINE:-calibrated (--quick) before each timed run: WORK/KERNEL/host-REP.yaml; medians of the predictions and of the runs}; clock measured after the timing: $GHZ_AFTER GHz; load average before training: $LOAD_BEFORE; after timing: $LOAD_AFTER"
     echo
-    echo "| kernel | N | predicted s | wall s | user s | sys s | error % (wall) | error % (user+sys) | loop bounds (share of predicted time) |"
-    echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
-    awk '{ gsub("_", " ", $7); printf "| %s | %s | %.3f | %.2f | %.2f | %.2f | %+.1f | %+.1f | %s |\n", $1, $2, $3, $4, $5, $6,
-           100 * ($3 - $4) / $4, 100 * ($3 - $5 - $6) / ($5 + $6), $7 }' "$ROWS"
+    echo "| kernel | N | host (medians): clock, memory latency, bandwidth | predicted s | of it page faults s | of it mispredictions s | wall s | user s | sys s | error % (wall) | error % (user+sys) | loop bounds (share of predicted time) |"
+    echo "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+    awk '{ gsub("_", " ", $7); sub(/ $/, "", $7); gsub("_", " ", $10)
+           printf "| %s | %s | %s | %.3f | %.3f | %.3f | %.2f | %.2f | %.2f | %+.1f | %+.1f | %s |\n", $1, $2, $10, $3, $8, $9,
+           $4, $5, $6, 100 * ($3 - $4) / $4, 100 * ($3 - $5 - $6) / ($5 + $6), $7 }' "$ROWS"
     echo
     echo "median |error|: $(awk '{ e = 100 * ($3 - $4) / $4; print (e < 0 ? -e : e) }' "$ROWS" | median | xargs printf '%.1f')% against wall time," \
         "$(awk '{ e = 100 * ($3 - $5 - $6) / ($5 + $6); print (e < 0 ? -e : e) }' "$ROWS" | median | xargs printf '%.1f')% against CPU time (user+sys)," \

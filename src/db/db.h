@@ -118,6 +118,7 @@ typedef struct db_instr {
     uint32_t len;  /* bytes */
     uint64_t addr; /* relative to the module (absolute when module_id is 0) */
     uint64_t executions, reads, writes;
+    uint64_t taken; /* a conditional branch's executions that jumped; 0 otherwise */
 } db_instr;
 
 /* All instructions of all processes of a run, ordered by id, into a new

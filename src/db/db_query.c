@@ -212,7 +212,7 @@ int db_run_instructions(db *d, int64_t run_id, db_instr **out, size_t *n, char *
     sqlite3_stmt *st;
     if (db_prepare(d,
                    "SELECT i.id, i.module_id, i.function_id, i.file_id, i.line, i.executions, i.reads, i.writes, i.addr, "
-                   "i.len "
+                   "i.len, i.taken "
                    "FROM processes p JOIN instructions i ON i.process_id = p.id "
                    "WHERE p.run_id = ? ORDER BY i.id",
                    &st, DOING, err, errlen) != 0)
@@ -238,6 +238,7 @@ int db_run_instructions(db *d, int64_t run_id, db_instr **out, size_t *n, char *
             .writes = db_column_u64(st, 7),
             .addr = db_column_u64(st, 8),
             .len = (uint32_t)sqlite3_column_int64(st, 9),
+            .taken = db_column_u64(st, 10), /* NULL (not a conditional branch) reads as 0 */
         };
     }
     sqlite3_finalize(st);

@@ -94,6 +94,7 @@ typedef struct machine {
     char port_names[MACHINE_MAX_PORTS][MACHINE_NAME_MAX];
     machine_class cls[MACHINE_NCLASSES];
     uint32_t max_outstanding_misses; /* L1 miss buffers (fill buffers) per core */
+    double branch_mispredict_cycles; /* cycles lost per mispredicted branch */
     /* topology */
     uint32_t cores;              /* cores in the machine described */
     /* caches and TLBs */
@@ -105,6 +106,8 @@ typedef struct machine {
     double mem_latency_ns;       /* load-to-use latency of a DRAM access */
     double mem_bandwidth_gbs;    /* sustained bandwidth of all cores together */
     double mem_bandwidth_core_gbs; /* sustained bandwidth one core reaches */
+    double page_fault_ns;        /* the first touch of a fresh 4 KiB page:
+                                    the kernel's fault, zeroing, mapping */
 } machine;
 
 /* Read and validate the description at `path` into *m (zeroed first).  On
@@ -158,9 +161,11 @@ int machine_detect(machine *m, char *note, size_t notelen, char *err, size_t err
 
 /* Measure the host's latencies and bandwidth into m, a description of it
  * (from machine_detect), and append what was measured, how, to `note`
- * (calibrate.c): per cache level the pointer-chase latency over a buffer
- * of half its size, the memory latency over a buffer well past the last
- * level, and one core's streaming read bandwidth (median of repetitions).
+ * (calibrate.c): the core clock (a dependent add chain), per cache level
+ * the pointer-chase latency over a buffer of half its size, the memory
+ * latency over a buffer well past the last level, one core's streaming
+ * bandwidth (read-sum and STREAM triad, medians of repetitions; the
+ * triad's becomes bandwidth_core_gbs) and the page-fault cost.
  * Progress lines go to `progress` (may be NULL).  `quick` uses fewer and
  * shorter repetitions (a few seconds in all).  Returns 0, or -1 with err
  * (out of memory). */

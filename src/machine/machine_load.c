@@ -122,14 +122,15 @@ static int load_classes(const my_doc *d, const yaml_node_t *core, machine *m)
 static int load_core(const my_doc *d, const yaml_node_t *root, machine *m)
 {
     static const char *const known[] = {"clock_ghz", "issue_width", "vector_bits", "max_outstanding_misses",
-                                        "ports", "classes", NULL};
+                                        "branch_mispredict_cycles", "ports", "classes", NULL};
     yaml_node_t *core;
     if (my_need(d, root, "", "core", &core) != 0 || my_check_keys(d, core, "core", known) != 0)
         return -1;
     if (my_double(d, core, "core", "clock_ghz", 1, 0.01, 100, &m->clock_ghz) != 0 ||
         my_u32(d, core, "core", "issue_width", 1, 1, 64, &m->issue_width) != 0 ||
         my_u32(d, core, "core", "vector_bits", 1, 64, 4096, &m->vector_bits) != 0 ||
-        my_u32(d, core, "core", "max_outstanding_misses", 1, 1, 1024, &m->max_outstanding_misses) != 0)
+        my_u32(d, core, "core", "max_outstanding_misses", 1, 1, 1024, &m->max_outstanding_misses) != 0 ||
+        my_double(d, core, "core", "branch_mispredict_cycles", 1, 0, 1000, &m->branch_mispredict_cycles) != 0)
         return -1;
     return load_ports(d, core, m) == 0 && load_classes(d, core, m) == 0 ? 0 : -1;
 }
@@ -223,12 +224,14 @@ static int load_tlbs(const my_doc *d, const yaml_node_t *root, machine *m)
 
 static int load_memory(const my_doc *d, const yaml_node_t *root, machine *m)
 {
-    static const char *const known[] = {"latency_ns", "bandwidth_gbs", "bandwidth_core_gbs", NULL};
+    static const char *const known[] = {"latency_ns", "bandwidth_gbs", "bandwidth_core_gbs", "page_fault_ns",
+                                        NULL};
     yaml_node_t *mem;
     if (my_need(d, root, "", "memory", &mem) != 0 || my_check_keys(d, mem, "memory", known) != 0 ||
         my_double(d, mem, "memory", "latency_ns", 1, 1, 1e5, &m->mem_latency_ns) != 0 ||
         my_double(d, mem, "memory", "bandwidth_gbs", 1, 0.01, 1e5, &m->mem_bandwidth_gbs) != 0 ||
-        my_double(d, mem, "memory", "bandwidth_core_gbs", 1, 0.01, 1e5, &m->mem_bandwidth_core_gbs) != 0)
+        my_double(d, mem, "memory", "bandwidth_core_gbs", 1, 0.01, 1e5, &m->mem_bandwidth_core_gbs) != 0 ||
+        my_double(d, mem, "memory", "page_fault_ns", 1, 0, 1e6, &m->page_fault_ns) != 0)
         return -1;
     return machine_check_memory(d, mem, m);
 }

@@ -64,8 +64,10 @@ static void put_core(FILE *out, const machine *m)
 {
     fputs("core:\n  clock_ghz: ", out);
     put_number(out, m->clock_ghz);
-    fprintf(out, "\n  issue_width: %u\n  vector_bits: %u\n  max_outstanding_misses: %u\n  ports: [",
+    fprintf(out, "\n  issue_width: %u\n  vector_bits: %u\n  max_outstanding_misses: %u\n  branch_mispredict_cycles: ",
             m->issue_width, m->vector_bits, m->max_outstanding_misses);
+    put_number(out, m->branch_mispredict_cycles);
+    fputs("\n  ports: [", out);
     for (uint32_t p = 0; p < m->nports; p++) {
         fputs(p ? ", " : "", out);
         put_string(out, m->port_names[p]);
@@ -110,6 +112,8 @@ static void put_memory(FILE *out, const machine *m)
     put_number(out, m->mem_bandwidth_gbs);
     fputs("\n  bandwidth_core_gbs: ", out);
     put_number(out, m->mem_bandwidth_core_gbs);
+    fputs("\n  page_fault_ns: ", out);
+    put_number(out, m->page_fault_ns);
     fputc('\n', out);
 }
 

@@ -66,6 +66,7 @@ typedef struct ms_series {
     size_t nlocs;
     ms_loc *locs; /* ascending (module_id, addr) */
     double *exec, *reads, *writes; /* [loc * runs->n + r] */
+    double *taken;                 /* conditional branches' taken executions, same layout */
     db_instr **run_ins;  /* per run: its instructions, ascending id */
     size_t *run_nins;
     size_t **run_loc;    /* per run: run_loc[r][i] = location of run_ins[r][i] */

@@ -146,6 +146,28 @@ static int same_block(const ms_series *s, size_t i)
            !memcmp(&s->exec[(i - 1) * n], &s->exec[i * n], n * sizeof *s->exec);
 }
 
+/* The taken count of every conditional branch of locations [first, end)
+ * that jumped in some run: a "block" subject of the one instruction, metric
+ * "taken" (for the branch-misprediction model of predict --machine). */
+static int fit_taken(ms_fitter *f, size_t first, size_t end)
+{
+    const ms_series *s = f->series;
+    int rc = 0;
+    for (size_t i = first; rc == 0 && i < end; i++) {
+        const ms_loc *l = &s->locs[i];
+        db_model_subject subj = {.kind = "block",
+                                 .module = s->module[i],
+                                 .function = s->function[i],
+                                 .file = s->file[i],
+                                 .line = l->line,
+                                 .scope = -1,
+                                 .addr = l->addr,
+                                 .end_addr = l->addr + l->len};
+        rc = ms_fit_put(f, &subj, "taken", &s->taken[i * s->runs->n]); /* all-zero series are skipped */
+    }
+    return rc;
+}
+
 static int fit_blocks(ms_fitter *f)
 {
     const ms_series *s = f->series;
@@ -163,6 +185,8 @@ static int fit_blocks(ms_fitter *f)
                                  .addr = l->addr,
                                  .end_addr = last->addr + last->len};
         rc = ms_fit_put(f, &subj, "executions", &s->exec[first * s->runs->n]);
+        if (rc == 0)
+            rc = fit_taken(f, first, end);
     }
     return rc;
 }

@@ -65,7 +65,8 @@ static int allocate(ms_series *s, size_t nlocs)
     s->exec = calloc(values, sizeof *s->exec);
     s->reads = calloc(values, sizeof *s->reads);
     s->writes = calloc(values, sizeof *s->writes);
-    int ok = s->locs && s->exec && s->reads && s->writes;
+    s->taken = calloc(values, sizeof *s->taken);
+    int ok = s->locs && s->exec && s->reads && s->writes && s->taken;
     for (size_t r = 0; ok && r < s->runs->n; r++)
         ok = (s->run_loc[r] = malloc((s->run_nins[r] + 1) * sizeof *s->run_loc[r])) != NULL;
     return ok ? 0 : -1;
@@ -87,6 +88,7 @@ static void merge(ms_series *s, const row_ref *rows, size_t nrows)
         s->exec[v] += (double)in->executions;
         s->reads[v] += (double)in->reads;
         s->writes[v] += (double)in->writes;
+        s->taken[v] += (double)in->taken;
         s->run_loc[rows[i].run][rows[i].index] = loc;
     }
 }
@@ -154,6 +156,6 @@ void ms_series_free(ms_series *s)
             free(names[k][i]);
         free(names[k]);
     }
-    free(s->locs), free(s->exec), free(s->reads), free(s->writes);
+    free(s->locs), free(s->exec), free(s->reads), free(s->writes), free(s->taken);
     memset(s, 0, sizeof *s);
 }

@@ -45,13 +45,15 @@ void perf_mem_time(const machine *m, const perf_traffic *t, perf_mem *out)
     out->bound = -1;
     double worst = out->latency_cycles;
     for (size_t i = 0; i < t->nlevels; i++) {
-        out->bw_cycles[i] = t->misses[i] * m->cache[i].line / level_bandwidth(m, i + 1);
+        out->bw_cycles[i] = (t->misses[i] + t->dirty_misses[i]) * m->cache[i].line / level_bandwidth(m, i + 1);
         if (out->bw_cycles[i] > worst) {
             worst = out->bw_cycles[i];
             out->bound = (int)i;
         }
     }
+    /* page walks of independent loads proceed while other misses are in
+     * flight, as those misses do; a chase waits for each */
     for (size_t j = 0; j < t->ntlbs && j < m->ntlbs; j++)
-        out->tlb_cycles += t->tlb_misses[j] * m->tlb[j].miss_latency;
+        out->tlb_cycles += t->tlb_misses[j] * m->tlb[j].miss_latency / out->overlap;
     out->cycles = worst + out->tlb_cycles;
 }

@@ -11,6 +11,8 @@
  *                  latency term over the overlap, bandwidth bound per level
  *   time_model.c   time of a loop from core cycles and memory time, with
  *                  the bound named; sums for functions and programs
+ *   penalty_model.c  costs that do not overlap with a loop's work: page
+ *                  faults of first touches, branch mispredictions
  *   core_model.c   cycles per iteration of a loop body (core_model.h)
  *
  * Units: distances and capacities in blocks (lines or pages), times in
@@ -114,11 +116,18 @@ typedef struct perf_traffic {
     double stream_misses[PERF_MAX_LEVELS]; /* the part of misses[] from
                                             constant-stride accesses, which
                                             hardware prefetchers fetch ahead */
+    double dirty_misses[PERF_MAX_LEVELS]; /* the part of misses[] of lines
+                                            the code stores to: each is
+                                            written back to the level below
+                                            once, moving its line twice */
     size_t ntlbs;                         /* the machine's TLB levels */
     double tlb_misses[MACHINE_MAX_TLBS];  /* misses at each TLB level */
     int dependent;                        /* its other misses form a chain
                                              (each address needs the last
                                              load): no overlap */
+    double page_faults;                   /* first touches of 4 KiB pages
+                                             (the cold misses of the
+                                             4096-byte histograms) */
 } perf_traffic;
 
 /* Memory time, cycles, every term kept for the report. */
@@ -143,9 +152,11 @@ typedef struct perf_mem {
  *                  that are not streamed (served' scaled by the non-stream
  *                  share of each level's misses), overlap =
  *                  max_outstanding_misses, or 1 when t->dependent;
- *   bw_cycles[i] = misses[i] * line / bandwidth of level i+1 (bytes/cycle;
- *                  memory: mem_bandwidth_core_gbs / clock_ghz);
- *   tlb_cycles   = sum_j tlb_misses[j] * miss_latency of TLB level j;
+ *   bw_cycles[i] = (misses[i] + dirty_misses[i]) * line / bandwidth of
+ *                  level i+1 (bytes/cycle; memory: mem_bandwidth_core_gbs /
+ *                  clock_ghz): the fill and the write-back of a dirty line;
+ *   tlb_cycles   = sum_j tlb_misses[j] * miss_latency of TLB level j /
+ *                  overlap (page walks overlap as the misses do);
  *   cycles       = max(latency, max_i bw_cycles[i]) + tlb_cycles. */
 void perf_mem_time(const machine *m, const perf_traffic *t, perf_mem *out);
 
@@ -157,6 +168,8 @@ enum perf_bound {
     PERF_TIME_RECURRENCE,
     PERF_TIME_BANDWIDTH, /* + level index: "L2 bandwidth", ..., "memory bandwidth" */
     PERF_TIME_LATENCY = PERF_TIME_BANDWIDTH + PERF_MAX_LEVELS + 1,
+    PERF_TIME_PAGE_FAULTS,
+    PERF_TIME_MISPREDICTS,
 };
 
 /* Time of one loop: its iterations at the core's cycles per iteration,
@@ -165,7 +178,10 @@ typedef struct perf_loop_time {
     double iterations;  /* header executions */
     double core_cycles; /* core.cycles * iterations */
     double mem_cycles;  /* perf_mem.cycles */
-    double cycles;      /* max(core_cycles, mem_cycles) */
+    double fault_cycles;      /* page faults (perf_fault_cycles) */
+    double mispredict_cycles; /* branch mispredictions */
+    double cycles;      /* max(core_cycles, mem_cycles) + fault_cycles +
+                           mispredict_cycles */
     double seconds;
     int bound;          /* enum perf_bound, plus the level for bandwidth */
 } perf_loop_time;
@@ -176,8 +192,34 @@ typedef struct perf_loop_time {
 void perf_loop_combine(const machine *m, double iterations, const perf_core *core, const perf_mem *mem,
                        perf_loop_time *out);
 
+/* ---- penalties (penalty_model.c) ------------------------------------------- */
+
+/* Cycles of `faults` first touches of 4 KiB pages: faults * page_fault_ns
+ * * clock_ghz.  The kernel's work, so it adds to the loop's time. */
+double perf_fault_cycles(const machine *m, double faults);
+
+/* Predicted mispredictions of one conditional branch that ran `executions`
+ * times and jumped `taken` of them:
+ *   0                                 when it closes a loop's back edge
+ *                                     (predicted taken; its one exit per
+ *                                     loop entry is left out),
+ *   min(taken, executions - taken)    otherwise: a data-dependent branch
+ *                                     mispredicts its minority direction
+ *                                     (a random one at rate p about
+ *                                     min(p, 1 - p)); a branch almost
+ *                                     always or never taken gives ~0. */
+double perf_branch_mispredicts(double executions, double taken, int back_edge);
+
+/* Add the costs that do not overlap with the loop's core and memory work
+ * (each stops the core: a fault enters the kernel, a misprediction
+ * flushes the pipeline) to t: cycles += fault_cycles + mispredict_cycles,
+ * seconds again; the bound becomes "page faults" or "mispredictions" when
+ * that term alone exceeds the rest of the loop's time. */
+void perf_loop_add_penalties(const machine *m, double fault_cycles, double mispredict_cycles, perf_loop_time *t);
+
 /* The bound's name for people and JSON: "issue", "ports", "recurrence",
- * "L2 bandwidth", "L3 bandwidth", "memory bandwidth", "latency".  `m` names
+ * "L2 bandwidth", "L3 bandwidth", "memory bandwidth", "latency", "page
+ * faults", "mispredictions".  `m` names
  * the levels (bandwidth bound i is the transfer into level i from level
  * i+1, named after the level below). */
 const char *perf_bound_name(const machine *m, int bound, char *buf, size_t len);

@@ -21,6 +21,7 @@ static int core_bound(enum perf_core_bound b)
 void perf_loop_combine(const machine *m, double iterations, const perf_core *core, const perf_mem *mem,
                        perf_loop_time *out)
 {
+    *out = (perf_loop_time){0};
     out->iterations = iterations;
     out->core_cycles = iterations * core->cycles;
     out->mem_cycles = mem->cycles;
@@ -41,6 +42,10 @@ const char *perf_bound_name(const machine *m, int bound, char *buf, size_t len)
         snprintf(buf, len, "%s", core[bound]);
     else if (bound == PERF_TIME_LATENCY)
         snprintf(buf, len, "latency");
+    else if (bound == PERF_TIME_PAGE_FAULTS)
+        snprintf(buf, len, "page faults");
+    else if (bound == PERF_TIME_MISPREDICTS)
+        snprintf(buf, len, "mispredictions");
     else if (bound - PERF_TIME_BANDWIDTH + 1 < (int)m->ncaches)
         snprintf(buf, len, "%s bandwidth", m->cache[bound - PERF_TIME_BANDWIDTH + 1].name);
     else

@@ -150,6 +150,7 @@ static predict_function_perf *function_of(const prediction *p, predict_perf *pp,
 /* Misses of one group at every level of pp whose block is the group's. */
 typedef struct group_misses {
     double cache[PERF_MAX_LEVELS], tlb[MACHINE_MAX_TLBS];
+    double page_faults; /* its first touches of 4 KiB pages */
 } group_misses;
 
 /* Misses of level L: the binomial set-associative model for groups whose
@@ -178,14 +179,16 @@ static int group_eval(const prediction *p, const predict_perf *pp, const db_rd_g
     for (size_t j = 0; j < pp->ntlbs; j++)
         if (pp->tlbs[j].block == g->block_size)
             out->tlb[j] = level_misses(d, &pp->tlbs[j], regular);
+    if (g->block_size == PREDICT_PAGE_BYTES)
+        out->page_faults = d->cold; /* a page's first touch in the run is the kernel's fault */
     perf_rd_dist_free(&modeled);
     return 0;
 }
 
 /* Add share * gm to a loop's traffic; streamed (prefetched) when the
- * group is affine (group_regular). */
+ * group is affine (group_regular), dirty when it stores (group_stores). */
 static void add_traffic(perf_traffic *t, const predict_perf *pp, const group_misses *gm, double share,
-                        int streamed)
+                        int streamed, int dirty)
 {
     t->nlevels = pp->nlevels;
     t->ntlbs = pp->ntlbs;
@@ -193,9 +196,12 @@ static void add_traffic(perf_traffic *t, const predict_perf *pp, const group_mis
         t->misses[i] += share * gm->cache[i];
         if (streamed)
             t->stream_misses[i] += share * gm->cache[i];
+        if (dirty)
+            t->dirty_misses[i] += share * gm->cache[i];
     }
     for (size_t j = 0; j < pp->ntlbs; j++)
         t->tlb_misses[j] += share * gm->tlb[j];
+    t->page_faults += share * gm->page_faults;
 }
 
 /* Is g of the program's code? */
@@ -217,10 +223,25 @@ static int group_regular(const prediction *p, const st_module *mod, const db_rd_
     return 1;
 }
 
+/* Does a member of g (of the program) store?  Then the group's lines are
+ * dirty when they leave a level.  Library code is not analysed: not dirty. */
+static int group_stores(const prediction *p, const st_module *mod, const db_rd_group *g)
+{
+    if (!in_program(p, g))
+        return 0;
+    for (size_t k = 0; k < g->nmembers; k++) {
+        size_t fi;
+        uint32_t ii;
+        if (st_module_find_insn(mod, g->members[k].addr, &fi, &ii) == 0 && mod->functions[fi].insns[ii].nstores)
+            return 1;
+    }
+    return 0;
+}
+
 static void attribute_group(const prediction *p, predict_perf *pp, const st_module *mod, const db_rd_group *g,
                             int regular, const group_misses *gm)
 {
-    int mine = in_program(p, g);
+    int mine = in_program(p, g), dirty = group_stores(p, mod, g);
     for (size_t i = 0; i < pp->nlevels; i++)
         pp->misses[i] += gm->cache[i];
     for (size_t j = 0; j < pp->ntlbs; j++)
@@ -231,14 +252,16 @@ static void attribute_group(const prediction *p, predict_perf *pp, const st_modu
         int64_t scope = !mine ? -1 : g->loop >= 0 ? g->loop : loop_scope_at(mod, mb->addr);
         predict_loop *L = scope >= 0 ? loop_of_scope(pp, scope) : NULL;
         if (L)
-            add_traffic(&L->cost.traffic, pp, gm, mb->share, regular);
+            add_traffic(&L->cost.traffic, pp, gm, mb->share, regular, dirty);
         else if (f)
-            add_traffic(&f->rest.traffic, pp, gm, mb->share, 0);
+            add_traffic(&f->rest.traffic, pp, gm, mb->share, 0, dirty);
         if (f) {
             for (size_t i = 0; i < pp->nlevels; i++)
                 f->misses[i] += mb->share * gm->cache[i];
             for (size_t j = 0; j < pp->ntlbs; j++)
                 f->tlb_misses[j] += mb->share * gm->tlb[j];
+            f->page_faults += mb->share * gm->page_faults;
+            pp->page_faults += mb->share * gm->page_faults; /* the total is what is costed: in functions */
         }
     }
 }
@@ -291,10 +314,13 @@ static int time_loop(const machine *m, const st_module *mod, const predict_block
         free(w);
         if (rc != 0)
             return -1;
+        L->mispredicts = predict_loop_mispredicts(bl, f, mod->loop_scopes[sc->function], (uint32_t)L->scope);
     }
     L->cost.traffic.dependent = predict_loop_chases(f, &mod->dataflow[sc->function], sc->loop);
     perf_mem_time(m, &L->cost.traffic, &L->cost.mem);
     perf_loop_combine(m, headers, &L->cost.core, &L->cost.mem, &L->cost.time);
+    perf_loop_add_penalties(m, perf_fault_cycles(m, L->cost.traffic.page_faults),
+                            L->mispredicts * m->branch_mispredict_cycles, &L->cost.time);
     return 0;
 }
 
@@ -308,6 +334,7 @@ static void time_rest(const machine *m, const predict_perf *pp, double instructi
                           .bound = PERF_BOUND_ISSUE};
     perf_mem_time(m, &c->traffic, &c->mem);
     perf_loop_combine(m, instructions > 0 ? instructions : 0, &c->core, &c->mem, &c->time);
+    perf_loop_add_penalties(m, perf_fault_cycles(m, c->traffic.page_faults), 0, &c->time);
 }
 
 /* Functions: their loops plus the rest; the program: the functions. */
@@ -321,6 +348,9 @@ static void sum_times(const prediction *p, predict_perf *pp)
             continue;
         f->loop_instructions += L->instructions;
         f->cycles += L->cost.time.cycles;
+        f->fault_cycles += L->cost.time.fault_cycles;
+        f->mispredicts += L->mispredicts;
+        f->mispredict_cycles += L->cost.time.mispredict_cycles;
         size_t k = (size_t)(f - pp->functions);
         if (worst && L->cost.time.cycles > worst[k]) {
             worst[k] = L->cost.time.cycles;
@@ -332,6 +362,10 @@ static void sum_times(const prediction *p, predict_perf *pp)
         predict_function_perf *f = &pp->functions[k];
         time_rest(pp->m, pp, (double)p->rep.functions[k].c.instructions - f->loop_instructions, &f->rest);
         f->cycles += f->rest.time.cycles;
+        f->fault_cycles += f->rest.time.fault_cycles;
+        pp->fault_cycles += f->fault_cycles;
+        pp->mispredicts += f->mispredicts;
+        pp->mispredict_cycles += f->mispredict_cycles;
         if (!worst || f->rest.time.cycles > worst[k])
             f->bound = f->rest.time.bound;
         f->seconds = f->cycles / (pp->m->clock_ghz * 1e9);

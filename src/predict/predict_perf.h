@@ -17,6 +17,10 @@
 #include "perf/perf.h"
 #include "predict/predict.h"
 
+/* The page size whose first touches are page faults: the kernel's base
+ * page (no huge pages assumed: malloc'd arrays fault in 4 KiB pages). */
+#define PREDICT_PAGE_BYTES 4096u
+
 /* What one piece of code (a loop without its inner loops, or a function's
  * code outside loops) costs. */
 typedef struct predict_cost {
@@ -31,12 +35,16 @@ typedef struct predict_loop {
     const predict_scope *s; /* its predicted counts */
     const char *function;  /* borrowed from the structure */
     double instructions;   /* without its inner loops' */
+    double mispredicts;    /* of its own conditional branches */
     predict_cost cost;
 } predict_loop;
 
 /* A function of the report (same index as prediction.rep.functions). */
 typedef struct predict_function_perf {
     double misses[PERF_MAX_LEVELS], tlb_misses[MACHINE_MAX_TLBS];
+    double page_faults;    /* first touches of 4 KiB pages */
+    double fault_cycles;   /* their cost, in its loops and rest */
+    double mispredicts, mispredict_cycles; /* branch mispredictions of its loops */
     double loop_instructions;
     predict_cost rest;     /* its code outside the program's loops */
     double cycles, seconds; /* loops + rest */
@@ -48,6 +56,8 @@ typedef struct predict_perf {
     size_t nlevels, ntlbs;
     perf_level levels[PERF_MAX_LEVELS], tlbs[MACHINE_MAX_TLBS];
     double misses[PERF_MAX_LEVELS], tlb_misses[MACHINE_MAX_TLBS]; /* program */
+    double page_faults, fault_cycles;                             /* program */
+    double mispredicts, mispredict_cycles;                        /* program */
     double cycles, seconds;
     size_t nloops;
     predict_loop *loops;    /* ascending scope */

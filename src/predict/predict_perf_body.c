@@ -7,17 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "perf/perf.h"
 #include "predict/predict_perf_body.h"
 
-/* Block models of the program: [addr, end) executed `executions` times. */
+/* Block models of the program: [addr, end) executed `executions` times;
+ * for a conditional branch's own entry (taken[]), the times it jumped. */
 typedef struct block_count {
     uint64_t addr, end;
     double executions;
 } block_count;
 
 struct predict_blocks {
-    size_t n;
-    block_count *b; /* ascending addr */
+    size_t n, ntaken;
+    block_count *b;     /* ascending addr */
+    block_count *taken; /* ascending addr; `executions` holds the taken count */
 };
 
 static int by_addr(const void *pa, const void *pb)
@@ -26,36 +29,60 @@ static int by_addr(const void *pa, const void *pb)
     return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
-int predict_blocks_load(const prediction *p, const char *module, predict_blocks **out)
+/* Room for n blocks and n taken counts; NULL when memory runs out. */
+static predict_blocks *blocks_new(size_t n)
 {
     predict_blocks *bl = calloc(1, sizeof *bl);
-    if (!bl || !(bl->b = malloc((p->nrows + 1) * sizeof *bl->b))) {
-        free(bl);
-        return -1;
+    if (bl && (!(bl->b = malloc((n + 1) * sizeof *bl->b)) || !(bl->taken = malloc((n + 1) * sizeof *bl->taken)))) {
+        predict_blocks_free(bl);
+        return NULL;
     }
+    return bl;
+}
+
+static void blocks_sort(predict_blocks *bl)
+{
+    qsort(bl->b, bl->n, sizeof *bl->b, by_addr);
+    qsort(bl->taken, bl->ntaken, sizeof *bl->taken, by_addr);
+}
+
+int predict_blocks_load(const prediction *p, const char *module, predict_blocks **out)
+{
+    predict_blocks *bl = blocks_new(p->nrows);
+    if (!bl)
+        return -1;
     for (size_t i = 0; i < p->nrows; i++) {
         const db_model_row *r = &p->rows[i];
         if (strcmp(r->kind, "block") || !r->module || strcmp(r->module, module))
             continue;
         double v = model_eval(r->m, p->x);
-        bl->b[bl->n++] = (block_count){r->addr, r->end_addr, v > 0 ? v : 0};
+        block_count c = {r->addr, r->end_addr, v > 0 ? v : 0};
+        if (!strcmp(r->metric, "taken"))
+            bl->taken[bl->ntaken++] = c;
+        else if (!strcmp(r->metric, "executions"))
+            bl->b[bl->n++] = c;
     }
-    qsort(bl->b, bl->n, sizeof *bl->b, by_addr);
+    blocks_sort(bl);
     *out = bl;
     return 0;
 }
 
 int predict_blocks_measured(const db_instr *ins, size_t n, int64_t module_id, predict_blocks **out)
 {
-    predict_blocks *bl = calloc(1, sizeof *bl);
-    if (!bl || !(bl->b = malloc((n + 1) * sizeof *bl->b))) {
-        free(bl);
+    predict_blocks *bl = blocks_new(n);
+    if (!bl)
         return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (ins[i].module_id != module_id)
+            continue;
+        block_count c = {ins[i].addr, ins[i].addr + ins[i].len, (double)ins[i].executions};
+        bl->b[bl->n++] = c;
+        if (ins[i].taken) {
+            c.executions = (double)ins[i].taken;
+            bl->taken[bl->ntaken++] = c;
+        }
     }
-    for (size_t i = 0; i < n; i++)
-        if (ins[i].module_id == module_id)
-            bl->b[bl->n++] = (block_count){ins[i].addr, ins[i].addr + ins[i].len, (double)ins[i].executions};
-    qsort(bl->b, bl->n, sizeof *bl->b, by_addr);
+    blocks_sort(bl);
     *out = bl;
     return 0;
 }
@@ -63,23 +90,29 @@ int predict_blocks_measured(const db_instr *ins, size_t n, int64_t module_id, pr
 void predict_blocks_free(predict_blocks *bl)
 {
     if (bl)
-        free(bl->b);
+        free(bl->b), free(bl->taken);
     free(bl);
 }
 
-/* Executions of the instruction at addr; 0 when no block model holds it
- * (a series that is 0 in every run is not stored). */
-static double executions_at(const predict_blocks *bl, uint64_t addr)
+/* The count of the entry of b[0..n) (ascending, not overlapping) that holds
+ * addr; 0 when none does (a series that is 0 in every run is not stored). */
+static double count_at(const block_count *b, size_t n, uint64_t addr)
 {
-    size_t lo = 0, hi = bl->n;
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (bl->b[mid].end <= addr)
+        if (b[mid].end <= addr)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < bl->n && bl->b[lo].addr <= addr ? bl->b[lo].executions : 0;
+    return lo < n && b[lo].addr <= addr ? b[lo].executions : 0;
+}
+
+/* Executions of the instruction at addr. */
+static double executions_at(const predict_blocks *bl, uint64_t addr)
+{
+    return count_at(bl->b, bl->n, addr);
 }
 
 int predict_body_weights(const predict_blocks *bl, const st_function *f, const uint32_t *loop_scopes, uint32_t scope,
@@ -114,4 +147,31 @@ int predict_loop_chases(const st_function *f, const st_dataflow *df, int loop)
             return 1;
     }
     return 0;
+}
+
+/* Does block k of f end a back edge of one of f's loops? */
+static int ends_back_edge(const st_function *f, uint32_t k)
+{
+    for (uint32_t l = 0; l < f->nloops; l++)
+        for (uint32_t e = 0; e < f->loops[l].nback; e++)
+            if (f->edges[f->loops[l].back[e]].from == k)
+                return 1;
+    return 0;
+}
+
+double predict_loop_mispredicts(const predict_blocks *bl, const st_function *f, const uint32_t *loop_scopes,
+                                uint32_t scope)
+{
+    double sum = 0;
+    for (uint32_t k = 0; k < f->nblocks; k++) {
+        const st_block *b = &f->blocks[k];
+        if (b->n == 0 || b->loop < 0 || loop_scopes[b->loop] != scope)
+            continue;
+        const st_insn *last = &f->insns[b->first + b->n - 1];
+        if (last->flow != ST_FLOW_CJUMP)
+            continue;
+        sum += perf_branch_mispredicts(executions_at(bl, last->addr), count_at(bl->taken, bl->ntaken, last->addr),
+                                       ends_back_edge(f, k));
+    }
+    return sum;
 }

@@ -28,6 +28,14 @@ int predict_blocks_measured(const db_instr *ins, size_t n, int64_t module_id, pr
 int predict_body_weights(const predict_blocks *bl, const st_function *f, const uint32_t *loop_scopes, uint32_t scope,
                          double headers, double *weight);
 
+/* Predicted branch mispredictions of the conditional branches that end
+ * the blocks of loop scope `scope` (not its inner loops'; loop_scopes as
+ * for predict_body_weights): perf_branch_mispredicts of each, from its
+ * predicted executions and taken count, a branch that closes a back edge
+ * of any loop of f counted as a loop back edge. */
+double predict_loop_mispredicts(const predict_blocks *bl, const st_function *f, const uint32_t *loop_scopes,
+                                uint32_t scope);
+
 /* 1 when loop `loop` of f chases pointers: a value loaded in one
  * iteration forms an address in the next (a loop-carried dependence from a
  * load to an address register), so its misses cannot overlap. */

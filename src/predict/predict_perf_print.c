@@ -25,6 +25,11 @@ static void write_levels(const predict_perf *pp, FILE *out)
     for (size_t j = 0; j < pp->ntlbs; j++)
         fprintf(out, "  %-24s %16.0f\n", pp->tlbs[j].name, pp->tlb_misses[j]);
     fprintf(out, "Predicted time: %.6g s (%.6g cycles)\n", pp->seconds, pp->cycles);
+    double ghz = pp->m->clock_ghz * 1e9;
+    fprintf(out, "  of which page faults: %.6g s (%.0f first touches of 4 KiB pages at %g ns)\n",
+            pp->fault_cycles / ghz, pp->page_faults, pp->m->page_fault_ns);
+    fprintf(out, "  of which branch mispredictions: %.6g s (%.0f in loops at %g cycles)\n",
+            pp->mispredict_cycles / ghz, pp->mispredicts, pp->m->branch_mispredict_cycles);
 }
 
 static void write_loops(const predict_perf *pp, size_t top, FILE *out)
@@ -109,18 +114,34 @@ static int set_time(json_t *o, const predict_perf *pp, const double *cache, cons
                : 0;
 }
 
+/* The penalty terms of a total or function: page_faults,
+ * page_fault_seconds, mispredicts, mispredict_seconds. */
+static int set_penalties(json_t *o, const predict_perf *pp, double faults, double fault_cycles, double mispredicts,
+                         double mispredict_cycles)
+{
+    double hz = pp->m->clock_ghz * 1e9;
+    return json_object_set_new(o, "page_faults", json_real(faults)) ||
+                   json_object_set_new(o, "page_fault_seconds", json_real(fault_cycles / hz)) ||
+                   json_object_set_new(o, "mispredicts", json_real(mispredicts)) ||
+                   json_object_set_new(o, "mispredict_seconds", json_real(mispredict_cycles / hz))
+               ? -1
+               : 0;
+}
+
 /* Every term of a loop's cost. */
-static json_t *terms_json(const predict_perf *pp, const predict_cost *c)
+static json_t *terms_json(const predict_perf *pp, const predict_cost *c, double mispredicts)
 {
     json_t *bw = json_object();
     for (size_t i = 0; bw && i < pp->nlevels; i++)
         json_object_set_new(bw, pp->levels[i].name, json_real(c->mem.bw_cycles[i]));
-    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:o, s:f, s:f, s:f, s:i}", "core_cycles_per_iteration",
-                     c->core.cycles, "issue", c->core.issue, "ports", c->core.resource, "recurrence",
-                     c->core.recurrence, "core_cycles", c->time.core_cycles, "latency_cycles",
+    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:o, s:f, s:f, s:f, s:i, s:f, s:f, s:f, s:f}",
+                     "core_cycles_per_iteration", c->core.cycles, "issue", c->core.issue, "ports", c->core.resource,
+                     "recurrence", c->core.recurrence, "core_cycles", c->time.core_cycles, "latency_cycles",
                      c->mem.latency_cycles, "overlap", c->mem.overlap, "bandwidth_cycles", bw ? bw : json_null(),
                      "tlb_cycles", c->mem.tlb_cycles, "memory_cycles", c->mem.cycles, "iterations",
-                     c->time.iterations, "dependent", c->traffic.dependent);
+                     c->time.iterations, "dependent", c->traffic.dependent, "page_faults",
+                     c->traffic.page_faults, "page_fault_cycles", c->time.fault_cycles, "mispredicts", mispredicts,
+                     "mispredict_cycles", c->time.mispredict_cycles);
 }
 
 static int add_loops(const predict_perf *pp, json_t *scopes)
@@ -137,7 +158,7 @@ static int add_loops(const predict_perf *pp, json_t *scopes)
             const predict_cost *c = &L->cost;
             if (set_time(s, pp, c->traffic.misses, c->traffic.tlb_misses, c->time.cycles, c->time.seconds,
                          c->time.bound) != 0 ||
-                json_object_set_new(s, "terms", terms_json(pp, c)) != 0)
+                json_object_set_new(s, "terms", terms_json(pp, c, L->mispredicts)) != 0)
                 return -1;
         }
     }
@@ -152,14 +173,16 @@ int predict_perf_json(const prediction *p, const predict_perf *pp, json_t *doc)
         if (pp->functions[k].cycles > pp->functions[worst].cycles)
             worst = (int)k;
     int bound = p->rep.nfunctions ? pp->functions[worst].bound : PERF_TIME_ISSUE;
-    if (!total || set_time(total, pp, pp->misses, pp->tlb_misses, pp->cycles, pp->seconds, bound) != 0)
+    if (!total || set_time(total, pp, pp->misses, pp->tlb_misses, pp->cycles, pp->seconds, bound) != 0 ||
+        set_penalties(total, pp, pp->page_faults, pp->fault_cycles, pp->mispredicts, pp->mispredict_cycles) != 0)
         return -1;
     size_t i;
     json_t *f;
     json_array_foreach(functions, i, f)
     {
         const predict_function_perf *fp = &pp->functions[i];
-        if (set_time(f, pp, fp->misses, fp->tlb_misses, fp->cycles, fp->seconds, fp->bound) != 0)
+        if (set_time(f, pp, fp->misses, fp->tlb_misses, fp->cycles, fp->seconds, fp->bound) != 0 ||
+            set_penalties(f, pp, fp->page_faults, fp->fault_cycles, fp->mispredicts, fp->mispredict_cycles) != 0)
             return -1;
     }
     json_t *machine = json_pack("{s:s, s:f}", "name", pp->m->name, "clock_ghz", pp->m->clock_ghz);

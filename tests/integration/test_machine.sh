@@ -47,6 +47,17 @@ check "latencies rise from L1 to memory" "$(echo $lat | awk '{ ok = ($1 < $2)
     for (i = 3; i <= NF; i++) if ($i <= $2) ok = 0
     print ok }')" 1
 check "memory latency written" "$(awk '$1 == "latency_ns:" {print ($2 > 20)}' "$WORK/cal.yaml")" 1
+# A first touch is a kernel entry, a zeroed 4 KiB page and a mapping: more than
+# 100 ns on any host, less than 100 us unless the host swaps.
+check "page-fault cost written" "$(awk '$1 == "page_fault_ns:" {print ($2 > 100 && $2 < 100000)}' "$WORK/cal.yaml")" 1
+# The clock is measured (a dependent add chain), not /proc/cpuinfo's: at it the
+# L1 load-to-use latency is 3-7 cycles, as on every x86-64 core since 2008.
+check "L1 latency in cycles at the measured clock" \
+    "$(awk '/^# L1: / {print ($6 >= 3 && $6 <= 7)}' "$WORK/cal.yaml")" 1
+# bandwidth_core_gbs is the triad's figure of the header
+check "bandwidth_core_gbs is the triad's" \
+    "$(awk '/triad [0-9.]+ GB\/s/ { for (i = 1; i < NF; i++) if ($i == "triad") t = $(i + 1) }
+            $1 == "bandwidth_core_gbs:" { b = $2 } END { print (t > 0 && (b - t < 0.01 && t - b < 0.01)) }' "$WORK/cal.yaml")" 1
 
 # ---- bad input ----------------------------------------------------------------------
 "$AUGUR" machine show zen9 > /dev/null 2> "$WORK/e1"

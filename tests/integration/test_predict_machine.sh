@@ -9,6 +9,13 @@
 #     within 5% (the extrapolation's error is part of it);
 #   - every term reported: total cycles and time (time = cycles / clock),
 #     TLB misses, a bound per loop, the loops table in the text;
+#   - the penalties: page faults (at least the pages of the three N x N
+#     matrices the kernels first touch, at zen4's 1000 ns each) and branch
+#     mispredictions (at 13 cycles each), in the total, the loops and the text;
+#   - branchy (tests/programs/branchy.c) trained at N = 2000..10000 and
+#     predicted at 20000: its data-dependent branch mispredicts
+#     min(taken, not taken), which the program prints, within 3%; its loops'
+#     back edges add nothing;
 #   - a description given as a file path works like its name;
 #   - an unknown machine lists the known names, and --machine with
 #     --cache is a usage error.
@@ -43,6 +50,29 @@ check "matmul's inner loop: N^3 iterations" \
     "$(jq --arg n "loop at kernels.c:$MM_LINE" '[.scopes[] | select(.name == $n) | .terms.iterations] | .[0]' "$WORK/pred.json")" \
     "$((TARGET * TARGET * TARGET))"
 check "functions carry time" "$(jq '[.functions[] | select(.function == "matmul") | .time_seconds > 0] | .[0]' "$WORK/pred.json")" true
+# penalties: page faults cost page_fault_ns each, mispredictions 13 cycles
+check "page faults: at least the 3 matrices' pages" \
+    "$(jq --argjson n $TARGET '.total.page_faults >= 3 * $n * $n * 8 / 4096 and .total.page_faults < 2000' "$WORK/pred.json")" true
+check "page_fault_seconds = page_faults x 1000 ns" \
+    "$(jq '(.total.page_fault_seconds - .total.page_faults * 1e-6 | fabs) < 1e-12' "$WORK/pred.json")" true
+check "mispredict_seconds = mispredicts x 13 cycles / 3.55 GHz" \
+    "$(jq '(.total.mispredict_seconds - .total.mispredicts * 13 / 3.55e9 | fabs) < 1e-12' "$WORK/pred.json")" true
+check "loops' mispredictions sum to the total" \
+    "$(jq '([.scopes[] | select(.kind == "loop") | .terms.mispredicts] | add) as $s | ($s - .total.mispredicts | fabs) <= 1e-6 * ($s + 1)' "$WORK/pred.json")" true
+check "loops carry the penalty terms" \
+    "$(jq '[.scopes[] | select(.kind == "loop") | .terms | select(.page_fault_cycles == null or .mispredict_cycles == null)] | length' "$WORK/pred.json")" 0
+# mispredictions of a data-dependent branch: min(taken, not taken), counted by the program
+BDB="$WORK/b.db"
+for n in 2000 4000 6000 8000 10000; do
+    "$AUGUR" collect --db "$BDB" --param N=$n -- "$PROGRAMS/branchy" $n >/dev/null 2>&1
+done
+"$AUGUR" model --db "$BDB" --quiet >/dev/null 2>&1
+"$AUGUR" predict --db "$BDB" --param N=20000 --machine zen4 --format json --top 0 > "$WORK/b.json" 2> "$WORK/b.err"
+check "branchy: predict exit" "$?" 0
+want=$("$PROGRAMS/branchy" 20000 | awk '$1 == "min" { print $2 }')
+check "branchy: mispredictions = min(taken, not taken) of its branch, within 3%" \
+    "$(jq --argjson w "$want" '.total.mispredicts as $m | ($m - $w | fabs) <= 0.03 * $w' "$WORK/b.json")" true
+echo "branchy at N=20000: predicted $(jq .total.mispredicts "$WORK/b.json") mispredictions, the program counts $want"
 check "functions sum to the total" \
     "$(jq '([.functions[].cycles] | add) as $s | (($s - .total.cycles) | fabs) < 1e-6 * .total.cycles' "$WORK/pred.json")" true
 
@@ -51,6 +81,7 @@ check "a file path works like the name" "$(jq .total.cycles "$WORK/path.json")" 
 "$AUGUR" predict --db "$DB" --param N=$TARGET --machine zen4 > "$WORK/pred.txt" 2>/dev/null
 check "text: loops table" "$(grep -c '^Loops (most time first' "$WORK/pred.txt")" 1
 check "text: predicted time" "$(grep -c '^Predicted time: ' "$WORK/pred.txt")" 1
+check "text: penalty lines" "$(grep -c '^  of which \(page faults\|branch mispredictions\): ' "$WORK/pred.txt")" 2
 
 # ---- refusals ----------------------------------------------------------------------
 "$AUGUR" predict --db "$DB" --param N=$TARGET --machine nosuch 2> "$WORK/e1" >/dev/null

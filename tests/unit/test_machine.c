@@ -136,6 +136,30 @@ static void missing_field(void **state)
     assert_edit_refused("  issue_width: 6             # macro-ops dispatched per cycle [AMD]\n", "", "  clock_ghz",
                         "core.issue_width: missing");
     assert_edit_refused("    move:", "    #move:", "    int_alu:", "core.classes.move: missing");
+    /* required, no silent default; refused at the memory section's first key */
+    char *text = shipped_text("zen4");
+    const char *pf = strstr(text, "  page_fault_ns:");
+    assert_non_null(pf);
+    char *line = strndup(pf, strcspn(pf, "\n") + 1);
+    assert_edit_refused(line, "", "  latency_ns:", "memory.page_fault_ns: missing");
+    free(line);
+    const char *bm = strstr(text, "  branch_mispredict_cycles:");
+    assert_non_null(bm);
+    line = strndup(bm, strcspn(bm, "\n") + 1);
+    assert_edit_refused(line, "", "  clock_ghz", "core.branch_mispredict_cycles: missing");
+    free(line);
+    free(text);
+}
+
+static void penalty_costs_must_not_be_negative(void **state)
+{
+    (void)state;
+    assert_edit_refused("  branch_mispredict_cycles: 13", "  branch_mispredict_cycles: -1", "branch_mispredict",
+                        "core.branch_mispredict_cycles: -1 is out of range");
+    assert_edit_refused("  page_fault_ns: 1000", "  page_fault_ns: -5", "page_fault_ns",
+                        "memory.page_fault_ns: -5 is out of range");
+    assert_edit_refused("  page_fault_ns: 1000", "  page_fault_ns: fast", "page_fault_ns",
+                        "memory.page_fault_ns: 'fast' is not a number");
 }
 
 static void contradictory_fields(void **state)
@@ -290,6 +314,7 @@ int main(void)
         cmocka_unit_test(sliced_l3_of_sapphire_rapids),
         cmocka_unit_test(missing_field),
         cmocka_unit_test(contradictory_fields),
+        cmocka_unit_test(penalty_costs_must_not_be_negative),
         cmocka_unit_test(unknown_port_key_and_value),
         cmocka_unit_test(duplicated_field),
         cmocka_unit_test(not_yaml_or_truncated),

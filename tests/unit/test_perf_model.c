@@ -1,13 +1,14 @@
 /* test_perf_model.c — unit tests of the performance models of src/perf
  * (cache_model.c, rd_dist.c, mem_model.c, time_model.c) on cases computed
  * by hand: a stream of N doubles read once (misses N*8/64 at every level,
- * bandwidth-bound time), a dependent chain (latency-bound, no overlap), a
+ * bandwidth-bound time), a copy stream whose stored lines are written back, a dependent chain (latency-bound, no overlap), a
  * port-bound loop, a set-associative conflict case (a stride that maps to
  * one set of an A-way cache hits iff the distance is below A, as the
  * simulator of src/cachesim says), the binomial correction on small cases
  * summed by hand, random placement against the simulator, the TLB misses
  * of a page-strided sweep, a modeled histogram's cut against
- * rd_model_misses, and a victim level's capacity. */
+ * rd_model_misses, a victim level's capacity, and the penalties: page
+ * faults of first touches, branch mispredictions. */
 #include <math.h>
 #include <stdio.h>
 
@@ -184,6 +185,42 @@ static void stream_kernel(void **state)
     perf_rd_dist_free(&d);
 }
 
+/* A copy b[i] = a[i] of N doubles: a's and b's lines miss every level
+ * (2 N / 8), and b's are dirty: each is filled (write-allocate) and written
+ * back, so memory moves 3 N / 8 lines: 3 N / 8 * 64 / 5 cycles at 5 B/cycle. */
+static void copy_stream_writes_back(void **state)
+{
+    (void)state;
+    const double n = 1 << 20;
+    machine m = test_machine();
+    perf_traffic tr = {.nlevels = 3};
+    for (size_t i = 0; i < 3; i++) {
+        tr.misses[i] = tr.stream_misses[i] = 2 * n / 8;
+        tr.dirty_misses[i] = n / 8;
+    }
+    perf_mem mem;
+    perf_mem_time(&m, &tr, &mem);
+    assert_float_equal(mem.bw_cycles[2], 3 * n / 8 * 64 / 5.0, 1e-6);
+    assert_float_equal(mem.bw_cycles[0], 3 * n / 8 * 64 / 32.0, 1e-6); /* L1 <-> L2 as well */
+    assert_int_equal(mem.bound, 2);
+}
+
+/* 1000 misses of each of the two TLB levels (7 and 30 cycles): 37 000
+ * cycles of page walks, 16 at a time for independent loads, one at a time
+ * for a chase. */
+static void page_walks_overlap_as_misses_do(void **state)
+{
+    (void)state;
+    machine m = test_machine();
+    perf_traffic tr = {.nlevels = 3, .ntlbs = 2, .tlb_misses = {1000, 1000}};
+    perf_mem mem;
+    perf_mem_time(&m, &tr, &mem);
+    assert_float_equal(mem.tlb_cycles, 37000.0 / 16, 1e-9);
+    tr.dependent = 1;
+    perf_mem_time(&m, &tr, &mem);
+    assert_float_equal(mem.tlb_cycles, 37000.0, 1e-9);
+}
+
 /* ---- dependent chain --------------------------------------------------------------- */
 
 /* A pointer chase over K lines (128 MiB) in a fixed random order, R times:
@@ -270,6 +307,74 @@ static void port_bound_loop(void **state)
     perf_loop_combine(&m, 1e6, &core, &mem, &lt);
     assert_float_equal(lt.cycles, 1.5e6 * 64 / 32, 1e-6);
     assert_string_equal(perf_bound_name(&m, lt.bound, name, sizeof name), "L2 bandwidth");
+}
+
+/* ---- penalties ------------------------------------------------------------------ */
+
+/* N pages of 4 KiB, each 8-byte word written then read again (two sweeps):
+ * the 4096-byte histogram has exactly N first touches, so N faults; at
+ * 1500 ns and 4 GHz each costs 6000 cycles, added to the loop's 1 cycle
+ * per access (2 * 512 per page), and it is what bounds the loop. */
+static void page_faults_of_first_touches(void **state)
+{
+    (void)state;
+    const uint64_t pages = 300;
+    machine m = test_machine();
+    m.page_fault_ns = 1500;
+    tracer t;
+    tracer_init(&t, 12);
+    for (int sweep = 0; sweep < 2; sweep++)
+        for (uint64_t a = 0; a < pages * 4096; a += 8)
+            touch(&t, a);
+    perf_rd_dist d = tracer_dist(&t);
+    assert_float_equal(d.cold, (double)pages, 0);
+    assert_float_equal(perf_fault_cycles(&m, d.cold), pages * 6000.0, 1e-6);
+    perf_core core = {.cycles = 1, .bound = PERF_BOUND_ISSUE};
+    perf_traffic tr = {.nlevels = 3};
+    perf_mem mem;
+    perf_mem_time(&m, &tr, &mem);
+    perf_loop_time lt;
+    double accesses = 2.0 * pages * 512;
+    perf_loop_combine(&m, accesses, &core, &mem, &lt);
+    perf_loop_add_penalties(&m, perf_fault_cycles(&m, d.cold), 0, &lt);
+    assert_float_equal(lt.fault_cycles, pages * 6000.0, 1e-6);
+    assert_float_equal(lt.cycles, accesses + pages * 6000.0, 1e-6);
+    assert_float_equal(lt.seconds, (accesses + pages * 6000.0) / 4e9, 1e-15);
+    char name[32];
+    assert_string_equal(perf_bound_name(&m, lt.bound, name, sizeof name), "page faults");
+    /* a cost below the loop's own time adds without taking the bound */
+    perf_loop_combine(&m, accesses * 10, &core, &mem, &lt);
+    perf_loop_add_penalties(&m, perf_fault_cycles(&m, d.cold), 0, &lt);
+    assert_float_equal(lt.cycles, accesses * 10 + pages * 6000.0, 1e-6);
+    assert_string_equal(perf_bound_name(&m, lt.bound, name, sizeof name), "issue");
+    perf_rd_dist_free(&d);
+}
+
+/* A data-dependent branch taken 30 times of 100 mispredicts its minority
+ * direction, 30 times; taken 70 of 100 the same; a loop's back edge
+ * (taken 99 of 100) none; a branch never taken none.  30 mispredictions
+ * at 17 cycles add 510 cycles to a loop of 100 iterations at 2 cycles. */
+static void branch_mispredictions(void **state)
+{
+    (void)state;
+    assert_float_equal(perf_branch_mispredicts(100, 30, 0), 30, 0);
+    assert_float_equal(perf_branch_mispredicts(100, 70, 0), 30, 0);
+    assert_float_equal(perf_branch_mispredicts(100, 99, 1), 0, 0);
+    assert_float_equal(perf_branch_mispredicts(100, 0, 0), 0, 0);
+    assert_float_equal(perf_branch_mispredicts(0, 0, 0), 0, 0);
+    machine m = test_machine();
+    m.branch_mispredict_cycles = 17;
+    perf_core core = {.cycles = 2, .bound = PERF_BOUND_RECURRENCE};
+    perf_traffic tr = {.nlevels = 3};
+    perf_mem mem;
+    perf_mem_time(&m, &tr, &mem);
+    perf_loop_time lt;
+    perf_loop_combine(&m, 100, &core, &mem, &lt);
+    perf_loop_add_penalties(&m, 0, perf_branch_mispredicts(100, 30, 0) * m.branch_mispredict_cycles, &lt);
+    assert_float_equal(lt.mispredict_cycles, 510, 0);
+    assert_float_equal(lt.cycles, 200 + 510, 0);
+    char name[32];
+    assert_string_equal(perf_bound_name(&m, lt.bound, name, sizeof name), "mispredictions");
 }
 
 /* ---- TLB ---------------------------------------------------------------------- */
@@ -385,8 +490,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(binomial_matches_random_placement, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(conflict_case, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(stream_kernel, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(copy_stream_writes_back, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(page_walks_overlap_as_misses_do, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(dependent_chain, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(port_bound_loop, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(page_faults_of_first_touches, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(branch_mispredictions, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(tlb_page_stride, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(modeled_distribution, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(measured_bin_spread, reset_counts, check_no_leaks),

@@ -1,0 +1,77 @@
+/* calibrate_probes.c — the core clock and the page-fault cost of the host,
+ * measured for `augur machine calibrate` (calibrate_probes.h). */
+#define _GNU_SOURCE /* madvise's MADV_NOHUGEPAGE */
+#include <stddef.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "machine/calibrate_probes.h"
+
+#define ADDS_PER_ITER 16
+#define CHAIN_ITERS 1000000L
+#define PAGE 4096u
+
+static double now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* Nanoseconds of one chain of ADDS_PER_ITER * CHAIN_ITERS dependent adds;
+ * the loop is assembly so that no compiler move joins the chain. */
+static double chain_ns(void)
+{
+#if defined(__x86_64__)
+    unsigned long x = 1;
+    long n = CHAIN_ITERS;
+    double t0 = now_ns();
+    __asm__ volatile("1:\n\t"
+                     "add %0, %0\n\tadd %0, %0\n\tadd %0, %0\n\tadd %0, %0\n\t"
+                     "add %0, %0\n\tadd %0, %0\n\tadd %0, %0\n\tadd %0, %0\n\t"
+                     "add %0, %0\n\tadd %0, %0\n\tadd %0, %0\n\tadd %0, %0\n\t"
+                     "add %0, %0\n\tadd %0, %0\n\tadd %0, %0\n\tadd %0, %0\n\t"
+                     "dec %1\n\tjnz 1b"
+                     : "+r"(x), "+r"(n));
+    return now_ns() - t0;
+#else
+    return 0;
+#endif
+}
+
+double calibrate_clock_ghz(int reps)
+{
+    double best = chain_ns();
+    for (int r = 1; r < reps; r++) {
+        double t = chain_ns();
+        best = t < best ? t : best;
+    }
+    return best > 0 ? (double)ADDS_PER_ITER * CHAIN_ITERS / best : 0;
+}
+
+/* Nanoseconds per page of touching every page of one fresh mapping. */
+static double touch_fresh_ns(size_t bytes)
+{
+    char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return -1;
+    madvise(p, bytes, MADV_NOHUGEPAGE); /* programs' malloc'd arrays fault in 4 KiB pages */
+    double t0 = now_ns();
+    for (size_t off = 0; off < bytes; off += PAGE)
+        ((volatile char *)p)[off] = 1;
+    double ns = (now_ns() - t0) / (double)(bytes / PAGE);
+    munmap(p, bytes);
+    return ns;
+}
+
+double calibrate_page_fault_ns(size_t bytes, int reps)
+{
+    double best = -1;
+    for (int r = 0; r < reps; r++) {
+        double t = touch_fresh_ns(bytes);
+        if (t < 0)
+            return -1;
+        best = best < 0 || t < best ? t : best;
+    }
+    return best;
+}

@@ -1,0 +1,22 @@
+/* calibrate_probes.h — the host measurements of `augur machine calibrate`
+ * that are not cache latencies (calibrate.c does those and the bandwidths):
+ * the clock the core really runs at and the cost of a first-touch page
+ * fault.  Internal to src/machine. */
+#ifndef AUGUR_CALIBRATE_PROBES_H
+#define AUGUR_CALIBRATE_PROBES_H
+
+/* The core clock in GHz from a chain of dependent 64-bit adds (one cycle
+ * each on every x86-64 core since the P6): adds / ns of the fastest of
+ * `reps` chains of 1.6e7 adds (5-8 ms each, short enough to run between
+ * preemptions; other processes only add time).  Under KVM /proc/cpuinfo's
+ * "cpu MHz" is the TSC's, not the core's, hence this.  0 on other
+ * architectures (the caller keeps the detected clock). */
+double calibrate_clock_ghz(int reps);
+
+/* Nanoseconds per first touch of a fresh 4 KiB anonymous page (the kernel's
+ * fault, zeroing and mapping): one byte written per page of a new `bytes`
+ * mapping advised against huge pages, the least of `reps` mappings.  -1
+ * when the mapping fails. */
+double calibrate_page_fault_ns(size_t bytes, int reps);
+
+#endif
