@@ -1,15 +1,17 @@
-/* memspy_access.c — what every data reference does at run time.
+/* memspy_access.c — what a data reference costs when its buffer is
+ * flushed (memspy_buffer.c), and time sampling's stretches.
  *
- * memspy_on_access, called by the instrumented code (memspy_instrument.c):
- *   1. time sampling: the instrumented code skips OFF stretches itself
- *      (memspy_instrument.c); here an ON stretch's end sets up the next OFF
- *      stretch, and when an ON stretch begins the simulator is told
- *      (ms_sample_start) so that it flags misses it cannot vouch for;
- *   2. the data object the address belongs to (memspy_objects.c);
- *   3. the simulator, on behalf of the running thread, with the object as
- *      the tag its lines keep (so a later eviction names it);
- *   4. the counters of the pair, the evictions and the thread
+ * memspy_simulate, for each buffered reference in turn:
+ *   1. the data object the address belongs to (memspy_objects.c), with the
+ *      stack of the thread that made the reference;
+ *   2. the simulator, on behalf of that thread, with the object as the tag
+ *      its lines keep (so a later eviction names it);
+ *   3. the counters of the pair, the evictions and the thread
  *      (memspy_pairs.c); a reference outside the sampled sets is skipped.
+ * Time sampling: the instrumented code counts ON and OFF stretches itself
+ * (memspy_instrument.c) and calls memspy_time_gap for the reference that
+ * ends an ON stretch; the next flush tells the simulator that a new sample
+ * begins (ms_sample_start), so that it flags misses it cannot vouch for.
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
@@ -56,44 +58,36 @@ void memspy_access_reset(void)
     memspy.set_skipped = 0;
 }
 
-/* Time sampling, for a reference the instrumented code let through (the
- * OFF stretch, gap_left references, is skipped without a call): is this
- * reference the first of a new OFF stretch?  Then the stretch is set up for
- * the instrumented code to skip, and counted skipped in full (memspy_skipped
- * takes back what remains of it).  The first reference after a stretch
- * starts a new sample. */
-static inline Bool starts_time_gap(void)
+void memspy_time_gap(void)
 {
     Memspy *m = &memspy;
-    if (LIKELY(m->sample_on == 0))
-        return False;
-    if (m->phase_left == 0) {
-        m->phase_left = m->sample_on;
-        m->gap_left = m->sample_off - 1; /* this reference is the stretch's first */
-        m->skipped += m->sample_off;
-        m->new_sample = True;
-        return True;
-    }
+    memspy_flush(); /* the ON stretch's references belong to the old sample */
+    m->phase_left = m->sample_on;
+    m->gap_left = m->sample_off - 1; /* this reference is the stretch's first */
+    m->skipped += m->sample_off;
+    m->new_sample = True;
+}
+
+void memspy_sample_begin(void)
+{
+    Memspy *m = &memspy;
     if (m->new_sample) {
         m->new_sample = False;
         ms_sample_start(m->sim);
     }
-    m->phase_left--;
-    return False;
 }
 
-VG_REGPARM(3) void memspy_on_access(CodeRec *code, Addr addr, UWord size_and_write)
+void memspy_simulate(CodeRec *code, Addr addr, UWord size_and_write, UInt thread,
+                     const StackRange *stack)
 {
     Memspy *m = &memspy;
-    if (starts_time_gap())
-        return;
     Bool is_write = size_and_write & 1;
-    UInt obj = memspy_object_of(code, addr);
+    UInt obj = memspy_object_of(code, addr, stack);
     ms_result r;
-    ms_access(m->sim, m->cur_thread, addr, (uint32_t)(size_and_write >> 1), is_write, obj, &r);
+    ms_access(m->sim, thread, addr, (uint32_t)(size_and_write >> 1), is_write, obj, &r);
     if (!r.sampled) {
         m->skipped++;
         return;
     }
-    memspy_count(code, obj, is_write, &r);
+    memspy_count(code, obj, thread, is_write, &r);
 }

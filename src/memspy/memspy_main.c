@@ -19,6 +19,9 @@
 
 Memspy memspy;
 
+#define MAX_BUFFER (64 * 1024 * 1024) /* keeps memspy_buffer.c's merge keys in 64 bits */
+#define DEFAULT_BUFFER (2 * 1024 * 1024) /* several scheduling quanta: docs/memspy.md, "Threads" */
+
 /* A decimal count with an optional K, M or G suffix (powers of 1024), or
  * -1 if `text` is not one. */
 static Long parse_size(const HChar *text)
@@ -102,6 +105,16 @@ static void set_set_sampling(const HChar *value)
     memspy.config.set_sample = (uint32_t)n;
 }
 
+/* --buffer=N: entries per thread buffer while several threads run. */
+static void set_buffer(const HChar *value)
+{
+    Long n = parse_size(value);
+    if (n <= 0 || n > MAX_BUFFER)
+        VG_(fmsg_bad_option)("--buffer", "'%s': expected a number of references from 1 to %d "
+                             "(64M), such as 2M\n", value, MAX_BUFFER);
+    memspy.buf_entries = (SizeT)n;
+}
+
 static Bool process_option(const HChar *arg)
 {
     const HChar *value;
@@ -112,6 +125,9 @@ static Bool process_option(const HChar *arg)
         set_time_sampling(value);
     } else if VG_STR_CLO (arg, "--sample-sets", value) {
         set_set_sampling(value);
+    } else if VG_BOOL_CLO (arg, "--interleave", memspy.interleave) {
+    } else if VG_STR_CLO (arg, "--buffer", value) {
+        set_buffer(value);
     } else
         return VG_(replacement_malloc_process_cmd_line_option)(arg);
     return True;
@@ -125,7 +141,11 @@ static void print_usage(void)
         "                                      1 to 4 of them [required]; SIZE may end\n"
         "                                      in K, M or G; SHARED 1 = private per thread\n"
         "    --sample-time=ON,OFF              simulate ON references, skip OFF, repeat\n"
-        "    --sample-sets=N                   simulate one cache set in N [1]\n");
+        "    --sample-sets=N                   simulate one cache set in N [1]\n"
+        "    --interleave=yes|no               merge the threads' buffered references\n"
+        "                                      evenly when simulating them [yes]\n"
+        "    --buffer=N                        references buffered per thread while\n"
+        "                                      several threads run [2M]\n");
 }
 
 static void print_debug_usage(void)
@@ -180,8 +200,10 @@ static void post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nargs, 
 static void fini(Int exitcode)
 {
     (void)exitcode; /* always 0 in Valgrind 3.19 */
-    if (!memspy.refused)
-        memspy_write_output();
+    if (memspy.refused)
+        return;
+    memspy_flush();
+    memspy_write_output();
 }
 
 static void pre_clo_init(void)
@@ -196,6 +218,8 @@ static void pre_clo_init(void)
     VG_(needs_command_line_options)(process_option, print_usage, print_debug_usage);
     VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
     memspy.config.set_sample = 1;
+    memspy.interleave = True;
+    memspy.buf_entries = DEFAULT_BUFFER;
     memspy_objects_init(); /* the malloc replacement must be known before options */
 }
 

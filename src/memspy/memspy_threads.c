@@ -1,4 +1,5 @@
-/* memspy_threads.c — Valgrind thread ids -> dense simulator threads.
+/* memspy_threads.c — Valgrind thread ids -> dense simulator threads, and
+ * the thread events the reference buffers must follow.
  *
  * The simulator keeps private caches for threads 0..MS_MAX_THREADS-1.  Each
  * thread the process creates gets the next number in creation order (the
@@ -6,7 +7,9 @@
  * fresh private caches.  Past MS_MAX_THREADS threads the numbers wrap
  * around (thread n shares the caches of n mod MS_MAX_THREADS) and the raw
  * file says so in a `warning` line.  On every switch the running thread's
- * number and stack bounds are cached for the per-reference helper.
+ * buffer, number and stack bounds are handed to memspy_buffer.c; a thread's
+ * exit and a fork flush the buffers (a synchronization point, and a thread
+ * id or a process that starts afresh).
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
@@ -17,21 +20,19 @@
 
 #include "memspy/memspy.h"
 
-/* The stack of `tid`, as Valgrind knows it: [stack_lo, stack_hi]. */
-static void load_stack_bounds(ThreadId tid)
+/* The stack of `tid`, as Valgrind knows it. */
+static StackRange stack_of(ThreadId tid)
 {
     Addr hi = VG_(thread_get_stack_max)(tid);
     SizeT size = VG_(thread_get_stack_size)(tid);
-    memspy.stack_hi = hi;
-    memspy.stack_lo = size && size <= hi ? hi - size + 1 : hi;
+    return (StackRange){size && size <= hi ? hi - size + 1 : hi, hi};
 }
 
 static void on_start_client_code(ThreadId tid, ULong blocks_dispatched)
 {
     (void)blocks_dispatched;
     tl_assert(tid < MAX_VG_THREADS);
-    memspy.cur_thread = memspy.thread_of_tid[tid];
-    load_stack_bounds(tid);
+    memspy_buffer_switch(tid, memspy.thread_of_tid[tid], stack_of(tid));
 }
 
 /* Called for the main thread too (with an invalid parent). */
@@ -41,6 +42,22 @@ static void on_thread_create(ThreadId parent, ThreadId child)
     tl_assert(child < MAX_VG_THREADS);
     memspy.thread_of_tid[child] = memspy.threads_created % MS_MAX_THREADS;
     memspy.threads_created++;
+    memspy.threads_live++;
+}
+
+/* Its references are simulated before its id can be reused. */
+static void on_thread_exit(ThreadId tid)
+{
+    (void)tid;
+    memspy_flush();
+    memspy.threads_live--;
+}
+
+/* The parent's references are the parent's: none is left to the child. */
+static void on_fork_parent_before(ThreadId tid)
+{
+    (void)tid;
+    memspy_flush();
 }
 
 /* The forked child is a new process: its threads count from its own. */
@@ -48,15 +65,17 @@ static void on_fork_child(ThreadId tid)
 {
     memspy_pairs_reset();
     memspy.threads_created = 1;
+    memspy.threads_live = 1;
     memspy.thread_of_tid[tid] = 0;
-    memspy.cur_thread = 0;
+    memspy.buf[tid].thread = 0;
 }
 
 void memspy_threads_init(void)
 {
     VG_(track_start_client_code)(on_start_client_code);
     VG_(track_pre_thread_ll_create)(on_thread_create);
-    VG_(atfork)(NULL, NULL, on_fork_child);
+    VG_(track_pre_thread_ll_exit)(on_thread_exit);
+    VG_(atfork)(on_fork_parent_before, NULL, on_fork_child);
 }
 
 Bool memspy_threads_folded(void)
