@@ -34,6 +34,7 @@ typedef struct memspy_options {
     const char *machine;  /* NULL: the host's closest description */
     double ratio;         /* simulated share of references, (0, 1] */
     int by_sets;          /* sample sets instead of time */
+    int interleave;       /* merge threads' buffered references (the tool's default) */
     enum format format;
     const char *output;   /* NULL: stdout */
     const char *raw;      /* --raw FILE: report this raw file, run nothing */
@@ -44,7 +45,7 @@ static void usage(FILE *to)
 {
     fprintf(to,
             "usage: augur memspy [--machine NAME|FILE] [--sample RATIO [--sample-by sets|time]]\n"
-            "                    [--format text|json|callgrind] [--output FILE] -- PROGRAM [ARGS...]\n"
+            "                    [--interleave yes|no] [--format text|json|callgrind] [--output FILE] -- PROGRAM [ARGS...]\n"
             "       augur memspy [--machine NAME|FILE] [--format F] [--output FILE] --raw FILE\n\n"
             "Runs PROGRAM under the memspy Valgrind tool, which simulates the machine's data caches\n"
             "(set-associative LRU, private levels per thread, shared levels shared) and reports, for\n"
@@ -63,6 +64,9 @@ static void usage(FILE *to)
             "  --sample-by time     time sampling: %d references on, then off (seed 001); every\n"
             "                       object is sampled, bounds from unknown references; off by 1-3\n"
             "                       points at L2/L3 when samples are too short to warm them\n"
+            "  --interleave yes|no  yes (default): simulate the threads' references interleaved\n"
+            "                       evenly between synchronizations, as if they ran at once; no:\n"
+            "                       in Valgrind's order (one thread at a time, long stretches)\n"
             "  --format F           text (default), json, or callgrind (for callgrind_annotate and\n"
             "                       KCachegrind: one event per level and cause)\n"
             "  --output FILE        write the report to FILE instead of standard output\n"
@@ -114,6 +118,11 @@ static int take_option(int opt, const char *arg, void *ctx)
     case 'r':
         o->raw = arg;
         return 0;
+    case 'i':
+        if (strcmp(arg, "yes") && strcmp(arg, "no"))
+            return cli_usage_error("memspy", "--interleave '%s': give yes or no", arg);
+        o->interleave = !strcmp(arg, "yes");
+        return 0;
     default:
         o->output = arg;
         return 0;
@@ -127,10 +136,10 @@ static int parse_options(int argc, char **argv, memspy_options *o)
         {"machine", required_argument, NULL, 'm'}, {"sample", required_argument, NULL, 's'},
         {"sample-by", required_argument, NULL, 'b'}, {"format", required_argument, NULL, 'f'},
         {"output", required_argument, NULL, 'o'},   {"raw", required_argument, NULL, 'r'},
-        {"help", no_argument, NULL, 'h'},
+        {"interleave", required_argument, NULL, 'i'}, {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    *o = (memspy_options){.ratio = 1.0, .by_sets = 1}; /* sets: docs/memspy.md, Benchmark */
+    *o = (memspy_options){.ratio = 1.0, .by_sets = 1, .interleave = 1}; /* sets: docs/memspy.md, Benchmark */
     int first;
     int rc = cli_getopt("memspy", argc, argv, longopts, take_option, o, &first);
     if (rc != 0)
@@ -187,7 +196,7 @@ static int run(const memspy_options *o, const machine *m, const char *tool_dir, 
                memspy_raw *raw, launch_result *lr)
 {
     char levels[MACHINE_MAX_CACHES][160], out_opt[PATH_MAX + 16], sample[64], err[2048], path[PATH_MAX + 32];
-    char *args[MACHINE_MAX_CACHES + 4];
+    char *args[MACHINE_MAX_CACHES + 5];
     size_t n = 0;
     level_args(m, levels);
     sampling_arg(o, sample, sizeof sample);
@@ -202,6 +211,8 @@ static int run(const memspy_options *o, const machine *m, const char *tool_dir, 
         args[n++] = levels[k];
     if (sample[0])
         args[n++] = sample;
+    if (!o->interleave)
+        args[n++] = "--interleave=no";
     args[n] = NULL;
     fprintf(stderr, "augur: running %s under memspy with %s's caches (expect 10-60x native time)...\n",
             o->program_argv[0], m->name);

@@ -182,10 +182,15 @@ static void post_clo_init(void)
 }
 
 /* Valgrind passes fini() no exit code, so take it from exit_group(2).  A
- * process killed by a signal never gets here: its file has no `exit`. */
+ * process killed by a signal never gets here: its file has no `exit`.
+ * futex(2) is where threads wait for and wake each other (a contended lock,
+ * a barrier, a condition, a join): the references made before it are
+ * simulated before any made after (docs/memspy.md, "Threads"). */
 static void pre_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nargs)
 {
     (void)tid;
+    if (syscallno == __NR_futex)
+        memspy_flush();
     if (syscallno == __NR_exit_group && nargs >= 1) {
         memspy.exited = True;
         memspy.exit_code = (Int)args[0];

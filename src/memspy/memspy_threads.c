@@ -7,9 +7,10 @@
  * fresh private caches.  Past MS_MAX_THREADS threads the numbers wrap
  * around (thread n shares the caches of n mod MS_MAX_THREADS) and the raw
  * file says so in a `warning` line.  On every switch the running thread's
- * buffer, number and stack bounds are handed to memspy_buffer.c; a thread's
- * exit and a fork flush the buffers (a synchronization point, and a thread
- * id or a process that starts afresh).
+ * buffer, number and stack bounds are handed to memspy_buffer.c.  Thread
+ * creation flushes the buffers (the parent's earlier references precede the
+ * child's, and an exited thread's id may be reused), and so does a fork
+ * (the child process starts afresh).
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
@@ -35,22 +36,31 @@ static void on_start_client_code(ThreadId tid, ULong blocks_dispatched)
     memspy_buffer_switch(tid, memspy.thread_of_tid[tid], stack_of(tid));
 }
 
-/* Called for the main thread too (with an invalid parent). */
+/* Called for the main thread too (with an invalid parent).  What the
+ * parent did before creating the child happened before anything the child
+ * does, so it is simulated first. */
 static void on_thread_create(ThreadId parent, ThreadId child)
 {
     (void)parent;
+    memspy_flush();
     tl_assert(child < MAX_VG_THREADS);
     memspy.thread_of_tid[child] = memspy.threads_created % MS_MAX_THREADS;
     memspy.threads_created++;
     memspy.threads_live++;
 }
 
-/* Its references are simulated before its id can be reused. */
+/* Its pending references stay in its buffer while other threads still run
+ * with it: they overlapped with what those do next (Valgrind may have run
+ * the whole thread in one quantum).  Once one thread is left, nothing runs
+ * concurrently any more and all pending references precede its next ones
+ * (a join that finds the thread gone makes no futex(2) call to flush at).
+ * An exited thread's id is reused only by a new thread; creation flushes. */
 static void on_thread_exit(ThreadId tid)
 {
     (void)tid;
-    memspy_flush();
     memspy.threads_live--;
+    if (memspy.threads_live <= 1)
+        memspy_flush();
 }
 
 /* The parent's references are the parent's: none is left to the child. */
