@@ -192,11 +192,8 @@ IRSB *memspy_instrument(VgCallbackClosure *closure, IRSB *sb_in, const VexGuestL
                         IRType gWordTy, IRType hWordTy);
 
 /* memspy_access.c */
-/* Simulate and count one reference of instruction `code` made by simulator
- * thread `thread` whose stack was `stack`: bit 0 of size_and_write is 1 for
- * a write, the rest is the size in bytes. */
-void memspy_simulate(CodeRec *code, Addr addr, UWord size_and_write, UInt thread,
-                     const StackRange *stack);
+/* Simulate and count the entries [from, to) of buffer b, in order. */
+void memspy_simulate_run(const RefBuf *b, const RefEntry *from, const RefEntry *to);
 /* Called by the instrumented code for the reference that ends an ON
  * stretch of time sampling: flushes, then sets up the OFF stretch. */
 void memspy_time_gap(void);
@@ -215,7 +212,21 @@ void memspy_access_reset(void);
 
 /* memspy_objects.c */
 void memspy_objects_init(void); /* also registers the malloc replacement */
-UInt memspy_object_of(CodeRec *code, Addr addr, const StackRange *stack);
+/* The object of `addr` when the instruction's caches cannot say. */
+UInt memspy_stack_object(CodeRec *code);
+UInt memspy_object_lookup(CodeRec *code, Addr addr);
+
+/* The data object `addr` belongs to, referenced by `code` in a thread
+ * whose stack is `stack`.  Inline: the flush loop's common cases are the
+ * instruction's cached stack object or last hit (memspy_objects.c). */
+static inline UInt memspy_object_of(CodeRec *code, Addr addr, const StackRange *stack)
+{
+    if (addr >= stack->lo && addr <= stack->hi)
+        return LIKELY(code->stack_obj != NO_OBJ) ? code->stack_obj : memspy_stack_object(code);
+    if (LIKELY(code->hit_epoch == memspy.epoch && addr - code->hit_lo < code->hit_hi - code->hit_lo))
+        return code->hit_obj;
+    return memspy_object_lookup(code, addr);
+}
 DataObj *memspy_obj(UInt id);
 UInt memspy_nobjs(void);
 

@@ -1,7 +1,7 @@
 /* memspy_access.c — what a data reference costs when its buffer is
  * flushed (memspy_buffer.c), and time sampling's stretches.
  *
- * memspy_simulate, for each buffered reference in turn:
+ * memspy_simulate_run, for each buffered reference in turn:
  *   1. the data object the address belongs to (memspy_objects.c), with the
  *      stack of the thread that made the reference;
  *   2. the simulator, on behalf of that thread, with the object as the tag
@@ -77,8 +77,11 @@ void memspy_sample_begin(void)
     }
 }
 
-void memspy_simulate(CodeRec *code, Addr addr, UWord size_and_write, UInt thread,
-                     const StackRange *stack)
+/* One reference of instruction `code` made by simulator thread `thread`
+ * whose stack was `stack`: bit 0 of size_and_write is 1 for a write, the
+ * rest is the size in bytes. */
+static inline void simulate(CodeRec *code, Addr addr, UWord size_and_write, UInt thread,
+                            const StackRange *stack)
 {
     Memspy *m = &memspy;
     Bool is_write = size_and_write & 1;
@@ -90,4 +93,11 @@ void memspy_simulate(CodeRec *code, Addr addr, UWord size_and_write, UInt thread
         return;
     }
     memspy_count(code, obj, thread, is_write, &r);
+}
+
+void memspy_simulate_run(const RefBuf *b, const RefEntry *from, const RefEntry *to)
+{
+    for (const RefEntry *e = from; e < to; e++)
+        simulate((CodeRec *)(e->site & REF_CODE_MASK), e->addr, e->site >> REF_SITE_SHIFT, b->thread,
+                 &b->stack);
 }

@@ -31,18 +31,10 @@ static SizeT pending(const RefBuf *b)
     return b->start ? (SizeT)(b->cur - b->start) : 0;
 }
 
-/* Simulate one entry of buffer b. */
-static void simulate_entry(const RefBuf *b, const RefEntry *e)
-{
-    CodeRec *code = (CodeRec *)(e->site & REF_CODE_MASK);
-    memspy_simulate(code, e->addr, e->site >> REF_SITE_SHIFT, b->thread, &b->stack);
-}
-
 /* All of b's entries, in order. */
 static void simulate_all(const RefBuf *b)
 {
-    for (const RefEntry *e = b->start; e < b->cur; e++)
-        simulate_entry(b, e);
+    memspy_simulate_run(b, b->start, b->cur);
 }
 
 /* The entries of the n buffers in `bufs` (n >= 2), merged evenly: next is
@@ -61,7 +53,8 @@ static void simulate_merged(RefBuf **bufs, SizeT *cnt, UInt n)
             if (best == n || (2 * done[k] + 1) * cnt[best] < (2 * done[best] + 1) * cnt[k])
                 best = k;
         }
-        simulate_entry(bufs[best], &bufs[best]->start[done[best]]);
+        const RefEntry *e = &bufs[best]->start[done[best]];
+        memspy_simulate_run(bufs[best], e, e + 1);
         done[best]++;
     }
 }

@@ -345,7 +345,7 @@ static Range *other_range(Addr addr)
     return add_range(lo, hi - lo, memspy.other_obj, False);
 }
 
-static UInt stack_object(CodeRec *code)
+UInt memspy_stack_object(CodeRec *code)
 {
     if (LIKELY(code->stack_obj != NO_OBJ))
         return code->stack_obj;
@@ -362,13 +362,11 @@ static UInt stack_object(CodeRec *code)
     return id;
 }
 
-UInt memspy_object_of(CodeRec *code, Addr addr, const StackRange *stack)
+/* The ordered map, then the debug info; the answer becomes the
+ * instruction's cached hit (memspy_object_of in memspy.h tries that first). */
+UInt memspy_object_lookup(CodeRec *code, Addr addr)
 {
     Memspy *m = &memspy;
-    if (addr >= stack->lo && addr <= stack->hi)
-        return stack_object(code);
-    if (LIKELY(code->hit_epoch == m->epoch && addr - code->hit_lo < code->hit_hi - code->hit_lo))
-        return code->hit_obj;
     Range *r = range_at(addr, 1);
     if (!r)
         r = global_range(addr);
