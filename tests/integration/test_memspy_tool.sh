@@ -191,9 +191,9 @@ check "no true sharing there" "$(pair_sum "$RAW" falseshare.c "$STORE" counters 
 # Interleaved, every increment of one thread can fall between two of the
 # other's: each thread's load or store then misses on the line the other
 # just wrote.  An even merge of N + N increments alternates the threads, so
-# there are at least N false-sharing misses (about 2N: a thread's load
-# misses, its store finds the line taken again).  Valgrind's order gives one
-# miss per quantum of ~100,000 blocks: below N / 100.
+# there are at least N false-sharing misses (399999 measured, one per
+# increment).  Valgrind's order gives one miss per quantum of ~100,000
+# blocks, if the threads overlap at all: below N / 100.
 N=200000
 RAW=$(memspy "$WORK/fs-mixed" "$PROGRAMS/falseshare" $N)
 FALSE=$(pair_sum "$RAW" falseshare.c "$STORE" counters 0:false)
