@@ -11,7 +11,7 @@
  *   memspy_buffer.c      the per-thread buffers: switching, flushing, and
  *                        interleaving several threads' entries
  *   memspy_access.c      what a buffered reference costs when flushed: object
- *                        lookup, simulation, counting; time sampling's gaps
+ *                        lookup, simulation, counting; time samples' starts
  *   memspy_objects.c     data objects: heap blocks (malloc replacement),
  *                        globals, stack frames, other; address -> object
  *   memspy_pairs.c       code locations, their (instruction, object) counters,
@@ -46,6 +46,10 @@
  * fit 48 bits on amd64), so the instrumented code stores one constant. */
 #define REF_SITE_SHIFT 48
 #define REF_CODE_MASK ((1ULL << REF_SITE_SHIFT) - 1)
+#define REF_SAMPLE_MARK 0 /* a `site` that starts a new time sample */
+/* Most references one superblock makes: buffers have this much room past
+ * their end, since a superblock reserves room for all of its own. */
+#define MEMSPY_SB_REFS 4096
 
 typedef enum { OBJ_HEAP, OBJ_GLOBAL, OBJ_STACK, OBJ_OTHER } ObjKind;
 
@@ -119,7 +123,7 @@ typedef struct StackRange {
 /* The references a Valgrind thread made since the last flush. */
 typedef struct RefBuf {
     RefEntry *start; /* NULL until the thread first runs */
-    SizeT cap;       /* entries allocated */
+    SizeT cap;       /* entries allocated, past the end in use: MEMSPY_SB_REFS */
     RefEntry *cur;   /* the next free entry (memspy.buf_cur while it runs) */
     UInt thread;     /* its simulator thread */
     StackRange stack; /* its stack when those references were made */
@@ -141,7 +145,8 @@ typedef struct Memspy {
     ms_sim *sim;
     rd_allocator alloc;
     ULong phase_left; /* time sampling: references left in the current ON stretch */
-    Bool new_sample;  /* time sampling: the next simulated reference starts a sample */
+    Bool new_sample;  /* time sampling: the next simulated reference starts a sample
+                         (set by a REF_SAMPLE_MARK entry) */
     ULong skipped;    /* references not simulated, as the helper counted them
                          (a whole OFF stretch when it began); memspy_skipped() is exact */
     /* Read and written by the instrumented code itself, so that a reference
@@ -194,12 +199,6 @@ IRSB *memspy_instrument(VgCallbackClosure *closure, IRSB *sb_in, const VexGuestL
 /* memspy_access.c */
 /* Simulate and count the entries [from, to) of buffer b, in order. */
 void memspy_simulate_run(const RefBuf *b, const RefEntry *from, const RefEntry *to);
-/* Called by the instrumented code for the reference that ends an ON
- * stretch of time sampling: flushes, then sets up the OFF stretch. */
-void memspy_time_gap(void);
-/* Before the first reference of a flush: tell the simulator if a new time
- * sample began since the last simulated reference. */
-void memspy_sample_begin(void);
 /* Make the simulator; False (after a message) if the options describe a
  * hierarchy it refuses. */
 Bool memspy_access_init(void);
@@ -247,7 +246,8 @@ void memspy_buffer_switch(ThreadId tid, UInt thread, StackRange stack);
  * when several threads have some, interleaved evenly (docs/memspy.md,
  * "Threads"); all buffers are then empty. */
 void memspy_flush(void);
-/* Called by the instrumented code when the running buffer is full. */
+/* Called by the instrumented code when the running buffer has no room for
+ * a superblock's references. */
 void memspy_flush_full(void);
 
 /* memspy_threads.c */

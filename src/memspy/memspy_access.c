@@ -9,9 +9,10 @@
  *   3. the counters of the pair, the evictions and the thread
  *      (memspy_pairs.c); a reference outside the sampled sets is skipped.
  * Time sampling: the instrumented code counts ON and OFF stretches itself
- * (memspy_instrument.c) and calls memspy_time_gap for the reference that
- * ends an ON stretch; the next flush tells the simulator that a new sample
- * begins (ms_sample_start), so that it flags misses it cannot vouch for.
+ * (memspy_instrument.c) and appends a marker entry for the reference that
+ * ends an ON stretch; before the next reference the simulator is told that
+ * a new sample begins (ms_sample_start), so that it flags misses it cannot
+ * vouch for.
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
@@ -58,25 +59,6 @@ void memspy_access_reset(void)
     memspy.set_skipped = 0;
 }
 
-void memspy_time_gap(void)
-{
-    Memspy *m = &memspy;
-    memspy_flush(); /* the ON stretch's references belong to the old sample */
-    m->phase_left = m->sample_on;
-    m->gap_left = m->sample_off - 1; /* this reference is the stretch's first */
-    m->skipped += m->sample_off;
-    m->new_sample = True;
-}
-
-void memspy_sample_begin(void)
-{
-    Memspy *m = &memspy;
-    if (m->new_sample) {
-        m->new_sample = False;
-        ms_sample_start(m->sim);
-    }
-}
-
 /* One reference of instruction `code` made by simulator thread `thread`
  * whose stack was `stack`: bit 0 of size_and_write is 1 for a write, the
  * rest is the size in bytes. */
@@ -97,7 +79,17 @@ static inline void simulate(CodeRec *code, Addr addr, UWord size_and_write, UInt
 
 void memspy_simulate_run(const RefBuf *b, const RefEntry *from, const RefEntry *to)
 {
-    for (const RefEntry *e = from; e < to; e++)
+    Memspy *m = &memspy;
+    for (const RefEntry *e = from; e < to; e++) {
+        if (UNLIKELY(e->site == REF_SAMPLE_MARK)) {
+            m->new_sample = True;
+            continue;
+        }
+        if (UNLIKELY(m->new_sample)) {
+            m->new_sample = False;
+            ms_sample_start(m->sim);
+        }
         simulate((CodeRec *)(e->site & REF_CODE_MASK), e->addr, e->site >> REF_SITE_SHIFT, b->thread,
                  &b->stack);
+    }
 }

@@ -3,7 +3,8 @@
  *
  * The instrumented code appends one RefEntry per reference to the running
  * thread's buffer (memspy.buf_cur, memspy_instrument.c) and calls
- * memspy_flush_full when it reaches memspy.buf_end.  A flush simulates the
+ * memspy_flush_full when a superblock's references might not fit before
+ * memspy.buf_end (the allocation has MEMSPY_SB_REFS entries more).  A flush simulates the
  * pending entries in the order each thread made them.  When several threads
  * have entries pending (--interleave=yes), they are merged so that each
  * thread's entries are spread evenly over the window: entry i of a thread
@@ -74,7 +75,6 @@ void memspy_flush(void)
         }
     if (n == 0)
         return;
-    memspy_sample_begin();
     if (n == 1)
         simulate_all(bufs[0]);
     else
@@ -126,7 +126,7 @@ void memspy_buffer_switch(ThreadId tid, UInt thread, StackRange stack)
     if (want > b->cap) {
         if (b->start)
             VG_(free)(b->start);
-        b->start = VG_(malloc)("memspy.refbuf", want * sizeof *b->start);
+        b->start = VG_(malloc)("memspy.refbuf", (want + MEMSPY_SB_REFS) * sizeof *b->start);
         b->cap = want;
         b->cur = b->start;
     }

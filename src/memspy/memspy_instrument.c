@@ -7,13 +7,21 @@
  * when the guard holds), dirty helpers that touch memory, CAS (a read then
  * a write) and LL/SC.  `site` is one constant: the instruction's CodeRec,
  * created here with its names at the instruction's first reference
- * (instructions that touch no memory get none), and size*2 + is_write.  A
- * guarded call of memspy_flush_full is made only when the buffer is full.
+ * (instructions that touch no memory get none), and size*2 + is_write.
+ *
+ * Per superblock, not per reference: its first reference checks that the
+ * buffer has room for all K references the superblock can make (a guarded
+ * call of memspy_flush_full when not) and loads the cursor into a
+ * temporary; each append then is two stores and an add; the cursor is
+ * stored back before every side exit and at the end.  Nothing in a
+ * superblock flushes the buffer (time sampling below makes no call), so the
+ * temporary stays right.
  *
  * Sampling that can be decided without the simulator is decided here, in
  * IR, in front of the append, so that a reference that is not simulated
  * costs a few inline instructions and no entry: time sampling's stretches
- * (countdowns in memspy.gap_left and memspy.phase_left) and, alone, set
+ * (countdowns in memspy.gap_left and memspy.phase_left; the reference that
+ * ends an ON stretch appends a sample marker instead) and, alone, set
  * sampling's other sets (a mask test, counted in memspy.set_skipped).
  */
 #include "pub_tool_basics.h"
@@ -29,6 +37,8 @@ typedef struct SbBuilder {
     IRSB *out;
     Addr ip;       /* of the latest IMark */
     CodeRec *code; /* its record, NULL until it references memory */
+    UInt refs;     /* references the superblock makes (room to reserve) */
+    IRExpr *cur;   /* the buffer cursor, NULL until the first reference */
 } SbBuilder;
 
 /* A new temporary of type ty holding e. */
@@ -59,39 +69,53 @@ static void add_count(IRSB *out, ULong *counter, IRExpr *cond, Bool minus)
     addStmtToIRSB(out, IRStmt_Store(Iend_LE, at, now));
 }
 
-/* *counter == 0, as an Ity_I1. */
-static IRExpr *is_zero(IRSB *out, ULong *counter)
+/* *counter, loaded. */
+static IRExpr *load_u64(IRSB *out, ULong *counter)
 {
-    IRExpr *v = bind(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)counter)));
-    return bind(out, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, v, IRExpr_Const(IRConst_U64(0))));
+    return bind(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)counter)));
 }
 
-/* A call of fn (no arguments) when `guard` holds (NULL: always). */
-static void call_when(IRSB *out, const HChar *name, void *fn, IRExpr *guard)
+/* *counter = cond ? if_true : value. */
+static void store_ite(IRSB *out, ULong *counter, IRExpr *cond, IRExpr *if_true, IRExpr *value)
 {
-    IRDirty *d = unsafeIRDirty_0_N(0, name, VG_(fnptr_to_fnentry)(fn), mkIRExprVec_0());
-    if (guard)
-        d->guard = guard;
-    addStmtToIRSB(out, IRStmt_Dirty(d));
+    IRExpr *now = bind(out, Ity_I64, IRExpr_ITE(cond, if_true, value));
+    addStmtToIRSB(out, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)counter), now));
 }
 
-/* Time sampling in IR: while memspy.gap_left > 0 the reference only counts
- * it down; otherwise it counts memspy.phase_left down and is simulated,
- * unless phase_left is already 0: then the ON stretch is over and
- * memspy_time_gap sets up the next OFF stretch, of which this reference is
- * the first.  Returns the condition for appending (NULL: always).  The
- * helper sets both counters; this is safe within one superblock because
- * VEX's CSE never carries a load across a dirty call. */
-static IRExpr *time_sampling_guard(IRSB *out, IRExpr *guard)
+static IRExpr *u64(ULong v)
 {
-    IRExpr *in_gap = bind(out, Ity_I1, IRExpr_Unop(Iop_Not1, is_zero(out, &memspy.gap_left)));
-    add_count(out, &memspy.gap_left, and_guard(out, guard, in_gap), True);
+    return IRExpr_Const(IRConst_U64(v));
+}
+
+/* Time sampling in IR.  While memspy.gap_left > 0 the reference only counts
+ * it down.  Otherwise it is appended: counted down in memspy.phase_left if
+ * that is not 0; if it is, the ON stretch is over and this reference is the
+ * first of the next OFF stretch: phase_left = ON, gap_left = OFF - 1,
+ * skipped += OFF (memspy_skipped takes back what remains), and its entry is
+ * a sample marker (*site = 0), after which the flush starts a new sample.
+ * Returns the condition for appending (never NULL). */
+static IRExpr *time_sampling_guard(IRSB *out, IRExpr *guard, IRExpr **site)
+{
+    Memspy *m = &memspy;
+    IRExpr *gap = load_u64(out, &m->gap_left), *phase = load_u64(out, &m->phase_left);
+    IRExpr *in_gap = bind(out, Ity_I1, IRExpr_Binop(Iop_CmpNE64, gap, u64(0)));
     IRExpr *on = and_guard(out, guard, bind(out, Ity_I1, IRExpr_Unop(Iop_Not1, in_gap)));
-    IRExpr *on_over = is_zero(out, &memspy.phase_left);
-    call_when(out, "memspy_time_gap", memspy_time_gap, and_guard(out, on, on_over));
-    IRExpr *keep = and_guard(out, on, bind(out, Ity_I1, IRExpr_Unop(Iop_Not1, on_over)));
-    add_count(out, &memspy.phase_left, keep, True);
-    return keep;
+    if (!on)
+        on = IRExpr_Const(IRConst_U1(True));
+    IRExpr *ends = bind(out, Ity_I1, IRExpr_Binop(Iop_And1, on,
+                                                  bind(out, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, phase, u64(0)))));
+    IRExpr *counted = and_guard(out, guard, in_gap); /* a gap reference that happens */
+    IRExpr *gap_step = counted ? bind(out, Ity_I64, IRExpr_Unop(Iop_1Uto64, counted)) : u64(1);
+    IRExpr *on_step = bind(out, Ity_I64, IRExpr_Unop(Iop_1Uto64, on));
+    store_ite(out, &m->gap_left, ends, u64(m->sample_off - 1),
+              bind(out, Ity_I64, IRExpr_Binop(Iop_Sub64, gap, gap_step)));
+    store_ite(out, &m->phase_left, ends, u64(m->sample_on),
+              bind(out, Ity_I64, IRExpr_Binop(Iop_Sub64, phase, on_step)));
+    IRExpr *skipped = load_u64(out, &m->skipped);
+    store_ite(out, &m->skipped, ends, bind(out, Ity_I64, IRExpr_Binop(Iop_Add64, skipped, u64(m->sample_off))),
+              skipped);
+    *site = bind(out, Ity_I64, IRExpr_ITE(ends, u64(0), *site));
+    return on;
 }
 
 /* Set sampling in IR: a reference whose first line is not sampled (block &
@@ -112,12 +136,12 @@ static IRExpr *set_sampling_guard(IRSB *out, IRExpr *addr, IRExpr *guard)
 
 /* The condition under which a reference at addr is appended (NULL:
  * always): the statement's own guard, and the sampling that can be decided
- * in IR.  Set sampling is tested here only without time sampling, whose ON
+ * in IR, which may replace *site by a marker.  Set sampling is tested here only without time sampling, whose ON
  * stretches count every reference (the simulator skips other sets). */
-static IRExpr *append_guard(IRSB *out, IRExpr *addr, IRExpr *guard)
+static IRExpr *append_guard(IRSB *out, IRExpr *addr, IRExpr *guard, IRExpr **site)
 {
     if (memspy.sample_on)
-        return time_sampling_guard(out, guard);
+        return time_sampling_guard(out, guard, site);
     if (memspy.config.set_sample > 1)
         return set_sampling_guard(out, addr, guard);
     return guard;
@@ -126,32 +150,50 @@ static IRExpr *append_guard(IRSB *out, IRExpr *addr, IRExpr *guard)
 /* *(cur + off) = data, cur an I64 address. */
 static void store_at(IRSB *out, IRExpr *cur, ULong off, IRExpr *data)
 {
-    IRExpr *at = off ? bind(out, Ity_I64, IRExpr_Binop(Iop_Add64, cur, IRExpr_Const(IRConst_U64(off))))
-                     : cur;
+    IRExpr *at = off ? bind(out, Ity_I64, IRExpr_Binop(Iop_Add64, cur, u64(off))) : cur;
     addStmtToIRSB(out, IRStmt_Store(Iend_LE, at, data));
 }
 
-/* Append (site, addr) to the running buffer when `guard` holds (NULL:
- * always), branch-free: the entry is always written at memspy.buf_cur,
- * which always has room (a full buffer is flushed at once), and the cursor
- * advances by one entry only if guard holds; then a guarded call flushes
- * the buffer if that filled it. */
-static void append_entry(IRSB *out, UWord site, IRExpr *addr, IRExpr *guard)
+/* The superblock's first reference: flush unless the buffer has room for
+ * all b->refs of them, then take the cursor into a temporary. */
+static void reserve(SbBuilder *b)
 {
     IRExpr *cur_at = mkIRExpr_HWord((HWord)&memspy.buf_cur);
-    IRExpr *cur = bind(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, cur_at));
-    store_at(out, cur, offsetof(RefEntry, site), IRExpr_Const(IRConst_U64(site)));
-    store_at(out, cur, offsetof(RefEntry, addr), addr);
-    IRExpr *step = IRExpr_Const(IRConst_U64(sizeof(RefEntry)));
+    IRExpr *cur = bind(b->out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, cur_at));
+    IRExpr *end = bind(b->out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&memspy.buf_end)));
+    /* cur > end - refs: a buffer shorter than a superblock (--buffer=1) is
+     * past its end after one, and end - cur would wrap around. */
+    IRExpr *limit = bind(b->out, Ity_I64, IRExpr_Binop(Iop_Sub64, end, u64((ULong)b->refs * sizeof(RefEntry))));
+    IRExpr *full = bind(b->out, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, limit, cur));
+    IRDirty *d = unsafeIRDirty_0_N(0, "memspy_flush_full", VG_(fnptr_to_fnentry)(memspy_flush_full),
+                                   mkIRExprVec_0());
+    d->guard = full;
+    addStmtToIRSB(b->out, IRStmt_Dirty(d));
+    b->cur = bind(b->out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, cur_at)); /* after the call */
+}
+
+/* Store the cursor temporary back (before a side exit, and at the end). */
+static void commit(SbBuilder *b)
+{
+    if (b->cur)
+        addStmtToIRSB(b->out, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&memspy.buf_cur), b->cur));
+}
+
+/* Append (site, addr) when `guard` holds (NULL: always), branch-free: the
+ * entry is always written at the cursor, which has room (reserve), and the
+ * cursor advances by one entry only if guard holds. */
+static void append_entry(SbBuilder *b, IRExpr *site, IRExpr *addr, IRExpr *guard)
+{
+    if (!b->cur)
+        reserve(b);
+    store_at(b->out, b->cur, offsetof(RefEntry, site), site);
+    store_at(b->out, b->cur, offsetof(RefEntry, addr), addr);
+    IRExpr *step = u64(sizeof(RefEntry));
     if (guard) {
-        IRExpr *one = bind(out, Ity_I64, IRExpr_Unop(Iop_1Uto64, guard));
-        step = bind(out, Ity_I64, IRExpr_Binop(Iop_Mul64, one, step));
+        IRExpr *one = bind(b->out, Ity_I64, IRExpr_Unop(Iop_1Uto64, guard));
+        step = bind(b->out, Ity_I64, IRExpr_Binop(Iop_Shl64, one, IRExpr_Const(IRConst_U8(4))));
     }
-    IRExpr *next = bind(out, Ity_I64, IRExpr_Binop(Iop_Add64, cur, step));
-    addStmtToIRSB(out, IRStmt_Store(Iend_LE, cur_at, next));
-    IRExpr *end = bind(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&memspy.buf_end)));
-    IRExpr *full = bind(out, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, next, end));
-    call_when(out, "memspy_flush_full", memspy_flush_full, full);
+    b->cur = bind(b->out, Ity_I64, IRExpr_Binop(Iop_Add64, b->cur, step));
 }
 
 /* A VgMemRefFn: ctx is the SbBuilder. */
@@ -162,8 +204,26 @@ static void instrument_access(void *ctx, IRExpr *addr, Int size, Bool is_write, 
     if (!b->code)
         b->code = memspy_code(b->ip);
     tl_assert(((UWord)b->code & ~REF_CODE_MASK) == 0);
-    UWord site = ((UWord)size * 2 + (is_write ? 1 : 0)) << REF_SITE_SHIFT | (UWord)b->code;
-    append_entry(b->out, site, addr, append_guard(b->out, addr, guard));
+    IRExpr *site = u64(((UWord)size * 2 + (is_write ? 1 : 0)) << REF_SITE_SHIFT | (UWord)b->code);
+    guard = append_guard(b->out, addr, guard, &site);
+    append_entry(b, site, addr, guard);
+}
+
+/* A VgMemRefFn that only counts (ctx: a UInt). */
+static void count_access(void *ctx, IRExpr *addr, Int size, Bool is_write, IRExpr *guard)
+{
+    (void)addr, (void)size, (void)is_write, (void)guard;
+    (*(UInt *)ctx)++;
+}
+
+/* The references the statements of `in` make. */
+static UInt count_refs(IRSB *in)
+{
+    UInt n = 0;
+    for (Int i = 0; i < in->stmts_used; i++)
+        if (in->stmts[i] && in->stmts[i]->tag != Ist_IMark)
+            vg_memrefs(in, in->stmts[i], count_access, &n);
+    return n;
 }
 
 /* Add the entries for the references `st` makes. */
@@ -173,6 +233,9 @@ static void instrument_stmt(SbBuilder *b, IRSB *in, IRStmt *st)
     case Ist_IMark:
         b->ip = (Addr)st->Ist.IMark.addr;
         b->code = NULL;
+        break;
+    case Ist_Exit:
+        commit(b); /* the entries made so far, if the exit is taken */
         break;
     default:
         vg_memrefs(in, st, instrument_access, b);
@@ -190,7 +253,8 @@ IRSB *memspy_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
     if (memspy.refused)
         return in; /* the options were refused; the run only ends */
 
-    SbBuilder b = {.out = deepCopyIRSBExceptStmts(in)};
+    SbBuilder b = {.out = deepCopyIRSBExceptStmts(in), .refs = count_refs(in)};
+    tl_assert(b.refs <= MEMSPY_SB_REFS);
     Int i = 0;
     for (; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
         addStmtToIRSB(b.out, in->stmts[i]); /* preamble */
@@ -201,5 +265,6 @@ IRSB *memspy_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
         instrument_stmt(&b, in, st);
         addStmtToIRSB(b.out, st);
     }
+    commit(&b);
     return b.out;
 }

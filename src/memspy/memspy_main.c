@@ -13,6 +13,7 @@
 #include "pub_tool_options.h"
 #include "pub_tool_replacemalloc.h"
 #include "pub_tool_tooliface.h"
+#include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
 
 #include "memspy/memspy.h"
@@ -181,15 +182,34 @@ static void post_clo_init(void)
     memspy_threads_init();
 }
 
+/* Does futex(2) operation `op` wake a waiter? */
+static Bool futex_wakes(UWord op)
+{
+    switch (op & ~(UWord)(VKI_FUTEX_PRIVATE_FLAG | VKI_FUTEX_CLOCK_REALTIME)) {
+    case VKI_FUTEX_WAKE:
+    case VKI_FUTEX_REQUEUE:
+    case VKI_FUTEX_CMP_REQUEUE:
+    case VKI_FUTEX_WAKE_OP:
+    case VKI_FUTEX_UNLOCK_PI:
+    case VKI_FUTEX_WAKE_BITSET:
+    case VKI_FUTEX_CMP_REQUEUE_PI:
+        return True;
+    default:
+        return False;
+    }
+}
+
 /* Valgrind passes fini() no exit code, so take it from exit_group(2).  A
  * process killed by a signal never gets here: its file has no `exit`.
- * futex(2) is where threads wait for and wake each other (a contended lock,
- * a barrier, a condition, a join): the references made before it are
- * simulated before any made after (docs/memspy.md, "Threads"). */
+ * A futex(2) wake is where a thread releases others (a contended unlock, a
+ * barrier's last arrival, a condition signal): the references made before
+ * it are simulated before any made after (docs/memspy.md, "Threads").  A
+ * wait is not: the waiter made its references before, and flushing there
+ * would end windows of threads still running with others not yet run. */
 static void pre_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nargs)
 {
     (void)tid;
-    if (syscallno == __NR_futex)
+    if (syscallno == __NR_futex && nargs >= 2 && futex_wakes(args[1]))
         memspy_flush();
     if (syscallno == __NR_exit_group && nargs >= 1) {
         memspy.exited = True;
