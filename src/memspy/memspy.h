@@ -144,14 +144,16 @@ typedef struct Memspy {
     /* simulation */
     ms_sim *sim;
     rd_allocator alloc;
-    ULong phase_left; /* time sampling: references left in the current ON stretch */
     Bool new_sample;  /* time sampling: the next simulated reference starts a sample
                          (set by a REF_SAMPLE_MARK entry) */
-    ULong skipped;    /* references not simulated, as the helper counted them
-                         (a whole OFF stretch when it began); memspy_skipped() is exact */
+    ULong skipped;    /* references not simulated, as the flush counted them
+                         (a whole OFF stretch at its marker); memspy_skipped() is exact */
     /* Read and written by the instrumented code itself, so that a reference
      * makes no helper call (memspy_instrument.c): */
-    ULong gap_left;    /* time sampling: references still to skip in this OFF stretch */
+    /* time sampling: references left in the current period of ON + OFF,
+     * counting down to 1: above OFF the reference is simulated, at OFF it
+     * is the OFF stretch's first (a sample marker), below it skipped */
+    ULong sample_left;
     ULong set_skipped; /* set sampling alone: references outside the sampled sets */
     RefEntry *buf_cur, *buf_end; /* the running thread's buffer: next entry, end */
 

@@ -44,18 +44,25 @@ Bool memspy_access_init(void)
                              "simulated: %s\n", error ? error : "bad configuration");
         return False;
     }
-    memspy.phase_left = memspy.sample_on;
+    memspy.sample_left = memspy.sample_on + memspy.sample_off;
     return True;
+}
+
+/* The references of the OFF stretch under way not yet made (counted in
+ * memspy.skipped at its marker). */
+static ULong gap_left(void)
+{
+    return memspy.sample_left < memspy.sample_off ? memspy.sample_left : 0;
 }
 
 ULong memspy_skipped(void)
 {
-    return memspy.skipped - memspy.gap_left + memspy.set_skipped;
+    return memspy.skipped - gap_left() + memspy.set_skipped;
 }
 
 void memspy_access_reset(void)
 {
-    memspy.skipped = memspy.gap_left; /* cancels out in memspy_skipped() */
+    memspy.skipped = gap_left(); /* cancels out in memspy_skipped() */
     memspy.set_skipped = 0;
 }
 
@@ -83,6 +90,7 @@ void memspy_simulate_run(const RefBuf *b, const RefEntry *from, const RefEntry *
     for (const RefEntry *e = from; e < to; e++) {
         if (UNLIKELY(e->site == REF_SAMPLE_MARK)) {
             m->new_sample = True;
+            m->skipped += m->sample_off; /* the whole stretch; see gap_left */
             continue;
         }
         if (UNLIKELY(m->new_sample)) {

@@ -20,9 +20,9 @@
  * Sampling that can be decided without the simulator is decided here, in
  * IR, in front of the append, so that a reference that is not simulated
  * costs a few inline instructions and no entry: time sampling's stretches
- * (countdowns in memspy.gap_left and memspy.phase_left; the reference that
- * ends an ON stretch appends a sample marker instead) and, alone, set
- * sampling's other sets (a mask test, counted in memspy.set_skipped).
+ * (a countdown in memspy.sample_left; the reference that ends an ON stretch
+ * appends a sample marker instead) and, alone, set sampling's other sets (a
+ * mask test, counted in memspy.set_skipped).
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
@@ -57,29 +57,16 @@ static IRExpr *and_guard(IRSB *out, IRExpr *guard, IRExpr *more)
     return bind(out, Ity_I1, IRExpr_Binop(Iop_And1, guard, more));
 }
 
-/* *counter += 1 (minus: -= 1) when `cond` (may be NULL: always true) holds;
- * branch-free: the step is cond widened to 0 or 1. */
-static void add_count(IRSB *out, ULong *counter, IRExpr *cond, Bool minus)
+/* *counter += 1 when `cond` (may be NULL: always true) holds; branch-free:
+ * the step is cond widened to 0 or 1. */
+static void add_count(IRSB *out, ULong *counter, IRExpr *cond)
 {
     IRExpr *at = mkIRExpr_HWord((HWord)counter);
     IRExpr *old = bind(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, at));
     IRExpr *one = cond ? bind(out, Ity_I64, IRExpr_Unop(Iop_1Uto64, cond))
                        : IRExpr_Const(IRConst_U64(1));
-    IRExpr *now = bind(out, Ity_I64, IRExpr_Binop(minus ? Iop_Sub64 : Iop_Add64, old, one));
+    IRExpr *now = bind(out, Ity_I64, IRExpr_Binop(Iop_Add64, old, one));
     addStmtToIRSB(out, IRStmt_Store(Iend_LE, at, now));
-}
-
-/* *counter, loaded. */
-static IRExpr *load_u64(IRSB *out, ULong *counter)
-{
-    return bind(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)counter)));
-}
-
-/* *counter = cond ? if_true : value. */
-static void store_ite(IRSB *out, ULong *counter, IRExpr *cond, IRExpr *if_true, IRExpr *value)
-{
-    IRExpr *now = bind(out, Ity_I64, IRExpr_ITE(cond, if_true, value));
-    addStmtToIRSB(out, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)counter), now));
 }
 
 static IRExpr *u64(ULong v)
@@ -87,35 +74,27 @@ static IRExpr *u64(ULong v)
     return IRExpr_Const(IRConst_U64(v));
 }
 
-/* Time sampling in IR.  While memspy.gap_left > 0 the reference only counts
- * it down.  Otherwise it is appended: counted down in memspy.phase_left if
- * that is not 0; if it is, the ON stretch is over and this reference is the
- * first of the next OFF stretch: phase_left = ON, gap_left = OFF - 1,
- * skipped += OFF (memspy_skipped takes back what remains), and its entry is
- * a sample marker (*site = 0), after which the flush starts a new sample.
- * Returns the condition for appending (never NULL). */
+/* Time sampling in IR: one countdown, memspy.sample_left, through each
+ * period of ON + OFF references.  Above OFF the reference is appended; at
+ * OFF it is the first of the OFF stretch and appends a sample marker
+ * (*site = REF_SAMPLE_MARK: the flush counts the stretch skipped and starts
+ * a new sample after it); below, it is skipped.  At 1 the count starts
+ * again from ON + OFF.  Returns the condition for appending. */
 static IRExpr *time_sampling_guard(IRSB *out, IRExpr *guard, IRExpr **site)
 {
     Memspy *m = &memspy;
-    IRExpr *gap = load_u64(out, &m->gap_left), *phase = load_u64(out, &m->phase_left);
-    IRExpr *in_gap = bind(out, Ity_I1, IRExpr_Binop(Iop_CmpNE64, gap, u64(0)));
-    IRExpr *on = and_guard(out, guard, bind(out, Ity_I1, IRExpr_Unop(Iop_Not1, in_gap)));
-    if (!on)
-        on = IRExpr_Const(IRConst_U1(True));
-    IRExpr *ends = bind(out, Ity_I1, IRExpr_Binop(Iop_And1, on,
-                                                  bind(out, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, phase, u64(0)))));
-    IRExpr *counted = and_guard(out, guard, in_gap); /* a gap reference that happens */
-    IRExpr *gap_step = counted ? bind(out, Ity_I64, IRExpr_Unop(Iop_1Uto64, counted)) : u64(1);
-    IRExpr *on_step = bind(out, Ity_I64, IRExpr_Unop(Iop_1Uto64, on));
-    store_ite(out, &m->gap_left, ends, u64(m->sample_off - 1),
-              bind(out, Ity_I64, IRExpr_Binop(Iop_Sub64, gap, gap_step)));
-    store_ite(out, &m->phase_left, ends, u64(m->sample_on),
-              bind(out, Ity_I64, IRExpr_Binop(Iop_Sub64, phase, on_step)));
-    IRExpr *skipped = load_u64(out, &m->skipped);
-    store_ite(out, &m->skipped, ends, bind(out, Ity_I64, IRExpr_Binop(Iop_Add64, skipped, u64(m->sample_off))),
-              skipped);
-    *site = bind(out, Ity_I64, IRExpr_ITE(ends, u64(0), *site));
-    return on;
+    IRExpr *at = mkIRExpr_HWord((HWord)&m->sample_left);
+    IRExpr *left = bind(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, at));
+    IRExpr *next = bind(out, Ity_I64, IRExpr_ITE(bind(out, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, left, u64(1))),
+                                                 u64(m->sample_on + m->sample_off),
+                                                 bind(out, Ity_I64, IRExpr_Binop(Iop_Sub64, left, u64(1)))));
+    if (guard)
+        next = bind(out, Ity_I64, IRExpr_ITE(guard, next, left));
+    addStmtToIRSB(out, IRStmt_Store(Iend_LE, at, next));
+    IRExpr *marker = bind(out, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, left, u64(m->sample_off)));
+    *site = bind(out, Ity_I64, IRExpr_ITE(marker, u64(REF_SAMPLE_MARK), *site));
+    IRExpr *on = bind(out, Ity_I1, IRExpr_Binop(Iop_CmpLE64U, u64(m->sample_off), left));
+    return and_guard(out, guard, on);
 }
 
 /* Set sampling in IR: a reference whose first line is not sampled (block &
@@ -130,7 +109,7 @@ static IRExpr *set_sampling_guard(IRSB *out, IRExpr *addr, IRExpr *guard)
                                                   IRExpr_Const(IRConst_U64(memspy.config.set_sample - 1))));
     IRExpr *in_set = bind(out, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, set, IRExpr_Const(IRConst_U64(0))));
     IRExpr *out_of_set = bind(out, Ity_I1, IRExpr_Unop(Iop_Not1, in_set));
-    add_count(out, &memspy.set_skipped, and_guard(out, guard, out_of_set), False);
+    add_count(out, &memspy.set_skipped, and_guard(out, guard, out_of_set));
     return and_guard(out, guard, in_set);
 }
 
