@@ -146,7 +146,8 @@ static void print_usage(void)
         "    --interleave=yes|no               merge the threads' buffered references\n"
         "                                      evenly when simulating them [yes]\n"
         "    --buffer=N                        references buffered per thread while\n"
-        "                                      several threads run [2M]\n");
+        "                                      several threads run [2M]; one\n"
+        "                                      thread alone buffers min(N, 1K)\n");
 }
 
 static void print_debug_usage(void)

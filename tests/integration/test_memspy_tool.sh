@@ -16,7 +16,7 @@
 #     increments per thread, where Valgrind's own order (--interleave=no)
 #     gives a few per scheduling quantum; the padded counters none;
 #   - buffering changes nothing on one thread: a buffer of one reference
-#     (simulated at once) gives the same raw file as the default;
+#     (flushed at every superblock) gives the same counts as the default;
 #   - bad options are refused with a message that names the fix.
 source "$TESTLIB"
 VGLIB="$(dirname "$AUGUR")/vglib"
