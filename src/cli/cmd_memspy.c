@@ -35,6 +35,7 @@ typedef struct memspy_options {
     double ratio;         /* simulated share of references, (0, 1] */
     int by_sets;          /* sample sets instead of time */
     unsigned long shadow; /* --shadow-sample: 1 line in `shadow` splits capacity/conflict */
+    int interleave;       /* merge threads' buffered references (the tool's default) */
     enum format format;
     const char *output;   /* NULL: stdout */
     const char *raw;      /* --raw FILE: report this raw file, run nothing */
@@ -45,8 +46,8 @@ static void usage(FILE *to)
 {
     fprintf(to,
             "usage: augur memspy [--machine NAME|FILE] [--sample RATIO [--sample-by sets|time]]\n"
-            "                    [--shadow-sample N] [--format text|json|callgrind] [--output FILE]\n"
-            "                    -- PROGRAM [ARGS...]\n"
+            "                    [--shadow-sample N] [--interleave yes|no] [--format text|json|callgrind]\n"
+            "                    [--output FILE] -- PROGRAM [ARGS...]\n"
             "       augur memspy [--machine NAME|FILE] [--format F] [--output FILE] --raw FILE\n\n"
             "Runs PROGRAM under the memspy Valgrind tool, which simulates the machine's data caches\n"
             "(set-associative LRU, private levels per thread, shared levels shared) and reports, for\n"
@@ -69,6 +70,9 @@ static void usage(FILE *to)
             "                       hash of the line), the rest apportioned by that split, stated with\n"
             "                       its 95%% interval; misses, cold and sharing stay exact (default 1:\n"
             "                       every miss split)\n"
+            "  --interleave yes|no  yes (default): simulate the threads' references interleaved\n"
+            "                       evenly between synchronizations, as if they ran at once; no:\n"
+            "                       in Valgrind's order (one thread at a time, long stretches)\n"
             "  --format F           text (default), json, or callgrind (for callgrind_annotate and\n"
             "                       KCachegrind: one event per level and cause)\n"
             "  --output FILE        write the report to FILE instead of standard output\n"
@@ -127,6 +131,11 @@ static int take_option(int opt, const char *arg, void *ctx)
             return cli_usage_error("memspy", "--shadow-sample '%s': give a power of two N >= 1, such as 8 "
                                              "(1: every miss split exactly)", arg);
         return 0;
+    case 'i':
+        if (strcmp(arg, "yes") && strcmp(arg, "no"))
+            return cli_usage_error("memspy", "--interleave '%s': give yes or no", arg);
+        o->interleave = !strcmp(arg, "yes");
+        return 0;
     default:
         o->output = arg;
         return 0;
@@ -141,10 +150,10 @@ static int parse_options(int argc, char **argv, memspy_options *o)
         {"sample-by", required_argument, NULL, 'b'}, {"format", required_argument, NULL, 'f'},
         {"output", required_argument, NULL, 'o'},   {"raw", required_argument, NULL, 'r'},
         {"shadow-sample", required_argument, NULL, 'S'},
-        {"help", no_argument, NULL, 'h'},
+        {"interleave", required_argument, NULL, 'i'}, {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    *o = (memspy_options){.ratio = 1.0, .by_sets = 1, .shadow = 1}; /* docs/memspy.md, Benchmark */
+    *o = (memspy_options){.ratio = 1.0, .by_sets = 1, .shadow = 1, .interleave = 1}; /* sets: docs/memspy.md, Benchmark */
     int first;
     int rc = cli_getopt("memspy", argc, argv, longopts, take_option, o, &first);
     if (rc != 0)
@@ -221,6 +230,8 @@ static int run(const memspy_options *o, const machine *m, const char *tool_dir, 
         snprintf(shadow, sizeof shadow, "--shadow-sample=%lu", o->shadow);
         args[n++] = shadow;
     }
+    if (!o->interleave)
+        args[n++] = "--interleave=no";
     args[n] = NULL;
     fprintf(stderr, "augur: running %s under memspy with %s's caches (expect 10-60x native time)...\n",
             o->program_argv[0], m->name);

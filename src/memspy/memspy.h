@@ -6,9 +6,12 @@
  * miss cause and eviction to the pair (instruction, data object) that made
  * it, as MemSpy did (docs/memspy.md, "The Valgrind tool").  Files:
  *   memspy_main.c        registration with Valgrind, options, start and finish
- *   memspy_instrument.c  the IR pass: one helper call per load or store
- *   memspy_access.c      what that helper does: sampling gate, object lookup,
- *                        simulation, counting
+ *   memspy_instrument.c  the IR pass: each load or store appends an entry to
+ *                        the running thread's buffer, inline
+ *   memspy_buffer.c      the per-thread buffers: switching, flushing, and
+ *                        interleaving several threads' entries
+ *   memspy_access.c      what a buffered reference costs when flushed: object
+ *                        lookup, simulation, counting; time samples' starts
  *   memspy_objects.c     data objects: heap blocks (malloc replacement),
  *                        globals, stack frames, other; address -> object
  *   memspy_pairs.c       code locations, their (instruction, object) counters,
@@ -37,6 +40,16 @@
 #define MAX_SITE_FRAMES 8
 #define MAX_VG_THREADS 512 /* above VG_N_THREADS (500) */
 #define NO_OBJ UINT32_MAX
+
+/* A buffered reference's `site` word: size*2+write in the bits from
+ * REF_SITE_SHIFT up, the instruction's CodeRec* below (tool heap addresses
+ * fit 48 bits on amd64), so the instrumented code stores one constant. */
+#define REF_SITE_SHIFT 48
+#define REF_CODE_MASK ((1ULL << REF_SITE_SHIFT) - 1)
+#define REF_SAMPLE_MARK 0 /* a `site` that starts a new time sample */
+/* Most references one superblock makes: buffers have this much room past
+ * their end, since a superblock reserves room for all of its own. */
+#define MEMSPY_SB_REFS 4096
 
 typedef enum { OBJ_HEAP, OBJ_GLOBAL, OBJ_STACK, OBJ_OTHER } ObjKind;
 
@@ -100,6 +113,26 @@ typedef struct EvictRec {
     ULong count;
 } EvictRec;
 
+/* One reference made but not yet simulated (memspy_buffer.c). */
+typedef struct RefEntry {
+    UWord site; /* size_and_write << REF_SITE_SHIFT | (UWord)CodeRec* */
+    Addr addr;
+} RefEntry;
+
+/* A thread's stack as Valgrind knows it: [lo, hi]. */
+typedef struct StackRange {
+    Addr lo, hi;
+} StackRange;
+
+/* The references a Valgrind thread made since the last flush. */
+typedef struct RefBuf {
+    RefEntry *start; /* NULL until the thread first runs */
+    SizeT cap;       /* entries allocated, past the end in use: MEMSPY_SB_REFS */
+    RefEntry *cur;   /* the next free entry (memspy.buf_cur while it runs) */
+    UInt thread;     /* its simulator thread */
+    StackRange stack; /* its stack when those references were made */
+} RefBuf;
+
 typedef struct ThreadTotals {
     ULong refs;
     ULong miss[MAX_LEVELS];
@@ -115,14 +148,25 @@ typedef struct Memspy {
     /* simulation */
     ms_sim *sim;
     rd_allocator alloc;
-    ULong phase_left; /* time sampling: references left in the current ON stretch */
-    Bool new_sample;  /* time sampling: the next simulated reference starts a sample */
-    ULong skipped;    /* references not simulated, as the helper counted them
-                         (a whole OFF stretch when it began); memspy_skipped() is exact */
+    Bool new_sample;  /* time sampling: the next simulated reference starts a sample
+                         (set by a REF_SAMPLE_MARK entry) */
+    ULong skipped;    /* references not simulated, as the flush counted them
+                         (a whole OFF stretch at its marker); memspy_skipped() is exact */
     /* Read and written by the instrumented code itself, so that a reference
-     * that is not simulated makes no helper call (memspy_instrument.c): */
-    ULong gap_left;    /* time sampling: references still to skip in this OFF stretch */
+     * makes no helper call (memspy_instrument.c): */
+    /* time sampling: references left in the current period of ON + OFF,
+     * counting down to 1: above OFF the reference is simulated, at OFF it
+     * is the OFF stretch's first (a sample marker), below it skipped */
+    ULong sample_left;
     ULong set_skipped; /* set sampling alone: references outside the sampled sets */
+    RefEntry *buf_cur, *buf_end; /* the running thread's buffer: next entry, end */
+
+    /* reference buffers (memspy_buffer.c) */
+    Bool interleave;    /* merge several threads' entries at a flush */
+    SizeT buf_entries;  /* per thread while several threads live (--buffer) */
+    RefBuf buf[MAX_VG_THREADS]; /* by Valgrind thread id */
+    UInt buf_tids;      /* 1 + the highest thread id with a buffer */
+    RefBuf *running;    /* the running thread's, NULL before the first */
 
     /* code */
     VgHashTable *codes; /* CodeRec by address */
@@ -144,8 +188,7 @@ typedef struct Memspy {
     /* threads */
     UInt thread_of_tid[MAX_VG_THREADS]; /* dense simulator thread of a Valgrind tid */
     UInt threads_created;
-    UInt cur_thread;          /* of the running thread */
-    Addr stack_lo, stack_hi;  /* the running thread's stack, [lo, hi] */
+    UInt threads_live;
 
     Bool refused; /* the options were refused: write nothing */
     Bool exited;  /* the process called exit_group(exit_code) */
@@ -160,9 +203,8 @@ IRSB *memspy_instrument(VgCallbackClosure *closure, IRSB *sb_in, const VexGuestL
                         IRType gWordTy, IRType hWordTy);
 
 /* memspy_access.c */
-/* One reference of instruction `code`: bit 0 of size_and_write is 1 for a
- * write, the rest is the size in bytes. */
-VG_REGPARM(3) void memspy_on_access(CodeRec *code, Addr addr, UWord size_and_write);
+/* Simulate and count the entries [from, to) of buffer b, in order. */
+void memspy_simulate_run(const RefBuf *b, const RefEntry *from, const RefEntry *to);
 /* Make the simulator; False (after a message) if the options describe a
  * hierarchy it refuses. */
 Bool memspy_access_init(void);
@@ -175,15 +217,44 @@ void memspy_access_reset(void);
 
 /* memspy_objects.c */
 void memspy_objects_init(void); /* also registers the malloc replacement */
-UInt memspy_object_of(CodeRec *code, Addr addr);
+/* The object of `addr` when the instruction's caches cannot say. */
+UInt memspy_stack_object(CodeRec *code);
+UInt memspy_object_lookup(CodeRec *code, Addr addr);
+
+/* The data object `addr` belongs to, referenced by `code` in a thread
+ * whose stack is `stack`.  Inline: the flush loop's common cases are the
+ * instruction's cached stack object or last hit (memspy_objects.c). */
+static inline UInt memspy_object_of(CodeRec *code, Addr addr, const StackRange *stack)
+{
+    if (addr >= stack->lo && addr <= stack->hi)
+        return LIKELY(code->stack_obj != NO_OBJ) ? code->stack_obj : memspy_stack_object(code);
+    if (LIKELY(code->hit_epoch == memspy.epoch && addr - code->hit_lo < code->hit_hi - code->hit_lo))
+        return code->hit_obj;
+    return memspy_object_lookup(code, addr);
+}
 DataObj *memspy_obj(UInt id);
 UInt memspy_nobjs(void);
 
 /* memspy_pairs.c */
 void memspy_pairs_init(void);
 CodeRec *memspy_code(Addr addr); /* find or create, with names */
-void memspy_count(CodeRec *code, UInt obj, Bool is_write, const ms_result *r);
+void memspy_count(CodeRec *code, UInt obj, UInt thread, Bool is_write, const ms_result *r);
 void memspy_pairs_reset(void); /* zero every counter (a forked child) */
+
+/* memspy_buffer.c */
+/* Make Valgrind thread `tid` (simulator thread `thread`, stack `stack`) the
+ * running one: its buffer receives the instrumented code's entries.
+ * Flushes first when its pending entries could no longer be simulated as
+ * they were made (its stack moved, --interleave=no and another thread has
+ * entries, or the buffer must grow). */
+void memspy_buffer_switch(ThreadId tid, UInt thread, StackRange stack);
+/* Simulate every pending entry of every thread, in order per thread and,
+ * when several threads have some, interleaved evenly (docs/memspy.md,
+ * "Threads"); all buffers are then empty. */
+void memspy_flush(void);
+/* Called by the instrumented code when the running buffer has no room for
+ * a superblock's references. */
+void memspy_flush_full(void);
 
 /* memspy_threads.c */
 void memspy_threads_init(void);

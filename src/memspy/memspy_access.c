@@ -1,15 +1,18 @@
-/* memspy_access.c — what every data reference does at run time.
+/* memspy_access.c — what a data reference costs when its buffer is
+ * flushed (memspy_buffer.c), and time sampling's stretches.
  *
- * memspy_on_access, called by the instrumented code (memspy_instrument.c):
- *   1. time sampling: the instrumented code skips OFF stretches itself
- *      (memspy_instrument.c); here an ON stretch's end sets up the next OFF
- *      stretch, and when an ON stretch begins the simulator is told
- *      (ms_sample_start) so that it flags misses it cannot vouch for;
- *   2. the data object the address belongs to (memspy_objects.c);
- *   3. the simulator, on behalf of the running thread, with the object as
- *      the tag its lines keep (so a later eviction names it);
- *   4. the counters of the pair, the evictions and the thread
+ * memspy_simulate_run, for each buffered reference in turn:
+ *   1. the data object the address belongs to (memspy_objects.c), with the
+ *      stack of the thread that made the reference;
+ *   2. the simulator, on behalf of that thread, with the object as the tag
+ *      its lines keep (so a later eviction names it);
+ *   3. the counters of the pair, the evictions and the thread
  *      (memspy_pairs.c); a reference outside the sampled sets is skipped.
+ * Time sampling: the instrumented code counts ON and OFF stretches itself
+ * (memspy_instrument.c) and appends a marker entry for the reference that
+ * ends an ON stretch; before the next reference the simulator is told that
+ * a new sample begins (ms_sample_start), so that it flags misses it cannot
+ * vouch for.
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
@@ -41,59 +44,60 @@ Bool memspy_access_init(void)
                              "simulated: %s\n", error ? error : "bad configuration");
         return False;
     }
-    memspy.phase_left = memspy.sample_on;
+    memspy.sample_left = memspy.sample_on + memspy.sample_off;
     return True;
+}
+
+/* The references of the OFF stretch under way not yet made (counted in
+ * memspy.skipped at its marker). */
+static ULong gap_left(void)
+{
+    return memspy.sample_left < memspy.sample_off ? memspy.sample_left : 0;
 }
 
 ULong memspy_skipped(void)
 {
-    return memspy.skipped - memspy.gap_left + memspy.set_skipped;
+    return memspy.skipped - gap_left() + memspy.set_skipped;
 }
 
 void memspy_access_reset(void)
 {
-    memspy.skipped = memspy.gap_left; /* cancels out in memspy_skipped() */
+    memspy.skipped = gap_left(); /* cancels out in memspy_skipped() */
     memspy.set_skipped = 0;
 }
 
-/* Time sampling, for a reference the instrumented code let through (the
- * OFF stretch, gap_left references, is skipped without a call): is this
- * reference the first of a new OFF stretch?  Then the stretch is set up for
- * the instrumented code to skip, and counted skipped in full (memspy_skipped
- * takes back what remains of it).  The first reference after a stretch
- * starts a new sample. */
-static inline Bool starts_time_gap(void)
+/* One reference of instruction `code` made by simulator thread `thread`
+ * whose stack was `stack`: bit 0 of size_and_write is 1 for a write, the
+ * rest is the size in bytes. */
+static inline void simulate(CodeRec *code, Addr addr, UWord size_and_write, UInt thread,
+                            const StackRange *stack)
 {
     Memspy *m = &memspy;
-    if (LIKELY(m->sample_on == 0))
-        return False;
-    if (m->phase_left == 0) {
-        m->phase_left = m->sample_on;
-        m->gap_left = m->sample_off - 1; /* this reference is the stretch's first */
-        m->skipped += m->sample_off;
-        m->new_sample = True;
-        return True;
-    }
-    if (m->new_sample) {
-        m->new_sample = False;
-        ms_sample_start(m->sim);
-    }
-    m->phase_left--;
-    return False;
-}
-
-VG_REGPARM(3) void memspy_on_access(CodeRec *code, Addr addr, UWord size_and_write)
-{
-    Memspy *m = &memspy;
-    if (starts_time_gap())
-        return;
     Bool is_write = size_and_write & 1;
-    UInt obj = memspy_object_of(code, addr);
+    UInt obj = memspy_object_of(code, addr, stack);
     ms_result r;
-    ms_access(m->sim, m->cur_thread, addr, (uint32_t)(size_and_write >> 1), is_write, obj, &r);
+    ms_access(m->sim, thread, addr, (uint32_t)(size_and_write >> 1), is_write, obj, &r);
     if (!r.sampled) {
         m->skipped++;
         return;
     }
-    memspy_count(code, obj, is_write, &r);
+    memspy_count(code, obj, thread, is_write, &r);
+}
+
+void memspy_simulate_run(const RefBuf *b, const RefEntry *from, const RefEntry *to)
+{
+    Memspy *m = &memspy;
+    for (const RefEntry *e = from; e < to; e++) {
+        if (UNLIKELY(e->site == REF_SAMPLE_MARK)) {
+            m->new_sample = True;
+            m->skipped += m->sample_off; /* the whole stretch; see gap_left */
+            continue;
+        }
+        if (UNLIKELY(m->new_sample)) {
+            m->new_sample = False;
+            ms_sample_start(m->sim);
+        }
+        simulate((CodeRec *)(e->site & REF_CODE_MASK), e->addr, e->site >> REF_SITE_SHIFT, b->thread,
+                 &b->stack);
+    }
 }

@@ -1,19 +1,28 @@
 /* memspy_instrument.c — the IR instrumentation pass of the memspy tool.
  *
- * Every data reference of every guest instruction becomes one call of
- * memspy_on_access(code, addr, size*2 + is_write), placed before the
- * statement that makes it, as Lackey and Cachegrind do: loads, stores,
- * guarded loads and stores (the call takes the same guard), dirty helpers
- * that touch memory, CAS (a read then a write) and LL/SC.  `code` is the
- * instruction's CodeRec, created here with its names at the instruction's
- * first reference (instructions that touch no memory get none), so the
- * helper needs no lookup to know who referenced memory.
+ * Every data reference of every guest instruction appends one entry
+ * (site, addr) to the running thread's buffer (memspy_buffer.c), inline,
+ * before the statement that makes it, as Lackey and Cachegrind place their
+ * calls: loads, stores, guarded loads and stores (the entry counts only
+ * when the guard holds), dirty helpers that touch memory, CAS (a read then
+ * a write) and LL/SC.  `site` is one constant: the instruction's CodeRec,
+ * created here with its names at the instruction's first reference
+ * (instructions that touch no memory get none), and size*2 + is_write.
+ *
+ * Per superblock, not per reference: its first reference checks that the
+ * buffer has room for all K references the superblock can make (a guarded
+ * call of memspy_flush_full when not) and loads the cursor into a
+ * temporary; each append then is two stores and an add; the cursor is
+ * stored back before every side exit and at the end.  Nothing in a
+ * superblock flushes the buffer (time sampling below makes no call), so the
+ * temporary stays right.
  *
  * Sampling that can be decided without the simulator is decided here, in
- * IR, so that a reference that is not simulated costs a few inline
- * instructions and no call: time sampling's OFF stretches (a countdown in
- * memspy.gap_left) and, alone, set sampling's other sets (a mask test,
- * counted in memspy.set_skipped).
+ * IR, in front of the append, so that a reference that is not simulated
+ * costs a few inline instructions and no entry: time sampling's stretches
+ * (a countdown in memspy.sample_left; the reference that ends an ON stretch
+ * appends a sample marker instead) and, alone, set sampling's other sets (a
+ * mask test, counted in memspy.set_skipped).
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
@@ -28,6 +37,8 @@ typedef struct SbBuilder {
     IRSB *out;
     Addr ip;       /* of the latest IMark */
     CodeRec *code; /* its record, NULL until it references memory */
+    UInt refs;     /* references the superblock makes (room to reserve) */
+    IRExpr *cur;   /* the buffer cursor, NULL until the first reference */
 } SbBuilder;
 
 /* A new temporary of type ty holding e. */
@@ -46,29 +57,44 @@ static IRExpr *and_guard(IRSB *out, IRExpr *guard, IRExpr *more)
     return bind(out, Ity_I1, IRExpr_Binop(Iop_And1, guard, more));
 }
 
-/* *counter += 1 (minus: -= 1) when `cond` (may be NULL: always true) holds;
- * branch-free: the step is cond widened to 0 or 1. */
-static void add_count(IRSB *out, ULong *counter, IRExpr *cond, Bool minus)
+/* *counter += 1 when `cond` (may be NULL: always true) holds; branch-free:
+ * the step is cond widened to 0 or 1. */
+static void add_count(IRSB *out, ULong *counter, IRExpr *cond)
 {
     IRExpr *at = mkIRExpr_HWord((HWord)counter);
     IRExpr *old = bind(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, at));
     IRExpr *one = cond ? bind(out, Ity_I64, IRExpr_Unop(Iop_1Uto64, cond))
                        : IRExpr_Const(IRConst_U64(1));
-    IRExpr *now = bind(out, Ity_I64, IRExpr_Binop(minus ? Iop_Sub64 : Iop_Add64, old, one));
+    IRExpr *now = bind(out, Ity_I64, IRExpr_Binop(Iop_Add64, old, one));
     addStmtToIRSB(out, IRStmt_Store(Iend_LE, at, now));
 }
 
-/* Time sampling in IR: while memspy.gap_left > 0 the reference only counts
- * it down.  Returns the condition for calling the helper (NULL: always).
- * The helper itself sets gap_left; this is safe within one superblock
- * because VEX's CSE never carries a load across a dirty call. */
-static IRExpr *time_sampling_guard(IRSB *out, IRExpr *guard)
+static IRExpr *u64(ULong v)
 {
-    IRExpr *at = mkIRExpr_HWord((HWord)&memspy.gap_left);
+    return IRExpr_Const(IRConst_U64(v));
+}
+
+/* Time sampling in IR: one countdown, memspy.sample_left, through each
+ * period of ON + OFF references.  Above OFF the reference is appended; at
+ * OFF it is the first of the OFF stretch and appends a sample marker
+ * (*site = REF_SAMPLE_MARK: the flush counts the stretch skipped and starts
+ * a new sample after it); below, it is skipped.  At 1 the count starts
+ * again from ON + OFF.  Returns the condition for appending. */
+static IRExpr *time_sampling_guard(IRSB *out, IRExpr *guard, IRExpr **site)
+{
+    Memspy *m = &memspy;
+    IRExpr *at = mkIRExpr_HWord((HWord)&m->sample_left);
     IRExpr *left = bind(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, at));
-    IRExpr *in_gap = bind(out, Ity_I1, IRExpr_Binop(Iop_CmpNE64, left, IRExpr_Const(IRConst_U64(0))));
-    add_count(out, &memspy.gap_left, and_guard(out, guard, in_gap), True);
-    return and_guard(out, guard, bind(out, Ity_I1, IRExpr_Unop(Iop_Not1, in_gap)));
+    IRExpr *next = bind(out, Ity_I64, IRExpr_ITE(bind(out, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, left, u64(1))),
+                                                 u64(m->sample_on + m->sample_off),
+                                                 bind(out, Ity_I64, IRExpr_Binop(Iop_Sub64, left, u64(1)))));
+    if (guard)
+        next = bind(out, Ity_I64, IRExpr_ITE(guard, next, left));
+    addStmtToIRSB(out, IRStmt_Store(Iend_LE, at, next));
+    IRExpr *marker = bind(out, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, left, u64(m->sample_off)));
+    *site = bind(out, Ity_I64, IRExpr_ITE(marker, u64(REF_SAMPLE_MARK), *site));
+    IRExpr *on = bind(out, Ity_I1, IRExpr_Binop(Iop_CmpLE64U, u64(m->sample_off), left));
+    return and_guard(out, guard, on);
 }
 
 /* Set sampling in IR: a reference whose first line is not sampled (block &
@@ -83,48 +109,112 @@ static IRExpr *set_sampling_guard(IRSB *out, IRExpr *addr, IRExpr *guard)
                                                   IRExpr_Const(IRConst_U64(memspy.config.set_sample - 1))));
     IRExpr *in_set = bind(out, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, set, IRExpr_Const(IRConst_U64(0))));
     IRExpr *out_of_set = bind(out, Ity_I1, IRExpr_Unop(Iop_Not1, in_set));
-    add_count(out, &memspy.set_skipped, and_guard(out, guard, out_of_set), False);
+    add_count(out, &memspy.set_skipped, and_guard(out, guard, out_of_set));
     return and_guard(out, guard, in_set);
 }
 
-/* The condition under which the helper is called for a reference at addr
- * (NULL: always): the statement's own guard, and the sampling that can be
- * decided in IR.  Set sampling is tested here only without time sampling,
- * whose ON stretches count every reference in the helper. */
-static IRExpr *call_guard(IRSB *out, IRExpr *addr, IRExpr *guard)
+/* The condition under which a reference at addr is appended (NULL:
+ * always): the statement's own guard, and the sampling that can be decided
+ * in IR, which may replace *site by a marker.  Set sampling is tested here only without time sampling, whose ON
+ * stretches count every reference (the simulator skips other sets). */
+static IRExpr *append_guard(IRSB *out, IRExpr *addr, IRExpr *guard, IRExpr **site)
 {
     if (memspy.sample_on)
-        return time_sampling_guard(out, guard);
+        return time_sampling_guard(out, guard, site);
     if (memspy.config.set_sample > 1)
         return set_sampling_guard(out, addr, guard);
     return guard;
+}
+
+/* *(cur + off) = data, cur an I64 address. */
+static void store_at(IRSB *out, IRExpr *cur, ULong off, IRExpr *data)
+{
+    IRExpr *at = off ? bind(out, Ity_I64, IRExpr_Binop(Iop_Add64, cur, u64(off))) : cur;
+    addStmtToIRSB(out, IRStmt_Store(Iend_LE, at, data));
+}
+
+/* The superblock's first reference: flush unless the buffer has room for
+ * all b->refs of them, then take the cursor into a temporary. */
+static void reserve(SbBuilder *b)
+{
+    IRExpr *cur_at = mkIRExpr_HWord((HWord)&memspy.buf_cur);
+    IRExpr *cur = bind(b->out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, cur_at));
+    IRExpr *end = bind(b->out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&memspy.buf_end)));
+    /* cur > end - refs: a buffer shorter than a superblock (--buffer=1) is
+     * past its end after one, and end - cur would wrap around. */
+    IRExpr *limit = bind(b->out, Ity_I64, IRExpr_Binop(Iop_Sub64, end, u64((ULong)b->refs * sizeof(RefEntry))));
+    IRExpr *full = bind(b->out, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, limit, cur));
+    IRDirty *d = unsafeIRDirty_0_N(0, "memspy_flush_full", VG_(fnptr_to_fnentry)(memspy_flush_full),
+                                   mkIRExprVec_0());
+    d->guard = full;
+    addStmtToIRSB(b->out, IRStmt_Dirty(d));
+    b->cur = bind(b->out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, cur_at)); /* after the call */
+}
+
+/* Store the cursor temporary back (before a side exit, and at the end). */
+static void commit(SbBuilder *b)
+{
+    if (b->cur)
+        addStmtToIRSB(b->out, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&memspy.buf_cur), b->cur));
+}
+
+/* Append (site, addr) when `guard` holds (NULL: always), branch-free: the
+ * entry is always written at the cursor, which has room (reserve), and the
+ * cursor advances by one entry only if guard holds. */
+static void append_entry(SbBuilder *b, IRExpr *site, IRExpr *addr, IRExpr *guard)
+{
+    if (!b->cur)
+        reserve(b);
+    store_at(b->out, b->cur, offsetof(RefEntry, site), site);
+    store_at(b->out, b->cur, offsetof(RefEntry, addr), addr);
+    IRExpr *step = u64(sizeof(RefEntry));
+    if (guard) {
+        IRExpr *one = bind(b->out, Ity_I64, IRExpr_Unop(Iop_1Uto64, guard));
+        step = bind(b->out, Ity_I64, IRExpr_Binop(Iop_Shl64, one, IRExpr_Const(IRConst_U8(4))));
+    }
+    b->cur = bind(b->out, Ity_I64, IRExpr_Binop(Iop_Add64, b->cur, step));
 }
 
 /* A VgMemRefFn: ctx is the SbBuilder. */
 static void instrument_access(void *ctx, IRExpr *addr, Int size, Bool is_write, IRExpr *guard)
 {
     SbBuilder *b = ctx;
-    tl_assert(size > 0);
+    tl_assert(size > 0 && size < (1 << (63 - REF_SITE_SHIFT)));
     if (!b->code)
         b->code = memspy_code(b->ip);
-    CodeRec *code = b->code;
-    guard = call_guard(b->out, addr, guard);
-    IRExpr **args = mkIRExprVec_3(mkIRExpr_HWord((HWord)code), addr,
-                                  mkIRExpr_HWord((HWord)size * 2 + (is_write ? 1 : 0)));
-    IRDirty *d = unsafeIRDirty_0_N(3, "memspy_on_access",
-                                   VG_(fnptr_to_fnentry)(memspy_on_access), args);
-    if (guard)
-        d->guard = guard;
-    addStmtToIRSB(b->out, IRStmt_Dirty(d));
+    tl_assert(((UWord)b->code & ~REF_CODE_MASK) == 0);
+    IRExpr *site = u64(((UWord)size * 2 + (is_write ? 1 : 0)) << REF_SITE_SHIFT | (UWord)b->code);
+    guard = append_guard(b->out, addr, guard, &site);
+    append_entry(b, site, addr, guard);
 }
 
-/* Add the calls for the references `st` makes. */
+/* A VgMemRefFn that only counts (ctx: a UInt). */
+static void count_access(void *ctx, IRExpr *addr, Int size, Bool is_write, IRExpr *guard)
+{
+    (void)addr, (void)size, (void)is_write, (void)guard;
+    (*(UInt *)ctx)++;
+}
+
+/* The references the statements of `in` make. */
+static UInt count_refs(IRSB *in)
+{
+    UInt n = 0;
+    for (Int i = 0; i < in->stmts_used; i++)
+        if (in->stmts[i] && in->stmts[i]->tag != Ist_IMark)
+            vg_memrefs(in, in->stmts[i], count_access, &n);
+    return n;
+}
+
+/* Add the entries for the references `st` makes. */
 static void instrument_stmt(SbBuilder *b, IRSB *in, IRStmt *st)
 {
     switch (st->tag) {
     case Ist_IMark:
         b->ip = (Addr)st->Ist.IMark.addr;
         b->code = NULL;
+        break;
+    case Ist_Exit:
+        commit(b); /* the entries made so far, if the exit is taken */
         break;
     default:
         vg_memrefs(in, st, instrument_access, b);
@@ -142,7 +232,8 @@ IRSB *memspy_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
     if (memspy.refused)
         return in; /* the options were refused; the run only ends */
 
-    SbBuilder b = {.out = deepCopyIRSBExceptStmts(in)};
+    SbBuilder b = {.out = deepCopyIRSBExceptStmts(in), .refs = count_refs(in)};
+    tl_assert(b.refs <= MEMSPY_SB_REFS);
     Int i = 0;
     for (; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
         addStmtToIRSB(b.out, in->stmts[i]); /* preamble */
@@ -153,5 +244,6 @@ IRSB *memspy_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
         instrument_stmt(&b, in, st);
         addStmtToIRSB(b.out, st);
     }
+    commit(&b);
     return b.out;
 }

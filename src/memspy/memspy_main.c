@@ -13,11 +13,15 @@
 #include "pub_tool_options.h"
 #include "pub_tool_replacemalloc.h"
 #include "pub_tool_tooliface.h"
+#include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
 
 #include "memspy/memspy.h"
 
 Memspy memspy;
+
+#define MAX_BUFFER (64 * 1024 * 1024) /* keeps memspy_buffer.c's merge keys in 64 bits */
+#define DEFAULT_BUFFER (2 * 1024 * 1024) /* several scheduling quanta: docs/memspy.md, "Threads" */
 
 /* A decimal count with an optional K, M or G suffix (powers of 1024), or
  * -1 if `text` is not one. */
@@ -112,6 +116,16 @@ static void set_shadow_sampling(const HChar *value)
     memspy.config.shadow_sample = (uint32_t)n;
 }
 
+/* --buffer=N: entries per thread buffer while several threads run. */
+static void set_buffer(const HChar *value)
+{
+    Long n = parse_size(value);
+    if (n <= 0 || n > MAX_BUFFER)
+        VG_(fmsg_bad_option)("--buffer", "'%s': expected a number of references from 1 to %d "
+                             "(64M), such as 2M\n", value, MAX_BUFFER);
+    memspy.buf_entries = (SizeT)n;
+}
+
 static Bool process_option(const HChar *arg)
 {
     const HChar *value;
@@ -124,6 +138,9 @@ static Bool process_option(const HChar *arg)
         set_set_sampling(value);
     } else if VG_STR_CLO (arg, "--shadow-sample", value) {
         set_shadow_sampling(value);
+    } else if VG_BOOL_CLO (arg, "--interleave", memspy.interleave) {
+    } else if VG_STR_CLO (arg, "--buffer", value) {
+        set_buffer(value);
     } else
         return VG_(replacement_malloc_process_cmd_line_option)(arg);
     return True;
@@ -138,7 +155,12 @@ static void print_usage(void)
         "                                      in K, M or G; SHARED 1 = private per thread\n"
         "    --sample-time=ON,OFF              simulate ON references, skip OFF, repeat\n"
         "    --sample-sets=N                   simulate one cache set in N [1]\n"
-        "    --shadow-sample=N                 split capacity/conflict on 1 line in N [1]\n");
+        "    --shadow-sample=N                 split capacity/conflict on 1 line in N [1]\n"
+        "    --interleave=yes|no               merge the threads' buffered references\n"
+        "                                      evenly when simulating them [yes]\n"
+        "    --buffer=N                        references buffered per thread while\n"
+        "                                      several threads run [2M]; one\n"
+        "                                      thread alone buffers min(N, 1K)\n");
 }
 
 static void print_debug_usage(void)
@@ -174,11 +196,35 @@ static void post_clo_init(void)
     memspy_threads_init();
 }
 
+/* Does futex(2) operation `op` wake a waiter? */
+static Bool futex_wakes(UWord op)
+{
+    switch (op & ~(UWord)(VKI_FUTEX_PRIVATE_FLAG | VKI_FUTEX_CLOCK_REALTIME)) {
+    case VKI_FUTEX_WAKE:
+    case VKI_FUTEX_REQUEUE:
+    case VKI_FUTEX_CMP_REQUEUE:
+    case VKI_FUTEX_WAKE_OP:
+    case VKI_FUTEX_UNLOCK_PI:
+    case VKI_FUTEX_WAKE_BITSET:
+    case VKI_FUTEX_CMP_REQUEUE_PI:
+        return True;
+    default:
+        return False;
+    }
+}
+
 /* Valgrind passes fini() no exit code, so take it from exit_group(2).  A
- * process killed by a signal never gets here: its file has no `exit`. */
+ * process killed by a signal never gets here: its file has no `exit`.
+ * A futex(2) wake is where a thread releases others (a contended unlock, a
+ * barrier's last arrival, a condition signal): the references made before
+ * it are simulated before any made after (docs/memspy.md, "Threads").  A
+ * wait is not: the waiter made its references before, and flushing there
+ * would end windows of threads still running with others not yet run. */
 static void pre_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nargs)
 {
     (void)tid;
+    if (syscallno == __NR_futex && nargs >= 2 && futex_wakes(args[1]))
+        memspy_flush();
     if (syscallno == __NR_exit_group && nargs >= 1) {
         memspy.exited = True;
         memspy.exit_code = (Int)args[0];
@@ -193,8 +239,10 @@ static void post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nargs, 
 static void fini(Int exitcode)
 {
     (void)exitcode; /* always 0 in Valgrind 3.19 */
-    if (!memspy.refused)
-        memspy_write_output();
+    if (memspy.refused)
+        return;
+    memspy_flush();
+    memspy_write_output();
 }
 
 static void pre_clo_init(void)
@@ -210,6 +258,8 @@ static void pre_clo_init(void)
     VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
     memspy.config.set_sample = 1;
     memspy.config.shadow_sample = 1;
+    memspy.interleave = True;
+    memspy.buf_entries = DEFAULT_BUFFER;
     memspy_objects_init(); /* the malloc replacement must be known before options */
 }
 

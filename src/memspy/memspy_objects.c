@@ -13,8 +13,10 @@
  *           FN the function of the accessing instruction.
  *   other   anything else (memory of no symbol, freed blocks, mmap).
  *
- * Lookup, cheapest first: the running thread's stack bounds; the accessing
- * instruction's last hit (a range and its object, valid until some range is
+ * Lookup, cheapest first: the stack bounds of the thread that made the
+ * reference (references are simulated from a buffer, memspy_buffer.c,
+ * flushed before anything here changes what an address belongs to); the
+ * accessing instruction's last hit (a range and its object, valid until some range is
  * removed); an ordered map of disjoint ranges (live heap blocks, globals, and
  * the "other" pieces found so far); and only for an address in none of them,
  * the debug info, whose answer is then added to the map.
@@ -191,8 +193,11 @@ static void untrack_block(Range *r)
     remove_range(r);
 }
 
+/* Every handler below changes what some address belongs to, so first the
+ * buffered references are simulated with the objects of their time. */
 static void *alloc_block(ThreadId tid, SizeT n, SizeT align, Bool zero)
 {
+    memspy_flush();
     if ((Long)n < 0)
         return NULL; /* larger than any address space */
     void *p = VG_(cli_malloc)(align, n);
@@ -230,6 +235,7 @@ static void *rm_calloc(ThreadId tid, SizeT nmemb, SizeT size1)
 static void rm_free(ThreadId tid, void *p)
 {
     (void)tid;
+    memspy_flush();
     Range *r = block_at((Addr)p);
     if (!r)
         return; /* NULL, or not a block: leave it alone, as free(NULL) does */
@@ -248,6 +254,7 @@ static void *rm_realloc(ThreadId tid, void *p, SizeT n)
 {
     if (!p)
         return rm_malloc(tid, n);
+    memspy_flush();
     Range *old = block_at((Addr)p);
     if (!old)
         return NULL;
@@ -338,7 +345,7 @@ static Range *other_range(Addr addr)
     return add_range(lo, hi - lo, memspy.other_obj, False);
 }
 
-static UInt stack_object(CodeRec *code)
+UInt memspy_stack_object(CodeRec *code)
 {
     if (LIKELY(code->stack_obj != NO_OBJ))
         return code->stack_obj;
@@ -355,13 +362,11 @@ static UInt stack_object(CodeRec *code)
     return id;
 }
 
-UInt memspy_object_of(CodeRec *code, Addr addr)
+/* The ordered map, then the debug info; the answer becomes the
+ * instruction's cached hit (memspy_object_of in memspy.h tries that first). */
+UInt memspy_object_lookup(CodeRec *code, Addr addr)
 {
     Memspy *m = &memspy;
-    if (addr >= m->stack_lo && addr <= m->stack_hi)
-        return stack_object(code);
-    if (LIKELY(code->hit_epoch == m->epoch && addr - code->hit_lo < code->hit_hi - code->hit_lo))
-        return code->hit_obj;
     Range *r = range_at(addr, 1);
     if (!r)
         r = global_range(addr);
@@ -372,6 +377,13 @@ UInt memspy_object_of(CodeRec *code, Addr addr)
     code->hit_obj = r->obj;
     code->hit_epoch = m->epoch;
     return r->obj;
+}
+
+/* An unmapping can take debug info (a global's symbol) with it. */
+static void on_munmap(Addr a, SizeT len)
+{
+    (void)a, (void)len;
+    memspy_flush();
 }
 
 void memspy_objects_init(void)
@@ -386,4 +398,5 @@ void memspy_objects_init(void)
     VG_(needs_malloc_replacement)(rm_malloc, rm_malloc, rm_aligned, rm_malloc, rm_aligned,
                                   rm_memalign, rm_calloc, rm_free, rm_free, rm_free_aligned,
                                   rm_free, rm_free_aligned, rm_realloc, rm_usable_size, 0);
+    VG_(track_die_mem_munmap)(on_munmap);
 }

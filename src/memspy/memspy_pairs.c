@@ -66,10 +66,10 @@ static void count_eviction(UInt level, UInt victim, UInt evictor)
     e->count++;
 }
 
-void memspy_count(CodeRec *code, UInt obj, Bool is_write, const ms_result *r)
+void memspy_count(CodeRec *code, UInt obj, UInt thread, Bool is_write, const ms_result *r)
 {
     PairRec *p = pair_of(code, obj);
-    ThreadTotals *t = &memspy.thread[memspy.cur_thread];
+    ThreadTotals *t = &memspy.thread[thread];
     p->refs++;
     t->refs++;
     if (is_write)

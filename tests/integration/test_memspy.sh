@@ -66,6 +66,19 @@ memspy_json false "$PROGRAMS/falseshare" 2000000
 read -r miss cold cap conf tsh fsh <<<"$(causes false counters 0)"
 check "false sharing: some misses are false sharing" "$((fsh > 0))" 1
 check "false sharing: none is true sharing" "$tsh" 0
+# --interleave (default yes) reaches the tool: 200,000 increments per
+# thread, interleaved, miss about once per increment; in Valgrind's order
+# (no) the threads overlap in a quantum at most.
+memspy_json mixed "$PROGRAMS/falseshare" 200000
+"$AUGUR" memspy --machine "$WORK/two.yaml" --interleave no --format json --output "$WORK/serial.json" -- \
+    "$PROGRAMS/falseshare" 200000 2>"$WORK/serial.err"
+read -r miss cold cap conf tsh fsh <<<"$(causes mixed counters 0)"
+check "interleaved: false-sharing L1 misses >= 200000 ($fsh)" "$((fsh >= 200000))" 1
+read -r miss cold cap conf tsh fsh <<<"$(causes serial counters 0)"
+check "--interleave no: fewer than 2000 ($fsh)" "$((fsh < 2000))" 1
+"$AUGUR" memspy --interleave maybe -- "$PROGRAMS/falseshare" 1 2>"$WORK/err" >/dev/null
+check "bad --interleave: exit 2" "$?" 2
+check "bad --interleave: message" "$(grep -c "give yes or no" "$WORK/err")" 1
 
 # Heap attribution: two arrays from two malloc calls, N and 3N references.
 memspy_json heap "$PROGRAMS/misskinds" heap 1000

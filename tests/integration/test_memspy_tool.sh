@@ -12,6 +12,11 @@
 #     Cachegrind's (--D1=... --LL=...) and the closed forms, and their causes
 #     are the right ones (cold, capacity, conflict);
 #   - two threads writing adjacent counters have false-sharing misses;
+#     interleaved (the default), about one per increment: at least N for N
+#     increments per thread, where Valgrind's own order (--interleave=no)
+#     gives a few per scheduling quantum; the padded counters none;
+#   - buffering changes nothing on one thread: a buffer of one reference
+#     (flushed at every superblock) gives the same counts as the default;
 #   - bad options are refused with a message that names the fix.
 source "$TESTLIB"
 VGLIB="$(dirname "$AUGUR")/vglib"
@@ -183,6 +188,56 @@ check "counters written 2 * N times" "$(pair_sum "$RAW" falseshare.c "$STORE" co
 check "false-sharing L1 misses on counters" "$(pair_sum "$RAW" falseshare.c "$STORE" counters 0:false | awk '{ print ($1 > 0) }')" 1
 check "no true sharing there" "$(pair_sum "$RAW" falseshare.c "$STORE" counters 0:true)" 0
 
+# Interleaved, every increment of one thread can fall between two of the
+# other's: each thread's load or store then misses on the line the other
+# just wrote.  An even merge of N + N increments alternates the threads, so
+# there are at least N false-sharing misses (399999 measured, one per
+# increment).  Valgrind's order gives one miss per quantum of ~100,000
+# blocks, if the threads overlap at all: below N / 100.
+N=200000
+RAW=$(memspy "$WORK/fs-mixed" "$PROGRAMS/falseshare" $N)
+FALSE=$(pair_sum "$RAW" falseshare.c "$STORE" counters 0:false)
+check "interleaved: false-sharing L1 misses >= N ($FALSE)" "$((FALSE >= N && FALSE <= 4 * N))" 1
+check "interleaved: still no true sharing" "$(pair_sum "$RAW" falseshare.c "$STORE" counters 0:true)" 0
+check "interleaved: each thread misses at least N/2 times at L1" \
+    "$(awk -v n=$N '$1 == "thread" && $2 > 0 && $4 >= n / 2 { k++ } END { print k + 0 }' "$RAW")" 2
+EXTRA_OPTS=(--interleave=no)
+RAW=$(memspy "$WORK/fs-serial" "$PROGRAMS/falseshare" $N)
+check "--interleave=no: fewer than N/100 false-sharing misses" \
+    "$(pair_sum "$RAW" falseshare.c "$STORE" counters 0:false | awk -v n=$N '{ print ($1 < n / 100) }')" 1
+EXTRA_OPTS=()
+RAW=$(memspy "$WORK/fs-padded" "$PROGRAMS/falseshare" $N padded)
+check "padded, interleaved: no sharing misses" \
+    "$(pair_sum "$RAW" falseshare.c "$STORE" counters 0:false) $(pair_sum "$RAW" falseshare.c "$STORE" counters 0:true)" "0 0"
+
+# ---- buffering: one thread's results do not depend on it ---------------------
+# counts RAW — the lines that carry counts (objects, pairs, evictions,
+# threads, skipped).
+counts() {
+    grep -E '^(obj|pair|evict|thread|skipped) ' "$1"
+}
+# program_counts RAW — memobjs.c's pairs as "LINE OBJECT COUNTS...", sorted.
+# (Under set sampling ld.so's sampled references vary by one or two from run
+# to run, buffered or not: where it puts some data depends on the run.)
+program_counts() {
+    awk '$1 == "file" { path[$2] = $3 }
+        $1 == "obj" { name[$2] = $4 }
+        $1 == "code" { line[$2] = path[$6] ~ /memobjs\.c$/ ? $7 : "" }
+        $1 == "pair" && line[$2] != "" { $1 = line[$2]; $2 = name[$3]; $3 = ""; print }' "$1" | sort
+}
+for opts in "" "--sample-time=1000,3000" "--sample-sets=4"; do
+    read -r -a EXTRA_OPTS <<< "$opts"
+    A=$(memspy "$WORK/buf-default$opts" "$PROGRAMS/memobjs" 100 3)
+    EXTRA_OPTS+=(--buffer=1)
+    B=$(memspy "$WORK/buf-one$opts" "$PROGRAMS/memobjs" 100 3)
+    check "memobjs ${opts:-full}: memobjs.c's counts, buffer of 1 = default buffer" \
+        "$(cmp -s <(program_counts "$A") <(program_counts "$B") && echo same)" same
+    check "  and there are some" "$(program_counts "$A" | wc -l | awk '{ print ($1 > 5) }')" 1
+    [ "$opts" = "--sample-sets=4" ] ||
+        check "  the whole raw file's counts too" "$(cmp -s <(counts "$A") <(counts "$B") && echo same)" same
+done
+EXTRA_OPTS=()
+
 # ---- bad options -------------------------------------------------------------
 # refused OPTIONS... — "refused" if the tool said "Bad option" and wrote no
 # file.  (Valgrind 3.19's exit status is 1 only for options refused while
@@ -203,6 +258,9 @@ check "  names the geometry" "$(grep -c 'cannot be simulated' "$WORK/bad/err")" 
 check "--sample-time=10: refused" "$(refused --out-dir="$WORK/bad" --level="$L1" --sample-time=10)" refused
 check "--sample-sets=3: refused" "$(refused --out-dir="$WORK/bad" --level="$L1" --sample-sets=3)" refused
 check "  says what N must be" "$(grep -c 'power of two' "$WORK/bad/err")" 1
+check "--buffer=0: refused" "$(refused --out-dir="$WORK/bad" --level="$L1" --buffer=0)" refused
+check "  says the range" "$(grep -c 'expected a number of references from 1' "$WORK/bad/err")" 1
+check "--interleave=maybe: refused" "$(refused --out-dir="$WORK/bad" --level="$L1" --interleave=maybe)" refused
 
 # ---- sampling: counted, and the rest skipped --------------------------------
 EXTRA_OPTS=(--sample-time=1000,3000)
