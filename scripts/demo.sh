@@ -30,4 +30,5 @@ build/augur predict --db "$DB" --param N=400 --cache 32K --cache 1M --top 5
 echo
 build/augur predict --db "$DB" --param N=400 --machine zen4 --top 5
 echo
-build/augur memspy --machine zen4 -- build/examples/mm_conflict 128 128 | head -40
+build/augur memspy --machine zen4 --output build/demo-memspy.txt -- build/examples/mm_conflict 128 128
+head -n 40 build/demo-memspy.txt # the whole report is in build/demo-memspy.txt
