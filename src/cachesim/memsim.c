@@ -77,6 +77,14 @@ static const char *check_config(const ms_config *c)
     return NULL;
 }
 
+/* Create instance c of level k of configuration cfg: its sets, and a
+ * shadow scaled down by set and shadow sampling. */
+static void instance_init(ms_cache *c, const ms_config *cfg, unsigned k, const rd_allocator *a)
+{
+    const ms_level_config *l = &cfg->level[k];
+    ms_cache_init(c, l->size, l->line, l->ways, (uint64_t)cfg->set_sample * shadow_sample(cfg), a);
+}
+
 ms_sim *ms_new(const ms_config *c, const rd_allocator *a, const char **error)
 {
     const char *why = check_config(c);
@@ -104,8 +112,7 @@ ms_sim *ms_new(const ms_config *c, const rd_allocator *a, const char **error)
         if (l->shared_by == 1)
             s->nprivate++;
         else
-            ms_cache_init(&s->shared[k], l->size, l->line, l->ways,
-                          (uint64_t)c->set_sample * shadow_sample(c), a);
+            instance_init(&s->shared[k], c, k, a);
     }
     ms_table_init(&s->shared_seen, sizeof(ms_seen_chunk), a);
     for (unsigned t = 0; t < MS_MAX_THREADS; t++)
@@ -144,11 +151,9 @@ static ms_thread *thread_state(ms_sim *s, unsigned t)
         return s->thread[t];
     ms_thread *th = s->a->alloc(s->a->ctx, sizeof *th);
     for (unsigned k = 0; k < CS_MAX_LEVELS; k++) {
-        const ms_level_config *l = &s->c.level[k];
         th->level[k].shadow = NULL;
-        if (k < s->c.nlevels && l->shared_by == 1)
-            ms_cache_init(&th->level[k], l->size, l->line, l->ways,
-                          (uint64_t)s->c.set_sample * shadow_sample(&s->c), s->a);
+        if (k < s->c.nlevels && s->c.level[k].shared_by == 1)
+            instance_init(&th->level[k], &s->c, k, s->a);
     }
     ms_table_init(&th->seen, sizeof(ms_seen_chunk), s->a);
     ms_table_init(&th->inv, sizeof(ms_inv_line), s->a);

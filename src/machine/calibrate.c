@@ -13,11 +13,11 @@
 
 #include "machine/calibrate_probes.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #define HUGE_PAGE (2u << 20)
 
@@ -30,25 +30,12 @@ typedef struct plan {
     size_t fault_bytes; /* fresh mapping touched per page-fault repetition */
 } plan;
 
-static double now_ns(void)
+/* The least of x[0..n) (infinity when n is 0). */
+static double least(const double *x, int n)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The largest of x[0..n), n >= 1. */
-static double best(const double *x, int n)
-{
-    double b = x[0];
-    for (int i = 1; i < n; i++)
-        b = x[i] > b ? x[i] : b;
+    double b = INFINITY;
+    for (int i = 0; i < n; i++)
+        b = x[i] < b ? x[i] : b;
     return b;
 }
 
@@ -119,13 +106,12 @@ static double chase_latency_ns(size_t bytes, size_t line, const plan *pl)
     chase((void **)buf, n < pl->steps ? n : pl->steps); /* warm the caches and TLBs */
     double t[16];
     for (int r = 0; r < pl->reps; r++) {
-        double t0 = now_ns();
+        double t0 = calibrate_now_ns();
         chase((void **)buf, pl->steps);
-        t[r] = (now_ns() - t0) / (double)pl->steps;
+        t[r] = (calibrate_now_ns() - t0) / (double)pl->steps;
     }
     free(buf);
-    qsort(t, (size_t)pl->reps, sizeof *t, by_value);
-    return t[0];
+    return least(t, pl->reps);
 }
 
 /* Sum the words of buf; the sum is an input of an empty asm, so the loads
@@ -147,14 +133,14 @@ static double stream_gbs(size_t bytes, const plan *pl)
     if (!buf)
         return -1;
     memset(buf, 1, bytes); /* fault every page in before timing */
-    double g[16];
+    double t[16];
     for (int r = 0; r < pl->reps; r++) {
-        double t0 = now_ns();
+        double t0 = calibrate_now_ns();
         read_sum(buf, bytes / sizeof *buf);
-        g[r] = (double)bytes / (now_ns() - t0);
+        t[r] = calibrate_now_ns() - t0;
     }
     free(buf);
-    return best(g, pl->reps);
+    return (double)bytes / least(t, pl->reps);
 }
 
 /* One pass of a[i] = b[i] + 3 c[i] over n doubles. */
@@ -174,20 +160,21 @@ static double triad_gbs(size_t bytes, const plan *pl)
 {
     size_t n = bytes / 4 / sizeof(double);
     double *a = huge_alloc(n * sizeof *a), *b = huge_alloc(n * sizeof *b), *c = huge_alloc(n * sizeof *c);
-    double g[16];
-    if (a && b && c) {
-        memset(a, 0, n * sizeof *a); /* fault every page in before timing */
-        memset(b, 0, n * sizeof *b);
-        memset(c, 0, n * sizeof *c);
-        for (int r = 0; r < pl->reps; r++) {
-            double t0 = now_ns();
-            triad(a, b, c, n);
-            g[r] = 4.0 * (double)(n * sizeof *a) / (now_ns() - t0);
-        }
+    if (!a || !b || !c) {
+        free(a), free(b), free(c);
+        return -1;
     }
-    int ok = a && b && c;
+    memset(a, 0, n * sizeof *a); /* fault every page in before timing */
+    memset(b, 0, n * sizeof *b);
+    memset(c, 0, n * sizeof *c);
+    double t[16];
+    for (int r = 0; r < pl->reps; r++) {
+        double t0 = calibrate_now_ns();
+        triad(a, b, c, n);
+        t[r] = calibrate_now_ns() - t0;
+    }
     free(a), free(b), free(c);
-    return ok ? best(g, pl->reps) : -1;
+    return 4.0 * (double)(n * sizeof(double)) / least(t, pl->reps);
 }
 
 /* The memory buffer: 4x the last level, at least 64 MiB, at most the cap. */

@@ -11,7 +11,7 @@
 #define CHAIN_ITERS 1000000L
 #define PAGE 4096u
 
-static double now_ns(void)
+double calibrate_now_ns(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -25,7 +25,7 @@ static double chain_ns(void)
 #if defined(__x86_64__)
     unsigned long x = 1;
     long n = CHAIN_ITERS;
-    double t0 = now_ns();
+    double t0 = calibrate_now_ns();
     __asm__ volatile("1:\n\t"
                      "add %0, %0\n\tadd %0, %0\n\tadd %0, %0\n\tadd %0, %0\n\t"
                      "add %0, %0\n\tadd %0, %0\n\tadd %0, %0\n\tadd %0, %0\n\t"
@@ -33,7 +33,7 @@ static double chain_ns(void)
                      "add %0, %0\n\tadd %0, %0\n\tadd %0, %0\n\tadd %0, %0\n\t"
                      "dec %1\n\tjnz 1b"
                      : "+r"(x), "+r"(n));
-    return now_ns() - t0;
+    return calibrate_now_ns() - t0;
 #else
     return 0;
 #endif
@@ -56,10 +56,10 @@ static double touch_fresh_ns(size_t bytes)
     if (p == MAP_FAILED)
         return -1;
     madvise(p, bytes, MADV_NOHUGEPAGE); /* programs' malloc'd arrays fault in 4 KiB pages */
-    double t0 = now_ns();
+    double t0 = calibrate_now_ns();
     for (size_t off = 0; off < bytes; off += PAGE)
         ((volatile char *)p)[off] = 1;
-    double ns = (now_ns() - t0) / (double)(bytes / PAGE);
+    double ns = (calibrate_now_ns() - t0) / (double)(bytes / PAGE);
     munmap(p, bytes);
     return ns;
 }

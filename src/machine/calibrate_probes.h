@@ -19,4 +19,7 @@ double calibrate_clock_ghz(int reps);
  * when the mapping fails. */
 double calibrate_page_fault_ns(size_t bytes, int reps);
 
+/* CLOCK_MONOTONIC in nanoseconds: the clock every calibration times with. */
+double calibrate_now_ns(void);
+
 #endif

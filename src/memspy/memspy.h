@@ -118,6 +118,8 @@ typedef struct RefEntry {
     UWord site; /* size_and_write << REF_SITE_SHIFT | (UWord)CodeRec* */
     Addr addr;
 } RefEntry;
+#define REF_ENTRY_LOG2 4 /* the instrumented code steps its cursor by a shift */
+_Static_assert(sizeof(RefEntry) == 1u << REF_ENTRY_LOG2, "RefEntry is 2^REF_ENTRY_LOG2 bytes");
 
 /* A thread's stack as Valgrind knows it: [lo, hi]. */
 typedef struct StackRange {
@@ -252,9 +254,6 @@ void memspy_buffer_switch(ThreadId tid, UInt thread, StackRange stack);
  * when several threads have some, interleaved evenly (docs/memspy.md,
  * "Threads"); all buffers are then empty. */
 void memspy_flush(void);
-/* Called by the instrumented code when the running buffer has no room for
- * a superblock's references. */
-void memspy_flush_full(void);
 
 /* memspy_threads.c */
 void memspy_threads_init(void);

@@ -3,7 +3,7 @@
  *
  * The instrumented code appends one RefEntry per reference to the running
  * thread's buffer (memspy.buf_cur, memspy_instrument.c) and calls
- * memspy_flush_full when a superblock's references might not fit before
+ * memspy_flush when a superblock's references might not fit before
  * memspy.buf_end (the allocation has MEMSPY_SB_REFS entries more).  A flush simulates the
  * pending entries in the order each thread made them.  When several threads
  * have entries pending (--interleave=yes), they are merged so that each
@@ -85,11 +85,6 @@ void memspy_flush(void)
         bufs[k]->cur = bufs[k]->start;
     if (m->running)
         m->buf_cur = m->running->cur;
-}
-
-void memspy_flush_full(void)
-{
-    memspy_flush();
 }
 
 /* The entries a buffer should hold now. */

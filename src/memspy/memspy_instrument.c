@@ -11,7 +11,7 @@
  *
  * Per superblock, not per reference: its first reference checks that the
  * buffer has room for all K references the superblock can make (a guarded
- * call of memspy_flush_full when not) and loads the cursor into a
+ * call of memspy_flush when not) and loads the cursor into a
  * temporary; each append then is two stores and an add; the cursor is
  * stored back before every side exit and at the end.  Nothing in a
  * superblock flushes the buffer (time sampling below makes no call), so the
@@ -144,8 +144,7 @@ static void reserve(SbBuilder *b)
      * past its end after one, and end - cur would wrap around. */
     IRExpr *limit = bind(b->out, Ity_I64, IRExpr_Binop(Iop_Sub64, end, u64((ULong)b->refs * sizeof(RefEntry))));
     IRExpr *full = bind(b->out, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, limit, cur));
-    IRDirty *d = unsafeIRDirty_0_N(0, "memspy_flush_full", VG_(fnptr_to_fnentry)(memspy_flush_full),
-                                   mkIRExprVec_0());
+    IRDirty *d = unsafeIRDirty_0_N(0, "memspy_flush", VG_(fnptr_to_fnentry)(memspy_flush), mkIRExprVec_0());
     d->guard = full;
     addStmtToIRSB(b->out, IRStmt_Dirty(d));
     b->cur = bind(b->out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, cur_at)); /* after the call */
@@ -170,7 +169,7 @@ static void append_entry(SbBuilder *b, IRExpr *site, IRExpr *addr, IRExpr *guard
     IRExpr *step = u64(sizeof(RefEntry));
     if (guard) {
         IRExpr *one = bind(b->out, Ity_I64, IRExpr_Unop(Iop_1Uto64, guard));
-        step = bind(b->out, Ity_I64, IRExpr_Binop(Iop_Shl64, one, IRExpr_Const(IRConst_U8(4))));
+        step = bind(b->out, Ity_I64, IRExpr_Binop(Iop_Shl64, one, IRExpr_Const(IRConst_U8(REF_ENTRY_LOG2))));
     }
     b->cur = bind(b->out, Ity_I64, IRExpr_Binop(Iop_Add64, b->cur, step));
 }

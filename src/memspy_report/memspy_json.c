@@ -18,7 +18,7 @@ static json_t *causes_json(const memspy_report *rep, const mr_misses *m, unsigne
     mr_split sp = mr_split_of(m, &rep->total.lv[k]);
     json_t *o = json_object();
     for (int c = 0; c < MS_UNSPLIT; c++) {
-        double v = c == MS_CAPACITY ? sp.capacity : c == MS_CONFLICT ? sp.conflict : (double)m->cause[c];
+        double v = mr_split_cause(&sp, m, (enum ms_cause)c);
         json_object_set_new(o, ms_cause_name((enum ms_cause)c), count(v * rep->scale.factor));
     }
     return o;

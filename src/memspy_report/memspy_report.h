@@ -176,6 +176,9 @@ mr_share mr_share_of(uint64_t k, uint64_t n);
  * level's totals) when m has fewer than MR_SPLIT_MIN of them. */
 mr_share mr_capacity_share(const mr_misses *m, const mr_misses *level);
 mr_split mr_split_of(const mr_misses *m, const mr_misses *level);
+/* m's misses of cause c (not MS_UNSPLIT) as reported: capacity and
+ * conflict with sp's apportioned unsplit misses, the rest as counted. */
+double mr_split_cause(const mr_split *sp, const mr_misses *m, enum ms_cause c);
 
 /* ---- the report (memspy_attr.c) ------------------------------------------ */
 

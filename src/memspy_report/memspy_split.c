@@ -40,14 +40,18 @@ mr_split mr_split_of(const mr_misses *m, const mr_misses *level)
 {
     double u = (double)m->cause[MS_UNSPLIT], cap = (double)m->cause[MS_CAPACITY];
     double conf = (double)m->cause[MS_CONFLICT];
+    if (u == 0) /* every miss split: exact, the bin's own share */
+        return (mr_split){mr_share_of(m->cause[MS_CAPACITY], m->cause[MS_CAPACITY] + m->cause[MS_CONFLICT]), cap,
+                          conf, cap, cap};
     mr_split r = {mr_capacity_share(m, level), cap, conf, cap, cap};
-    if (u == 0) {
-        r.share = mr_share_of(m->cause[MS_CAPACITY], m->cause[MS_CAPACITY] + m->cause[MS_CONFLICT]);
-        return r; /* every miss split: exact */
-    }
     r.capacity = cap + u * r.share.p;
     r.conflict = conf + u * (1 - r.share.p);
     r.capacity_lo = cap + u * r.share.lo;
     r.capacity_hi = cap + u * r.share.hi;
     return r;
+}
+
+double mr_split_cause(const mr_split *sp, const mr_misses *m, enum ms_cause c)
+{
+    return c == MS_CAPACITY ? sp->capacity : c == MS_CONFLICT ? sp->conflict : (double)m->cause[c];
 }

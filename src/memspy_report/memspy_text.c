@@ -108,7 +108,7 @@ static void causes(const memspy_report *rep, const mr_stats *s, unsigned k, FILE
     mr_split sp = mr_split_of(m, &rep->total.lv[k]);
     fprintf(out, "      %s causes:", rep->raw->level[k].name);
     for (int c = 0; c < MS_UNSPLIT; c++) {
-        double v = c == MS_CAPACITY ? sp.capacity : c == MS_CONFLICT ? sp.conflict : (double)m->cause[c];
+        double v = mr_split_cause(&sp, m, (enum ms_cause)c);
         if (v > 0)
             fprintf(out, " %s %.1f%%", ms_cause_name((enum ms_cause)c), pct(v, (double)m->miss));
     }

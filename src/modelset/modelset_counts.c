@@ -146,6 +146,20 @@ static int same_block(const ms_series *s, size_t i)
            !memcmp(&s->exec[(i - 1) * n], &s->exec[i * n], n * sizeof *s->exec);
 }
 
+/* The "block" subject of locations [first, end) of s. */
+static db_model_subject block_subject(const ms_series *s, size_t first, size_t end)
+{
+    const ms_loc *l = &s->locs[first], *last = &s->locs[end - 1];
+    return (db_model_subject){.kind = "block",
+                              .module = s->module[first],
+                              .function = s->function[first],
+                              .file = s->file[first],
+                              .line = l->line,
+                              .scope = -1,
+                              .addr = l->addr,
+                              .end_addr = last->addr + last->len};
+}
+
 /* The taken count of every conditional branch of locations [first, end)
  * that jumped in some run: a "block" subject of the one instruction, metric
  * "taken" (for the branch-misprediction model of predict --machine). */
@@ -154,15 +168,7 @@ static int fit_taken(ms_fitter *f, size_t first, size_t end)
     const ms_series *s = f->series;
     int rc = 0;
     for (size_t i = first; rc == 0 && i < end; i++) {
-        const ms_loc *l = &s->locs[i];
-        db_model_subject subj = {.kind = "block",
-                                 .module = s->module[i],
-                                 .function = s->function[i],
-                                 .file = s->file[i],
-                                 .line = l->line,
-                                 .scope = -1,
-                                 .addr = l->addr,
-                                 .end_addr = l->addr + l->len};
+        db_model_subject subj = block_subject(s, i, i + 1);
         rc = ms_fit_put(f, &subj, "taken", &s->taken[i * s->runs->n]); /* all-zero series are skipped */
     }
     return rc;
@@ -175,15 +181,7 @@ static int fit_blocks(ms_fitter *f)
     for (size_t first = 0, end; rc == 0 && first < s->nlocs; first = end) {
         for (end = first + 1; end < s->nlocs && same_block(s, end); end++)
             ;
-        const ms_loc *l = &s->locs[first], *last = &s->locs[end - 1];
-        db_model_subject subj = {.kind = "block",
-                                 .module = s->module[first],
-                                 .function = s->function[first],
-                                 .file = s->file[first],
-                                 .line = l->line,
-                                 .scope = -1,
-                                 .addr = l->addr,
-                                 .end_addr = last->addr + last->len};
+        db_model_subject subj = block_subject(s, first, end);
         rc = ms_fit_put(f, &subj, "executions", &s->exec[first * s->runs->n]);
         if (rc == 0)
             rc = fit_taken(f, first, end);

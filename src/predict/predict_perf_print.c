@@ -25,11 +25,11 @@ static void write_levels(const predict_perf *pp, FILE *out)
     for (size_t j = 0; j < pp->ntlbs; j++)
         fprintf(out, "  %-24s %16.0f\n", pp->tlbs[j].name, pp->tlb_misses[j]);
     fprintf(out, "Predicted time: %.6g s (%.6g cycles)\n", pp->seconds, pp->cycles);
-    double ghz = pp->m->clock_ghz * 1e9;
+    double hz = pp->m->clock_ghz * 1e9;
     fprintf(out, "  of which page faults: %.6g s (%.0f first touches of 4 KiB pages at %g ns)\n",
-            pp->fault_cycles / ghz, pp->page_faults, pp->m->page_fault_ns);
+            pp->fault_cycles / hz, pp->page_faults, pp->m->page_fault_ns);
     fprintf(out, "  of which branch mispredictions: %.6g s (%.0f in loops at %g cycles)\n",
-            pp->mispredict_cycles / ghz, pp->mispredicts, pp->m->branch_mispredict_cycles);
+            pp->mispredict_cycles / hz, pp->mispredicts, pp->m->branch_mispredict_cycles);
 }
 
 static void write_loops(const predict_perf *pp, size_t top, FILE *out)
