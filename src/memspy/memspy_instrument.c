@@ -144,7 +144,13 @@ static void store_at(IRSB *out, IRExpr *cur, ULong off, IRExpr *data)
     addStmtToIRSB(out, IRStmt_Store(Iend_LE, at, data));
 }
 
-static void commit(SbBuilder *b);
+/* Store the cursor temporary back (before a side exit, a reservation past
+ * the first, and at the end). */
+static void commit(SbBuilder *b)
+{
+    if (b->cur)
+        addStmtToIRSB(b->out, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&memspy.buf_cur), b->cur));
+}
 
 /* The superblock's first reference, or the first past its reservation:
  * store the cursor (if taken), flush unless the buffer has room for the
@@ -167,13 +173,6 @@ static void reserve(SbBuilder *b)
     d->guard = full;
     addStmtToIRSB(b->out, IRStmt_Dirty(d));
     b->cur = bind(b->out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, cur_at)); /* after the call */
-}
-
-/* Store the cursor temporary back (before a side exit, and at the end). */
-static void commit(SbBuilder *b)
-{
-    if (b->cur)
-        addStmtToIRSB(b->out, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&memspy.buf_cur), b->cur));
 }
 
 /* Append (site, addr) when `guard` holds (NULL: always), branch-free: the
