@@ -14,7 +14,6 @@
 #include "machine/machine.h"
 #include "predict/predict.h"
 #include "predict/predict_perf.h"
-#include "util/parse.h"
 
 
 typedef struct predict_cli {
@@ -67,7 +66,6 @@ static int parse_option(int opt, const char *arg, void *ctx)
 {
     predict_cli *o = ctx;
     char err[256];
-    uint64_t v;
     switch (opt) {
     case 'd':
         o->db_path = arg;
@@ -77,25 +75,14 @@ static int parse_option(int opt, const char *arg, void *ctx)
             return usage_error("%s", err);
         return 0;
     case 'c':
-        if (o->ncaches == REPORT_MAX_CACHES)
-            return usage_error("too many --cache options (at most %d)", REPORT_MAX_CACHES);
-        if (report_cache_parse(arg, &o->caches[o->ncaches], err, sizeof err) != 0)
-            return usage_error("%s", err);
-        o->ncaches++;
-        return 0;
+        return cli_take_cache("predict", arg, o->caches, &o->ncaches);
     case 'm':
         o->machine = arg;
         return 0;
     case 'f':
-        if (strcmp(arg, "text") != 0 && strcmp(arg, "json") != 0)
-            return usage_error("bad format '%s': give --format text or --format json", arg);
-        o->json = strcmp(arg, "json") == 0;
-        return 0;
+        return cli_take_format("predict", arg, &o->json);
     case 't':
-        if (parse_u64(arg, &v) != 0 || v > SIZE_MAX)
-            return usage_error("bad --top '%s': give a number of rows (0 for all)", arg);
-        o->top = (size_t)v;
-        return 0;
+        return cli_take_top("predict", arg, &o->top);
     default:
         return EXIT_USAGE;
     }

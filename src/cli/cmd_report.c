@@ -82,7 +82,6 @@ static void print_help(FILE *to)
 static int parse_option(int opt, const char *arg, void *ctx)
 {
     report_options *o = ctx;
-    char err[256];
     uint64_t v;
     switch (opt) {
     case 'd':
@@ -94,17 +93,9 @@ static int parse_option(int opt, const char *arg, void *ctx)
         o->run_id = (int64_t)v;
         return 0;
     case 'c':
-        if (o->ncaches == REPORT_MAX_CACHES)
-            return usage_error("too many --cache options (at most %d)", REPORT_MAX_CACHES);
-        if (report_cache_parse(arg, &o->caches[o->ncaches], err, sizeof err) != 0)
-            return usage_error("%s", err);
-        o->ncaches++;
-        return 0;
+        return cli_take_cache("report", arg, o->caches, &o->ncaches);
     case 'f':
-        if (strcmp(arg, "text") != 0 && strcmp(arg, "json") != 0)
-            return usage_error("bad format '%s': give --format text or --format json", arg);
-        o->json = strcmp(arg, "json") == 0;
-        return 0;
+        return cli_take_format("report", arg, &o->json);
     case 'm':
         o->machine = arg;
         return 0;
@@ -119,10 +110,7 @@ static int parse_option(int opt, const char *arg, void *ctx)
         return 0;
     }
     case 't':
-        if (parse_u64(arg, &v) != 0 || v > SIZE_MAX)
-            return usage_error("bad --top '%s': give a number of rows (0 for all)", arg);
-        o->top = (size_t)v;
-        return 0;
+        return cli_take_top("report", arg, &o->top);
     default:
         return EXIT_USAGE;
     }

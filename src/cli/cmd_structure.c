@@ -81,10 +81,7 @@ static int parse_option(int opt, const char *arg, void *ctx)
         o->db_path = arg;
         return 0;
     case 'f':
-        if (strcmp(arg, "text") != 0 && strcmp(arg, "json") != 0)
-            return usage_error("bad format '%s': give --format text or --format json", arg);
-        o->json = !strcmp(arg, "json");
-        return 0;
+        return cli_take_format("structure", arg, &o->json);
     case 'l':
         o->libs = 1;
         return 0;

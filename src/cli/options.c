@@ -1,9 +1,13 @@
-/* options.c — the getopt_long loop and the usage-error message every
- * subcommand with long options shares (options.h). */
+/* options.c — the getopt_long loop, the usage-error message and the
+ * options that several subcommands share (options.h). */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/options.h"
+#include "report/report.h"
+#include "util/parse.h"
 
 int cli_usage_error(const char *command, const char *fmt, ...)
 {
@@ -34,5 +38,33 @@ int cli_getopt(const char *command, int argc, char **argv, const struct option *
             return rc;
     }
     *operands = optind;
+    return 0;
+}
+
+int cli_take_format(const char *command, const char *arg, int *json)
+{
+    if (strcmp(arg, "text") != 0 && strcmp(arg, "json") != 0)
+        return cli_usage_error(command, "bad format '%s': give --format text or --format json", arg);
+    *json = strcmp(arg, "json") == 0;
+    return 0;
+}
+
+int cli_take_top(const char *command, const char *arg, size_t *top)
+{
+    uint64_t v;
+    if (parse_u64(arg, &v) != 0 || v > SIZE_MAX)
+        return cli_usage_error(command, "bad --top '%s': give a number of rows (0 for all)", arg);
+    *top = (size_t)v;
+    return 0;
+}
+
+int cli_take_cache(const char *command, const char *arg, report_cache *caches, size_t *n)
+{
+    char err[256];
+    if (*n == REPORT_MAX_CACHES)
+        return cli_usage_error(command, "too many --cache options (at most %d)", REPORT_MAX_CACHES);
+    if (report_cache_parse(arg, &caches[*n], err, sizeof err) != 0)
+        return cli_usage_error(command, "%s", err);
+    (*n)++;
     return 0;
 }

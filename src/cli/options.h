@@ -1,9 +1,13 @@
 /* options.h — what the subcommands share in reading their command line:
- * exit statuses, the usage-error message and the getopt_long loop. */
+ * exit statuses, the usage-error message, the getopt_long loop and the
+ * options several subcommands take (--format text|json, --top, --cache). */
 #ifndef AUGUR_CLI_OPTIONS_H
 #define AUGUR_CLI_OPTIONS_H
 
 #include <getopt.h>
+#include <stddef.h>
+
+struct report_cache; /* report/report.h (not included: its names would clash with the subcommands') */
 
 /* Exit statuses: success, an error of the work, an error of the command line. */
 enum { EXIT_OK = 0, EXIT_FAILURE_OTHER = 1, EXIT_USAGE = 2 };
@@ -27,5 +31,18 @@ typedef int (*cli_take_fn)(int opt, const char *arg, void *ctx);
  * *operands the index of the first argument that is not an option. */
 int cli_getopt(const char *command, int argc, char **argv, const struct option *longopts, cli_take_fn take,
                void *ctx, int *operands);
+
+/* The value of --format text|json: *json is 1 for json, 0 for text;
+ * EXIT_USAGE (message printed) for anything else. */
+int cli_take_format(const char *command, const char *arg, int *json);
+
+/* The value of --top N, rows per table (0: all): into *top, or EXIT_USAGE
+ * (message printed) when it is not a number. */
+int cli_take_top(const char *command, const char *arg, size_t *top);
+
+/* The value of one more --cache SIZE[:LINE]: appended to caches[*n]
+ * (room for REPORT_MAX_CACHES), or EXIT_USAGE (message printed) when it
+ * does not parse or there are too many. */
+int cli_take_cache(const char *command, const char *arg, struct report_cache *caches, size_t *n);
 
 #endif

@@ -47,8 +47,9 @@
 #define REF_SITE_SHIFT 48
 #define REF_CODE_MASK ((1ULL << REF_SITE_SHIFT) - 1)
 #define REF_SAMPLE_MARK 0 /* a `site` that starts a new time sample */
-/* Most references one superblock makes: buffers have this much room past
- * their end, since a superblock reserves room for all of its own. */
+/* Most references one reservation covers: buffers have this much room past
+ * their end, since a superblock reserves room for its references (in
+ * pieces of this many when it makes more: memspy_instrument.c). */
 #define MEMSPY_SB_REFS 4096
 
 typedef enum { OBJ_HEAP, OBJ_GLOBAL, OBJ_STACK, OBJ_OTHER } ObjKind;
@@ -166,6 +167,7 @@ typedef struct Memspy {
     /* reference buffers (memspy_buffer.c) */
     Bool interleave;    /* merge several threads' entries at a flush */
     SizeT buf_entries;  /* per thread while several threads live (--buffer) */
+    UInt sb_reserve;    /* references per reservation, 1..MEMSPY_SB_REFS (--sb-reserve) */
     RefBuf buf[MAX_VG_THREADS]; /* by Valgrind thread id */
     UInt buf_tids;      /* 1 + the highest thread id with a buffer */
     RefBuf *running;    /* the running thread's, NULL before the first */

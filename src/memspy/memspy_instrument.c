@@ -13,9 +13,19 @@
  * buffer has room for all K references the superblock can make (a guarded
  * call of memspy_flush when not) and loads the cursor into a
  * temporary; each append then is two stores and an add; the cursor is
- * stored back before every side exit and at the end.  Nothing in a
+ * stored back before every side exit and at the end.  Nothing else in a
  * superblock flushes the buffer (time sampling below makes no call), so the
  * temporary stays right.
+ *
+ * K is not bounded below MEMSPY_SB_REFS, the room buffers have past their
+ * end: a superblock holds at most 100 guest instructions (VEX's
+ * guest_max_insns, 1..100, across all its extents), but one instruction can
+ * make over 100 references (an xsave with AVX state: 108, measured), and
+ * 100 * 108 > 4096.  VEX runs out of its 5 MB of IR storage first (at ~20
+ * xsaves in one superblock, even under --tool=none: measured), which is no
+ * documented bound; so a superblock of more references reserves in pieces
+ * of at most memspy.sb_reserve (MEMSPY_SB_REFS; --sb-reserve=N to test),
+ * each with its own flush check, storing the cursor before it.
  *
  * Sampling that can be decided without the simulator is decided here, in
  * IR, in front of the append, so that a reference that is not simulated
@@ -37,8 +47,9 @@ typedef struct SbBuilder {
     IRSB *out;
     Addr ip;       /* of the latest IMark */
     CodeRec *code; /* its record, NULL until it references memory */
-    UInt refs;     /* references the superblock makes (room to reserve) */
-    IRExpr *cur;   /* the buffer cursor, NULL until the first reference */
+    UInt unreserved; /* references the superblock makes with no room reserved yet */
+    UInt room;       /* references the current reservation has room for */
+    IRExpr *cur;     /* the buffer cursor, NULL until the first reference */
 } SbBuilder;
 
 /* A new temporary of type ty holding e. */
@@ -133,16 +144,30 @@ static void store_at(IRSB *out, IRExpr *cur, ULong off, IRExpr *data)
     addStmtToIRSB(out, IRStmt_Store(Iend_LE, at, data));
 }
 
-/* The superblock's first reference: flush unless the buffer has room for
- * all b->refs of them, then take the cursor into a temporary. */
+/* Store the cursor temporary back (before a side exit, a reservation past
+ * the first, and at the end). */
+static void commit(SbBuilder *b)
+{
+    if (b->cur)
+        addStmtToIRSB(b->out, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&memspy.buf_cur), b->cur));
+}
+
+/* The superblock's first reference, or the first past its reservation:
+ * store the cursor (if taken), flush unless the buffer has room for the
+ * next min(b->unreserved, memspy.sb_reserve) references, then take the
+ * cursor into a temporary. */
 static void reserve(SbBuilder *b)
 {
+    commit(b);
+    UInt refs = b->unreserved < memspy.sb_reserve ? b->unreserved : memspy.sb_reserve;
+    b->unreserved -= refs;
+    b->room = refs;
     IRExpr *cur_at = mkIRExpr_HWord((HWord)&memspy.buf_cur);
     IRExpr *cur = bind(b->out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, cur_at));
     IRExpr *end = bind(b->out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&memspy.buf_end)));
     /* cur > end - refs: a buffer shorter than a superblock (--buffer=1) is
      * past its end after one, and end - cur would wrap around. */
-    IRExpr *limit = bind(b->out, Ity_I64, IRExpr_Binop(Iop_Sub64, end, u64((ULong)b->refs * sizeof(RefEntry))));
+    IRExpr *limit = bind(b->out, Ity_I64, IRExpr_Binop(Iop_Sub64, end, u64((ULong)refs * sizeof(RefEntry))));
     IRExpr *full = bind(b->out, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, limit, cur));
     IRDirty *d = unsafeIRDirty_0_N(0, "memspy_flush", VG_(fnptr_to_fnentry)(memspy_flush), mkIRExprVec_0());
     d->guard = full;
@@ -150,20 +175,14 @@ static void reserve(SbBuilder *b)
     b->cur = bind(b->out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, cur_at)); /* after the call */
 }
 
-/* Store the cursor temporary back (before a side exit, and at the end). */
-static void commit(SbBuilder *b)
-{
-    if (b->cur)
-        addStmtToIRSB(b->out, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&memspy.buf_cur), b->cur));
-}
-
 /* Append (site, addr) when `guard` holds (NULL: always), branch-free: the
  * entry is always written at the cursor, which has room (reserve), and the
  * cursor advances by one entry only if guard holds. */
 static void append_entry(SbBuilder *b, IRExpr *site, IRExpr *addr, IRExpr *guard)
 {
-    if (!b->cur)
+    if (b->room == 0)
         reserve(b);
+    b->room--;
     store_at(b->out, b->cur, offsetof(RefEntry, site), site);
     store_at(b->out, b->cur, offsetof(RefEntry, addr), addr);
     IRExpr *step = u64(sizeof(RefEntry));
@@ -231,8 +250,7 @@ IRSB *memspy_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
     if (memspy.refused)
         return in; /* the options were refused; the run only ends */
 
-    SbBuilder b = {.out = deepCopyIRSBExceptStmts(in), .refs = count_refs(in)};
-    tl_assert(b.refs <= MEMSPY_SB_REFS);
+    SbBuilder b = {.out = deepCopyIRSBExceptStmts(in), .unreserved = count_refs(in)};
     Int i = 0;
     for (; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
         addStmtToIRSB(b.out, in->stmts[i]); /* preamble */

@@ -126,6 +126,18 @@ static void set_buffer(const HChar *value)
     memspy.buf_entries = (SizeT)n;
 }
 
+/* --sb-reserve=N (a debugging option): references per reservation of
+ * buffer room in a superblock, so that tests can make a superblock
+ * reserve in pieces (memspy_instrument.c). */
+static void set_sb_reserve(const HChar *value)
+{
+    Long n = parse_size(value);
+    if (n <= 0 || n > MEMSPY_SB_REFS)
+        VG_(fmsg_bad_option)("--sb-reserve", "'%s': expected a number of references from 1 to %d\n", value,
+                             MEMSPY_SB_REFS);
+    memspy.sb_reserve = (UInt)n;
+}
+
 static Bool process_option(const HChar *arg)
 {
     const HChar *value;
@@ -141,6 +153,8 @@ static Bool process_option(const HChar *arg)
     } else if VG_BOOL_CLO (arg, "--interleave", memspy.interleave) {
     } else if VG_STR_CLO (arg, "--buffer", value) {
         set_buffer(value);
+    } else if VG_STR_CLO (arg, "--sb-reserve", value) {
+        set_sb_reserve(value);
     } else
         return VG_(replacement_malloc_process_cmd_line_option)(arg);
     return True;
@@ -165,7 +179,8 @@ static void print_usage(void)
 
 static void print_debug_usage(void)
 {
-    VG_(printf)("    (none)\n");
+    VG_(printf)("    --sb-reserve=N                    reserve buffer room for at most N references\n"
+                "                                      at a time in a superblock [4096]\n");
 }
 
 /* Are the options complete?  If not, say what is missing and return False.
@@ -260,6 +275,7 @@ static void pre_clo_init(void)
     memspy.config.shadow_sample = 1;
     memspy.interleave = True;
     memspy.buf_entries = DEFAULT_BUFFER;
+    memspy.sb_reserve = MEMSPY_SB_REFS;
     memspy_objects_init(); /* the malloc replacement must be known before options */
 }
 

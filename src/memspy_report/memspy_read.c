@@ -57,37 +57,17 @@ static int parse_magic(reader *r, char **f)
 
 static int parse_tool(reader *r, char **f)
 {
-    char *name, *version;
-    if (rawtext_string(&r->t, f[1], "tool name", &name) != 0)
-        return -1;
-    if (rawtext_string(&r->t, f[2], "tool version", &version) != 0) {
-        free(name);
-        return -1;
-    }
-    size_t n = strlen(name) + strlen(version) + 2;
-    if ((r->m->tool = malloc(n)))
-        snprintf(r->m->tool, n, "%s %s", name, version);
-    free(name);
-    free(version);
-    return r->m->tool ? 0 : out_of_memory(r);
+    return rawtext_tool(&r->t, f[1], f[2], &r->m->tool);
 }
 
 static int parse_pid(reader *r, char **f)
 {
-    uint64_t v;
-    if (rawtext_bounded(&r->t, f[1], "pid", INT64_MAX, &v) != 0)
-        return -1;
-    r->m->pid = (int64_t)v;
-    return 0;
+    return rawtext_process_id(&r->t, f[1], "pid", &r->m->pid);
 }
 
 static int parse_ppid(reader *r, char **f)
 {
-    uint64_t v;
-    if (rawtext_bounded(&r->t, f[1], "ppid", INT64_MAX, &v) != 0)
-        return -1;
-    r->m->ppid = (int64_t)v;
-    return 0;
+    return rawtext_process_id(&r->t, f[1], "ppid", &r->m->ppid);
 }
 
 static int parse_exe(reader *r, char **f)
@@ -97,17 +77,7 @@ static int parse_exe(reader *r, char **f)
 
 static int parse_arg(reader *r, char **f)
 {
-    memspy_raw *m = r->m;
-    /* One slot more than the arguments: argv stays NULL-terminated. */
-    char **a = array_grow(m->argv, (size_t)m->argc + 1, &r->cap_args, sizeof *m->argv);
-    if (!a)
-        return out_of_memory(r);
-    m->argv = a;
-    a[m->argc] = NULL;
-    if (rawtext_string(&r->t, f[1], "arg", &a[m->argc]) != 0)
-        return -1;
-    a[++m->argc] = NULL;
-    return 0;
+    return rawtext_push_string(&r->t, f[1], "arg", &r->m->argv, &r->m->argc, &r->cap_args);
 }
 
 static int check_level_geometry(reader *r, const mr_level *l)
@@ -205,26 +175,14 @@ static int parse_module(reader *r, char **f)
     return rawtext_hex(&r->t, f[3], "module bias", b) != 0 ? -1 : rawtext_string(&r->t, f[2], "module path", p);
 }
 
-/* A name table: `fn` and `file` lines. */
-static int parse_name(reader *r, char **f, const char *kind, char ***names, int *n, size_t *cap)
-{
-    if (rawtext_dense_id(&r->t, f[1], kind, *n) != 0)
-        return -1;
-    char **slot = append(r, (void **)names, (size_t)*n, cap, sizeof *slot);
-    if (!slot)
-        return -1;
-    (*n)++;
-    return rawtext_string(&r->t, f[2], kind, slot);
-}
-
 static int parse_fn(reader *r, char **f)
 {
-    return parse_name(r, f, "fn", &r->m->fns, &r->m->nfns, &r->cap_fns);
+    return rawtext_name(&r->t, f, "fn", &r->m->fns, &r->m->nfns, &r->cap_fns);
 }
 
 static int parse_file(reader *r, char **f)
 {
-    return parse_name(r, f, "file", &r->m->files, &r->m->nfiles, &r->cap_files);
+    return rawtext_name(&r->t, f, "file", &r->m->files, &r->m->nfiles, &r->cap_files);
 }
 
 static int parse_obj(reader *r, char **f)
@@ -449,60 +407,54 @@ static int parse_line(void *ctx, char *line)
     return kw->kw.nfields < 0 ? kw->parse_n(r, r->fields, nf) : kw->parse(r, r->fields);
 }
 
-static int parse_body(reader *r, char *buf, size_t body_len)
+/* The lines before the end line (a rawtext_reader's parse). */
+static int parse_body(void *reader_, char *buf, size_t body_len)
 {
+    reader *r = reader_;
     if (rawtext_each_line(&r->t, buf, body_len, parse_line, r) != 0)
         return -1;
     return rawtext_required_before(&r->t, &r->order, R_EXIT + 1, "the 'end' line");
 }
 
-int memspy_read(const char *path, memspy_raw *out, char *err, size_t errlen)
+/* A rawtext_reader's setup: the reader writes into out. */
+static void setup(void *reader_, void *out)
 {
-    memset(out, 0, sizeof *out);
-    reader *r = calloc(1, sizeof *r);
-    if (!r) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
-    r->t = (rawtext){.path = path, .magic = "augur-memspy", .version = MEMSPY_VERSION, .kind = "memspy output",
-                     .hint = TRUNCATED_HINT, .redo = "run augur memspy again", .err = err, .errlen = errlen};
+    reader *r = reader_;
     r->m = out;
     r->order = (rawtext_order){.table = keywords, .n = NKEYWORDS, .stride = sizeof *keywords,
                                .doc = "docs/memspy-format.md", .rank = R_MAGIC, .prev = ""};
-    char *buf = NULL;
-    size_t body_len = 0;
-    int rc = rawtext_open(&r->t, &buf, &body_len);
-    if (rc == 0)
-        rc = parse_body(r, buf, body_len);
-    free(buf);
-    free(r);
-    if (rc != 0)
-        memspy_raw_free(out);
-    return rc;
 }
 
-static void free_strings(char **s, size_t n)
+/* A rawtext_reader's free_out. */
+static void free_out(void *out)
 {
-    for (size_t i = 0; s && i < n; i++)
-        free(s[i]);
-    free(s);
+    memspy_raw_free(out);
+}
+
+int memspy_read(const char *path, memspy_raw *out, char *err, size_t errlen)
+{
+    const rawtext t = {.path = path, .magic = "augur-memspy", .version = MEMSPY_VERSION, .kind = "memspy output",
+                       .hint = TRUNCATED_HINT, .redo = "run augur memspy again", .err = err, .errlen = errlen};
+    static const rawtext_reader how = {.size = sizeof(reader), .setup = setup, .parse = parse_body,
+                                       .free_out = free_out};
+    return rawtext_read(&t, &how, out, sizeof *out);
 }
 
 void memspy_raw_free(memspy_raw *m)
 {
     free(m->tool);
     free(m->exe);
-    free_strings(m->argv, (size_t)m->argc);
+    array_free_strings(m->argv, (size_t)m->argc);
     for (unsigned k = 0; k < m->nlevels; k++)
         free(m->level[k].name);
-    free_strings(m->module_paths, (size_t)m->nmodules);
+    array_free_strings(m->module_paths, (size_t)m->nmodules);
     free(m->module_bias);
-    free_strings(m->fns, (size_t)m->nfns);
-    free_strings(m->files, (size_t)m->nfiles);
+    array_free_strings(m->fns, (size_t)m->nfns);
+    array_free_strings(m->files, (size_t)m->nfiles);
     for (size_t i = 0; i < m->nobjs; i++)
         free(m->objs[i].name);
     free(m->objs);
-    free_strings(m->warnings, m->nwarnings);
+    array_free_strings(m->warnings, m->nwarnings);
     free(m->sites), free(m->codes), free(m->pairs), free(m->evicts), free(m->thread);
     memset(m, 0, sizeof *m);
 }

@@ -59,39 +59,17 @@ static int parse_magic(reader *r, char **f)
 
 static int parse_tool(reader *r, char **f)
 {
-    char *name, *version;
-    if (rawtext_string(&r->t, f[1], "tool name", &name) != 0)
-        return -1;
-    if (rawtext_string(&r->t, f[2], "tool version", &version) != 0) {
-        free(name);
-        return -1;
-    }
-    size_t n = strlen(name) + strlen(version) + 2;
-    r->p->tool = malloc(n);
-    if (r->p->tool)
-        snprintf(r->p->tool, n, "%s %s", name, version);
-    free(name);
-    free(version);
-    return r->p->tool ? 0 : out_of_memory(r);
-}
-
-static int parse_process_id(reader *r, const char *f, const char *what, int64_t *out)
-{
-    uint64_t v;
-    if (rawtext_bounded(&r->t, f, what, INT64_MAX, &v) != 0)
-        return -1;
-    *out = (int64_t)v;
-    return 0;
+    return rawtext_tool(&r->t, f[1], f[2], &r->p->tool);
 }
 
 static int parse_pid(reader *r, char **f)
 {
-    return parse_process_id(r, f[1], "pid", &r->p->pid);
+    return rawtext_process_id(&r->t, f[1], "pid", &r->p->pid);
 }
 
 static int parse_ppid(reader *r, char **f)
 {
-    return parse_process_id(r, f[1], "ppid", &r->p->ppid);
+    return rawtext_process_id(&r->t, f[1], "ppid", &r->p->ppid);
 }
 
 static int parse_exe(reader *r, char **f)
@@ -101,16 +79,7 @@ static int parse_exe(reader *r, char **f)
 
 static int parse_arg(reader *r, char **f)
 {
-    profile *p = r->p;
-    /* One slot more than the arguments: argv stays NULL-terminated. */
-    char **a = array_grow(p->argv, (size_t)p->argc + 1, &r->cap_args, sizeof *p->argv);
-    if (!a)
-        return out_of_memory(r);
-    p->argv = a;
-    if (rawtext_string(&r->t, f[1], "arg", &p->argv[p->argc]) != 0)
-        return -1;
-    p->argv[++p->argc] = NULL;
-    return 0;
+    return rawtext_push_string(&r->t, f[1], "arg", &r->p->argv, &r->p->argc, &r->cap_args);
 }
 
 static int parse_block_size(reader *r, char **f)
@@ -160,29 +129,14 @@ static int parse_module(reader *r, char **f)
     return 0;
 }
 
-/* A name table: `fn` and `file` lines. */
-static int parse_name(reader *r, char **f, const char *kind, char ***names, int *n, size_t *cap)
-{
-    if (rawtext_dense_id(&r->t, f[1], kind, *n) != 0)
-        return -1;
-    char **a = array_grow(*names, (size_t)*n, cap, sizeof **names);
-    if (!a)
-        return out_of_memory(r);
-    *names = a;
-    if (rawtext_string(&r->t, f[2], kind, &a[*n]) != 0)
-        return -1;
-    (*n)++;
-    return 0;
-}
-
 static int parse_fn(reader *r, char **f)
 {
-    return parse_name(r, f, "fn", &r->p->fns, &r->p->nfns, &r->cap_fns);
+    return rawtext_name(&r->t, f, "fn", &r->p->fns, &r->p->nfns, &r->cap_fns);
 }
 
 static int parse_file(reader *r, char **f)
 {
-    return parse_name(r, f, "file", &r->p->files, &r->p->nfiles, &r->cap_files);
+    return rawtext_name(&r->t, f, "file", &r->p->files, &r->p->nfiles, &r->cap_files);
 }
 
 /* ---- instructions -------------------------------------------------------- */
@@ -411,44 +365,37 @@ static int parse_line(void *ctx, char *line)
 /* ---- the file ------------------------------------------------------------ */
 
 /* Parse the lines before the end line, then check what only the whole
- * file can show. */
-static int parse_body(reader *r, char *buf, size_t body_len)
+ * file can show (a rawtext_reader's parse). */
+static int parse_body(void *reader_, char *buf, size_t body_len)
 {
+    reader *r = reader_;
     if (rawtext_each_line(&r->t, buf, body_len, parse_line, r) != 0)
         return -1;
     return finish_instr(r) != 0 ? -1 : rawtext_required_before(&r->t, &r->order, R_EXIT + 1, "the 'end' line");
 }
 
-int profile_read(const char *path, profile *out, char *err, size_t errlen)
+/* A rawtext_reader's setup: the reader writes into out. */
+static void setup(void *reader_, void *out)
 {
-    memset(out, 0, sizeof *out);
-    reader *r = calloc(1, sizeof *r);
-    if (!r) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
-    r->t = (rawtext){.path = path, .magic = "augur-profile", .version = PROFILE_VERSION, .kind = "profile",
-                     .hint = TRUNCATED_HINT, .redo = "collect the profile again", .err = err, .errlen = errlen};
+    reader *r = reader_;
     r->p = out;
     r->order = (rawtext_order){.table = keywords, .n = NKEYWORDS, .stride = sizeof *keywords,
                                .doc = "docs/profile-format.md", .rank = R_MAGIC, .prev = ""};
-    char *buf = NULL;
-    size_t body_len = 0;
-    int rc = rawtext_open(&r->t, &buf, &body_len);
-    if (rc == 0)
-        rc = parse_body(r, buf, body_len);
-    free(buf);
-    free(r);
-    if (rc != 0)
-        profile_free(out);
-    return rc;
 }
 
-static void free_strings(char **s, int n)
+/* A rawtext_reader's free_out. */
+static void free_out(void *out)
 {
-    for (int i = 0; i < n; i++)
-        free(s[i]);
-    free(s);
+    profile_free(out);
+}
+
+int profile_read(const char *path, profile *out, char *err, size_t errlen)
+{
+    const rawtext t = {.path = path, .magic = "augur-profile", .version = PROFILE_VERSION, .kind = "profile",
+                       .hint = TRUNCATED_HINT, .redo = "collect the profile again", .err = err, .errlen = errlen};
+    static const rawtext_reader how = {.size = sizeof(reader), .setup = setup, .parse = parse_body,
+                                       .free_out = free_out};
+    return rawtext_read(&t, &how, out, sizeof *out);
 }
 
 static void free_instr(prof_instr *in)
@@ -463,12 +410,12 @@ void profile_free(profile *p)
 {
     free(p->tool);
     free(p->exe);
-    free_strings(p->argv, p->argc);
+    array_free_strings(p->argv, (size_t)p->argc);
     for (int i = 0; i < p->nmodules; i++)
         free(p->modules[i].path);
     free(p->modules);
-    free_strings(p->fns, p->nfns);
-    free_strings(p->files, p->nfiles);
+    array_free_strings(p->fns, (size_t)p->nfns);
+    array_free_strings(p->files, (size_t)p->nfiles);
     for (size_t i = 0; i < p->ninstrs; i++)
         free_instr(&p->instrs[i]);
     free(p->instrs);

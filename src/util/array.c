@@ -1,4 +1,5 @@
-/* array.c — growing arrays by doubling (see array.h). */
+/* array.c — growing arrays by doubling, and freeing arrays of strings
+ * (see array.h). */
 #include "util/array.h"
 
 #include <stdlib.h>
@@ -12,4 +13,11 @@ void *array_grow(void *arr, size_t n, size_t *cap, size_t size)
     if (a)
         *cap = ncap;
     return a;
+}
+
+void array_free_strings(char **s, size_t n)
+{
+    for (size_t i = 0; s && i < n; i++)
+        free(s[i]);
+    free(s);
 }

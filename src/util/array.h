@@ -15,4 +15,8 @@
  *     a->v[a->n++] = x; */
 void *array_grow(void *arr, size_t n, size_t *cap, size_t size);
 
+/* Free the first n strings of s, then s itself; s may be NULL (then n is
+ * ignored), and so may any of its strings. */
+void array_free_strings(char **s, size_t n);
+
 #endif

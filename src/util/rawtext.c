@@ -10,6 +10,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "util/array.h"
 #include "util/parse.h"
 
 int rawtext_fail(rawtext *t, size_t line, const char *fmt, ...)
@@ -147,6 +148,53 @@ int rawtext_string(rawtext *t, const char *f, const char *what, char **out)
     return 0;
 }
 
+int rawtext_tool(rawtext *t, const char *name, const char *version, char **out)
+{
+    char *n, *v;
+    if (rawtext_string(t, name, "tool name", &n) != 0)
+        return -1;
+    if (rawtext_string(t, version, "tool version", &v) != 0) {
+        free(n);
+        return -1;
+    }
+    size_t len = strlen(n) + strlen(v) + 2;
+    if ((*out = malloc(len)))
+        snprintf(*out, len, "%s %s", n, v);
+    free(n);
+    free(v);
+    return *out ? 0 : fail(t, "out of memory");
+}
+
+int rawtext_process_id(rawtext *t, const char *f, const char *what, int64_t *out)
+{
+    uint64_t v;
+    if (rawtext_bounded(t, f, what, INT64_MAX, &v) != 0)
+        return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
+int rawtext_push_string(rawtext *t, const char *f, const char *what, char ***arr, int *n, size_t *cap)
+{
+    /* One slot more than the strings, for the terminating NULL. */
+    char **a = array_grow(*arr, (size_t)*n + 1, cap, sizeof *a);
+    if (!a)
+        return fail(t, "out of memory");
+    *arr = a;
+    a[*n] = NULL; /* freeable if decoding fails */
+    if (rawtext_string(t, f, what, &a[*n]) != 0)
+        return -1;
+    a[++*n] = NULL;
+    return 0;
+}
+
+int rawtext_name(rawtext *t, char **f, const char *kind, char ***names, int *n, size_t *cap)
+{
+    if (rawtext_dense_id(t, f[1], kind, *n) != 0)
+        return -1;
+    return rawtext_push_string(t, f[2], kind, names, n, cap);
+}
+
 int rawtext_each_line(rawtext *t, char *buf, size_t body_len, int (*line_fn)(void *ctx, char *line), void *ctx)
 {
     t->lineno = 1;
@@ -182,10 +230,6 @@ int rawtext_split(rawtext *t, char *line, char **fields, int max, int *nf)
     return 0;
 }
 
-/* ---- framing ------------------------------------------------------------- */
-
-/* The first line must be "MAGIC VERSION"; checked before anything else
- * so that another file, or another version, is named as such. */
 /* ---- the order of lines ---------------------------------------------------- */
 
 static const rawtext_kw *kw_at(const rawtext_order *o, size_t k)
@@ -242,6 +286,8 @@ int rawtext_keyword(rawtext *t, rawtext_order *o, char **fields, int nf, size_t 
 
 /* ---- framing --------------------------------------------------------------- */
 
+/* The first line must be "MAGIC VERSION"; checked before anything else
+ * so that another file, or another version, is named as such. */
 static int check_magic(rawtext *t, const char *buf, size_t len)
 {
     const size_t mlen = strlen(t->magic);
@@ -371,4 +417,26 @@ int rawtext_open(rawtext *t, char **buf, size_t *body_len)
         return -1;
     }
     return 0;
+}
+
+int rawtext_read(const rawtext *t, const rawtext_reader *how, void *out, size_t out_size)
+{
+    memset(out, 0, out_size);
+    rawtext *r = calloc(1, how->size); /* the reader, which starts with its rawtext */
+    if (!r) {
+        rawtext copy = *t;
+        return rawtext_fail(&copy, 0, "out of memory");
+    }
+    *r = *t;
+    how->setup(r, out);
+    char *buf = NULL;
+    size_t body_len = 0;
+    int rc = rawtext_open(r, &buf, &body_len);
+    if (rc == 0)
+        rc = how->parse(r, buf, body_len);
+    free(buf);
+    free(r);
+    if (rc != 0)
+        how->free_out(out);
+    return rc;
 }

@@ -40,6 +40,21 @@ __attribute__((format(printf, 3, 4))) int rawtext_fail(rawtext *t, size_t line, 
  * '\n'. */
 int rawtext_open(rawtext *t, char **buf, size_t *body_len);
 
+/* What rawtext_read needs of a reader: a struct of `size` bytes whose
+ * first member is its rawtext. */
+typedef struct rawtext_reader {
+    size_t size;
+    void (*setup)(void *reader, void *out);                 /* the members after the rawtext */
+    int (*parse)(void *reader, char *buf, size_t body_len); /* the body rawtext_open returned */
+    void (*free_out)(void *out);                            /* what parse left in out, on failure */
+} rawtext_reader;
+
+/* Read the file t->path into out (out_size bytes, zeroed first): allocate
+ * a zeroed reader holding a copy of *t, how->setup it, rawtext_open, then
+ * how->parse the body; free the file's buffer and the reader, and on
+ * failure how->free_out(out).  Returns 0, or -1 with t->err written. */
+int rawtext_read(const rawtext *t, const rawtext_reader *how, void *out, size_t out_size);
+
 /* Call line_fn(ctx, line) for every line of the body buf[0..body_len)
  * that rawtext_open returned, in order, each NUL-terminated in place, with
  * t->lineno its line number; stops at the first that returns non-zero and
@@ -95,6 +110,16 @@ int rawtext_id(rawtext *t, const char *f, const char *kind, int defined, int all
 int rawtext_dense_id(rawtext *t, const char *f, const char *kind, int defined);
 /* A percent-encoded string ("-" for empty) decoded into a new string. */
 int rawtext_string(rawtext *t, const char *f, const char *what, char **out);
+/* The fields NAME VERSION of a `tool` line as one new string "NAME VERSION". */
+int rawtext_tool(rawtext *t, const char *name, const char *version, char **out);
+/* A process id: a decimal number that fits an int64_t. */
+int rawtext_process_id(rawtext *t, const char *f, const char *what, int64_t *out);
+/* Decode string f onto the end of the array *arr of *n strings (capacity
+ * *cap, grown by array_grow), which stays NULL-terminated. */
+int rawtext_push_string(rawtext *t, const char *f, const char *what, char ***arr, int *n, size_t *cap);
+/* A name-table line "KIND ID STRING" (fields f[1], f[2]): ID must be *n,
+ * and the string is pushed onto *names. */
+int rawtext_name(rawtext *t, char **f, const char *kind, char ***names, int *n, size_t *cap);
 
 /* A field made printable for a message: at most 40 bytes, bytes other
  * than printable ASCII shown as '?'. */

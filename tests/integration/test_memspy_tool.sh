@@ -16,7 +16,9 @@
 #     increments per thread, where Valgrind's own order (--interleave=no)
 #     gives a few per scheduling quantum; the padded counters none;
 #   - buffering changes nothing on one thread: a buffer of one reference
-#     (flushed at every superblock) gives the same counts as the default;
+#     (flushed at every superblock) gives the same counts as the default,
+#     and so does one whose superblocks reserve room 3 references at a
+#     time (--sb-reserve=3: a flush check every 3 references);
 #   - bad options are refused with a message that names the fix.
 source "$TESTLIB"
 VGLIB="$(dirname "$AUGUR")/vglib"
@@ -235,6 +237,15 @@ for opts in "" "--sample-time=1000,3000" "--sample-sets=4"; do
     check "  and there are some" "$(program_counts "$A" | wc -l | awk '{ print ($1 > 5) }')" 1
     [ "$opts" = "--sample-sets=4" ] ||
         check "  the whole raw file's counts too" "$(cmp -s <(counts "$A") <(counts "$B") && echo same)" same
+    # Reserving room 3 references at a time (a flush check every 3 within
+    # a superblock, some between two references of one instruction)
+    # changes nothing either.
+    EXTRA_OPTS+=(--sb-reserve=3)
+    C=$(memspy "$WORK/buf-sb3$opts" "$PROGRAMS/memobjs" 100 3)
+    check "memobjs ${opts:-full}: memobjs.c's counts, buffer of 1 reserved 3 at a time = default buffer" \
+        "$(cmp -s <(program_counts "$A") <(program_counts "$C") && echo same)" same
+    [ "$opts" = "--sample-sets=4" ] ||
+        check "  the whole raw file's counts too" "$(cmp -s <(counts "$A") <(counts "$C") && echo same)" same
 done
 EXTRA_OPTS=()
 
@@ -260,6 +271,8 @@ check "--sample-sets=3: refused" "$(refused --out-dir="$WORK/bad" --level="$L1" 
 check "  says what N must be" "$(grep -c 'power of two' "$WORK/bad/err")" 1
 check "--buffer=0: refused" "$(refused --out-dir="$WORK/bad" --level="$L1" --buffer=0)" refused
 check "  says the range" "$(grep -c 'expected a number of references from 1' "$WORK/bad/err")" 1
+check "--sb-reserve=4097: refused" "$(refused --out-dir="$WORK/bad" --level="$L1" --sb-reserve=4097)" refused
+check "  says the range" "$(grep -c 'expected a number of references from 1 to 4096' "$WORK/bad/err")" 1
 check "--interleave=maybe: refused" "$(refused --out-dir="$WORK/bad" --level="$L1" --interleave=maybe)" refused
 
 # ---- sampling: counted, and the rest skipped --------------------------------
