@@ -13,8 +13,10 @@
  * Machines (64-byte lines): 1 level = L1 32 KiB 8-way; 3 levels = L1 32 KiB
  * 8-way and L2 1 MiB 16-way private per thread, L3 8 MiB 16-way shared.
  *
- * usage: memsim_bench [REFS]      (default 2000000)
- * Traces: hot (16 KiB random, 20% writes: L1 hits), l2 (512 KiB random),
+ * usage: memsim_bench [REFS [TRACE...]]   (default 2000000, every trace)
+ * Traces: mm (the references of an ikj matrix multiply of 300 x 300
+ * doubles, c[i][j] += a[i][k] * b[k][j]: read c, read b, write c; what most
+ * programs do, mostly L1 hits at the most recent way), hot (16 KiB random, 20% writes: L1 hits), l2 (512 KiB random),
  * l3 (4 MiB random), stream (8-byte steps over 16 MiB: every 8th reference
  * misses all levels), mt (two threads alternating, 256 KiB random each,
  * 1 in 64 references to a shared 4 KiB with half of them writes; 3 levels
@@ -63,6 +65,26 @@ static uint64_t rng(uint64_t *s)
     return *s * 0x2545f4914f6cdd1dull;
 }
 
+/* t's n references as the ikj matrix multiply of MM_N doubles makes them
+ * (c, then b, then c again; a[i][k] stays in a register), from the start
+ * over again when n is longer. */
+#define MM_N 300u
+static void make_mm(trace *t)
+{
+    uint64_t b = BASE + MM_N * MM_N * 8, c = b + MM_N * MM_N * 8; /* a is at BASE */
+    size_t i = 0, step = 0;
+    while (i < t->n) {
+        uint64_t j = step % MM_N, k = step / MM_N % MM_N, row = step / (MM_N * MM_N) % MM_N;
+        uint64_t refs[3] = {c + (row * MM_N + j) * 8, b + (k * MM_N + j) * 8, c + (row * MM_N + j) * 8};
+        for (unsigned r = 0; r < 3 && i < t->n; r++, i++) {
+            t->addr[i] = refs[r];
+            t->write[i] = r == 2;
+            t->thread[i] = 0;
+        }
+        step++;
+    }
+}
+
 /* A trace of n references of the named kind (see the header); 0 on an
  * unknown name. */
 static int make_trace(trace *t, const char *kind, size_t n)
@@ -75,6 +97,8 @@ static int make_trace(trace *t, const char *kind, size_t n)
     uint64_t span = !strcmp(kind, "hot") ? 16384 : !strcmp(kind, "l2") ? 512 * 1024
                   : !strcmp(kind, "l3") ? 4u << 20 : !strcmp(kind, "mt") ? 256 * 1024 : 0;
     int stream = !strcmp(kind, "stream"), mt = !strcmp(kind, "mt");
+    if (!strcmp(kind, "mm"))
+        return make_mm(t), 1;
     if (!span && !stream)
         return 0;
     for (size_t i = 0; i < n; i++) {
@@ -221,17 +245,22 @@ int main(int argc, char **argv)
 {
     size_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 2000000;
     if (n == 0) {
-        fprintf(stderr, "usage: memsim_bench [REFS]   (REFS > 0, default 2000000)\n");
+        fprintf(stderr, "usage: memsim_bench [REFS [TRACE...]]   (REFS > 0, default 2000000)\n");
         return 2;
     }
-    static const char *const kinds[] = {"hot", "l2", "l3", "stream", "mt"};
+    static const char *const all[] = {"mm", "hot", "l2", "l3", "stream", "mt"};
+    const char *const *kinds = argc > 2 ? (const char *const *)argv + 2 : all;
+    size_t nkinds = argc > 2 ? (size_t)argc - 2 : sizeof all / sizeof *all;
     uint64_t sink = 0;
     printf("# %zu references per pass, median (min max) of %d runs, ns per reference\n", n, REPS);
     printf("%-7s %6s %10s %6s %6s %10s %6s %6s %7s %7s %5s %7s %5s\n", "trace", "levels", "cachesim", "min",
            "max", "memsim", "min", "max", "ratio", "shadow8", "ratio", "shdw64", "ratio");
-    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+    for (size_t i = 0; i < nkinds; i++) {
         trace t;
-        make_trace(&t, kinds[i], n);
+        if (!make_trace(&t, kinds[i], n)) {
+            fprintf(stderr, "memsim_bench: unknown trace '%s' (mm, hot, l2, l3, stream, mt)\n", kinds[i]);
+            return 2;
+        }
         for (unsigned nl = 1; nl <= 3; nl += 2)
             if (nl == 3 || strcmp(kinds[i], "mt"))
                 bench_case(kinds[i], &t, nl, &sink);

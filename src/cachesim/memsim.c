@@ -268,17 +268,17 @@ static void coherence_update(ms_sim *s, const ref *r, int is_write, unsigned hit
     }
 }
 
-/* 1 if reference r (of one line) repeats the last line its first level
- * accessed in this sample: a hit there that changes no cache state, so the
- * walk can stop at once.  Not for a write once coherence is kept, which
- * must still invalidate the other threads' copies. */
-static int repeats_last_line(const ms_sim *s, const ref *r, int is_write)
+/* The walk of reference r down the levels, for what the fast path in
+ * ms_access did not take; out of line so that the fast path, which most
+ * references take, saves no registers. */
+static __attribute__((noinline)) void walk(ms_sim *s, const ref *r, int is_write, ms_result *out)
 {
-    uint64_t block = r->addr >> s->line_shift;
-    if (block != r->last >> s->line_shift || (is_write && s->coherent))
-        return 0;
-    const ms_cache *c = s->c.level[0].shared_by == 1 ? &r->th->level[0] : &s->shared[0];
-    return c->last == block && c->last_epoch == s->epoch;
+    unsigned k = 0;
+    while (k < s->c.nlevels && level_access(s, r, k, out))
+        k++;
+    out->hit_level = (uint8_t)k;
+    if (s->coherent)
+        coherence_update(s, r, is_write, k);
 }
 
 void ms_access(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_write, uint32_t tag,
@@ -287,23 +287,22 @@ void ms_access(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_
     uint64_t span = size ? size - 1 : 0;
     ref r = {thread % MS_MAX_THREADS, NULL, addr, span > UINT64_MAX - addr ? UINT64_MAX : addr + span,
              tag};
-    if ((addr >> s->line_shift) & s->sample_mask) {
+    uint64_t block = addr >> s->line_shift;
+    if (block & s->sample_mask) {
         out->sampled = 0;
         return;
     }
     out->sampled = 1;
     out->unknown_from = MS_ALL_KNOWN;
     r.th = thread_state(s, r.t);
-    if (repeats_last_line(s, &r, is_write)) {
+    /* The fast path: one line that hits level 0 with a certain outcome
+     * (ms_cache_hit), and not a write other threads' copies must hear of. */
+    if (block == r.last >> s->line_shift && !(is_write && s->coherent) &&
+        ms_cache_hit(instance(s, &r, 0), block, s->epoch, ms_shadow_sampled(block, s->shadow_log2))) {
         out->hit_level = 0;
         return;
     }
-    unsigned k = 0;
-    while (k < s->c.nlevels && level_access(s, &r, k, out))
-        k++;
-    out->hit_level = (uint8_t)k;
-    if (s->coherent)
-        coherence_update(s, &r, is_write, k);
+    walk(s, &r, is_write, out);
 }
 
 void ms_sample_start(ms_sim *s)

@@ -57,6 +57,24 @@ void ms_cache_init(ms_cache *c, uint64_t size, uint32_t line, uint32_t ways, uin
  * one shadow sampling keeps); a miss fills the line with `tag`. */
 ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t tag, uint32_t epoch, int fed);
 
+/* The hit path of ms_cache_access, inline for memsim's fast path: if the
+ * access of `block` in sample `epoch` is a hit whose outcome is certain
+ * (a repeat of the last block, or any hit before time sampling starts),
+ * do it (set and, when `fed`, shadow) and return 1; otherwise change
+ * nothing and return 0. */
+static inline int ms_cache_hit(ms_cache *c, uint64_t block, uint32_t epoch, int fed)
+{
+    if (block == c->last && epoch == c->last_epoch)
+        return 1; /* a repeat: MRU in set and shadow already */
+    if (epoch != 0 || !ms_sets_hit(&c->sets, block))
+        return 0;
+    c->last = block;
+    c->last_epoch = 0;
+    if (fed)
+        ms_shadow_access(c->shadow, block);
+    return 1;
+}
+
 /* Invalidate `block`: if the cache holds it, remove it there and from the
  * shadow and return 1; else change nothing and return 0. */
 int ms_cache_remove(ms_cache *c, uint64_t block, uint32_t epoch);

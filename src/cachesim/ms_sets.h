@@ -52,6 +52,30 @@ static inline uint64_t *ms_sets_blocks(const ms_sets *s, uint64_t block)
     return (uint64_t *)(void *)(s->mem + (block & s->set_mask) * s->stride);
 }
 
+/* The way of set v (ms_sets_blocks) holding `block`, or ways if none
+ * does. */
+static inline uint32_t ms_sets_find(const ms_sets *s, const uint64_t *v, uint64_t block)
+{
+    uint32_t i = 0, w = s->ways;
+    while (i < w && v[i] != block)
+        i++;
+    return i;
+}
+
+/* Make way i of set v hold (block, tag) as its most recent way, moving
+ * ways 0..i-1 one place toward the LRU end (way i's old content is gone). */
+static inline void ms_sets_promote(const ms_sets *s, uint64_t *v, uint32_t i, uint64_t block,
+                                   uint32_t tag)
+{
+    uint32_t *tv = (uint32_t *)(void *)(v + s->ways);
+    for (; i > 0; i--) {
+        v[i] = v[i - 1];
+        tv[i] = tv[i - 1];
+    }
+    v[0] = block;
+    tv[0] = tag;
+}
+
 /* Access `block`: it becomes its set's most recent way; a miss drops the
  * LRU way and fills with `tag` (a hit keeps the tag it had). */
 static inline ms_touch ms_sets_touch(ms_sets *s, uint64_t block, uint32_t tag)
@@ -61,9 +85,7 @@ static inline ms_touch ms_sets_touch(ms_sets *s, uint64_t block, uint32_t tag)
     ms_touch t = {0, 0, 0, 0};
     if (v[0] == block)
         return t;
-    uint32_t i = 1, w = s->ways;
-    while (i < w && v[i] != block)
-        i++;
+    uint32_t i = ms_sets_find(s, v, block), w = s->ways;
     t.pos = i;
     if (i == w) { /* miss: the LRU way goes */
         i = w - 1;
@@ -73,13 +95,23 @@ static inline ms_touch ms_sets_touch(ms_sets *s, uint64_t block, uint32_t tag)
     } else {
         tag = tv[i]; /* a hit keeps its fill tag */
     }
-    for (; i > 0; i--) {
-        v[i] = v[i - 1];
-        tv[i] = tv[i - 1];
-    }
-    v[0] = block;
-    tv[0] = tag;
+    ms_sets_promote(s, v, i, block, tag);
     return t;
+}
+
+/* If `block` is in its set, make it the most recent way (keeping its tag)
+ * and return 1; else change nothing and return 0: the hit half of
+ * ms_sets_touch, for memsim's fast path. */
+static inline int ms_sets_hit(ms_sets *s, uint64_t block)
+{
+    uint64_t *v = ms_sets_blocks(s, block);
+    if (v[0] == block)
+        return 1;
+    uint32_t i = ms_sets_find(s, v, block);
+    if (i == s->ways)
+        return 0;
+    ms_sets_promote(s, v, i, block, ((uint32_t *)(void *)(v + s->ways))[i]);
+    return 1;
 }
 
 #endif

@@ -12,25 +12,9 @@
 #include "cachesim/ms_shadow.h"
 #include "rd/rd.h"
 
-#define NIL UINT32_MAX
-#define HASH_MUL 0x9e3779b97f4a7c15ull
+#define NIL MS_SHADOW_NIL
 
-typedef struct node {
-    uint64_t block;
-    uint32_t prev, next; /* toward the head / the tail; NIL at the ends */
-    uint64_t slot;       /* index slot[] holds this node at (kept through
-                            backward shifts), so dropping it needs no probe */
-} node;
-
-struct ms_shadow {
-    const rd_allocator *a;
-    node *nodes;
-    uint32_t cap, used; /* nodes[0..used) have been handed out at least once */
-    uint32_t head, tail, free; /* free: a list of removed nodes, through next */
-    uint32_t *slot;            /* node index or NIL; hmask + 1 slots */
-    uint64_t hmask;
-    unsigned shift; /* 64 - log2(slots) */
-};
+typedef ms_shadow_node node;
 
 ms_shadow *ms_shadow_new(uint64_t lines, const rd_allocator *a)
 {
@@ -51,21 +35,6 @@ ms_shadow *ms_shadow_new(uint64_t lines, const rd_allocator *a)
     return s;
 }
 
-/* Home slot of block. */
-static uint64_t home(const ms_shadow *s, uint64_t block)
-{
-    return (block * HASH_MUL) >> s->shift;
-}
-
-/* The slot holding block's node, or the empty slot ending its probe. */
-static uint64_t probe(const ms_shadow *s, uint64_t block)
-{
-    uint64_t i = home(s, block);
-    while (s->slot[i] != NIL && s->nodes[s->slot[i]].block != block)
-        i = (i + 1) & s->hmask;
-    return i;
-}
-
 /* Empty slot i, moving later entries of its cluster back so that every
  * entry stays reachable from its home slot. */
 static void slot_delete(ms_shadow *s, uint64_t i)
@@ -78,10 +47,9 @@ static void slot_delete(ms_shadow *s, uint64_t i)
             uint32_t n = s->slot[j];
             if (n == NIL)
                 return;
-            uint64_t h = home(s, s->nodes[n].block);
+            uint64_t h = ms_shadow_home(s, s->nodes[n].block);
             if (((j - h) & s->hmask) >= ((j - i) & s->hmask)) {
                 s->slot[i] = n; /* i lies on n's probe path: move it there */
-                s->nodes[n].slot = i;
                 i = j;
                 break;
             }
@@ -129,28 +97,18 @@ static uint32_t take_node(ms_shadow *s)
     } else {
         n = s->tail;
         unlink_node(s, n);
-        slot_delete(s, s->nodes[n].slot);
+        slot_delete(s, ms_shadow_probe(s, s->nodes[n].block));
     }
     return n;
 }
 
-int ms_shadow_access(ms_shadow *s, uint64_t block)
+int ms_shadow_insert(ms_shadow *s, uint64_t block, uint64_t i)
 {
-    uint64_t i = probe(s, block);
-    uint32_t n = s->slot[i];
-    if (n != NIL) {
-        if (s->head != n) {
-            unlink_node(s, n);
-            push_head(s, n);
-        }
-        return 1;
-    }
     int full = s->free == NIL && s->used == s->cap;
-    n = take_node(s);
+    uint32_t n = take_node(s);
     if (full)
-        i = probe(s, block); /* dropping the tail may have moved slots */
+        i = ms_shadow_probe(s, block); /* dropping the tail may have moved slots */
     s->nodes[n].block = block;
-    s->nodes[n].slot = i;
     s->slot[i] = n;
     push_head(s, n);
     return 0;
@@ -158,11 +116,11 @@ int ms_shadow_access(ms_shadow *s, uint64_t block)
 
 void ms_shadow_remove(ms_shadow *s, uint64_t block)
 {
-    uint64_t i = probe(s, block);
+    uint64_t i = ms_shadow_probe(s, block);
     uint32_t n = s->slot[i];
     if (n == NIL)
         return;
-    slot_delete(s, s->nodes[n].slot);
+    slot_delete(s, i);
     unlink_node(s, n);
     s->nodes[n].next = s->free;
     s->free = n;
