@@ -32,7 +32,10 @@
  * costs a few inline instructions and no entry: time sampling's stretches
  * (a countdown in memspy.sample_left; the reference that ends an ON stretch
  * appends a sample marker instead) and, alone, set sampling's other sets (a
- * mask test, counted in memspy.set_skipped).
+ * mask test, counted in memspy.set_skipped).  Like the cursor, the counter
+ * lives in a temporary from the superblock's first reference on and is
+ * stored back with it, so a skipped reference costs register arithmetic
+ * only, no load and store.
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
@@ -42,6 +45,13 @@
 #include "memspy/memspy.h"
 #include "vgcommon/vg_memrefs.h"
 
+/* A tool global that the superblock keeps in a temporary from its first
+ * reference on, stored back where the cursor is (commit). */
+typedef struct Mirror {
+    ULong *at;
+    IRExpr *val; /* NULL until loaded */
+} Mirror;
+
 /* The superblock being built and the instruction whose statements follow. */
 typedef struct SbBuilder {
     IRSB *out;
@@ -50,6 +60,10 @@ typedef struct SbBuilder {
     UInt unreserved; /* references the superblock makes with no room reserved yet */
     UInt room;       /* references the current reservation has room for */
     IRExpr *cur;     /* the buffer cursor, NULL until the first reference */
+    /* The sampling counters each reference updates (time sampling's
+     * countdown, or set sampling's skipped count), in a register rather
+     * than a load and a store each time. */
+    Mirror sample_left, set_skipped;
 } SbBuilder;
 
 /* A new temporary of type ty holding e. */
@@ -68,16 +82,27 @@ static IRExpr *and_guard(IRSB *out, IRExpr *guard, IRExpr *more)
     return bind(out, Ity_I1, IRExpr_Binop(Iop_And1, guard, more));
 }
 
-/* *counter += 1 when `cond` (may be NULL: always true) holds; branch-free:
- * the step is cond widened to 0 or 1. */
-static void add_count(IRSB *out, ULong *counter, IRExpr *cond)
+/* Load mirror m's global into its temporary (when it has one). */
+static void mirror_load(IRSB *out, Mirror *m)
 {
-    IRExpr *at = mkIRExpr_HWord((HWord)counter);
-    IRExpr *old = bind(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, at));
+    if (m->at)
+        m->val = bind(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)m->at)));
+}
+
+/* Store mirror m's temporary back to its global (once loaded). */
+static void mirror_store(IRSB *out, const Mirror *m)
+{
+    if (m->val)
+        addStmtToIRSB(out, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)m->at), m->val));
+}
+
+/* m += 1 when `cond` (may be NULL: always true) holds; branch-free: the
+ * step is cond widened to 0 or 1. */
+static void mirror_count(IRSB *out, Mirror *m, IRExpr *cond)
+{
     IRExpr *one = cond ? bind(out, Ity_I64, IRExpr_Unop(Iop_1Uto64, cond))
                        : IRExpr_Const(IRConst_U64(1));
-    IRExpr *now = bind(out, Ity_I64, IRExpr_Binop(Iop_Add64, old, one));
-    addStmtToIRSB(out, IRStmt_Store(Iend_LE, at, now));
+    m->val = bind(out, Ity_I64, IRExpr_Binop(Iop_Add64, m->val, one));
 }
 
 static IRExpr *u64(ULong v)
@@ -91,17 +116,17 @@ static IRExpr *u64(ULong v)
  * (*site = REF_SAMPLE_MARK: the flush counts the stretch skipped and starts
  * a new sample after it); below, it is skipped.  At 1 the count starts
  * again from ON + OFF.  Returns the condition for appending. */
-static IRExpr *time_sampling_guard(IRSB *out, IRExpr *guard, IRExpr **site)
+static IRExpr *time_sampling_guard(SbBuilder *b, IRExpr *guard, IRExpr **site)
 {
     Memspy *m = &memspy;
-    IRExpr *at = mkIRExpr_HWord((HWord)&m->sample_left);
-    IRExpr *left = bind(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, at));
+    IRSB *out = b->out;
+    IRExpr *left = b->sample_left.val;
     IRExpr *next = bind(out, Ity_I64, IRExpr_ITE(bind(out, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, left, u64(1))),
                                                  u64(m->sample_on + m->sample_off),
                                                  bind(out, Ity_I64, IRExpr_Binop(Iop_Sub64, left, u64(1)))));
     if (guard)
         next = bind(out, Ity_I64, IRExpr_ITE(guard, next, left));
-    addStmtToIRSB(out, IRStmt_Store(Iend_LE, at, next));
+    b->sample_left.val = next;
     IRExpr *marker = bind(out, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, left, u64(m->sample_off)));
     *site = bind(out, Ity_I64, IRExpr_ITE(marker, u64(REF_SAMPLE_MARK), *site));
     IRExpr *on = bind(out, Ity_I1, IRExpr_Binop(Iop_CmpLE64U, u64(m->sample_off), left));
@@ -110,8 +135,9 @@ static IRExpr *time_sampling_guard(IRSB *out, IRExpr *guard, IRExpr **site)
 
 /* Set sampling in IR: a reference whose first line is not sampled (block &
  * (N-1) != 0, the simulator's own rule) only counts in memspy.set_skipped. */
-static IRExpr *set_sampling_guard(IRSB *out, IRExpr *addr, IRExpr *guard)
+static IRExpr *set_sampling_guard(SbBuilder *b, IRExpr *addr, IRExpr *guard)
 {
+    IRSB *out = b->out;
     UInt shift = 0;
     while ((1u << shift) < memspy.config.level[0].line)
         shift++;
@@ -120,7 +146,7 @@ static IRExpr *set_sampling_guard(IRSB *out, IRExpr *addr, IRExpr *guard)
                                                   IRExpr_Const(IRConst_U64(memspy.config.set_sample - 1))));
     IRExpr *in_set = bind(out, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, set, IRExpr_Const(IRConst_U64(0))));
     IRExpr *out_of_set = bind(out, Ity_I1, IRExpr_Unop(Iop_Not1, in_set));
-    add_count(out, &memspy.set_skipped, and_guard(out, guard, out_of_set));
+    mirror_count(out, &b->set_skipped, and_guard(out, guard, out_of_set));
     return and_guard(out, guard, in_set);
 }
 
@@ -128,12 +154,12 @@ static IRExpr *set_sampling_guard(IRSB *out, IRExpr *addr, IRExpr *guard)
  * always): the statement's own guard, and the sampling that can be decided
  * in IR, which may replace *site by a marker.  Set sampling is tested here only without time sampling, whose ON
  * stretches count every reference (the simulator skips other sets). */
-static IRExpr *append_guard(IRSB *out, IRExpr *addr, IRExpr *guard, IRExpr **site)
+static IRExpr *append_guard(SbBuilder *b, IRExpr *addr, IRExpr *guard, IRExpr **site)
 {
-    if (memspy.sample_on)
-        return time_sampling_guard(out, guard, site);
-    if (memspy.config.set_sample > 1)
-        return set_sampling_guard(out, addr, guard);
+    if (b->sample_left.at)
+        return time_sampling_guard(b, guard, site);
+    if (b->set_skipped.at)
+        return set_sampling_guard(b, addr, guard);
     return guard;
 }
 
@@ -150,6 +176,8 @@ static void commit(SbBuilder *b)
 {
     if (b->cur)
         addStmtToIRSB(b->out, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&memspy.buf_cur), b->cur));
+    mirror_store(b->out, &b->sample_left);
+    mirror_store(b->out, &b->set_skipped);
 }
 
 /* The superblock's first reference, or the first past its reservation:
@@ -173,6 +201,8 @@ static void reserve(SbBuilder *b)
     d->guard = full;
     addStmtToIRSB(b->out, IRStmt_Dirty(d));
     b->cur = bind(b->out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, cur_at)); /* after the call */
+    mirror_load(b->out, &b->sample_left);
+    mirror_load(b->out, &b->set_skipped);
 }
 
 /* Append (site, addr) when `guard` holds (NULL: always), branch-free: the
@@ -180,8 +210,6 @@ static void reserve(SbBuilder *b)
  * cursor advances by one entry only if guard holds. */
 static void append_entry(SbBuilder *b, IRExpr *site, IRExpr *addr, IRExpr *guard)
 {
-    if (b->room == 0)
-        reserve(b);
     b->room--;
     store_at(b->out, b->cur, offsetof(RefEntry, site), site);
     store_at(b->out, b->cur, offsetof(RefEntry, addr), addr);
@@ -202,7 +230,9 @@ static void instrument_access(void *ctx, IRExpr *addr, Int size, Bool is_write, 
         b->code = memspy_code(b->ip);
     tl_assert(((UWord)b->code & ~REF_CODE_MASK) == 0);
     IRExpr *site = u64(((UWord)size * 2 + (is_write ? 1 : 0)) << REF_SITE_SHIFT | (UWord)b->code);
-    guard = append_guard(b->out, addr, guard, &site);
+    if (b->room == 0)
+        reserve(b); /* before the sampling guard, which uses the mirrors it loads */
+    guard = append_guard(b, addr, guard, &site);
     append_entry(b, site, addr, guard);
 }
 
@@ -251,6 +281,10 @@ IRSB *memspy_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
         return in; /* the options were refused; the run only ends */
 
     SbBuilder b = {.out = deepCopyIRSBExceptStmts(in), .unreserved = count_refs(in)};
+    if (memspy.sample_on)
+        b.sample_left.at = &memspy.sample_left;
+    else if (memspy.config.set_sample > 1)
+        b.set_skipped.at = &memspy.set_skipped;
     Int i = 0;
     for (; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
         addStmtToIRSB(b.out, in->stmts[i]); /* preamble */
