@@ -173,9 +173,9 @@ static void test_causes_random(void **state)
 }
 
 /* The shadow against a fully-associative cs_level of the same lines, per
- * access, on random accesses and invalidations: hits, LRU drops, stale
- * queue entries skipped and the queue's packing (hits fill it) must all
- * keep true LRU order.  Capacities 1, 3 and 64 lines. */
+ * access, on random accesses and invalidations: hits (relinks), LRU drops
+ * (the tail re-probed and its slot deleted by backward shift) and removals
+ * must all keep true LRU order.  Capacities 1, 3 and 64 lines. */
 static void test_shadow_is_lru(void **state)
 {
     (void)state;
