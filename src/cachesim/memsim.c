@@ -281,7 +281,7 @@ static __attribute__((noinline)) void walk(ms_sim *s, const ref *r, int is_write
         coherence_update(s, r, is_write, k);
 }
 
-void ms_access(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_write, uint32_t tag,
+int ms_access(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_write, uint32_t tag,
                ms_result *out)
 {
     uint64_t span = size ? size - 1 : 0;
@@ -290,7 +290,7 @@ void ms_access(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_
     uint64_t block = addr >> s->line_shift;
     if (block & s->sample_mask) {
         out->sampled = 0;
-        return;
+        return 0;
     }
     out->sampled = 1;
     out->unknown_from = MS_ALL_KNOWN;
@@ -300,9 +300,10 @@ void ms_access(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_
     if (block == r.last >> s->line_shift && !(is_write && s->coherent) &&
         ms_cache_hit(instance(s, &r, 0), block, s->epoch, ms_shadow_sampled(block, s->shadow_log2))) {
         out->hit_level = 0;
-        return;
+        return 1;
     }
     walk(s, &r, is_write, out);
+    return out->hit_level == 0 && out->unknown_from == MS_ALL_KNOWN;
 }
 
 void ms_sample_start(ms_sim *s)
