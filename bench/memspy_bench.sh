@@ -50,7 +50,7 @@ die() { echo "memspy_bench: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
     --reps) REPS=${2:?--reps N}; shift 2 ;;
-    --ratios) RATIOS=${2:?--ratios LIST}; shift 2 ;;
+    --ratios) RATIOS=${2?--ratios LIST}; shift 2 ;;  # "" runs no sampled configuration
     --machine) MACHINE=${2:?--machine M}; shift 2 ;;
     --programs) PROGRAMS=${2:?--programs LIST}; shift 2 ;;
     --markdown) MARKDOWN=${2:?--markdown FILE}; shift 2 ;;
