@@ -18,6 +18,8 @@
 #   sets R      augur memspy --machine M --sample R --sample-by sets
 #   full-sN     full with --shadow-sample N     (with --shadow-sample N)
 #   tool-sN     tool with --shadow-sample=N     (with --shadow-sample N)
+#   tool@K      tool as built in the K-th directory of --tool-builds (an
+#               A/B of simulator or instrumentation changes, in one run)
 # and reports the median user+sys CPU time of each (the machine is shared:
 # CPU time, not wall time), the ratio to Cachegrind's, and per sampled run
 # the difference of its L1/L2/L3 miss rates from full simulation's, in
@@ -26,7 +28,7 @@
 #
 # usage: bench/memspy_bench.sh [--reps N] [--ratios "0.1 0.3"] [--machine M]
 #                              [--programs "NAME:ARGS ..."] [--markdown FILE]
-#                              [--shadow-sample N]
+#                              [--shadow-sample N] [--tool-builds "DIR ..."]
 #   NAME is a kernel of bench/model_kernels/ or mm_conflict (examples/).
 # Environment: BUILD_DIR (default: build; must hold augur and vglib/).
 # Programs are compiled -O1 -g -march=x86-64-v2 into a temporary directory,
@@ -41,17 +43,19 @@ MACHINE=zen4
 PROGRAMS="mm_conflict:256 matmul:160 stencil2d:600 spmv:60000 sort:150000"
 MARKDOWN=
 SHADOW=
+TOOL_BUILDS=()
 
 die() { echo "memspy_bench: $*" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
     case $1 in
     --reps) REPS=${2:?--reps N}; shift 2 ;;
-    --ratios) RATIOS=${2:?--ratios LIST}; shift 2 ;;
+    --ratios) RATIOS=${2?--ratios LIST}; shift 2 ;;  # "" runs no sampled configuration
     --machine) MACHINE=${2:?--machine M}; shift 2 ;;
     --programs) PROGRAMS=${2:?--programs LIST}; shift 2 ;;
     --markdown) MARKDOWN=${2:?--markdown FILE}; shift 2 ;;
     --shadow-sample) SHADOW=${2:?--shadow-sample N}; shift 2 ;;
+    --tool-builds) read -r -a TOOL_BUILDS <<<"${2:?--tool-builds \"DIR ...\"}"; shift 2 ;;
     *) die "unknown option '$1' (see the usage at the top of $0)" ;;
     esac
 done
@@ -59,6 +63,9 @@ AUGUR=$BUILD_DIR/augur
 [ -x "$AUGUR" ] || die "no $AUGUR: build first (cmake -S . -B build && make -C build), or set BUILD_DIR"
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps '$REPS': give a positive whole number"
 [ -z "$SHADOW" ] || [[ $SHADOW =~ ^[1-9][0-9]*$ ]] || die "--shadow-sample '$SHADOW': give a power of two"
+for dir in "${TOOL_BUILDS[@]}"; do
+    [ -x "$dir/vglib/memspy-amd64-linux" ] || die "--tool-builds: no $dir/vglib/memspy-amd64-linux (build the memspy_tool target there)"
+done
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/memspy_bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
@@ -120,6 +127,7 @@ LL=$(cache_geometry last)
 mapfile -t LEVELS < <(level_args)
 configs=(cachegrind none full tool)
 [ -z "$SHADOW" ] || configs+=("full-s$SHADOW" "tool-s$SHADOW")
+for k in "${!TOOL_BUILDS[@]}"; do configs+=("tool@$k"); done
 for r in $RATIOS; do configs+=("time:$r" "sets:$r"); done
 
 # run_config CONFIG EXE ARGS... — one timed run; the report of the first
@@ -138,11 +146,14 @@ run_config() {
     full-s*)
         cpu_time "$AUGUR" memspy --machine "$MACHINE" --shadow-sample "${config#full-s}" --format json \
             --output "$json" -- "$exe" "$@" ;;
-    tool | tool-s*)
-        local shadow=()
-        [ "$config" = tool ] || shadow=("--shadow-sample=${config#tool-s}")
+    tool | tool-s* | tool@*)
+        local shadow=() lib=$BUILD_DIR/vglib
+        case $config in
+        tool-s*) shadow=("--shadow-sample=${config#tool-s}") ;;
+        tool@*) lib=${TOOL_BUILDS[${config#tool@}]}/vglib ;;
+        esac
         mkdir -p "$TMP/raw"
-        cpu_time env VALGRIND_LIB="$BUILD_DIR/vglib" valgrind --tool=memspy --out-dir="$TMP/raw" "${LEVELS[@]}" \
+        cpu_time env VALGRIND_LIB="$lib" valgrind --tool=memspy --out-dir="$TMP/raw" "${LEVELS[@]}" \
             "${shadow[@]}" "$exe" "$@"
         rm -f "$TMP"/raw/memspy.*.out ;;
     time:* | sets:*)
@@ -155,6 +166,7 @@ run_config() {
     echo "# $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)," \
         "$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); machine $MACHINE (cachegrind --D1=$D1 --LL=$LL)"
     echo "# $0 --reps $REPS --ratios \"$RATIOS\" --programs \"$PROGRAMS\"${SHADOW:+ --shadow-sample $SHADOW}"
+    for k in "${!TOOL_BUILDS[@]}"; do echo "# tool@$k: ${TOOL_BUILDS[$k]}"; done
     echo
     echo "| program | config | CPU s (median of $REPS) | / cachegrind | L1 rate | L2 rate | L3 rate | ΔL1 pp | ΔL2 pp | ΔL3 pp |"
     echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -178,7 +190,7 @@ for spec in $PROGRAMS; do
     for c in "${configs[@]}"; do
         t=$(median <"$TMP/$name.${c/:/_}.times")
         ratio=$(awk -v a="$t" -v b="$cg" 'BEGIN {printf "%.2f", a / b}')
-        if [ "$c" = cachegrind ] || [ "${c%-s*}" = tool ] || [ "$c" = none ]; then
+        if [ "$c" = cachegrind ] || [ "${c%-s*}" = tool ] || [ "${c%@*}" = tool ] || [ "$c" = none ]; then
             [ "$c" = cachegrind ] || ratio="**$ratio**"
             [ "$c" = cachegrind ] && ratio=1.00
             echo "| $name $args | $c | $t | $ratio | | | | | | |"

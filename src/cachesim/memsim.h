@@ -113,8 +113,11 @@ void ms_free(ms_sim *s);
  * evicted tag of its first line (in address order) that missed there, and
  * is unknown at a level when any of its lines is; under set sampling it is simulated when its first line is, and
  * then only its sampled lines are.  Thread numbers >= MS_MAX_THREADS are
- * folded modulo MS_MAX_THREADS. */
-void ms_access(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_write, uint32_t tag,
+ * folded modulo MS_MAX_THREADS.  Returns 1 when the reference was
+ * simulated and hit the first level with a certain outcome (hit_level 0,
+ * unknown_from MS_ALL_KNOWN: nothing else in *out to read), else 0; the
+ * usual case is then a test of a register, not of bytes just stored. */
+int ms_access(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_write, uint32_t tag,
                ms_result *out);
 
 /* Time sampling: a new sample begins after references that were not

@@ -92,6 +92,10 @@ typedef struct PairRec {
      * sample cannot vouch for (ms_result.unknown_from). */
     ULong unknown[MAX_LEVELS], unknown_hits[MAX_LEVELS];
     ULong cause[MAX_LEVELS][MS_NCAUSES];
+    /* Per level, the eviction record this pair's misses counted last: a
+     * miss usually evicts the object the previous one did, so most skip
+     * the table lookup (memspy_pairs.c). */
+    struct EvictRec *last_evict[MAX_LEVELS];
 } PairRec;
 
 /* One guest instruction that accesses memory, keyed by its address. */
@@ -161,7 +165,9 @@ typedef struct Memspy {
      * counting down to 1: above OFF the reference is simulated, at OFF it
      * is the OFF stretch's first (a sample marker), below it skipped */
     ULong sample_left;
-    ULong set_skipped; /* set sampling alone: references outside the sampled sets */
+    ULong set_refs;     /* set sampling alone: references made (the instrumented
+                           code counts them), */
+    ULong set_appended; /* and of them those appended, so simulated */
     RefEntry *buf_cur, *buf_end; /* the running thread's buffer: next entry, end */
 
     /* reference buffers (memspy_buffer.c) */
@@ -243,6 +249,18 @@ UInt memspy_nobjs(void);
 void memspy_pairs_init(void);
 CodeRec *memspy_code(Addr addr); /* find or create, with names */
 void memspy_count(CodeRec *code, UInt obj, UInt thread, Bool is_write, const ms_result *r);
+/* Count one reference of pair p, made by the thread whose totals are t:
+ * all that memspy_count does for a first-level hit whose outcome is
+ * certain, inline so that the usual reference makes no call. */
+static inline void memspy_count_ref(PairRec *p, ThreadTotals *t, Bool is_write)
+{
+    p->refs++;
+    t->refs++;
+    if (is_write)
+        p->writes++;
+    else
+        p->reads++;
+}
 void memspy_pairs_reset(void); /* zero every counter (a forked child) */
 
 /* memspy_buffer.c */

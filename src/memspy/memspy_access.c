@@ -57,13 +57,13 @@ static ULong gap_left(void)
 
 ULong memspy_skipped(void)
 {
-    return memspy.skipped - gap_left() + memspy.set_skipped;
+    return memspy.skipped - gap_left() + (memspy.set_refs - memspy.set_appended);
 }
 
 void memspy_access_reset(void)
 {
     memspy.skipped = gap_left(); /* cancels out in memspy_skipped() */
-    memspy.set_skipped = 0;
+    memspy.set_refs = memspy.set_appended = 0;
 }
 
 /* One reference of instruction `code` made by simulator thread `thread`
@@ -76,7 +76,12 @@ static inline void simulate(CodeRec *code, Addr addr, UWord size_and_write, UInt
     Bool is_write = size_and_write & 1;
     UInt obj = memspy_object_of(code, addr, stack);
     ms_result r;
-    ms_access(m->sim, thread, addr, (uint32_t)(size_and_write >> 1), is_write, obj, &r);
+    PairRec *p = code->pairs;
+    if (LIKELY(ms_access(m->sim, thread, addr, (uint32_t)(size_and_write >> 1), is_write, obj, &r) && p &&
+               p->obj == obj)) {
+        memspy_count_ref(p, &m->thread[thread], is_write); /* the usual case */
+        return;
+    }
     if (!r.sampled) {
         m->skipped++;
         return;
@@ -87,6 +92,8 @@ static inline void simulate(CodeRec *code, Addr addr, UWord size_and_write, UInt
 void memspy_simulate_run(const RefBuf *b, const RefEntry *from, const RefEntry *to)
 {
     Memspy *m = &memspy;
+    if (m->config.set_sample > 1 && !m->sample_on)
+        m->set_appended += (ULong)(to - from); /* set sampling alone: no markers */
     for (const RefEntry *e = from; e < to; e++) {
         if (UNLIKELY(e->site == REF_SAMPLE_MARK)) {
             m->new_sample = True;

@@ -32,7 +32,8 @@
  * costs a few inline instructions and no entry: time sampling's stretches
  * (a countdown in memspy.sample_left; the reference that ends an ON stretch
  * appends a sample marker instead) and, alone, set sampling's other sets (a
- * mask test, counted in memspy.set_skipped).  Like the cursor, the counter
+ * mask test; the references made count in memspy.set_refs, by a constant
+ * per straight stretch of the superblock).  Like the cursor, the counter
  * lives in a temporary from the superblock's first reference on and is
  * stored back with it, so a skipped reference costs register arithmetic
  * only, no load and store.
@@ -60,10 +61,12 @@ typedef struct SbBuilder {
     UInt unreserved; /* references the superblock makes with no room reserved yet */
     UInt room;       /* references the current reservation has room for */
     IRExpr *cur;     /* the buffer cursor, NULL until the first reference */
-    /* The sampling counters each reference updates (time sampling's
-     * countdown, or set sampling's skipped count), in a register rather
-     * than a load and a store each time. */
-    Mirror sample_left, set_skipped;
+    /* The sampling counters, in a register rather than a load and a store
+     * per reference: time sampling's countdown, or under set sampling the
+     * references made, to which the unguarded ones since the last commit
+     * are added there (a constant), the guarded ones as they happen. */
+    Mirror sample_left, set_refs;
+    UInt unguarded;
 } SbBuilder;
 
 /* A new temporary of type ty holding e. */
@@ -133,20 +136,21 @@ static IRExpr *time_sampling_guard(SbBuilder *b, IRExpr *guard, IRExpr **site)
     return and_guard(out, guard, on);
 }
 
-/* Set sampling in IR: a reference whose first line is not sampled (block &
- * (N-1) != 0, the simulator's own rule) only counts in memspy.set_skipped. */
+/* Set sampling in IR: a reference is appended when its first line is
+ * sampled (block & (N-1) == 0, the simulator's own rule, tested on the
+ * address as addr & ((N-1) * line) == 0); every reference counts in
+ * memspy.set_refs, and the skipped ones are that less the entries appended
+ * (memspy_skipped). */
 static IRExpr *set_sampling_guard(SbBuilder *b, IRExpr *addr, IRExpr *guard)
 {
     IRSB *out = b->out;
-    UInt shift = 0;
-    while ((1u << shift) < memspy.config.level[0].line)
-        shift++;
-    IRExpr *block = bind(out, Ity_I64, IRExpr_Binop(Iop_Shr64, addr, IRExpr_Const(IRConst_U8(shift))));
-    IRExpr *set = bind(out, Ity_I64, IRExpr_Binop(Iop_And64, block,
-                                                  IRExpr_Const(IRConst_U64(memspy.config.set_sample - 1))));
-    IRExpr *in_set = bind(out, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, set, IRExpr_Const(IRConst_U64(0))));
-    IRExpr *out_of_set = bind(out, Ity_I1, IRExpr_Unop(Iop_Not1, in_set));
-    mirror_count(out, &b->set_skipped, and_guard(out, guard, out_of_set));
+    if (guard)
+        mirror_count(out, &b->set_refs, guard);
+    else
+        b->unguarded++;
+    ULong bits = (ULong)(memspy.config.set_sample - 1) * memspy.config.level[0].line;
+    IRExpr *set = bind(out, Ity_I64, IRExpr_Binop(Iop_And64, addr, u64(bits)));
+    IRExpr *in_set = bind(out, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, set, u64(0)));
     return and_guard(out, guard, in_set);
 }
 
@@ -158,7 +162,7 @@ static IRExpr *append_guard(SbBuilder *b, IRExpr *addr, IRExpr *guard, IRExpr **
 {
     if (b->sample_left.at)
         return time_sampling_guard(b, guard, site);
-    if (b->set_skipped.at)
+    if (b->set_refs.at)
         return set_sampling_guard(b, addr, guard);
     return guard;
 }
@@ -176,8 +180,12 @@ static void commit(SbBuilder *b)
 {
     if (b->cur)
         addStmtToIRSB(b->out, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&memspy.buf_cur), b->cur));
+    if (b->unguarded) {
+        b->set_refs.val = bind(b->out, Ity_I64, IRExpr_Binop(Iop_Add64, b->set_refs.val, u64(b->unguarded)));
+        b->unguarded = 0;
+    }
     mirror_store(b->out, &b->sample_left);
-    mirror_store(b->out, &b->set_skipped);
+    mirror_store(b->out, &b->set_refs);
 }
 
 /* The superblock's first reference, or the first past its reservation:
@@ -202,7 +210,7 @@ static void reserve(SbBuilder *b)
     addStmtToIRSB(b->out, IRStmt_Dirty(d));
     b->cur = bind(b->out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, cur_at)); /* after the call */
     mirror_load(b->out, &b->sample_left);
-    mirror_load(b->out, &b->set_skipped);
+    mirror_load(b->out, &b->set_refs);
 }
 
 /* Append (site, addr) when `guard` holds (NULL: always), branch-free: the
@@ -284,7 +292,7 @@ IRSB *memspy_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
     if (memspy.sample_on)
         b.sample_left.at = &memspy.sample_left;
     else if (memspy.config.set_sample > 1)
-        b.set_skipped.at = &memspy.set_skipped;
+        b.set_refs.at = &memspy.set_refs;
     Int i = 0;
     for (; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
         addStmtToIRSB(b.out, in->stmts[i]); /* preamble */

@@ -54,14 +54,20 @@ static PairRec *pair_of(CodeRec *code, UInt obj)
     return p;
 }
 
-static void count_eviction(UInt level, UInt victim, UInt evictor)
+/* Count that a miss of pair p at `level` evicted a line of object `victim`
+ * (records are never freed, so p's cached pointer stays valid). */
+static void count_eviction(PairRec *p, UInt level, UInt victim)
 {
-    UWord key = (UWord)level << 60 | (UWord)victim << 30 | evictor;
-    EvictRec *e = VG_(HT_lookup)(memspy.evictions, key);
-    if (!e) {
-        e = VG_(calloc)("memspy.evict", 1, sizeof *e);
-        e->key = key;
-        VG_(HT_add_node)(memspy.evictions, e);
+    UWord key = (UWord)level << 60 | (UWord)victim << 30 | p->obj;
+    EvictRec *e = p->last_evict[level];
+    if (!e || e->key != key) {
+        e = VG_(HT_lookup)(memspy.evictions, key);
+        if (!e) {
+            e = VG_(calloc)("memspy.evict", 1, sizeof *e);
+            e->key = key;
+            VG_(HT_add_node)(memspy.evictions, e);
+        }
+        p->last_evict[level] = e;
     }
     e->count++;
 }
@@ -70,12 +76,7 @@ void memspy_count(CodeRec *code, UInt obj, UInt thread, Bool is_write, const ms_
 {
     PairRec *p = pair_of(code, obj);
     ThreadTotals *t = &memspy.thread[thread];
-    p->refs++;
-    t->refs++;
-    if (is_write)
-        p->writes++;
-    else
-        p->reads++;
+    memspy_count_ref(p, t, is_write);
     for (UInt k = r->hit_level > r->unknown_from ? r->hit_level : r->unknown_from; k < memspy.config.nlevels; k++)
         p->unknown_hits[k]++;
     for (UInt k = 0; k < r->hit_level; k++) {
@@ -84,7 +85,7 @@ void memspy_count(CodeRec *code, UInt obj, UInt thread, Bool is_write, const ms_
         p->unknown[k] += k >= r->unknown_from;
         t->miss[k]++;
         if (r->evicted[k] != MS_NO_TAG)
-            count_eviction(k, r->evicted[k], obj);
+            count_eviction(p, k, r->evicted[k]);
     }
 }
 
