@@ -21,8 +21,6 @@ struct cs_level {
     uint64_t sets;       /* power of two */
     uint64_t *blocks;    /* sets * ways slots; set s is blocks[s*ways ..] */
     uint32_t *used;      /* valid slots per set, 0..ways */
-    uint32_t *tags;      /* NULL, or (cs_level_new_tagged) a tag per slot,
-                            moved with its block */
 };
 
 /* 1 if x is a non-zero power of two. */
@@ -81,16 +79,6 @@ cs_level *cs_level_new(uint64_t size, uint32_t line, uint32_t ways, const rd_all
     c->used = a->alloc(a->ctx, (size_t)c->sets * sizeof *c->used);
     for (uint64_t s = 0; s < c->sets; s++)
         c->used[s] = 0; /* alloc returns uninitialised memory */
-    c->tags = NULL;
-    return c;
-}
-
-cs_level *cs_level_new_tagged(uint64_t size, uint32_t line, uint32_t ways, const rd_allocator *a,
-                              const char **error)
-{
-    cs_level *c = cs_level_new(size, line, ways, a, error);
-    if (c)
-        c->tags = a->alloc(a->ctx, (size_t)(size / line) * sizeof *c->tags);
     return c;
 }
 
@@ -102,26 +90,15 @@ static void push_front(uint64_t *v, uint32_t n, uint64_t x)
     v[0] = x;
 }
 
-/* push_front for the tags beside the blocks. */
-static void push_front_tag(uint32_t *v, uint32_t n, uint32_t x)
-{
-    for (uint32_t i = n; i > 0; i--)
-        v[i] = v[i - 1];
-    v[0] = x;
-}
-
-cs_touch cs_level_touch_tagged(cs_level *c, uint64_t block, uint32_t tag)
+cs_touch cs_level_touch(cs_level *c, uint64_t block)
 {
     uint64_t set = block & (c->sets - 1);
     uint64_t *v = c->blocks + set * c->ways;
-    uint32_t *tv = c->tags ? c->tags + set * c->ways : NULL;
     uint32_t n = c->used[set];
-    cs_touch t = {c->ways, 0, 0, 0};
+    cs_touch t = {c->ways, 0, 0};
     for (uint32_t i = 0; i < n; i++)
         if (v[i] == block) {
             push_front(v, i, block); /* v[i] is overwritten: moved to front */
-            if (tv)
-                push_front_tag(tv, i, tv[i]);
             t.pos = i;
             return t;
         }
@@ -131,17 +108,9 @@ cs_touch cs_level_touch_tagged(cs_level *c, uint64_t block, uint32_t tag)
         n--;                  /* ... or drop the LRU block v[ways-1] */
         t.evicted = 1;
         t.victim = v[n];
-        t.victim_tag = tv ? tv[n] : 0;
     }
     push_front(v, n, block);
-    if (tv)
-        push_front_tag(tv, n, tag);
     return t;
-}
-
-cs_touch cs_level_touch(cs_level *c, uint64_t block)
-{
-    return cs_level_touch_tagged(c, block, 0);
 }
 
 int cs_level_access_block(cs_level *c, uint64_t block)
@@ -158,19 +127,10 @@ uint32_t cs_level_remove(cs_level *c, uint64_t block)
         if (v[i] == block) {
             for (uint32_t j = i; j + 1 < n; j++)
                 v[j] = v[j + 1];
-            for (uint32_t j = i; c->tags && j + 1 < n; j++)
-                c->tags[set * c->ways + j] = c->tags[set * c->ways + j + 1];
             c->used[set] = n - 1;
             return i;
         }
     return c->ways;
-}
-
-void cs_level_for_each(const cs_level *c, void (*fn)(void *ctx, uint64_t block), void *ctx)
-{
-    for (uint64_t s = 0; s < c->sets; s++)
-        for (uint32_t i = 0; i < c->used[s]; i++)
-            fn(ctx, c->blocks[s * c->ways + i]);
 }
 
 /* The last byte address of [addr, addr + size), size > 0, capped at
@@ -214,8 +174,6 @@ void cs_level_free(cs_level *c)
     if (!c)
         return;
     const rd_allocator *a = c->a;
-    if (c->tags)
-        a->release(a->ctx, c->tags);
     a->release(a->ctx, c->used);
     a->release(a->ctx, c->blocks);
     a->release(a->ctx, c);

@@ -58,28 +58,16 @@ typedef struct cs_touch {
     int evicted;     /* on a miss: 1 when the set was full and its LRU block
                         was dropped, 0 when the block filled a free way */
     uint64_t victim; /* the dropped block when evicted */
-    uint32_t victim_tag; /* its tag (cs_level_new_tagged levels; else 0) */
 } cs_touch;
 
-/* cs_level_new, with a 32-bit tag kept beside every line (memsim: the data
- * object that filled it), so that an eviction can name its victim's. */
-cs_level *cs_level_new_tagged(uint64_t size, uint32_t line, uint32_t ways, const rd_allocator *a,
-                              const char **error);
-
 /* cs_level_access_block, saying where the block was and what it displaced:
- * returns the outcome (hit when .pos < ways).  On a tagged level a miss
- * stores `tag` with the block (a hit keeps the tag it had). */
-cs_touch cs_level_touch_tagged(cs_level *c, uint64_t block, uint32_t tag);
-cs_touch cs_level_touch(cs_level *c, uint64_t block); /* tag 0 */
+ * returns the outcome (hit when .pos < ways). */
+cs_touch cs_level_touch(cs_level *c, uint64_t block);
 
 /* Remove `block` from its set if present (the ways behind it move up one
  * and a free way is left at the LRU end).  Returns the MRU position it had,
  * or ways if it was absent. */
 uint32_t cs_level_remove(cs_level *c, uint64_t block);
-
-/* Call fn(ctx, block) for every valid block of the level, in no particular
- * order; fn must not change the level. */
-void cs_level_for_each(const cs_level *c, void (*fn)(void *ctx, uint64_t block), void *ctx);
 
 /* The level's geometry, as given to / derived by cs_level_new. */
 uint32_t cs_level_line(const cs_level *c);

@@ -414,50 +414,34 @@ static void test_allocation_balance(void **state)
     assert_int_equal(counts.releases, counts.allocs);
 }
 
-/* Visitor of cs_level_for_each: sum the blocks, count them. */
-static void sum_blocks(void *ctx, uint64_t block)
-{
-    uint64_t *acc = ctx;
-    acc[0] += block;
-    acc[1]++;
-}
-
-/* cs_level_touch_tagged, cs_level_remove and cs_level_for_each on one 4-way
- * set, hand-traced: positions in MRU order, the LRU victim and the tag it
- * was filled with, removal leaving a free way, the valid blocks listed. */
-static void test_touch_remove_tags(void **state)
+/* cs_level_touch and cs_level_remove on one 4-way set, hand-traced:
+ * positions in MRU order, the LRU victim, removal leaving a free way that
+ * the next miss fills. */
+static void test_touch_remove(void **state)
 {
     (void)state;
     const char *err = NULL;
-    cs_level *c = cs_level_new_tagged(256, 64, 4, &alloc, &err); /* 1 set */
+    cs_level *c = cs_level_new(256, 64, 4, &alloc, &err); /* 1 set */
     assert_non_null(c);
     assert_null(cs_level_check(256, 64, 4));
     assert_string_equal(cs_level_check(256, 64, 3),
                         "cache size must be a multiple of line size times associativity");
     for (uint32_t b = 1; b <= 4; b++) {
-        cs_touch t = cs_level_touch_tagged(c, b, 10 + b);
+        cs_touch t = cs_level_touch(c, b);
         assert_int_equal(t.pos, 4);
         assert_int_equal(t.evicted, 0);
     }
-    assert_int_equal(cs_level_touch_tagged(c, 2, 99).pos, 2); /* MRU order 4 3 2 1 */
-    cs_touch t = cs_level_touch_tagged(c, 5, 15);             /* now 2 4 3 1: 1 drops */
+    assert_int_equal(cs_level_touch(c, 2).pos, 2); /* MRU order 4 3 2 1 */
+    cs_touch t = cs_level_touch(c, 5);             /* now 2 4 3 1: 1 drops */
     assert_int_equal(t.evicted, 1);
     assert_int_equal(t.victim, 1);
-    assert_int_equal(t.victim_tag, 11);
     assert_int_equal(cs_level_remove(c, 4), 2); /* 5 2 4 3 */
     assert_int_equal(cs_level_remove(c, 4), 4); /* absent: ways */
-    uint64_t acc[2] = {0, 0};
-    cs_level_for_each(c, sum_blocks, acc);
-    assert_int_equal(acc[0], 5 + 2 + 3);
-    assert_int_equal(acc[1], 3);
-    t = cs_level_touch_tagged(c, 6, 16); /* fills the freed way */
+    t = cs_level_touch(c, 6); /* fills the freed way: 6 5 2 3 */
     assert_int_equal(t.evicted, 0);
-    t = cs_level_touch_tagged(c, 7, 17); /* 6 5 2 3: 3 drops, tag kept since fill */
-    assert_int_equal(t.victim, 3);
-    assert_int_equal(t.victim_tag, 13);
-    t = cs_level_touch_tagged(c, 8, 18); /* 2 was hit with tag 99: the fill's 12 stays */
+    assert_int_equal(cs_level_touch(c, 3).pos, 3);
+    t = cs_level_touch(c, 7); /* 3 6 5 2: 2 drops */
     assert_int_equal(t.victim, 2);
-    assert_int_equal(t.victim_tag, 12);
     cs_level_free(c);
 }
 
@@ -481,7 +465,7 @@ int main(void)
         T(test_hierarchy_line_sizes),
         T(test_hierarchy_single),
         T(test_allocation_balance),
-        T(test_touch_remove_tags),
+        T(test_touch_remove),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
