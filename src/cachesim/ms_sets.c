@@ -16,7 +16,7 @@ void ms_sets_init(ms_sets *s, uint64_t sets, uint32_t ways, const rd_allocator *
     s->stride = (s->stride + 7) & ~(size_t)7; /* keep every set's blocks 8-byte aligned */
     s->mem = a->alloc(a->ctx, (size_t)sets * s->stride);
     for (uint64_t i = 0; i < sets; i++) {
-        uint64_t *v = (uint64_t *)(void *)(s->mem + i * s->stride);
+        uint64_t *v = ms_sets_at(s, i);
         for (uint32_t w = 0; w < ways; w++)
             v[w] = MS_SETS_EMPTY;
     }
@@ -48,7 +48,7 @@ uint32_t ms_sets_remove(ms_sets *s, uint64_t block)
 void ms_sets_for_each(const ms_sets *s, void (*fn)(void *ctx, uint64_t block), void *ctx)
 {
     for (uint64_t i = 0; i <= s->set_mask; i++) {
-        const uint64_t *v = (const uint64_t *)(const void *)(s->mem + i * s->stride);
+        const uint64_t *v = ms_sets_at(s, i);
         for (uint32_t w = 0; w < s->ways; w++)
             if (v[w] != MS_SETS_EMPTY)
                 fn(ctx, v[w]);

@@ -46,10 +46,16 @@ uint32_t ms_sets_remove(ms_sets *s, uint64_t block);
 /* Call fn(ctx, block) for every valid block, in no particular order. */
 void ms_sets_for_each(const ms_sets *s, void (*fn)(void *ctx, uint64_t block), void *ctx);
 
+/* The blocks of set number `set` (0..set_mask). */
+static inline uint64_t *ms_sets_at(const ms_sets *s, uint64_t set)
+{
+    return (uint64_t *)(void *)(s->mem + set * s->stride);
+}
+
 /* The blocks of `block`'s set. */
 static inline uint64_t *ms_sets_blocks(const ms_sets *s, uint64_t block)
 {
-    return (uint64_t *)(void *)(s->mem + (block & s->set_mask) * s->stride);
+    return ms_sets_at(s, block & s->set_mask);
 }
 
 /* The way of set v (ms_sets_blocks) holding `block`, or ways if none
