@@ -56,6 +56,7 @@ static void write_config(profile_writer *w)
         pw_str(w, "none");
         pw_eol(w);
     }
+    line_u64(w, "shadow", c->shadow_sample > 1 ? c->shadow_sample : 1);
 }
 
 static void write_header(profile_writer *w)

@@ -15,7 +15,8 @@
 #define MAX_FIELDS (6 + MR_LEVEL_FIELDS * MR_MAX_LEVELS + 2)
 #define TRUNCATED_HINT "the program may have been killed before memspy finished its file"
 
-enum rank { R_MAGIC, R_TOOL, R_PID, R_PPID, R_EXE, R_ARG, R_LEVEL, R_SAMPLING, R_THREADS, R_BODY, R_SKIPPED, R_EXIT };
+enum rank { R_MAGIC, R_TOOL, R_PID, R_PPID, R_EXE, R_ARG, R_LEVEL, R_SAMPLING, R_SHADOW, R_THREADS, R_BODY, R_SKIPPED,
+            R_EXIT };
 
 typedef struct reader {
     rawtext t;
@@ -135,6 +136,19 @@ static int parse_sampling(reader *r, char **f, int nf)
         return m->sets && !(m->sets & (m->sets - 1)) ? 0 : fail(r, "set sampling N must be a power of two >= 1");
     }
     return fail(r, "malformed 'sampling' line (expected: sampling none | sampling time ON OFF | sampling sets N)");
+}
+
+/* shadow N: capacity and conflict told apart on 1 line in N (1: every
+ * miss has its cause).  Optional: files written before it was added say
+ * nothing, and then causes falling short of MISS are read as unsplit. */
+static int parse_shadow(reader *r, char **f)
+{
+    memspy_raw *m = r->m;
+    if (rawtext_u64(&r->t, f[1], "N", &m->shadow_sample) != 0)
+        return -1;
+    return m->shadow_sample && !(m->shadow_sample & (m->shadow_sample - 1))
+               ? 0
+               : fail(r, "shadow sampling N must be a power of two >= 1");
 }
 
 /* A note from the tool for the reader of the report (threads folded onto
@@ -274,6 +288,9 @@ static int parse_misses(reader *r, char **f, const char *level, uint64_t refs, c
     if (sum > m->miss)
         return fail(r, "level %s: the causes add up to %llu, more than MISS (%llu)", level,
                     (unsigned long long)sum, (unsigned long long)m->miss);
+    if (sum < m->miss && r->m->shadow_sample == 1)
+        return fail(r, "level %s: the causes add up to %llu, less than MISS (%llu), but the run gave every miss its "
+                    "cause ('shadow 1')", level, (unsigned long long)sum, (unsigned long long)m->miss);
     m->cause[MS_UNSPLIT] = m->miss - sum; /* shadow sampling's unsplit misses */
     if (m->unknown > m->miss)
         return fail(r, "level %s: UNKNOWN %llu exceeds MISS %llu", level, (unsigned long long)m->unknown,
@@ -377,6 +394,7 @@ static const keyword keywords[] = {
     {{"arg", R_ARG, 0, 0, 1}, parse_arg, NULL},
     {{"level", R_LEVEL, 0, 1, 6}, parse_level, NULL},
     {{"sampling", R_SAMPLING, 1, 1, -1}, NULL, parse_sampling},
+    {{"shadow", R_SHADOW, 1, 0, 1}, parse_shadow, NULL},
     {{"threads", R_THREADS, 1, 1, 1}, parse_threads, NULL},
     {{"warning", R_THREADS, 0, 0, 1}, parse_warning, NULL},
     {{"module", R_BODY, 0, 0, 3}, parse_module, NULL},

@@ -96,6 +96,8 @@ typedef struct memspy_raw {
     uint8_t sampling;            /* enum mr_sampling */
     uint64_t on, off;            /* time sampling: references on, then off */
     uint64_t sets;               /* set sampling: one set in `sets` */
+    uint64_t shadow_sample;      /* the raw file's `shadow N` (1: exact causes);
+                                    0 when it has none (an older writer) */
     uint32_t threads;
     size_t nwarnings;
     char **warnings;             /* notes from the tool, for the report */

@@ -316,26 +316,50 @@ static void test_callgrind_output(void **state)
     fixture_remove(dir);
 }
 
-/* Shadow sampling: a pair whose causes add up to less than MISS has the
- * rest as unsplit misses (L1: 100 misses, 10 + 20 + 40 split, so 30). */
-static void test_unsplit_read(void **state)
+/* The good file with `shadow_line` after its sampling line (may be ""),
+ * and pair 1's L1 causes (10 + 20 + 70 of 100 misses) cut to 10 + 20 + 40:
+ * 30 misses without a cause, framed. */
+static char *unsplit_text(const char *shadow_line)
 {
-    (void)state;
-    char *dir = fixture_tmpdir(), *b, *all, *edited;
+    char *b, *all, *edited;
     assert_true(asprintf(&b, body, "0 0", "0") > 0);
-    assert_true(asprintf(&all, "%ssampling none\n%s", header, b) > 0);
+    assert_true(asprintf(&all, "%ssampling none\n%s%s", header, shadow_line, b) > 0);
     const char *from = "100 10 20 70 0 0 0 0 40";
     char *at = strstr(all, from);
     assert_non_null(at);
     assert_true(asprintf(&edited, "%.*s100 10 20 40 0 0 0 0 40%s", (int)(at - all), all, at + strlen(from)) > 0);
     char *framed = fixture_with_end(edited);
-    memspy_raw m;
-    read_text(dir, framed, &m);
-    assert_int_equal(m.pairs[0].lv[0].cause[MS_CONFLICT], 40);
-    assert_int_equal(m.pairs[0].lv[0].cause[MS_UNSPLIT], 30);
-    assert_int_equal(m.pairs[0].lv[1].cause[MS_UNSPLIT], 0);
-    memspy_raw_free(&m);
-    free(b), free(all), free(edited), free(framed);
+    free(b), free(all), free(edited);
+    return framed;
+}
+
+/* Shadow sampling: a pair whose causes add up to less than MISS has the
+ * rest as unsplit misses (L1: 100 misses, 10 + 20 + 40 split, so 30), in
+ * a file that says `shadow 8` and in one from before that line existed;
+ * a file that says `shadow 1` (every miss given its cause) is damaged. */
+static void test_unsplit_read(void **state)
+{
+    (void)state;
+    char *dir = fixture_tmpdir();
+    const char *readable[] = {"", "shadow 8\n"};
+    for (int i = 0; i < 2; i++) {
+        char *framed = unsplit_text(readable[i]);
+        memspy_raw m;
+        read_text(dir, framed, &m);
+        assert_int_equal(m.shadow_sample, i ? 8 : 0);
+        assert_int_equal(m.pairs[0].lv[0].cause[MS_CONFLICT], 40);
+        assert_int_equal(m.pairs[0].lv[0].cause[MS_UNSPLIT], 30);
+        assert_int_equal(m.pairs[0].lv[1].cause[MS_UNSPLIT], 0);
+        memspy_raw_free(&m);
+        free(framed);
+    }
+    char *exact = unsplit_text("shadow 1\n");
+    expect_refused(dir, exact, strlen(exact),
+                   "level L1: the causes add up to 70, less than MISS (100), but the run gave every miss its cause "
+                   "('shadow 1')");
+    char *odd = unsplit_text("shadow 3\n");
+    expect_refused(dir, odd, strlen(odd), "shadow sampling N must be a power of two >= 1");
+    free(exact), free(odd);
     fixture_remove(dir);
 }
 
