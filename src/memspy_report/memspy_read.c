@@ -24,6 +24,7 @@ typedef struct reader {
     size_t cap_args, cap_modules, cap_bias, cap_fns, cap_files, cap_objs, cap_sites, cap_codes, cap_pairs,
         cap_evicts, cap_threads, cap_warnings;
     rawtext_order order; /* the keyword table and the lines seen so far */
+    int sampling_lines;  /* 'sampling' lines read so far */
     char *fields[MAX_FIELDS];
 } reader;
 
@@ -119,6 +120,9 @@ static int parse_level(reader *r, char **f)
 static int parse_sampling(reader *r, char **f, int nf)
 {
     memspy_raw *m = r->m;
+    int first = !r->sampling_lines++;
+    if (!first && !(m->sampling == MR_SAMPLE_TIME && m->sets == 0 && nf >= 2 && !strcmp(f[1], "sets")))
+        return fail(r, "a second 'sampling' line: only 'sampling sets N' may follow 'sampling time ON OFF'");
     if (nf == 2 && !strcmp(f[1], "none")) {
         m->sampling = MR_SAMPLE_NONE;
         return 0;
@@ -130,7 +134,8 @@ static int parse_sampling(reader *r, char **f, int nf)
         return m->on ? 0 : fail(r, "time sampling with ON = 0 simulates nothing");
     }
     if (nf == 3 && !strcmp(f[1], "sets")) {
-        m->sampling = MR_SAMPLE_SETS;
+        if (first) /* with time sampling, the sets come second and time's bounds apply */
+            m->sampling = MR_SAMPLE_SETS;
         if (rawtext_u64(&r->t, f[2], "N", &m->sets) != 0)
             return -1;
         return m->sets && !(m->sets & (m->sets - 1)) ? 0 : fail(r, "set sampling N must be a power of two >= 1");
@@ -393,7 +398,7 @@ static const keyword keywords[] = {
     {{"exe", R_EXE, 1, 1, 1}, parse_exe, NULL},
     {{"arg", R_ARG, 0, 0, 1}, parse_arg, NULL},
     {{"level", R_LEVEL, 0, 1, 6}, parse_level, NULL},
-    {{"sampling", R_SAMPLING, 1, 1, -1}, NULL, parse_sampling},
+    {{"sampling", R_SAMPLING, 0, 1, -1}, NULL, parse_sampling}, /* time, then sets: see parse_sampling */
     {{"shadow", R_SHADOW, 1, 0, 1}, parse_shadow, NULL},
     {{"threads", R_THREADS, 1, 1, 1}, parse_threads, NULL},
     {{"warning", R_THREADS, 0, 0, 1}, parse_warning, NULL},

@@ -43,9 +43,9 @@ static void sampling(const memspy_report *rep, FILE *out)
         fprintf(out, "sampling: none (every reference simulated)\n");
     else if (r->sampling == MR_SAMPLE_TIME)
         fprintf(out,
-                "sampling: time, %" PRIu64 " references on, %" PRIu64 " off: ratio %.3f, counts scaled by %.2f;\n"
+                "sampling: time, %" PRIu64 " references on, %" PRIu64 " off%s: ratio %.3f, counts scaled by %.2f;\n"
                 "  misses are estimates [bounds]: in each sample, the first touch of a line in a set not yet primed is unknown\n",
-                r->on, r->off, ratio, s->factor);
+                r->on, r->off, r->sets > 1 ? ", in the sampled sets" : "", ratio, s->factor);
     else
         fprintf(out,
                 "sampling: sets, 1 set in %" PRIu64 ": ratio %.3f, counts scaled by %.2f;\n"

@@ -316,6 +316,30 @@ static void test_callgrind_output(void **state)
     fixture_remove(dir);
 }
 
+/* Time and set sampling together (the tool's --sample-time with
+ * --sample-sets): both lines read, time first, time's bounds apply; any
+ * other second 'sampling' line is refused. */
+static void test_time_and_sets(void **state)
+{
+    (void)state;
+    char *dir = fixture_tmpdir(), *both = raw_text("sampling time 5000 45000\nsampling sets 4", "0 0", "0");
+    memspy_raw m;
+    read_text(dir, both, &m);
+    assert_int_equal(m.sampling, MR_SAMPLE_TIME);
+    assert_int_equal(m.on, 5000);
+    assert_int_equal(m.sets, 4);
+    memspy_raw_free(&m);
+    const char *bad[] = {"sampling none\nsampling sets 4", "sampling sets 4\nsampling time 5000 45000",
+                         "sampling time 5000 45000\nsampling sets 4\nsampling sets 8"};
+    for (int i = 0; i < 3; i++) {
+        char *text = raw_text(bad[i], "0 0", "0");
+        expect_refused(dir, text, strlen(text), "only 'sampling sets N' may follow 'sampling time ON OFF'");
+        free(text);
+    }
+    free(both);
+    fixture_remove(dir);
+}
+
 /* The good file with `shadow_line` after its sampling line (may be ""),
  * and pair 1's L1 causes (10 + 20 + 70 of 100 misses) cut to 10 + 20 + 40:
  * 30 misses without a cause, framed. */
@@ -429,6 +453,7 @@ int main(void)
         cmocka_unit_test(test_set_sampling_bounds),
         cmocka_unit_test(test_callgrind_output),
         cmocka_unit_test(test_unsplit_read),
+        cmocka_unit_test(test_time_and_sets),
         cmocka_unit_test(test_split_own_share),
         cmocka_unit_test(test_split_level_share),
         cmocka_unit_test(test_split_exact),
