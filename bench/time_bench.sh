@@ -93,7 +93,7 @@ for k in $KERNELS; do train "$k"; echo "time_bench: $k trained" >&2; done
 # before the predictions and the timing: on this shared VM it moves with the load.
 # The host description: calibrated before each kernel (--calibrate), a given
 # file, or sapphire-rapids at the measured clock.
-gcc -O2 -o "$WORK/clock_ghz" "$ROOT/bench/clock_ghz.c"
+gcc -O2 -I "$ROOT/src" -o "$WORK/clock_ghz" "$ROOT/bench/clock_ghz.c" "$ROOT/src/machine/calibrate_probes.c"
 if [ "$CALIBRATE" = 0 ] && [ -z "$MACHINE" ]; then
     read -r GHZ NS < <("$WORK/clock_ghz" 301)
     MACHINE=$WORK/host.yaml
