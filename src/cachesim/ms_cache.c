@@ -51,8 +51,8 @@ ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t tag, uint32_t e
 {
     ms_outcome o;
     o.shadow_fed = fed;
-    if (block == c->last && epoch == c->last_epoch) {
-        o.hit = o.shadow_hit = 1; /* a repeat: MRU in set and shadow already */
+    if (ms_cache_repeats(c, block, epoch)) {
+        o.hit = o.shadow_hit = 1;
         o.unknown = o.evicted = 0;
         return o;
     }

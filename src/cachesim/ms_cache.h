@@ -57,6 +57,13 @@ void ms_cache_init(ms_cache *c, uint64_t size, uint32_t line, uint32_t ways, uin
  * one shadow sampling keeps); a miss fills the line with `tag`. */
 ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t tag, uint32_t epoch, int fed);
 
+/* 1 if accessing `block` in sample `epoch` repeats c's last access: it is
+ * the most recent line of its set and of the shadow, so nothing changes. */
+static inline int ms_cache_repeats(const ms_cache *c, uint64_t block, uint32_t epoch)
+{
+    return block == c->last && epoch == c->last_epoch;
+}
+
 /* The hit path of ms_cache_access, inline for memsim's fast path: if the
  * access of `block` in sample `epoch` is a hit whose outcome is certain
  * (a repeat of the last block, or any hit before time sampling starts),
@@ -64,8 +71,8 @@ ms_outcome ms_cache_access(ms_cache *c, uint64_t block, uint32_t tag, uint32_t e
  * nothing and return 0. */
 static inline int ms_cache_hit(ms_cache *c, uint64_t block, uint32_t epoch, int fed)
 {
-    if (block == c->last && epoch == c->last_epoch)
-        return 1; /* a repeat: MRU in set and shadow already */
+    if (ms_cache_repeats(c, block, epoch))
+        return 1;
     if (epoch != 0 || !ms_sets_hit(&c->sets, block))
         return 0;
     c->last = block;

@@ -57,33 +57,6 @@ static void slot_delete(ms_shadow *s, uint64_t i)
     }
 }
 
-/* Take node n off the recency list. */
-static void unlink_node(ms_shadow *s, uint32_t n)
-{
-    node *x = &s->nodes[n];
-    if (x->prev != NIL)
-        s->nodes[x->prev].next = x->next;
-    else
-        s->head = x->next;
-    if (x->next != NIL)
-        s->nodes[x->next].prev = x->prev;
-    else
-        s->tail = x->prev;
-}
-
-/* Put node n at the head (most recent) of the list. */
-static void push_head(ms_shadow *s, uint32_t n)
-{
-    node *x = &s->nodes[n];
-    x->prev = NIL;
-    x->next = s->head;
-    if (s->head != NIL)
-        s->nodes[s->head].prev = n;
-    else
-        s->tail = n;
-    s->head = n;
-}
-
 /* A node for a new line: a free one, a never-used one, or the LRU one
  * (dropped from the index). */
 static uint32_t take_node(ms_shadow *s)
@@ -96,7 +69,7 @@ static uint32_t take_node(ms_shadow *s)
         n = s->used++;
     } else {
         n = s->tail;
-        unlink_node(s, n);
+        ms_shadow_unlink(s, n);
         slot_delete(s, ms_shadow_probe(s, s->nodes[n].block));
     }
     return n;
@@ -110,7 +83,7 @@ int ms_shadow_insert(ms_shadow *s, uint64_t block, uint64_t i)
         i = ms_shadow_probe(s, block); /* dropping the tail may have moved slots */
     s->nodes[n].block = block;
     s->slot[i] = n;
-    push_head(s, n);
+    ms_shadow_push_head(s, n);
     return 0;
 }
 
@@ -121,7 +94,7 @@ void ms_shadow_remove(ms_shadow *s, uint64_t block)
     if (n == NIL)
         return;
     slot_delete(s, i);
-    unlink_node(s, n);
+    ms_shadow_unlink(s, n);
     s->nodes[n].next = s->free;
     s->free = n;
 }

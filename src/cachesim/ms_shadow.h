@@ -62,20 +62,30 @@ static inline uint64_t ms_shadow_probe(const ms_shadow *s, uint64_t block)
     return i;
 }
 
-/* Make node n, on the list, the most recent. */
-static inline void ms_shadow_to_head(ms_shadow *s, uint32_t n)
+/* Take node n off the recency list. */
+static inline void ms_shadow_unlink(ms_shadow *s, uint32_t n)
 {
-    if (s->head == n)
-        return;
-    ms_shadow_node *nodes = s->nodes, *x = &nodes[n];
-    nodes[x->prev].next = x->next; /* not the head, so it has a prev */
+    ms_shadow_node *x = &s->nodes[n];
+    if (x->prev != MS_SHADOW_NIL)
+        s->nodes[x->prev].next = x->next;
+    else
+        s->head = x->next;
     if (x->next != MS_SHADOW_NIL)
-        nodes[x->next].prev = x->prev;
+        s->nodes[x->next].prev = x->prev;
     else
         s->tail = x->prev;
+}
+
+/* Put node n, off the list, at its head (most recent). */
+static inline void ms_shadow_push_head(ms_shadow *s, uint32_t n)
+{
+    ms_shadow_node *x = &s->nodes[n];
     x->prev = MS_SHADOW_NIL;
     x->next = s->head;
-    nodes[s->head].prev = n;
+    if (s->head != MS_SHADOW_NIL)
+        s->nodes[s->head].prev = n;
+    else
+        s->tail = n;
     s->head = n;
 }
 
@@ -87,7 +97,10 @@ static inline int ms_shadow_access(ms_shadow *s, uint64_t block)
     uint32_t n = s->slot[i];
     if (n == MS_SHADOW_NIL)
         return ms_shadow_insert(s, block, i);
-    ms_shadow_to_head(s, n);
+    if (s->head != n) {
+        ms_shadow_unlink(s, n);
+        ms_shadow_push_head(s, n);
+    }
     return 1;
 }
 

@@ -207,6 +207,15 @@ typedef struct Memspy {
 
 extern Memspy memspy;
 
+/* Is set sampling decided in the instrumented code (memspy_instrument.c),
+ * counting references in set_refs?  Set sampling alone: with time sampling
+ * the ON stretches count every reference, and the simulator skips the
+ * other sets. */
+static inline Bool memspy_sets_in_ir(void)
+{
+    return memspy.config.set_sample > 1 && !memspy.sample_on;
+}
+
 /* memspy_instrument.c */
 IRSB *memspy_instrument(VgCallbackClosure *closure, IRSB *sb_in, const VexGuestLayout *layout,
                         const VexGuestExtents *vge, const VexArchInfo *archinfo_host,

@@ -92,8 +92,8 @@ static inline void simulate(CodeRec *code, Addr addr, UWord size_and_write, UInt
 void memspy_simulate_run(const RefBuf *b, const RefEntry *from, const RefEntry *to)
 {
     Memspy *m = &memspy;
-    if (m->config.set_sample > 1 && !m->sample_on)
-        m->set_appended += (ULong)(to - from); /* set sampling alone: no markers */
+    if (memspy_sets_in_ir())
+        m->set_appended += (ULong)(to - from); /* no markers without time sampling */
     for (const RefEntry *e = from; e < to; e++) {
         if (UNLIKELY(e->site == REF_SAMPLE_MARK)) {
             m->new_sample = True;

@@ -46,10 +46,11 @@
 #include "memspy/memspy.h"
 #include "vgcommon/vg_memrefs.h"
 
-/* A tool global that the superblock keeps in a temporary from its first
- * reference on, stored back where the cursor is (commit). */
+/* A 64-bit tool global that the superblock keeps in a temporary from its
+ * first reference on (reserve), stored back before each side exit, each
+ * reservation past the first and at the end (commit). */
 typedef struct Mirror {
-    ULong *at;
+    void *at;    /* NULL: not kept */
     IRExpr *val; /* NULL until loaded */
 } Mirror;
 
@@ -60,7 +61,7 @@ typedef struct SbBuilder {
     CodeRec *code; /* its record, NULL until it references memory */
     UInt unreserved; /* references the superblock makes with no room reserved yet */
     UInt room;       /* references the current reservation has room for */
-    IRExpr *cur;     /* the buffer cursor, NULL until the first reference */
+    Mirror cur;      /* the buffer cursor, memspy.buf_cur */
     /* The sampling counters, in a register rather than a load and a store
      * per reference: time sampling's countdown, or under set sampling the
      * references made, to which the unguarded ones since the last commit
@@ -85,11 +86,17 @@ static IRExpr *and_guard(IRSB *out, IRExpr *guard, IRExpr *more)
     return bind(out, Ity_I1, IRExpr_Binop(Iop_And1, guard, more));
 }
 
+/* A temporary holding the 64-bit tool global at `at`, as it is now. */
+static IRExpr *load_u64(IRSB *out, const void *at)
+{
+    return bind(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)at)));
+}
+
 /* Load mirror m's global into its temporary (when it has one). */
 static void mirror_load(IRSB *out, Mirror *m)
 {
     if (m->at)
-        m->val = bind(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)m->at)));
+        m->val = load_u64(out, m->at);
 }
 
 /* Store mirror m's temporary back to its global (once loaded). */
@@ -174,12 +181,11 @@ static void store_at(IRSB *out, IRExpr *cur, ULong off, IRExpr *data)
     addStmtToIRSB(out, IRStmt_Store(Iend_LE, at, data));
 }
 
-/* Store the cursor temporary back (before a side exit, a reservation past
- * the first, and at the end). */
+/* Store the mirrors back (before a side exit, a reservation past the
+ * first, and at the end). */
 static void commit(SbBuilder *b)
 {
-    if (b->cur)
-        addStmtToIRSB(b->out, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&memspy.buf_cur), b->cur));
+    mirror_store(b->out, &b->cur);
     if (b->unguarded) {
         b->set_refs.val = bind(b->out, Ity_I64, IRExpr_Binop(Iop_Add64, b->set_refs.val, u64(b->unguarded)));
         b->unguarded = 0;
@@ -198,9 +204,7 @@ static void reserve(SbBuilder *b)
     UInt refs = b->unreserved < memspy.sb_reserve ? b->unreserved : memspy.sb_reserve;
     b->unreserved -= refs;
     b->room = refs;
-    IRExpr *cur_at = mkIRExpr_HWord((HWord)&memspy.buf_cur);
-    IRExpr *cur = bind(b->out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, cur_at));
-    IRExpr *end = bind(b->out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&memspy.buf_end)));
+    IRExpr *cur = load_u64(b->out, &memspy.buf_cur), *end = load_u64(b->out, &memspy.buf_end);
     /* cur > end - refs: a buffer shorter than a superblock (--buffer=1) is
      * past its end after one, and end - cur would wrap around. */
     IRExpr *limit = bind(b->out, Ity_I64, IRExpr_Binop(Iop_Sub64, end, u64((ULong)refs * sizeof(RefEntry))));
@@ -208,7 +212,7 @@ static void reserve(SbBuilder *b)
     IRDirty *d = unsafeIRDirty_0_N(0, "memspy_flush", VG_(fnptr_to_fnentry)(memspy_flush), mkIRExprVec_0());
     d->guard = full;
     addStmtToIRSB(b->out, IRStmt_Dirty(d));
-    b->cur = bind(b->out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, cur_at)); /* after the call */
+    mirror_load(b->out, &b->cur); /* after the call */
     mirror_load(b->out, &b->sample_left);
     mirror_load(b->out, &b->set_refs);
 }
@@ -219,14 +223,14 @@ static void reserve(SbBuilder *b)
 static void append_entry(SbBuilder *b, IRExpr *site, IRExpr *addr, IRExpr *guard)
 {
     b->room--;
-    store_at(b->out, b->cur, offsetof(RefEntry, site), site);
-    store_at(b->out, b->cur, offsetof(RefEntry, addr), addr);
+    store_at(b->out, b->cur.val, offsetof(RefEntry, site), site);
+    store_at(b->out, b->cur.val, offsetof(RefEntry, addr), addr);
     IRExpr *step = u64(sizeof(RefEntry));
     if (guard) {
         IRExpr *one = bind(b->out, Ity_I64, IRExpr_Unop(Iop_1Uto64, guard));
         step = bind(b->out, Ity_I64, IRExpr_Binop(Iop_Shl64, one, IRExpr_Const(IRConst_U8(REF_ENTRY_LOG2))));
     }
-    b->cur = bind(b->out, Ity_I64, IRExpr_Binop(Iop_Add64, b->cur, step));
+    b->cur.val = bind(b->out, Ity_I64, IRExpr_Binop(Iop_Add64, b->cur.val, step));
 }
 
 /* A VgMemRefFn: ctx is the SbBuilder. */
@@ -288,10 +292,11 @@ IRSB *memspy_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
     if (memspy.refused)
         return in; /* the options were refused; the run only ends */
 
-    SbBuilder b = {.out = deepCopyIRSBExceptStmts(in), .unreserved = count_refs(in)};
+    SbBuilder b = {.out = deepCopyIRSBExceptStmts(in), .unreserved = count_refs(in),
+                   .cur = {.at = &memspy.buf_cur}};
     if (memspy.sample_on)
         b.sample_left.at = &memspy.sample_left;
-    else if (memspy.config.set_sample > 1)
+    else if (memspy_sets_in_ir())
         b.set_refs.at = &memspy.set_refs;
     Int i = 0;
     for (; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
