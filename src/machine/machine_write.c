@@ -43,15 +43,24 @@ static void put_comment(FILE *out, const char *comment)
     }
 }
 
+/* A flow list of port names: ports idx[0..n) of m, or its first n when idx
+ * is NULL. */
+static void put_ports(FILE *out, const machine *m, const uint8_t *idx, uint32_t n)
+{
+    fputc('[', out);
+    for (uint32_t p = 0; p < n; p++) {
+        fputs(p ? ", " : "", out);
+        put_string(out, m->port_names[idx ? idx[p] : p]);
+    }
+    fputc(']', out);
+}
+
 static void put_class(FILE *out, const machine *m, int i)
 {
     const machine_class *c = &m->cls[i];
-    fprintf(out, "    %s: {ports: [", machine_class_name(i));
-    for (uint32_t p = 0; p < c->nports; p++) {
-        fputs(p ? ", " : "", out);
-        put_string(out, m->port_names[c->ports[p]]);
-    }
-    fputs("], latency_cycles: ", out);
+    fprintf(out, "    %s: {ports: ", machine_class_name(i));
+    put_ports(out, m, c->ports, c->nports);
+    fputs(", latency_cycles: ", out);
     put_number(out, c->latency);
     fputs(", rthroughput_cycles: ", out);
     put_number(out, c->rthroughput);
@@ -67,12 +76,9 @@ static void put_core(FILE *out, const machine *m)
     fprintf(out, "\n  issue_width: %u\n  vector_bits: %u\n  max_outstanding_misses: %u\n  branch_mispredict_cycles: ",
             m->issue_width, m->vector_bits, m->max_outstanding_misses);
     put_number(out, m->branch_mispredict_cycles);
-    fputs("\n  ports: [", out);
-    for (uint32_t p = 0; p < m->nports; p++) {
-        fputs(p ? ", " : "", out);
-        put_string(out, m->port_names[p]);
-    }
-    fputs("]\n  classes:\n", out);
+    fputs("\n  ports: ", out);
+    put_ports(out, m, NULL, m->nports);
+    fputs("\n  classes:\n", out);
     for (int i = 1; i < MACHINE_NCLASSES; i++)
         put_class(out, m, i);
 }
