@@ -97,23 +97,25 @@ static void set_time_sampling(const HChar *value)
     VG_(free)(copy);
 }
 
-static void set_set_sampling(const HChar *value)
+/* The value of option `option`, a power of two N from 1 to 2^30 (what N
+ * means in `meaning`, for the message that refuses anything else). */
+static uint32_t power_of_two(const HChar *option, const HChar *value, const HChar *meaning)
 {
     Long n = parse_size(value);
     if (n <= 0 || (n & (n - 1)) || n > 0x7fffffff)
-        VG_(fmsg_bad_option)("--sample-sets", "'%s': expected a power of two N >= 1 "
-                             "(one set in N simulated)\n", value);
-    memspy.config.set_sample = (uint32_t)n;
+        VG_(fmsg_bad_option)(option, "'%s': expected a power of two N >= 1 (%s)\n", value, meaning);
+    return (uint32_t)n;
+}
+
+static void set_set_sampling(const HChar *value)
+{
+    memspy.config.set_sample = power_of_two("--sample-sets", value, "one set in N simulated");
 }
 
 /* --shadow-sample=N: feed 1 line in N (by hash) to the shadows. */
 static void set_shadow_sampling(const HChar *value)
 {
-    Long n = parse_size(value);
-    if (n <= 0 || (n & (n - 1)) || n > 0x7fffffff)
-        VG_(fmsg_bad_option)("--shadow-sample", "'%s': expected a power of two N >= 1 "
-                             "(1: exact causes)\n", value);
-    memspy.config.shadow_sample = (uint32_t)n;
+    memspy.config.shadow_sample = power_of_two("--shadow-sample", value, "1: exact causes");
 }
 
 /* --buffer=N: entries per thread buffer while several threads run. */
