@@ -10,20 +10,9 @@
 #include "pub_tool_tooliface.h"
 
 #include "collector/collect.h"
+#include "vgcommon/vg_alloc.h"
 
 #define NO_BLOCK (~0ULL) /* no block number: addresses >> 3 never reach it */
-
-static void *rd_alloc(void *ctx, size_t bytes)
-{
-    (void)ctx;
-    return VG_(malloc)("augur.rd", bytes);
-}
-
-static void rd_release(void *ctx, void *p)
-{
-    (void)ctx;
-    VG_(free)(p);
-}
 
 static ThreadState *thread_state(ThreadId tid)
 {
@@ -102,9 +91,7 @@ static void on_fork_child(ThreadId tid)
 void collect_runtime_init(void)
 {
     Collector *c = &collector;
-    c->alloc.alloc = rd_alloc;
-    c->alloc.release = rd_release;
-    c->alloc.ctx = NULL;
+    c->alloc = vg_rd_allocator("augur.rd");
     c->top_block = NO_BLOCK;
     VG_(track_start_client_code)(on_start_client_code);
     VG_(track_pre_thread_ll_create)(on_thread_create);

@@ -17,27 +17,15 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcprint.h"
-#include "pub_tool_mallocfree.h"
 #include "pub_tool_options.h"
 
 #include "memspy/memspy.h"
-
-static void *sim_alloc(void *ctx, size_t bytes)
-{
-    (void)ctx;
-    return VG_(malloc)("memspy.sim", bytes);
-}
-
-static void sim_release(void *ctx, void *p)
-{
-    (void)ctx;
-    VG_(free)(p);
-}
+#include "vgcommon/vg_alloc.h"
 
 Bool memspy_access_init(void)
 {
     const char *error = NULL;
-    memspy.alloc = (rd_allocator){sim_alloc, sim_release, NULL};
+    memspy.alloc = vg_rd_allocator("memspy.sim");
     memspy.sim = ms_new(&memspy.config, &memspy.alloc, &error);
     if (!memspy.sim) {
         VG_(fmsg_bad_option)("--level or --sample-sets", "the cache hierarchy cannot be "
