@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* asprintf */
 #include "machine/machine.h"
 
+#include <errno.h>
 #include <hwloc.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,8 +69,19 @@ static int take_cache(hwloc_topology_t topo, hwloc_obj_t obj, const machine *bas
 static int take_topology(machine *m, const machine *base, char *err, size_t errlen)
 {
     hwloc_topology_t topo;
-    if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
-        snprintf(err, errlen, "hwloc cannot read this machine's topology (is /sys mounted?)");
+    if (hwloc_topology_init(&topo) != 0) {
+        snprintf(err, errlen, "hwloc cannot start: %s", strerror(errno));
+        return -1;
+    }
+    errno = 0;
+    if (hwloc_topology_load(topo) != 0) {
+        int e = errno;
+        hwloc_topology_destroy(topo);
+        /* The causes seen: /sys or /proc not mounted (a container), or an
+         * HWLOC_* variable that turns discovery off. */
+        snprintf(err, errlen, "hwloc cannot read this machine's topology%s%s (is /sys mounted? "
+                 "does an HWLOC_* variable, such as HWLOC_COMPONENTS, turn discovery off?)",
+                 e ? ": " : "", e ? strerror(e) : "");
         return -1;
     }
     int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);

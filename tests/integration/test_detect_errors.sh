@@ -13,7 +13,7 @@
 # parser's error and falls back to the native discovery, which succeeds.
 source "$TESTLIB"
 
-LOAD_FAILS="hwloc cannot read this machine's topology (is /sys mounted?)"
+LOAD_FAILS="hwloc cannot read this machine's topology: Invalid argument (is /sys mounted? does an HWLOC_* variable, such as HWLOC_COMPONENTS, turn discovery off?)"
 NO_CACHES="hwloc reports no data caches (check 'lstopo'; write the description by hand)"
 
 # memspy_refused NAME COMPONENTS WHY — memspy without --machine under
