@@ -123,8 +123,6 @@ typedef struct RefEntry {
     UWord site; /* size_and_write << REF_SITE_SHIFT | (UWord)CodeRec* */
     Addr addr;
 } RefEntry;
-#define REF_ENTRY_LOG2 4 /* the instrumented code steps its cursor by a shift */
-_Static_assert(sizeof(RefEntry) == 1u << REF_ENTRY_LOG2, "RefEntry is 2^REF_ENTRY_LOG2 bytes");
 
 /* A thread's stack as Valgrind knows it: [lo, hi]. */
 typedef struct StackRange {

@@ -219,18 +219,14 @@ static void reserve(SbBuilder *b)
 
 /* Append (site, addr) when `guard` holds (NULL: always), branch-free: the
  * entry is always written at the cursor, which has room (reserve), and the
- * cursor advances by one entry only if guard holds. */
+ * cursor advances by one entry only if guard holds (a conditional move). */
 static void append_entry(SbBuilder *b, IRExpr *site, IRExpr *addr, IRExpr *guard)
 {
     b->room--;
     store_at(b->out, b->cur.val, offsetof(RefEntry, site), site);
     store_at(b->out, b->cur.val, offsetof(RefEntry, addr), addr);
-    IRExpr *step = u64(sizeof(RefEntry));
-    if (guard) {
-        IRExpr *one = bind(b->out, Ity_I64, IRExpr_Unop(Iop_1Uto64, guard));
-        step = bind(b->out, Ity_I64, IRExpr_Binop(Iop_Shl64, one, IRExpr_Const(IRConst_U8(REF_ENTRY_LOG2))));
-    }
-    b->cur.val = bind(b->out, Ity_I64, IRExpr_Binop(Iop_Add64, b->cur.val, step));
+    IRExpr *next = bind(b->out, Ity_I64, IRExpr_Binop(Iop_Add64, b->cur.val, u64(sizeof(RefEntry))));
+    b->cur.val = guard ? bind(b->out, Ity_I64, IRExpr_ITE(guard, next, b->cur.val)) : next;
 }
 
 /* A VgMemRefFn: ctx is the SbBuilder. */
