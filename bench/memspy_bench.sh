@@ -20,6 +20,10 @@
 #   tool-sN     tool with --shadow-sample=N     (with --shadow-sample N)
 #   tool@K      tool as built in the K-th directory of --tool-builds (an
 #               A/B of simulator or instrumentation changes, in one run)
+#   instr       tool with --simulate=no: every reference instrumented and
+#               buffered, none simulated; the floor of full simulation
+#   instr:R     the same with set sampling's --sample-sets=N for R (as
+#               augur memspy rounds it): the floor of `sets R`  (with --floors)
 # and reports the median user+sys CPU time of each (the machine is shared:
 # CPU time, not wall time), the ratio to Cachegrind's, and per sampled run
 # the difference of its L1/L2/L3 miss rates from full simulation's, in
@@ -29,6 +33,7 @@
 # usage: bench/memspy_bench.sh [--reps N] [--ratios "0.1 0.3"] [--machine M]
 #                              [--programs "NAME:ARGS ..."] [--markdown FILE]
 #                              [--shadow-sample N] [--tool-builds "DIR ..."]
+#                              [--floors]
 #   NAME is a kernel of bench/model_kernels/ or mm_conflict (examples/).
 # Environment: BUILD_DIR (default: build; must hold augur and vglib/).
 # Programs are compiled -O1 -g -march=x86-64-v2 into a temporary directory,
@@ -44,6 +49,7 @@ PROGRAMS="mm_conflict:256 matmul:160 stencil2d:600 spmv:60000 sort:150000"
 MARKDOWN=
 SHADOW=
 TOOL_BUILDS=()
+FLOORS=
 
 die() { echo "memspy_bench: $*" >&2; exit 2; }
 
@@ -56,6 +62,7 @@ while [ $# -gt 0 ]; do
     --markdown) MARKDOWN=${2:?--markdown FILE}; shift 2 ;;
     --shadow-sample) SHADOW=${2:?--shadow-sample N}; shift 2 ;;
     --tool-builds) read -r -a TOOL_BUILDS <<<"${2:?--tool-builds \"DIR ...\"}"; shift 2 ;;
+    --floors) FLOORS=1; shift ;;
     *) die "unknown option '$1' (see the usage at the top of $0)" ;;
     esac
 done
@@ -129,6 +136,7 @@ configs=(cachegrind none full tool)
 [ -z "$SHADOW" ] || configs+=("full-s$SHADOW" "tool-s$SHADOW")
 for k in "${!TOOL_BUILDS[@]}"; do configs+=("tool@$k"); done
 for r in $RATIOS; do configs+=("time:$r" "sets:$r"); done
+[ -z "$FLOORS" ] || { configs+=(instr); for r in $RATIOS; do configs+=("instr:$r"); done; }
 
 # run_config CONFIG EXE ARGS... — one timed run; the report of the first
 # memspy run of each configuration is kept for the miss rates.
@@ -156,6 +164,13 @@ run_config() {
         cpu_time env VALGRIND_LIB="$lib" valgrind --tool=memspy --out-dir="$TMP/raw" "${LEVELS[@]}" \
             "${shadow[@]}" "$exe" "$@"
         rm -f "$TMP"/raw/memspy.*.out ;;
+    instr | instr:*)
+        local sets=()
+        [ "$config" = instr ] ||
+            sets=("--sample-sets=$(awk -v r="${config#instr:}" 'BEGIN {printf "%d", 2 ^ int(log(1 / r) / log(2) + 0.5)}')")
+        mkdir -p "$TMP/raw"
+        cpu_time env VALGRIND_LIB="$BUILD_DIR/vglib" valgrind --tool=memspy --out-dir="$TMP/raw" --simulate=no \
+            "${LEVELS[@]}" "${sets[@]}" "$exe" "$@" ;;
     time:* | sets:*)
         cpu_time "$AUGUR" memspy --machine "$MACHINE" --sample "${config#*:}" --sample-by "${config%%:*}" \
             --format json --output "$json" -- "$exe" "$@" ;;
@@ -165,7 +180,7 @@ run_config() {
 {
     echo "# $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)," \
         "$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); machine $MACHINE (cachegrind --D1=$D1 --LL=$LL)"
-    echo "# $0 --reps $REPS --ratios \"$RATIOS\" --programs \"$PROGRAMS\"${SHADOW:+ --shadow-sample $SHADOW}"
+    echo "# $0 --reps $REPS --ratios \"$RATIOS\" --programs \"$PROGRAMS\"${SHADOW:+ --shadow-sample $SHADOW}${FLOORS:+ --floors}"
     for k in "${!TOOL_BUILDS[@]}"; do echo "# tool@$k: ${TOOL_BUILDS[$k]}"; done
     echo
     echo "| program | config | CPU s (median of $REPS) | / cachegrind | L1 rate | L2 rate | L3 rate | ΔL1 pp | ΔL2 pp | ΔL3 pp |"
@@ -190,7 +205,8 @@ for spec in $PROGRAMS; do
     for c in "${configs[@]}"; do
         t=$(median <"$TMP/$name.${c/:/_}.times")
         ratio=$(awk -v a="$t" -v b="$cg" 'BEGIN {printf "%.2f", a / b}')
-        if [ "$c" = cachegrind ] || [ "${c%-s*}" = tool ] || [ "${c%@*}" = tool ] || [ "$c" = none ]; then
+        if [ "$c" = cachegrind ] || [ "${c%-s*}" = tool ] || [ "${c%@*}" = tool ] || [ "$c" = none ] ||
+            [ "${c%%:*}" = instr ]; then
             [ "$c" = cachegrind ] || ratio="**$ratio**"
             [ "$c" = cachegrind ] && ratio=1.00
             echo "| $name $args | $c | $t | $ratio | | | | | | |"

@@ -199,6 +199,9 @@ typedef struct Memspy {
     UInt threads_live;
 
     Bool refused; /* the options were refused: write nothing */
+    Bool simulate; /* --simulate=no: buffer references but simulate none and
+                      write nothing (the instrumentation's own cost) */
+    ULong unsimulated; /* entries dropped under --simulate=no */
     Bool exited;  /* the process called exit_group(exit_code) */
     Int exit_code;
 } Memspy;

@@ -82,6 +82,10 @@ void memspy_simulate_run(const RefBuf *b, const RefEntry *from, const RefEntry *
     Memspy *m = &memspy;
     if (memspy_sets_in_ir())
         m->set_appended += (ULong)(to - from); /* no markers without time sampling */
+    if (UNLIKELY(!m->simulate)) {
+        m->unsimulated += (ULong)(to - from);
+        return;
+    }
     for (const RefEntry *e = from; e < to; e++) {
         if (UNLIKELY(e->site == REF_SAMPLE_MARK)) {
             m->new_sample = True;

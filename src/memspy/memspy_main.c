@@ -157,6 +157,7 @@ static Bool process_option(const HChar *arg)
         set_buffer(value);
     } else if VG_STR_CLO (arg, "--sb-reserve", value) {
         set_sb_reserve(value);
+    } else if VG_BOOL_CLO (arg, "--simulate", memspy.simulate) {
     } else
         return VG_(replacement_malloc_process_cmd_line_option)(arg);
     return True;
@@ -182,7 +183,11 @@ static void print_usage(void)
 static void print_debug_usage(void)
 {
     VG_(printf)("    --sb-reserve=N                    reserve buffer room for at most N references\n"
-                "                                      at a time in a superblock [4096]\n");
+                "                                      at a time in a superblock [4096]\n"
+                "    --simulate=no                     buffer every reference the options ask\n"
+                "                                      for, simulate none, write no file: the\n"
+                "                                      instrumentation's own cost (benchmarks;\n"
+                "                                      Cachegrind's --cache-sim=no) [yes]\n");
 }
 
 /* Are the options complete?  If not, say what is missing and return False.
@@ -259,6 +264,11 @@ static void fini(Int exitcode)
     if (memspy.refused)
         return;
     memspy_flush();
+    if (!memspy.simulate) {
+        VG_(umsg)("memspy: --simulate=no: %llu references buffered, none simulated; no file "
+                  "written\n", memspy.unsimulated);
+        return;
+    }
     memspy_write_output();
 }
 
@@ -276,6 +286,7 @@ static void pre_clo_init(void)
     memspy.config.set_sample = 1;
     memspy.config.shadow_sample = 1;
     memspy.interleave = True;
+    memspy.simulate = True;
     memspy.buf_entries = DEFAULT_BUFFER;
     memspy.sb_reserve = MEMSPY_SB_REFS;
     memspy_objects_init(); /* the malloc replacement must be known before options */

@@ -19,7 +19,9 @@
 #     (flushed at every superblock) gives the same counts as the default,
 #     and so does one whose superblocks reserve room 3 references at a
 #     time (--sb-reserve=3: a flush check every 3 references);
-#   - bad options are refused with a message that names the fix.
+#   - bad options are refused with a message that names the fix;
+#   - --simulate=no buffers the references the sampling asks for and writes
+#     no file.
 source "$TESTLIB"
 VGLIB="$(dirname "$AUGUR")/vglib"
 L1="L1,32K,64,8,1"
@@ -297,5 +299,26 @@ check "set sampling: simulated + skipped = all references" \
 check "set sampling: the sweep's sampled references" \
     "$(pair_sum "$RAW" memsweep.c "$(line_of LOAD:sweep "$SRC_PROGRAMS/memsweep.c")" '*' refs)" \
     "$(( 1024 / 4 * 4 ))"
+
+# ---- --simulate=no: the instrumentation alone ---------------------------------
+# Every reference is still buffered (all of them, or under set sampling the
+# sampled sets' ones), none is simulated, and no file is written.
+# buffered_only OUT OPTIONS... — the count --simulate=no reports, or "file
+# written" if it wrote one.
+buffered_only() {
+    local out=$1
+    shift
+    rm -rf "$out" && mkdir -p "$out"
+    VALGRIND_LIB="$VGLIB" valgrind -q --tool=memspy --out-dir="$out" --level="$L1" --level="$LL" --simulate=no \
+        "$@" "$PROGRAMS/memsweep" 1024 64 4 >/dev/null 2>"$out/stderr"
+    if ls "$out" | grep -q memspy; then echo "file written"; return; fi
+    sed -n 's/.*--simulate=no: \([0-9]*\) references buffered, none simulated; no file written$/\1/p' "$out/stderr"
+}
+check "--simulate=no: every reference buffered, no file" "$(buffered_only "$WORK/nosim")" "$ALL"
+# Within 16: a few of ld.so's and the stack's addresses follow the pid, and
+# set sampling picks by address.
+check "--simulate=no with --sample-sets=4: the sampled sets' references (within 16)" \
+    "$(within_by "$(buffered_only "$WORK/nosim-sets" --sample-sets=4)" \
+        "$(awk '$1 == "pair" { s += $4 } END { print s }' "$RAW")" 16)" 1
 
 finish
