@@ -154,23 +154,20 @@ run_config() {
     full-s*)
         cpu_time "$AUGUR" memspy --machine "$MACHINE" --shadow-sample "${config#full-s}" --format json \
             --output "$json" -- "$exe" "$@" ;;
-    tool | tool-s* | tool@*)
-        local shadow=() lib=$BUILD_DIR/vglib
+    tool | tool-s* | tool@* | instr | instr:*)
+        local opts=() lib=$BUILD_DIR/vglib
         case $config in
-        tool-s*) shadow=("--shadow-sample=${config#tool-s}") ;;
+        tool-s*) opts=("--shadow-sample=${config#tool-s}") ;;
         tool@*) lib=${TOOL_BUILDS[${config#tool@}]}/vglib ;;
+        instr) opts=(--simulate=no) ;;
+        instr:*) # N = 2^round(log2(1/R)), as src/cli/cmd_memspy.c's sampling_arg rounds it
+            opts=(--simulate=no "--sample-sets=$(awk -v r="${config#instr:}" \
+                'BEGIN {printf "%d", 2 ^ int(log(1 / r) / log(2) + 0.5)}')") ;;
         esac
         mkdir -p "$TMP/raw"
         cpu_time env VALGRIND_LIB="$lib" valgrind --tool=memspy --out-dir="$TMP/raw" "${LEVELS[@]}" \
-            "${shadow[@]}" "$exe" "$@"
+            "${opts[@]}" "$exe" "$@"
         rm -f "$TMP"/raw/memspy.*.out ;;
-    instr | instr:*)
-        local sets=()
-        [ "$config" = instr ] ||
-            sets=("--sample-sets=$(awk -v r="${config#instr:}" 'BEGIN {printf "%d", 2 ^ int(log(1 / r) / log(2) + 0.5)}')")
-        mkdir -p "$TMP/raw"
-        cpu_time env VALGRIND_LIB="$BUILD_DIR/vglib" valgrind --tool=memspy --out-dir="$TMP/raw" --simulate=no \
-            "${LEVELS[@]}" "${sets[@]}" "$exe" "$@" ;;
     time:* | sets:*)
         cpu_time "$AUGUR" memspy --machine "$MACHINE" --sample "${config#*:}" --sample-by "${config%%:*}" \
             --format json --output "$json" -- "$exe" "$@" ;;
