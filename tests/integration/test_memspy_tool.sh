@@ -276,6 +276,8 @@ check "  says the range" "$(grep -c 'expected a number of references from 1' "$W
 check "--sb-reserve=4097: refused" "$(refused --out-dir="$WORK/bad" --level="$L1" --sb-reserve=4097)" refused
 check "  says the range" "$(grep -c 'expected a number of references from 1 to 4096' "$WORK/bad/err")" 1
 check "--interleave=maybe: refused" "$(refused --out-dir="$WORK/bad" --level="$L1" --interleave=maybe)" refused
+check "--simulate=maybe: refused" "$(refused --out-dir="$WORK/bad" --level="$L1" --simulate=maybe)" refused
+check "  says the values" "$(grep -c "should be 'yes' or 'no'" "$WORK/bad/err")" 1
 
 # ---- sampling: counted, and the rest skipped --------------------------------
 EXTRA_OPTS=(--sample-time=1000,3000)
