@@ -72,14 +72,21 @@ static void keep_superblocks_plain(void)
     VG_(clo_vex_control).guest_chase = False;
 }
 
+/* Bad or missing options end the run here, with status 1, before the
+ * program starts: Valgrind 3.19 does not stop at VG_(fmsg_bad_option)
+ * called after option parsing (it would run the program and exit 0). */
 static void post_clo_init(void)
 {
     keep_superblocks_plain();
-    if (!collector.out_dir)
+    if (!collector.out_dir) {
         VG_(fmsg_bad_option)("--augur-out", "augur needs --augur-out=DIR; run it through `augur collect`.\n");
-    if (!parse_block_sizes(block_sizes_option))
+        VG_(exit)(1);
+    }
+    if (!parse_block_sizes(block_sizes_option)) {
         VG_(fmsg_bad_option)("--augur-block-sizes",
                              "block sizes must be ascending powers of two >= 8, at most 8 of them\n");
+        VG_(exit)(1);
+    }
     collect_table_init();
     collect_runtime_init();
 }

@@ -198,7 +198,6 @@ typedef struct Memspy {
     UInt threads_created;
     UInt threads_live;
 
-    Bool refused; /* the options were refused: write nothing */
     Bool simulate; /* --simulate=no: buffer references but simulate none and
                       write nothing (the instrumentation's own cost) */
     ULong unsimulated; /* entries dropped under --simulate=no */

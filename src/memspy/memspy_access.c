@@ -28,7 +28,7 @@ Bool memspy_access_init(void)
     memspy.alloc = vg_rd_allocator("memspy.sim");
     memspy.sim = ms_new(&memspy.config, &memspy.alloc, &error);
     if (!memspy.sim) {
-        VG_(fmsg_bad_option)("--level or --sample-sets", "the cache hierarchy cannot be "
+        VG_(fmsg_bad_option)("--level, --sample-sets or --shadow-sample", "the cache hierarchy cannot be "
                              "simulated: %s\n", error ? error : "bad configuration");
         return False;
     }

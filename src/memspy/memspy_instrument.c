@@ -285,8 +285,6 @@ IRSB *memspy_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
     (void)closure, (void)layout, (void)vge, (void)archinfo_host;
     if (gWordTy != Ity_I64 || hWordTy != Ity_I64)
         VG_(tool_panic)("memspy supports amd64 only");
-    if (memspy.refused)
-        return in; /* the options were refused; the run only ends */
 
     SbBuilder b = {.out = deepCopyIRSBExceptStmts(in), .unreserved = count_refs(in),
                    .cur = {.at = &memspy.buf_cur}};

@@ -191,8 +191,8 @@ static void print_debug_usage(void)
 }
 
 /* Are the options complete?  If not, say what is missing and return False.
- * Valgrind 3.19 does not stop at VG_(fmsg_bad_option) called after option
- * parsing: it runs the program and fini() anyway, and exits 0. */
+ * (Valgrind 3.19 does not stop at VG_(fmsg_bad_option) called after option
+ * parsing: it would run the program and exit 0; post_clo_init exits.) */
 static Bool options_complete(void)
 {
     if (!memspy.out_dir) {
@@ -208,12 +208,13 @@ static Bool options_complete(void)
     return True;
 }
 
-/* A refused run instruments nothing and writes nothing (memspy.refused). */
+/* Options that are missing or that the simulator refuses end the run here,
+ * with status 1, before the program starts: nothing runs, nothing is
+ * written. */
 static void post_clo_init(void)
 {
-    memspy.refused = !options_complete() || !memspy_access_init();
-    if (memspy.refused)
-        return;
+    if (!options_complete() || !memspy_access_init())
+        VG_(exit)(1);
     memspy_pairs_init();
     memspy_threads_init();
 }
@@ -261,8 +262,6 @@ static void post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nargs, 
 static void fini(Int exitcode)
 {
     (void)exitcode; /* always 0 in Valgrind 3.19 */
-    if (memspy.refused)
-        return;
     memspy_flush();
     if (!memspy.simulate) {
         VG_(umsg)("memspy: --simulate=no: %llu references buffered, none simulated; no file "

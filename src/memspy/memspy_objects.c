@@ -205,8 +205,7 @@ static void *alloc_block(ThreadId tid, SizeT n, SizeT align, Bool zero)
         return NULL;
     if (zero)
         VG_(memset)(p, 0, n);
-    if (!memspy.refused)
-        track_block(tid, (Addr)p, n);
+    track_block(tid, (Addr)p, n);
     return p;
 }
 

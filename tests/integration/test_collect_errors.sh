@@ -46,6 +46,17 @@ if cc -O1 -mavx512f "$WORK/avx512.c" -o "$WORK/avx512" 2>/dev/null; then
     check "AVX-512: nothing stored" "$(ls "$DB" 2>/dev/null | wc -l)" 0
 fi
 
+# The collector tool run directly with a missing or bad option stops before
+# the program runs, with status 1 (Valgrind 3.19 alone would run it and exit 0).
+VGLIB="$(dirname "$AUGUR")/vglib"
+for opts in "" "--augur-out=$WORK --augur-block-sizes=64,100"; do
+    # shellcheck disable=SC2086  # opts is a list of words
+    VALGRIND_LIB="$VGLIB" valgrind -q --tool=augur $opts /bin/echo ran >"$WORK/out" 2>"$WORK/err"
+    check "tool with '$opts': status" "$?" 1
+    check "tool with '$opts': program not run" "$(cat "$WORK/out")" ""
+    check "tool with '$opts': says so" "$(grep -c 'Bad option' "$WORK/err")" 1
+done
+
 # A good run, then bad ones: the database keeps exactly the good run.
 "$AUGUR" collect --db "$DB" --param N=1 -- /bin/true 2>/dev/null
 check "good run" "$?" 0
