@@ -96,19 +96,12 @@ cache_geometry() {
         END { k = which == "first" ? 1 : n; print size[k] "," ways[k] "," line[k] }' "$TMP/machine.yaml"
 }
 
-# level_args — the tool's --level options for the machine's caches, as
-# augur memspy passes them (NAME,SIZE,LINE,WAYS,SHARED).
-level_args() {
-    awk '
-        /^caches:/ { in_caches = 1; next }
-        /^[a-z]/ { in_caches = 0 }
-        in_caches && $2 == "name:" { n++; gsub(/"/, "", $3); name[n] = $3 }
-        in_caches && $1 == "size:" { size[n] = $2 }
-        in_caches && $1 == "line_bytes:" { line[n] = $2 }
-        in_caches && $1 == "ways:" { ways[n] = $2 }
-        in_caches && $1 == "shared_by_cores:" { shared[n] = $2 }
-        END { for (k = 1; k <= n; k++) printf "--level=%s,%s,%s,%s,%s\n", name[k], size[k], line[k], ways[k], shared[k] }
-    ' "$TMP/machine.yaml"
+# tool_options [OPTION...] — the memspy tool's --level and sampling options
+# that `augur memspy --machine $MACHINE OPTION...` passes it, one per line,
+# from its --dry-run (so the bench runs the tool exactly as augur would).
+tool_options() {
+    "$AUGUR" memspy --machine "$MACHINE" "$@" --dry-run -- true |
+        grep -o -- '--\(level\|sample-sets\|sample-time\|shadow-sample\)=[^ ]*'
 }
 
 # cpu_time CMD... — run CMD (output discarded); prints its children's
@@ -131,7 +124,7 @@ rates() {
 
 D1=$(cache_geometry first)
 LL=$(cache_geometry last)
-mapfile -t LEVELS < <(level_args)
+mapfile -t LEVELS < <(tool_options)
 configs=(cachegrind none full tool)
 [ -z "$SHADOW" ] || configs+=("full-s$SHADOW" "tool-s$SHADOW")
 for k in "${!TOOL_BUILDS[@]}"; do configs+=("tool@$k"); done
@@ -160,9 +153,8 @@ run_config() {
         tool-s*) opts=("--shadow-sample=${config#tool-s}") ;;
         tool@*) lib=${TOOL_BUILDS[${config#tool@}]}/vglib ;;
         instr) opts=(--simulate=no) ;;
-        instr:*) # N = 2^round(log2(1/R)), as src/cli/cmd_memspy.c's sampling_arg rounds it
-            opts=(--simulate=no "--sample-sets=$(awk -v r="${config#instr:}" \
-                'BEGIN {printf "%d", 2 ^ int(log(1 / r) / log(2) + 0.5)}')") ;;
+        instr:*) # --sample-sets=N as augur memspy --sample R rounds it
+            opts=(--simulate=no "$(tool_options --sample "${config#instr:}" | grep -- --sample-sets)") ;;
         esac
         mkdir -p "$TMP/raw"
         cpu_time env VALGRIND_LIB="$lib" valgrind --tool=memspy --out-dir="$TMP/raw" "${LEVELS[@]}" \

@@ -39,6 +39,7 @@ typedef struct memspy_options {
     enum format format;
     const char *output;   /* NULL: stdout */
     const char *raw;      /* --raw FILE: report this raw file, run nothing */
+    int dry_run;          /* print the Valgrind command, run nothing */
     char **program_argv;
 } memspy_options;
 
@@ -47,7 +48,7 @@ static void usage(FILE *to)
     fprintf(to,
             "usage: augur memspy [--machine NAME|FILE] [--sample RATIO [--sample-by sets|time]]\n"
             "                    [--shadow-sample N] [--interleave yes|no] [--format text|json|callgrind]\n"
-            "                    [--output FILE] -- PROGRAM [ARGS...]\n"
+            "                    [--output FILE] [--dry-run] -- PROGRAM [ARGS...]\n"
             "       augur memspy [--machine NAME|FILE] [--format F] [--output FILE] --raw FILE\n\n"
             "Runs PROGRAM under the memspy Valgrind tool, which simulates the machine's data caches\n"
             "(set-associative LRU, private levels per thread, shared levels shared) and reports, for\n"
@@ -78,6 +79,8 @@ static void usage(FILE *to)
             "  --output FILE        write the report to FILE instead of standard output\n"
             "  --raw FILE           report a raw file the tool wrote (docs/memspy-format.md), run nothing;\n"
             "                       --machine gives the latencies\n"
+            "  --dry-run            print the Valgrind command the run would be (DIR: the folder the\n"
+            "                       tool writes to) and run nothing\n"
             "  -h, --help           this text\n\n"
             "augur exits with the program's status; with 125 when augur itself failed, 127 when the\n"
             "program is not found, 126 when it cannot run, 2 for a bad command line.\n\n"
@@ -124,6 +127,9 @@ static int take_option(int opt, const char *arg, void *ctx)
     case 'r':
         o->raw = arg;
         return 0;
+    case 'n':
+        o->dry_run = 1;
+        return 0;
     case 'S':
         errno = 0;
         o->shadow = strtoul(arg, &end, 10);
@@ -150,7 +156,8 @@ static int parse_options(int argc, char **argv, memspy_options *o)
         {"sample-by", required_argument, NULL, 'b'}, {"format", required_argument, NULL, 'f'},
         {"output", required_argument, NULL, 'o'},   {"raw", required_argument, NULL, 'r'},
         {"shadow-sample", required_argument, NULL, 'S'},
-        {"interleave", required_argument, NULL, 'i'}, {"help", no_argument, NULL, 'h'},
+        {"interleave", required_argument, NULL, 'i'}, {"dry-run", no_argument, NULL, 'n'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     *o = (memspy_options){.ratio = 1.0, .by_sets = 1, .shadow = 1, .interleave = 1}; /* sets: docs/memspy.md, Benchmark */
@@ -158,6 +165,8 @@ static int parse_options(int argc, char **argv, memspy_options *o)
     int rc = cli_getopt("memspy", argc, argv, longopts, take_option, o, &first);
     if (rc != 0)
         return rc;
+    if (o->raw && o->dry_run)
+        return cli_usage_error("memspy", "--dry-run prints the command of a run; --raw FILE runs nothing: give one");
     if (o->raw)
         return first < argc ? cli_usage_error("memspy", "--raw FILE reports a file: give no program") : 0;
     if (first >= argc)
@@ -205,37 +214,60 @@ static void sampling_arg(const memspy_options *o, char *arg, size_t len)
 
 /* ---- the run ------------------------------------------------------------- */
 
-/* Run the program; *raw receives the main process's file. */
-static int run(const memspy_options *o, const machine *m, const char *tool_dir, const char *out_dir,
-               memspy_raw *raw, launch_result *lr)
+/* The memspy tool's options for a run, and the words they are made of. */
+typedef struct tool_args {
+    char levels[MACHINE_MAX_CACHES][160], out_opt[PATH_MAX + 16], sample[64], shadow[48];
+    char *argv[MACHINE_MAX_CACHES + 6]; /* NULL-terminated */
+} tool_args;
+
+/* t's options for o on machine m, the tool writing to out_dir. */
+static void make_tool_args(const memspy_options *o, const machine *m, const char *out_dir, tool_args *t)
 {
-    char levels[MACHINE_MAX_CACHES][160], out_opt[PATH_MAX + 16], sample[64], err[2048], path[PATH_MAX + 32];
-    char shadow[48];
-    char *args[MACHINE_MAX_CACHES + 5];
     size_t n = 0;
-    level_args(m, levels);
-    sampling_arg(o, sample, sizeof sample);
-    snprintf(out_opt, sizeof out_opt, "--out-dir=%s", out_dir);
-    args[n++] = out_opt;
+    level_args(m, t->levels);
+    sampling_arg(o, t->sample, sizeof t->sample);
+    snprintf(t->out_opt, sizeof t->out_opt, "--out-dir=%s", out_dir);
+    t->argv[n++] = t->out_opt;
     /* Valgrind runs one thread at a time; its default lock lets a thread
      * take it back again and again on a busy host, so threads would not
      * interleave and sharing misses would depend on the load.  The fair
      * lock hands it round in turn. */
-    args[n++] = "--fair-sched=yes";
+    t->argv[n++] = "--fair-sched=yes";
     for (uint32_t k = 0; k < m->ncaches; k++)
-        args[n++] = levels[k];
-    if (sample[0])
-        args[n++] = sample;
+        t->argv[n++] = t->levels[k];
+    if (t->sample[0])
+        t->argv[n++] = t->sample;
     if (o->shadow > 1) {
-        snprintf(shadow, sizeof shadow, "--shadow-sample=%lu", o->shadow);
-        args[n++] = shadow;
+        snprintf(t->shadow, sizeof t->shadow, "--shadow-sample=%lu", o->shadow);
+        t->argv[n++] = t->shadow;
     }
     if (!o->interleave)
-        args[n++] = "--interleave=no";
-    args[n] = NULL;
+        t->argv[n++] = "--interleave=no";
+    t->argv[n] = NULL;
+}
+
+/* --dry-run: print the command a run would be, with DIR for the folder the
+ * tool writes to (augur makes a temporary one).  Returns 0 or 125. */
+static int print_run(const memspy_options *o, const machine *m, const char *tool_dir)
+{
+    tool_args t;
+    make_tool_args(o, m, "DIR", &t);
+    launch_request rq = {o->program_argv, "DIR", "memspy", t.argv, 0, "simulating"};
+    if (launch_print_command(stdout, &rq, tool_dir) != 0 || fflush(stdout) != 0)
+        return fail(EXIT_AUGUR_FAILED, "cannot write the command to standard output");
+    return 0;
+}
+
+/* Run the program; *raw receives the main process's file. */
+static int run(const memspy_options *o, const machine *m, const char *tool_dir, const char *out_dir,
+               memspy_raw *raw, launch_result *lr)
+{
+    char err[2048], path[PATH_MAX + 32];
+    tool_args t;
+    make_tool_args(o, m, out_dir, &t);
     fprintf(stderr, "augur: running %s under memspy with %s's caches (expect 10-60x native time)...\n",
             o->program_argv[0], m->name);
-    launch_request rq = {o->program_argv, out_dir, "memspy", args, 0, "simulating"};
+    launch_request rq = {o->program_argv, out_dir, "memspy", t.argv, 0, "simulating"};
     if (launch_tool(&rq, tool_dir, lr, err, sizeof err) != 0)
         return fail(EXIT_AUGUR_FAILED, err);
     if (!lr->exited && lr->term_signal == SIGILL && diagnose_undecodable(out_dir, err, sizeof err))
@@ -388,10 +420,13 @@ int cmd_memspy(int argc, char **argv)
     const char *tool_dir = NULL;
     if ((rc = find_program(o.program_argv[0], program, sizeof program, err, sizeof err)) != 0)
         rc = fail(rc, err);
-    else if (!(tool_dir = find_tool_dir("memspy", err, sizeof err)) ||
-             make_temp_dir("augur-memspy", out_dir, sizeof out_dir, err, sizeof err) != 0)
+    else if (!(tool_dir = find_tool_dir("memspy", err, sizeof err)))
         rc = fail(EXIT_AUGUR_FAILED, err);
-    if (rc == 0) {
+    else if (o.dry_run)
+        rc = print_run(&o, &m, tool_dir);
+    else if (make_temp_dir("augur-memspy", out_dir, sizeof out_dir, err, sizeof err) != 0)
+        rc = fail(EXIT_AUGUR_FAILED, err);
+    else {
         memspy_raw raw;
         launch_result lr;
         rc = run(&o, &m, tool_dir, out_dir, &raw, &lr);

@@ -99,31 +99,85 @@ const char *find_tool_dir(const char *tool, char *err, size_t errlen)
     return NULL;
 }
 
-static void exec_valgrind(const launch_request *rq, const char *tool_dir)
+/* Valgrind's own options for rq, the words valgrind_argv puts first. */
+typedef struct valgrind_opts {
+    char tool[64], log[PATH_MAX + 32];
+} valgrind_opts;
+
+/* valgrind's argv for rq, NULL-terminated, its words in rq and v (which
+ * must outlive it); free the array alone.  NULL when out of memory. */
+static char **valgrind_argv(const launch_request *rq, valgrind_opts *v)
 {
-    char tool_opt[64], log_opt[PATH_MAX + 32];
-    snprintf(tool_opt, sizeof tool_opt, "--tool=%s", rq->tool);
-    snprintf(log_opt, sizeof log_opt, "--log-file=%s/valgrind.%%p.log", rq->out_dir);
+    snprintf(v->tool, sizeof v->tool, "--tool=%s", rq->tool);
+    snprintf(v->log, sizeof v->log, "--log-file=%s/valgrind.%%p.log", rq->out_dir);
     size_t nargs = 0, ntool = 0;
     while (rq->argv[nargs])
         nargs++;
     while (rq->tool_args[ntool])
         ntool++;
     char **argv = calloc(nargs + ntool + 6, sizeof *argv);
+    if (!argv)
+        return NULL;
     size_t k = 0;
     argv[k++] = "valgrind";
-    argv[k++] = tool_opt;
+    argv[k++] = v->tool;
     argv[k++] = rq->trace_children ? "--trace-children=yes" : "--trace-children=no";
-    argv[k++] = log_opt;
+    argv[k++] = v->log;
     for (size_t i = 0; i < ntool; i++)
         argv[k++] = rq->tool_args[i];
     for (size_t i = 0; i < nargs; i++)
         argv[k++] = rq->argv[i];
     argv[k] = NULL;
+    return argv;
+}
+
+static void exec_valgrind(const launch_request *rq, const char *tool_dir)
+{
+    valgrind_opts v;
+    char **argv = valgrind_argv(rq, &v);
+    if (!argv) {
+        fprintf(stderr, "augur: out of memory starting valgrind\n");
+        _exit(125);
+    }
     setenv("VALGRIND_LIB", tool_dir, 1);
     execvp("valgrind", argv);
     fprintf(stderr, "augur: cannot run valgrind: %s (apt-get install valgrind)\n", strerror(errno));
     _exit(125);
+}
+
+/* Write word w as a POSIX shell reads it back: as is when it holds only
+ * characters no shell treats specially, else in single quotes. */
+static void put_shell_word(FILE *out, const char *w)
+{
+    if (*w && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-") == strlen(w)) {
+        fputs(w, out);
+        return;
+    }
+    fputc('\'', out);
+    for (; *w; w++) {
+        if (*w == '\'')
+            fputs("'\\''", out); /* end the quotes, a quoted quote, reopen */
+        else
+            fputc(*w, out);
+    }
+    fputc('\'', out);
+}
+
+int launch_print_command(FILE *out, const launch_request *rq, const char *tool_dir)
+{
+    valgrind_opts v;
+    char **argv = valgrind_argv(rq, &v);
+    if (!argv)
+        return -1;
+    fputs("VALGRIND_LIB=", out);
+    put_shell_word(out, tool_dir);
+    for (char **w = argv; *w; w++) {
+        fputc(' ', out);
+        put_shell_word(out, *w);
+    }
+    fputc('\n', out);
+    free(argv);
+    return 0;
 }
 
 /* Wait for pid; on a terminal, say every 30 s that the run goes on, so a

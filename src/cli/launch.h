@@ -10,6 +10,7 @@
 #define AUGUR_LAUNCH_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 typedef struct launch_request {
     char **argv;           /* PROGRAM ARGS..., NULL-terminated */
@@ -40,6 +41,10 @@ const char *find_tool_dir(const char *tool, char *err, size_t errlen);
  * its exit status), -1 with a message in err when Valgrind could not be run. */
 int launch_tool(const launch_request *rq, const char *tool_dir, launch_result *res,
                      char *err, size_t errlen);
+
+/* Write the command launch_tool would run for rq, as one shell line
+ * (VALGRIND_LIB=tool_dir valgrind ...), to out.  -1 when out of memory. */
+int launch_print_command(FILE *out, const launch_request *rq, const char *tool_dir);
 
 /* After a run that ended with SIGILL: if Valgrind's logs in out_dir show an
  * instruction it could not decode, write an explanation with the fix into

@@ -170,4 +170,25 @@ printf 'augur-memspy 2\ntool augur-memspy 0.1.0\n' >"$WORK/cut.out"
 "$AUGUR" memspy --machine zen4 --raw "$WORK/cut.out" 2>"$WORK/err" >/dev/null
 check "truncated raw file: refused" "$(grep -c "truncated: no 'end' line" "$WORK/err")" 1
 
+# --dry-run prints the command a run would be and runs nothing; that command,
+# with DIR a folder, writes the raw file whose report is the run's (object
+# big's causes: the stack's lines follow the environment, so totals may not).
+"$AUGUR" memspy --machine "$WORK/two.yaml" --sample 0.25 --dry-run -- "$PROGRAMS/memsweep" 1024 64 4 \
+    >"$WORK/dry.cmd" 2>"$WORK/dry.err"
+check "dry run: status" "$?" 0
+check "dry run: one line" "$(wc -l <"$WORK/dry.cmd")" 1
+check "dry run: the sampling as --sample-sets" "$(grep -c -- '--sample-sets=4 ' "$WORK/dry.cmd")" 1
+"$AUGUR" memspy --machine "$WORK/two.yaml" --dry-run -- "$PROGRAMS/memsweep" 1024 64 4 >"$WORK/dry.cmd"
+"$AUGUR" memspy --dry-run -- /bin/touch "$WORK/ran" >/dev/null
+check "dry run: nothing ran" "$(ls "$WORK/ran" 2>/dev/null)" ""
+mkdir -p "$WORK/dry"
+DIR=$WORK/dry eval "$(sed 's/DIR/"$DIR"/g' "$WORK/dry.cmd")" >/dev/null
+"$AUGUR" memspy --machine "$WORK/two.yaml" --format json --output "$WORK/dry.json" --raw "$WORK"/dry/memspy.*.out
+check "dry run's command: the run's report" "$(causes dry big 0)" "$(causes capacity big 0)"
+# Words a shell would split or expand come back quoted.
+"$AUGUR" memspy --dry-run -- /bin/echo "a b" "it's" '$HOME' >"$WORK/quoted.cmd" 2>/dev/null
+check "dry run: quoting" "$(grep -o "/bin/echo.*" "$WORK/quoted.cmd")" "/bin/echo 'a b' 'it'\\''s' '\$HOME'"
+check "dry run: the words come back" "$(eval "set -- $(grep -o "/bin/echo.*" "$WORK/quoted.cmd")"; printf '%s|' "$@")" '/bin/echo|a b|it'"'"'s|$HOME|'
+"$AUGUR" memspy --raw "$WORK/dry.json" --dry-run >/dev/null 2>"$WORK/err"
+check "dry run with --raw: refused" "$?" 2
 finish
