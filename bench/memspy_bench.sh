@@ -153,8 +153,9 @@ run_config() {
         tool-s*) opts=("--shadow-sample=${config#tool-s}") ;;
         tool@*) lib=${TOOL_BUILDS[${config#tool@}]}/vglib ;;
         instr) opts=(--simulate=no) ;;
-        instr:*) # --sample-sets=N as augur memspy --sample R rounds it
-            opts=(--simulate=no "$(tool_options --sample "${config#instr:}" | grep -- --sample-sets)") ;;
+        instr:*) # --sample-sets=N as augur memspy --sample R rounds it (none when N is 1)
+            mapfile -t opts < <(tool_options --sample "${config#instr:}" | grep -- --sample-sets)
+            opts+=(--simulate=no) ;;
         esac
         mkdir -p "$TMP/raw"
         cpu_time env VALGRIND_LIB="$lib" valgrind --tool=memspy --out-dir="$TMP/raw" "${LEVELS[@]}" \
