@@ -63,6 +63,12 @@ typedef struct ms_level_config {
     uint32_t shared_by; /* 1: private per thread; otherwise shared by all */
 } ms_level_config;
 
+/* Set sampling's random groups (docs/memspy.md, "Sampling"): memspy deals
+ * the sampled lines into this many groups by the address bits just above
+ * the sampling's and counts misses per group, from whose spread the report
+ * estimates the sampling error.  Not used by the simulator itself. */
+#define MS_SET_GROUPS 16
+
 typedef struct ms_config {
     unsigned nlevels; /* 1..CS_MAX_LEVELS */
     ms_level_config level[CS_MAX_LEVELS];

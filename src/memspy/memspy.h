@@ -37,6 +37,10 @@
 
 #define MEMSPY_VERSION "0.1.0"
 #define MAX_LEVELS CS_MAX_LEVELS
+
+/* Set sampling's random groups (memsim.h): a sampled line's group is
+ * (addr >> Memspy.group_shift) % MEMSPY_GROUPS. */
+#define MEMSPY_GROUPS MS_SET_GROUPS
 #define MAX_SITE_FRAMES 8
 #define MAX_VG_THREADS 512 /* above VG_N_THREADS (500) */
 #define NO_OBJ UINT32_MAX
@@ -96,6 +100,9 @@ typedef struct PairRec {
      * miss usually evicts the object the previous one did, so most skip
      * the table lookup (memspy_pairs.c). */
     struct EvictRec *last_evict[MAX_LEVELS];
+    /* Set sampling: misses per level and group, [level][group]; NULL until
+     * the pair's first miss (and always without set sampling). */
+    ULong (*group_miss)[MEMSPY_GROUPS];
 } PairRec;
 
 /* One guest instruction that accesses memory, keyed by its address. */
@@ -166,6 +173,7 @@ typedef struct Memspy {
     ULong set_refs;     /* set sampling alone: references made (the instrumented
                            code counts them), */
     ULong set_appended; /* and of them those appended, so simulated */
+    UInt group_shift;   /* set sampling: log2(line * set_sample), see MEMSPY_GROUPS */
     RefEntry *buf_cur, *buf_end; /* the running thread's buffer: next entry, end */
 
     /* reference buffers (memspy_buffer.c) */
@@ -257,7 +265,7 @@ UInt memspy_nobjs(void);
 /* memspy_pairs.c */
 void memspy_pairs_init(void);
 CodeRec *memspy_code(Addr addr); /* find or create, with names */
-void memspy_count(CodeRec *code, UInt obj, UInt thread, Bool is_write, const ms_result *r);
+void memspy_count(CodeRec *code, UInt obj, UInt thread, Bool is_write, Addr addr, const ms_result *r);
 /* Count one reference of pair p, made by the thread whose totals are t:
  * all that memspy_count does for a first-level hit whose outcome is
  * certain, inline so that the usual reference makes no call. */

@@ -33,6 +33,8 @@ Bool memspy_access_init(void)
         return False;
     }
     memspy.sample_left = memspy.sample_on + memspy.sample_off;
+    /* line and set_sample are powers of two (ms_new checked) */
+    memspy.group_shift = (UInt)__builtin_ctzll((ULong)memspy.config.level[0].line * memspy.config.set_sample);
     return True;
 }
 
@@ -74,7 +76,7 @@ static inline void simulate(CodeRec *code, Addr addr, UWord size_and_write, UInt
         m->skipped++;
         return;
     }
-    memspy_count(code, obj, thread, is_write, &r);
+    memspy_count(code, obj, thread, is_write, addr, &r);
 }
 
 void memspy_simulate_run(const RefBuf *b, const RefEntry *from, const RefEntry *to)

@@ -116,6 +116,17 @@ static Int by_module_then_address(const void *a, const void *b)
     return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* Set sampling: the pair's misses per level and group, the line after its
+ * pair line (none for a pair that never missed). */
+static void write_groups(profile_writer *w, const PairRec *p)
+{
+    pw_key(w, "groups");
+    for (UInt k = 0; k < memspy.config.nlevels; k++)
+        for (UInt g = 0; g < MEMSPY_GROUPS; g++)
+            pw_u64(w, p->group_miss[k][g]);
+    pw_eol(w);
+}
+
 static void write_pair(profile_writer *w, UInt code_id, const PairRec *p)
 {
     pw_key(w, "pair");
@@ -135,6 +146,8 @@ static void write_pair(profile_writer *w, UInt code_id, const PairRec *p)
         pw_u64(w, p->unknown_hits[k]);
     }
     pw_eol(w);
+    if (p->group_miss)
+        write_groups(w, p);
 }
 
 static Bool has_refs(const CodeRec *code)

@@ -72,7 +72,19 @@ static void count_eviction(PairRec *p, UInt level, UInt victim)
     e->count++;
 }
 
-void memspy_count(CodeRec *code, UInt obj, UInt thread, Bool is_write, const ms_result *r)
+/* Under set sampling alone (with time sampling too, time's bounds apply),
+ * count a miss of pair p at `level` in the group of the line at addr (the
+ * reference's first line, the one sampling chose by). */
+static void count_group(PairRec *p, UInt level, Addr addr)
+{
+    if (memspy.config.set_sample <= 1 || memspy.sample_on)
+        return;
+    if (!p->group_miss)
+        p->group_miss = VG_(calloc)("memspy.groups", MAX_LEVELS, sizeof *p->group_miss);
+    p->group_miss[level][(addr >> memspy.group_shift) % MEMSPY_GROUPS]++;
+}
+
+void memspy_count(CodeRec *code, UInt obj, UInt thread, Bool is_write, Addr addr, const ms_result *r)
 {
     PairRec *p = pair_of(code, obj);
     ThreadTotals *t = &memspy.thread[thread];
@@ -84,6 +96,7 @@ void memspy_count(CodeRec *code, UInt obj, UInt thread, Bool is_write, const ms_
         p->cause[k][r->cause[k]]++;
         p->unknown[k] += k >= r->unknown_from;
         t->miss[k]++;
+        count_group(p, k, addr);
         if (r->evicted[k] != MS_NO_TAG)
             count_eviction(p, k, r->evicted[k]);
     }
@@ -94,7 +107,9 @@ void memspy_pairs_reset(void)
     VG_(HT_ResetIter)(memspy.codes);
     for (CodeRec *code; (code = VG_(HT_Next)(memspy.codes));)
         for (PairRec *p = code->pairs; p; p = p->next) {
-            PairRec keep = {.next = p->next, .obj = p->obj};
+            PairRec keep = {.next = p->next, .obj = p->obj, .group_miss = p->group_miss};
+            if (keep.group_miss)
+                VG_(memset)(keep.group_miss, 0, MAX_LEVELS * sizeof *keep.group_miss);
             *p = keep;
         }
     VG_(HT_ResetIter)(memspy.evictions);

@@ -25,6 +25,11 @@ mr_estimate mr_stats_misses(const memspy_report *rep, const mr_stats *s, unsigne
     return mr_estimate_misses(&rep->scale, &s->lv[k]);
 }
 
+double mr_stats_refs(const memspy_report *rep, const mr_stats *s, uint64_t count)
+{
+    return (double)count * (s == &rep->total ? rep->scale.refs_factor : rep->scale.factor);
+}
+
 void mr_stats_add(mr_stats *s, const mr_pair *p, unsigned nlevels)
 {
     s->refs += p->refs;
@@ -36,6 +41,8 @@ void mr_stats_add(mr_stats *s, const mr_pair *p, unsigned nlevels)
         s->lv[k].unknown_hits += p->lv[k].unknown_hits;
         for (int c = 0; c < MS_NCAUSES; c++)
             s->lv[k].cause[c] += p->lv[k].cause[c];
+        for (int g = 0; g < MS_SET_GROUPS; g++)
+            s->lv[k].group[g] += p->lv[k].group[g];
     }
 }
 

@@ -58,9 +58,9 @@ static json_t *stats_json(const memspy_report *rep, const mr_stats *s, json_t *o
     json_t *levels = json_array();
     for (unsigned k = 0; k < rep->raw->nlevels; k++)
         json_array_append_new(levels, level_json(rep, s, k));
-    json_object_set_new(o, "references", count(mr_scaled(&rep->scale, s->refs)));
-    json_object_set_new(o, "reads", count(mr_scaled(&rep->scale, s->reads)));
-    json_object_set_new(o, "writes", count(mr_scaled(&rep->scale, s->writes)));
+    json_object_set_new(o, "references", count(mr_stats_refs(rep, s, s->refs)));
+    json_object_set_new(o, "reads", count(mr_stats_refs(rep, s, s->reads)));
+    json_object_set_new(o, "writes", count(mr_stats_refs(rep, s, s->writes)));
     json_object_set_new(o, "misses", count(mr_stats_misses(rep, s, 0).est));
     json_object_set_new(o, "causes", causes_json(rep, &s->lv[0], 0));
     json_object_set_new(o, "levels", levels);

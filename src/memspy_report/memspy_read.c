@@ -12,7 +12,9 @@
 #include "util/array.h"
 #include "util/rawtext.h"
 
-#define MAX_FIELDS (6 + MR_LEVEL_FIELDS * MR_MAX_LEVELS + 2)
+#define PAIR_FIELDS (6 + MR_LEVEL_FIELDS * MR_MAX_LEVELS + 2)
+#define GROUPS_FIELDS (1 + MS_SET_GROUPS * MR_MAX_LEVELS + 2)
+#define MAX_FIELDS (PAIR_FIELDS > GROUPS_FIELDS ? PAIR_FIELDS : GROUPS_FIELDS)
 #define TRUNCATED_HINT "the program may have been killed before memspy finished its file"
 
 enum rank { R_MAGIC, R_TOOL, R_PID, R_PPID, R_EXE, R_ARG, R_LEVEL, R_SAMPLING, R_SHADOW, R_THREADS, R_BODY, R_SKIPPED,
@@ -25,6 +27,7 @@ typedef struct reader {
         cap_evicts, cap_threads, cap_warnings;
     rawtext_order order; /* the keyword table and the lines seen so far */
     int sampling_lines;  /* 'sampling' lines read so far */
+    int after_pair;      /* the line before was a 'pair' line (a 'groups' line may follow) */
     char *fields[MAX_FIELDS];
 } reader;
 
@@ -329,6 +332,51 @@ static int parse_pair(reader *r, char **f, int nf)
         if (parse_misses(r, f + 6 + MR_LEVEL_FIELDS * k, m->level[k].name, p->refs, k ? &p->lv[k - 1] : NULL, &p->lv[k]) != 0)
             return -1;
     m->npairs++;
+    r->after_pair = 1;
+    return 0;
+}
+
+/* Set sampling: the misses per level and random group of the pair on the
+ * line before, which must add up to its MISS at each level. */
+static int parse_groups(reader *r, char **f, int nf)
+{
+    memspy_raw *m = r->m;
+    if (!r->after_pair)
+        return fail(r, "a 'groups' line must follow the 'pair' line it belongs to");
+    if (m->sampling != MR_SAMPLE_SETS)
+        return fail(r, "a 'groups' line in a run without set sampling ('sampling sets N' alone)");
+    if (nf != 1 + MS_SET_GROUPS * (int)m->nlevels)
+        return fail(r, "'groups' line with %d fields, expected %u (%d per level)", nf - 1,
+                    MS_SET_GROUPS * m->nlevels, MS_SET_GROUPS);
+    mr_pair *p = &m->pairs[m->npairs - 1];
+    for (unsigned k = 0; k < m->nlevels; k++) {
+        uint64_t sum = 0, *g = p->lv[k].group;
+        for (int i = 0; i < MS_SET_GROUPS; i++)
+            if (rawtext_u64(&r->t, f[1 + MS_SET_GROUPS * k + i], "group misses", &g[i]) != 0 ||
+                __builtin_add_overflow(sum, g[i], &sum))
+                return sum ? fail(r, "level %s: group misses overflow 64 bits", m->level[k].name) : -1;
+        if (sum != p->lv[k].miss)
+            return fail(r, "level %s: the groups add up to %llu, not the pair's MISS (%llu)", m->level[k].name,
+                        (unsigned long long)sum, (unsigned long long)p->lv[k].miss);
+    }
+    m->has_groups = 1;
+    r->after_pair = 0;
+    return 0;
+}
+
+/* Once every line is read: if the file has groups, every pair that missed
+ * has them (a pair without a 'groups' line has none). */
+static int check_groups(reader *r)
+{
+    const memspy_raw *m = r->m;
+    for (size_t i = 0; m->has_groups && i < m->npairs; i++) {
+        const mr_misses *l1 = &m->pairs[i].lv[0];
+        uint64_t sum = 0;
+        for (int g = 0; g < MS_SET_GROUPS; g++)
+            sum += l1->group[g];
+        if (sum != l1->miss)
+            return rawtext_fail(&r->t, 0, "pair %zu has misses but no 'groups' line, which other pairs have", i);
+    }
     return 0;
 }
 
@@ -409,6 +457,7 @@ static const keyword keywords[] = {
     {{"site", R_BODY, 0, 0, 6}, parse_site, NULL},
     {{"code", R_BODY, 0, 0, 6}, parse_code, NULL},
     {{"pair", R_BODY, 0, 0, -1}, NULL, parse_pair},
+    {{"groups", R_BODY, 0, 0, -1}, NULL, parse_groups},
     {{"evict", R_BODY, 0, 0, 4}, parse_evict, NULL},
     {{"thread", R_BODY, 0, 0, -1}, NULL, parse_thread},
     {{"skipped", R_SKIPPED, 1, 1, 1}, parse_skipped, NULL},
@@ -427,6 +476,8 @@ static int parse_line(void *ctx, char *line)
     if (rawtext_keyword(&r->t, &r->order, r->fields, nf, &k) != 0)
         return -1;
     const keyword *kw = &keywords[k];
+    if (kw->parse_n != parse_groups)
+        r->after_pair = 0; /* parse_pair sets it again */
     return kw->kw.nfields < 0 ? kw->parse_n(r, r->fields, nf) : kw->parse(r, r->fields);
 }
 
@@ -434,7 +485,7 @@ static int parse_line(void *ctx, char *line)
 static int parse_body(void *reader_, char *buf, size_t body_len)
 {
     reader *r = reader_;
-    if (rawtext_each_line(&r->t, buf, body_len, parse_line, r) != 0)
+    if (rawtext_each_line(&r->t, buf, body_len, parse_line, r) != 0 || check_groups(r) != 0)
         return -1;
     return rawtext_required_before(&r->t, &r->order, R_EXIT + 1, "the 'end' line");
 }

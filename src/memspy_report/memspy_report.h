@@ -44,6 +44,8 @@ typedef struct mr_level {
 typedef struct mr_misses {
     uint64_t miss, unknown, unknown_hits;
     uint64_t cause[MS_NCAUSES];
+    uint64_t group[MS_SET_GROUPS]; /* set sampling: misses per random group
+                                      (a 'groups' line; zeros without one) */
 } mr_misses;
 
 /* A code location or one allocation-stack frame; -1 ids are unknown. */
@@ -98,6 +100,8 @@ typedef struct memspy_raw {
     uint64_t sets;               /* set sampling: one set in `sets` */
     uint64_t shadow_sample;      /* the raw file's `shadow N` (1: exact causes);
                                     0 when it has none (an older writer) */
+    int has_groups;              /* set sampling's 'groups' lines present (an
+                                    older writer has none) */
     uint32_t threads;
     size_t nwarnings;
     char **warnings;             /* notes from the tool, for the report */
@@ -132,14 +136,19 @@ typedef struct mr_scale {
     uint8_t sampling;     /* enum mr_sampling */
     uint64_t simulated;   /* references simulated */
     uint64_t total;       /* simulated + skipped */
-    double factor;        /* total / simulated (1 without sampling) */
+    double factor;        /* what a count of simulated references or misses
+                             stands for: N under set sampling (one line in
+                             N), else refs_factor */
+    double refs_factor;   /* total / simulated (1 without sampling): the
+                             whole run's references are counted exactly */
+    int groups;           /* set sampling's random groups are in the file */
 } mr_scale;
 
 /* An estimate of a whole-run count with the bounds the sampling implies:
  * time sampling (seed 001, eq. 6.1): [known, known + unknown] * factor,
- * estimate (known + unknown / 2) * factor; set sampling: count * factor
- * +- 1.96 standard errors of a binomial proportion over the simulated
- * references; no sampling: exact (lo = hi = estimate). */
+ * estimate the simulated count * factor; set sampling: count * N with the
+ * 95% bounds of its random groups (memspy_scale.c); no sampling: exact
+ * (lo = hi = estimate). */
 typedef struct mr_estimate {
     double est, lo, hi;
 } mr_estimate;
@@ -251,6 +260,10 @@ void mr_stats_stall(const memspy_report *rep, mr_stats *s);
 
 /* The whole-run estimate of misses of s at level k. */
 mr_estimate mr_stats_misses(const memspy_report *rep, const mr_stats *s, unsigned k);
+/* The whole-run count for `count` references (or reads, or writes) of s:
+ * exact for the run's total (the tool counts every reference), scaled as
+ * misses are for any other bin. */
+double mr_stats_refs(const memspy_report *rep, const mr_stats *s, uint64_t count);
 
 /* The replacements at level k of object `victim`'s lines: total, and the
  * count by each evictor into by[nobjs] (zeroed first). */

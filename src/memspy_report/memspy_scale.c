@@ -12,10 +12,19 @@
  * the gap, and for caches larger than a sample that verdict measured
  * closer to full simulation (docs/memspy.md, "Sampling").
  *
- * Set sampling (Kessler, Hill and Wood): the sampled sets' references are
- * taken as a random sample of all; misses M among n simulated references
- * estimate the rate p = M/n, whose standard error is sqrt(p(1-p)/n); the
- * bounds are (p +- 1.96 se) * total, a 95% interval. */
+ * Set sampling (Kessler, Hill and Wood): one line in N is simulated (the
+ * sets s with s mod N == 0 at every level), so every count scales by N.
+ * Not by total / simulated references: hot lines (the stack, the loader's)
+ * fall unevenly into the sampled sets, which skews the reference ratio
+ * (sort: 1 in 32 sampled 1 reference in 36.4) but not the misses of the
+ * lines that miss.  The error bound comes from random groups (Wolter): the
+ * tool deals the sampled lines into G = MS_SET_GROUPS groups by the address
+ * bits above the sampling's; each group alone is a 1-in-G*N sample whose
+ * estimate is x_g = G N m_g.  Their mean is the estimate N M, its standard
+ * error s / sqrt(G) with s the x_g's standard deviation, and the 95% bounds
+ * N M +- t(G-1) s / sqrt(G), no lower than the M misses the sampled lines
+ * made.  Files of older writers carry no groups: there the binomial bound
+ * (p +- 1.96 sqrt(p(1-p)/n)) * N n of the rate p = M/n is used. */
 #include <math.h>
 
 #include "memspy_report/memspy_report.h"
@@ -26,8 +35,27 @@ mr_scale mr_scale_of(const memspy_raw *r)
     for (size_t i = 0; i < r->npairs; i++)
         s.simulated += r->pairs[i].refs;
     s.total = s.simulated + r->skipped;
-    s.factor = s.simulated ? (double)s.total / (double)s.simulated : 1.0;
+    s.refs_factor = s.simulated ? (double)s.total / (double)s.simulated : 1.0;
+    s.factor = r->sampling == MR_SAMPLE_SETS ? (double)r->sets : s.refs_factor;
+    s.groups = r->has_groups;
     return s;
+}
+
+/* Student's t quantile 0.975 for G - 1 = 15 degrees of freedom. */
+#define T_975_15 2.131
+_Static_assert(MS_SET_GROUPS == 16, "T_975_15 is for 16 groups");
+
+/* Set sampling's estimate of misses m with random-group bounds. */
+static mr_estimate random_groups(const mr_scale *s, const mr_misses *m)
+{
+    double n_groups = MS_SET_GROUPS, miss = (double)m->miss, ss = 0;
+    for (int g = 0; g < MS_SET_GROUPS; g++) {
+        double d = n_groups * (double)m->group[g] - miss; /* (x_g - mean) / N */
+        ss += d * d;
+    }
+    double est = miss * s->factor;
+    double half = T_975_15 * s->factor * sqrt(ss / (n_groups - 1) / n_groups);
+    return (mr_estimate){est, est - half < miss ? miss : est - half, est + half};
 }
 
 double mr_scaled(const mr_scale *s, uint64_t count)
@@ -42,9 +70,11 @@ mr_estimate mr_estimate_misses(const mr_scale *s, const mr_misses *m)
         double known = miss - (double)m->unknown, u = (double)(m->unknown + m->unknown_hits);
         return (mr_estimate){miss * f, known * f, (known + u) * f};
     }
+    if (s->sampling == MR_SAMPLE_SETS && s->groups)
+        return random_groups(s, m);
     if (s->sampling == MR_SAMPLE_SETS && s->simulated > 0) {
         double n = (double)s->simulated, p = miss / n;
-        double half = 1.96 * sqrt(p * (1 - p) / n) * (double)s->total;
+        double half = 1.96 * sqrt(p * (1 - p) / n) * n * f;
         double est = miss * f;
         return (mr_estimate){est, est - half < 0 ? 0 : est - half, est + half};
     }

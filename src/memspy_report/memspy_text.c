@@ -49,17 +49,18 @@ static void sampling(const memspy_report *rep, FILE *out)
     else
         fprintf(out,
                 "sampling: sets, 1 set in %" PRIu64 ": ratio %.3f, counts scaled by %.2f;\n"
-                "  misses are estimates [95%% binomial interval]\n",
-                r->sets, ratio, s->factor);
+                "  misses are estimates [95%% interval, %s]\n",
+                r->sets, ratio, s->factor,
+                s->groups ? "from the spread of 16 random groups of the sampled lines" : "binomial");
 }
 
 static void overall(const memspy_report *rep, FILE *out)
 {
     const memspy_raw *r = rep->raw;
     const mr_stats *t = &rep->total;
-    double refs = mr_scaled(&rep->scale, t->refs);
+    double refs = mr_stats_refs(rep, t, t->refs);
     fprintf(out, "\nOverall\n  references   %14.0f  (reads %.0f, writes %.0f)\n", refs,
-            mr_scaled(&rep->scale, t->reads), mr_scaled(&rep->scale, t->writes));
+            mr_stats_refs(rep, t, t->reads), mr_stats_refs(rep, t, t->writes));
     for (unsigned k = 0; k < r->nlevels; k++) {
         mr_estimate e = mr_stats_misses(rep, t, k);
         fprintf(out, "  %-4s misses  %14.0f  %6.3f%% of references", r->level[k].name, e.est, pct(e.est, refs));

@@ -53,6 +53,24 @@ check "shadow sampling: the split measured on the object's sampled lines" \
 memspy_json conflict "$PROGRAMS/memsweep" 16 4096 10
 check "conflict: L1" "$(causes conflict big 0)" "160 16 0 144 0 0"
 
+# Set sampling 1 in 8 (--sample 0.1): 8192 lines swept 8 times put 1024
+# lines in the sampled sets, so big's counts, scaled by 8 (not by the
+# share of references sampled, which the loader's and the stack's hot lines
+# skew), are exact: 65536 L1 misses, 8192 cold; and the whole run's bounds,
+# from the random groups, hold the full simulation's count at each level.
+memspy_json setfull "$PROGRAMS/memsweep" 8192 64 8
+"$AUGUR" memspy --machine "$WORK/two.yaml" --sample 0.1 --format json --output "$WORK/sets.json" -- \
+    "$PROGRAMS/memsweep" 8192 64 8 2>/dev/null
+check "set sampling: big's L1 misses and cold misses exact" "$(causes sets big 0 | cut -d' ' -f1,2)" "65536 8192"
+check "set sampling: total references counted exactly" "$(jq .total.references "$WORK/sets.json")" \
+    "$(jq .total.references "$WORK/setfull.json")"
+check "set sampling: the bounds hold the full count at every level" \
+    "$(jq -r --slurpfile full "$WORK/setfull.json" '[.total.levels | to_entries[] |
+        .value.bounds[0] <= $full[0].total.levels[.key].misses and $full[0].total.levels[.key].misses <= .value.bounds[1]]
+        | all' "$WORK/sets.json")" true
+check "set sampling: the bounds are not the estimate alone" \
+    "$(jq '.total.levels[0] | .bounds[0] < .misses and .misses < .bounds[1]' "$WORK/sets.json")" true
+
 # True sharing: two threads add to one counter; false sharing: to two
 # adjacent counters of one line.  How many invalidations happen depends on
 # Valgrind's thread switches, so the test asks which cause they have.  The

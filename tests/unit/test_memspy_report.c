@@ -139,19 +139,39 @@ static void test_refuses_damage(void **state)
     fixture_remove(dir);
 }
 
+/* s (freed) with its first `from` replaced by `to`. */
+static char *replace_once(char *s, const char *from, const char *to)
+{
+    char *at = strstr(s, from), *edited;
+    assert_non_null(at);
+    assert_true(asprintf(&edited, "%.*s%s%s", (int)(at - s), s, to, at + strlen(from)) > 0);
+    free(s);
+    return edited;
+}
+
+/* The good file with sampling line `sampling`, `skipped` references
+ * skipped, and each edits[i][0] replaced by edits[i][1] (n edits), framed. */
+static char *edited_text(const char *sampling, const char *skipped, const char *const (*edits)[2], int n)
+{
+    char *b, *all;
+    assert_true(asprintf(&b, body, "0 0", skipped) > 0);
+    assert_true(asprintf(&all, "%s%s\n%s", header, sampling, b) > 0);
+    free(b);
+    for (int i = 0; i < n; i++)
+        all = replace_once(all, edits[i][0], edits[i][1]);
+    char *framed = fixture_with_end(all);
+    free(all);
+    return framed;
+}
+
 /* The good file with `from` replaced by `to`, framed again: the framing
  * holds, so the content's own rule must refuse it. */
 static void expect_inconsistent(const char *dir, const char *from, const char *to, const char *message)
 {
-    char *b, *all;
-    assert_true(asprintf(&b, body, "0 0", "0") > 0);
-    assert_true(asprintf(&all, "%ssampling none\n%s", header, b) > 0);
-    char *at = strstr(all, from), *edited;
-    assert_non_null(at);
-    assert_true(asprintf(&edited, "%.*s%s%s", (int)(at - all), all, to, at + strlen(from)) > 0);
-    char *framed = fixture_with_end(edited);
+    const char *const edit[1][2] = {{from, to}};
+    char *framed = edited_text("sampling none", "0", edit, 1);
     expect_refused(dir, framed, strlen(framed), message);
-    free(b), free(all), free(edited), free(framed);
+    free(framed);
 }
 
 static void test_refuses_inconsistent_counts(void **state)
@@ -277,6 +297,72 @@ static void test_set_sampling_bounds(void **state)
     memspy_report_free(&rep);
     memspy_raw_free(&m);
     free(text);
+    fixture_remove(dir);
+}
+
+/* Set sampling's random groups, each pair's misses per level in 16
+ * groups, inserted after its pair line: L1 60, 11, 10 x 4, 5 x 8, 0, 0 in
+ * all (pair 0: 10 x 6, 5 x 8; pair 1: 50 in group 0; pair 2: 1 in group
+ * 1), L2 all in group 0 but pair 2's. */
+#define G0_L1 "10 10 10 10 10 10 5 5 5 5 5 5 5 5 0 0"
+#define G0_L2 "40 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0"
+#define G1 "50 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0"
+#define G2 "0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0"
+static const char *const group_edits[3][2] = {
+    {"pair 1 1", "groups " G0_L1 " " G0_L2 "\npair 1 1"},
+    {"pair 2 2", "groups " G1 " " G1 "\npair 2 2"},
+    {"evict 0 0 0 60", "groups " G2 " " G2 "\nevict 0 0 0 60"},
+};
+
+/* 1510 simulated of 15100 (references 1 in 10) but 1 set in 8: counts
+ * scale by 8, the total's references stay exact.  L1's 151 misses: 1208;
+ * x_g = 16 * 8 * m_g, whose deviations from the mean, / 8, are 16 m_g -
+ * 151: 809, 25, 9 x 4, -71 x 8, -151 x 2; their squares sum to 741,360;
+ * s / sqrt(16) * 8 = 8 sqrt(741360 / 15 / 16) = 444.63, times t(15) =
+ * 2.131: 947.51 either side. */
+static void test_set_sampling_groups(void **state)
+{
+    (void)state;
+    char *dir = fixture_tmpdir(), *text = edited_text("sampling sets 8", "13590", group_edits, 3);
+    memspy_raw m;
+    memspy_report rep;
+    read_text(dir, text, &m);
+    assert_true(m.has_groups);
+    build(&m, &rep);
+    assert_float_equal(rep.scale.factor, 8.0, 1e-12);
+    assert_float_equal(mr_stats_refs(&rep, &rep.total, rep.total.refs), 15100, 1e-9);
+    assert_float_equal(mr_stats_refs(&rep, &rep.data[0], rep.data[0].refs), 8000, 1e-9);
+    mr_estimate e = mr_stats_misses(&rep, &rep.total, 0);
+    assert_float_equal(e.est, 1208, 1e-9);
+    assert_float_equal(e.hi - e.est, 947.51, 0.01);
+    assert_float_equal(e.lo, 1208 - 947.51, 0.01);
+    /* object B (pair 1): all 50 misses in one group: 400 +- 2.131 * 8 *
+     * sqrt((750^2 + 15 * 50^2) / 240) = 400 +- 852.4, but no lower than
+     * the 50 misses the sampled lines made */
+    e = mr_stats_misses(&rep, &rep.data[1], 0);
+    assert_float_equal(e.est, 400, 1e-9);
+    assert_float_equal(e.hi, 400 + 2.131 * 8 * sqrt((750.0 * 750 + 15 * 50 * 50) / 240), 0.01);
+    assert_float_equal(e.lo, 50, 1e-9);
+    memspy_report_free(&rep);
+    memspy_raw_free(&m);
+    free(text);
+    /* refused: groups not after their pair, not adding up, without set
+     * sampling, or missing for a pair that missed */
+    const char *const stray[2][2] = {{"pair 1 1", "groups " G0_L1 " " G0_L2 "\npair 1 1"},
+                                     {"evict 0 0 1 15", "groups " G2 " " G2 "\nevict 0 0 1 15"}};
+    char *bad = edited_text("sampling sets 8", "0", stray, 2);
+    expect_refused(dir, bad, strlen(bad), "a 'groups' line must follow the 'pair' line it belongs to");
+    free(bad);
+    const char *const wrong[1][2] = {{"pair 1 1", "groups " G0_L1 " " G1 "\npair 1 1"}};
+    bad = edited_text("sampling sets 8", "0", wrong, 1);
+    expect_refused(dir, bad, strlen(bad), "level L2: the groups add up to 50, not the pair's MISS (40)");
+    free(bad);
+    bad = edited_text("sampling time 100 900", "0", group_edits, 3);
+    expect_refused(dir, bad, strlen(bad), "a 'groups' line in a run without set sampling");
+    free(bad);
+    bad = edited_text("sampling sets 8", "0", group_edits, 2);
+    expect_refused(dir, bad, strlen(bad), "pair 2 has misses but no 'groups' line, which other pairs have");
+    free(bad);
     fixture_remove(dir);
 }
 
@@ -451,6 +537,7 @@ int main(void)
         cmocka_unit_test(test_stall_and_ranking),
         cmocka_unit_test(test_time_sampling_bounds),
         cmocka_unit_test(test_set_sampling_bounds),
+        cmocka_unit_test(test_set_sampling_groups),
         cmocka_unit_test(test_callgrind_output),
         cmocka_unit_test(test_unsplit_read),
         cmocka_unit_test(test_time_and_sets),
