@@ -2,11 +2,11 @@
  * tool with a machine's cache hierarchy and print the MemSpy report: where
  * misses come from and why, by code and by data (docs/memspy.md).
  *
- * Order of work: check the options, the machine, the program and the tool;
+ * Order of work: check the options, --output, the machine, the program and
+ * the tool;
  * run; read the raw file of the main process (memspy_read refuses a
- * damaged one); build and print the report, to --output through a
- * temporary file renamed at the end so that a failure leaves no half
- * report; exit with the program's own status. */
+ * damaged one); build and print the report (--output: output_file.h, a
+ * failure leaves no half report); exit with the program's own status. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "cli/launch.h"
 #include "cli/options.h"
+#include "cli/output_file.h"
 #include "cli/runs.h"
 #include "machine/machine.h"
 #include "memspy_report/memspy_loops.h"
@@ -319,27 +320,19 @@ static int render(const memspy_options *o, const memspy_report *rep, const mr_he
     return memspy_write_text(rep, h, out);
 }
 
-/* Write the report to --output (via FILE.tmp, renamed) or stdout. */
+/* Write the report to --output (output_file.h: through symlinks, into
+ * FIFOs, regular files replaced atomically) or to stdout. */
 static int write_report(const memspy_options *o, const memspy_report *rep, const mr_header *h)
 {
     if (!o->output)
         return render(o, rep, h, stdout) != 0 || fflush(stdout) != 0 ? fail(EXIT_AUGUR_FAILED, "cannot write the report")
                                                                       : 0;
-    char tmp[PATH_MAX + 8], msg[PATH_MAX + 256];
-    snprintf(tmp, sizeof tmp, "%s.tmp", o->output);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(msg, sizeof msg, "cannot write %s: %s (choose another --output)", tmp, strerror(errno));
+    char msg[PATH_MAX + 256];
+    output_file of;
+    if (output_open(&of, o->output, msg, sizeof msg) != 0)
         return fail(EXIT_AUGUR_FAILED, msg);
-    }
-    int bad = render(o, rep, h, f) != 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, o->output) != 0) {
-        snprintf(msg, sizeof msg, "cannot write %s: %s", o->output, strerror(errno));
-        unlink(tmp);
-        return fail(EXIT_AUGUR_FAILED, msg);
-    }
-    return 0;
+    int ok = render(o, rep, h, of.f) == 0;
+    return output_close(&of, ok, msg, sizeof msg) != 0 ? fail(EXIT_AUGUR_FAILED, msg) : 0;
 }
 
 static int report(const memspy_options *o, const machine *m, const char *why, memspy_raw *raw)
@@ -409,6 +402,8 @@ int cmd_memspy(int argc, char **argv)
         usage(stdout);
     if (rc != 0)
         return rc == SHOW_HELP ? 0 : rc;
+    if (o.output && output_check(o.output, err, sizeof err) != 0)
+        return fail(EXIT_USAGE, err); /* before the run, which may take hours */
     machine m;
     if ((rc = choose_machine(&o, &m, why, sizeof why)) != 0)
         return rc;

@@ -1,0 +1,59 @@
+#!/bin/bash
+# test_memspy_cli.sh — `augur memspy`'s command line around the run (the
+# report's contents are test_memspy.sh's): --output writes through symlinks,
+# into FIFOs, and replaces regular files without a fixed temporary name; a
+# bad --output is refused before the program runs.  Programs are small
+# (memsweep of a few lines) so that each run takes a second or two.
+source "$TESTLIB"
+
+MEMSPY=("$AUGUR" memspy --machine zen4)
+SMALL=("$PROGRAMS/memsweep" 16 64 1)
+
+# --output through a symlink writes its target; the link stays a link.
+mkdir -p "$WORK/real"
+echo old >"$WORK/real/r.txt"
+ln -s real/r.txt "$WORK/link.txt"
+"${MEMSPY[@]}" --output "$WORK/link.txt" -- "${SMALL[@]}" 2>/dev/null
+check "symlink: status" "$?" 0
+check "symlink: still a link" "$(test -L "$WORK/link.txt" && echo link)" link
+check "symlink: the target holds the report" "$(head -c 14 "$WORK/real/r.txt")" "memspy report:"
+check "symlink: nothing else in the target's folder" "$(ls -A "$WORK/real")" "r.txt"
+
+# --output into a FIFO: the reader gets the report, the FIFO stays.
+mkfifo "$WORK/fifo"
+timeout 60 cat "$WORK/fifo" >"$WORK/from_fifo" &
+reader=$!
+"${MEMSPY[@]}" --output "$WORK/fifo" -- "${SMALL[@]}" 2>/dev/null
+check "fifo: status" "$?" 0
+wait "$reader"
+check "fifo: the reader got the report" "$(head -c 14 "$WORK/from_fifo")" "memspy report:"
+check "fifo: still a FIFO" "$(test -p "$WORK/fifo" && echo fifo)" fifo
+
+# A regular file is replaced (mode as a new file's under umask 022); a
+# user's own FILE.tmp is not the temporary, and no temporary is left.
+mkdir -p "$WORK/reg"
+echo mine >"$WORK/reg/r.txt.tmp"
+(umask 022 && "${MEMSPY[@]}" --output "$WORK/reg/r.txt" -- "${SMALL[@]}" 2>/dev/null)
+check "regular: the report" "$(head -c 14 "$WORK/reg/r.txt")" "memspy report:"
+check "regular: mode" "$(stat -c %a "$WORK/reg/r.txt")" 644
+check "regular: FILE.tmp untouched" "$(cat "$WORK/reg/r.txt.tmp")" mine
+check "regular: no temporary left" "$(ls -A "$WORK/reg" | sort | tr '\n' ' ')" "r.txt r.txt.tmp "
+
+# A bad --output is refused before the program runs, naming the user's path.
+"${MEMSPY[@]}" --output "$WORK/no/such/r.txt" -- /bin/touch "$WORK/ran" 2>"$WORK/err"
+check "missing folder: exit 2" "$?" 2
+check "missing folder: message" "$(cat "$WORK/err")" \
+    "augur memspy: --output $WORK/no/such/r.txt: folder $WORK/no/such does not exist (create it, or choose another --output)"
+check "missing folder: the program did not run" "$(ls "$WORK/ran" 2>/dev/null)" ""
+"${MEMSPY[@]}" --output "$WORK/real" -- /bin/touch "$WORK/ran" 2>"$WORK/err"
+check "a folder: exit 2" "$?" 2
+check "a folder: message" "$(cat "$WORK/err")" \
+    "augur memspy: --output $WORK/real is a folder: give a file, such as $WORK/real/report.txt"
+check "a folder: the program did not run" "$(ls "$WORK/ran" 2>/dev/null)" ""
+if [ "$(id -u)" != 0 ]; then # root writes anywhere
+    mkdir -p "$WORK/ro" && chmod a-w "$WORK/ro"
+    "${MEMSPY[@]}" --output "$WORK/ro/r.txt" -- /bin/touch "$WORK/ran" 2>"$WORK/err"
+    check "read-only folder: exit 2" "$?" 2
+    check "read-only folder: message" "$(grep -c "folder $WORK/ro is not writable" "$WORK/err")" 1
+fi
+finish
