@@ -77,7 +77,9 @@ static void usage(FILE *to)
             "                       in Valgrind's order (one thread at a time, long stretches)\n"
             "  --format F           text (default), json, or callgrind (for callgrind_annotate and\n"
             "                       KCachegrind: one event per level and cause)\n"
-            "  --output FILE        write the report to FILE instead of standard output\n"
+            "  --output FILE        write the report to FILE instead of standard output; without it the\n"
+            "                       program's standard output is sent to standard error (give --output\n"
+            "                       to keep the program's output on standard output)\n"
             "  --raw FILE           report a raw file the tool wrote (docs/memspy-format.md), run nothing;\n"
             "                       --machine gives the latencies\n"
             "  --dry-run            print the Valgrind command the run would be (DIR: the folder the\n"
@@ -253,7 +255,7 @@ static int print_run(const memspy_options *o, const machine *m, const char *tool
 {
     tool_args t;
     make_tool_args(o, m, "DIR", &t);
-    launch_request rq = {o->program_argv, "DIR", "memspy", t.argv, 0, "simulating"};
+    launch_request rq = {o->program_argv, "DIR", "memspy", t.argv, 0, "simulating", 0};
     if (launch_print_command(stdout, &rq, tool_dir) != 0 || fflush(stdout) != 0)
         return fail(EXIT_AUGUR_FAILED, "cannot write the command to standard output");
     return 0;
@@ -268,7 +270,8 @@ static int run(const memspy_options *o, const machine *m, const char *tool_dir, 
     make_tool_args(o, m, out_dir, &t);
     fprintf(stderr, "augur: running %s under memspy with %s's caches (expect 10-60x native time)...\n",
             o->program_argv[0], m->name);
-    launch_request rq = {o->program_argv, out_dir, "memspy", t.argv, 0, "simulating"};
+    /* Without --output the report goes to stdout: the program's output must not mix with it. */
+    launch_request rq = {o->program_argv, out_dir, "memspy", t.argv, 0, "simulating", !o->output};
     if (launch_tool(&rq, tool_dir, lr, err, sizeof err) != 0)
         return fail(EXIT_AUGUR_FAILED, err);
     if (!lr->exited && lr->term_signal == SIGILL && diagnose_undecodable(out_dir, err, sizeof err))

@@ -216,6 +216,10 @@ int launch_tool(const launch_request *rq, const char *tool_dir, launch_result *r
     if (pid == 0) {
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGQUIT, &old_quit, NULL);
+        if (rq->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+            fprintf(stderr, "augur: cannot send the program's output to standard error: %s\n", strerror(errno));
+            _exit(125);
+        }
         exec_valgrind(rq, tool_dir);
     }
     int status = wait_with_progress(pid, rq->activity);

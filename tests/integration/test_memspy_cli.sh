@@ -56,4 +56,13 @@ if [ "$(id -u)" != 0 ]; then # root writes anywhere
     check "read-only folder: exit 2" "$?" 2
     check "read-only folder: message" "$(grep -c "folder $WORK/ro is not writable" "$WORK/err")" 1
 fi
+
+# Without --output the report is on stdout and the program's output on
+# stderr, so a JSON report stays valid; with --output, the program's
+# output stays on stdout.
+"${MEMSPY[@]}" --format json -- /bin/echo hello-from-program >"$WORK/out.json" 2>"$WORK/err"
+check "program output: the JSON on stdout is valid" "$(python3 -m json.tool "$WORK/out.json" >/dev/null && echo valid)" valid
+check "program output: its line on stderr" "$(grep -c '^hello-from-program$' "$WORK/err")" 1
+"${MEMSPY[@]}" --format json --output "$WORK/o.json" -- /bin/echo hello-from-program >"$WORK/out" 2>/dev/null
+check "program output with --output: on stdout" "$(cat "$WORK/out")" hello-from-program
 finish
