@@ -62,9 +62,10 @@ static void usage(FILE *to)
             "                       'augur machine detect' describes it (its caches, from hwloc)\n"
             "  --sample RATIO       simulate this share of references, 0 < RATIO <= 1 (default 1);\n"
             "                       counts are scaled and shown with the error bounds sampling implies\n"
-            "  --sample-by sets     (default) set sampling: one set in 2^k (ratio rounded); within\n"
-            "                       0.1 points of full simulation in the benchmark, binomial bounds,\n"
-            "                       small objects may be missed\n"
+            "  --sample-by sets     (default) set sampling: one set in 2^k (ratio rounded; k at most\n"
+            "                       log2 of the smallest level's sets); within 0.1 points of full\n"
+            "                       simulation in the benchmark, binomial bounds, small objects may be\n"
+            "                       missed\n"
             "  --sample-by time     time sampling: %d references on, then off (seed 001); every\n"
             "                       object is sampled, bounds from unknown references; off by 1-3\n"
             "                       points at L2/L3 when samples are too short to warm them\n"
@@ -180,16 +181,23 @@ static int parse_options(int argc, char **argv, memspy_options *o)
 
 /* ---- the tool's options -------------------------------------------------- */
 
-/* The cache levels as the simulator takes them; a sliced level whose set
- * count is no power of two is simulated with the largest power of two
- * below it (said on stderr). */
+/* The sets of level c as simulated: the simulator needs a power of two, so
+ * a sliced level gets the largest power of two below its set count. */
+static uint64_t simulated_sets(const machine_cache *c)
+{
+    uint64_t sets = c->size / ((uint64_t)c->line * c->ways), pow2 = 1;
+    while (pow2 * 2 <= sets)
+        pow2 *= 2;
+    return pow2;
+}
+
+/* The cache levels as the simulator takes them; a level whose set count
+ * is no power of two is simulated smaller (said on stderr). */
 static void level_args(const machine *m, char args[][160])
 {
     for (uint32_t k = 0; k < m->ncaches; k++) {
         const machine_cache *c = &m->cache[k];
-        uint64_t sets = c->size / ((uint64_t)c->line * c->ways), pow2 = 1;
-        while (pow2 * 2 <= sets)
-            pow2 *= 2;
+        uint64_t pow2 = simulated_sets(c);
         uint64_t size = pow2 * c->line * c->ways;
         if (size != c->size)
             fprintf(stderr, "augur memspy: %s of %s simulated as %llu KiB (%llu sets: the simulator needs a power of two)\n",
@@ -199,6 +207,32 @@ static void level_args(const machine *m, char args[][160])
     }
 }
 
+/* N of set sampling's one set in N for ratio: 2^round(log2(1/ratio)). */
+static unsigned long sets_per_sample(double ratio)
+{
+    return 1ul << (unsigned)lround(log2(1.0 / ratio));
+}
+
+/* Set sampling takes one set in N of every level, so N may not exceed the
+ * smallest level's sets (the tool would refuse it once started).  0, or
+ * EXIT_USAGE naming the smallest ratio and the alternative. */
+static int check_set_sampling(const memspy_options *o, const machine *m)
+{
+    if (!o->by_sets || o->ratio >= 1.0)
+        return 0;
+    uint32_t least = 0;
+    for (uint32_t k = 1; k < m->ncaches; k++)
+        if (simulated_sets(&m->cache[k]) < simulated_sets(&m->cache[least]))
+            least = k;
+    unsigned long n = sets_per_sample(o->ratio), sets = simulated_sets(&m->cache[least]);
+    if (n <= sets)
+        return 0;
+    return cli_usage_error("memspy",
+                           "--sample %g samples 1 set in %lu, but %s of %s has %lu sets: the smallest set-sampling "
+                           "ratio is 1/%lu (--sample %.3g); give --sample-by time for smaller ratios",
+                           o->ratio, n, m->cache[least].name, m->name, sets, sets, 1.0 / sets);
+}
+
 /* --sample-time=ON,OFF or --sample-sets=N for the ratio, or "" for none. */
 static void sampling_arg(const memspy_options *o, char *arg, size_t len)
 {
@@ -206,7 +240,7 @@ static void sampling_arg(const memspy_options *o, char *arg, size_t len)
     if (o->ratio >= 1.0)
         return;
     if (o->by_sets) {
-        unsigned long n = 1ul << (unsigned)lround(log2(1.0 / o->ratio));
+        unsigned long n = sets_per_sample(o->ratio);
         if (n > 1)
             snprintf(arg, len, "--sample-sets=%lu", n);
         return;
@@ -416,7 +450,9 @@ int cmd_memspy(int argc, char **argv)
         return rc;
     }
     const char *tool_dir = NULL;
-    if ((rc = find_program(o.program_argv[0], program, sizeof program, err, sizeof err)) != 0)
+    if ((rc = check_set_sampling(&o, &m)) != 0)
+        ;
+    else if ((rc = find_program(o.program_argv[0], program, sizeof program, err, sizeof err)) != 0)
         rc = fail(rc, err);
     else if (!(tool_dir = find_tool_dir("memspy", err, sizeof err)))
         rc = fail(EXIT_AUGUR_FAILED, err);

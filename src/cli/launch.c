@@ -297,6 +297,19 @@ typedef struct tail_buf {
     size_t len;
 } tail_buf;
 
+/* Whether a log line explains a failure: lines without Valgrind's
+ * "==PID== " prefix, Valgrind's and augur's messages, and (*refusing set
+ * by a "==PID== Bad option" line, a tool's refusal) every line from there
+ * on: the reason follows it.  The banner and summary are left out. */
+static int worth_showing(const char *line, int *refusing)
+{
+    const char *body = strstr(line, "== ");
+    if (strncmp(line, "==", 2) != 0 || !body)
+        return 1;
+    *refusing |= strncmp(body + 3, "Bad option", 10) == 0;
+    return *refusing || strstr(line, "valgrind:") || strstr(line, "augur:");
+}
+
 static void append_tail(const char *path, void *ctx)
 {
     tail_buf *t = ctx;
@@ -305,14 +318,15 @@ static void append_tail(const char *path, void *ctx)
         return;
     char line[512];
     char keep[8][512];
-    int n = 0;
+    int n = 0, refusing = 0;
     while (fgets(line, sizeof line, f))
-        if (strncmp(line, "==", 2) != 0 || strstr(line, "valgrind:") || strstr(line, "augur:"))
+        if (worth_showing(line, &refusing))
             snprintf(keep[n++ % 8], sizeof keep[0], "%s", line);
     fclose(f);
     for (int i = n > 8 ? n - 8 : 0; i < n; i++) {
-        size_t used = strlen(t->buf);
-        snprintf(t->buf + used, t->len - used, "  %s", keep[i % 8]);
+        size_t used = strlen(t->buf), len = strlen(keep[i % 8]);
+        const char *end = len && keep[i % 8][len - 1] == '\n' ? "" : "\n"; /* a log's last line may lack one */
+        snprintf(t->buf + used, t->len - used, "  %s%s", keep[i % 8], end);
     }
 }
 

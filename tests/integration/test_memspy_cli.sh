@@ -65,4 +65,23 @@ check "program output: the JSON on stdout is valid" "$(python3 -m json.tool "$WO
 check "program output: its line on stderr" "$(grep -c '^hello-from-program$' "$WORK/err")" 1
 "${MEMSPY[@]}" --format json --output "$WORK/o.json" -- /bin/echo hello-from-program >"$WORK/out" 2>/dev/null
 check "program output with --output: on stdout" "$(cat "$WORK/out")" hello-from-program
+
+# Set sampling's 1 set in N is checked against the machine before the run:
+# zen4's L1 has 64 sets, so --sample 0.01 (1 in 128) is refused.
+"${MEMSPY[@]}" --sample 0.01 -- /bin/touch "$WORK/ran" 2>"$WORK/err"
+check "sample below 1 set in L1's: exit 2" "$?" 2
+check "sample below 1 set in L1's: message" "$(cat "$WORK/err")" \
+    "augur memspy: --sample 0.01 samples 1 set in 128, but L1 of zen4 has 64 sets: the smallest set-sampling ratio is 1/64 (--sample 0.0156); give --sample-by time for smaller ratios (see augur memspy --help)"
+check "sample below 1 set in L1's: the program did not run" "$(ls "$WORK/ran" 2>/dev/null)" ""
+check "the smallest ratio it names is taken" \
+    "$("${MEMSPY[@]}" --sample 0.0156 --dry-run -- /bin/true | grep -o -- '--sample-sets=[0-9]*')" "--sample-sets=64"
+check "--sample-by time takes smaller ratios" \
+    "$("${MEMSPY[@]}" --sample 0.01 --sample-by time --dry-run -- /bin/true | grep -c -- '--sample-time=')" 1
+
+# A refusal by the tool itself (its "==PID== Bad option" lines) is shown:
+# 1 line in 1024 for the shadow is more than zen4's 512-line L1 has.
+"${MEMSPY[@]}" --shadow-sample 1024 -- /bin/true 2>"$WORK/err"
+check "tool refusal: exit 125" "$?" 125
+check "tool refusal: Valgrind said why" "$(grep -A2 'Valgrind said:' "$WORK/err" | grep -c \
+    -e '== Bad option: --level, --sample-sets or --shadow-sample' -e 'shadow_sample must not exceed the number of lines')" 2
 finish
