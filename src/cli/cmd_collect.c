@@ -118,8 +118,9 @@ static int parse_options(int argc, char **argv, collect_options *o, int *done)
             *done = 1;
             return 2;
         }
-        if (!value) {
-            fprintf(stderr, "augur collect: %s needs a value (see augur collect --help)\n", a);
+        if (!value || !strcmp(value, "--")) { /* `--db -- ./prog`: the value was forgotten */
+            fprintf(stderr, "augur collect: %s needs a value%s (see augur collect --help)\n", a,
+                    value ? ", not '--' (which ends the options)" : "");
             *done = 1;
             return 2;
         }

@@ -166,7 +166,7 @@ static int parse_options(int argc, char **argv, memspy_options *o)
     };
     *o = (memspy_options){.ratio = 1.0, .by_sets = 1, .shadow = 1, .interleave = 1}; /* sets: docs/memspy.md, Benchmark */
     int first;
-    int rc = cli_getopt("memspy", argc, argv, longopts, take_option, o, &first);
+    int rc = cli_getopt_program("memspy", argc, argv, longopts, take_option, o, &first);
     if (rc != 0)
         return rc;
     if (o->raw && o->dry_run)

@@ -84,4 +84,23 @@ check "--sample-by time takes smaller ratios" \
 check "tool refusal: exit 125" "$?" 125
 check "tool refusal: Valgrind said why" "$(grep -A2 'Valgrind said:' "$WORK/err" | grep -c \
     -e '== Bad option: --level, --sample-sets or --shadow-sample' -e 'shadow_sample must not exceed the number of lines')" 2
+# Options end at the program: its own options (--help, --format) reach it.
+"${MEMSPY[@]}" --dry-run "$PROGRAMS/memsweep" --help --format json >"$WORK/cmd" 2>"$WORK/err"
+check "options end at the program: status" "$?" 0
+check "options end at the program: its words" "$(grep -o 'memsweep.*' "$WORK/cmd")" "memsweep --help --format json"
+"${MEMSPY[@]}" --output "$WORK/o.txt" /bin/echo --format json >"$WORK/out" 2>/dev/null
+check "options end at the program: the program got them" "$(cat "$WORK/out")" "--format json"
+# "--" where a value is due is a forgotten value, not a file named "--".
+# no_value_refused NAME ARGS... — augur ARGS (run in $WORK) exits 2 saying so.
+no_value_refused() {
+    local name=$1
+    shift
+    (cd "$WORK" && "$AUGUR" "$@") >/dev/null 2>"$WORK/err"
+    check "$name: exit 2" "$?" 2
+    check "$name: message" "$(grep -c "needs a value, not '--' (which ends the options)" "$WORK/err")" 1
+}
+no_value_refused "memspy --output --" memspy --machine zen4 --output -- /bin/true
+no_value_refused "memspy --output=--" memspy --machine zen4 --output=-- /bin/true
+no_value_refused "collect --db --" collect --db -- /bin/true
+check "nothing named -- written" "$(ls "$WORK/--" 2>/dev/null)" ""
 finish
