@@ -408,6 +408,26 @@ static int report_file(const memspy_options *o, const machine *m, const char *wh
     return rc;
 }
 
+/* Run the program in a temporary folder and report it; the program's exit
+ * status, or augur's failure.  The folder is removed before the report is
+ * written: a reader that closes the pipe early (`| head`) kills augur with
+ * SIGPIPE while it writes, as it should, and must not leave the raw file. */
+static int run_and_report(const memspy_options *o, const machine *m, const char *tool_dir, const char *why)
+{
+    char err[1024], out_dir[PATH_MAX];
+    memspy_raw raw;
+    launch_result lr;
+    if (make_temp_dir("augur-memspy", out_dir, sizeof out_dir, err, sizeof err) != 0)
+        return fail(EXIT_AUGUR_FAILED, err);
+    int rc = run(o, m, tool_dir, out_dir, &raw, &lr);
+    remove_dir(out_dir);
+    if (rc != 0)
+        return rc;
+    rc = report(o, m, why, &raw);
+    memspy_raw_free(&raw);
+    return rc != 0 ? rc : lr.exited ? lr.exit_code : 128 + lr.term_signal;
+}
+
 static int choose_machine(const memspy_options *o, machine *m, char *why, size_t whylen)
 {
     char err[2048];
@@ -433,7 +453,7 @@ static int choose_machine(const memspy_options *o, machine *m, char *why, size_t
 int cmd_memspy(int argc, char **argv)
 {
     memspy_options o;
-    char err[1024], program[PATH_MAX], out_dir[PATH_MAX], why[256];
+    char err[1024], program[PATH_MAX], why[256];
     int rc = parse_options(argc, argv, &o);
     if (rc == SHOW_HELP)
         usage(stdout);
@@ -458,20 +478,8 @@ int cmd_memspy(int argc, char **argv)
         rc = fail(EXIT_AUGUR_FAILED, err);
     else if (o.dry_run)
         rc = print_run(&o, &m, tool_dir);
-    else if (make_temp_dir("augur-memspy", out_dir, sizeof out_dir, err, sizeof err) != 0)
-        rc = fail(EXIT_AUGUR_FAILED, err);
-    else {
-        memspy_raw raw;
-        launch_result lr;
-        rc = run(&o, &m, tool_dir, out_dir, &raw, &lr);
-        if (rc == 0) {
-            rc = report(&o, &m, why[0] ? why : NULL, &raw);
-            memspy_raw_free(&raw);
-            if (rc == 0)
-                rc = lr.exited ? lr.exit_code : 128 + lr.term_signal;
-        }
-        remove_dir(out_dir);
-    }
+    else
+        rc = run_and_report(&o, &m, tool_dir, why[0] ? why : NULL);
     machine_free(&m);
     return rc;
 }

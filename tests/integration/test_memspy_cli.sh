@@ -103,4 +103,10 @@ no_value_refused "memspy --output --" memspy --machine zen4 --output -- /bin/tru
 no_value_refused "memspy --output=--" memspy --machine zen4 --output=-- /bin/true
 no_value_refused "collect --db --" collect --db -- /bin/true
 check "nothing named -- written" "$(ls "$WORK/--" 2>/dev/null)" ""
+# A reader that closes the pipe early: augur dies of SIGPIPE writing the
+# report (141), and its temporary folder is gone all the same.
+mkdir -p "$WORK/tmp"
+TMPDIR=$WORK/tmp "${MEMSPY[@]}" --format json -- "${SMALL[@]}" 2>/dev/null | true
+check "closed pipe: augur's status" "${PIPESTATUS[0]}" 141
+check "closed pipe: no temporary folder left" "$(ls -A "$WORK/tmp")" ""
 finish
