@@ -295,14 +295,25 @@ static int print_run(const memspy_options *o, const machine *m, const char *tool
     return 0;
 }
 
-/* Run the program; *raw receives the main process's file. */
+/* "signal N (SIGNAME)" for sig, in buf. */
+static const char *signal_text(int sig, char *buf, size_t len)
+{
+    snprintf(buf, len, "signal %d (SIG%s)", sig, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+    return buf;
+}
+
+/* Run the program; *raw receives the main process's file.  0, or an exit
+ * status after a message: 128+N when Valgrind was killed by signal N before
+ * it wrote the file (an external kill -9), as for the program's own death. */
 static int run(const memspy_options *o, const machine *m, const char *tool_dir, const char *out_dir,
                memspy_raw *raw, launch_result *lr)
 {
-    char err[2048], path[PATH_MAX + 32];
+    char err[2048], path[PATH_MAX + 32], sig[48];
     tool_args t;
     make_tool_args(o, m, out_dir, &t);
-    fprintf(stderr, "augur: running %s under memspy with %s's caches (expect 10-60x native time)...\n",
+    /* docs/memspy.md, Benchmark: full simulation is 3-7x Cachegrind, itself 20-100x native. */
+    fprintf(stderr, "augur: running %s under memspy with %s's caches (expect 40-500x native time; "
+                    "--sample 0.1 takes several times less)...\n",
             o->program_argv[0], m->name);
     /* Without --output the report goes to stdout: the program's output must not mix with it. */
     launch_request rq = {o->program_argv, out_dir, "memspy", t.argv, 0, "simulating", !o->output};
@@ -314,12 +325,12 @@ static int run(const memspy_options *o, const machine *m, const char *tool_dir, 
     if (memspy_read(path, raw, err, sizeof err) != 0) {
         char tail[2048], msg[4200];
         valgrind_log_tail(out_dir, tail, sizeof tail);
-        if (!lr->exited)
-            snprintf(msg, sizeof msg, "the program was killed by signal %d (SIG%s) before memspy wrote its results%s%s",
-                     lr->term_signal, sigabbrev_np(lr->term_signal) ? sigabbrev_np(lr->term_signal) : "?",
-                     tail[0] ? "; Valgrind said:\n" : "", tail);
-        else
-            snprintf(msg, sizeof msg, "%s%s%s", err, tail[0] ? "\n  Valgrind said:\n" : "", tail);
+        if (!lr->exited) {
+            snprintf(msg, sizeof msg, "the program was killed by %s before memspy wrote its results%s%s",
+                     signal_text(lr->term_signal, sig, sizeof sig), tail[0] ? "; Valgrind said:\n" : "", tail);
+            return fail(128 + lr->term_signal, msg);
+        }
+        snprintf(msg, sizeof msg, "%s%s%s", err, tail[0] ? "\n  Valgrind said:\n" : "", tail);
         return fail(EXIT_AUGUR_FAILED, msg);
     }
     return 0;
@@ -419,10 +430,13 @@ static int run_and_report(const memspy_options *o, const machine *m, const char 
     launch_result lr;
     if (make_temp_dir("augur-memspy", out_dir, sizeof out_dir, err, sizeof err) != 0)
         return fail(EXIT_AUGUR_FAILED, err);
+    char sig[48];
     int rc = run(o, m, tool_dir, out_dir, &raw, &lr);
     remove_dir(out_dir);
     if (rc != 0)
         return rc;
+    if (!lr.exited) /* the report's header says only "killed by a signal" */
+        fprintf(stderr, "augur memspy: the program was killed by %s\n", signal_text(lr.term_signal, sig, sizeof sig));
     rc = report(o, m, why, &raw);
     memspy_raw_free(&raw);
     return rc != 0 ? rc : lr.exited ? lr.exit_code : 128 + lr.term_signal;

@@ -109,4 +109,23 @@ mkdir -p "$WORK/tmp"
 TMPDIR=$WORK/tmp "${MEMSPY[@]}" --format json -- "${SMALL[@]}" 2>/dev/null | true
 check "closed pipe: augur's status" "${PIPESTATUS[0]}" 141
 check "closed pipe: no temporary folder left" "$(ls -A "$WORK/tmp")" ""
+# The program's death by a signal is named on stderr (the report's
+# format is untouched); its status is 128+N.
+"${MEMSPY[@]}" --output "$WORK/crash.txt" -- /bin/sh -c 'kill -SEGV $$' 2>"$WORK/err"
+check "crash: status" "$?" 139
+check "crash: the signal named" "$(grep -c '^augur memspy: the program was killed by signal 11 (SIGSEGV)$' "$WORK/err")" 1
+
+# Valgrind itself killed from outside (kill -9) before it wrote its file:
+# augur says so and exits 128+9, as for any death by signal.
+"${MEMSPY[@]}" --output "$WORK/k.txt" -- "$PROGRAMS/memsweep" 4096 64 2000 2>"$WORK/err" &
+augur=$!
+for _ in $(seq 200); do vg=$(pgrep -P "$augur") && break; sleep 0.05; done
+kill -9 "$vg"
+wait "$augur"
+check "valgrind killed: status" "$?" 137
+check "valgrind killed: message" \
+    "$(grep -c 'the program was killed by signal 9 (SIGKILL) before memspy wrote its results' "$WORK/err")" 1
+
+# The start message's estimate is the benchmark's, not 10-60x.
+check "start message: the estimate" "$(grep -c 'expect 40-500x native time' "$WORK/err")" 1
 finish
