@@ -207,10 +207,13 @@ static void level_args(const machine *m, char args[][160])
     }
 }
 
-/* N of set sampling's one set in N for ratio: 2^round(log2(1/ratio)). */
+/* N of set sampling's one set in N for ratio: 2^round(log2(1/ratio)),
+ * at most 2^63 (a tiny ratio such as 1e-30 must not overflow the shift;
+ * no level has that many sets, so it is refused). */
 static unsigned long sets_per_sample(double ratio)
 {
-    return 1ul << (unsigned)lround(log2(1.0 / ratio));
+    long k = lround(log2(1.0 / ratio));
+    return 1ul << (k < 63 ? k : 63);
 }
 
 /* Set sampling takes one set in N of every level, so N may not exceed the
@@ -359,6 +362,7 @@ static int costs_of(const machine *m, const memspy_raw *raw, mr_costs *c)
     return 0;
 }
 
+/* The report in o's format to out; nonzero when it could not be written. */
 static int render(const memspy_options *o, const memspy_report *rep, const mr_header *h, FILE *out)
 {
     if (o->format == FORMAT_JSON)

@@ -310,6 +310,8 @@ static int worth_showing(const char *line, int *refusing)
     return *refusing || strstr(line, "valgrind:") || strstr(line, "augur:");
 }
 
+/* for_each_log's callback: append the last 8 lines worth showing of the
+ * log at path to the tail_buf ctx, indented, one per line. */
 static void append_tail(const char *path, void *ctx)
 {
     tail_buf *t = ctx;

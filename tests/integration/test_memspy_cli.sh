@@ -73,6 +73,9 @@ check "sample below 1 set in L1's: exit 2" "$?" 2
 check "sample below 1 set in L1's: message" "$(cat "$WORK/err")" \
     "augur memspy: --sample 0.01 samples 1 set in 128, but L1 of zen4 has 64 sets: the smallest set-sampling ratio is 1/64 (--sample 0.0156); give --sample-by time for smaller ratios (see augur memspy --help)"
 check "sample below 1 set in L1's: the program did not run" "$(ls "$WORK/ran" 2>/dev/null)" ""
+"${MEMSPY[@]}" --sample 1e-30 -- /bin/true 2>"$WORK/err"
+check "a tiny ratio: exit 2" "$?" 2
+check "a tiny ratio: message" "$(grep -c 'samples 1 set in 9223372036854775808, but L1 of zen4 has 64 sets' "$WORK/err")" 1
 check "the smallest ratio it names is taken" \
     "$("${MEMSPY[@]}" --sample 0.0156 --dry-run -- /bin/true | grep -o -- '--sample-sets=[0-9]*')" "--sample-sets=64"
 check "--sample-by time takes smaller ratios" \
