@@ -2,11 +2,11 @@
  * tool with a machine's cache hierarchy and print the MemSpy report: where
  * misses come from and why, by code and by data (docs/memspy.md).
  *
- * Order of work: check the options, the machine, the program and the tool;
+ * Order of work: check the options, --output, the machine, the program and
+ * the tool;
  * run; read the raw file of the main process (memspy_read refuses a
- * damaged one); build and print the report, to --output through a
- * temporary file renamed at the end so that a failure leaves no half
- * report; exit with the program's own status. */
+ * damaged one); build and print the report (--output: output_file.h, a
+ * failure leaves no half report); exit with the program's own status. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "cli/launch.h"
 #include "cli/options.h"
+#include "cli/output_file.h"
 #include "cli/runs.h"
 #include "machine/machine.h"
 #include "memspy_report/memspy_loops.h"
@@ -61,9 +62,10 @@ static void usage(FILE *to)
             "                       'augur machine detect' describes it (its caches, from hwloc)\n"
             "  --sample RATIO       simulate this share of references, 0 < RATIO <= 1 (default 1);\n"
             "                       counts are scaled and shown with the error bounds sampling implies\n"
-            "  --sample-by sets     (default) set sampling: one set in 2^k (ratio rounded); within\n"
-            "                       0.1 points of full simulation in the benchmark, binomial bounds,\n"
-            "                       small objects may be missed\n"
+            "  --sample-by sets     (default) set sampling: one set in 2^k (ratio rounded; k at most\n"
+            "                       log2 of the smallest level's sets); within 0.1 points of full\n"
+            "                       simulation in the benchmark, binomial bounds, small objects may be\n"
+            "                       missed\n"
             "  --sample-by time     time sampling: %d references on, then off (seed 001); every\n"
             "                       object is sampled, bounds from unknown references; off by 1-3\n"
             "                       points at L2/L3 when samples are too short to warm them\n"
@@ -76,7 +78,9 @@ static void usage(FILE *to)
             "                       in Valgrind's order (one thread at a time, long stretches)\n"
             "  --format F           text (default), json, or callgrind (for callgrind_annotate and\n"
             "                       KCachegrind: one event per level and cause)\n"
-            "  --output FILE        write the report to FILE instead of standard output\n"
+            "  --output FILE        write the report to FILE instead of standard output; without it the\n"
+            "                       program's standard output is sent to standard error (give --output\n"
+            "                       to keep the program's output on standard output)\n"
             "  --raw FILE           report a raw file the tool wrote (docs/memspy-format.md), run nothing;\n"
             "                       --machine gives the latencies\n"
             "  --dry-run            print the Valgrind command the run would be (DIR: the folder the\n"
@@ -162,7 +166,7 @@ static int parse_options(int argc, char **argv, memspy_options *o)
     };
     *o = (memspy_options){.ratio = 1.0, .by_sets = 1, .shadow = 1, .interleave = 1}; /* sets: docs/memspy.md, Benchmark */
     int first;
-    int rc = cli_getopt("memspy", argc, argv, longopts, take_option, o, &first);
+    int rc = cli_getopt_program("memspy", argc, argv, longopts, take_option, o, &first);
     if (rc != 0)
         return rc;
     if (o->raw && o->dry_run)
@@ -177,16 +181,23 @@ static int parse_options(int argc, char **argv, memspy_options *o)
 
 /* ---- the tool's options -------------------------------------------------- */
 
-/* The cache levels as the simulator takes them; a sliced level whose set
- * count is no power of two is simulated with the largest power of two
- * below it (said on stderr). */
+/* The sets of level c as simulated: the simulator needs a power of two, so
+ * a sliced level gets the largest power of two below its set count. */
+static uint64_t simulated_sets(const machine_cache *c)
+{
+    uint64_t sets = c->size / ((uint64_t)c->line * c->ways), pow2 = 1;
+    while (pow2 * 2 <= sets)
+        pow2 *= 2;
+    return pow2;
+}
+
+/* The cache levels as the simulator takes them; a level whose set count
+ * is no power of two is simulated smaller (said on stderr). */
 static void level_args(const machine *m, char args[][160])
 {
     for (uint32_t k = 0; k < m->ncaches; k++) {
         const machine_cache *c = &m->cache[k];
-        uint64_t sets = c->size / ((uint64_t)c->line * c->ways), pow2 = 1;
-        while (pow2 * 2 <= sets)
-            pow2 *= 2;
+        uint64_t pow2 = simulated_sets(c);
         uint64_t size = pow2 * c->line * c->ways;
         if (size != c->size)
             fprintf(stderr, "augur memspy: %s of %s simulated as %llu KiB (%llu sets: the simulator needs a power of two)\n",
@@ -196,6 +207,35 @@ static void level_args(const machine *m, char args[][160])
     }
 }
 
+/* N of set sampling's one set in N for ratio: 2^round(log2(1/ratio)),
+ * at most 2^63 (a tiny ratio such as 1e-30 must not overflow the shift;
+ * no level has that many sets, so it is refused). */
+static unsigned long sets_per_sample(double ratio)
+{
+    long k = lround(log2(1.0 / ratio));
+    return 1ul << (k < 63 ? k : 63);
+}
+
+/* Set sampling takes one set in N of every level, so N may not exceed the
+ * smallest level's sets (the tool would refuse it once started).  0, or
+ * EXIT_USAGE naming the smallest ratio and the alternative. */
+static int check_set_sampling(const memspy_options *o, const machine *m)
+{
+    if (!o->by_sets || o->ratio >= 1.0)
+        return 0;
+    uint32_t least = 0;
+    for (uint32_t k = 1; k < m->ncaches; k++)
+        if (simulated_sets(&m->cache[k]) < simulated_sets(&m->cache[least]))
+            least = k;
+    unsigned long n = sets_per_sample(o->ratio), sets = simulated_sets(&m->cache[least]);
+    if (n <= sets)
+        return 0;
+    return cli_usage_error("memspy",
+                           "--sample %g samples 1 set in %lu, but %s of %s has %lu sets: the smallest set-sampling "
+                           "ratio is 1/%lu (--sample %.3g); give --sample-by time for smaller ratios",
+                           o->ratio, n, m->cache[least].name, m->name, sets, sets, 1.0 / sets);
+}
+
 /* --sample-time=ON,OFF or --sample-sets=N for the ratio, or "" for none. */
 static void sampling_arg(const memspy_options *o, char *arg, size_t len)
 {
@@ -203,7 +243,7 @@ static void sampling_arg(const memspy_options *o, char *arg, size_t len)
     if (o->ratio >= 1.0)
         return;
     if (o->by_sets) {
-        unsigned long n = 1ul << (unsigned)lround(log2(1.0 / o->ratio));
+        unsigned long n = sets_per_sample(o->ratio);
         if (n > 1)
             snprintf(arg, len, "--sample-sets=%lu", n);
         return;
@@ -252,22 +292,34 @@ static int print_run(const memspy_options *o, const machine *m, const char *tool
 {
     tool_args t;
     make_tool_args(o, m, "DIR", &t);
-    launch_request rq = {o->program_argv, "DIR", "memspy", t.argv, 0, "simulating"};
+    launch_request rq = {o->program_argv, "DIR", "memspy", t.argv, 0, "simulating", 0};
     if (launch_print_command(stdout, &rq, tool_dir) != 0 || fflush(stdout) != 0)
         return fail(EXIT_AUGUR_FAILED, "cannot write the command to standard output");
     return 0;
 }
 
-/* Run the program; *raw receives the main process's file. */
+/* "signal N (SIGNAME)" for sig, in buf. */
+static const char *signal_text(int sig, char *buf, size_t len)
+{
+    snprintf(buf, len, "signal %d (SIG%s)", sig, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+    return buf;
+}
+
+/* Run the program; *raw receives the main process's file.  0, or an exit
+ * status after a message: 128+N when Valgrind was killed by signal N before
+ * it wrote the file (an external kill -9), as for the program's own death. */
 static int run(const memspy_options *o, const machine *m, const char *tool_dir, const char *out_dir,
                memspy_raw *raw, launch_result *lr)
 {
-    char err[2048], path[PATH_MAX + 32];
+    char err[2048], path[PATH_MAX + 32], sig[48];
     tool_args t;
     make_tool_args(o, m, out_dir, &t);
-    fprintf(stderr, "augur: running %s under memspy with %s's caches (expect 10-60x native time)...\n",
+    /* docs/memspy.md, Benchmark: full simulation is 3-7x Cachegrind, itself 20-100x native. */
+    fprintf(stderr, "augur: running %s under memspy with %s's caches (expect 40-500x native time; "
+                    "--sample 0.1 takes several times less)...\n",
             o->program_argv[0], m->name);
-    launch_request rq = {o->program_argv, out_dir, "memspy", t.argv, 0, "simulating"};
+    /* Without --output the report goes to stdout: the program's output must not mix with it. */
+    launch_request rq = {o->program_argv, out_dir, "memspy", t.argv, 0, "simulating", !o->output};
     if (launch_tool(&rq, tool_dir, lr, err, sizeof err) != 0)
         return fail(EXIT_AUGUR_FAILED, err);
     if (!lr->exited && lr->term_signal == SIGILL && diagnose_undecodable(out_dir, err, sizeof err))
@@ -276,12 +328,12 @@ static int run(const memspy_options *o, const machine *m, const char *tool_dir, 
     if (memspy_read(path, raw, err, sizeof err) != 0) {
         char tail[2048], msg[4200];
         valgrind_log_tail(out_dir, tail, sizeof tail);
-        if (!lr->exited)
-            snprintf(msg, sizeof msg, "the program was killed by signal %d (SIG%s) before memspy wrote its results%s%s",
-                     lr->term_signal, sigabbrev_np(lr->term_signal) ? sigabbrev_np(lr->term_signal) : "?",
-                     tail[0] ? "; Valgrind said:\n" : "", tail);
-        else
-            snprintf(msg, sizeof msg, "%s%s%s", err, tail[0] ? "\n  Valgrind said:\n" : "", tail);
+        if (!lr->exited) {
+            snprintf(msg, sizeof msg, "the program was killed by %s before memspy wrote its results%s%s",
+                     signal_text(lr->term_signal, sig, sizeof sig), tail[0] ? "; Valgrind said:\n" : "", tail);
+            return fail(128 + lr->term_signal, msg);
+        }
+        snprintf(msg, sizeof msg, "%s%s%s", err, tail[0] ? "\n  Valgrind said:\n" : "", tail);
         return fail(EXIT_AUGUR_FAILED, msg);
     }
     return 0;
@@ -310,6 +362,7 @@ static int costs_of(const machine *m, const memspy_raw *raw, mr_costs *c)
     return 0;
 }
 
+/* The report in o's format to out; nonzero when it could not be written. */
 static int render(const memspy_options *o, const memspy_report *rep, const mr_header *h, FILE *out)
 {
     if (o->format == FORMAT_JSON)
@@ -319,27 +372,19 @@ static int render(const memspy_options *o, const memspy_report *rep, const mr_he
     return memspy_write_text(rep, h, out);
 }
 
-/* Write the report to --output (via FILE.tmp, renamed) or stdout. */
+/* Write the report to --output (output_file.h: through symlinks, into
+ * FIFOs, regular files replaced atomically) or to stdout. */
 static int write_report(const memspy_options *o, const memspy_report *rep, const mr_header *h)
 {
     if (!o->output)
         return render(o, rep, h, stdout) != 0 || fflush(stdout) != 0 ? fail(EXIT_AUGUR_FAILED, "cannot write the report")
                                                                       : 0;
-    char tmp[PATH_MAX + 8], msg[PATH_MAX + 256];
-    snprintf(tmp, sizeof tmp, "%s.tmp", o->output);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(msg, sizeof msg, "cannot write %s: %s (choose another --output)", tmp, strerror(errno));
+    char msg[PATH_MAX + 256];
+    output_file of;
+    if (output_open(&of, o->output, msg, sizeof msg) != 0)
         return fail(EXIT_AUGUR_FAILED, msg);
-    }
-    int bad = render(o, rep, h, f) != 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, o->output) != 0) {
-        snprintf(msg, sizeof msg, "cannot write %s: %s", o->output, strerror(errno));
-        unlink(tmp);
-        return fail(EXIT_AUGUR_FAILED, msg);
-    }
-    return 0;
+    int ok = render(o, rep, h, of.f) == 0;
+    return output_close(&of, ok, msg, sizeof msg) != 0 ? fail(EXIT_AUGUR_FAILED, msg) : 0;
 }
 
 static int report(const memspy_options *o, const machine *m, const char *why, memspy_raw *raw)
@@ -378,6 +423,29 @@ static int report_file(const memspy_options *o, const machine *m, const char *wh
     return rc;
 }
 
+/* Run the program in a temporary folder and report it; the program's exit
+ * status, or augur's failure.  The folder is removed before the report is
+ * written: a reader that closes the pipe early (`| head`) kills augur with
+ * SIGPIPE while it writes, as it should, and must not leave the raw file. */
+static int run_and_report(const memspy_options *o, const machine *m, const char *tool_dir, const char *why)
+{
+    char err[1024], out_dir[PATH_MAX];
+    memspy_raw raw;
+    launch_result lr;
+    if (make_temp_dir("augur-memspy", out_dir, sizeof out_dir, err, sizeof err) != 0)
+        return fail(EXIT_AUGUR_FAILED, err);
+    char sig[48];
+    int rc = run(o, m, tool_dir, out_dir, &raw, &lr);
+    remove_dir(out_dir);
+    if (rc != 0)
+        return rc;
+    if (!lr.exited) /* the report's header says only "killed by a signal" */
+        fprintf(stderr, "augur memspy: the program was killed by %s\n", signal_text(lr.term_signal, sig, sizeof sig));
+    rc = report(o, m, why, &raw);
+    memspy_raw_free(&raw);
+    return rc != 0 ? rc : lr.exited ? lr.exit_code : 128 + lr.term_signal;
+}
+
 static int choose_machine(const memspy_options *o, machine *m, char *why, size_t whylen)
 {
     char err[2048];
@@ -403,12 +471,14 @@ static int choose_machine(const memspy_options *o, machine *m, char *why, size_t
 int cmd_memspy(int argc, char **argv)
 {
     memspy_options o;
-    char err[1024], program[PATH_MAX], out_dir[PATH_MAX], why[256];
+    char err[1024], program[PATH_MAX], why[256];
     int rc = parse_options(argc, argv, &o);
     if (rc == SHOW_HELP)
         usage(stdout);
     if (rc != 0)
         return rc == SHOW_HELP ? 0 : rc;
+    if (o.output && output_check(o.output, err, sizeof err) != 0)
+        return fail(EXIT_USAGE, err); /* before the run, which may take hours */
     machine m;
     if ((rc = choose_machine(&o, &m, why, sizeof why)) != 0)
         return rc;
@@ -418,26 +488,16 @@ int cmd_memspy(int argc, char **argv)
         return rc;
     }
     const char *tool_dir = NULL;
-    if ((rc = find_program(o.program_argv[0], program, sizeof program, err, sizeof err)) != 0)
+    if ((rc = check_set_sampling(&o, &m)) != 0)
+        ;
+    else if ((rc = find_program(o.program_argv[0], program, sizeof program, err, sizeof err)) != 0)
         rc = fail(rc, err);
     else if (!(tool_dir = find_tool_dir("memspy", err, sizeof err)))
         rc = fail(EXIT_AUGUR_FAILED, err);
     else if (o.dry_run)
         rc = print_run(&o, &m, tool_dir);
-    else if (make_temp_dir("augur-memspy", out_dir, sizeof out_dir, err, sizeof err) != 0)
-        rc = fail(EXIT_AUGUR_FAILED, err);
-    else {
-        memspy_raw raw;
-        launch_result lr;
-        rc = run(&o, &m, tool_dir, out_dir, &raw, &lr);
-        if (rc == 0) {
-            rc = report(&o, &m, why[0] ? why : NULL, &raw);
-            memspy_raw_free(&raw);
-            if (rc == 0)
-                rc = lr.exited ? lr.exit_code : 128 + lr.term_signal;
-        }
-        remove_dir(out_dir);
-    }
+    else
+        rc = run_and_report(&o, &m, tool_dir, why[0] ? why : NULL);
     machine_free(&m);
     return rc;
 }

@@ -216,6 +216,10 @@ int launch_tool(const launch_request *rq, const char *tool_dir, launch_result *r
     if (pid == 0) {
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGQUIT, &old_quit, NULL);
+        if (rq->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+            fprintf(stderr, "augur: cannot send the program's output to standard error: %s\n", strerror(errno));
+            _exit(125);
+        }
         exec_valgrind(rq, tool_dir);
     }
     int status = wait_with_progress(pid, rq->activity);
@@ -293,6 +297,21 @@ typedef struct tail_buf {
     size_t len;
 } tail_buf;
 
+/* Whether a log line explains a failure: lines without Valgrind's
+ * "==PID== " prefix, Valgrind's and augur's messages, and (*refusing set
+ * by a "==PID== Bad option" line, a tool's refusal) every line from there
+ * on: the reason follows it.  The banner and summary are left out. */
+static int worth_showing(const char *line, int *refusing)
+{
+    const char *body = strstr(line, "== ");
+    if (strncmp(line, "==", 2) != 0 || !body)
+        return 1;
+    *refusing |= strncmp(body + 3, "Bad option", 10) == 0;
+    return *refusing || strstr(line, "valgrind:") || strstr(line, "augur:");
+}
+
+/* for_each_log's callback: append the last 8 lines worth showing of the
+ * log at path to the tail_buf ctx, indented, one per line. */
 static void append_tail(const char *path, void *ctx)
 {
     tail_buf *t = ctx;
@@ -301,14 +320,15 @@ static void append_tail(const char *path, void *ctx)
         return;
     char line[512];
     char keep[8][512];
-    int n = 0;
+    int n = 0, refusing = 0;
     while (fgets(line, sizeof line, f))
-        if (strncmp(line, "==", 2) != 0 || strstr(line, "valgrind:") || strstr(line, "augur:"))
+        if (worth_showing(line, &refusing))
             snprintf(keep[n++ % 8], sizeof keep[0], "%s", line);
     fclose(f);
     for (int i = n > 8 ? n - 8 : 0; i < n; i++) {
-        size_t used = strlen(t->buf);
-        snprintf(t->buf + used, t->len - used, "  %s", keep[i % 8]);
+        size_t used = strlen(t->buf), len = strlen(keep[i % 8]);
+        const char *end = len && keep[i % 8][len - 1] == '\n' ? "" : "\n"; /* a log's last line may lack one */
+        snprintf(t->buf + used, t->len - used, "  %s%s", keep[i % 8], end);
     }
 }
 

@@ -2,8 +2,8 @@
  * collector of `augur collect`, memspy of `augur memspy`).
  *
  * Find the program and the tool, run
- * Valgrind with the program's stdin/stdout/stderr untouched and Valgrind's own
- * messages sent to log files, wait, and explain failures that Valgrind only
+ * Valgrind with the program's stdin/stdout/stderr untouched (or its stdout
+ * sent to stderr, on request) and Valgrind's own messages sent to log files, wait, and explain failures that Valgrind only
  * reports in its log (undecodable instructions such as AVX-512).
  */
 #ifndef AUGUR_LAUNCH_H
@@ -19,6 +19,8 @@ typedef struct launch_request {
     char **tool_args;      /* the tool's own options, NULL-terminated */
     int trace_children;    /* follow child processes */
     const char *activity;  /* "collecting": what the progress line says */
+    int stdout_to_stderr;  /* the program's stdout goes to augur's stderr, so that
+                              a report augur writes to stdout is not mixed with it */
 } launch_request;
 
 typedef struct launch_result {

@@ -20,25 +20,43 @@ int cli_usage_error(const char *command, const char *fmt, ...)
     return EXIT_USAGE;
 }
 
-int cli_getopt(const char *command, int argc, char **argv, const struct option *longopts, cli_take_fn take,
-               void *ctx, int *operands)
+/* cli_getopt's loop with getopt_long's optstring: "+:h" stops at the
+ * first operand, ":h" permutes. */
+static int getopt_loop(const char *command, const char *optstring, int argc, char **argv,
+                       const struct option *longopts, cli_take_fn take, void *ctx, int *operands)
 {
     optind = 0; /* full reset of getopt's state, in case it was used before */
     opterr = 0; /* our own messages */
-    int opt;
-    while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    int opt, index = -1;
+    while ((opt = getopt_long(argc, argv, optstring, longopts, &index)) != -1) {
         if (opt == 'h')
             return SHOW_HELP;
         if (opt == '?')
             return cli_usage_error(command, "unknown option '%s'", argv[optind - 1]);
         if (opt == ':')
             return cli_usage_error(command, "option '%s' needs a value", argv[optind - 1]);
+        if (optarg && strcmp(optarg, "--") == 0) /* `--output -- ./prog`: the value was forgotten */
+            return cli_usage_error(command, "option '--%s' needs a value, not '--' (which ends the options)",
+                                   index >= 0 ? longopts[index].name : "?");
         int rc = take(opt, optarg, ctx);
         if (rc != 0)
             return rc;
+        index = -1;
     }
     *operands = optind;
     return 0;
+}
+
+int cli_getopt(const char *command, int argc, char **argv, const struct option *longopts, cli_take_fn take,
+               void *ctx, int *operands)
+{
+    return getopt_loop(command, ":h", argc, argv, longopts, take, ctx, operands);
+}
+
+int cli_getopt_program(const char *command, int argc, char **argv, const struct option *longopts,
+                       cli_take_fn take, void *ctx, int *operands)
+{
+    return getopt_loop(command, "+:h", argc, argv, longopts, take, ctx, operands);
 }
 
 int cli_take_format(const char *command, const char *arg, int *json)

@@ -27,10 +27,17 @@ typedef int (*cli_take_fn)(int opt, const char *arg, void *ctx);
 /* Read the options of argv (argv[0] is the subcommand) with getopt_long
  * and longopts, which must include {"help", no_argument, NULL, 'h'}.
  * Returns SHOW_HELP for -h/--help, EXIT_USAGE (message printed) for an
- * unknown option, a missing value or what take refused, else 0 with
+ * unknown option, a missing value (or "--" as the value) or what take
+ * refused, else 0 with
  * *operands the index of the first argument that is not an option. */
 int cli_getopt(const char *command, int argc, char **argv, const struct option *longopts, cli_take_fn take,
                void *ctx, int *operands);
+
+/* cli_getopt for a command that runs PROGRAM [ARGS...]: options end at
+ * the first operand (or "--"), so that the program's own options, such as
+ * --help, reach the program. */
+int cli_getopt_program(const char *command, int argc, char **argv, const struct option *longopts,
+                       cli_take_fn take, void *ctx, int *operands);
 
 /* The value of --format text|json: *json is 1 for json, 0 for text;
  * EXIT_USAGE (message printed) for anything else. */

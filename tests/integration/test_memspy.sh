@@ -181,9 +181,6 @@ check "missing program: exit 127" "$?" 127
 "$AUGUR" memspy --machine zen4 --output "$WORK/crash.txt" -- /bin/sh -c 'kill -SEGV $$' 2>/dev/null
 check "crashing program: its status" "$?" 139
 check "crashing program: the report says so" "$(grep -c 'killed by a signal' "$WORK/crash.txt")" 1
-"$AUGUR" memspy --machine zen4 --output "$WORK/no/such/dir/r.txt" -- "$PROGRAMS/memsweep" 1 64 1 2>"$WORK/err"
-check "unwritable output: exit 125" "$?" 125
-check "unwritable output: nothing left" "$(ls "$WORK/no" 2>/dev/null | wc -l)" 0
 printf 'augur-memspy 2\ntool augur-memspy 0.1.0\n' >"$WORK/cut.out"
 "$AUGUR" memspy --machine zen4 --raw "$WORK/cut.out" 2>"$WORK/err" >/dev/null
 check "truncated raw file: refused" "$(grep -c "truncated: no 'end' line" "$WORK/err")" 1

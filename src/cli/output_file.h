@@ -1,0 +1,33 @@
+/* output_file.h — writing a command's --output FILE the way users expect:
+ * through symlinks (to their target), straight into FIFOs and devices, and
+ * into a regular file by an atomic replace (a unique temporary beside the
+ * target, renamed when complete), so that a failure leaves no half file.
+ * output_check lets a command refuse a bad path before its long work. */
+#ifndef AUGUR_OUTPUT_FILE_H
+#define AUGUR_OUTPUT_FILE_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct output_file {
+    const char *path;       /* as the user gave it, for messages */
+    char target[PATH_MAX];  /* path with its symlinks resolved: what is written */
+    char tmp[PATH_MAX];     /* the temporary renamed onto target; "" when written directly */
+    FILE *f;
+} output_file;
+
+/* 0 when path can be written: it is an existing file that is not a folder,
+ * or its folder exists and is writable.  Else -1 with a message in err
+ * naming path and the fix.  Nothing is created. */
+int output_check(const char *path, char *err, size_t errlen);
+
+/* Open path for writing into of->f (see the top of this file); -1 with a
+ * message in err when it cannot be. */
+int output_open(output_file *of, const char *path, char *err, size_t errlen);
+
+/* Close of->f; when ok and it was written completely, put it in place (the
+ * rename), else remove the temporary.  0, or -1 with a message in err. */
+int output_close(output_file *of, int ok, char *err, size_t errlen);
+
+#endif

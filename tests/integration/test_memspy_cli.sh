@@ -1,0 +1,134 @@
+#!/bin/bash
+# test_memspy_cli.sh — `augur memspy`'s command line around the run (the
+# report's contents are test_memspy.sh's): --output writes through symlinks,
+# into FIFOs, and replaces regular files without a fixed temporary name; a
+# bad --output is refused before the program runs.  Programs are small
+# (memsweep of a few lines) so that each run takes a second or two.
+source "$TESTLIB"
+
+MEMSPY=("$AUGUR" memspy --machine zen4)
+SMALL=("$PROGRAMS/memsweep" 16 64 1)
+
+# --output through a symlink writes its target; the link stays a link.
+mkdir -p "$WORK/real"
+echo old >"$WORK/real/r.txt"
+ln -s real/r.txt "$WORK/link.txt"
+"${MEMSPY[@]}" --output "$WORK/link.txt" -- "${SMALL[@]}" 2>/dev/null
+check "symlink: status" "$?" 0
+check "symlink: still a link" "$(test -L "$WORK/link.txt" && echo link)" link
+check "symlink: the target holds the report" "$(head -c 14 "$WORK/real/r.txt")" "memspy report:"
+check "symlink: nothing else in the target's folder" "$(ls -A "$WORK/real")" "r.txt"
+
+# --output into a FIFO: the reader gets the report, the FIFO stays.
+mkfifo "$WORK/fifo"
+timeout 60 cat "$WORK/fifo" >"$WORK/from_fifo" &
+reader=$!
+"${MEMSPY[@]}" --output "$WORK/fifo" -- "${SMALL[@]}" 2>/dev/null
+check "fifo: status" "$?" 0
+wait "$reader"
+check "fifo: the reader got the report" "$(head -c 14 "$WORK/from_fifo")" "memspy report:"
+check "fifo: still a FIFO" "$(test -p "$WORK/fifo" && echo fifo)" fifo
+
+# A regular file is replaced (mode as a new file's under umask 022); a
+# user's own FILE.tmp is not the temporary, and no temporary is left.
+mkdir -p "$WORK/reg"
+echo mine >"$WORK/reg/r.txt.tmp"
+(umask 022 && "${MEMSPY[@]}" --output "$WORK/reg/r.txt" -- "${SMALL[@]}" 2>/dev/null)
+check "regular: the report" "$(head -c 14 "$WORK/reg/r.txt")" "memspy report:"
+check "regular: mode" "$(stat -c %a "$WORK/reg/r.txt")" 644
+check "regular: FILE.tmp untouched" "$(cat "$WORK/reg/r.txt.tmp")" mine
+check "regular: no temporary left" "$(ls -A "$WORK/reg" | sort | tr '\n' ' ')" "r.txt r.txt.tmp "
+
+# A bad --output is refused before the program runs, naming the user's path.
+"${MEMSPY[@]}" --output "$WORK/no/such/r.txt" -- /bin/touch "$WORK/ran" 2>"$WORK/err"
+check "missing folder: exit 2" "$?" 2
+check "missing folder: message" "$(cat "$WORK/err")" \
+    "augur memspy: --output $WORK/no/such/r.txt: folder $WORK/no/such does not exist (create it, or choose another --output)"
+check "missing folder: the program did not run" "$(ls "$WORK/ran" 2>/dev/null)" ""
+"${MEMSPY[@]}" --output "$WORK/real" -- /bin/touch "$WORK/ran" 2>"$WORK/err"
+check "a folder: exit 2" "$?" 2
+check "a folder: message" "$(cat "$WORK/err")" \
+    "augur memspy: --output $WORK/real is a folder: give a file, such as $WORK/real/report.txt"
+check "a folder: the program did not run" "$(ls "$WORK/ran" 2>/dev/null)" ""
+if [ "$(id -u)" != 0 ]; then # root writes anywhere
+    mkdir -p "$WORK/ro" && chmod a-w "$WORK/ro"
+    "${MEMSPY[@]}" --output "$WORK/ro/r.txt" -- /bin/touch "$WORK/ran" 2>"$WORK/err"
+    check "read-only folder: exit 2" "$?" 2
+    check "read-only folder: message" "$(grep -c "folder $WORK/ro is not writable" "$WORK/err")" 1
+fi
+
+# Without --output the report is on stdout and the program's output on
+# stderr, so a JSON report stays valid; with --output, the program's
+# output stays on stdout.
+"${MEMSPY[@]}" --format json -- /bin/echo hello-from-program >"$WORK/out.json" 2>"$WORK/err"
+check "program output: the JSON on stdout is valid" "$(python3 -m json.tool "$WORK/out.json" >/dev/null && echo valid)" valid
+check "program output: its line on stderr" "$(grep -c '^hello-from-program$' "$WORK/err")" 1
+"${MEMSPY[@]}" --format json --output "$WORK/o.json" -- /bin/echo hello-from-program >"$WORK/out" 2>/dev/null
+check "program output with --output: on stdout" "$(cat "$WORK/out")" hello-from-program
+
+# Set sampling's 1 set in N is checked against the machine before the run:
+# zen4's L1 has 64 sets, so --sample 0.01 (1 in 128) is refused.
+"${MEMSPY[@]}" --sample 0.01 -- /bin/touch "$WORK/ran" 2>"$WORK/err"
+check "sample below 1 set in L1's: exit 2" "$?" 2
+check "sample below 1 set in L1's: message" "$(cat "$WORK/err")" \
+    "augur memspy: --sample 0.01 samples 1 set in 128, but L1 of zen4 has 64 sets: the smallest set-sampling ratio is 1/64 (--sample 0.0156); give --sample-by time for smaller ratios (see augur memspy --help)"
+check "sample below 1 set in L1's: the program did not run" "$(ls "$WORK/ran" 2>/dev/null)" ""
+"${MEMSPY[@]}" --sample 1e-30 -- /bin/true 2>"$WORK/err"
+check "a tiny ratio: exit 2" "$?" 2
+check "a tiny ratio: message" "$(grep -c 'samples 1 set in 9223372036854775808, but L1 of zen4 has 64 sets' "$WORK/err")" 1
+check "the smallest ratio it names is taken" \
+    "$("${MEMSPY[@]}" --sample 0.0156 --dry-run -- /bin/true | grep -o -- '--sample-sets=[0-9]*')" "--sample-sets=64"
+check "--sample-by time takes smaller ratios" \
+    "$("${MEMSPY[@]}" --sample 0.01 --sample-by time --dry-run -- /bin/true | grep -c -- '--sample-time=')" 1
+
+# A refusal by the tool itself (its "==PID== Bad option" lines) is shown:
+# 1 line in 1024 for the shadow is more than zen4's 512-line L1 has.
+"${MEMSPY[@]}" --shadow-sample 1024 -- /bin/true 2>"$WORK/err"
+check "tool refusal: exit 125" "$?" 125
+check "tool refusal: Valgrind said why" "$(grep -A2 'Valgrind said:' "$WORK/err" | grep -c \
+    -e '== Bad option: --level, --sample-sets or --shadow-sample' -e 'shadow_sample must not exceed the number of lines')" 2
+# Options end at the program: its own options (--help, --format) reach it.
+"${MEMSPY[@]}" --dry-run "$PROGRAMS/memsweep" --help --format json >"$WORK/cmd" 2>"$WORK/err"
+check "options end at the program: status" "$?" 0
+check "options end at the program: its words" "$(grep -o 'memsweep.*' "$WORK/cmd")" "memsweep --help --format json"
+"${MEMSPY[@]}" --output "$WORK/o.txt" /bin/echo --format json >"$WORK/out" 2>/dev/null
+check "options end at the program: the program got them" "$(cat "$WORK/out")" "--format json"
+# "--" where a value is due is a forgotten value, not a file named "--".
+# no_value_refused NAME ARGS... — augur ARGS (run in $WORK) exits 2 saying so.
+no_value_refused() {
+    local name=$1
+    shift
+    (cd "$WORK" && "$AUGUR" "$@") >/dev/null 2>"$WORK/err"
+    check "$name: exit 2" "$?" 2
+    check "$name: message" "$(grep -c "needs a value, not '--' (which ends the options)" "$WORK/err")" 1
+}
+no_value_refused "memspy --output --" memspy --machine zen4 --output -- /bin/true
+no_value_refused "memspy --output=--" memspy --machine zen4 --output=-- /bin/true
+no_value_refused "collect --db --" collect --db -- /bin/true
+check "nothing named -- written" "$(ls "$WORK/--" 2>/dev/null)" ""
+# A reader that closes the pipe early: augur dies of SIGPIPE writing the
+# report (141), and its temporary folder is gone all the same.
+mkdir -p "$WORK/tmp"
+TMPDIR=$WORK/tmp "${MEMSPY[@]}" --format json -- "${SMALL[@]}" 2>/dev/null | true
+check "closed pipe: augur's status" "${PIPESTATUS[0]}" 141
+check "closed pipe: no temporary folder left" "$(ls -A "$WORK/tmp")" ""
+# The program's death by a signal is named on stderr (the report's
+# format is untouched); its status is 128+N.
+"${MEMSPY[@]}" --output "$WORK/crash.txt" -- /bin/sh -c 'kill -SEGV $$' 2>"$WORK/err"
+check "crash: status" "$?" 139
+check "crash: the signal named" "$(grep -c '^augur memspy: the program was killed by signal 11 (SIGSEGV)$' "$WORK/err")" 1
+
+# Valgrind itself killed from outside (kill -9) before it wrote its file:
+# augur says so and exits 128+9, as for any death by signal.
+"${MEMSPY[@]}" --output "$WORK/k.txt" -- "$PROGRAMS/memsweep" 4096 64 2000 2>"$WORK/err" &
+augur=$!
+for _ in $(seq 200); do vg=$(pgrep -P "$augur") && break; sleep 0.05; done
+kill -9 "$vg"
+wait "$augur"
+check "valgrind killed: status" "$?" 137
+check "valgrind killed: message" \
+    "$(grep -c 'the program was killed by signal 9 (SIGKILL) before memspy wrote its results' "$WORK/err")" 1
+
+# The start message's estimate is the benchmark's, not 10-60x.
+check "start message: the estimate" "$(grep -c 'expect 40-500x native time' "$WORK/err")" 1
+finish
