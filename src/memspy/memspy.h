@@ -203,6 +203,9 @@ typedef struct Memspy {
     ULong unsimulated; /* entries dropped under --simulate=no */
     Bool exited;  /* the process called exit_group(exit_code) */
     Int exit_code;
+    /* While the file is written before an execve: the program about to
+     * replace this one (its `exec` line); NULL otherwise. */
+    const HChar *exec_path;
 } Memspy;
 
 extern Memspy memspy;
@@ -290,5 +293,10 @@ Bool memspy_threads_folded(void); /* more than MS_MAX_THREADS threads */
 
 /* memspy_output.c */
 void memspy_write_output(void);
+/* Write the file as at exit, with an `exec PATH` line, before this process
+ * execs `path`: Valgrind (--trace-children=no) runs the new program
+ * natively and this tool never sees an exit.  If the exec fails, the file
+ * written at exit replaces this one. */
+void memspy_write_before_exec(const HChar *path);
 
 #endif
