@@ -4,7 +4,8 @@
 # false sharing); heap blocks are attributed by allocation site; the misses
 # of a two-level configuration equal Cachegrind's for the same code; the
 # JSON, text and callgrind reports hold what docs/memspy.md says; bad input
-# is refused by name; a program that execs is reported up to the exec.
+# is refused by name; a program that execs is reported up to the exec;
+# allocation stacks stop below main.
 source "$TESTLIB"
 
 # A two-level machine: zen4 without its L3 (L1 32 KiB 8-way, L2 1 MiB 8-way).
@@ -92,6 +93,17 @@ for site in "first:$(line_of MALLOC:first "$SRC"):1000" "second:$(line_of MALLOC
     check "heap: array $name is named by its variable" \
         "$(jq -r --argjson l "$line" '.data_objects[] | select(.allocation[0].line == $l) | .name' "$WORK/heap.json")" "$name"
 done
+
+# Allocation stacks end at the first frame below main (the frame-pointer
+# walk beyond it reads stack words, argv and envp, as return addresses): no
+# unknown frames, and memobjs' blocks from main, new_block and chunks.
+memspy_json objs "$PROGRAMS/memobjs" 200 3
+check "allocation stacks: no unknown frame" \
+    "$(jq '[.data_objects[].allocation[]? | select(.function == null)] | length' "$WORK/objs.json")" 0
+check "allocation stacks: from the caller of malloc to (below main)" \
+    "$(jq -r '.data_objects[] | select(.kind == "heap" and (.allocation[0].file | endswith("memobjs.c"))) |
+        [.allocation[].function] | join(" <- ")' "$WORK/objs.json" | sort -u)" \
+    "$(printf '%s\n' "chunks <- main <- (below main)" "main <- (below main)" "new_block <- main <- (below main)")"
 
 # Heap objects are named by the variable that receives the allocation
 # (DWARF): a local in a register (-O1) or a stack slot (-O0), a global
