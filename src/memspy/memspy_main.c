@@ -142,6 +142,18 @@ static void set_sb_reserve(const HChar *value)
     memspy.sb_reserve = (UInt)n;
 }
 
+/* --progress-ms=MS (a debugging option): the run time between two
+ * progress lines, and before the first (memspy_progress.c). */
+static void set_progress_interval(const HChar *value)
+{
+    HChar *end;
+    Long n = VG_(strtoll10)(value, &end);
+    if (end == value || *end || n <= 0 || n > 0x7fffffff)
+        VG_(fmsg_bad_option)("--progress-ms", "'%s': expected milliseconds from 1 to %d\n", value,
+                             0x7fffffff);
+    memspy.progress_interval = (UInt)n;
+}
+
 static Bool process_option(const HChar *arg)
 {
     const HChar *value;
@@ -159,6 +171,8 @@ static Bool process_option(const HChar *arg)
         set_buffer(value);
     } else if VG_STR_CLO (arg, "--sb-reserve", value) {
         set_sb_reserve(value);
+    } else if VG_STR_CLO (arg, "--progress-ms", value) {
+        set_progress_interval(value);
     } else if VG_BOOL_CLO (arg, "--simulate", memspy.simulate) {
     } else
         return VG_(replacement_malloc_process_cmd_line_option)(arg);
@@ -189,7 +203,9 @@ static void print_debug_usage(void)
                 "    --simulate=no                     buffer every reference the options ask\n"
                 "                                      for, simulate none, write no file: the\n"
                 "                                      instrumentation's own cost (benchmarks;\n"
-                "                                      Cachegrind's --cache-sim=no) [yes]\n");
+                "                                      Cachegrind's --cache-sim=no) [yes]\n"
+                "    --progress-ms=MS                  run time between two progress lines\n"
+                "                                      in the log, and before the first [10000]\n");
 }
 
 /* Are the options complete?  If not, say what is missing and return False.
@@ -219,6 +235,7 @@ static void post_clo_init(void)
         VG_(exit)(1);
     memspy_pairs_init();
     memspy_threads_init();
+    memspy_progress_init();
 }
 
 /* Does futex(2) operation `op` wake a waiter? */
@@ -340,6 +357,7 @@ static void pre_clo_init(void)
     memspy.simulate = True;
     memspy.buf_entries = DEFAULT_BUFFER;
     memspy.sb_reserve = MEMSPY_SB_REFS;
+    memspy.progress_interval = 10000;
     memspy_objects_init(); /* the malloc replacement must be known before options */
 }
 
