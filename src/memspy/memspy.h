@@ -18,6 +18,7 @@
  *                        evictions and per-thread totals
  *   memspy_threads.c     Valgrind thread ids -> dense simulator threads
  *   memspy_output.c      the raw file (docs/memspy-format.md)
+ *   memspy_progress.c    progress lines in the Valgrind log on long runs
  *
  * No libc here: only VG_(...) functions.  Everything mutable lives in the
  * single Memspy instance `memspy` below.
@@ -55,6 +56,8 @@
  * their end, since a superblock reserves room for its references (in
  * pieces of this many when it makes more: memspy_instrument.c). */
 #define MEMSPY_SB_REFS 4096
+/* Entries flushed between two readings of the clock for progress lines. */
+#define PROGRESS_ENTRIES 65536
 
 typedef enum { OBJ_HEAP, OBJ_GLOBAL, OBJ_STACK, OBJ_OTHER } ObjKind;
 
@@ -211,6 +214,15 @@ typedef struct Memspy {
     ULong unsimulated; /* entries dropped under --simulate=no */
     Bool exited;  /* the process called exit_group(exit_code) */
     Int exit_code;
+    /* While the file is written before an execve: the program about to
+     * replace this one (its `exec` line); NULL otherwise. */
+    const HChar *exec_path;
+
+    /* progress lines (memspy_progress.c); times in ms of
+     * VG_(read_millisecond_timer) */
+    UInt progress_interval; /* --progress-ms */
+    UInt progress_start, progress_next;
+    SizeT progress_entries; /* flushed since the clock was last read */
 } Memspy;
 
 extern Memspy memspy;
@@ -296,7 +308,25 @@ void memspy_flush(void);
 void memspy_threads_init(void);
 Bool memspy_threads_folded(void); /* more than MS_MAX_THREADS threads */
 
+/* memspy_progress.c */
+void memspy_progress_init(void);
+/* Read the clock; write a progress line if one is due. */
+void memspy_progress_check(void);
+/* Count `entries` flushed; now and then check whether a progress line is
+ * due.  Inline: called at every flush. */
+static inline void memspy_progress_count(SizeT entries)
+{
+    memspy.progress_entries += entries;
+    if (UNLIKELY(memspy.progress_entries >= PROGRESS_ENTRIES))
+        memspy_progress_check();
+}
+
 /* memspy_output.c */
 void memspy_write_output(void);
+/* Write the file as at exit, with an `exec PATH` line, before this process
+ * execs `path`: Valgrind (--trace-children=no) runs the new program
+ * natively and this tool never sees an exit.  If the exec fails, the file
+ * written at exit replaces this one. */
+void memspy_write_before_exec(const HChar *path);
 
 #endif

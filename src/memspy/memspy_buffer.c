@@ -81,10 +81,14 @@ void memspy_flush(void)
         simulate_all(bufs[0]);
     else
         simulate_merged(bufs, cnt, n);
-    for (UInt k = 0; k < n; k++)
+    SizeT flushed = 0;
+    for (UInt k = 0; k < n; k++) {
         bufs[k]->cur = bufs[k]->start;
+        flushed += cnt[k];
+    }
     if (m->running)
         m->buf_cur = m->running->cur;
+    memspy_progress_count(flushed);
 }
 
 /* The entries a buffer should hold now. */

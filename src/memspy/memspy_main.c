@@ -5,9 +5,11 @@
  * with VALGRIND_LIB pointing at the build's vglib/ folder.  See memspy.h for
  * how the parts fit together and docs/memspy.md for the options.
  */
+#include "pub_tool_aspacemgr.h"
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
 #include "pub_tool_libcprint.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_options.h"
@@ -140,6 +142,18 @@ static void set_sb_reserve(const HChar *value)
     memspy.sb_reserve = (UInt)n;
 }
 
+/* --progress-ms=MS (a debugging option): the run time between two
+ * progress lines, and before the first (memspy_progress.c). */
+static void set_progress_interval(const HChar *value)
+{
+    HChar *end;
+    Long n = VG_(strtoll10)(value, &end);
+    if (end == value || *end || n <= 0 || n > 0x7fffffff)
+        VG_(fmsg_bad_option)("--progress-ms", "'%s': expected milliseconds from 1 to %d\n", value,
+                             0x7fffffff);
+    memspy.progress_interval = (UInt)n;
+}
+
 static Bool process_option(const HChar *arg)
 {
     const HChar *value;
@@ -157,6 +171,8 @@ static Bool process_option(const HChar *arg)
         set_buffer(value);
     } else if VG_STR_CLO (arg, "--sb-reserve", value) {
         set_sb_reserve(value);
+    } else if VG_STR_CLO (arg, "--progress-ms", value) {
+        set_progress_interval(value);
     } else if VG_BOOL_CLO (arg, "--simulate", memspy.simulate) {
     } else
         return VG_(replacement_malloc_process_cmd_line_option)(arg);
@@ -187,7 +203,9 @@ static void print_debug_usage(void)
                 "    --simulate=no                     buffer every reference the options ask\n"
                 "                                      for, simulate none, write no file: the\n"
                 "                                      instrumentation's own cost (benchmarks;\n"
-                "                                      Cachegrind's --cache-sim=no) [yes]\n");
+                "                                      Cachegrind's --cache-sim=no) [yes]\n"
+                "    --progress-ms=MS                  run time between two progress lines\n"
+                "                                      in the log, and before the first [10000]\n");
 }
 
 /* Are the options complete?  If not, say what is missing and return False.
@@ -217,6 +235,7 @@ static void post_clo_init(void)
         VG_(exit)(1);
     memspy_pairs_init();
     memspy_threads_init();
+    memspy_progress_init();
 }
 
 /* Does futex(2) operation `op` wake a waiter? */
@@ -236,18 +255,68 @@ static Bool futex_wakes(UWord op)
     }
 }
 
+/* Copy the client's NUL-terminated string at `a` into buf (cut to `size`
+ * - 1 bytes); False if its first byte is not readable.  Each page is
+ * checked before it is read, so a bad pointer cannot fault the tool. */
+static Bool copy_client_string(Addr a, HChar *buf, SizeT size)
+{
+    SizeT i = 0;
+    for (; i + 1 < size; i++) {
+        if ((i == 0 || (a + i) % VKI_PAGE_SIZE == 0) &&
+            !VG_(am_is_valid_for_client)(a + i, 1, VKI_PROT_READ))
+            break;
+        if ((buf[i] = ((const HChar *)a)[i]) == 0)
+            return True;
+    }
+    buf[i] = 0;
+    return i > 0;
+}
+
+/* Can `path` be exec'd at all: an executable regular file?  Only a guess
+ * (Valgrind's own checks come after this hook), used to skip writing the
+ * file for the execve calls a PATH search makes that fail with ENOENT. */
+static Bool maybe_executable(const HChar *path)
+{
+    struct vg_stat st;
+    SysRes r = VG_(stat)(path, &st);
+    return !sr_isError(r) && VKI_S_ISREG(st.mode) && (st.mode & 0111);
+}
+
+/* Before execve(path, ...) or execveat(dirfd, path, ...): the results so
+ * far are written, since the new program runs natively (--trace-children=no)
+ * and fini() never comes.  A path relative to a directory fd, or given by
+ * the fd alone (fexecve), is recorded as given and not pre-checked. */
+static void before_exec(UInt syscallno, UWord *args, UInt nargs)
+{
+    HChar path[VKI_PATH_MAX];
+    Bool at = syscallno == __NR_execveat;
+    if (nargs < (at ? 2u : 1u))
+        return;
+    Bool named = copy_client_string(args[at ? 1 : 0], path, sizeof path) && path[0];
+    if (!named && !at)
+        return; /* the execve fails (EFAULT, ENOENT); the program goes on */
+    if (!named)
+        VG_(snprintf)(path, sizeof path, "(file descriptor %ld)", (long)args[0]);
+    Bool relative_to_fd = at && path[0] != '/' && (Int)args[0] != VKI_AT_FDCWD;
+    if (!named || relative_to_fd || maybe_executable(path))
+        memspy_write_before_exec(path);
+}
+
 /* Valgrind passes fini() no exit code, so take it from exit_group(2).  A
  * process killed by a signal never gets here: its file has no `exit`.
  * A futex(2) wake is where a thread releases others (a contended unlock, a
  * barrier's last arrival, a condition signal): the references made before
  * it are simulated before any made after (docs/memspy.md, "Threads").  A
  * wait is not: the waiter made its references before, and flushing there
- * would end windows of threads still running with others not yet run. */
+ * would end windows of threads still running with others not yet run.
+ * An exec writes the file (before_exec). */
 static void pre_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nargs)
 {
     (void)tid;
     if (syscallno == __NR_futex && nargs >= 2 && futex_wakes(args[1]))
         memspy_flush();
+    if (syscallno == __NR_execve || syscallno == __NR_execveat)
+        before_exec(syscallno, args, nargs);
     if (syscallno == __NR_exit_group && nargs >= 1) {
         memspy.exited = True;
         memspy.exit_code = (Int)args[0];
@@ -288,6 +357,7 @@ static void pre_clo_init(void)
     memspy.simulate = True;
     memspy.buf_entries = DEFAULT_BUFFER;
     memspy.sb_reserve = MEMSPY_SB_REFS;
+    memspy.progress_interval = 10000;
     memspy_objects_init(); /* the malloc replacement must be known before options */
 }
 

@@ -21,6 +21,7 @@
  * the "other" pieces found so far); and only for an address in none of them,
  * the debug info, whose answer is then added to the map.
  */
+#include "pub_tool_aspacemgr.h"
 #include "pub_tool_basics.h"
 #include "pub_tool_debuginfo.h"
 #include "pub_tool_execontext.h"
@@ -145,18 +146,66 @@ static UInt new_heap_object(const Addr *ips, UInt n)
     return id;
 }
 
+/* What a frame of an allocation stack is. */
+typedef enum { FRAME_JUNK, FRAME_CODE, FRAME_BELOW_MAIN } FrameKind;
+
+#define FRAME_CACHE 1024 /* direct-mapped: a malloc's frames are asked again and again */
+
+/* The kind of return address ip: junk when in no executable mapping (a
+ * frame-pointer walk past the outermost frame takes stack words, argv and
+ * envp, for return addresses), below main for __libc_start_call_main,
+ * _start...  Cached per debug-info epoch, which moves when code is
+ * unloaded: the two lookups made a malloc-only loop 10% slower. */
+static FrameKind frame_kind(Addr ip, DiEpoch ep)
+{
+    static struct {
+        Addr ip;
+        UInt epoch;
+        UChar kind;
+    } cache[FRAME_CACHE]; /* zeroed: ip 0 is junk, FRAME_JUNK */
+    UWord slot = (ip >> 2) % FRAME_CACHE;
+    if (cache[slot].ip == ip && cache[slot].epoch == ep.n)
+        return (FrameKind)cache[slot].kind;
+    NSegment const *seg = VG_(am_find_nsegment)(ip);
+    FrameKind k = !seg || !seg->hasX                                             ? FRAME_JUNK
+                  : VG_(get_fnname_kind_from_IP)(ep, ip) == Vg_FnNameBelowMain ? FRAME_BELOW_MAIN
+                                                                                : FRAME_CODE;
+    cache[slot].ip = ip, cache[slot].epoch = ep.n, cache[slot].kind = (UChar)k;
+    return k;
+}
+
+/* The allocation stack of the malloc call thread `tid` is making, into ips
+ * (room for MAX_SITE_FRAMES): the caller of malloc first, the replacement
+ * library's frames left out, junk frames dropped, and nothing past the
+ * first below-main frame, where the walk leaves code.  Returns the frames
+ * kept. */
+static UInt allocation_stack(ThreadId tid, Addr *ips)
+{
+    Addr raw[MAX_SITE_FRAMES + 4];
+    UInt n = VG_(get_StackTrace)(tid, raw, MAX_SITE_FRAMES + 4, NULL, NULL, 0), i = 0, kept = 0;
+    while (i < n && in_replacement_library(raw[i]))
+        i++;
+    DiEpoch ep = VG_(current_DiEpoch)();
+    for (; i < n && kept < MAX_SITE_FRAMES; i++) {
+        FrameKind k = frame_kind(raw[i], ep);
+        if (k == FRAME_JUNK)
+            continue;
+        ips[kept++] = raw[i];
+        if (k == FRAME_BELOW_MAIN)
+            break;
+    }
+    return kept;
+}
+
 /* The heap object of an allocation that thread `tid` is making now. */
 static UInt heap_object_of_caller(ThreadId tid)
 {
-    Addr ips[MAX_SITE_FRAMES + 4];
-    UInt n = VG_(get_StackTrace)(tid, ips, MAX_SITE_FRAMES + 4, NULL, NULL, 0), skip = 0;
-    while (skip < n && in_replacement_library(ips[skip]))
-        skip++;
-    UInt kept = n - skip < MAX_SITE_FRAMES ? n - skip : MAX_SITE_FRAMES;
-    ExeContext *ec = VG_(make_ExeContext_from_StackTrace)(ips + skip, kept ? kept : 1);
+    Addr ips[MAX_SITE_FRAMES] = {0};
+    UInt kept = allocation_stack(tid, ips);
+    ExeContext *ec = VG_(make_ExeContext_from_StackTrace)(ips, kept ? kept : 1);
     UInt id = lookup_id(memspy.heap_ids, (UWord)ec);
     if (id == NO_OBJ) {
-        id = new_heap_object(ips + skip, kept);
+        id = new_heap_object(ips, kept);
         VG_(addToFM)(memspy.heap_ids, (UWord)ec, (UWord)id + 1);
     }
     return id;

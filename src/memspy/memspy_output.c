@@ -232,6 +232,11 @@ static void write_body(profile_writer *w, void *ctx)
     write_evictions(w);
     write_threads(w);
     line_u64(w, "skipped", memspy_skipped());
+    if (memspy.exec_path) {
+        pw_key(w, "exec");
+        pw_str(w, memspy.exec_path);
+        pw_eol(w);
+    }
     if (memspy.exited)
         line_u64(w, "exit", (ULong)(UInt)memspy.exit_code & 0xff);
 }
@@ -241,4 +246,14 @@ void memspy_write_output(void)
     HChar name[64];
     VG_(snprintf)(name, sizeof name, "memspy.%d.out", VG_(getpid)());
     vgo_write_file("memspy", memspy.out_dir, name, write_body, NULL);
+}
+
+void memspy_write_before_exec(const HChar *path)
+{
+    memspy_flush();
+    if (!memspy.simulate)
+        return;
+    memspy.exec_path = path;
+    memspy_write_output();
+    memspy.exec_path = NULL;
 }

@@ -5,6 +5,7 @@
  * ranks never decrease (the documented order), and every identifier must
  * be defined before its use.  Counts that contradict each other are
  * refused here, so the report can trust them. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +19,7 @@
 #define TRUNCATED_HINT "the program may have been killed before memspy finished its file"
 
 enum rank { R_MAGIC, R_TOOL, R_PID, R_PPID, R_EXE, R_ARG, R_LEVEL, R_SAMPLING, R_SHADOW, R_THREADS, R_BODY, R_SKIPPED,
-            R_EXIT };
+            R_EXEC, R_EXIT };
 
 typedef struct reader {
     rawtext t;
@@ -420,6 +421,23 @@ static int parse_skipped(reader *r, char **f)
     return rawtext_u64(&r->t, f[1], "skipped", &r->m->skipped);
 }
 
+/* exec PATH: the process exec'd PATH, whose run memspy does not follow;
+ * passed on as a warning too, so every report says it. */
+static int parse_exec(reader *r, char **f)
+{
+    memspy_raw *m = r->m;
+    if (rawtext_string(&r->t, f[1], "exec", &m->exec_path) != 0)
+        return -1;
+    const char *fmt = "the program exec'd %s; memspy does not follow exec: the report covers the part before it";
+    char **slot = append(r, (void **)&m->warnings, m->nwarnings, &r->cap_warnings, sizeof *slot);
+    size_t len = strlen(fmt) + strlen(m->exec_path);
+    if (!slot || !(*slot = malloc(len)))
+        return slot ? out_of_memory(r) : -1;
+    m->nwarnings++;
+    snprintf(*slot, len, fmt, m->exec_path);
+    return 0;
+}
+
 static int parse_exit(reader *r, char **f)
 {
     uint64_t code;
@@ -461,6 +479,7 @@ static const keyword keywords[] = {
     {{"evict", R_BODY, 0, 0, 4}, parse_evict, NULL},
     {{"thread", R_BODY, 0, 0, -1}, NULL, parse_thread},
     {{"skipped", R_SKIPPED, 1, 1, 1}, parse_skipped, NULL},
+    {{"exec", R_EXEC, 1, 0, 1}, parse_exec, NULL},
     {{"exit", R_EXIT, 1, 0, 1}, parse_exit, NULL},
 };
 #define NKEYWORDS (sizeof keywords / sizeof *keywords)
@@ -518,6 +537,7 @@ void memspy_raw_free(memspy_raw *m)
 {
     free(m->tool);
     free(m->exe);
+    free(m->exec_path);
     array_free_strings(m->argv, (size_t)m->argc);
     for (unsigned k = 0; k < m->nlevels; k++)
         free(m->level[k].name);

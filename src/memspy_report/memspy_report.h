@@ -115,6 +115,7 @@ typedef struct memspy_raw {
     mr_evict *evicts;
     mr_thread *thread;
     uint64_t skipped;            /* references not simulated */
+    char *exec_path;             /* the program it exec'd (its `exec` line), or NULL */
     int has_exit, exit_code;
 } memspy_raw;
 

@@ -21,7 +21,10 @@ static void header(const memspy_report *rep, const mr_header *h, FILE *out)
     for (int i = 0; i < r->argc; i++)
         fprintf(out, " %s", r->argv[i]);
     fprintf(out, "\n  pid %" PRId64 ", %u thread%s, ", r->pid, r->threads, r->threads == 1 ? "" : "s");
-    r->has_exit ? fprintf(out, "exit %d\n", r->exit_code) : fprintf(out, "killed by a signal\n");
+    if (r->has_exit || !r->exec_path)
+        r->has_exit ? fprintf(out, "exit %d\n", r->exit_code) : fprintf(out, "killed by a signal\n");
+    else
+        fprintf(out, "exec'd %s\n", r->exec_path);
     for (size_t i = 0; i < r->nwarnings; i++)
         fprintf(out, "  warning: %s\n", r->warnings[i]);
     fprintf(out, "machine: %s%s%s%s\n", h->machine, h->why ? " (" : "", h->why ? h->why : "", h->why ? ")" : "");

@@ -4,7 +4,8 @@
 # false sharing); heap blocks are attributed by allocation site; the misses
 # of a two-level configuration equal Cachegrind's for the same code; the
 # JSON, text and callgrind reports hold what docs/memspy.md says; bad input
-# is refused by name.
+# is refused by name; a program that execs is reported up to the exec;
+# allocation stacks stop below main.
 source "$TESTLIB"
 
 # A two-level machine: zen4 without its L3 (L1 32 KiB 8-way, L2 1 MiB 8-way).
@@ -111,6 +112,17 @@ for site in "first:$(line_of MALLOC:first "$SRC"):1000" "second:$(line_of MALLOC
         "$(jq -r --argjson l "$line" '.data_objects[] | select(.allocation[0].line == $l) | .name' "$WORK/heap.json")" "$name"
 done
 
+# Allocation stacks end at the first frame below main (the frame-pointer
+# walk beyond it reads stack words, argv and envp, as return addresses): no
+# unknown frames, and memobjs' blocks from main, new_block and chunks.
+memspy_json objs "$PROGRAMS/memobjs" 200 3
+check "allocation stacks: no unknown frame" \
+    "$(jq '[.data_objects[].allocation[]? | select(.function == null)] | length' "$WORK/objs.json")" 0
+check "allocation stacks: from the caller of malloc to (below main)" \
+    "$(jq -r '.data_objects[] | select(.kind == "heap" and (.allocation[0].file | endswith("memobjs.c"))) |
+        [.allocation[].function] | join(" <- ")' "$WORK/objs.json" | sort -u)" \
+    "$(printf '%s\n' "chunks <- main <- (below main)" "main <- (below main)" "new_block <- main <- (below main)")"
+
 # Heap objects are named by the variable that receives the allocation
 # (DWARF): a local in a register (-O1) or a stack slot (-O0), a global
 # pointer (whose own global object is also "gptr", so the site is added),
@@ -161,6 +173,24 @@ check "text: big's causes line" "$(grep -c 'L1 causes: cold 10.0% conflict 90.0%
     "$PROGRAMS/memsweep" 16 4096 10 2>/dev/null
 check "callgrind_annotate reads it: sweep's L1 conflict misses" \
     "$(callgrind_annotate --show=L1conf "$WORK/callgrind.out" 2>/dev/null | awk '/:sweep$/ { print $1 }')" 144
+
+# A program that execs: memspy does not follow the new program (Valgrind
+# --trace-children=no) but reports the part before it, names the exec in the
+# header, the JSON and a warning, and passes the new program's status on.
+"$AUGUR" memspy --machine "$WORK/two.yaml" --format json --output "$WORK/exec.json" -- \
+    "$PROGRAMS/execs" 100 /bin/sh -c 'exit 7' 2>"$WORK/exec.err"
+check "exec: the new program's status" "$?" 7
+check "exec: json names it, no exit code" "$(jq -r '"\(.exec) \(.exit_code)"' "$WORK/exec.json")" "/bin/sh null"
+check "exec: a warning says the report stops there" \
+    "$(jq -r '.warnings[]' "$WORK/exec.json" | grep -c "exec'd /bin/sh; memspy does not follow exec")" 1
+check "exec: the references before it (K = 100)" \
+    "$(jq '.data_objects[] | select(.name == "before") | .references' "$WORK/exec.json")" 100
+printf '#!/bin/sh\nexec "$@"\n' >"$WORK/wrap.sh" && chmod +x "$WORK/wrap.sh"
+"$AUGUR" memspy --machine "$WORK/two.yaml" --output "$WORK/wrap.txt" -- "$WORK/wrap.sh" "$PROGRAMS/memsweep" 16 64 1 \
+    2>/dev/null
+check "exec from a script: status 0" "$?" 0
+check "exec from a script: the text header names it" \
+    "$(sed -n 2p "$WORK/wrap.txt" | grep -c "exec'd $PROGRAMS/memsweep\$")" 1
 
 # The default machine is named in the header with the reason.
 "$AUGUR" memspy -- "$PROGRAMS/memsweep" 16 64 1 >"$WORK/default.txt" 2>/dev/null

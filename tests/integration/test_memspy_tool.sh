@@ -20,6 +20,10 @@
 #     and so does one whose superblocks reserve room 3 references at a
 #     time (--sb-reserve=3: a flush check every 3 references);
 #   - bad options are refused with a message that names the fix;
+#   - a program that execs has its file written before the exec, naming the
+#     new program; a failed exec leaves the one written at exit;
+#   - progress lines: with --progress-ms=1, several, of the documented form,
+#     with N increasing; none in a short run by default;
 #   - --simulate=no buffers the references the sampling asks for and writes
 #     no file.
 source "$TESTLIB"
@@ -312,6 +316,49 @@ check "set sampling: simulated + skipped = all references" \
 check "set sampling: the sweep's sampled references" \
     "$(pair_sum "$RAW" memsweep.c "$(line_of LOAD:sweep "$SRC_PROGRAMS/memsweep.c")" '*' refs)" \
     "$(( 1024 / 4 * 4 ))"
+
+# ---- exec: the file is written before it ----------------------------------------
+# Valgrind runs an exec'd program natively, so the file is written at the
+# execve, with an `exec` line and no `exit`; when the exec fails (a file that
+# is not a program) the program goes on and the file written at exit
+# replaces it.
+EXTRA_OPTS=()
+SRC=$SRC_PROGRAMS/execs.c
+EXEC_RAW=$(memspy "$WORK/exec" "$PROGRAMS/execs" 100 /bin/true)
+check "exec: the program exec'd is named" "$(grep '^exec ' "$EXEC_RAW")" "exec /bin/true"
+check "exec: no exit line" "$(grep -c '^exit ' "$EXEC_RAW")" 0
+check "exec: the references before it" "$(pair_sum "$EXEC_RAW" execs.c "$(line_of LOAD:before "$SRC")" before refs)" 100
+printf 'not a program\n' >"$WORK/notelf" && chmod +x "$WORK/notelf"
+EXEC_RAW=$(memspy "$WORK/exec-failed" "$PROGRAMS/execs" 100 "$WORK/notelf")
+check "failed exec: no exec line" "$(grep -c '^exec ' "$EXEC_RAW")" 0
+check "failed exec: the exit line" "$(grep '^exit ' "$EXEC_RAW")" "exit 3"
+check "failed exec: the references after it too" \
+    "$(pair_sum "$EXEC_RAW" execs.c "$(line_of LOAD:after "$SRC")" before refs)" 100
+check "failed exec: one file, no temporary" "$(ls "$WORK/exec-failed" | grep -c memspy)" 1
+
+# ---- progress lines ------------------------------------------------------------
+# progress OUT OPTIONS... — the progress lines of a memsweep run (not -q,
+# which hides the tool's messages), without Valgrind's "==PID== " prefix.
+progress() {
+    local out=$1
+    shift
+    rm -rf "$out" && mkdir -p "$out"
+    VALGRIND_LIB="$VGLIB" valgrind --tool=memspy --out-dir="$out" --level="$L1" "$@" \
+        "$PROGRAMS/memsweep" 1024 64 300 >/dev/null 2>"$out/stderr"
+    sed -n 's/^==[0-9]*== \(memspy: progress: .*\)/\1/p' "$out/stderr"
+}
+# With a 1 ms interval the clock is read every 65536 flushed references
+# (PROGRESS_ENTRIES), each time more than 1 ms later: a line each time.
+progress "$WORK/progress" --progress-ms=1 >"$WORK/progress.lines"
+check "progress: several lines (at least 3 in ~350,000 references)" "$(($(wc -l <"$WORK/progress.lines") >= 3))" 1
+check "progress: every line of the documented form" \
+    "$(grep -cvE '^memspy: progress: [0-9]+ references, [0-9]+ s$' "$WORK/progress.lines")" 0
+check "progress: N increasing" \
+    "$(awk '{ n = $3 + 0; if (NR > 1 && n <= last) bad = 1; last = n } END { print bad ? "no" : "yes" }' \
+        "$WORK/progress.lines")" yes
+check "progress: none in a short run by default (10 s)" "$(progress "$WORK/progress-default" | wc -l)" 0
+check "--progress-ms=0: refused" "$(refused --out-dir="$WORK/bad" --level="$L1" --progress-ms=0)" refused
+check "  says the range" "$(grep -c 'expected milliseconds from 1' "$WORK/bad/err")" 1
 
 # ---- --simulate=no: the instrumentation alone ---------------------------------
 # Every reference is still buffered (all of them, or under set sampling the

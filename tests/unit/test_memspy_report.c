@@ -1,6 +1,6 @@
 /* test_memspy_report.c — memspy's host side on hand-written raw files:
- * the reader accepts a good file and refuses damaged, truncated and
- * inconsistent ones by name; the report ranks by stall cycles computed by
+ * the reader accepts a good file (and one written before an exec) and
+ * refuses damaged, truncated and inconsistent ones by name; the report ranks by stall cycles computed by
  * hand from the formula, sums causes and replacements, scales sampled
  * counts with the bounds of docs/memspy.md; the callgrind rendering has
  * one event per cause and callgrind_annotate reads it. */
@@ -172,6 +172,27 @@ static void expect_inconsistent(const char *dir, const char *from, const char *t
     char *framed = edited_text("sampling none", "0", edit, 1);
     expect_refused(dir, framed, strlen(framed), message);
     free(framed);
+}
+
+/* A file written before an exec: `exec PATH` instead of `exit`, read as the
+ * path and a warning after the tool's own; `exec` after `exit` is out of
+ * order. */
+static void test_reads_exec(void **state)
+{
+    (void)state;
+    const char *const exec_edit[1][2] = {{"exit 0\n", "exec /bin/my%20prog\n"}};
+    char *dir = fixture_tmpdir(), *text = edited_text("sampling none", "0", exec_edit, 1);
+    memspy_raw m;
+    read_text(dir, text, &m);
+    assert_string_equal(m.exec_path, "/bin/my prog");
+    assert_int_equal(m.has_exit, 0);
+    assert_int_equal(m.nwarnings, 2);
+    assert_string_equal(m.warnings[1], "the program exec'd /bin/my prog; memspy does not follow exec: the report "
+                                       "covers the part before it");
+    memspy_raw_free(&m);
+    expect_inconsistent(dir, "exit 0\n", "exit 0\nexec /bin/sh\n", "exec");
+    free(text);
+    fixture_remove(dir);
 }
 
 static void test_refuses_inconsistent_counts(void **state)
@@ -533,6 +554,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reads_good_file),
         cmocka_unit_test(test_refuses_damage),
+        cmocka_unit_test(test_reads_exec),
         cmocka_unit_test(test_refuses_inconsistent_counts),
         cmocka_unit_test(test_stall_and_ranking),
         cmocka_unit_test(test_time_sampling_bounds),
