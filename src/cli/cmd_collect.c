@@ -235,7 +235,7 @@ static int collect(const collect_options *o, const char *tool_dir, const char *o
     snprintf(out_opt, sizeof out_opt, "--augur-out=%s", out_dir);
     snprintf(bs_opt, sizeof bs_opt, "--augur-block-sizes=%s", o->block_sizes);
     char *tool_args[] = {out_opt, bs_opt, NULL};
-    launch_request rq = {o->program_argv, out_dir, "augur", tool_args, 1, "collecting", 0};
+    launch_request rq = {o->program_argv, out_dir, "augur", tool_args, 1, "collecting", 0, NULL};
     launch_result lr;
     if (launch_tool(&rq, tool_dir, &lr, err, sizeof err) != 0)
         return fail(EXIT_AUGUR_FAILED, "%s", err);

@@ -257,8 +257,8 @@ static void sampling_arg(const memspy_options *o, char *arg, size_t len)
 
 /* The memspy tool's options for a run, and the words they are made of. */
 typedef struct tool_args {
-    char levels[MACHINE_MAX_CACHES][160], out_opt[PATH_MAX + 16], sample[64], shadow[48];
-    char *argv[MACHINE_MAX_CACHES + 6]; /* NULL-terminated */
+    char levels[MACHINE_MAX_CACHES][160], out_opt[PATH_MAX + 16], sample[64], shadow[48], progress[32];
+    char *argv[MACHINE_MAX_CACHES + 7]; /* NULL-terminated */
 } tool_args;
 
 /* t's options for o on machine m, the tool writing to out_dir. */
@@ -284,6 +284,9 @@ static void make_tool_args(const memspy_options *o, const machine *m, const char
     }
     if (!o->interleave)
         t->argv[n++] = "--interleave=no";
+    /* the tool's progress lines as often as augur shows them (launch.c) */
+    snprintf(t->progress, sizeof t->progress, "--progress-ms=%d", 1000 * launch_progress_seconds());
+    t->argv[n++] = t->progress;
     t->argv[n] = NULL;
 }
 
@@ -293,7 +296,7 @@ static int print_run(const memspy_options *o, const machine *m, const char *tool
 {
     tool_args t;
     make_tool_args(o, m, "DIR", &t);
-    launch_request rq = {o->program_argv, "DIR", "memspy", t.argv, 0, "simulating", 0};
+    launch_request rq = {o->program_argv, "DIR", "memspy", t.argv, 0, "simulating", 0, NULL};
     if (launch_print_command(stdout, &rq, tool_dir) != 0 || fflush(stdout) != 0)
         return fail(EXIT_AUGUR_FAILED, "cannot write the command to standard output");
     return 0;
@@ -320,7 +323,8 @@ static int run(const memspy_options *o, const machine *m, const char *tool_dir, 
                     "--sample 0.1 takes several times less)...\n",
             o->program_argv[0], m->name);
     /* Without --output the report goes to stdout: the program's output must not mix with it. */
-    launch_request rq = {o->program_argv, out_dir, "memspy", t.argv, 0, "simulating", !o->output};
+    launch_request rq = {o->program_argv, out_dir, "memspy", t.argv, 0, "simulating", !o->output,
+                         "memspy: progress: "};
     if (launch_tool(&rq, tool_dir, lr, err, sizeof err) != 0)
         return fail(EXIT_AUGUR_FAILED, err);
     if (!lr->exited && lr->term_signal == SIGILL && diagnose_undecodable(out_dir, err, sizeof err))
@@ -385,7 +389,10 @@ static int write_report(const memspy_options *o, const memspy_report *rep, const
     if (output_open(&of, o->output, msg, sizeof msg) != 0)
         return fail(EXIT_AUGUR_FAILED, msg);
     int ok = render(o, rep, h, of.f) == 0;
-    return output_close(&of, ok, msg, sizeof msg) != 0 ? fail(EXIT_AUGUR_FAILED, msg) : 0;
+    if (output_close(&of, ok, msg, sizeof msg) != 0)
+        return fail(EXIT_AUGUR_FAILED, msg);
+    fprintf(stderr, "augur: memspy report written to %s\n", o->output);
+    return 0;
 }
 
 static int report(const memspy_options *o, const machine *m, const char *why, memspy_raw *raw)

@@ -180,11 +180,68 @@ int launch_print_command(FILE *out, const launch_request *rq, const char *tool_d
     return 0;
 }
 
-/* Wait for pid; on a terminal, say every 30 s that the run goes on, so a
- * long run under Valgrind does not look hung. */
-static int wait_with_progress(pid_t pid, const char *activity)
+/* Calls fn(path, ctx) for each valgrind.*.log in dir. */
+static void for_each_log(const char *dir, void (*fn)(const char *path, void *ctx), void *ctx)
 {
-    const int tty = isatty(STDERR_FILENO);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strncmp(e->d_name, "valgrind.", 9) == 0) {
+            char path[PATH_MAX];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            fn(path, ctx);
+        }
+    }
+    closedir(d);
+}
+
+int launch_progress_seconds(void)
+{
+    const char *v = getenv("AUGUR_PROGRESS_SECONDS");
+    char *end;
+    long s = v ? strtol(v, &end, 10) : 0;
+    return v && *v && !*end && s >= 1 && s <= 3600 ? (int)s : 30;
+}
+
+/* The latest line of the logs in rq->out_dir that holds rq's progress
+ * marker: what follows the marker, into buf ("" when there is none). */
+typedef struct last_progress {
+    const char *marker;
+    char *buf;
+    size_t len;
+} last_progress;
+
+static void find_progress(const char *path, void *ctx)
+{
+    last_progress *p = ctx;
+    FILE *f = fopen(path, "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+        const char *at = strstr(line, p->marker);
+        if (at)
+            snprintf(p->buf, p->len, "%.*s", (int)strcspn(at + strlen(p->marker), "\n"), at + strlen(p->marker));
+    }
+    if (f)
+        fclose(f);
+}
+
+/* The "still running" line: how long, and the tool's own progress line. */
+static void say_still_running(const launch_request *rq, long seconds)
+{
+    char note[256] = "";
+    if (rq->progress_marker) {
+        last_progress p = {rq->progress_marker, note, sizeof note};
+        for_each_log(rq->out_dir, find_progress, &p);
+    }
+    fprintf(stderr, "augur: still %s (%ld s so far%s%s)\n", rq->activity, seconds, note[0] ? "; " : "", note);
+}
+
+/* Wait for pid; on a terminal, say every launch_progress_seconds() that
+ * the run goes on, so a long run under Valgrind does not look hung. */
+static int wait_with_progress(pid_t pid, const launch_request *rq)
+{
+    const int tty = isatty(STDERR_FILENO), every = 10 * launch_progress_seconds();
     const struct timespec tick = {0, 100 * 1000 * 1000};
     int status = 0;
     for (long ticks = 1;; ticks++) {
@@ -193,9 +250,8 @@ static int wait_with_progress(pid_t pid, const char *activity)
             return status;
         if (r == 0) {
             nanosleep(&tick, NULL);
-            if (ticks % 300 == 0)
-                fprintf(stderr, "\naugur: still %s (%ld s so far; under Valgrind programs run 5-80x slower)\n",
-                        activity, ticks / 10);
+            if (ticks % every == 0)
+                say_still_running(rq, ticks / 10);
         }
     }
 }
@@ -222,7 +278,7 @@ int launch_tool(const launch_request *rq, const char *tool_dir, launch_result *r
         }
         exec_valgrind(rq, tool_dir);
     }
-    int status = wait_with_progress(pid, rq->activity);
+    int status = wait_with_progress(pid, rq);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
     res->pid = (int)pid;
@@ -232,21 +288,6 @@ int launch_tool(const launch_request *rq, const char *tool_dir, launch_result *r
     return 0;
 }
 
-/* Calls fn(path, ctx) for each valgrind.*.log in dir. */
-static void for_each_log(const char *dir, void (*fn)(const char *path, void *ctx), void *ctx)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    for (struct dirent *e; (e = readdir(d));) {
-        if (strncmp(e->d_name, "valgrind.", 9) == 0) {
-            char path[PATH_MAX];
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            fn(path, ctx);
-        }
-    }
-    closedir(d);
-}
 
 typedef struct undecodable {
     char bytes[160];

@@ -21,6 +21,9 @@ typedef struct launch_request {
     const char *activity;  /* "collecting": what the progress line says */
     int stdout_to_stderr;  /* the program's stdout goes to augur's stderr, so that
                               a report augur writes to stdout is not mixed with it */
+    const char *progress_marker; /* NULL, or what starts the tool's progress lines in
+                                    its log ("memspy: progress: "): the latest is
+                                    shown with the periodic "still running" line */
 } launch_request;
 
 typedef struct launch_result {
@@ -38,6 +41,10 @@ int find_program(const char *name, char *path, size_t pathlen, char *err, size_t
 /* The folder holding augur's Valgrind tool `tool` (VALGRIND_LIB), or NULL
  * with a message in err when the tool is not built or installed. */
 const char *find_tool_dir(const char *tool, char *err, size_t errlen);
+
+/* Seconds between the "still running" lines launch_tool prints on a
+ * terminal: AUGUR_PROGRESS_SECONDS (1 to 3600) or 30. */
+int launch_progress_seconds(void);
 
 /* Run the request and wait for it.  Returns 0 when the program ran (whatever
  * its exit status), -1 with a message in err when Valgrind could not be run. */

@@ -131,4 +131,15 @@ check "valgrind killed: message" \
 
 # The start message's estimate is the benchmark's, not 10-60x.
 check "start message: the estimate" "$(grep -c 'expect 40-500x native time' "$WORK/err")" 1
+
+# Progress on a terminal (script(1) gives one): every AUGUR_PROGRESS_SECONDS
+# a "still simulating" line, with the tool's count of references from its
+# log once it has written one; at the end, where the report went.
+AUGUR_PROGRESS_SECONDS=1 script -qec "$(printf '%q ' "${MEMSPY[@]}" --output "$WORK/p.txt" -- \
+    "$PROGRAMS/memsweep" 65536 64 400)" /dev/null >"$WORK/tty" 2>&1
+check "progress: a line a second" "$(grep -c '^augur: still simulating ([0-9]* s so far' "$WORK/tty" | awk '{print ($1 >= 1)}')" 1
+check "progress: the tool's reference count relayed" \
+    "$(grep -cE '^augur: still simulating \([0-9]+ s so far; [0-9]+ references, [0-9]+ s\)' "$WORK/tty" |
+        awk '{print ($1 >= 1)}')" 1
+check "progress: the report's place said" "$(grep -c "^augur: memspy report written to $WORK/p.txt" "$WORK/tty")" 1
 finish
