@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/output_file.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "machine/machine.h"
@@ -38,7 +39,7 @@ static void print_help(FILE *to)
             "             (pointer chase) and one core's read bandwidth; under a minute\n"
             "\n"
             "options:\n"
-            "  --output FILE  write the description to FILE (through FILE.tmp, checked, then renamed)\n"
+            "  --output FILE  write the description to FILE (a temporary beside it, checked, then renamed)\n"
             "                 instead of standard output\n"
             "  --quick        calibrate with fewer, shorter measurements (a few seconds)\n"
             "  -h, --help     show this help\n"
@@ -100,29 +101,31 @@ static int show_or_check(const char *name_or_path, int show)
     return rc;
 }
 
-/* Write m to path through path.tmp, loaded back before the rename so that
- * no invalid file is left; -1 with the message printed. */
+/* Write m to path (output_file.h: through symlinks, into FIFOs; a regular
+ * file replaced atomically, its temporary loaded back first so that no
+ * invalid description is left); -1 with the message printed. */
 static int write_file(const char *path, const machine *m, const char *note)
 {
-    char tmp[4200], err[2048];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "augur machine: cannot write %s: %m (check the directory exists and is writable)\n", tmp);
+    char err[2048];
+    output_file of;
+    if (output_open(&of, path, err, sizeof err) != 0) {
+        fprintf(stderr, "augur machine: %s\n", err);
         return -1;
     }
-    int rc = machine_write(f, m, note);
-    rc |= fclose(f);
+    int ok = machine_write(of.f, m, note) == 0 && fflush(of.f) == 0;
     machine check;
-    if (rc != 0)
-        fprintf(stderr, "augur machine: cannot write %s: %m (check the disk)\n", tmp);
-    else if (machine_load(tmp, &check, err, sizeof err) != 0)
-        fprintf(stderr, "augur machine: the description written is not valid: %s\n", err), rc = -1;
-    else if (machine_free(&check), rename(tmp, path) != 0)
-        fprintf(stderr, "augur machine: cannot rename %s to %s: %m\n", tmp, path), rc = -1;
-    if (rc != 0)
-        unlink(tmp);
-    return rc;
+    if (ok && of.tmp[0] && machine_load(of.tmp, &check, err, sizeof err) != 0) {
+        fprintf(stderr, "augur machine: the description written is not valid: %s\n", err);
+        output_close(&of, 0, err, sizeof err);
+        return -1;
+    }
+    if (ok && of.tmp[0])
+        machine_free(&check);
+    if (output_close(&of, ok, err, sizeof err) != 0) {
+        fprintf(stderr, "augur machine: %s (check the disk)\n", err);
+        return -1;
+    }
+    return 0;
 }
 
 /* detect, then calibrate when asked; the result to --output or stdout. */

@@ -20,7 +20,12 @@ check "zen4 L3 is 32 MiB" "$(grep -A2 'name: "L3"' "$WORK/zen4.yaml" | awk '$1 =
 # ---- detect ----------------------------------------------------------------------
 "$AUGUR" machine detect --output "$WORK/host.yaml"
 check "detect exit" "$?" 0
-check "no temporary file left" "$(ls "$WORK" | grep -c '\.tmp$')" 0
+check "no temporary file left" "$(ls -A "$WORK" | grep -c '^\.host\.yaml\.')" 0
+# Through a symlink: the link stays, its target gets the description.
+ln -s host-real.yaml "$WORK/host-link.yaml"
+"$AUGUR" machine detect --output "$WORK/host-link.yaml"
+check "symlink output: still a link" "$(test -L "$WORK/host-link.yaml" && echo link)" link
+check "symlink output: target written" "$(grep -c '^name:' "$WORK/host-real.yaml")" 1
 check "detected description loads" "$("$AUGUR" machine check "$WORK/host.yaml" | grep -c ': ok: host')" 1
 l1_sysfs=$(cat /sys/devices/system/cpu/cpu0/cache/index0/size) # e.g. 48K, level 1 data
 check "detect: L1 size as sysfs says" "$(grep -A2 'name: "L1"' "$WORK/host.yaml" | awk '$1 == "size:" {print $2 / 1024 "K"}')" "$l1_sysfs"
@@ -70,7 +75,7 @@ check "contradiction named with file, line, field" \
     "$(grep -c "$WORK/bad.yaml:$(grep -n 'size: 33554432' "$WORK/bad.yaml" | cut -d: -f1): caches\[2\].size: .* \* 15 \* 2^k" "$WORK/e2")" 1
 "$AUGUR" machine detect --output "$WORK/nodir/host.yaml" 2> "$WORK/e3"
 check "unwritable output exit" "$?" 1
-check "unwritable output named" "$(grep -c "cannot write $WORK/nodir/host.yaml.tmp" "$WORK/e3")" 1
+check "unwritable output named" "$(grep -c "cannot write $WORK/nodir/host.yaml: " "$WORK/e3")" 1
 "$AUGUR" machine list extra 2> /dev/null
 check "usage error exit" "$?" 2
 "$AUGUR" machine frobnicate 2> /dev/null
