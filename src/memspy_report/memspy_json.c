@@ -75,7 +75,7 @@ static json_t *loc_json(const memspy_raw *r, const mr_loc *l)
                      json_string_lossy(l->file >= 0 ? r->files[l->file] : NULL), "line", (json_int_t)l->line);
 }
 
-/* [{"level": "L1", "by": name, "count": n, "self": bool}, ...] */
+/* [{"level": "L1", "by": name, "by_id": id, "count": n, "self": bool}, ...] */
 static json_t *replaced_json(const memspy_report *rep, uint32_t o, uint64_t *by)
 {
     const memspy_raw *r = rep->raw;
@@ -84,9 +84,9 @@ static json_t *replaced_json(const memspy_report *rep, uint32_t o, uint64_t *by)
         mr_replacements(r, k, o, by);
         for (size_t j = 0; j < r->nobjs; j++)
             if (by[j])
-                json_array_append_new(a, json_pack("{s:s, s:o, s:o, s:b}", "level", r->level[k].name, "by",
-                                                   json_string_lossy(r->objs[j].name), "count",
-                                                   count(mr_scaled(&rep->scale, by[j])), "self", j == o));
+                json_array_append_new(a, json_pack("{s:s, s:o, s:I, s:o, s:b}", "level", r->level[k].name, "by",
+                                                   json_string_lossy(r->objs[j].name), "by_id", (json_int_t)j,
+                                                   "count", count(mr_scaled(&rep->scale, by[j])), "self", j == o));
     }
     return a;
 }
@@ -102,7 +102,7 @@ static json_t *data_json(const memspy_report *rep)
         json_t *sites = json_array();
         for (uint32_t s = 0; s < obj->nsites; s++)
             json_array_append_new(sites, loc_json(r, &r->sites[obj->first_site + s]));
-        json_t *j = json_pack("{s:o, s:s, s:I, s:I, s:o, s:o}", "name", json_string_lossy(obj->name), "kind",
+        json_t *j = json_pack("{s:I, s:o, s:s, s:I, s:I, s:o, s:o}", "id", (json_int_t)o, "name", json_string_lossy(obj->name), "kind",
                               mr_kind_name(obj->kind), "size", (json_int_t)obj->size, "blocks",
                               (json_int_t)obj->count, "allocation", sites, "replaced_by", replaced_json(rep, o, by));
         json_array_append_new(a, stats_json(rep, &rep->data[o], j));
@@ -129,8 +129,9 @@ static json_t *pairs_json(const memspy_report *rep)
     json_t *a = json_array();
     for (size_t i = 0; i < rep->npairs; i++) {
         const mr_pair_stats *p = &rep->pairs[rep->pair_rank[i]];
-        json_t *j = json_pack("{s:o, s:o}", "function", json_string_lossy(rep->code[p->function].name),
-                              "data_object", json_string_lossy(rep->raw->objs[p->obj].name));
+        json_t *j = json_pack("{s:o, s:o, s:I}", "function", json_string_lossy(rep->code[p->function].name),
+                              "data_object", json_string_lossy(rep->raw->objs[p->obj].name), "data_object_id",
+                              (json_int_t)p->obj);
         json_array_append_new(a, stats_json(rep, &p->s, j));
     }
     return a;

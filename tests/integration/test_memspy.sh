@@ -112,6 +112,26 @@ for cc in "gcc -O1" "gcc -O0" "clang -O1" "clang -O0"; do
     check "heap names, $cc" "$(heap_names "names.${cc// /}")" "$expected"
 done
 
+# Two calls of one helper (memobjs: a = new_block(64), b = new_block(64))
+# make two objects of one site: their callers tell them apart, in the data
+# objects and in the pairs, by name and by id; every name is unique, and
+# pairs and replaced_by name the object their id refers to.
+memspy_json objs "$PROGRAMS/memobjs" 200 3
+SRC=$SRC_PROGRAMS/memobjs.c
+site="new_block:$(line_of ALLOC:new_block "$SRC")"
+check "same-site blocks: named by their callers" \
+    "$(jq -r --arg s "$site" '.data_objects[] | select(.name | startswith($s)) | .name' "$WORK/objs.json" | sort)" \
+    "$(printf '%s\n' "$site <- main:$(line_of ALLOC:block_a "$SRC")" "$site <- main:$(line_of ALLOC:block_b "$SRC")" | sort)"
+check "data object names are unique" "$(jq '[.data_objects[].name] | length == (unique | length)' "$WORK/objs.json")" true
+check "pairs of fill: the two blocks, distinct, ids matching their names" \
+    "$(jq -r --arg s "$site" '(.data_objects | map({(.name): .id}) | add) as $ids |
+        [.pairs[] | select(.function == "fill" and (.data_object | startswith($s)))] |
+        "\(length) \(map(.data_object_id) | unique | length) \(all(.data_object_id == $ids[.data_object]))"' "$WORK/objs.json")" \
+    "2 2 true"
+check "replaced_by: by_id is the object named by" \
+    "$(jq '(.data_objects | map({(.id | tostring): .name}) | add) as $n |
+        [.data_objects[].replaced_by[] | $n[.by_id | tostring] == .by] | (length > 0 and all)' "$WORK/objs.json")" true
+
 # cg_sweep RUN EVENT — Cachegrind's count of EVENT in function sweep.
 cg_sweep() {
     cg_annotate --show="$2" "$WORK/cg.$1" 2>/dev/null | awk '/memsweep.c:sweep$/ { gsub(",", "", $1); n = $1 } END { print n + 0 }'

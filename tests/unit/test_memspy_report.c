@@ -3,7 +3,8 @@
  * inconsistent ones by name; the report ranks by stall cycles computed by
  * hand from the formula, sums causes and replacements, scales sampled
  * counts with the bounds of docs/memspy.md; the callgrind rendering has
- * one event per cause and callgrind_annotate reads it. */
+ * one event per cause and callgrind_annotate reads it; colliding object
+ * names are made unique. */
 #include "host_fixtures.h"
 
 #include <math.h>
@@ -442,6 +443,55 @@ static void test_split_exact(void **state)
     assert_float_equal(sp.capacity_hi, 20, 0);
 }
 
+/* Objects whose names collide: three heap objects of one helper site
+ * `h:5`, called from main:10 and twice from main:11 (under init:3 and
+ * init:4), are told apart by the first caller frame that differs; two
+ * globals `count`, with no stack, are numbered in raw order; a name used
+ * once is kept. */
+static const char names_body[] = "threads 1\n"
+                                 "module 0 /bin/prog 0\n"
+                                 "fn 0 main\n"
+                                 "fn 1 h\n"
+                                 "fn 2 init\n"
+                                 "file 0 /src/prog.c\n"
+                                 "obj 0 heap h:5 64 1\n"
+                                 "site 0 0 1100 1 0 5\n"
+                                 "site 1 0 1200 0 0 10\n"
+                                 "obj 1 heap h:5 64 1\n"
+                                 "site 0 0 1100 1 0 5\n"
+                                 "site 1 0 1210 0 0 11\n"
+                                 "site 2 0 1300 2 0 3\n"
+                                 "obj 2 heap h:5 64 1\n"
+                                 "site 0 0 1100 1 0 5\n"
+                                 "site 1 0 1210 0 0 11\n"
+                                 "site 2 0 1310 2 0 4\n"
+                                 "obj 3 global count 8 1\n"
+                                 "obj 4 global count 8 1\n"
+                                 "obj 5 global once 8 1\n"
+                                 "thread 0 0 0 0\n"
+                                 "skipped 0\n"
+                                 "exit 0\n";
+
+static void test_unique_names(void **state)
+{
+    (void)state;
+    char *dir = fixture_tmpdir(), *all;
+    assert_true(asprintf(&all, "%ssampling none\n%s", header, names_body) > 0);
+    char *framed = fixture_with_end(all);
+    memspy_raw m;
+    read_text(dir, framed, &m);
+    assert_int_equal(mr_unique_names(&m), 0);
+    const char *want[] = {"h:5 <- main:10", "h:5 <- main:11 <- init:3", "h:5 <- main:11 <- init:4",
+                          "count #1",      "count #2",                 "once"};
+    for (size_t i = 0; i < 6; i++)
+        assert_string_equal(m.objs[i].name, want[i]);
+    assert_int_equal(mr_unique_names(&m), 0); /* unique names stay as they are */
+    assert_string_equal(m.objs[1].name, want[1]);
+    memspy_raw_free(&m);
+    free(all), free(framed);
+    fixture_remove(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -457,6 +507,7 @@ int main(void)
         cmocka_unit_test(test_split_own_share),
         cmocka_unit_test(test_split_level_share),
         cmocka_unit_test(test_split_exact),
+        cmocka_unit_test(test_unique_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
