@@ -90,15 +90,29 @@ static void stall_columns(const memspy_report *rep, const mr_stats *s, FILE *out
     miss_columns(rep, s, out);
 }
 
+/* What a list left out: "(N more WHAT, P% of stall)", nothing when N is 0,
+ * so that a reader knows the rows shown are not all. */
+static void more_rows(const memspy_report *rep, size_t n, double stall, const char *what, FILE *out)
+{
+    if (n)
+        fprintf(out, "  (%zu more %s, %.1f%% of stall)\n", n, what, pct(stall, rep->total.stall));
+}
+
 static void pairs(const memspy_report *rep, FILE *out)
 {
+    double rest = 0;
     fprintf(out, "\n(Function, data object) pairs by stall\n");
     columns_title(rep, "function / data object", out);
-    for (size_t i = 0; i < rep->npairs && i < MR_TOP; i++) {
+    for (size_t i = 0; i < rep->npairs; i++) {
         const mr_pair_stats *p = &rep->pairs[rep->pair_rank[i]];
+        if (i >= MR_TOP) {
+            rest += p->s.stall;
+            continue;
+        }
         stall_columns(rep, &p->s, out);
         fprintf(out, "  %s / %s\n", rep->code[p->function].name, rep->raw->objs[p->obj].name);
     }
+    more_rows(rep, rep->npairs > MR_TOP ? rep->npairs - MR_TOP : 0, rest, "pairs", out);
 }
 
 /* "cold 10.0%, conflict 90.0%": the causes at level k, nonzero only. */
@@ -157,38 +171,57 @@ static void allocation(const memspy_raw *r, const mr_obj *o, FILE *out)
     fputc('\n', out);
 }
 
+/* One data object's row, its allocation stack, and per level with misses
+ * its causes and who replaced its lines (by: scratch of nobjs, or NULL). */
+static void data_object(const memspy_report *rep, uint32_t o, uint64_t *by, FILE *out)
+{
+    const memspy_raw *r = rep->raw;
+    const mr_obj *obj = &r->objs[o];
+    stall_columns(rep, &rep->data[o], out);
+    fprintf(out, "  %s (%s, %" PRIu64 ", %" PRIu64 ")\n", obj->name, mr_kind_name(obj->kind), obj->size, obj->count);
+    allocation(r, obj, out);
+    for (unsigned k = 0; k < r->nlevels; k++)
+        if (rep->data[o].lv[k].miss) {
+            causes(rep, &rep->data[o], k, out);
+            if (by)
+                replaced_by(rep, o, k, by, out);
+        }
+}
+
 static void data_objects(const memspy_report *rep, FILE *out)
 {
     const memspy_raw *r = rep->raw;
     uint64_t *by = calloc(r->nobjs ? r->nobjs : 1, sizeof *by);
+    double rest = 0;
     fprintf(out, "\nData objects by stall\n");
     columns_title(rep, "data object (kind, bytes, blocks)", out);
-    for (size_t i = 0; i < r->nobjs && i < MR_TOP; i++) {
-        uint32_t o = rep->data_rank[i];
-        const mr_obj *obj = &r->objs[o];
-        stall_columns(rep, &rep->data[o], out);
-        fprintf(out, "  %s (%s, %" PRIu64 ", %" PRIu64 ")\n", obj->name, mr_kind_name(obj->kind), obj->size,
-                obj->count);
-        allocation(r, obj, out);
-        for (unsigned k = 0; k < r->nlevels; k++)
-            if (rep->data[o].lv[k].miss) {
-                causes(rep, &rep->data[o], k, out);
-                if (by)
-                    replaced_by(rep, o, k, by, out);
-            }
+    for (size_t i = 0; i < r->nobjs; i++) {
+        if (i < MR_TOP)
+            data_object(rep, rep->data_rank[i], by, out);
+        else
+            rest += rep->data[rep->data_rank[i]].stall;
     }
+    more_rows(rep, r->nobjs > MR_TOP ? r->nobjs - MR_TOP : 0, rest, "data objects", out);
     free(by);
 }
 
-static void code_objects(const memspy_report *rep, enum mr_code_kind kind, const char *title, FILE *out)
+/* The list of code objects of one kind; `what` names them in the line
+ * saying how many were left out ("functions"). */
+static void code_objects(const memspy_report *rep, enum mr_code_kind kind, const char *title, const char *what,
+                         FILE *out)
 {
     fprintf(out, "\n%s by stall\n", title);
     columns_title(rep, kind == MR_FUNCTION ? "function" : "where (function)", out);
-    size_t shown = 0;
-    for (size_t i = 0; i < rep->ncode && shown < MR_TOP; i++) {
+    size_t shown = 0, more = 0;
+    double rest = 0;
+    for (size_t i = 0; i < rep->ncode; i++) {
         const mr_code_obj *c = &rep->code[rep->code_rank[i]];
         if (c->kind != kind)
             continue;
+        if (shown == MR_TOP) {
+            more++, rest += c->s.stall;
+            continue;
+        }
         stall_columns(rep, &c->s, out);
         if (kind == MR_FUNCTION)
             fprintf(out, "  %s\n", c->name);
@@ -196,6 +229,7 @@ static void code_objects(const memspy_report *rep, enum mr_code_kind kind, const
             fprintf(out, "  %s (%s)\n", kind == MR_LINE ? report_base_name(c->name) : c->name, c->function);
         shown++;
     }
+    more_rows(rep, more, rest, what, out);
 }
 
 int memspy_write_text(const memspy_report *rep, const mr_header *h, FILE *out)
@@ -205,8 +239,8 @@ int memspy_write_text(const memspy_report *rep, const mr_header *h, FILE *out)
     overall(rep, out);
     pairs(rep, out);
     data_objects(rep, out);
-    code_objects(rep, MR_FUNCTION, "Functions", out);
-    code_objects(rep, MR_LOOP, "Loops", out);
-    code_objects(rep, MR_LINE, "Source lines", out);
+    code_objects(rep, MR_FUNCTION, "Functions", "functions", out);
+    code_objects(rep, MR_LOOP, "Loops", "loops", out);
+    code_objects(rep, MR_LINE, "Source lines", "source lines", out);
     return ferror(out) ? -1 : 0;
 }

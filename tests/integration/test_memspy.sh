@@ -116,7 +116,14 @@ done
 # make two objects of one site: their callers tell them apart, in the data
 # objects and in the pairs, by name and by id; every name is unique, and
 # pairs and replaced_by name the object their id refers to.
-memspy_json objs "$PROGRAMS/memobjs" 200 3
+# (The run's raw file, kept by running --dry-run's command, gives the JSON
+# and text reports below the same counts.)
+"$AUGUR" memspy --machine "$WORK/two.yaml" --dry-run -- "$PROGRAMS/memobjs" 200 3 >"$WORK/objs.cmd"
+mkdir -p "$WORK/objs"
+DIR=$WORK/objs eval "$(sed 's/DIR/"$DIR"/g' "$WORK/objs.cmd")" >/dev/null
+for format in json text; do
+    "$AUGUR" memspy --machine "$WORK/two.yaml" --format $format --output "$WORK/objs.$format" --raw "$WORK"/objs/memspy.*.out
+done
 SRC=$SRC_PROGRAMS/memobjs.c
 site="new_block:$(line_of ALLOC:new_block "$SRC")"
 check "same-site blocks: named by their callers" \
@@ -131,6 +138,24 @@ check "pairs of fill: the two blocks, distinct, ids matching their names" \
 check "replaced_by: by_id is the object named by" \
     "$(jq '(.data_objects | map({(.id | tostring): .name}) | add) as $n |
         [.data_objects[].replaced_by[] | $n[.by_id | tostring] == .by] | (length > 0 and all)' "$WORK/objs.json")" true
+
+# Text lists show 20 rows and say how many they left out and their share
+# of the stall: the JSON's objects past the 20th, their stall_percent summed.
+# more_rows WHAT — "N P" from the text's "(N more WHAT, P% of stall)".
+more_rows() {
+    sed -n "s/^  (\([0-9]*\) more $1, \([0-9.]*\)% of stall)$/\1 \2/p" "$WORK/objs.text"
+}
+# json_rest SELECT — "N P" of the JSON bins selected past the 20th (P
+# printed as C prints it).
+json_rest() {
+    jq -r "[$1][20:] | \"\(length) \([.[].stall_percent] | add)\"" "$WORK/objs.json" | awk '{ printf "%d %.1f\n", $1, $2 }'
+}
+check "text: data objects left out, and their stall" "$(more_rows "data objects")" "$(json_rest '.data_objects[]')"
+check "text: source lines left out, and their stall" "$(more_rows "source lines")" \
+    "$(json_rest '.code_objects[] | select(.kind == "line")')"
+check "text: pairs left out, and their stall" "$(more_rows pairs)" "$(json_rest '.pairs[]')"
+check "text: 20 data objects shown" "$(sed -n '/^Data objects by stall/,/^Functions by stall/p' "$WORK/objs.text" |
+    grep -c '^ *[0-9.]*% ')" 20
 
 # cg_sweep RUN EVENT — Cachegrind's count of EVENT in function sweep.
 cg_sweep() {
