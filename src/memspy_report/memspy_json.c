@@ -117,8 +117,8 @@ static json_t *code_json(const memspy_report *rep)
     json_t *a = json_array();
     for (size_t i = 0; i < rep->ncode; i++) {
         const mr_code_obj *c = &rep->code[rep->code_rank[i]];
-        json_t *j = json_pack("{s:s, s:o, s:o}", "kind", kinds[c->kind], "name", json_string_lossy(c->name),
-                              "function", json_string_lossy(c->function));
+        json_t *j = json_pack("{s:s, s:o, s:o, s:o}", "kind", kinds[c->kind], "name", json_string_lossy(c->name),
+                              "function", json_string_lossy(c->function), "file", json_string_lossy(c->file));
         json_array_append_new(a, stats_json(rep, &c->s, j));
     }
     return a;

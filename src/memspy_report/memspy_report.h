@@ -209,8 +209,11 @@ enum mr_code_kind { MR_FUNCTION, MR_LOOP, MR_LINE };
 
 typedef struct mr_code_obj {
     uint8_t kind;     /* enum mr_code_kind */
-    char *name;       /* function name; "loop at FILE:LINE"; "FILE:LINE" */
+    char *name;       /* function name; "loop at FILE:LINE"; "FILE:LINE",
+                         FILE the source file's base name in both */
     char *function;   /* the function it lies in */
+    const char *file; /* a line's source file as the raw file names it (a
+                         full path, owned by the raw file); NULL otherwise */
     mr_stats s;
 } mr_code_obj;
 

@@ -226,7 +226,7 @@ static void code_objects(const memspy_report *rep, enum mr_code_kind kind, const
         if (kind == MR_FUNCTION)
             fprintf(out, "  %s\n", c->name);
         else
-            fprintf(out, "  %s (%s)\n", kind == MR_LINE ? report_base_name(c->name) : c->name, c->function);
+            fprintf(out, "  %s (%s)\n", c->name, c->function);
         shown++;
     }
     more_rows(rep, more, rest, what, out);

@@ -157,6 +157,19 @@ check "text: pairs left out, and their stall" "$(more_rows pairs)" "$(json_rest 
 check "text: 20 data objects shown" "$(sed -n '/^Data objects by stall/,/^Functions by stall/p' "$WORK/objs.text" |
     grep -c '^ *[0-9.]*% ')" 20
 
+# JSON names source lines as loops and the text do, by the file's base
+# name; the full path is in `file`.
+FILL=$(line_of STORE:fill "$SRC")
+check "json: line names use the base name" \
+    "$(jq '[.code_objects[] | select(.kind == "line") | .name | test("/")] | any' "$WORK/objs.json")" false
+check "json: fill's store line, its full path in file" \
+    "$(jq -r --arg n "memobjs.c:$FILL" '.code_objects[] | select(.kind == "line" and .name == $n) |
+        .file | endswith("/tests/programs/memobjs.c")' "$WORK/objs.json")" true
+check "json: fill's loop, the same base name" \
+    "$(jq -r '.code_objects[] | select(.kind == "loop" and .function == "fill") | .name' "$WORK/objs.json")" \
+    "loop at memobjs.c:$((FILL - 1))" # the for line, just above the store
+check "text: the same line name" "$(grep -c "  memobjs.c:$FILL (fill)$" "$WORK/objs.text")" 1
+
 # cg_sweep RUN EVENT — Cachegrind's count of EVENT in function sweep.
 cg_sweep() {
     cg_annotate --show="$2" "$WORK/cg.$1" 2>/dev/null | awk '/memsweep.c:sweep$/ { gsub(",", "", $1); n = $1 } END { print n + 0 }'

@@ -4,9 +4,10 @@
  * hand from the formula, sums causes and replacements, scales sampled
  * counts with the bounds of docs/memspy.md; the callgrind rendering has
  * one event per cause and callgrind_annotate reads it; colliding object
- * names are made unique. */
+ * names are made unique; JSON names lines by base name and objects by id. */
 #include "host_fixtures.h"
 
+#include <jansson.h>
 #include <math.h>
 
 #include "memspy_report/memspy_report.h"
@@ -219,7 +220,9 @@ static void test_stall_and_ranking(void **state)
     /* code objects: kernel (18840) before main (200); lines */
     assert_float_equal(code_named(&rep, "kernel")->s.stall, 18840, 1e-9);
     assert_float_equal(code_named(&rep, "main")->s.stall, 200, 1e-9);
-    assert_float_equal(code_named(&rep, "/src/prog.c:21")->s.stall, 10000, 1e-9);
+    assert_float_equal(code_named(&rep, "prog.c:21")->s.stall, 10000, 1e-9);
+    assert_string_equal(code_named(&rep, "prog.c:21")->file, "/src/prog.c");
+    assert_null(code_named(&rep, "kernel")->file);
     assert_string_equal(rep.code[rep.code_rank[0]].name, "kernel");
     /* pairs: (kernel, B) first */
     const mr_pair_stats *top = &rep.pairs[rep.pair_rank[0]];
@@ -443,6 +446,52 @@ static void test_split_exact(void **state)
     assert_float_equal(sp.capacity_hi, 20, 0);
 }
 
+/* The JSON report: line code objects are named by the file's base name
+ * (as loops and the text are), their full path in `file` (null for a
+ * function); data objects carry their raw id, which pairs repeat. */
+static void test_json_names(void **state)
+{
+    (void)state;
+    char *dir = fixture_tmpdir(), *text = raw_text("sampling none", "0 0", "0");
+    char *path = fixture_path(dir, "report.json");
+    memspy_raw m;
+    memspy_report rep;
+    read_text(dir, text, &m);
+    build(&m, &rep);
+    mr_header h = {"test", NULL, 2.0, 100};
+    FILE *f = fopen(path, "w");
+    assert_int_equal(memspy_write_json(&rep, &h, f), 0);
+    fclose(f);
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, 0, &jerr);
+    assert_non_null(doc);
+    json_t *code = json_object_get(doc, "code_objects"), *c;
+    size_t i;
+    int lines = 0;
+    json_array_foreach(code, i, c) {
+        const char *kind = json_string_value(json_object_get(c, "kind"));
+        json_t *file = json_object_get(c, "file");
+        if (!strcmp(kind, "line")) {
+            lines++;
+            assert_non_null(strstr("prog.c:20 prog.c:21 prog.c:30", json_string_value(json_object_get(c, "name"))));
+            assert_string_equal(json_string_value(file), "/src/prog.c");
+        } else {
+            assert_true(json_is_null(file));
+        }
+    }
+    assert_int_equal(lines, 3);
+    json_t *top = json_array_get(json_object_get(doc, "pairs"), 0);
+    assert_string_equal(json_string_value(json_object_get(top, "data_object")), "B");
+    assert_int_equal(json_integer_value(json_object_get(top, "data_object_id")), 1);
+    json_t *first = json_array_get(json_object_get(doc, "data_objects"), 0);
+    assert_int_equal(json_integer_value(json_object_get(first, "id")), 1);
+    json_decref(doc);
+    memspy_report_free(&rep);
+    memspy_raw_free(&m);
+    free(path), free(text);
+    fixture_remove(dir);
+}
+
 /* Objects whose names collide: three heap objects of one helper site
  * `h:5`, called from main:10 and twice from main:11 (under init:3 and
  * init:4), are told apart by the first caller frame that differs; two
@@ -508,6 +557,7 @@ int main(void)
         cmocka_unit_test(test_split_level_share),
         cmocka_unit_test(test_split_exact),
         cmocka_unit_test(test_unique_names),
+        cmocka_unit_test(test_json_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
