@@ -17,9 +17,12 @@ static double pct(double part, double whole)
 static void header(const memspy_report *rep, const mr_header *h, FILE *out)
 {
     const memspy_raw *r = rep->raw;
-    fprintf(out, "memspy report: %s", r->exe);
-    for (int i = 0; i < r->argc; i++)
-        fprintf(out, " %s", r->argv[i]);
+    fputs("memspy report: ", out);
+    report_shell_word(r->exe, out);
+    for (int i = 0; i < r->argc; i++) {
+        fputc(' ', out);
+        report_shell_word(r->argv[i], out);
+    }
     fprintf(out, "\n  pid %" PRId64 ", %u thread%s, ", r->pid, r->threads, r->threads == 1 ? "" : "s");
     r->has_exit ? fprintf(out, "exit %d\n", r->exit_code) : fprintf(out, "killed by a signal\n");
     for (size_t i = 0; i < r->nwarnings; i++)
@@ -30,7 +33,7 @@ static void header(const memspy_report *rep, const mr_header *h, FILE *out)
         fprintf(out, "  %-4s %8" PRIu64 " KiB %3u-way %u-byte lines, %s, %.0f cycles\n", l->name, l->size / 1024,
                 l->ways, l->line, l->shared_by == 1 ? "private" : "shared", rep->costs.lat[k]);
     }
-    fprintf(out, "  memory %.0f ns = %.0f cycles at %.2f GHz\n", h->mem_latency_ns, rep->costs.lat[r->nlevels],
+    fprintf(out, "  memory %.0f ns = %.1f cycles at %.2f GHz\n", h->mem_latency_ns, rep->costs.lat[r->nlevels],
             h->clock_ghz);
 }
 

@@ -170,6 +170,15 @@ check "json: fill's loop, the same base name" \
     "loop at memobjs.c:$((FILL - 1))" # the for line, just above the store
 check "text: the same line name" "$(grep -c "  memobjs.c:$FILL (fill)$" "$WORK/objs.text")" 1
 
+# The memory latency is printed as precisely as the stall uses it (zen4:
+# 110 ns at 3.55 GHz = 390.5 cycles); replaced_by lists, level by level,
+# the most replacements first.
+check "text: memory latency to a tenth of a cycle" \
+    "$(grep -c "^  memory 110 ns = $(jq -r '.machine.memory_latency_cycles' "$WORK/objs.json") cycles" "$WORK/objs.text")" 1
+check "json: replaced_by sorted by count within each level" \
+    "$(jq '[.data_objects[].replaced_by | group_by(.level)[] | map(.count) | . == (sort | reverse)] | all' "$WORK/objs.json")" \
+    true
+
 # cg_sweep RUN EVENT — Cachegrind's count of EVENT in function sweep.
 cg_sweep() {
     cg_annotate --show="$2" "$WORK/cg.$1" 2>/dev/null | awk '/memsweep.c:sweep$/ { gsub(",", "", $1); n = $1 } END { print n + 0 }'
@@ -221,6 +230,8 @@ check "missing program: exit 127" "$?" 127
 "$AUGUR" memspy --machine zen4 --output "$WORK/crash.txt" -- /bin/sh -c 'kill -SEGV $$' 2>/dev/null
 check "crashing program: its status" "$?" 139
 check "crashing program: the report says so" "$(grep -c 'killed by a signal' "$WORK/crash.txt")" 1
+check "header: an argument with spaces is quoted" "$(sed -n "1s/^memspy report: [^ ]* //p" "$WORK/crash.txt")" \
+    "-c 'kill -SEGV \$\$'"
 "$AUGUR" memspy --machine zen4 --output "$WORK/no/such/dir/r.txt" -- "$PROGRAMS/memsweep" 1 64 1 2>"$WORK/err"
 check "unwritable output: exit 125" "$?" 125
 check "unwritable output: nothing left" "$(ls "$WORK/no" 2>/dev/null | wc -l)" 0

@@ -141,9 +141,8 @@ static void test_refuses_damage(void **state)
     fixture_remove(dir);
 }
 
-/* The good file with `from` replaced by `to`, framed again: the framing
- * holds, so the content's own rule must refuse it. */
-static void expect_inconsistent(const char *dir, const char *from, const char *to, const char *message)
+/* The good file (no sampling) with `from` replaced by `to`, framed again. */
+static char *edited_text(const char *from, const char *to)
 {
     char *b, *all;
     assert_true(asprintf(&b, body, "0 0", "0") > 0);
@@ -152,8 +151,17 @@ static void expect_inconsistent(const char *dir, const char *from, const char *t
     assert_non_null(at);
     assert_true(asprintf(&edited, "%.*s%s%s", (int)(at - all), all, to, at + strlen(from)) > 0);
     char *framed = fixture_with_end(edited);
+    free(b), free(all), free(edited);
+    return framed;
+}
+
+/* The good file with `from` replaced by `to`: the framing holds, so the
+ * content's own rule must refuse it. */
+static void expect_inconsistent(const char *dir, const char *from, const char *to, const char *message)
+{
+    char *framed = edited_text(from, to);
     expect_refused(dir, framed, strlen(framed), message);
-    free(b), free(all), free(edited), free(framed);
+    free(framed);
 }
 
 static void test_refuses_inconsistent_counts(void **state)
@@ -448,11 +456,13 @@ static void test_split_exact(void **state)
 
 /* The JSON report: line code objects are named by the file's base name
  * (as loops and the text are), their full path in `file` (null for a
- * function); data objects carry their raw id, which pairs repeat. */
+ * function); data objects carry their raw id, which pairs repeat;
+ * replaced_by is sorted by count (A's L1 lines: 6 by itself, 15 by B, so
+ * B first). */
 static void test_json_names(void **state)
 {
     (void)state;
-    char *dir = fixture_tmpdir(), *text = raw_text("sampling none", "0 0", "0");
+    char *dir = fixture_tmpdir(), *text = edited_text("evict 0 0 0 60", "evict 0 0 0 6");
     char *path = fixture_path(dir, "report.json");
     memspy_raw m;
     memspy_report rep;
@@ -485,6 +495,14 @@ static void test_json_names(void **state)
     assert_int_equal(json_integer_value(json_object_get(top, "data_object_id")), 1);
     json_t *first = json_array_get(json_object_get(doc, "data_objects"), 0);
     assert_int_equal(json_integer_value(json_object_get(first, "id")), 1);
+    json_t *a = json_array_get(json_object_get(doc, "data_objects"), 1);
+    assert_string_equal(json_string_value(json_object_get(a, "name")), "A");
+    json_t *by = json_object_get(a, "replaced_by");
+    assert_int_equal(json_array_size(by), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(by, 0), "by")), "B");
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(by, 0), "by_id")), 1);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(by, 0), "count")), 15);
+    assert_true(json_is_true(json_object_get(json_array_get(by, 1), "self")));
     json_decref(doc);
     memspy_report_free(&rep);
     memspy_raw_free(&m);
