@@ -82,6 +82,7 @@ typedef struct evictor {
     uint32_t obj;
 } evictor;
 
+/* qsort order of evictors: most replacements first, ties in raw order. */
 static int by_count(const void *a, const void *b)
 {
     const evictor *x = a, *y = b;

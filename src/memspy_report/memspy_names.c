@@ -22,6 +22,8 @@ typedef struct named {
     uint32_t obj;
 } named;
 
+/* qsort order of named: by name, then raw order, so a group of equal
+ * names lists its objects as the raw file does (numbers follow it). */
 static int by_name(const void *a, const void *b)
 {
     const named *x = a, *y = b;
