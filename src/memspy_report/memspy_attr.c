@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "memspy_report/memspy_report.h"
+#include "report/report.h"
 
 #define MAX_LOOPS 8
 
@@ -115,8 +116,11 @@ static int code_objects_of(code_set *cs, size_t c, mr_loops_fn loops, void *ctx,
     ids[n++] = code_object(cs, key, MR_FUNCTION, fn, fn);
     if (l->file >= 0 && l->line > 0) {
         snprintf(key, sizeof key, "l%d:%u", l->file, l->line);
-        snprintf(name, sizeof name, "%s:%u", r->files[l->file], l->line);
-        ids[n++] = code_object(cs, key, MR_LINE, name, fn);
+        snprintf(name, sizeof name, "%s:%u", report_base_name(r->files[l->file]), l->line);
+        ids[n] = code_object(cs, key, MR_LINE, name, fn);
+        if (ids[n] >= 0)
+            cs->rep->code[ids[n]].file = r->files[l->file];
+        n++;
     }
     const char *names[MAX_LOOPS];
     size_t nloops = loops ? loops(ctx, c, names, MAX_LOOPS) : 0;

@@ -2,6 +2,7 @@
  * every field is documented in docs/memspy.md, "Report".  Counts are
  * whole-run estimates rounded to integers (exact without sampling). */
 #include <math.h>
+#include <stdlib.h>
 
 #include "memspy_report/memspy_report.h"
 #include "util/json_util.h"
@@ -75,18 +76,48 @@ static json_t *loc_json(const memspy_raw *r, const mr_loc *l)
                      json_string_lossy(l->file >= 0 ? r->files[l->file] : NULL), "line", (json_int_t)l->line);
 }
 
-/* [{"level": "L1", "by": name, "count": n, "self": bool}, ...] */
-static json_t *replaced_json(const memspy_report *rep, uint32_t o, uint64_t *by)
+/* One evictor of a victim's lines at a level, for sorting by count. */
+typedef struct evictor {
+    uint64_t count;
+    uint32_t obj;
+} evictor;
+
+/* qsort order of evictors: most replacements first, ties in raw order. */
+static int by_count(const void *a, const void *b)
+{
+    const evictor *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count < y->count ? 1 : -1;
+    return (x->obj > y->obj) - (x->obj < y->obj);
+}
+
+/* Object o's evictors at level k into e[], most replacements first (ties
+ * in raw order); returns their count.  by: scratch of nobjs counts. */
+static size_t evictors_of(const memspy_raw *r, unsigned k, uint32_t o, uint64_t *by, evictor *e)
+{
+    size_t n = 0;
+    mr_replacements(r, k, o, by);
+    for (size_t j = 0; j < r->nobjs; j++)
+        if (by[j])
+            e[n++] = (evictor){by[j], (uint32_t)j};
+    qsort(e, n, sizeof *e, by_count);
+    return n;
+}
+
+/* [{"level": "L1", "by": name, "by_id": id, "count": n, "self": bool}, ...]:
+ * level by level, most replacements first.  by, e: scratch of nobjs. */
+static json_t *replaced_json(const memspy_report *rep, uint32_t o, uint64_t *by, evictor *e)
 {
     const memspy_raw *r = rep->raw;
     json_t *a = json_array();
-    for (unsigned k = 0; by && k < r->nlevels; k++) {
-        mr_replacements(r, k, o, by);
-        for (size_t j = 0; j < r->nobjs; j++)
-            if (by[j])
-                json_array_append_new(a, json_pack("{s:s, s:o, s:o, s:b}", "level", r->level[k].name, "by",
-                                                   json_string_lossy(r->objs[j].name), "count",
-                                                   count(mr_scaled(&rep->scale, by[j])), "self", j == o));
+    for (unsigned k = 0; by && e && k < r->nlevels; k++) {
+        size_t n = evictors_of(r, k, o, by, e);
+        for (size_t i = 0; i < n; i++) {
+            uint32_t j = e[i].obj;
+            json_array_append_new(a, json_pack("{s:s, s:o, s:I, s:o, s:b}", "level", r->level[k].name, "by",
+                                               json_string_lossy(r->objs[j].name), "by_id", (json_int_t)j, "count",
+                                               count(mr_scaled(&rep->scale, e[i].count)), "self", j == o));
+        }
     }
     return a;
 }
@@ -96,18 +127,20 @@ static json_t *data_json(const memspy_report *rep)
     const memspy_raw *r = rep->raw;
     json_t *a = json_array();
     uint64_t *by = calloc(r->nobjs ? r->nobjs : 1, sizeof *by);
+    evictor *e = calloc(r->nobjs ? r->nobjs : 1, sizeof *e);
     for (size_t i = 0; i < r->nobjs; i++) {
         uint32_t o = rep->data_rank[i];
         const mr_obj *obj = &r->objs[o];
         json_t *sites = json_array();
         for (uint32_t s = 0; s < obj->nsites; s++)
             json_array_append_new(sites, loc_json(r, &r->sites[obj->first_site + s]));
-        json_t *j = json_pack("{s:o, s:s, s:I, s:I, s:o, s:o}", "name", json_string_lossy(obj->name), "kind",
+        json_t *j = json_pack("{s:I, s:o, s:s, s:I, s:I, s:o, s:o}", "id", (json_int_t)o, "name", json_string_lossy(obj->name), "kind",
                               mr_kind_name(obj->kind), "size", (json_int_t)obj->size, "blocks",
-                              (json_int_t)obj->count, "allocation", sites, "replaced_by", replaced_json(rep, o, by));
+                              (json_int_t)obj->count, "allocation", sites, "replaced_by", replaced_json(rep, o, by, e));
         json_array_append_new(a, stats_json(rep, &rep->data[o], j));
     }
     free(by);
+    free(e);
     return a;
 }
 
@@ -117,8 +150,8 @@ static json_t *code_json(const memspy_report *rep)
     json_t *a = json_array();
     for (size_t i = 0; i < rep->ncode; i++) {
         const mr_code_obj *c = &rep->code[rep->code_rank[i]];
-        json_t *j = json_pack("{s:s, s:o, s:o}", "kind", kinds[c->kind], "name", json_string_lossy(c->name),
-                              "function", json_string_lossy(c->function));
+        json_t *j = json_pack("{s:s, s:o, s:o, s:o}", "kind", kinds[c->kind], "name", json_string_lossy(c->name),
+                              "function", json_string_lossy(c->function), "file", json_string_lossy(c->file));
         json_array_append_new(a, stats_json(rep, &c->s, j));
     }
     return a;
@@ -129,8 +162,9 @@ static json_t *pairs_json(const memspy_report *rep)
     json_t *a = json_array();
     for (size_t i = 0; i < rep->npairs; i++) {
         const mr_pair_stats *p = &rep->pairs[rep->pair_rank[i]];
-        json_t *j = json_pack("{s:o, s:o}", "function", json_string_lossy(rep->code[p->function].name),
-                              "data_object", json_string_lossy(rep->raw->objs[p->obj].name));
+        json_t *j = json_pack("{s:o, s:o, s:I}", "function", json_string_lossy(rep->code[p->function].name),
+                              "data_object", json_string_lossy(rep->raw->objs[p->obj].name), "data_object_id",
+                              (json_int_t)p->obj);
         json_array_append_new(a, stats_json(rep, &p->s, j));
     }
     return a;

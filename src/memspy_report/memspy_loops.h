@@ -28,7 +28,8 @@ size_t mr_loops_names(void *ctx, size_t code, const char **names, size_t max);
  * lies in an analysed module to the variable that receives the allocation
  * (st_call_receiver), as MemSpy did; "VAR (SITE)" when another object has
  * the same name; objects whose variable is not found keep their site
- * name.  -1 only when memory runs out. */
+ * name.  Then every name is made unique (mr_unique_names).  -1 only when
+ * memory runs out. */
 int mr_loops_name_heap(const mr_loops *l, memspy_raw *r);
 
 void mr_loops_free(mr_loops *l);

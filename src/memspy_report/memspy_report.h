@@ -8,6 +8,8 @@
  *   memspy_scale.c     sampling: scale factor, estimates and their bounds
  *   memspy_split.c     shadow sampling: unsplit misses apportioned
  *   memspy_loops.c     code addresses -> loops, from the structure analysis
+ *   memspy_varnames.c  heap objects named by the variable receiving them
+ *   memspy_names.c     every data object's name made unique
  *   memspy_text.c      the report for people
  *   memspy_json.c      the report for programs (docs/memspy.md, "Report")
  *   memspy_callgrind.c the report as a callgrind file, one event per cause
@@ -130,6 +132,12 @@ void memspy_raw_free(memspy_raw *r);
 
 const char *mr_kind_name(enum mr_obj_kind k);
 
+/* Make the names of r's objects unique (memspy_names.c): names shared by
+ * several objects get " <- FN:LINE", the first caller frame where their
+ * allocation stacks differ, and failing that " #N" (1, 2, ... in raw
+ * order).  -1 only when memory runs out (names may then be half done). */
+int mr_unique_names(memspy_raw *r);
+
 /* ---- sampling (memspy_scale.c) ------------------------------------------- */
 
 /* How counts of simulated references stand for the whole run. */
@@ -211,8 +219,11 @@ enum mr_code_kind { MR_FUNCTION, MR_LOOP, MR_LINE };
 
 typedef struct mr_code_obj {
     uint8_t kind;     /* enum mr_code_kind */
-    char *name;       /* function name; "loop at FILE:LINE"; "FILE:LINE" */
+    char *name;       /* function name; "loop at FILE:LINE"; "FILE:LINE",
+                         FILE the source file's base name in both */
     char *function;   /* the function it lies in */
+    const char *file; /* a line's source file as the raw file names it (a
+                         full path, owned by the raw file); NULL otherwise */
     mr_stats s;
 } mr_code_obj;
 

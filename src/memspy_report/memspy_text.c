@@ -17,9 +17,12 @@ static double pct(double part, double whole)
 static void header(const memspy_report *rep, const mr_header *h, FILE *out)
 {
     const memspy_raw *r = rep->raw;
-    fprintf(out, "memspy report: %s", r->exe);
-    for (int i = 0; i < r->argc; i++)
-        fprintf(out, " %s", r->argv[i]);
+    fputs("memspy report: ", out);
+    report_shell_word(r->exe, out);
+    for (int i = 0; i < r->argc; i++) {
+        fputc(' ', out);
+        report_shell_word(r->argv[i], out);
+    }
     fprintf(out, "\n  pid %" PRId64 ", %u thread%s, ", r->pid, r->threads, r->threads == 1 ? "" : "s");
     if (r->has_exit || !r->exec_path)
         r->has_exit ? fprintf(out, "exit %d\n", r->exit_code) : fprintf(out, "killed by a signal\n");
@@ -33,7 +36,7 @@ static void header(const memspy_report *rep, const mr_header *h, FILE *out)
         fprintf(out, "  %-4s %8" PRIu64 " KiB %3u-way %u-byte lines, %s, %.0f cycles\n", l->name, l->size / 1024,
                 l->ways, l->line, l->shared_by == 1 ? "private" : "shared", rep->costs.lat[k]);
     }
-    fprintf(out, "  memory %.0f ns = %.0f cycles at %.2f GHz\n", h->mem_latency_ns, rep->costs.lat[r->nlevels],
+    fprintf(out, "  memory %.0f ns = %.1f cycles at %.2f GHz\n", h->mem_latency_ns, rep->costs.lat[r->nlevels],
             h->clock_ghz);
 }
 
@@ -94,15 +97,29 @@ static void stall_columns(const memspy_report *rep, const mr_stats *s, FILE *out
     miss_columns(rep, s, out);
 }
 
+/* What a list left out: "(N more WHAT, P% of stall)", nothing when N is 0,
+ * so that a reader knows the rows shown are not all. */
+static void more_rows(const memspy_report *rep, size_t n, double stall, const char *what, FILE *out)
+{
+    if (n)
+        fprintf(out, "  (%zu more %s, %.1f%% of stall)\n", n, what, pct(stall, rep->total.stall));
+}
+
 static void pairs(const memspy_report *rep, FILE *out)
 {
+    double rest = 0;
     fprintf(out, "\n(Function, data object) pairs by stall\n");
     columns_title(rep, "function / data object", out);
-    for (size_t i = 0; i < rep->npairs && i < MR_TOP; i++) {
+    for (size_t i = 0; i < rep->npairs; i++) {
         const mr_pair_stats *p = &rep->pairs[rep->pair_rank[i]];
+        if (i >= MR_TOP) {
+            rest += p->s.stall;
+            continue;
+        }
         stall_columns(rep, &p->s, out);
         fprintf(out, "  %s / %s\n", rep->code[p->function].name, rep->raw->objs[p->obj].name);
     }
+    more_rows(rep, rep->npairs > MR_TOP ? rep->npairs - MR_TOP : 0, rest, "pairs", out);
 }
 
 /* "cold 10.0%, conflict 90.0%": the causes at level k, nonzero only. */
@@ -161,45 +178,65 @@ static void allocation(const memspy_raw *r, const mr_obj *o, FILE *out)
     fputc('\n', out);
 }
 
+/* One data object's row, its allocation stack, and per level with misses
+ * its causes and who replaced its lines (by: scratch of nobjs, or NULL). */
+static void data_object(const memspy_report *rep, uint32_t o, uint64_t *by, FILE *out)
+{
+    const memspy_raw *r = rep->raw;
+    const mr_obj *obj = &r->objs[o];
+    stall_columns(rep, &rep->data[o], out);
+    fprintf(out, "  %s (%s, %" PRIu64 ", %" PRIu64 ")\n", obj->name, mr_kind_name(obj->kind), obj->size, obj->count);
+    allocation(r, obj, out);
+    for (unsigned k = 0; k < r->nlevels; k++)
+        if (rep->data[o].lv[k].miss) {
+            causes(rep, &rep->data[o], k, out);
+            if (by)
+                replaced_by(rep, o, k, by, out);
+        }
+}
+
 static void data_objects(const memspy_report *rep, FILE *out)
 {
     const memspy_raw *r = rep->raw;
     uint64_t *by = calloc(r->nobjs ? r->nobjs : 1, sizeof *by);
+    double rest = 0;
     fprintf(out, "\nData objects by stall\n");
     columns_title(rep, "data object (kind, bytes, blocks)", out);
-    for (size_t i = 0; i < r->nobjs && i < MR_TOP; i++) {
-        uint32_t o = rep->data_rank[i];
-        const mr_obj *obj = &r->objs[o];
-        stall_columns(rep, &rep->data[o], out);
-        fprintf(out, "  %s (%s, %" PRIu64 ", %" PRIu64 ")\n", obj->name, mr_kind_name(obj->kind), obj->size,
-                obj->count);
-        allocation(r, obj, out);
-        for (unsigned k = 0; k < r->nlevels; k++)
-            if (rep->data[o].lv[k].miss) {
-                causes(rep, &rep->data[o], k, out);
-                if (by)
-                    replaced_by(rep, o, k, by, out);
-            }
+    for (size_t i = 0; i < r->nobjs; i++) {
+        if (i < MR_TOP)
+            data_object(rep, rep->data_rank[i], by, out);
+        else
+            rest += rep->data[rep->data_rank[i]].stall;
     }
+    more_rows(rep, r->nobjs > MR_TOP ? r->nobjs - MR_TOP : 0, rest, "data objects", out);
     free(by);
 }
 
-static void code_objects(const memspy_report *rep, enum mr_code_kind kind, const char *title, FILE *out)
+/* The list of code objects of one kind; `what` names them in the line
+ * saying how many were left out ("functions"). */
+static void code_objects(const memspy_report *rep, enum mr_code_kind kind, const char *title, const char *what,
+                         FILE *out)
 {
     fprintf(out, "\n%s by stall\n", title);
     columns_title(rep, kind == MR_FUNCTION ? "function" : "where (function)", out);
-    size_t shown = 0;
-    for (size_t i = 0; i < rep->ncode && shown < MR_TOP; i++) {
+    size_t shown = 0, more = 0;
+    double rest = 0;
+    for (size_t i = 0; i < rep->ncode; i++) {
         const mr_code_obj *c = &rep->code[rep->code_rank[i]];
         if (c->kind != kind)
             continue;
+        if (shown == MR_TOP) {
+            more++, rest += c->s.stall;
+            continue;
+        }
         stall_columns(rep, &c->s, out);
         if (kind == MR_FUNCTION)
             fprintf(out, "  %s\n", c->name);
         else
-            fprintf(out, "  %s (%s)\n", kind == MR_LINE ? report_base_name(c->name) : c->name, c->function);
+            fprintf(out, "  %s (%s)\n", c->name, c->function);
         shown++;
     }
+    more_rows(rep, more, rest, what, out);
 }
 
 int memspy_write_text(const memspy_report *rep, const mr_header *h, FILE *out)
@@ -209,8 +246,8 @@ int memspy_write_text(const memspy_report *rep, const mr_header *h, FILE *out)
     overall(rep, out);
     pairs(rep, out);
     data_objects(rep, out);
-    code_objects(rep, MR_FUNCTION, "Functions", out);
-    code_objects(rep, MR_LOOP, "Loops", out);
-    code_objects(rep, MR_LINE, "Source lines", out);
+    code_objects(rep, MR_FUNCTION, "Functions", "functions", out);
+    code_objects(rep, MR_LOOP, "Loops", "loops", out);
+    code_objects(rep, MR_LINE, "Source lines", "source lines", out);
     return ferror(out) ? -1 : 0;
 }

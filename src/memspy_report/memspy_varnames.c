@@ -4,7 +4,8 @@
  * func:line").  The tool names a heap object by its allocation site
  * (FN:LINE, the caller of malloc); here, for sites in the modules
  * memspy_loops.c analysed, st_call_receiver finds the variable the call's
- * result goes to, and that becomes the name. */
+ * result goes to, and that becomes the name; names still shared are then
+ * made unique (memspy_names.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,5 +84,5 @@ int mr_loops_name_heap(const mr_loops *l, memspy_raw *r)
         st_vars_free(vars[m].vars);
     free(names);
     free(vars);
-    return rc;
+    return rc == 0 ? mr_unique_names(r) : rc;
 }

@@ -116,6 +116,10 @@ int report_write_text(const report *r, size_t top, FILE *out);
 /* The file name of a path (after its last '/'); NULL for NULL. */
 const char *report_base_name(const char *path);
 
+/* Write s as a shell would take it as one word: as is when it holds only
+ * [A-Za-z0-9_./=:,+@%-], else single-quoted (a ' as '\''). */
+void report_shell_word(const char *s, FILE *out);
+
 /* The JSON document of docs/report.md; NULL when memory runs out. */
 json_t *report_json(const report *r, size_t top);
 int report_write_json(const report *r, size_t top, FILE *out);

@@ -148,8 +148,25 @@ static const char *relative_path(const char *path, const char *cwd)
 
 /* ---- sections ------------------------------------------------------------ */
 
-/* The command as a shell would take it: words with characters other than
- * [A-Za-z0-9_./=:,+@%-] are single-quoted. */
+void report_shell_word(const char *s, FILE *out)
+{
+    int plain = *s != '\0' &&
+                strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=:,+@%-") == strlen(s);
+    if (plain) {
+        fputs(s, out);
+        return;
+    }
+    fputc('\'', out);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputs("'\\''", out); /* end quote, escaped quote, reopen */
+        else
+            fputc(*s, out);
+    }
+    fputc('\'', out);
+}
+
+/* The command as a shell would take it (report_shell_word). */
 static void print_command(const char *command_json, FILE *out)
 {
     json_t *cmd = json_loads(command_json, 0, NULL);
@@ -160,21 +177,8 @@ static void print_command(const char *command_json, FILE *out)
         const char *s = json_string_value(word);
         if (!s)
             continue;
-        int plain = *s != '\0' && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=:,+@%-") ==
-                                      strlen(s);
         fputs(i ? " " : "", out);
-        if (plain) {
-            fputs(s, out);
-            continue;
-        }
-        fputc('\'', out);
-        for (; *s; s++) {
-            if (*s == '\'')
-                fputs("'\\''", out); /* end quote, escaped quote, reopen */
-            else
-                fputc(*s, out);
-        }
-        fputc('\'', out);
+        report_shell_word(s, out);
     }
     json_decref(cmd);
 }

@@ -142,6 +142,73 @@ for cc in "gcc -O1" "gcc -O0" "clang -O1" "clang -O0"; do
     check "heap names, $cc" "$(heap_names "names.${cc// /}")" "$expected"
 done
 
+# Two calls of one helper (memobjs: a = new_block(64), b = new_block(64))
+# make two objects of one site: their callers tell them apart, in the data
+# objects and in the pairs, by name and by id; every name is unique, and
+# pairs and replaced_by name the object their id refers to.
+# (The run's raw file, kept by running --dry-run's command, gives the JSON
+# and text reports below the same counts.)
+"$AUGUR" memspy --machine "$WORK/two.yaml" --dry-run -- "$PROGRAMS/memobjs" 200 3 >"$WORK/objs.cmd"
+mkdir -p "$WORK/objs"
+DIR=$WORK/objs eval "$(sed 's/DIR/"$DIR"/g' "$WORK/objs.cmd")" >/dev/null
+for format in json text; do
+    "$AUGUR" memspy --machine "$WORK/two.yaml" --format $format --output "$WORK/objs.$format" --raw "$WORK"/objs/memspy.*.out
+done
+SRC=$SRC_PROGRAMS/memobjs.c
+site="new_block:$(line_of ALLOC:new_block "$SRC")"
+check "same-site blocks: named by their callers" \
+    "$(jq -r --arg s "$site" '.data_objects[] | select(.name | startswith($s)) | .name' "$WORK/objs.json" | sort)" \
+    "$(printf '%s\n' "$site <- main:$(line_of ALLOC:block_a "$SRC")" "$site <- main:$(line_of ALLOC:block_b "$SRC")" | sort)"
+check "data object names are unique" "$(jq '[.data_objects[].name] | length == (unique | length)' "$WORK/objs.json")" true
+check "pairs of fill: the two blocks, distinct, ids matching their names" \
+    "$(jq -r --arg s "$site" '(.data_objects | map({(.name): .id}) | add) as $ids |
+        [.pairs[] | select(.function == "fill" and (.data_object | startswith($s)))] |
+        "\(length) \(map(.data_object_id) | unique | length) \(all(.data_object_id == $ids[.data_object]))"' "$WORK/objs.json")" \
+    "2 2 true"
+check "replaced_by: by_id is the object named by" \
+    "$(jq '(.data_objects | map({(.id | tostring): .name}) | add) as $n |
+        [.data_objects[].replaced_by[] | $n[.by_id | tostring] == .by] | (length > 0 and all)' "$WORK/objs.json")" true
+
+# Text lists show 20 rows and say how many they left out and their share
+# of the stall: the JSON's objects past the 20th, their stall_percent summed.
+# more_rows WHAT — "N P" from the text's "(N more WHAT, P% of stall)".
+more_rows() {
+    sed -n "s/^  (\([0-9]*\) more $1, \([0-9.]*\)% of stall)$/\1 \2/p" "$WORK/objs.text"
+}
+# json_rest SELECT — "N P" of the JSON bins selected past the 20th (P
+# printed as C prints it).
+json_rest() {
+    jq -r "[$1][20:] | \"\(length) \([.[].stall_percent] | add)\"" "$WORK/objs.json" | awk '{ printf "%d %.1f\n", $1, $2 }'
+}
+check "text: data objects left out, and their stall" "$(more_rows "data objects")" "$(json_rest '.data_objects[]')"
+check "text: source lines left out, and their stall" "$(more_rows "source lines")" \
+    "$(json_rest '.code_objects[] | select(.kind == "line")')"
+check "text: pairs left out, and their stall" "$(more_rows pairs)" "$(json_rest '.pairs[]')"
+check "text: 20 data objects shown" "$(sed -n '/^Data objects by stall/,/^Functions by stall/p' "$WORK/objs.text" |
+    grep -c '^ *[0-9.]*% ')" 20
+
+# JSON names source lines as loops and the text do, by the file's base
+# name; the full path is in `file`.
+FILL=$(line_of STORE:fill "$SRC")
+check "json: line names use the base name" \
+    "$(jq '[.code_objects[] | select(.kind == "line") | .name | test("/")] | any' "$WORK/objs.json")" false
+check "json: fill's store line, its full path in file" \
+    "$(jq -r --arg n "memobjs.c:$FILL" '.code_objects[] | select(.kind == "line" and .name == $n) |
+        .file | endswith("/tests/programs/memobjs.c")' "$WORK/objs.json")" true
+check "json: fill's loop, the same base name" \
+    "$(jq -r '.code_objects[] | select(.kind == "loop" and .function == "fill") | .name' "$WORK/objs.json")" \
+    "loop at memobjs.c:$((FILL - 1))" # the for line, just above the store
+check "text: the same line name" "$(grep -c "  memobjs.c:$FILL (fill)$" "$WORK/objs.text")" 1
+
+# The memory latency is printed as precisely as the stall uses it (zen4:
+# 110 ns at 3.55 GHz = 390.5 cycles); replaced_by lists, level by level,
+# the most replacements first.
+check "text: memory latency to a tenth of a cycle" \
+    "$(grep -c "^  memory 110 ns = $(jq -r '.machine.memory_latency_cycles' "$WORK/objs.json") cycles" "$WORK/objs.text")" 1
+check "json: replaced_by sorted by count within each level" \
+    "$(jq '[.data_objects[].replaced_by | group_by(.level)[] | map(.count) | . == (sort | reverse)] | all' "$WORK/objs.json")" \
+    true
+
 # cg_sweep RUN EVENT — Cachegrind's count of EVENT in function sweep.
 cg_sweep() {
     cg_annotate --show="$2" "$WORK/cg.$1" 2>/dev/null | awk '/memsweep.c:sweep$/ { gsub(",", "", $1); n = $1 } END { print n + 0 }'
@@ -211,6 +278,8 @@ check "missing program: exit 127" "$?" 127
 "$AUGUR" memspy --machine zen4 --output "$WORK/crash.txt" -- /bin/sh -c 'kill -SEGV $$' 2>/dev/null
 check "crashing program: its status" "$?" 139
 check "crashing program: the report says so" "$(grep -c 'killed by a signal' "$WORK/crash.txt")" 1
+check "header: an argument with spaces is quoted" "$(sed -n "1s/^memspy report: [^ ]* //p" "$WORK/crash.txt")" \
+    "-c 'kill -SEGV \$\$'"
 printf 'augur-memspy 2\ntool augur-memspy 0.1.0\n' >"$WORK/cut.out"
 "$AUGUR" memspy --machine zen4 --raw "$WORK/cut.out" 2>"$WORK/err" >/dev/null
 check "truncated raw file: refused" "$(grep -c "truncated: no 'end' line" "$WORK/err")" 1

@@ -3,9 +3,11 @@
  * refuses damaged, truncated and inconsistent ones by name; the report ranks by stall cycles computed by
  * hand from the formula, sums causes and replacements, scales sampled
  * counts with the bounds of docs/memspy.md; the callgrind rendering has
- * one event per cause and callgrind_annotate reads it. */
+ * one event per cause and callgrind_annotate reads it; colliding object
+ * names are made unique; JSON names lines by base name and objects by id. */
 #include "host_fixtures.h"
 
+#include <jansson.h>
 #include <math.h>
 
 #include "memspy_report/memspy_report.h"
@@ -259,7 +261,9 @@ static void test_stall_and_ranking(void **state)
     /* code objects: kernel (18840) before main (200); lines */
     assert_float_equal(code_named(&rep, "kernel")->s.stall, 18840, 1e-9);
     assert_float_equal(code_named(&rep, "main")->s.stall, 200, 1e-9);
-    assert_float_equal(code_named(&rep, "/src/prog.c:21")->s.stall, 10000, 1e-9);
+    assert_float_equal(code_named(&rep, "prog.c:21")->s.stall, 10000, 1e-9);
+    assert_string_equal(code_named(&rep, "prog.c:21")->file, "/src/prog.c");
+    assert_null(code_named(&rep, "kernel")->file);
     assert_string_equal(rep.code[rep.code_rank[0]].name, "kernel");
     /* pairs: (kernel, B) first */
     const mr_pair_stats *top = &rep.pairs[rep.pair_rank[0]];
@@ -549,6 +553,112 @@ static void test_split_exact(void **state)
     assert_float_equal(sp.capacity_hi, 20, 0);
 }
 
+/* The JSON report: line code objects are named by the file's base name
+ * (as loops and the text are), their full path in `file` (null for a
+ * function); data objects carry their raw id, which pairs repeat;
+ * replaced_by is sorted by count (A's L1 lines: 6 by itself, 15 by B, so
+ * B first). */
+static void test_json_names(void **state)
+{
+    (void)state;
+    const char *const evict_edit[1][2] = {{"evict 0 0 0 60", "evict 0 0 0 6"}};
+    char *dir = fixture_tmpdir(), *text = edited_text("sampling none", "0", evict_edit, 1);
+    char *path = fixture_path(dir, "report.json");
+    memspy_raw m;
+    memspy_report rep;
+    read_text(dir, text, &m);
+    build(&m, &rep);
+    mr_header h = {"test", NULL, 2.0, 100};
+    FILE *f = fopen(path, "w");
+    assert_int_equal(memspy_write_json(&rep, &h, f), 0);
+    fclose(f);
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, 0, &jerr);
+    assert_non_null(doc);
+    json_t *code = json_object_get(doc, "code_objects"), *c;
+    size_t i;
+    int lines = 0;
+    json_array_foreach(code, i, c) {
+        const char *kind = json_string_value(json_object_get(c, "kind"));
+        json_t *file = json_object_get(c, "file");
+        if (!strcmp(kind, "line")) {
+            lines++;
+            assert_non_null(strstr("prog.c:20 prog.c:21 prog.c:30", json_string_value(json_object_get(c, "name"))));
+            assert_string_equal(json_string_value(file), "/src/prog.c");
+        } else {
+            assert_true(json_is_null(file));
+        }
+    }
+    assert_int_equal(lines, 3);
+    json_t *top = json_array_get(json_object_get(doc, "pairs"), 0);
+    assert_string_equal(json_string_value(json_object_get(top, "data_object")), "B");
+    assert_int_equal(json_integer_value(json_object_get(top, "data_object_id")), 1);
+    json_t *first = json_array_get(json_object_get(doc, "data_objects"), 0);
+    assert_int_equal(json_integer_value(json_object_get(first, "id")), 1);
+    json_t *a = json_array_get(json_object_get(doc, "data_objects"), 1);
+    assert_string_equal(json_string_value(json_object_get(a, "name")), "A");
+    json_t *by = json_object_get(a, "replaced_by");
+    assert_int_equal(json_array_size(by), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(by, 0), "by")), "B");
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(by, 0), "by_id")), 1);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(by, 0), "count")), 15);
+    assert_true(json_is_true(json_object_get(json_array_get(by, 1), "self")));
+    json_decref(doc);
+    memspy_report_free(&rep);
+    memspy_raw_free(&m);
+    free(path), free(text);
+    fixture_remove(dir);
+}
+
+/* Objects whose names collide: three heap objects of one helper site
+ * `h:5`, called from main:10 and twice from main:11 (under init:3 and
+ * init:4), are told apart by the first caller frame that differs; two
+ * globals `count`, with no stack, are numbered in raw order; a name used
+ * once is kept. */
+static const char names_body[] = "threads 1\n"
+                                 "module 0 /bin/prog 0\n"
+                                 "fn 0 main\n"
+                                 "fn 1 h\n"
+                                 "fn 2 init\n"
+                                 "file 0 /src/prog.c\n"
+                                 "obj 0 heap h:5 64 1\n"
+                                 "site 0 0 1100 1 0 5\n"
+                                 "site 1 0 1200 0 0 10\n"
+                                 "obj 1 heap h:5 64 1\n"
+                                 "site 0 0 1100 1 0 5\n"
+                                 "site 1 0 1210 0 0 11\n"
+                                 "site 2 0 1300 2 0 3\n"
+                                 "obj 2 heap h:5 64 1\n"
+                                 "site 0 0 1100 1 0 5\n"
+                                 "site 1 0 1210 0 0 11\n"
+                                 "site 2 0 1310 2 0 4\n"
+                                 "obj 3 global count 8 1\n"
+                                 "obj 4 global count 8 1\n"
+                                 "obj 5 global once 8 1\n"
+                                 "thread 0 0 0 0\n"
+                                 "skipped 0\n"
+                                 "exit 0\n";
+
+static void test_unique_names(void **state)
+{
+    (void)state;
+    char *dir = fixture_tmpdir(), *all;
+    assert_true(asprintf(&all, "%ssampling none\n%s", header, names_body) > 0);
+    char *framed = fixture_with_end(all);
+    memspy_raw m;
+    read_text(dir, framed, &m);
+    assert_int_equal(mr_unique_names(&m), 0);
+    const char *want[] = {"h:5 <- main:10", "h:5 <- main:11 <- init:3", "h:5 <- main:11 <- init:4",
+                          "count #1",      "count #2",                 "once"};
+    for (size_t i = 0; i < 6; i++)
+        assert_string_equal(m.objs[i].name, want[i]);
+    assert_int_equal(mr_unique_names(&m), 0); /* unique names stay as they are */
+    assert_string_equal(m.objs[1].name, want[1]);
+    memspy_raw_free(&m);
+    free(all), free(framed);
+    fixture_remove(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -566,6 +676,8 @@ int main(void)
         cmocka_unit_test(test_split_own_share),
         cmocka_unit_test(test_split_level_share),
         cmocka_unit_test(test_split_exact),
+        cmocka_unit_test(test_unique_names),
+        cmocka_unit_test(test_json_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
