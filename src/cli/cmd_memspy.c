@@ -395,7 +395,9 @@ static int write_report(const memspy_options *o, const memspy_report *rep, const
     return 0;
 }
 
-static int report(const memspy_options *o, const machine *m, const char *why, memspy_raw *raw)
+/* The report of raw, priced by m; term_signal: the signal that killed the
+ * program, when known (0: none or unknown). */
+static int report(const memspy_options *o, const machine *m, const char *why, memspy_raw *raw, int term_signal)
 {
     char err[512];
     mr_loops loops;
@@ -409,7 +411,7 @@ static int report(const memspy_options *o, const machine *m, const char *why, me
     }
     int rc = memspy_report_build(raw, &c, mr_loops_names, &loops, &rep, err, sizeof err);
     if (rc == 0) {
-        mr_header h = {m->name, why, m->clock_ghz, m->mem_latency_ns};
+        mr_header h = {m->name, why, m->clock_ghz, m->mem_latency_ns, term_signal};
         rc = write_report(o, &rep, &h);
         memspy_report_free(&rep);
     } else {
@@ -426,7 +428,7 @@ static int report_file(const memspy_options *o, const machine *m, const char *wh
     memspy_raw raw;
     if (memspy_read(o->raw, &raw, err, sizeof err) != 0)
         return fail(EXIT_AUGUR_FAILED, err);
-    int rc = report(o, m, why[0] ? why : NULL, &raw);
+    int rc = report(o, m, why[0] ? why : NULL, &raw, 0);
     memspy_raw_free(&raw);
     return rc;
 }
@@ -447,9 +449,9 @@ static int run_and_report(const memspy_options *o, const machine *m, const char 
     remove_dir(out_dir);
     if (rc != 0)
         return rc;
-    if (!lr.exited) /* the report's header says only "killed by a signal" */
+    if (!lr.exited)
         fprintf(stderr, "augur memspy: the program was killed by %s\n", signal_text(lr.term_signal, sig, sizeof sig));
-    rc = report(o, m, why, &raw);
+    rc = report(o, m, why, &raw, lr.exited ? 0 : lr.term_signal);
     memspy_raw_free(&raw);
     return rc != 0 ? rc : lr.exited ? lr.exit_code : 128 + lr.term_signal;
 }

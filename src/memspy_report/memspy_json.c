@@ -214,10 +214,11 @@ static json_t *total_json(const memspy_report *rep)
 int memspy_write_json(const memspy_report *rep, const mr_header *h, FILE *out)
 {
     const memspy_raw *r = rep->raw;
-    json_t *doc = json_pack("{s:o, s:o, s:I, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "program",
+    json_t *doc = json_pack("{s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "program",
                             json_string_lossy(r->exe), "args", json_string_array(r->argv, (size_t)r->argc),
                             "pid", (json_int_t)r->pid, "exit_code", r->has_exit ? json_integer(r->exit_code) : json_null(),
                             "exec", r->exec_path ? json_string_lossy(r->exec_path) : json_null(),
+                            "signal", h->term_signal > 0 ? json_integer(h->term_signal) : json_null(),
                             "machine", machine_json(rep, h), "threads", r->threads, "warnings", json_string_array(r->warnings, r->nwarnings), "sampling", sampling_json(rep),
                             "total", total_json(rep), "pairs", pairs_json(rep), "data_objects", data_json(rep),
                             "code_objects", code_json(rep));

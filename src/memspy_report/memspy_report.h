@@ -288,6 +288,9 @@ typedef struct mr_header {
     const char *machine;   /* "zen4" */
     const char *why;       /* "closest to this host's caches", or NULL */
     double clock_ghz, mem_latency_ns;
+    int term_signal;       /* the signal that killed the program when augur ran
+                              it and saw that (the raw file cannot say); 0: none
+                              or not known */
 } mr_header;
 
 #define MR_TOP 20 /* rows per ranked list in text */

@@ -3,8 +3,10 @@
  * data object) pairs, data objects and code objects ranked by stall
  * cycles with their share; for each data object its miss causes and who
  * replaced its lines (self- or cross-interference). */
+#define _GNU_SOURCE /* sigabbrev_np */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "memspy_report/memspy_report.h"
 #include "report/report.h"
@@ -25,7 +27,10 @@ static void header(const memspy_report *rep, const mr_header *h, FILE *out)
     }
     fprintf(out, "\n  pid %" PRId64 ", %u thread%s, ", r->pid, r->threads, r->threads == 1 ? "" : "s");
     if (r->has_exit || !r->exec_path)
-        r->has_exit ? fprintf(out, "exit %d\n", r->exit_code) : fprintf(out, "killed by a signal\n");
+        r->has_exit          ? fprintf(out, "exit %d\n", r->exit_code)
+        : h->term_signal > 0 ? fprintf(out, "killed by signal %d (SIG%s)\n", h->term_signal,
+                                       sigabbrev_np(h->term_signal) ? sigabbrev_np(h->term_signal) : "?")
+                             : fprintf(out, "killed by a signal\n");
     else
         fprintf(out, "exec'd %s\n", r->exec_path);
     for (size_t i = 0; i < r->nwarnings; i++)

@@ -277,7 +277,9 @@ check "unknown machine: lists the known" "$(grep -c "unknown machine 'nosuch' (k
 check "missing program: exit 127" "$?" 127
 "$AUGUR" memspy --machine zen4 --output "$WORK/crash.txt" -- /bin/sh -c 'kill -SEGV $$' 2>/dev/null
 check "crashing program: its status" "$?" 139
-check "crashing program: the report says so" "$(grep -c 'killed by a signal' "$WORK/crash.txt")" 1
+check "crashing program: the report names the signal" "$(grep -c 'killed by signal 11 (SIGSEGV)$' "$WORK/crash.txt")" 1
+"$AUGUR" memspy --machine zen4 --format json --output "$WORK/crash.json" -- /bin/sh -c 'kill -ABRT $$' 2>/dev/null
+check "crashing program: json signal, no exit code" "$(jq -c '[.signal, .exit_code]' "$WORK/crash.json")" "[6,null]"
 check "header: an argument with spaces is quoted" "$(sed -n "1s/^memspy report: [^ ]* //p" "$WORK/crash.txt")" \
     "-c 'kill -SEGV \$\$'"
 printf 'augur-memspy 2\ntool augur-memspy 0.1.0\n' >"$WORK/cut.out"

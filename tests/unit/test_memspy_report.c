@@ -568,7 +568,7 @@ static void test_json_names(void **state)
     memspy_report rep;
     read_text(dir, text, &m);
     build(&m, &rep);
-    mr_header h = {"test", NULL, 2.0, 100};
+    mr_header h = {"test", NULL, 2.0, 100, 0};
     FILE *f = fopen(path, "w");
     assert_int_equal(memspy_write_json(&rep, &h, f), 0);
     fclose(f);
