@@ -1,6 +1,7 @@
 /* launch.c — run a program under one of augur's Valgrind tools; see launch.h. */
 #define _GNU_SOURCE
 #include "cli/launch.h"
+#include "report/report.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -145,23 +146,6 @@ static void exec_valgrind(const launch_request *rq, const char *tool_dir)
     _exit(125);
 }
 
-/* Write word w as a POSIX shell reads it back: as is when it holds only
- * characters no shell treats specially, else in single quotes. */
-static void put_shell_word(FILE *out, const char *w)
-{
-    if (*w && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-") == strlen(w)) {
-        fputs(w, out);
-        return;
-    }
-    fputc('\'', out);
-    for (; *w; w++) {
-        if (*w == '\'')
-            fputs("'\\''", out); /* end the quotes, a quoted quote, reopen */
-        else
-            fputc(*w, out);
-    }
-    fputc('\'', out);
-}
 
 int launch_print_command(FILE *out, const launch_request *rq, const char *tool_dir)
 {
@@ -170,10 +154,10 @@ int launch_print_command(FILE *out, const launch_request *rq, const char *tool_d
     if (!argv)
         return -1;
     fputs("VALGRIND_LIB=", out);
-    put_shell_word(out, tool_dir);
+    report_shell_word(tool_dir, out);
     for (char **w = argv; *w; w++) {
         fputc(' ', out);
-        put_shell_word(out, *w);
+        report_shell_word(*w, out);
     }
     fputc('\n', out);
     free(argv);
