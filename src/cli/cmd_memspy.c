@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binary/elf_static.h"
 #include "cli/commands.h"
 #include "cli/launch.h"
 #include "cli/options.h"
@@ -235,6 +236,38 @@ static int check_set_sampling(const memspy_options *o, const machine *m)
                            "--sample %g samples 1 set in %lu, but %s of %s has %lu sets: the smallest set-sampling "
                            "ratio is 1/%lu (--sample %.3g); give --sample-by time for smaller ratios",
                            o->ratio, n, m->cache[least].name, m->name, sets, sets, 1.0 / sets);
+}
+
+/* Shadow sampling feeds 1 line in N to each level's shadow, which holds
+ * the level's lines / set sampling's N: that many lines at least (the
+ * tool would refuse it once started).  0, or EXIT_USAGE naming the
+ * largest N. */
+static int check_shadow_sampling(const memspy_options *o, const machine *m)
+{
+    unsigned long per_set = o->by_sets && o->ratio < 1.0 ? sets_per_sample(o->ratio) : 1, most = ULONG_MAX;
+    uint32_t least = 0;
+    for (uint32_t k = 0; k < m->ncaches; k++) {
+        unsigned long lines = simulated_sets(&m->cache[k]) * m->cache[k].ways / per_set;
+        if (lines < most)
+            most = lines, least = k;
+    }
+    if (o->shadow <= most)
+        return 0;
+    return cli_usage_error("memspy",
+                           "--shadow-sample %lu exceeds the %lu lines of %s of %s%s: give --shadow-sample %lu or less",
+                           o->shadow, most, m->cache[least].name, m->name,
+                           per_set > 1 ? " that set sampling simulates" : "", most);
+}
+
+/* Say on stderr that a statically linked program's heap blocks cannot be
+ * told apart: the tool's malloc is preloaded by the dynamic loader, which
+ * such a program does not have. */
+static void warn_if_static(const char *program)
+{
+    if (elf_is_static(program))
+        fprintf(stderr, "augur memspy: %s is statically linked: memspy cannot replace its malloc, so heap blocks "
+                        "are reported as the object 'other' (link it dynamically to see them by allocation site)\n",
+                program);
 }
 
 /* --sample-time=ON,OFF or --sample-sets=N for the ratio, or "" for none. */
@@ -498,7 +531,7 @@ int cmd_memspy(int argc, char **argv)
         return rc;
     }
     const char *tool_dir = NULL;
-    if ((rc = check_set_sampling(&o, &m)) != 0)
+    if ((rc = check_set_sampling(&o, &m)) != 0 || (rc = check_shadow_sampling(&o, &m)) != 0)
         ;
     else if ((rc = find_program(o.program_argv[0], program, sizeof program, err, sizeof err)) != 0)
         rc = fail(rc, err);
@@ -506,8 +539,10 @@ int cmd_memspy(int argc, char **argv)
         rc = fail(EXIT_AUGUR_FAILED, err);
     else if (o.dry_run)
         rc = print_run(&o, &m, tool_dir);
-    else
+    else {
+        warn_if_static(program);
         rc = run_and_report(&o, &m, tool_dir, why[0] ? why : NULL);
+    }
     machine_free(&m);
     return rc;
 }

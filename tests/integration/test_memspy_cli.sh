@@ -81,9 +81,20 @@ check "the smallest ratio it names is taken" \
 check "--sample-by time takes smaller ratios" \
     "$("${MEMSPY[@]}" --sample 0.01 --sample-by time --dry-run -- /bin/true | grep -c -- '--sample-time=')" 1
 
-# A refusal by the tool itself (its "==PID== Bad option" lines) is shown:
-# 1 line in 1024 for the shadow is more than zen4's 512-line L1 has.
-"${MEMSPY[@]}" --shadow-sample 1024 -- /bin/true 2>"$WORK/err"
+# augur refuses a shadow sampling the levels cannot take before the run:
+# 1 line in 1024 is more than zen4's 512-line L1 has; with set sampling
+# 1 in 8, 128 is more than the 64 lines it simulates.
+"${MEMSPY[@]}" --shadow-sample 1024 -- /bin/echo ran >"$WORK/out" 2>"$WORK/err"
+check "shadow sample too large: exit 2" "$?" 2
+check "shadow sample too large: the largest named" \
+    "$(grep -c 'shadow-sample 1024 exceeds the 512 lines of L1 of zen4: give --shadow-sample 512 or less' "$WORK/err")" 1
+check "shadow sample too large: the program did not run" "$(cat "$WORK/out")" ""
+"${MEMSPY[@]}" --sample 0.125 --shadow-sample 128 -- /bin/echo ran >"$WORK/out" 2>"$WORK/err"
+check "shadow sample with set sampling: refused" \
+    "$(grep -c '128 exceeds the 64 lines of L1 of zen4 that set sampling simulates' "$WORK/err")" 1
+# A refusal by the tool itself (its "==PID== Bad option" lines) is shown;
+# VALGRIND_OPTS, which Valgrind reads, gets the option past augur's check.
+VALGRIND_OPTS=--shadow-sample=1024 "${MEMSPY[@]}" -- /bin/true 2>"$WORK/err"
 check "tool refusal: exit 125" "$?" 125
 check "tool refusal: Valgrind said why" "$(grep -A2 'Valgrind said:' "$WORK/err" | grep -c \
     -e '== Bad option: --level, --sample-sets or --shadow-sample' -e 'shadow_sample must not exceed the number of lines')" 2
@@ -131,6 +142,17 @@ check "valgrind killed: message" \
 
 # The start message's estimate is the benchmark's, not 10-60x.
 check "start message: the estimate" "$(grep -c 'expect 40-500x native time' "$WORK/err")" 1
+
+# A statically linked program has no dynamic loader to preload memspy's
+# malloc: augur says so before the run (its heap is the object 'other').
+if cc -static -O1 -march=x86-64-v2 -o "$WORK/static" "$SRC_PROGRAMS/memsweep.c" 2>/dev/null; then
+    "${MEMSPY[@]}" --output "$WORK/s.txt" -- "$WORK/static" 10 64 1 2>"$WORK/err"
+    check "static binary: warned" "$(grep -c "is statically linked: memspy cannot replace its malloc" "$WORK/err")" 1
+    "${MEMSPY[@]}" --output "$WORK/s.txt" -- "$PROGRAMS/memsweep" 10 64 1 2>"$WORK/err"
+    check "dynamic binary: not warned" "$(grep -c "statically linked" "$WORK/err")" 0
+else
+    check "static binary: cc -static works (libc6-dev's libc.a)" no yes
+fi
 
 # Progress on a terminal (script(1) gives one): every AUGUR_PROGRESS_SECONDS
 # a "still simulating" line, with the tool's count of references from its
