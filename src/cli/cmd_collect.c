@@ -23,6 +23,7 @@
 #include "cli/launch.h"
 #include "cli/runs.h"
 #include "db/db.h"
+#include "report/report.h"
 
 typedef struct collect_options {
     const char *db_path;
@@ -216,13 +217,15 @@ static int make_out_dir(const collect_options *o, char *dir, size_t len, char *e
     return make_temp_dir("augur-collect", dir, len, err, errlen);
 }
 
+/* The run's status detail for the database: "" for an exit, "killed by
+ * signal N (SIGNAME)" for a death. */
 static void describe_status(const launch_result *lr, char *detail, size_t len)
 {
+    char sig[48];
     if (lr->exited)
         snprintf(detail, len, "%s", "");
     else
-        snprintf(detail, len, "killed by signal %d (SIG%s)", lr->term_signal,
-                 sigabbrev_np(lr->term_signal) ? sigabbrev_np(lr->term_signal) : "?");
+        snprintf(detail, len, "killed by %s", report_signal_text(lr->term_signal, sig, sizeof sig));
 }
 
 /* Runs the program and stores its run; returns augur's exit status. */

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/output_file.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/output_file.h"
 #include "machine/machine.h"
 
 typedef struct machine_cli {

@@ -25,6 +25,7 @@
 #include "machine/machine.h"
 #include "memspy_report/memspy_loops.h"
 #include "memspy_report/memspy_report.h"
+#include "report/report.h"
 
 /* References per time sample: seed 001's 0.5 M, long enough to warm
  * 16-128 KB caches (MemSpy's error stayed within 0.3 points there). */
@@ -335,13 +336,6 @@ static int print_run(const memspy_options *o, const machine *m, const char *tool
     return 0;
 }
 
-/* "signal N (SIGNAME)" for sig, in buf. */
-static const char *signal_text(int sig, char *buf, size_t len)
-{
-    snprintf(buf, len, "signal %d (SIG%s)", sig, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
-    return buf;
-}
-
 /* Run the program; *raw receives the main process's file.  0, or an exit
  * status after a message: 128+N when Valgrind was killed by signal N before
  * it wrote the file (an external kill -9), as for the program's own death. */
@@ -368,7 +362,7 @@ static int run(const memspy_options *o, const machine *m, const char *tool_dir, 
         valgrind_log_tail(out_dir, tail, sizeof tail);
         if (!lr->exited) {
             snprintf(msg, sizeof msg, "the program was killed by %s before memspy wrote its results%s%s",
-                     signal_text(lr->term_signal, sig, sizeof sig), tail[0] ? "; Valgrind said:\n" : "", tail);
+                     report_signal_text(lr->term_signal, sig, sizeof sig), tail[0] ? "; Valgrind said:\n" : "", tail);
             return fail(128 + lr->term_signal, msg);
         }
         snprintf(msg, sizeof msg, "%s%s%s", err, tail[0] ? "\n  Valgrind said:\n" : "", tail);
@@ -430,7 +424,7 @@ static int write_report(const memspy_options *o, const memspy_report *rep, const
 
 /* The report of raw, priced by m; term_signal: the signal that killed the
  * program, when known (0: none or unknown). */
-static int report(const memspy_options *o, const machine *m, const char *why, memspy_raw *raw, int term_signal)
+static int build_and_write(const memspy_options *o, const machine *m, const char *why, memspy_raw *raw, int term_signal)
 {
     char err[512];
     mr_loops loops;
@@ -461,7 +455,7 @@ static int report_file(const memspy_options *o, const machine *m, const char *wh
     memspy_raw raw;
     if (memspy_read(o->raw, &raw, err, sizeof err) != 0)
         return fail(EXIT_AUGUR_FAILED, err);
-    int rc = report(o, m, why[0] ? why : NULL, &raw, 0);
+    int rc = build_and_write(o, m, why[0] ? why : NULL, &raw, 0);
     memspy_raw_free(&raw);
     return rc;
 }
@@ -483,8 +477,8 @@ static int run_and_report(const memspy_options *o, const machine *m, const char 
     if (rc != 0)
         return rc;
     if (!lr.exited)
-        fprintf(stderr, "augur memspy: the program was killed by %s\n", signal_text(lr.term_signal, sig, sizeof sig));
-    rc = report(o, m, why, &raw, lr.exited ? 0 : lr.term_signal);
+        fprintf(stderr, "augur memspy: the program was killed by %s\n", report_signal_text(lr.term_signal, sig, sizeof sig));
+    rc = build_and_write(o, m, why, &raw, lr.exited ? 0 : lr.term_signal);
     memspy_raw_free(&raw);
     return rc != 0 ? rc : lr.exited ? lr.exit_code : 128 + lr.term_signal;
 }

@@ -146,7 +146,7 @@ static void exec_valgrind(const launch_request *rq, const char *tool_dir)
     _exit(125);
 }
 
-
+/* See launch.h. */
 int launch_print_command(FILE *out, const launch_request *rq, const char *tool_dir)
 {
     valgrind_opts v;
@@ -271,7 +271,6 @@ int launch_tool(const launch_request *rq, const char *tool_dir, launch_result *r
     res->term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     return 0;
 }
-
 
 typedef struct undecodable {
     char bytes[160];

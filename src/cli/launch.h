@@ -1,10 +1,11 @@
 /* launch.h — running a program under one of augur's Valgrind tools (the
  * collector of `augur collect`, memspy of `augur memspy`).
  *
- * Find the program and the tool, run
- * Valgrind with the program's stdin/stdout/stderr untouched (or its stdout
- * sent to stderr, on request) and Valgrind's own messages sent to log files, wait, and explain failures that Valgrind only
- * reports in its log (undecodable instructions such as AVX-512).
+ * Find the program and the tool, run Valgrind with the program's
+ * stdin/stdout/stderr untouched (or its stdout sent to stderr, on request)
+ * and Valgrind's own messages sent to log files, wait, and explain
+ * failures that Valgrind only reports in its log (undecodable instructions
+ * such as AVX-512).
  */
 #ifndef AUGUR_LAUNCH_H
 #define AUGUR_LAUNCH_H

@@ -43,6 +43,7 @@
  * (addr >> Memspy.group_shift) % MEMSPY_GROUPS. */
 #define MEMSPY_GROUPS MS_SET_GROUPS
 #define MAX_SITE_FRAMES 8
+#define FRAME_CACHE 1024 /* allocation-stack frames whose kind is cached (memspy_objects.c) */
 #define MAX_VG_THREADS 512 /* above VG_N_THREADS (500) */
 #define NO_OBJ UINT32_MAX
 
@@ -107,6 +108,14 @@ typedef struct PairRec {
      * the pair's first miss (and always without set sampling). */
     ULong (*group_miss)[MEMSPY_GROUPS];
 } PairRec;
+
+/* What memspy_objects.c knows of one return address of an allocation
+ * stack: its FrameKind, found in debug-info epoch `epoch`. */
+typedef struct FrameSlot {
+    Addr ip;
+    UInt epoch;
+    UChar kind;
+} FrameSlot;
 
 /* One guest instruction that accesses memory, keyed by its address. */
 typedef struct CodeRec {
@@ -198,6 +207,9 @@ typedef struct Memspy {
     WordFM *global_ids; /* symbol start address -> id + 1 */
     WordFM *stack_ids; /* function id + 1 -> id + 1 */
     UInt other_obj;    /* NO_OBJ until needed */
+    /* Direct-mapped cache of frame kinds of allocation stacks (a malloc's
+     * frames are asked again and again); zeroed: ip 0, FRAME_JUNK. */
+    FrameSlot frame_kind[FRAME_CACHE];
     UInt epoch;        /* bumped when a range goes away: invalidates CodeRec caches */
 
     /* counters not kept per pair */

@@ -149,8 +149,6 @@ static UInt new_heap_object(const Addr *ips, UInt n)
 /* What a frame of an allocation stack is. */
 typedef enum { FRAME_JUNK, FRAME_CODE, FRAME_BELOW_MAIN } FrameKind;
 
-#define FRAME_CACHE 1024 /* direct-mapped: a malloc's frames are asked again and again */
-
 /* The kind of return address ip: junk when in no executable mapping (a
  * frame-pointer walk past the outermost frame takes stack words, argv and
  * envp, for return addresses), below main for __libc_start_call_main,
@@ -158,19 +156,14 @@ typedef enum { FRAME_JUNK, FRAME_CODE, FRAME_BELOW_MAIN } FrameKind;
  * unloaded: the two lookups made a malloc-only loop 10% slower. */
 static FrameKind frame_kind(Addr ip, DiEpoch ep)
 {
-    static struct {
-        Addr ip;
-        UInt epoch;
-        UChar kind;
-    } cache[FRAME_CACHE]; /* zeroed: ip 0 is junk, FRAME_JUNK */
-    UWord slot = (ip >> 2) % FRAME_CACHE;
-    if (cache[slot].ip == ip && cache[slot].epoch == ep.n)
-        return (FrameKind)cache[slot].kind;
+    FrameSlot *c = &memspy.frame_kind[(ip >> 2) % FRAME_CACHE];
+    if (c->ip == ip && c->epoch == ep.n)
+        return (FrameKind)c->kind;
     NSegment const *seg = VG_(am_find_nsegment)(ip);
     FrameKind k = !seg || !seg->hasX                                             ? FRAME_JUNK
                   : VG_(get_fnname_kind_from_IP)(ep, ip) == Vg_FnNameBelowMain ? FRAME_BELOW_MAIN
                                                                                 : FRAME_CODE;
-    cache[slot].ip = ip, cache[slot].epoch = ep.n, cache[slot].kind = (UChar)k;
+    c->ip = ip, c->epoch = ep.n, c->kind = (UChar)k;
     return k;
 }
 

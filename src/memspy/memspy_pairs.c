@@ -77,7 +77,7 @@ static void count_eviction(PairRec *p, UInt level, UInt victim)
  * reference's first line, the one sampling chose by). */
 static void count_group(PairRec *p, UInt level, Addr addr)
 {
-    if (memspy.config.set_sample <= 1 || memspy.sample_on)
+    if (!memspy_sets_in_ir())
         return;
     if (!p->group_miss)
         p->group_miss = VG_(calloc)("memspy.groups", MAX_LEVELS, sizeof *p->group_miss);

@@ -352,10 +352,12 @@ static int parse_groups(reader *r, char **f, int nf)
     mr_pair *p = &m->pairs[m->npairs - 1];
     for (unsigned k = 0; k < m->nlevels; k++) {
         uint64_t sum = 0, *g = p->lv[k].group;
-        for (int i = 0; i < MS_SET_GROUPS; i++)
-            if (rawtext_u64(&r->t, f[1 + MS_SET_GROUPS * k + i], "group misses", &g[i]) != 0 ||
-                __builtin_add_overflow(sum, g[i], &sum))
-                return sum ? fail(r, "level %s: group misses overflow 64 bits", m->level[k].name) : -1;
+        for (int i = 0; i < MS_SET_GROUPS; i++) {
+            if (rawtext_u64(&r->t, f[1 + MS_SET_GROUPS * k + i], "group misses", &g[i]) != 0)
+                return -1;
+            if (__builtin_add_overflow(sum, g[i], &sum))
+                return fail(r, "level %s: group misses overflow 64 bits", m->level[k].name);
+        }
         if (sum != p->lv[k].miss)
             return fail(r, "level %s: the groups add up to %llu, not the pair's MISS (%llu)", m->level[k].name,
                         (unsigned long long)sum, (unsigned long long)p->lv[k].miss);

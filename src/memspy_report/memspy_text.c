@@ -3,10 +3,8 @@
  * data object) pairs, data objects and code objects ranked by stall
  * cycles with their share; for each data object its miss causes and who
  * replaced its lines (self- or cross-interference). */
-#define _GNU_SOURCE /* sigabbrev_np */
 #include <inttypes.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "memspy_report/memspy_report.h"
 #include "report/report.h"
@@ -26,13 +24,15 @@ static void header(const memspy_report *rep, const mr_header *h, FILE *out)
         report_shell_word(r->argv[i], out);
     }
     fprintf(out, "\n  pid %" PRId64 ", %u thread%s, ", r->pid, r->threads, r->threads == 1 ? "" : "s");
-    if (r->has_exit || !r->exec_path)
-        r->has_exit          ? fprintf(out, "exit %d\n", r->exit_code)
-        : h->term_signal > 0 ? fprintf(out, "killed by signal %d (SIG%s)\n", h->term_signal,
-                                       sigabbrev_np(h->term_signal) ? sigabbrev_np(h->term_signal) : "?")
-                             : fprintf(out, "killed by a signal\n");
-    else
+    char sig[48];
+    if (r->has_exit)
+        fprintf(out, "exit %d\n", r->exit_code);
+    else if (r->exec_path)
         fprintf(out, "exec'd %s\n", r->exec_path);
+    else if (h->term_signal > 0)
+        fprintf(out, "killed by %s\n", report_signal_text(h->term_signal, sig, sizeof sig));
+    else
+        fprintf(out, "killed by a signal\n");
     for (size_t i = 0; i < r->nwarnings; i++)
         fprintf(out, "  warning: %s\n", r->warnings[i]);
     fprintf(out, "machine: %s%s%s%s\n", h->machine, h->why ? " (" : "", h->why ? h->why : "", h->why ? ")" : "");

@@ -116,6 +116,10 @@ int report_write_text(const report *r, size_t top, FILE *out);
 /* The file name of a path (after its last '/'); NULL for NULL. */
 const char *report_base_name(const char *path);
 
+/* "signal N (SIGNAME)" for signal sig, in buf (SIG? for a number with no
+ * name); returns buf. */
+const char *report_signal_text(int sig, char *buf, size_t len);
+
 /* Write s as a shell would take it as one word: as is when it holds only
  * [A-Za-z0-9_./=:,+@%-], else single-quoted (a ' as '\''). */
 void report_shell_word(const char *s, FILE *out);

@@ -1,7 +1,7 @@
 /* report_text.c — renders a report as text for people: the run, the
  * totals, then the functions and the source lines with the most executed
  * instructions, in tables whose columns are aligned. */
-#define _GNU_SOURCE /* vasprintf */
+#define _GNU_SOURCE /* vasprintf, sigabbrev_np */
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
@@ -147,6 +147,12 @@ static const char *relative_path(const char *path, const char *cwd)
 }
 
 /* ---- sections ------------------------------------------------------------ */
+
+const char *report_signal_text(int sig, char *buf, size_t len)
+{
+    snprintf(buf, len, "signal %d (SIG%s)", sig, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+    return buf;
+}
 
 void report_shell_word(const char *s, FILE *out)
 {
