@@ -42,6 +42,7 @@ typedef struct memspy_options {
     enum format format;
     const char *output;   /* NULL: stdout */
     const char *raw;      /* --raw FILE: report this raw file, run nothing */
+    const char *keep_raw; /* --keep-raw FILE: keep the run's raw file there */
     int dry_run;          /* print the Valgrind command, run nothing */
     char **program_argv;
 } memspy_options;
@@ -51,7 +52,7 @@ static void usage(FILE *to)
     fprintf(to,
             "usage: augur memspy [--machine NAME|FILE] [--sample RATIO [--sample-by sets|time]]\n"
             "                    [--shadow-sample N] [--interleave yes|no] [--format text|json|callgrind]\n"
-            "                    [--output FILE] [--dry-run] -- PROGRAM [ARGS...]\n"
+            "                    [--output FILE] [--keep-raw FILE] [--dry-run] -- PROGRAM [ARGS...]\n"
             "       augur memspy [--machine NAME|FILE] [--format F] [--output FILE] --raw FILE\n\n"
             "Runs PROGRAM under the memspy Valgrind tool, which simulates the machine's data caches\n"
             "(set-associative LRU, private levels per thread, shared levels shared) and reports, for\n"
@@ -86,6 +87,9 @@ static void usage(FILE *to)
             "                       to keep the program's output on standard output)\n"
             "  --raw FILE           report a raw file the tool wrote (docs/memspy-format.md), run nothing;\n"
             "                       --machine gives the latencies\n"
+            "  --keep-raw FILE      also keep the run's raw file in FILE, so that --raw FILE reports it\n"
+            "                       again (another --format, another machine's latencies) without\n"
+            "                       running the program again\n"
             "  --dry-run            print the Valgrind command the run would be (DIR: the folder the\n"
             "                       tool writes to) and run nothing\n"
             "  -h, --help           this text\n\n"
@@ -137,6 +141,9 @@ static int take_option(int opt, const char *arg, void *ctx)
     case 'n':
         o->dry_run = 1;
         return 0;
+    case 'k':
+        o->keep_raw = arg;
+        return 0;
     case 'S':
         errno = 0;
         o->shadow = strtoul(arg, &end, 10);
@@ -164,7 +171,7 @@ static int parse_options(int argc, char **argv, memspy_options *o)
         {"output", required_argument, NULL, 'o'},   {"raw", required_argument, NULL, 'r'},
         {"shadow-sample", required_argument, NULL, 'S'},
         {"interleave", required_argument, NULL, 'i'}, {"dry-run", no_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},
+        {"keep-raw", required_argument, NULL, 'k'},   {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     *o = (memspy_options){.ratio = 1.0, .by_sets = 1, .shadow = 1, .interleave = 1}; /* sets: docs/memspy.md, Benchmark */
@@ -174,6 +181,11 @@ static int parse_options(int argc, char **argv, memspy_options *o)
         return rc;
     if (o->raw && o->dry_run)
         return cli_usage_error("memspy", "--dry-run prints the command of a run; --raw FILE runs nothing: give one");
+    if (o->keep_raw && (o->raw || o->dry_run))
+        return cli_usage_error("memspy", "--keep-raw FILE keeps the raw file of a run; %s runs nothing: give one",
+                               o->raw ? "--raw FILE" : "--dry-run");
+    if (o->keep_raw && o->output && !strcmp(o->keep_raw, o->output))
+        return cli_usage_error("memspy", "--keep-raw and --output name the same file '%s': give two", o->output);
     if (o->raw)
         return first < argc ? cli_usage_error("memspy", "--raw FILE reports a file: give no program") : 0;
     if (first >= argc)
@@ -336,13 +348,14 @@ static int print_run(const memspy_options *o, const machine *m, const char *tool
     return 0;
 }
 
-/* Run the program; *raw receives the main process's file.  0, or an exit
- * status after a message: 128+N when Valgrind was killed by signal N before
- * it wrote the file (an external kill -9), as for the program's own death. */
+/* Run the program; *raw receives the main process's file, read from
+ * `path` (PATH_MAX + 32 bytes).  0, or an exit status after a message:
+ * 128+N when Valgrind was killed by signal N before it wrote the file (an
+ * external kill -9), as for the program's own death. */
 static int run(const memspy_options *o, const machine *m, const char *tool_dir, const char *out_dir,
-               memspy_raw *raw, launch_result *lr)
+               memspy_raw *raw, launch_result *lr, char *path)
 {
-    char err[2048], path[PATH_MAX + 32], sig[48];
+    char err[2048], sig[48];
     tool_args t;
     make_tool_args(o, m, out_dir, &t);
     /* docs/memspy.md, Benchmark: full simulation is 3-7x Cachegrind, itself 20-100x native. */
@@ -356,7 +369,7 @@ static int run(const memspy_options *o, const machine *m, const char *tool_dir, 
         return fail(EXIT_AUGUR_FAILED, err);
     if (!lr->exited && lr->term_signal == SIGILL && diagnose_undecodable(out_dir, err, sizeof err))
         return fail(EXIT_AUGUR_FAILED, err);
-    snprintf(path, sizeof path, "%s/memspy.%d.out", out_dir, lr->pid);
+    snprintf(path, PATH_MAX + 32, "%s/memspy.%d.out", out_dir, lr->pid);
     if (memspy_read(path, raw, err, sizeof err) != 0) {
         char tail[2048], msg[4200];
         valgrind_log_tail(out_dir, tail, sizeof tail);
@@ -460,6 +473,33 @@ static int report_file(const memspy_options *o, const machine *m, const char *wh
     return rc;
 }
 
+/* Copy the raw file `from` to --keep-raw `to` (output_file.h); 0, or -1
+ * after a message. */
+static int keep_raw_file(const char *from, const char *to)
+{
+    char msg[PATH_MAX + 256], buf[65536];
+    output_file of;
+    FILE *in = fopen(from, "rb");
+    if (!in) {
+        snprintf(msg, sizeof msg, "cannot read the raw file %s to keep it: %s", from, strerror(errno));
+        return fail(-1, msg);
+    }
+    if (output_open(&of, to, msg, sizeof msg) != 0) {
+        fclose(in);
+        return fail(-1, msg);
+    }
+    int ok = 1;
+    size_t n;
+    while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        ok = fwrite(buf, 1, n, of.f) == n;
+    ok = ok && !ferror(in);
+    fclose(in);
+    if (output_close(&of, ok, msg, sizeof msg) != 0)
+        return fail(-1, msg);
+    fprintf(stderr, "augur: memspy raw file kept in %s ('augur memspy --raw %s' reports it again)\n", to, to);
+    return 0;
+}
+
 /* Run the program in a temporary folder and report it; the program's exit
  * status, or augur's failure.  The folder is removed before the report is
  * written: a reader that closes the pipe early (`| head`) kills augur with
@@ -471,8 +511,10 @@ static int run_and_report(const memspy_options *o, const machine *m, const char 
     launch_result lr;
     if (make_temp_dir("augur-memspy", out_dir, sizeof out_dir, err, sizeof err) != 0)
         return fail(EXIT_AUGUR_FAILED, err);
-    char sig[48];
-    int rc = run(o, m, tool_dir, out_dir, &raw, &lr);
+    char sig[48], path[PATH_MAX + 32];
+    int rc = run(o, m, tool_dir, out_dir, &raw, &lr, path);
+    /* A raw file that cannot be kept still gets its report: the run is not lost. */
+    int kept = rc != 0 || !o->keep_raw || keep_raw_file(path, o->keep_raw) == 0;
     remove_dir(out_dir);
     if (rc != 0)
         return rc;
@@ -480,6 +522,8 @@ static int run_and_report(const memspy_options *o, const machine *m, const char 
         fprintf(stderr, "augur memspy: the program was killed by %s\n", report_signal_text(lr.term_signal, sig, sizeof sig));
     rc = build_and_write(o, m, why, &raw, lr.exited ? 0 : lr.term_signal);
     memspy_raw_free(&raw);
+    if (rc == 0 && !kept)
+        rc = EXIT_AUGUR_FAILED;
     return rc != 0 ? rc : lr.exited ? lr.exit_code : 128 + lr.term_signal;
 }
 
@@ -514,7 +558,8 @@ int cmd_memspy(int argc, char **argv)
         usage(stdout);
     if (rc != 0)
         return rc == SHOW_HELP ? 0 : rc;
-    if (o.output && output_check(o.output, err, sizeof err) != 0)
+    if ((o.output && output_check(o.output, err, sizeof err) != 0) ||
+        (o.keep_raw && output_check(o.keep_raw, err, sizeof err) != 0))
         return fail(EXIT_USAGE, err); /* before the run, which may take hours */
     machine m;
     if ((rc = choose_machine(&o, &m, why, sizeof why)) != 0)

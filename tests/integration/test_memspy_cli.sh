@@ -66,6 +66,24 @@ check "program output: its line on stderr" "$(grep -c '^hello-from-program$' "$W
 "${MEMSPY[@]}" --format json --output "$WORK/o.json" -- /bin/echo hello-from-program >"$WORK/out" 2>/dev/null
 check "program output with --output: on stdout" "$(cat "$WORK/out")" hello-from-program
 
+# --keep-raw keeps the run's raw file: --raw of it gives the same report,
+# byte for byte, without running the program again.
+"${MEMSPY[@]}" --keep-raw "$WORK/kept.raw" --output "$WORK/kept.txt" -- "${SMALL[@]}" 2>"$WORK/err"
+check "keep-raw: status" "$?" 0
+check "keep-raw: a memspy raw file" "$(head -c 10 "$WORK/kept.raw")" "augur-mems"
+check "keep-raw: said where" "$(grep -c "^augur: memspy raw file kept in $WORK/kept.raw" "$WORK/err")" 1
+"${MEMSPY[@]}" --raw "$WORK/kept.raw" --output "$WORK/again.txt" 2>/dev/null
+check "keep-raw: --raw reports it again, the same" "$(cmp "$WORK/kept.txt" "$WORK/again.txt" && echo same)" same
+"${MEMSPY[@]}" --keep-raw "$WORK/no/such/k.raw" -- /bin/touch "$WORK/ran" 2>"$WORK/err"
+check "keep-raw, missing folder: exit 2" "$?" 2
+check "keep-raw, missing folder: the program did not run" "$(ls "$WORK/ran" 2>/dev/null)" ""
+"${MEMSPY[@]}" --keep-raw "$WORK/x" --output "$WORK/x" -- /bin/true 2>"$WORK/err"
+check "keep-raw = output: exit 2" "$?" 2
+check "keep-raw = output: message" "$(head -1 "$WORK/err")" \
+    "augur memspy: --keep-raw and --output name the same file '$WORK/x': give two (see augur memspy --help)"
+"${MEMSPY[@]}" --keep-raw "$WORK/x" --raw "$WORK/kept.raw" 2>"$WORK/err"
+check "keep-raw with --raw: exit 2" "$?" 2
+
 # Set sampling's 1 set in N is checked against the machine before the run:
 # zen4's L1 has 64 sets, so --sample 0.01 (1 in 128) is refused.
 "${MEMSPY[@]}" --sample 0.01 -- /bin/touch "$WORK/ran" 2>"$WORK/err"
