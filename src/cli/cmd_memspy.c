@@ -267,7 +267,8 @@ static void warn_if_static(const char *program)
 {
     if (elf_is_static(program))
         fprintf(stderr, "augur memspy: %s is statically linked: memspy cannot replace its malloc, so heap blocks "
-                        "are reported as the object 'other' (link it dynamically to see them by allocation site)\n",
+                        "are reported as the object " MR_OTHER_NAME " (link it dynamically to see them by "
+                        "allocation site)\n",
                 program);
 }
 

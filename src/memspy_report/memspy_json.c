@@ -134,8 +134,8 @@ static json_t *data_json(const memspy_report *rep)
         json_t *sites = json_array();
         for (uint32_t s = 0; s < obj->nsites; s++)
             json_array_append_new(sites, loc_json(r, &r->sites[obj->first_site + s]));
-        json_t *j = json_pack("{s:I, s:o, s:s, s:I, s:I, s:o, s:o}", "id", (json_int_t)o, "name", json_string_lossy(obj->name), "kind",
-                              mr_kind_name(obj->kind), "size", (json_int_t)obj->size, "blocks",
+        json_t *j = json_pack("{s:I, s:o, s:s, s:o, s:I, s:o, s:o}", "id", (json_int_t)o, "name", json_string_lossy(obj->name), "kind",
+                              mr_kind_name(obj->kind), "size", mr_size_known(obj) ? json_integer((json_int_t)obj->size) : json_null(), "blocks",
                               (json_int_t)obj->count, "allocation", sites, "replaced_by", replaced_json(rep, o, by, e));
         json_array_append_new(a, stats_json(rep, &rep->data[o], j));
     }

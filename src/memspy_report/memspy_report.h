@@ -132,10 +132,21 @@ void memspy_raw_free(memspy_raw *r);
 
 const char *mr_kind_name(enum mr_obj_kind k);
 
-/* Make the names of r's objects unique (memspy_names.c): names shared by
- * several objects get " <- FN:LINE", the first caller frame where their
- * allocation stacks differ, and failing that " #N" (1, 2, ... in raw
- * order).  -1 only when memory runs out (names may then be half done). */
+/* Whether o's size means something: heap and global objects have one;
+ * stack and other objects are recorded with 0, their extent not known. */
+static inline int mr_size_known(const mr_obj *o)
+{
+    return o->kind == MR_HEAP || o->kind == MR_GLOBAL;
+}
+
+/* The report's name of the tool's object `other` (kind MR_OTHER). */
+#define MR_OTHER_NAME "(other memory)"
+
+/* Make the names of r's objects unique (memspy_names.c): the object
+ * `other` becomes MR_OTHER_NAME; names shared by several objects get
+ * " <- FN:LINE", the first caller frame where their allocation stacks
+ * differ, and failing that " #N" (1, 2, ... in raw order).  -1 only when
+ * memory runs out (names may then be half done). */
 int mr_unique_names(memspy_raw *r);
 
 /* ---- sampling (memspy_scale.c) ------------------------------------------- */

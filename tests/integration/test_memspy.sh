@@ -209,6 +209,48 @@ check "json: replaced_by sorted by count within each level" \
     "$(jq '[.data_objects[].replaced_by | group_by(.level)[] | map(.count) | . == (sort | reverse)] | all' "$WORK/objs.json")" \
     true
 
+# The object of kind other (memory in no heap block, global or stack) is
+# named "(other memory)", not "other", which read as English in "replaced
+# by: ..., other 81.5%"; pairs and replaced_by use the same name.
+check "json: the other object is named (other memory)" \
+    "$(jq -r '[.data_objects[] | select(.kind == "other") | .name] | join(",")' "$WORK/objs.json")" "(other memory)"
+check "json: no object, pair or replacer named other" \
+    "$(jq '[.data_objects[].name, .pairs[].data_object, .data_objects[].replaced_by[].by] | index("other")' \
+        "$WORK/objs.json")" null
+check "text: its row" "$(grep -c '  (other memory) (other, -, 1)$' "$WORK/objs.text")" 1
+
+# Stack and other objects have no known size: '-' in text, null in JSON;
+# heap and global objects keep their bytes.
+check "json: no size for stack and other objects" \
+    "$(jq -c '[.data_objects[] | select(.kind == "stack" or .kind == "other") | .size] | unique' "$WORK/objs.json")" \
+    "[null]"
+check "json: sizes of heap and global objects" \
+    "$(jq -c '[.data_objects[] | select(.kind == "heap" or .kind == "global") | .size | type] | unique' "$WORK/objs.json")" \
+    '["number"]'
+check "text: stack objects' size is -" \
+    "$(grep -c '(stack, -, 1)$' "$WORK/objs.text" | awk '{ print ($1 > 0) }') $(grep -c '(stack, 0, ' "$WORK/objs.text")" "1 0"
+
+# The text's L1 "replaced by" lines, rebuilt from the JSON's exact counts:
+# self, then the 3 largest others, each share to a tenth of a percent,
+# and any that rounds to 0.0% (self included) left out.
+check "text: replaced by, without 0.0% shares" \
+    "$(grep '^      L1 replaced by:' "$WORK/objs.text")" \
+    "$(jq -r '.data_objects[:20][] | select(.levels[0].misses > 0) | [.replaced_by[] | select(.level == "L1")] |
+        select(length > 0) | (map(.count) | add) as $t | ([.[] | select(.self) | .count] | add // 0) as $s |
+        [$t, $s] + ([.[] | select(.self | not)][:3] | map(.by, .count)) | @tsv' "$WORK/objs.json" |
+        awk -F'\t' '{
+            line = "      L1 replaced by:"; first = 1; p = sprintf("%.1f", 100 * $2 / $1)
+            if ($2 > 0 && p != "0.0") { line = line " self " p "%"; first = 0 }
+            for (i = 3; i < NF; i += 2) {
+                p = sprintf("%.1f", 100 * $(i + 1) / $1)
+                if (p == "0.0") break
+                line = line (first ? "" : ",") " " $i " " p "%"; first = 0
+            }
+            print line
+        }')"
+check "text: some object was replaced only by others (self 0.0% left out)" \
+    "$(grep -c '^      L1 replaced by: [^s]' "$WORK/objs.text" | awk '{ print ($1 > 0) }')" 1
+
 # cg_sweep RUN EVENT — Cachegrind's count of EVENT in function sweep.
 cg_sweep() {
     cg_annotate --show="$2" "$WORK/cg.$1" 2>/dev/null | awk '/memsweep.c:sweep$/ { gsub(",", "", $1); n = $1 } END { print n + 0 }'

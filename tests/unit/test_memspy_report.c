@@ -614,7 +614,8 @@ static void test_json_names(void **state)
  * `h:5`, called from main:10 and twice from main:11 (under init:3 and
  * init:4), are told apart by the first caller frame that differs; two
  * globals `count`, with no stack, are numbered in raw order; a name used
- * once is kept. */
+ * once is kept.  The tool's object `other` is `(other memory)`, so a
+ * global `other` keeps its name. */
 static const char names_body[] = "threads 1\n"
                                  "module 0 /bin/prog 0\n"
                                  "fn 0 main\n"
@@ -635,6 +636,8 @@ static const char names_body[] = "threads 1\n"
                                  "obj 3 global count 8 1\n"
                                  "obj 4 global count 8 1\n"
                                  "obj 5 global once 8 1\n"
+                                 "obj 6 global other 8 1\n"
+                                 "obj 7 other other 0 1\n"
                                  "thread 0 0 0 0\n"
                                  "skipped 0\n"
                                  "exit 0\n";
@@ -649,8 +652,9 @@ static void test_unique_names(void **state)
     read_text(dir, framed, &m);
     assert_int_equal(mr_unique_names(&m), 0);
     const char *want[] = {"h:5 <- main:10", "h:5 <- main:11 <- init:3", "h:5 <- main:11 <- init:4",
-                          "count #1",      "count #2",                 "once"};
-    for (size_t i = 0; i < 6; i++)
+                          "count #1",      "count #2",                 "once",
+                          "other",         "(other memory)"};
+    for (size_t i = 0; i < 8; i++)
         assert_string_equal(m.objs[i].name, want[i]);
     assert_int_equal(mr_unique_names(&m), 0); /* unique names stay as they are */
     assert_string_equal(m.objs[1].name, want[1]);
