@@ -10,6 +10,7 @@
  *   memspy_loops.c     code addresses -> loops, from the structure analysis
  *   memspy_varnames.c  heap objects named by the variable receiving them
  *   memspy_names.c     every data object's name made unique
+ *   memspy_notes.c     notes on the run: shorter than a sample, loader-bound
  *   memspy_text.c      the report for people
  *   memspy_json.c      the report for programs (docs/memspy.md, "Report")
  *   memspy_callgrind.c the report as a callgrind file, one event per cause
@@ -291,6 +292,29 @@ double mr_stats_refs(const memspy_report *rep, const mr_stats *s, uint64_t count
 /* The replacements at level k of object `victim`'s lines: total, and the
  * count by each evictor into by[nobjs] (zeroed first). */
 uint64_t mr_replacements(const memspy_raw *r, unsigned k, uint32_t victim, uint64_t *by);
+
+/* ---- notes on the run (memspy_notes.c) ----------------------------------- */
+
+/* The share of the stall (percent) above which the dynamic loader's is
+ * noted: its startup work, fixed, then dominates the program's own. */
+#define MR_LOADER_SHARE 25.0
+#define MR_MAX_NOTES 2
+
+typedef struct mr_notes {
+    size_t n;
+    char text[MR_MAX_NOTES][256];
+} mr_notes;
+
+/* The stall cycles of code in the dynamic loader (a module ld-linux*),
+ * and *module its file name (NULL, and 0 returned, when it made no
+ * references). */
+double mr_loader_stall(const memspy_report *rep, const char **module);
+/* Whether time sampling never skipped: the run was shorter than one
+ * sample, so every reference was simulated and the counts are exact. */
+int mr_short_sample(const memspy_report *rep);
+/* The notes rep's reader needs, in order: a run shorter than one sample;
+ * the dynamic loader making more than MR_LOADER_SHARE% of the stall. */
+void mr_notes_of(const memspy_report *rep, mr_notes *out);
 
 /* ---- renderings ---------------------------------------------------------- */
 

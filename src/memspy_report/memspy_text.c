@@ -36,6 +36,10 @@ static void header(const memspy_report *rep, const mr_header *h, FILE *out)
         fprintf(out, "killed by a signal\n");
     for (size_t i = 0; i < r->nwarnings; i++)
         fprintf(out, "  warning: %s\n", r->warnings[i]);
+    mr_notes notes;
+    mr_notes_of(rep, &notes);
+    for (size_t i = 0; i < notes.n; i++)
+        fprintf(out, "  note: %s\n", notes.text[i]);
     fprintf(out, "machine: %s%s%s%s\n", h->machine, h->why ? " (" : "", h->why ? h->why : "", h->why ? ")" : "");
     for (unsigned k = 0; k < r->nlevels; k++) {
         const mr_level *l = &r->level[k];
@@ -53,6 +57,8 @@ static void sampling(const memspy_report *rep, FILE *out)
     double ratio = s->total ? (double)s->simulated / (double)s->total : 1.0;
     if (r->sampling == MR_SAMPLE_NONE)
         fprintf(out, "sampling: none (every reference simulated)\n");
+    else if (r->sampling == MR_SAMPLE_TIME && mr_short_sample(rep)) /* the header's note says so */
+        fprintf(out, "sampling: time, %" PRIu64 " references on, %" PRIu64 " off: ratio %.3f\n", r->on, r->off, ratio);
     else if (r->sampling == MR_SAMPLE_TIME)
         fprintf(out,
                 "sampling: time, %" PRIu64 " references on, %" PRIu64 " off%s: ratio %.3f, counts scaled by %.2f;\n"
