@@ -1,5 +1,6 @@
 /* memspy_text.c — the MemSpy report for people (docs/memspy.md, "Report"):
- * the program, machine and sampling; overall statistics; then (function,
+ * the program, its warnings and the notes on the run, machine and
+ * sampling; overall statistics; then (function,
  * data object) pairs, data objects and code objects ranked by stall
  * cycles with their share; for each data object its miss causes and who
  * replaced its lines (self- or cross-interference). */

@@ -4,7 +4,9 @@
  * hand from the formula, sums causes and replacements, scales sampled
  * counts with the bounds of docs/memspy.md; the callgrind rendering has
  * one event per cause and callgrind_annotate reads it; colliding object
- * names are made unique; JSON names lines by base name and objects by id. */
+ * names are made unique (the tool's `other` is `(other memory)`); JSON
+ * names lines by base name and objects by id; the notes on a run shorter
+ * than one sample and on the dynamic loader's share of the stall. */
 #include "host_fixtures.h"
 
 #include <jansson.h>
