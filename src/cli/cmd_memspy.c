@@ -214,9 +214,14 @@ static void level_args(const machine *m, char args[][160])
         const machine_cache *c = &m->cache[k];
         uint64_t pow2 = simulated_sets(c);
         uint64_t size = pow2 * c->line * c->ways;
+        char real[32], sim[32];
         if (size != c->size)
-            fprintf(stderr, "augur memspy: %s of %s simulated as %llu KiB (%llu sets: the simulator needs a power of two)\n",
-                    c->name, m->name, (unsigned long long)size / 1024, (unsigned long long)pow2);
+            fprintf(stderr,
+                    "augur memspy: %s of %s is %s (%llu sets, not a power of two), simulated as %s (%llu sets: "
+                    "the simulator needs a power of two)\n",
+                    c->name, m->name, report_bytes_text(c->size, real, sizeof real),
+                    (unsigned long long)(c->size / ((uint64_t)c->line * c->ways)),
+                    report_bytes_text(size, sim, sizeof sim), (unsigned long long)pow2);
         snprintf(args[k], 160, "--level=%s,%llu,%u,%u,%u", c->name, (unsigned long long)size, c->line, c->ways,
                  c->shared_by);
     }
@@ -279,7 +284,8 @@ static void warn_if_static(const char *program)
 {
     if (elf_is_static(program))
         fprintf(stderr, "augur memspy: %s is statically linked: memspy cannot replace its malloc, so heap blocks "
-                        "are reported as the object 'other' (link it dynamically to see them by allocation site)\n",
+                        "are reported as the object " MR_OTHER_NAME " (link it dynamically to see them by "
+                        "allocation site)\n",
                 program);
 }
 

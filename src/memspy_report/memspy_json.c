@@ -134,8 +134,8 @@ static json_t *data_json(const memspy_report *rep)
         json_t *sites = json_array();
         for (uint32_t s = 0; s < obj->nsites; s++)
             json_array_append_new(sites, loc_json(r, &r->sites[obj->first_site + s]));
-        json_t *j = json_pack("{s:I, s:o, s:s, s:I, s:I, s:o, s:o}", "id", (json_int_t)o, "name", json_string_lossy(obj->name), "kind",
-                              mr_kind_name(obj->kind), "size", (json_int_t)obj->size, "blocks",
+        json_t *j = json_pack("{s:I, s:o, s:s, s:o, s:I, s:o, s:o}", "id", (json_int_t)o, "name", json_string_lossy(obj->name), "kind",
+                              mr_kind_name(obj->kind), "size", mr_size_known(obj) ? json_integer((json_int_t)obj->size) : json_null(), "blocks",
                               (json_int_t)obj->count, "allocation", sites, "replaced_by", replaced_json(rep, o, by, e));
         json_array_append_new(a, stats_json(rep, &rep->data[o], j));
     }
@@ -211,6 +211,17 @@ static json_t *total_json(const memspy_report *rep)
     return t;
 }
 
+/* The tool's warnings, then the report's notes on the run (mr_notes_of). */
+static json_t *warnings_json(const memspy_report *rep)
+{
+    json_t *a = json_string_array(rep->raw->warnings, rep->raw->nwarnings);
+    mr_notes notes;
+    mr_notes_of(rep, &notes);
+    for (size_t i = 0; a && i < notes.n; i++)
+        json_array_append_new(a, json_string(notes.text[i]));
+    return a;
+}
+
 int memspy_write_json(const memspy_report *rep, const mr_header *h, FILE *out)
 {
     const memspy_raw *r = rep->raw;
@@ -219,7 +230,7 @@ int memspy_write_json(const memspy_report *rep, const mr_header *h, FILE *out)
                             "pid", (json_int_t)r->pid, "exit_code", r->has_exit ? json_integer(r->exit_code) : json_null(),
                             "exec", r->exec_path ? json_string_lossy(r->exec_path) : json_null(),
                             "signal", h->term_signal > 0 ? json_integer(h->term_signal) : json_null(),
-                            "machine", machine_json(rep, h), "threads", r->threads, "warnings", json_string_array(r->warnings, r->nwarnings), "sampling", sampling_json(rep),
+                            "machine", machine_json(rep, h), "threads", r->threads, "warnings", warnings_json(rep), "sampling", sampling_json(rep),
                             "total", total_json(rep), "pairs", pairs_json(rep), "data_objects", data_json(rep),
                             "code_objects", code_json(rep));
     if (!doc)

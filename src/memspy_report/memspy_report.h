@@ -10,6 +10,7 @@
  *   memspy_loops.c     code addresses -> loops, from the structure analysis
  *   memspy_varnames.c  heap objects named by the variable receiving them
  *   memspy_names.c     every data object's name made unique
+ *   memspy_notes.c     notes on the run: shorter than a sample, loader-bound
  *   memspy_text.c      the report for people
  *   memspy_json.c      the report for programs (docs/memspy.md, "Report")
  *   memspy_callgrind.c the report as a callgrind file, one event per cause
@@ -132,10 +133,21 @@ void memspy_raw_free(memspy_raw *r);
 
 const char *mr_kind_name(enum mr_obj_kind k);
 
-/* Make the names of r's objects unique (memspy_names.c): names shared by
- * several objects get " <- FN:LINE", the first caller frame where their
- * allocation stacks differ, and failing that " #N" (1, 2, ... in raw
- * order).  -1 only when memory runs out (names may then be half done). */
+/* Whether o's size means something: heap and global objects have one;
+ * stack and other objects are recorded with 0, their extent not known. */
+static inline int mr_size_known(const mr_obj *o)
+{
+    return o->kind == MR_HEAP || o->kind == MR_GLOBAL;
+}
+
+/* The report's name of the tool's object `other` (kind MR_OTHER). */
+#define MR_OTHER_NAME "(other memory)"
+
+/* Make the names of r's objects unique (memspy_names.c): the object
+ * `other` becomes MR_OTHER_NAME; names shared by several objects get
+ * " <- FN:LINE", the first caller frame where their allocation stacks
+ * differ, and failing that " #N" (1, 2, ... in raw order).  -1 only when
+ * memory runs out (names may then be half done). */
 int mr_unique_names(memspy_raw *r);
 
 /* ---- sampling (memspy_scale.c) ------------------------------------------- */
@@ -280,6 +292,29 @@ double mr_stats_refs(const memspy_report *rep, const mr_stats *s, uint64_t count
 /* The replacements at level k of object `victim`'s lines: total, and the
  * count by each evictor into by[nobjs] (zeroed first). */
 uint64_t mr_replacements(const memspy_raw *r, unsigned k, uint32_t victim, uint64_t *by);
+
+/* ---- notes on the run (memspy_notes.c) ----------------------------------- */
+
+/* The share of the stall (percent) above which the dynamic loader's is
+ * noted: its startup work, fixed, then dominates the program's own. */
+#define MR_LOADER_SHARE 25.0
+#define MR_MAX_NOTES 2
+
+typedef struct mr_notes {
+    size_t n;
+    char text[MR_MAX_NOTES][256];
+} mr_notes;
+
+/* The stall cycles of code in the dynamic loader (a module ld-linux*),
+ * and *module its file name (NULL, and 0 returned, when it made no
+ * references). */
+double mr_loader_stall(const memspy_report *rep, const char **module);
+/* Whether time sampling never skipped: the run was shorter than one
+ * sample, so every reference was simulated and the counts are exact. */
+int mr_short_sample(const memspy_report *rep);
+/* The notes rep's reader needs, in order: a run shorter than one sample;
+ * the dynamic loader making more than MR_LOADER_SHARE% of the stall. */
+void mr_notes_of(const memspy_report *rep, mr_notes *out);
 
 /* ---- renderings ---------------------------------------------------------- */
 

@@ -1,10 +1,12 @@
 /* memspy_text.c — the MemSpy report for people (docs/memspy.md, "Report"):
- * the program, machine and sampling; overall statistics; then (function,
+ * the program, its warnings and the notes on the run, machine and
+ * sampling; overall statistics; then (function,
  * data object) pairs, data objects and code objects ranked by stall
  * cycles with their share; for each data object its miss causes and who
  * replaced its lines (self- or cross-interference). */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "memspy_report/memspy_report.h"
 #include "report/report.h"
@@ -35,6 +37,10 @@ static void header(const memspy_report *rep, const mr_header *h, FILE *out)
         fprintf(out, "killed by a signal\n");
     for (size_t i = 0; i < r->nwarnings; i++)
         fprintf(out, "  warning: %s\n", r->warnings[i]);
+    mr_notes notes;
+    mr_notes_of(rep, &notes);
+    for (size_t i = 0; i < notes.n; i++)
+        fprintf(out, "  note: %s\n", notes.text[i]);
     fprintf(out, "machine: %s%s%s%s\n", h->machine, h->why ? " (" : "", h->why ? h->why : "", h->why ? ")" : "");
     for (unsigned k = 0; k < r->nlevels; k++) {
         const mr_level *l = &r->level[k];
@@ -52,6 +58,8 @@ static void sampling(const memspy_report *rep, FILE *out)
     double ratio = s->total ? (double)s->simulated / (double)s->total : 1.0;
     if (r->sampling == MR_SAMPLE_NONE)
         fprintf(out, "sampling: none (every reference simulated)\n");
+    else if (r->sampling == MR_SAMPLE_TIME && mr_short_sample(rep)) /* the header's note says so */
+        fprintf(out, "sampling: time, %" PRIu64 " references on, %" PRIu64 " off: ratio %.3f\n", r->on, r->off, ratio);
     else if (r->sampling == MR_SAMPLE_TIME)
         fprintf(out,
                 "sampling: time, %" PRIu64 " references on, %" PRIu64 " off%s: ratio %.3f, counts scaled by %.2f;\n"
@@ -147,25 +155,51 @@ static void causes(const memspy_report *rep, const mr_stats *s, unsigned k, FILE
     fputc('\n', out);
 }
 
+/* ", NAME P%" of a replacer with `count` of `total` replacements, or
+ * nothing when P rounds to 0.0% (JSON keeps every count); returns whether
+ * it was written.  `first` drops the comma. */
+static int share(const char *name, uint64_t count, uint64_t total, int first, FILE *out)
+{
+    char p[32];
+    snprintf(p, sizeof p, "%.1f", pct((double)count, (double)total));
+    if (count == 0 || strcmp(p, "0.0") == 0)
+        return 0;
+    fprintf(out, "%s %s %s%%", first ? "" : ",", name, p);
+    return 1;
+}
+
+/* How many objects by[] (per object) counts some replacements of. */
+static size_t replacers(const memspy_raw *r, const uint64_t *by)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < r->nobjs; j++)
+        n += by[j] > 0;
+    return n;
+}
+
 /* Who replaced object o's lines at level k: self first, then the others
- * by count, at most three. */
+ * by count, at most three; shares that round to 0.0% are left out. */
 static void replaced_by(const memspy_report *rep, uint32_t o, unsigned k, uint64_t *by, FILE *out)
 {
     const memspy_raw *r = rep->raw;
     uint64_t total = mr_replacements(r, k, o, by);
     if (total == 0)
         return;
-    fprintf(out, "      %s replaced by: self %.1f%%", r->level[k].name, pct((double)by[o], (double)total));
+    size_t n = replacers(r, by);
+    fprintf(out, "      %s replaced by:", r->level[k].name);
+    int shown = share("self", by[o], total, 1, out);
     by[o] = 0;
-    for (int shown = 0; shown < 3; shown++) {
+    for (int others = 0; others < 3; others++) {
         size_t best = 0;
         for (size_t j = 1; j < r->nobjs; j++)
             best = by[j] > by[best] ? j : best;
-        if (by[best] == 0)
-            break;
-        fprintf(out, ", %s %.1f%%", r->objs[best].name, pct((double)by[best], (double)total));
+        if (!share(r->objs[best].name, by[best], total, !shown, out))
+            break; /* the largest left rounds to 0.0%: so do the rest */
+        shown++;
         by[best] = 0;
     }
+    if (!shown)
+        fprintf(out, " %zu objects, each under 0.05%%", n);
     fputc('\n', out);
 }
 
@@ -190,7 +224,12 @@ static void data_object(const memspy_report *rep, uint32_t o, uint64_t *by, FILE
     const memspy_raw *r = rep->raw;
     const mr_obj *obj = &r->objs[o];
     stall_columns(rep, &rep->data[o], out);
-    fprintf(out, "  %s (%s, %" PRIu64 ", %" PRIu64 ")\n", obj->name, mr_kind_name(obj->kind), obj->size, obj->count);
+    fprintf(out, "  %s (%s, ", obj->name, mr_kind_name(obj->kind));
+    if (mr_size_known(obj))
+        fprintf(out, "%" PRIu64, obj->size);
+    else
+        fputc('-', out);
+    fprintf(out, ", %" PRIu64 ")\n", obj->count);
     allocation(r, obj, out);
     for (unsigned k = 0; k < r->nlevels; k++)
         if (rep->data[o].lv[k].miss) {

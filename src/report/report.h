@@ -48,6 +48,10 @@ void report_cache_key(const report_cache *c, char *buf, size_t len);
 /* A short name for people, e.g. "64KiB:64" or "1000:8". */
 void report_cache_label(const report_cache *c, char *buf, size_t len);
 
+/* bytes in the largest binary unit that divides it exactly, "300 MiB",
+ * "48 KiB", "1000 bytes", in buf; returns buf. */
+const char *report_bytes_text(uint64_t bytes, char *buf, size_t len);
+
 /* ---- data (report_build.c) ----------------------------------------------- */
 
 typedef struct report_counts {

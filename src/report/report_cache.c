@@ -66,14 +66,31 @@ void report_cache_key(const report_cache *c, char *buf, size_t len)
     snprintf(buf, len, "%llu:%u", (unsigned long long)c->size, c->line);
 }
 
-void report_cache_label(const report_cache *c, char *buf, size_t len)
+/* The largest binary unit dividing bytes exactly ("" for bytes, "KiB",
+ * ...), and *v the count of them. */
+static const char *exact_unit(uint64_t bytes, uint64_t *v)
 {
     static const char *const units[] = {"", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    uint64_t v = c->size;
     size_t u = 0;
-    while (v >= 1024 && v % 1024 == 0 && u + 1 < sizeof units / sizeof *units) {
-        v /= 1024;
+    *v = bytes;
+    while (*v >= 1024 && *v % 1024 == 0 && u + 1 < sizeof units / sizeof *units) {
+        *v /= 1024;
         u++;
     }
-    snprintf(buf, len, "%llu%s:%u", (unsigned long long)v, units[u], c->line);
+    return units[u];
+}
+
+void report_cache_label(const report_cache *c, char *buf, size_t len)
+{
+    uint64_t v;
+    const char *unit = exact_unit(c->size, &v);
+    snprintf(buf, len, "%llu%s:%u", (unsigned long long)v, unit, c->line);
+}
+
+const char *report_bytes_text(uint64_t bytes, char *buf, size_t len)
+{
+    uint64_t v;
+    const char *unit = exact_unit(bytes, &v);
+    snprintf(buf, len, "%llu %s", (unsigned long long)v, unit[0] ? unit : "bytes");
+    return buf;
 }

@@ -209,6 +209,91 @@ check "json: replaced_by sorted by count within each level" \
     "$(jq '[.data_objects[].replaced_by | group_by(.level)[] | map(.count) | . == (sort | reverse)] | all' "$WORK/objs.json")" \
     true
 
+# The object of kind other (memory in no heap block, global or stack) is
+# named "(other memory)", not "other", which read as English in "replaced
+# by: ..., other 81.5%"; pairs and replaced_by use the same name.
+check "json: the other object is named (other memory)" \
+    "$(jq -r '[.data_objects[] | select(.kind == "other") | .name] | join(",")' "$WORK/objs.json")" "(other memory)"
+check "json: no object, pair or replacer named other" \
+    "$(jq '[.data_objects[].name, .pairs[].data_object, .data_objects[].replaced_by[].by] | index("other")' \
+        "$WORK/objs.json")" null
+check "text: its row" "$(grep -c '  (other memory) (other, -, 1)$' "$WORK/objs.text")" 1
+
+# Stack and other objects have no known size: '-' in text, null in JSON;
+# heap and global objects keep their bytes.
+check "json: no size for stack and other objects" \
+    "$(jq -c '[.data_objects[] | select(.kind == "stack" or .kind == "other") | .size] | unique' "$WORK/objs.json")" \
+    "[null]"
+check "json: sizes of heap and global objects" \
+    "$(jq -c '[.data_objects[] | select(.kind == "heap" or .kind == "global") | .size | type] | unique' "$WORK/objs.json")" \
+    '["number"]'
+check "text: stack objects' size is -" \
+    "$(grep -c '(stack, -, 1)$' "$WORK/objs.text" | awk '{ print ($1 > 0) }') $(grep -c '(stack, 0, ' "$WORK/objs.text")" "1 0"
+
+# The text's L1 "replaced by" lines, rebuilt from the JSON's exact counts:
+# self, then the 3 largest others, each share to a tenth of a percent,
+# and any that rounds to 0.0% (self included) left out.
+check "text: replaced by, without 0.0% shares" \
+    "$(grep '^      L1 replaced by:' "$WORK/objs.text")" \
+    "$(jq -r '.data_objects[:20][] | select(.levels[0].misses > 0) | [.replaced_by[] | select(.level == "L1")] |
+        select(length > 0) | (map(.count) | add) as $t | ([.[] | select(.self) | .count] | add // 0) as $s |
+        [$t, $s] + ([.[] | select(.self | not)][:3] | map(.by, .count)) | @tsv' "$WORK/objs.json" |
+        awk -F'\t' '{
+            line = "      L1 replaced by:"; first = 1; p = sprintf("%.1f", 100 * $2 / $1)
+            if ($2 > 0 && p != "0.0") { line = line " self " p "%"; first = 0 }
+            for (i = 3; i < NF; i += 2) {
+                p = sprintf("%.1f", 100 * $(i + 1) / $1)
+                if (p == "0.0") break
+                line = line (first ? "" : ",") " " $i " " p "%"; first = 0
+            }
+            print line
+        }')"
+check "text: some object was replaced only by others (self 0.0% left out)" \
+    "$(grep -c '^      L1 replaced by: [^s]' "$WORK/objs.text" | awk '{ print ($1 > 0) }')" 1
+
+# loader_share RAW JSON — the dynamic loader's share of the stall (percent,
+# to the unit), from the raw file by the stall formula of docs/memspy.md
+# with the JSON's latencies: each pair's misses at level k not missed at
+# k+1 cost lat[k+1], those missing everywhere the memory's.
+loader_share() {
+    awk -v LAT="$(jq -r '[.machine.levels[].latency_cycles, .machine.memory_latency_cycles] | map(tostring) |
+        join(" ")' "$2")" '
+        BEGIN { L = split(LAT, lat, " ") - 1 }
+        $1 == "module" { loader[$2] = ($3 ~ /\/ld-linux[^\/]*$/) }
+        $1 == "code" { mod[$2] = $3 }
+        $1 == "pair" {
+            s = 0
+            for (k = 0; k < L; k++) s += ($(7 + 8 * k) - (k + 1 < L ? $(7 + 8 * (k + 1)) : 0)) * lat[k + 2]
+            total += s
+            if (loader[mod[$2]]) ld += s
+        }
+        END { printf "%.0f\n", 100 * ld / total }' "$1"
+}
+# A small run is mostly the dynamic loader's startup (memobjs 200 3: about
+# 65% of the stall): the text says so under the header, the JSON as its
+# last warning; a run whose own misses dominate (memsweep 8192 64 8, 57344
+# L2 hits and 8192 misses against the loader's few thousand) has no such note.
+SHARE=$(loader_share "$WORK"/objs/memspy.*.out "$WORK/objs.json")
+NOTE="the dynamic loader (ld-linux-x86-64.so.2) makes $SHARE% of the stall: the run is short; give the program a larger input"
+check "loader: a small run's share is above 25%" "$((SHARE > 25))" 1
+check "loader: text note under the header" "$(sed -n 3p "$WORK/objs.text")" "  note: $NOTE"
+check "loader: json warning" "$(jq -r '.warnings[-1]' "$WORK/objs.json")" "$NOTE"
+check "loader: no note on a larger run" "$(jq '[.warnings[] | select(contains("dynamic loader"))] | length' \
+    "$WORK/setfull.json")" 0
+
+# Time sampling of a run shorter than one sample (500000 references)
+# simulates everything: the counts are the full simulation's, and the
+# report says so instead of calling them estimates.
+"$AUGUR" memspy --machine "$WORK/two.yaml" --sample 0.1 --sample-by time --format json --output "$WORK/short.json" -- \
+    "$PROGRAMS/memsweep" 256 64 1 2>/dev/null
+"$AUGUR" memspy --machine "$WORK/two.yaml" --sample 0.1 --sample-by time --output "$WORK/short.txt" -- \
+    "$PROGRAMS/memsweep" 256 64 1 2>/dev/null
+SHORT="the run was shorter than one sample: everything was simulated, the counts are exact"
+check "short run: big's counts are the full simulation's" "$(causes short big 0)" "$(causes cold big 0)"
+check "short run: json warning" "$(jq -r --arg n "$SHORT" '[.warnings[] | select(. == $n)] | length' "$WORK/short.json")" 1
+check "short run: text note" "$(grep -c "^  note: $SHORT\$" "$WORK/short.txt")" 1
+check "short run: not called estimates" "$(grep -c 'misses are estimates' "$WORK/short.txt")" 0
+
 # cg_sweep RUN EVENT — Cachegrind's count of EVENT in function sweep.
 cg_sweep() {
     cg_annotate --show="$2" "$WORK/cg.$1" 2>/dev/null | awk '/memsweep.c:sweep$/ { gsub(",", "", $1); n = $1 } END { print n + 0 }'

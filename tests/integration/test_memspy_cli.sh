@@ -161,6 +161,15 @@ check "valgrind killed: message" \
 # The start message's estimate is the benchmark's, not 10-60x.
 check "start message: the estimate" "$(grep -c 'expect 40-500x native time' "$WORK/err")" 1
 
+# A level whose sets are no power of two (a sliced L3: 3 slices of 16 MiB,
+# 16-way, 49152 sets) is simulated smaller, and augur says both sizes.
+SRC_MACHINES=$(cd "$SRC_PROGRAMS/../../machines" && pwd)
+sed -e 's/^name: zen4$/name: sliced/' -e 's/^    size: 32MiB$/    size: 48MiB\n    slices: 3/' \
+    "$SRC_MACHINES/zen4.yaml" >"$WORK/sliced.yaml"
+"$AUGUR" memspy --machine "$WORK/sliced.yaml" --dry-run -- "${SMALL[@]}" >/dev/null 2>"$WORK/err"
+check "sliced L3: its real and its simulated size" "$(cat "$WORK/err")" \
+    "augur memspy: L3 of sliced is 48 MiB (49152 sets, not a power of two), simulated as 32 MiB (32768 sets: the simulator needs a power of two)"
+
 # A statically linked program has no dynamic loader to preload memspy's
 # malloc: augur says so before the run (its heap is the object 'other').
 if cc -static -O1 -march=x86-64-v2 -o "$WORK/static" "$SRC_PROGRAMS/memsweep.c" 2>/dev/null; then

@@ -4,7 +4,9 @@
  * hand from the formula, sums causes and replacements, scales sampled
  * counts with the bounds of docs/memspy.md; the callgrind rendering has
  * one event per cause and callgrind_annotate reads it; colliding object
- * names are made unique; JSON names lines by base name and objects by id. */
+ * names are made unique (the tool's `other` is `(other memory)`); JSON
+ * names lines by base name and objects by id; the notes on a run shorter
+ * than one sample and on the dynamic loader's share of the stall. */
 #include "host_fixtures.h"
 
 #include <jansson.h>
@@ -614,7 +616,8 @@ static void test_json_names(void **state)
  * `h:5`, called from main:10 and twice from main:11 (under init:3 and
  * init:4), are told apart by the first caller frame that differs; two
  * globals `count`, with no stack, are numbered in raw order; a name used
- * once is kept. */
+ * once is kept.  The tool's object `other` is `(other memory)`, so a
+ * global `other` keeps its name. */
 static const char names_body[] = "threads 1\n"
                                  "module 0 /bin/prog 0\n"
                                  "fn 0 main\n"
@@ -635,6 +638,8 @@ static const char names_body[] = "threads 1\n"
                                  "obj 3 global count 8 1\n"
                                  "obj 4 global count 8 1\n"
                                  "obj 5 global once 8 1\n"
+                                 "obj 6 global other 8 1\n"
+                                 "obj 7 other other 0 1\n"
                                  "thread 0 0 0 0\n"
                                  "skipped 0\n"
                                  "exit 0\n";
@@ -649,14 +654,76 @@ static void test_unique_names(void **state)
     read_text(dir, framed, &m);
     assert_int_equal(mr_unique_names(&m), 0);
     const char *want[] = {"h:5 <- main:10", "h:5 <- main:11 <- init:3", "h:5 <- main:11 <- init:4",
-                          "count #1",      "count #2",                 "once"};
-    for (size_t i = 0; i < 6; i++)
+                          "count #1",      "count #2",                 "once",
+                          "other",         "(other memory)"};
+    for (size_t i = 0; i < 8; i++)
         assert_string_equal(m.objs[i].name, want[i]);
     assert_int_equal(mr_unique_names(&m), 0); /* unique names stay as they are */
     assert_string_equal(m.objs[1].name, want[1]);
     memspy_raw_free(&m);
     free(all), free(framed);
     fixture_remove(dir);
+}
+
+/* The notes of the report built from the good file edited by edits[n],
+ * with sampling line `sampling` and `skipped`; *loader_stall and loader[64]
+ * from mr_loader_stall ("" for no loader module). */
+static void notes_of(const char *sampling, const char *skipped, const char *const (*edits)[2], int n, mr_notes *notes,
+                     double *loader_stall, char *loader)
+{
+    char *dir = fixture_tmpdir(), *text = edited_text(sampling, skipped, edits, n);
+    memspy_raw m;
+    memspy_report rep;
+    read_text(dir, text, &m);
+    build(&m, &rep);
+    mr_notes_of(&rep, notes);
+    const char *module;
+    *loader_stall = mr_loader_stall(&rep, &module);
+    snprintf(loader, 64, "%s", module ? module : "");
+    memspy_report_free(&rep);
+    memspy_raw_free(&m);
+    free(text);
+    fixture_remove(dir);
+}
+
+/* Code in the dynamic loader: kernel's second instruction (pair 1, B:
+ * 10000 of the 19040 stall cycles, 52.5%) moved into ld-linux is noted as
+ * 53% of the stall; main's (pair 2, 200 cycles, 1.1%) is not.  A time-
+ * sampled run that skipped nothing is noted as exact; one that skipped,
+ * or that also sampled sets, is not. */
+static void test_notes(void **state)
+{
+    (void)state;
+    const char *const loader_kernel[2][2] = {
+        {"module 0 /bin/prog 0\n", "module 0 /bin/prog 0\nmodule 1 /lib64/ld-linux-x86-64.so.2 0\n"},
+        {"code 1 0 1210 1 0 21", "code 1 1 1210 1 0 21"}};
+    const char *const loader_main[2][2] = {
+        {"module 0 /bin/prog 0\n", "module 0 /bin/prog 0\nmodule 1 /lib64/ld-linux-x86-64.so.2 0\n"},
+        {"code 2 0 1300 0 0 30", "code 2 1 1300 0 0 30"}};
+    mr_notes notes;
+    double stall;
+    char loader[64];
+    notes_of("sampling none", "0", loader_kernel, 2, &notes, &stall, loader);
+    assert_float_equal(stall, 10000, 1e-9);
+    assert_string_equal(loader, "ld-linux-x86-64.so.2");
+    assert_int_equal(notes.n, 1);
+    assert_string_equal(notes.text[0], "the dynamic loader (ld-linux-x86-64.so.2) makes 53% of the stall: the run is "
+                                       "short; give the program a larger input");
+    notes_of("sampling none", "0", loader_main, 2, &notes, &stall, loader);
+    assert_float_equal(stall, 200, 1e-9);
+    assert_int_equal(notes.n, 0);
+    notes_of("sampling none", "0", NULL, 0, &notes, &stall, loader);
+    assert_string_equal(loader, "");
+    assert_float_equal(stall, 0, 0);
+    assert_int_equal(notes.n, 0);
+    notes_of("sampling time 100000 900000", "0", NULL, 0, &notes, &stall, loader);
+    assert_int_equal(notes.n, 1);
+    assert_string_equal(notes.text[0],
+                        "the run was shorter than one sample: everything was simulated, the counts are exact");
+    notes_of("sampling time 100000 900000", "13590", NULL, 0, &notes, &stall, loader);
+    assert_int_equal(notes.n, 0);
+    notes_of("sampling time 100000 900000\nsampling sets 4", "0", NULL, 0, &notes, &stall, loader);
+    assert_int_equal(notes.n, 0);
 }
 
 int main(void)
@@ -678,6 +745,7 @@ int main(void)
         cmocka_unit_test(test_split_exact),
         cmocka_unit_test(test_unique_names),
         cmocka_unit_test(test_json_names),
+        cmocka_unit_test(test_notes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -377,6 +377,19 @@ static void test_cache_specs(void **state)
     assert_int_equal(report_cache_check(&c, &run, err, sizeof err), 0);
 }
 
+/* Sizes for people in the largest unit that divides them exactly: a
+ * sliced L3 (300 MiB = 15 x 20 MiB) and its simulated power of two. */
+static void test_bytes_text(void **state)
+{
+    (void)state;
+    char buf[32];
+    assert_string_equal(report_bytes_text(314572800, buf, sizeof buf), "300 MiB");
+    assert_string_equal(report_bytes_text(167772160, buf, sizeof buf), "160 MiB");
+    assert_string_equal(report_bytes_text(1572864, buf, sizeof buf), "1536 KiB");
+    assert_string_equal(report_bytes_text(1000, buf, sizeof buf), "1000 bytes");
+    assert_string_equal(report_bytes_text(1ull << 40, buf, sizeof buf), "1 TiB");
+}
+
 static void test_parsers(void **state)
 {
     (void)state;
@@ -408,6 +421,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_documented_sql, setup, teardown),
         cmocka_unit_test(test_cache_specs),
+        cmocka_unit_test(test_bytes_text),
         cmocka_unit_test(test_parsers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
