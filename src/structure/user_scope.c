@@ -74,13 +74,39 @@ int st_scopes_at(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **out)
     return s.n;
 }
 
+/* path with "." and ".." components and repeated slashes resolved as
+ * text into buf (clang names libstdc++'s headers
+ * /usr/bin/../lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/...);
+ * a path too long for buf is cut short. */
+static void lexical_path(const char *path, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (const char *p = path; *p;) {
+        const char *end = strchr(p, '/');
+        size_t k = end ? (size_t)(end - p) : strlen(p);
+        if (k == 2 && p[0] == '.' && p[1] == '.') {
+            while (n > 0 && buf[--n] != '/') /* drop the last component */
+                ;
+        } else if (k > 0 && !(k == 1 && p[0] == '.') && n + k + 2 < len) {
+            buf[n++] = '/';
+            memcpy(buf + n, p, k);
+            n += k;
+        }
+        buf[n] = '\0';
+        p += k + (end != NULL);
+    }
+}
+
 int st_is_system_file(const char *path)
 {
     static const char *const dirs[] = {"/usr/include/", "/usr/lib/", "/usr/local/include/", "/usr/lib64/"};
-    if (!path)
+    char norm[4096];
+    if (!path || path[0] != '/')
         return 0;
+    lexical_path(path, norm, sizeof norm);
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
-        if (strncmp(path, dirs[i], strlen(dirs[i])) == 0)
+        if (strncmp(norm, dirs[i], strlen(dirs[i])) == 0)
             return 1;
     return 0;
 }
