@@ -37,12 +37,34 @@ static const st_vars *vars_of(const mr_loops *l, const memspy_raw *r, int32_t m,
     return v->vars;
 }
 
-/* The receiving variable of heap object o (malloc'd), or NULL. */
+/* Is frame s in a system header's code (st_is_system_file)? */
+static int system_frame(const memspy_raw *r, const mr_loc *s)
+{
+    return s->file >= 0 && st_is_system_file(r->files[s->file]);
+}
+
+/* The frame of heap object o that the user's code made: the innermost
+ * one, unless it is system-header code (a libstdc++ allocator not
+ * inlined, at -O0), then the first caller in a file of known, non-system
+ * source; the innermost when there is none. */
+static uint32_t user_frame(const memspy_raw *r, const mr_obj *o)
+{
+    const mr_loc *s = &r->sites[o->first_site];
+    if (!system_frame(r, &s[0]))
+        return 0;
+    for (uint32_t d = 1; d < o->nsites; d++)
+        if (s[d].file >= 0 && !system_frame(r, &s[d]))
+            return d;
+    return 0;
+}
+
+/* The receiving variable of heap object o (malloc'd) at its user frame,
+ * or NULL. */
 static char *receiver_of(const mr_loops *l, const memspy_raw *r, const mr_obj *o, module_vars *mv)
 {
     if (o->kind != MR_HEAP || o->nsites == 0)
         return NULL;
-    const mr_loc *site = &r->sites[o->first_site];
+    const mr_loc *site = &r->sites[o->first_site + user_frame(r, o)];
     const st_vars *v = vars_of(l, r, site->module, mv);
     char name[256];
     if (!v || !st_call_receiver(v, l->mods[site->module], site->addr, name, sizeof name))
@@ -68,8 +90,9 @@ static int32_t file_index(memspy_raw *r, const char *path)
 /* Give heap object o its site name from the user's view: an allocation in
  * system-header code inlined into the user's (std::vector's allocator)
  * moves its innermost frame to the user's line that led there, and is
- * named FN:LINE by it; one in code of no symbol (a stripped binary) is
- * named MODULE+0xOFF (mr_frame_name).  -1 when memory runs out. */
+ * named FN:LINE by it; one in system-header code not inlined is named by
+ * its user frame; one in code of no symbol (a stripped binary) is named
+ * MODULE+0xOFF (mr_frame_name).  -1 when memory runs out. */
 static int user_site(const mr_loops *l, memspy_raw *r, mr_obj *o, module_vars *mv)
 {
     if (o->kind != MR_HEAP || o->nsites == 0)
@@ -84,10 +107,10 @@ static int user_site(const mr_loops *l, memspy_raw *r, mr_obj *o, module_vars *m
             return -1;
         site->file = f;
         site->line = line;
-    } else if (site->fn >= 0) {
+    } else if (site->fn >= 0 && user_frame(r, o) == 0) {
         return 0;
     }
-    mr_frame_name(r, site, name, sizeof name);
+    mr_frame_name(r, &r->sites[o->first_site + user_frame(r, o)], name, sizeof name);
     char *copy = strdup(name);
     if (!copy)
         return -1;
