@@ -26,10 +26,12 @@ size_t mr_loops_names(void *ctx, size_t code, const char **names, size_t max);
 
 /* memspy_varnames.c: rename each heap object of r whose allocation site
  * lies in an analysed module to the variable that receives the allocation
- * (st_call_receiver), as MemSpy did; "VAR (SITE)" when another object has
- * the same name; objects whose variable is not found keep their site
- * name.  Then every name is made unique (mr_unique_names).  -1 only when
- * memory runs out. */
+ * (st_call_receiver) in the user's code, as MemSpy did; "VAR (SITE)" when
+ * another object has the same name; objects whose variable is not found
+ * keep their site name, in the user's terms: the user's line for an
+ * allocation in system-header code (whose innermost frame moves there when
+ * that code was inlined), MODULE+0xOFF in code of no symbol.  Then every
+ * name is made unique (mr_unique_names).  -1 only when memory runs out. */
 int mr_loops_name_heap(const mr_loops *l, memspy_raw *r);
 
 void mr_loops_free(mr_loops *l);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "memspy_report/memspy_report.h"
+#include "report/report.h"
 
 /* Rounds of extension before giving up: each round either separates a
  * group or numbers it, so a handful suffice; the bound only guards
@@ -33,20 +34,25 @@ static int by_name(const void *a, const void *b)
     return c ? c : (x->obj > y->obj) - (x->obj < y->obj);
 }
 
-/* "FN:LINE" of frame d of object o's allocation stack into buf (the
- * address when the function is unknown), or "" when it has no frame d. */
+void mr_frame_name(const memspy_raw *r, const mr_loc *s, char *buf, size_t len)
+{
+    if (s->fn >= 0 && s->line)
+        snprintf(buf, len, "%s:%u", r->fns[s->fn], s->line);
+    else if (s->fn >= 0)
+        snprintf(buf, len, "%s", r->fns[s->fn]);
+    else if (s->module >= 0 && s->module < r->nmodules)
+        snprintf(buf, len, "%s+0x%llx", report_base_name(r->module_paths[s->module]), (unsigned long long)s->addr);
+    else
+        snprintf(buf, len, "0x%llx", (unsigned long long)s->addr);
+}
+
+/* The name of frame d of object o's allocation stack into buf
+ * (mr_frame_name), or "" when it has no frame d. */
 static void frame_label(const memspy_raw *r, const mr_obj *o, uint32_t d, char *buf, size_t len)
 {
     buf[0] = '\0';
-    if (d >= o->nsites)
-        return;
-    const mr_loc *s = &r->sites[o->first_site + d];
-    if (s->fn < 0)
-        snprintf(buf, len, "0x%llx", (unsigned long long)s->addr);
-    else if (s->line)
-        snprintf(buf, len, "%s:%u", r->fns[s->fn], s->line);
-    else
-        snprintf(buf, len, "%s", r->fns[s->fn]);
+    if (d < o->nsites)
+        mr_frame_name(r, &r->sites[o->first_site + d], buf, len);
 }
 
 /* Replace object o's name by "NAME<sep>TAIL"; -1 when memory runs out. */

@@ -150,6 +150,12 @@ static inline int mr_size_known(const mr_obj *o)
  * memory runs out (names may then be half done). */
 int mr_unique_names(memspy_raw *r);
 
+/* The name of allocation-stack frame s into buf: "FN:LINE", "FN" without
+ * a line, else, for code of no symbol (a stripped binary),
+ * "MODULE+0xOFF" (the module's base name and the link-time address) or
+ * "0xADDR" outside every module (memspy_names.c). */
+void mr_frame_name(const memspy_raw *r, const mr_loc *s, char *buf, size_t len);
+
 /* ---- sampling (memspy_scale.c) ------------------------------------------- */
 
 /* How counts of simulated references stand for the whole run. */

@@ -9,12 +9,25 @@
  * instruction it asks DWARF which variable lives, at that pc, in one of the
  * registers holding the value (DW_OP_regN) or at one of the memory slots it
  * was stored to (DW_OP_fbreg against the frame base, DW_OP_addr).  The
- * first answer wins; none leaves the object named by its allocation site.
+ * first answer wins.  Only the user's scopes count (user_scope.c): in
+ * system-header code inlined into the user's function, such as
+ * libstdc++'s allocators, the parameters (__first) are not what the user
+ * named the object.  A variable may be a composite of pieces (a
+ * std::vector in registers): a piece that holds the value names it.
+ *
+ * When no location holds the value (gcc drops the location of a variable
+ * it keeps in a callee-saved register across a loop), the declaration
+ * rule names it: the one variable of the user's scopes declared at the
+ * call's line (the user's line, when the call is inside inlined system
+ * code) whose type is a pointer or a class, as `T *p = malloc(...)` or
+ * `std::vector<T> v(n)` declare it.  None, or two on one line, leaves the
+ * object named by its allocation site.
  *
  * Limits: a value stored through a pointer (p->buf = malloc(...)) or kept
  * only in a variable of another compilation unit is not named. */
 #include "structure/dwfl_offline.h"
 #include "structure/structure.h"
+#include "structure/user_scope.h"
 
 #include <dwarf.h>
 #include <stdlib.h>
@@ -179,24 +192,48 @@ static int location_holds(const st_vars *v, Dwarf_Attribute *attr, Dwarf_Op *op,
     return 0;
 }
 
+/* Does the location expression expr[0..len) of attribute `attr` hold the
+ * value at pc: a one-operation location, or a composite whose 8-byte
+ * piece is one (DW_OP_regN DW_OP_piece 8 ...)? */
+static int expr_holds(const st_vars *v, Dwarf_Attribute *attr, Dwarf_Op *expr, size_t len, Dwarf_Die *fn,
+                      Dwarf_Addr pc, const holders *h)
+{
+    if (len == 1)
+        return location_holds(v, attr, &expr[0], fn, pc, h);
+    for (size_t start = 0, i = 0; i < len; i++) {
+        if (expr[i].atom != DW_OP_piece)
+            continue;
+        if (i == start + 1 && expr[i].number == 8 && location_holds(v, attr, &expr[start], fn, pc, h))
+            return 1;
+        start = i + 1;
+    }
+    return 0;
+}
+
+/* Copy die's name into name[0..len); 1 when it has one. */
+static int copy_name(Dwarf_Die *die, char *name, size_t len)
+{
+    Dwarf_Attribute name_attr;
+    const char *n = dwarf_attr_integrate(die, DW_AT_name, &name_attr) ? dwarf_formstring(&name_attr) : NULL;
+    if (!n)
+        return 0;
+    snprintf(name, len, "%s", n);
+    return 1;
+}
+
 /* Copy the name of the variable or parameter `die` into name if its
  * location at pc holds the value; 1 when it did. */
 static int variable_matches(const st_vars *v, Dwarf_Die *die, Dwarf_Die *fn, Dwarf_Addr pc, const holders *h,
                             char *name, size_t len)
 {
     int tag = dwarf_tag(die);
-    Dwarf_Attribute attr, name_attr;
+    Dwarf_Attribute attr;
     Dwarf_Op *expr;
     size_t exprlen;
     if ((tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) || !dwarf_attr(die, DW_AT_location, &attr) ||
-        dwarf_getlocation_addr(&attr, pc, &expr, &exprlen, 1) != 1 || exprlen != 1 ||
-        !location_holds(v, &attr, &expr[0], fn, pc, h))
+        dwarf_getlocation_addr(&attr, pc, &expr, &exprlen, 1) != 1 || !expr_holds(v, &attr, expr, exprlen, fn, pc, h))
         return 0;
-    const char *n = dwarf_attr_integrate(die, DW_AT_name, &name_attr) ? dwarf_formstring(&name_attr) : NULL;
-    if (!n)
-        return 0;
-    snprintf(name, len, "%s", n);
-    return 1;
+    return copy_name(die, name, len);
 }
 
 /* The compilation unit of DWARF pc into *cu: 0, or -1 when none covers
@@ -220,20 +257,30 @@ static int unit_at(const st_vars *v, Dwarf_Addr pc, Dwarf_Die *cu)
     return -1;
 }
 
-/* The variable holding the value at link-time pc, innermost scope first;
+/* The concrete scopes around DWARF pc, innermost first (st_scopes_at),
+ * into *scopes (free it) and its unit into *cu; their number, 0 when none. */
+static int scopes_at(const st_vars *v, Dwarf_Addr pc, Dwarf_Die *cu, Dwarf_Die **scopes)
+{
+    *scopes = NULL;
+    return unit_at(v, pc, cu) == 0 ? st_scopes_at(cu, pc, scopes) : 0;
+}
+
+/* The variable holding the value at link-time pc, innermost scope first,
+ * the scopes of inlined system code skipped when there are user scopes;
  * 1 with its name copied, 0 when none does. */
 static int variable_at(const st_vars *v, uint64_t link_pc, const holders *h, char *name, size_t len)
 {
     Dwarf_Addr pc = link_pc - v->s.link_bias;
-    Dwarf_Die cu, *scopes = NULL;
-    int n = unit_at(v, pc, &cu) == 0 ? dwarf_getscopes(&cu, pc, &scopes) : 0, found = 0;
+    Dwarf_Die cu, *scopes;
+    int n = scopes_at(v, pc, &cu, &scopes), found = 0;
     Dwarf_Die *fn = NULL;
     for (int i = 0; i < n && !fn; i++)
         if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
             fn = &scopes[i];
+    int user = n > 0 && !st_scope_is_system(scopes, n, st_user_scope(scopes, n)); /* else: all system */
     for (int i = 0; i < n && !found; i++) {
         Dwarf_Die child;
-        if (dwarf_child(&scopes[i], &child) != 0)
+        if ((user && st_scope_is_system(scopes, n, i)) || dwarf_child(&scopes[i], &child) != 0)
             continue;
         Dwarf_Die *scope_fn = dwarf_tag(&scopes[i]) == DW_TAG_compile_unit ? NULL : fn;
         do
@@ -242,6 +289,82 @@ static int variable_at(const st_vars *v, uint64_t link_pc, const holders *h, cha
     }
     free(scopes);
     return found;
+}
+
+/* The user's file and line of the code at DWARF pc: where the user's code
+ * entered inlined system code, else the line table's.  1 when known. */
+static int user_line(Dwarf_Die *cu, Dwarf_Die *scopes, int n, Dwarf_Addr pc, const char **file, uint32_t *line)
+{
+    if (st_user_call_site(scopes, n, file, line))
+        return 1;
+    Dwarf_Line *l = dwarf_getsrc_die(cu, pc);
+    int ln;
+    if (!l || dwarf_lineno(l, &ln) != 0 || ln <= 0 || !(*file = dwarf_linesrc(l, NULL, NULL)))
+        return 0;
+    *line = (uint32_t)ln;
+    return 1;
+}
+
+/* Is the type of variable die, without typedefs and qualifiers, one an
+ * allocation initializes: a pointer, a structure, class or union? */
+static int pointer_or_class(Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Die type;
+    if (!dwarf_attr_integrate(die, DW_AT_type, &attr) || !dwarf_formref_die(&attr, &type) ||
+        dwarf_peel_type(&type, &type) != 0)
+        return 0;
+    int tag = dwarf_tag(&type);
+    return tag == DW_TAG_pointer_type || tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+           tag == DW_TAG_union_type;
+}
+
+/* Is die a variable declared at file:line with a type an allocation
+ * initializes? */
+static int declared_here(Dwarf_Die *die, const char *file, uint32_t line)
+{
+    int dl;
+    const char *df;
+    return dwarf_tag(die) == DW_TAG_variable && dwarf_decl_line(die, &dl) == 0 && (uint32_t)dl == line &&
+           (df = dwarf_decl_file(die)) && strcmp(df, file) == 0 && pointer_or_class(die);
+}
+
+/* The declaration rule: the one variable of the user's scopes at the
+ * call at link-time pc, up to its function, declared at the call's user
+ * line; 1 with its name copied, 0 when there is none or more than one. */
+static int declared_receiver(const st_vars *v, uint64_t link_pc, char *name, size_t len)
+{
+    Dwarf_Addr pc = link_pc - v->s.link_bias;
+    Dwarf_Die cu, *scopes;
+    int n = scopes_at(v, pc, &cu, &scopes), found = 0;
+    const char *file;
+    uint32_t line;
+    int known = n > 0 && user_line(&cu, scopes, n, pc, &file, &line);
+    for (int i = st_user_scope(scopes, n); known && i < n; i++) {
+        Dwarf_Die child;
+        for (int more = dwarf_child(&scopes[i], &child) == 0; more; more = dwarf_siblingof(&child, &child) == 0)
+            if (declared_here(&child, file, line) && found++ == 0 && !copy_name(&child, name, len))
+                found = 2; /* a nameless match names nothing */
+        int tag = dwarf_tag(&scopes[i]);
+        if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+            break;
+    }
+    free(scopes);
+    return found == 1;
+}
+
+int st_call_user_line(const st_vars *v, uint64_t site, char *file, size_t flen, uint32_t *line)
+{
+    if (!v)
+        return 0;
+    Dwarf_Die cu, *scopes;
+    int n = scopes_at(v, site - v->s.link_bias, &cu, &scopes);
+    const char *f;
+    int ok = st_user_call_site(scopes, n, &f, line);
+    if (ok)
+        snprintf(file, flen, "%s", f);
+    free(scopes);
+    return ok;
 }
 
 /* Apply instruction `in` to where the value is: a move copies it to its
@@ -294,5 +417,5 @@ int st_call_receiver(const st_vars *v, const st_module *m, uint64_t site, char *
         if (!h.regs && !h.nslots)
             break;
     }
-    return 0;
+    return declared_receiver(v, call->addr, name, len);
 }

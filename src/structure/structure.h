@@ -14,7 +14,8 @@
  *   analyse.c     drives the stages for one ELF file -> st_module
  *
  * and, apart from the pipeline, receiver.c: the variable a call's result
- * is stored in (DWARF locations), for memspy's names of heap objects.
+ * is stored in (DWARF locations), for memspy's names of heap objects, with
+ * user_scope.c telling the user's scopes from inlined system code.
  *
  * Addresses are the ELF file's own (link-time) virtual addresses: the same
  * module-relative addresses the collector stores, so profiles join to the
@@ -470,6 +471,16 @@ void st_vars_free(st_vars *v);
  * address inside it, such as a stack trace's return address - 1): 1 with
  * its name in name[0..len), 0 when no variable is known to (v may be NULL). */
 int st_call_receiver(const st_vars *v, const st_module *m, uint64_t site, char *name, size_t len);
+
+/* When the call at `site` lies in code of a system header inlined into the
+ * user's (libstdc++'s allocator in `std::vector<long> v(n)`): 1 with the
+ * user's file and line that led into it (the call site of the outermost
+ * inlined system function) in file[0..flen) and *line; else 0. */
+int st_call_user_line(const st_vars *v, uint64_t site, char *file, size_t flen, uint32_t *line);
+
+/* user_scope.c: is `path` a system header or library source (under
+ * /usr/include, /usr/local/include, /usr/lib, /usr/lib64)?  0 for NULL. */
+int st_is_system_file(const char *path);
 
 /* Free what an st_function owns (not the struct itself). */
 void st_function_free(st_function *f);
