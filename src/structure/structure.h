@@ -319,6 +319,12 @@ const char *st_scope_kind_name(enum st_scope_kind k);
  * "8*?", then the constant in hex: "rdi + 8*rcx + 0x10".  Returns buf. */
 char *st_addr_format(const st_addr *a, char *buf, size_t len);
 
+/* A function name at most `width` characters long for text tables (JSON
+ * keeps the full name): a longer (C++ demangled) name loses its parameter
+ * list, "f(int, long)" -> "f()", then its template arguments, "v<int>::f"
+ * -> "v<...>::f", then is cut with "...".  Returns buf. */
+char *st_short_name(const char *name, size_t width, char *buf, size_t len);
+
 /* ---- stage interfaces ---------------------------------------------------- */
 
 /* elf_image.c: an x86-64 ELF file mapped for reading, with its executable
