@@ -8,6 +8,11 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "structure/structure.h"
+
+/* Widest function name in the text tree and the core-model table; longer
+ * (C++) names are shortened there (st_short_name), JSON keeps them whole. */
+#define STRUCTURE_NAME_WIDTH 60
 
 /* "matmul.c:12-20", "matmul.c:12", or "" without lines. */
 static void lines_text(const db_scope *s, char *buf, size_t len)
@@ -24,12 +29,13 @@ static void lines_text(const db_scope *s, char *buf, size_t len)
 static void write_scope_text(const scope_tree *t, uint32_t s, int depth, FILE *out)
 {
     const db_scope *sc = &t->scopes[s];
-    char lines[512];
+    char lines[512], name[STRUCTURE_NAME_WIDTH + 1];
     lines_text(sc, lines, sizeof lines);
     if (!strcmp(sc->kind, "loop")) /* named "loop at FILE:LINE" already */
         fprintf(out, "%*s%s  lines %u-%u", 2 * depth, "", sc->name, sc->first_line, sc->last_line);
     else
-        fprintf(out, "%*s%s %s  %s", 2 * depth, "", sc->kind, sc->name, lines);
+        fprintf(out, "%*s%s %s  %s", 2 * depth, "", sc->kind,
+                st_short_name(sc->name, STRUCTURE_NAME_WIDTH, name, sizeof name), lines);
     if (sc->folded > 1)
         fprintf(out, "  (%u loops folded)", sc->folded);
     if (sc->call_file && sc->call_line)
@@ -144,12 +150,12 @@ int structure_write_core_text(const machine *m, const st_module *mod, const perf
             "inner", "insns", "uops", "issue", "ports", "recur", "cycles", "bound", "busiest");
     for (size_t k = 0; k < n; k++) {
         const perf_loop_core *r = &rows[k];
-        char place[256], first[24], end[24];
+        char place[256], first[24], end[24], fname[25];
         loop_place(mod, r->scope, place, sizeof place);
         snprintf(first, sizeof first, "0x%" PRIx64, r->first);
         snprintf(end, sizeof end, "0x%" PRIx64, r->end);
         fprintf(out, "%-24s %-20s %-10s %-10s %5s %5u %7.2f %7.2f %7.2f %7.2f %7.2f %-10s %s\n",
-                mod->functions[r->function].name, place, first, end, r->innermost ? "yes" : "no", r->ninsns,
+                st_short_name(mod->functions[r->function].name, 24, fname, sizeof fname), place, first, end, r->innermost ? "yes" : "no", r->ninsns,
                 r->core.uops, r->core.issue, r->core.resource, r->core.recurrence, r->core.cycles,
                 perf_core_bound_name(r->core.bound),
                 r->core.resource > 0 ? m->port_names[r->core.busiest_port] : "-");

@@ -1,6 +1,8 @@
 /* elf_image.c — maps an x86-64 ELF file and lists what static analysis
  * needs from it: executable sections, loaded segments (to read jump tables)
- * and function symbols, from .symtab when present and .dynsym otherwise.
+ * and function symbols: from .symtab when present, else from the .symtab of
+ * the separate debug file (debug_file.c), else from .dynsym, so that names
+ * agree with Valgrind's.
  *
  * The file is mapped read-only and parsed with libelf (elf_memory); every
  * offset and size libelf reports is checked against the file's length, so
@@ -162,7 +164,15 @@ static int by_addr_then_size(const void *a, const void *b)
     const st_symbol *x = a, *y = b;
     if (x->addr != y->addr)
         return x->addr < y->addr ? -1 : 1;
-    return (x->size < y->size) - (x->size > y->size); /* sized first */
+    if ((x->size == 0) != (y->size == 0))
+        return x->size == 0 ? 1 : -1; /* sized first */
+    return (x->binding < y->binding) - (x->binding > y->binding); /* then global, weak, local */
+}
+
+/* The st_symbol.binding rank of an ELF symbol binding. */
+static uint8_t binding_rank(int bind)
+{
+    return bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
 }
 
 /* Append the function symbols of one symbol table. */
@@ -189,12 +199,13 @@ static int read_symtab(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, st_image *img,
         char *copy = strdup(name);
         if (!copy)
             return -1;
-        img->symbols[img->nsymbols++] = (st_symbol){copy, sym.st_value, sym.st_size};
+        img->symbols[img->nsymbols++] = (st_symbol){copy, sym.st_value, sym.st_size, binding_rank(GELF_ST_BIND(sym.st_info))};
     }
     return 0;
 }
 
-/* Keep one symbol per address: the first after sorting (a sized one). */
+/* Keep one symbol per address: the first after sorting (a sized one, the
+ * global one of aliases). */
 static void dedup_symbols(st_image *img)
 {
     qsort(img->symbols, img->nsymbols, sizeof *img->symbols, by_addr_then_size);
@@ -209,27 +220,65 @@ static void dedup_symbols(st_image *img)
     img->nsymbols = kept;
 }
 
-/* Function symbols from .symtab, else from .dynsym. */
-static int read_symbols(Elf *e, st_image *img, char *err, size_t errlen)
+/* The symbol tables of e: *symtab and *dynsym (NULL when absent); -1 when
+ * the .symtab lies past the end of a file of `size` bytes. */
+static int find_symtabs(Elf *e, size_t size, Elf_Scn **symtab, GElf_Shdr *symtab_sh, Elf_Scn **dynsym,
+                        GElf_Shdr *dynsym_sh)
 {
-    Elf_Scn *symtab = NULL, *dynsym = NULL;
-    GElf_Shdr symtab_sh, dynsym_sh;
+    *symtab = *dynsym = NULL;
     for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
         GElf_Shdr sh;
         if (!gelf_getshdr(scn, &sh))
             continue;
-        if (sh.sh_type == SHT_SYMTAB && !in_file(img, sh.sh_offset, sh.sh_size))
-            return fail(err, errlen, img->path, "truncated file: its symbol table lies past its end");
+        int inside = sh.sh_offset <= size && sh.sh_size <= size - sh.sh_offset;
+        if (sh.sh_type == SHT_SYMTAB && !inside)
+            return -1;
         if (sh.sh_type == SHT_SYMTAB)
-            symtab = scn, symtab_sh = sh;
-        else if (sh.sh_type == SHT_DYNSYM && in_file(img, sh.sh_offset, sh.sh_size))
-            dynsym = scn, dynsym_sh = sh;
+            *symtab = scn, *symtab_sh = sh;
+        else if (sh.sh_type == SHT_DYNSYM && inside)
+            *dynsym = scn, *dynsym_sh = sh;
     }
+    return 0;
+}
+
+/* Function symbols from the .symtab of the separate debug file of a
+ * stripped image (the names Valgrind reports); 1 when read, 0 when there is
+ * no usable debug file, -1 when memory runs out. */
+static int read_debug_symbols(Elf *e, st_image *img, size_t *cap)
+{
+    char path[4096];
+    if (!st_debug_file(img->path, e, path, sizeof path))
+        return 0;
+    FILE *f = fopen(path, "rb");
+    Elf *d = f ? elf_begin(fileno(f), ELF_C_READ, NULL) : NULL;
+    struct stat sb;
+    Elf_Scn *symtab, *dynsym;
+    GElf_Shdr symtab_sh, dynsym_sh;
+    int rc = 0;
+    if (d && fstat(fileno(f), &sb) == 0 &&
+        find_symtabs(d, (size_t)sb.st_size, &symtab, &symtab_sh, &dynsym, &dynsym_sh) == 0 && symtab)
+        rc = read_symtab(d, symtab, &symtab_sh, img, cap) != 0 ? -1 : 1;
+    if (d)
+        elf_end(d);
+    if (f)
+        fclose(f);
+    return rc;
+}
+
+/* Function symbols from .symtab, else from the debug file's .symtab, else
+ * from .dynsym. */
+static int read_symbols(Elf *e, st_image *img, char *err, size_t errlen)
+{
+    Elf_Scn *symtab, *dynsym;
+    GElf_Shdr symtab_sh, dynsym_sh;
+    if (find_symtabs(e, img->map_size, &symtab, &symtab_sh, &dynsym, &dynsym_sh) != 0)
+        return fail(err, errlen, img->path, "truncated file: its symbol table lies past its end");
     size_t cap = 0;
-    img->has_symtab = symtab != NULL;
-    int rc = symtab ? read_symtab(e, symtab, &symtab_sh, img, &cap)
-                    : dynsym ? read_symtab(e, dynsym, &dynsym_sh, img, &cap) : 0;
-    if (rc != 0)
+    int rc = symtab ? read_symtab(e, symtab, &symtab_sh, img, &cap) : read_debug_symbols(e, img, &cap);
+    img->has_symtab = symtab != NULL || rc == 1;
+    if (rc == 0 && !img->has_symtab && dynsym)
+        rc = read_symtab(e, dynsym, &dynsym_sh, img, &cap);
+    if (rc < 0)
         return fail(err, errlen, img->path, "out of memory");
     dedup_symbols(img);
     return 0;

@@ -1,6 +1,6 @@
 /* format.c — names of registers and scope kinds, and the text form of
  * address formulas, as `augur structure` prints them and the database
- * stores them. */
+ * stores them, and function names shortened for text tables. */
 #include "structure/structure.h"
 
 #include <stdio.h>
@@ -52,5 +52,46 @@ char *st_addr_format(const st_addr *a, char *buf, size_t len)
         unsigned long long mag = c < 0 ? 0ull - (unsigned long long)c : (unsigned long long)c;
         snprintf(buf + used, len - used, "%s0x%llx", sep, mag);
     }
+    return buf;
+}
+
+/* Copy name into buf without the spans opened by `open` and closed by
+ * `close` at depth 0 (nested ones inside them go too), writing `keep` in
+ * place of each span; "(anonymous namespace)" and "operator()" stay. */
+static void drop_spans(const char *name, char open, char close, const char *keep, char *buf, size_t len)
+{
+    size_t used = 0, depth = 0;
+    for (const char *p = name; *p && used + 1 < len; p++) {
+        if (depth > 0) { /* inside a dropped span */
+            depth += (*p == open) - (*p == close);
+            continue;
+        }
+        size_t kept = open != '(' ? 0 : !strncmp(p, "(anonymous namespace)", 21) ? 21
+                                      : p - name >= 8 && !strncmp(p - 8, "operator()", 10) ? 2 : 0;
+        if (kept) {
+            used += (size_t)snprintf(buf + used, len - used, "%.*s", (int)kept, p);
+            p += kept - 1;
+        } else if (*p == open) {
+            depth = 1;
+            used += (size_t)snprintf(buf + used, len - used, "%s", keep);
+        } else {
+            buf[used++] = *p;
+        }
+    }
+    buf[used < len ? used : len - 1] = '\0';
+}
+
+char *st_short_name(const char *name, size_t width, char *buf, size_t len)
+{
+    char tmp[1024];
+    snprintf(buf, len, "%s", name);
+    if (strlen(buf) <= width)
+        return buf;
+    drop_spans(name, '(', ')', "()", tmp, sizeof tmp);
+    snprintf(buf, len, "%s", tmp);
+    if (strlen(buf) > width)
+        drop_spans(tmp, '<', '>', "<...>", buf, len);
+    if (strlen(buf) > width && width >= 3 && width < len)
+        snprintf(buf + width - 3, len - (width - 3), "...");
     return buf;
 }

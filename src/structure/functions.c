@@ -24,7 +24,7 @@ static int add_start(start_list *l, const char *name, uint64_t addr, uint64_t si
     if (!grown)
         return -1;
     l->v = grown;
-    l->v[l->n++] = (st_symbol){(char *)name, addr, size};
+    l->v[l->n++] = (st_symbol){.name = (char *)name, .addr = addr, .size = size};
     return 0;
 }
 

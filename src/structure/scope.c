@@ -191,16 +191,23 @@ static int placement_order(const void *x, const void *y)
     return (a->id > b->id) - (a->id < b->id);
 }
 
-static void scope_name(char *buf, size_t len, const builder *b, const candidate *c, const st_function *f)
+/* A loop's name until its lines are known (name_loops): its header's address. */
+static void loop_name(char *buf, size_t len, const st_function *f, uint32_t loop)
 {
-    if (c->kind == ST_SCOPE_INLINED)
-        snprintf(buf, len, "%s", b->di->inlines[c->id].name);
-    else
-        snprintf(buf, len, "loop at 0x%llx", (unsigned long long)f->insns[f->blocks[f->loops[c->id].header].first].addr);
+    snprintf(buf, len, "loop at 0x%llx", (unsigned long long)f->insns[f->blocks[f->loops[loop].header].first].addr);
 }
 
-/* Place one candidate of function fi under the LCA of its labels. */
-static int place(builder *b, const candidate *c, uint32_t fi, uint32_t *label)
+/* Give the instructions of candidate c labelled `from` the label `to`. */
+static void relabel(const builder *b, const candidate *c, uint32_t *label, uint32_t from, uint32_t to)
+{
+    for (uint32_t k = c->first; k < c->first + c->nspans; k++)
+        for (uint32_t i = b->spans[k].lo; i < b->spans[k].hi; i++)
+            if (label[i] == from)
+                label[i] = to;
+}
+
+/* Place loop c of function fi under the LCA of its labels. */
+static int place_loop(builder *b, const candidate *c, uint32_t fi, uint32_t *label)
 {
     const st_function *f = &b->m->functions[fi];
     uint32_t parent = label[b->spans[c->first].lo];
@@ -209,27 +216,49 @@ static int place(builder *b, const candidate *c, uint32_t fi, uint32_t *label)
             if (label[i] != parent)
                 parent = lca(b, parent, label[i]);
     char name[256];
-    scope_name(name, sizeof name, b, c, f);
-    int32_t s = add_scope(b, c->kind, (int32_t)parent, name, fi);
+    loop_name(name, sizeof name, f, c->id);
+    int32_t s = add_scope(b, ST_SCOPE_LOOP, (int32_t)parent, name, fi);
     if (s < 0)
         return -1;
     st_scope *sc = &b->m->scopes[s];
-    if (c->kind == ST_SCOPE_LOOP) {
-        sc->loop = (int32_t)c->id;
-        sc->nfolded = 1;
-        sc->entry_addr = f->insns[f->blocks[f->loops[c->id].header].first].addr;
-        b->m->loop_scopes[fi][c->id] = (uint32_t)s;
-    } else {
-        const st_inline *in = &b->di->inlines[c->id];
-        sc->entry_addr = f->insns[b->spans[c->first].lo].addr;
-        sc->call_line = in->call_line;
-        if (in->call_file != UINT32_MAX && !(sc->call_file = strdup(b->di->files[in->call_file])))
-            return -1;
-    }
+    sc->loop = (int32_t)c->id;
+    sc->nfolded = 1;
+    sc->entry_addr = f->insns[f->blocks[f->loops[c->id].header].first].addr;
+    b->m->loop_scopes[fi][c->id] = (uint32_t)s;
+    relabel(b, c, label, parent, (uint32_t)s);
+    return 0;
+}
+
+/* One piece of inlined subroutine c: a child of scope `parent` holding the
+ * instructions of c labelled with it; `at` is the first of them. */
+static int add_inline_piece(builder *b, const candidate *c, uint32_t fi, uint32_t *label, uint32_t parent, uint32_t at)
+{
+    const st_inline *in = &b->di->inlines[c->id];
+    int32_t s = add_scope(b, ST_SCOPE_INLINED, (int32_t)parent, in->name, fi);
+    if (s < 0)
+        return -1;
+    st_scope *sc = &b->m->scopes[s];
+    sc->entry_addr = b->m->functions[fi].insns[at].addr;
+    sc->call_line = in->call_line;
+    if (in->call_file != UINT32_MAX && !(sc->call_file = strdup(b->di->files[in->call_file])))
+        return -1;
+    relabel(b, c, label, parent, (uint32_t)s);
+    return 0;
+}
+
+/* Place inlined subroutine c of function fi: one piece under each scope
+ * its instructions are labelled with.  The scopes placed before it are at
+ * least as large, so none lies inside it; when its code is spread over a
+ * loop and the code around it (the loop's body inlined, its setup hoisted
+ * out), the piece in the loop holds the loops found in the inlined body,
+ * and the loop keeps its place in the caller. */
+static int place_inline(builder *b, const candidate *c, uint32_t fi, uint32_t *label)
+{
+    uint32_t first_new = (uint32_t)b->m->nscopes;
     for (uint32_t k = c->first; k < c->first + c->nspans; k++)
         for (uint32_t i = b->spans[k].lo; i < b->spans[k].hi; i++)
-            if (label[i] == parent)
-                label[i] = (uint32_t)s;
+            if (label[i] < first_new && add_inline_piece(b, c, fi, label, label[i], i) != 0)
+                return -1;
     return 0;
 }
 
@@ -254,7 +283,8 @@ static int function_scopes(builder *b, uint32_t fi)
             label[i] = (uint32_t)fs;
         qsort(b->cands, b->ncands, sizeof *b->cands, placement_order);
         for (size_t k = 0; k < b->ncands && rc == 0; k++)
-            rc = place(b, &b->cands[k], fi, label);
+            rc = b->cands[k].kind == ST_SCOPE_LOOP ? place_loop(b, &b->cands[k], fi, label)
+                                                 : place_inline(b, &b->cands[k], fi, label);
     }
     for (uint32_t i = 0; i < f->ninsns && rc == 0; i++) {
         st_place *p = &m->places[fi][i];

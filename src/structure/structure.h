@@ -320,6 +320,12 @@ const char *st_scope_kind_name(enum st_scope_kind k);
  * "8*?", then the constant in hex: "rdi + 8*rcx + 0x10".  Returns buf. */
 char *st_addr_format(const st_addr *a, char *buf, size_t len);
 
+/* A function name at most `width` characters long for text tables (JSON
+ * keeps the full name): a longer (C++ demangled) name loses its parameter
+ * list, "f(int, long)" -> "f()", then its template arguments, "v<int>::f"
+ * -> "v<...>::f", then is cut with "...".  Returns buf. */
+char *st_short_name(const char *name, size_t width, char *buf, size_t len);
+
 /* ---- stage interfaces ---------------------------------------------------- */
 
 /* elf_image.c: an x86-64 ELF file mapped for reading, with its executable
@@ -334,6 +340,8 @@ typedef struct st_section {
 typedef struct st_symbol {
     char *name;
     uint64_t addr, size; /* size 0 when the symbol does not say */
+    uint8_t binding;     /* 2 global, 1 weak, 0 local: of aliases at one
+                            address the global name is kept, as Valgrind does */
 } st_symbol;
 
 typedef struct st_segment {
@@ -345,13 +353,20 @@ typedef struct st_image {
     const uint8_t *map; /* the whole file, read-only */
     size_t map_size;
     uint64_t entry;     /* e_entry; 0 for most shared objects */
-    int has_symtab;     /* a .symtab was present (not stripped) */
+    int has_symtab;     /* a .symtab was read: the file's own, or its
+                           separate debug file's (debug_file.c) */
     size_t nexec, nsegments, nsymbols;
     st_section *exec;   /* executable PROGBITS sections, ascending */
     st_segment *segments; /* PT_LOAD segments */
     st_symbol *symbols; /* function symbols in executable sections, one per
                            address, ascending */
 } st_image;
+
+/* debug_file.c: the separate debug file of the ELF file at `path` (opened
+ * as e): 1 with its path in out[len] when one with the same build-id is
+ * installed (/usr/lib/debug/.build-id/..., or .gnu_debuglink's name), else 0. */
+typedef struct Elf Elf;
+int st_debug_file(const char *path, Elf *e, char *out, size_t len);
 
 /* Map and check the file at `path`: ELF, 64-bit, x86-64, headers and the
  * sections augur reads inside the file (a truncated file is refused). */
