@@ -70,9 +70,13 @@ static json_t *stats_json(const memspy_report *rep, const mr_stats *s, json_t *o
     return o;
 }
 
+/* One allocation frame: a frame of no symbol is named as in the text
+ * (MODULE+0xOFF), with "symbol": false. */
 static json_t *loc_json(const memspy_raw *r, const mr_loc *l)
 {
-    return json_pack("{s:o, s:o, s:i}", "function", json_string_lossy(l->fn >= 0 ? r->fns[l->fn] : NULL), "file",
+    char fn[1024];
+    mr_frame_function(r, l, fn, sizeof fn);
+    return json_pack("{s:o, s:b, s:o, s:i}", "function", json_string_lossy(fn), "symbol", l->fn >= 0, "file",
                      json_string_lossy(l->file >= 0 ? r->files[l->file] : NULL), "line", (json_int_t)l->line);
 }
 

@@ -38,7 +38,13 @@ void mr_frame_name(const memspy_raw *r, const mr_loc *s, char *buf, size_t len)
 {
     if (s->fn >= 0 && s->line)
         snprintf(buf, len, "%s:%u", r->fns[s->fn], s->line);
-    else if (s->fn >= 0)
+    else
+        mr_frame_function(r, s, buf, len);
+}
+
+void mr_frame_function(const memspy_raw *r, const mr_loc *s, char *buf, size_t len)
+{
+    if (s->fn >= 0)
         snprintf(buf, len, "%s", r->fns[s->fn]);
     else if (s->module >= 0 && s->module < r->nmodules)
         snprintf(buf, len, "%s+0x%llx", report_base_name(r->module_paths[s->module]), (unsigned long long)s->addr);

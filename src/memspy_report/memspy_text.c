@@ -210,7 +210,9 @@ static void allocation(const memspy_raw *r, const mr_obj *o, FILE *out)
     fprintf(out, "      allocated at:");
     for (uint32_t i = 0; i < o->nsites; i++) {
         const mr_loc *s = &r->sites[o->first_site + i];
-        fprintf(out, "%s %s", i ? " <-" : "", s->fn >= 0 ? r->fns[s->fn] : "???");
+        char fn[1024];
+        mr_frame_function(r, s, fn, sizeof fn);
+        fprintf(out, "%s %s", i ? " <-" : "", fn);
         if (s->file >= 0)
             fprintf(out, " (%s:%u)", report_base_name(r->files[s->file]), s->line);
     }

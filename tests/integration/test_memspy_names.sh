@@ -16,7 +16,7 @@ sed '/^  - name: L3$/,/^    policy: victim/d' "$SRC_MACHINES/zen4.yaml" >"$WORK/
 heap_json() {
     local name=$1
     shift
-    "$AUGUR" memspy --machine "$WORK/two.yaml" --format json --output "$WORK/$name.json" -- "$@" \
+    "$AUGUR" memspy --machine "$WORK/two.yaml" --format json --output "$WORK/$name.json" --keep-raw "$WORK/$name.raw" -- "$@" \
         >/dev/null 2>"$WORK/$name.err"
 }
 
@@ -58,5 +58,15 @@ check "stripped: the offsets are the allocating calls" \
     "$(sed 's/^hnstrip+//' <<<"$names" | addr2line -e "$WORK/hnfull" | sed 's/ .*//; s/.*://' | sort -n | tr '\n' ' ')" \
     "$(for t in local gptr rows each_row buf_a buf_b; do line_of "ALLOC:$t" "$SRC"; done | sort -n | tr '\n' ' ')"
 check "stripped: the JSON's names are unique" "$(jq '[.data_objects[].name] | length == (unique | length)' "$WORK/strip.json")" true
+# Each heap object's innermost allocation frame is named like the object
+# (MODULE+0xOFF, "symbol": false) in JSON, and so in the text's stack.
+check "stripped: allocation frames named MODULE+0xOFF, no symbol" \
+    "$(jq -r '[.data_objects[] | select(.kind == "heap" and (.name | startswith("hnstrip"))) |
+        select(.allocation[0].function == .name and .allocation[0].symbol == false)] | length' "$WORK/strip.json")" 6
+"$AUGUR" memspy --machine "$WORK/two.yaml" --raw "$WORK/strip.raw" > "$WORK/strip.txt" 2>/dev/null
+# (the text lists the objects with stall: five of the six here)
+check "stripped: the text's stacks begin with the objects' names, no frame ???" \
+    "$(grep -o 'allocated at: hnstrip+0x[0-9a-f]*' "$WORK/strip.txt" | sed 's/allocated at: //' |
+        grep -cxF -f <(echo "$names")) $(grep -c 'allocated at:.*???' "$WORK/strip.txt")" "5 0"
 
 finish
