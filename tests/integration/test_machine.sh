@@ -76,6 +76,31 @@ check "contradiction named with file, line, field" \
 "$AUGUR" machine detect --output "$WORK/nodir/host.yaml" 2> "$WORK/e3"
 check "unwritable output exit" "$?" 1
 check "unwritable output named" "$(grep -c "cannot write $WORK/nodir/host.yaml: " "$WORK/e3")" 1
+# --output into a FIFO (output_file.c): written once a reader opens it,
+# waiting for one up to 5 s, then refused instead of blocking for ever.
+mkfifo "$WORK/fifo"
+"$AUGUR" machine detect --output "$WORK/fifo" 2> "$WORK/e4" &
+writer=$!
+sleep 1 # the reader comes after the writer has started waiting
+timeout 30 cat "$WORK/fifo" > "$WORK/from_fifo"
+wait "$writer"
+check "fifo, reader comes later: exit" "$?" 0
+check "fifo, reader comes later: it gets the description" "$(grep -c '^name: "host"' "$WORK/from_fifo")" 1
+SECONDS=0
+timeout 60 "$AUGUR" machine detect --output "$WORK/fifo" 2> "$WORK/e5"
+check "fifo without reader: exit (not the timeout's 124)" "$?" 1
+check "fifo without reader: after the 5 s wait, well before 60" "$(( SECONDS >= 5 && SECONDS < 30 ))" 1
+check "fifo without reader: named" "$(cat "$WORK/e5")" "augur machine: cannot write $WORK/fifo: no process is \
+reading FIFO $WORK/fifo (waited 5 s; start its reader, such as 'cat $WORK/fifo', first, or choose another --output)"
+check "fifo without reader: still a FIFO" "$(test -p "$WORK/fifo" && echo fifo)" fifo
+check "fifo without reader: no temporary beside it" "$(ls -A "$WORK" | grep -c '^\.fifo')" 0
+# A FIFO this process may not open for writing: root may open any, so the
+# command runs as nobody (setpriv) on a FIFO only root may write (0600).
+mkfifo -m 600 "$WORK/fifo600"
+setpriv --reuid=65534 --regid=65534 --clear-groups "$AUGUR" machine detect --output "$WORK/fifo600" 2> "$WORK/e6"
+check "unwritable fifo: exit" "$?" 1
+check "unwritable fifo: named" "$(cat "$WORK/e6")" \
+    "augur machine: cannot write $WORK/fifo600: Permission denied (choose another --output)"
 "$AUGUR" machine list extra 2> /dev/null
 check "usage error exit" "$?" 2
 "$AUGUR" machine frobnicate 2> /dev/null

@@ -29,6 +29,23 @@ wait "$reader"
 check "fifo: the reader got the report" "$(head -c 14 "$WORK/from_fifo")" "memspy report:"
 check "fifo: still a FIFO" "$(test -p "$WORK/fifo" && echo fifo)" fifo
 
+# A FIFO with no reader: the run is made, then the report is refused after
+# a 5 s wait for one (output_file.c), instead of augur blocking for ever.
+timeout 120 "${MEMSPY[@]}" --output "$WORK/fifo" -- "${SMALL[@]}" 2>"$WORK/err"
+check "fifo without reader: exit 125, augur failed (not the timeout's 124)" "$?" 125
+check "fifo without reader: named" "$(grep -c "no process is reading FIFO $WORK/fifo (waited 5 s; start its reader" \
+    "$WORK/err")" 1
+# A FIFO this process may not write is refused before the run, by
+# output_check: root may write any, so memspy runs as nobody (setpriv) on a
+# FIFO only root may write (0600).
+mkfifo -m 600 "$WORK/fifo600"
+setpriv --reuid=65534 --regid=65534 --clear-groups "${MEMSPY[@]}" --output "$WORK/fifo600" -- \
+    /usr/bin/touch "$WORK/fifo600.ran" 2>"$WORK/err"
+check "unwritable fifo: exit" "$?" 2
+check "unwritable fifo: named" "$(cat "$WORK/err")" \
+    "augur memspy: --output $WORK/fifo600: Permission denied (choose another --output)"
+check "unwritable fifo: program not run" "$(ls "$WORK/fifo600.ran" 2>/dev/null)" ""
+
 # A regular file is replaced (mode as a new file's under umask 022); a
 # user's own FILE.tmp is not the temporary, and no temporary is left.
 mkdir -p "$WORK/reg"
