@@ -146,6 +146,35 @@ static void exec_valgrind(const launch_request *rq, const char *tool_dir)
     _exit(125);
 }
 
+/* AUGUR_PROGRESS_SECONDS's value when it is a whole number from 1 to
+ * 3600, 0 when it is anything else, -1 when it is unset or empty. */
+static int progress_seconds_given(void)
+{
+    const char *v = getenv("AUGUR_PROGRESS_SECONDS");
+    if (!v || !*v)
+        return -1;
+    char *end;
+    errno = 0;
+    long s = strtol(v, &end, 10);
+    return !*end && errno == 0 && s >= 1 && s <= 3600 ? (int)s : 0;
+}
+
+int launch_progress_seconds(void)
+{
+    int s = progress_seconds_given();
+    return s > 0 ? s : 30;
+}
+
+/* A bad AUGUR_PROGRESS_SECONDS said on stderr.  Called by launch_tool and
+ * launch_print_command, the one of them a command calls once, and not by
+ * launch_progress_seconds, which a command may call more than once. */
+static void warn_bad_progress_seconds(void)
+{
+    if (progress_seconds_given() == 0)
+        fprintf(stderr, "augur: AUGUR_PROGRESS_SECONDS='%s' is not a whole number of seconds from 1 to 3600; "
+                        "using %d\n", getenv("AUGUR_PROGRESS_SECONDS"), launch_progress_seconds());
+}
+
 /* See launch.h. */
 int launch_print_command(FILE *out, const launch_request *rq, const char *tool_dir)
 {
@@ -153,6 +182,7 @@ int launch_print_command(FILE *out, const launch_request *rq, const char *tool_d
     char **argv = valgrind_argv(rq, &v);
     if (!argv)
         return -1;
+    warn_bad_progress_seconds();
     fputs("VALGRIND_LIB=", out);
     report_shell_word(tool_dir, out);
     for (char **w = argv; *w; w++) {
@@ -178,14 +208,6 @@ static void for_each_log(const char *dir, void (*fn)(const char *path, void *ctx
         }
     }
     closedir(d);
-}
-
-int launch_progress_seconds(void)
-{
-    const char *v = getenv("AUGUR_PROGRESS_SECONDS");
-    char *end;
-    long s = v ? strtol(v, &end, 10) : 0;
-    return v && *v && !*end && s >= 1 && s <= 3600 ? (int)s : 30;
 }
 
 /* The latest line of the logs in rq->out_dir that holds rq's progress
@@ -246,6 +268,7 @@ int launch_tool(const launch_request *rq, const char *tool_dir, launch_result *r
     /* Like system(3): an interrupt from the terminal goes to the program,
      * which stops (and leaves its profile); augur stays to store it. */
     struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int, old_quit;
+    warn_bad_progress_seconds();
     sigaction(SIGINT, &ignore, &old_int);
     sigaction(SIGQUIT, &ignore, &old_quit);
     pid_t pid = fork();

@@ -44,7 +44,8 @@ int find_program(const char *name, char *path, size_t pathlen, char *err, size_t
 const char *find_tool_dir(const char *tool, char *err, size_t errlen);
 
 /* Seconds between the "still running" lines launch_tool prints on a
- * terminal: AUGUR_PROGRESS_SECONDS (1 to 3600) or 30. */
+ * terminal: AUGUR_PROGRESS_SECONDS (1 to 3600) or 30.  Silent: launch_tool
+ * and launch_print_command each warn on stderr about a value set but bad. */
 int launch_progress_seconds(void);
 
 /* Run the request and wait for it.  Returns 0 when the program ran (whatever

@@ -5,13 +5,20 @@
 #include "cli/output_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Links followed at most, as the kernel's own limit (ELOOP past it). */
 #define MAX_LINKS 40
+
+/* How long output_open waits for a FIFO's reader.  A reader started with
+ * augur (`augur ... --output F & cat F`) opens it within milliseconds even
+ * on a loaded host; without the limit a FIFO nobody reads blocks forever. */
+#define FIFO_READER_WAIT_MS 5000
 
 /* The folder part of path into dir ("." when it has none). */
 static void dir_of(const char *path, char *dir, size_t len)
@@ -107,20 +114,63 @@ static int open_temporary(output_file *of, const struct stat *old)
     return 0;
 }
 
+/* The FIFO at path opened for writing (blocking) once a process reads it,
+ * waiting up to FIFO_READER_WAIT_MS for one.  The descriptor, or -1 with
+ * errno set: ENXIO when no reader came. */
+static int open_fifo(const char *path)
+{
+    const struct timespec step = {0, 50 * 1000 * 1000};
+    for (int waited_ms = 0;; waited_ms += 50) {
+        int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC); /* ENXIO at once while no reader */
+        if (fd >= 0) {
+            int flags = fcntl(fd, F_GETFL);
+            if (flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0)
+                return fd; /* blocking again: a full pipe waits for its reader */
+            int e = errno;
+            close(fd);
+            return errno = e, -1;
+        }
+        if (errno != ENXIO || waited_ms >= FIFO_READER_WAIT_MS)
+            return -1;
+        nanosleep(&step, NULL);
+    }
+}
+
+/* An existing FIFO or device at of->target opened into of->f, written in
+ * place (a rename would replace it).  0, or -1 with errno set. */
+static int open_in_place(output_file *of, const struct stat *st)
+{
+    if (!S_ISFIFO(st->st_mode))
+        return (of->f = fopen(of->target, "w")) ? 0 : -1;
+    int fd = open_fifo(of->target);
+    if (fd < 0)
+        return -1;
+    if (!(of->f = fdopen(fd, "w"))) {
+        int e = errno;
+        close(fd);
+        return errno = e, -1;
+    }
+    return 0;
+}
+
 int output_open(output_file *of, const char *path, char *err, size_t errlen)
 {
     struct stat st;
     *of = (output_file){.path = path};
     int rc = resolve_links(path, of->target, sizeof of->target);
     int exists = rc == 0 && stat(of->target, &st) == 0;
-    if (rc == 0 && exists && !S_ISREG(st.st_mode)) /* FIFO, device: no rename, or it would be replaced */
-        rc = (of->f = fopen(of->target, "w")) ? 0 : -1;
+    if (rc == 0 && exists && !S_ISREG(st.st_mode))
+        rc = open_in_place(of, &st);
     else if (rc == 0)
         rc = open_temporary(of, exists ? &st : NULL);
-    if (rc != 0) {
+    if (rc != 0 && exists && S_ISFIFO(st.st_mode) && errno == ENXIO)
+        snprintf(err, errlen, "cannot write %s: no process is reading FIFO %s (waited %d s; start its reader, "
+                 "such as 'cat %s', first, or choose another --output)", path, of->target,
+                 FIFO_READER_WAIT_MS / 1000, of->target);
+    else if (rc != 0)
         snprintf(err, errlen, "cannot write %s: %s (choose another --output)", path, strerror(errno));
+    if (rc != 0)
         of->tmp[0] = '\0';
-    }
     return rc;
 }
 

@@ -17,13 +17,17 @@ typedef struct output_file {
     FILE *f;
 } output_file;
 
-/* 0 when path can be written: it is an existing file that is not a folder,
- * or its folder exists and is writable.  Else -1 with a message in err
- * naming path and the fix.  Nothing is created. */
+/* 0 when path can be written: it is an existing FIFO or device this
+ * process may write (access(2); a FIFO's reader is not asked for: it may
+ * start later), an existing regular file, or a new file in a folder that
+ * exists and is writable.  Else -1 with a message in err naming path and
+ * the fix.  Nothing is created. */
 int output_check(const char *path, char *err, size_t errlen);
 
 /* Open path for writing into of->f (see the top of this file); -1 with a
- * message in err when it cannot be. */
+ * message in err when it cannot be.  A FIFO is opened once a process
+ * reads it, waiting up to 5 s for one, then refused ("no process is
+ * reading FIFO ..."), instead of blocking for ever. */
 int output_open(output_file *of, const char *path, char *err, size_t errlen);
 
 /* Close of->f; when ok and it was written completely, put it in place (the

@@ -288,7 +288,7 @@ static void calibrate_clock(machine *m, const plan *pl, char *note, size_t notel
     if (ghz <= 0)
         return;
     note_add(note, notelen,
-             "\nclock_ghz: %.3f (was %.3g): fastest of %d chains of 1.6e7 dependent adds, one cycle each", ghz,
+             "\nclock_ghz: %.3f (was %.3g): fastest of %d chains of 1.6e5 dependent adds, one cycle each", ghz,
              m->clock_ghz, pl->clock_reps);
     m->clock_ghz = ghz;
 }

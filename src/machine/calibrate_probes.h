@@ -7,8 +7,10 @@
 
 /* The core clock in GHz from a chain of dependent 64-bit adds (one cycle
  * each on every x86-64 core since the P6): adds / ns of the fastest of
- * `reps` chains of 1.6e7 adds (5-8 ms each, short enough to run between
- * preemptions; other processes only add time).  Under KVM /proc/cpuinfo's
+ * `reps` chains of 1.6e5 adds (50-80 us each, short enough to run between
+ * preemptions even at a load of 5 per core, where time slices are about a
+ * millisecond: 1.6e7-add chains, 5-8 ms, were all cut there and read 1.2
+ * GHz; other processes only add time).  Under KVM /proc/cpuinfo's
  * "cpu MHz" is the TSC's, not the core's, hence this.  0 on other
  * architectures (the caller keeps the detected clock). */
 double calibrate_clock_ghz(int reps);

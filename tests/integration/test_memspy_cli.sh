@@ -29,6 +29,23 @@ wait "$reader"
 check "fifo: the reader got the report" "$(head -c 14 "$WORK/from_fifo")" "memspy report:"
 check "fifo: still a FIFO" "$(test -p "$WORK/fifo" && echo fifo)" fifo
 
+# A FIFO with no reader: the run is made, then the report is refused after
+# a 5 s wait for one (output_file.c), instead of augur blocking for ever.
+timeout 120 "${MEMSPY[@]}" --output "$WORK/fifo" -- "${SMALL[@]}" 2>"$WORK/err"
+check "fifo without reader: exit 125, augur failed (not the timeout's 124)" "$?" 125
+check "fifo without reader: named" "$(grep -c "no process is reading FIFO $WORK/fifo (waited 5 s; start its reader" \
+    "$WORK/err")" 1
+# A FIFO this process may not write is refused before the run, by
+# output_check: root may write any, so memspy runs as nobody (setpriv) on a
+# FIFO only root may write (0600).
+mkfifo -m 600 "$WORK/fifo600"
+setpriv --reuid=65534 --regid=65534 --clear-groups "${MEMSPY[@]}" --output "$WORK/fifo600" -- \
+    /usr/bin/touch "$WORK/fifo600.ran" 2>"$WORK/err"
+check "unwritable fifo: exit" "$?" 2
+check "unwritable fifo: named" "$(cat "$WORK/err")" \
+    "augur memspy: --output $WORK/fifo600: Permission denied (choose another --output)"
+check "unwritable fifo: program not run" "$(ls "$WORK/fifo600.ran" 2>/dev/null)" ""
+
 # A regular file is replaced (mode as a new file's under umask 022); a
 # user's own FILE.tmp is not the temporary, and no temporary is left.
 mkdir -p "$WORK/reg"
@@ -191,4 +208,28 @@ check "progress: the tool's reference count relayed" \
     "$(grep -cE '^augur: still simulating \([0-9]+ s so far; [0-9]+ references, [0-9]+ s\)' "$WORK/tty" |
         awk '{print ($1 >= 1)}')" 1
 check "progress: the report's place said" "$(grep -c "^augur: memspy report written to $WORK/p.txt" "$WORK/tty")" 1
+
+# A bad AUGUR_PROGRESS_SECONDS (not a number, out of 1-3600, trailing
+# junk, past a long) is said once, with the range and the 30 s used: the
+# tool gets --progress-ms=30000 (--dry-run shows it).  An empty one is unset.
+for bad in abc 0 3601 5s 99999999999999999999; do
+    AUGUR_PROGRESS_SECONDS=$bad "${MEMSPY[@]}" --dry-run -- "${SMALL[@]}" >"$WORK/dry" 2>"$WORK/dry.err"
+    check "progress '$bad': dry-run status" "$?" 0
+    check "progress '$bad': warned once" "$(cat "$WORK/dry.err")" \
+        "augur: AUGUR_PROGRESS_SECONDS='$bad' is not a whole number of seconds from 1 to 3600; using 30"
+    check "progress '$bad': the tool gets 30 s" "$(grep -o -- '--progress-ms=[0-9]*' "$WORK/dry")" "--progress-ms=30000"
+done
+AUGUR_PROGRESS_SECONDS= "${MEMSPY[@]}" --dry-run -- "${SMALL[@]}" >"$WORK/dry" 2>"$WORK/dry.err"
+check "progress '': silent, 30 s" "$(cat "$WORK/dry.err") $(grep -o -- '--progress-ms=[0-9]*' "$WORK/dry")" \
+    " --progress-ms=30000"
+AUGUR_PROGRESS_SECONDS=3600 "${MEMSPY[@]}" --dry-run -- "${SMALL[@]}" >"$WORK/dry" 2>"$WORK/dry.err"
+check "progress 3600: silent, taken" "$(cat "$WORK/dry.err") $(grep -o -- '--progress-ms=[0-9]*' "$WORK/dry")" \
+    " --progress-ms=3600000"
+# A real run reads the variable twice (the tool's interval, the wait's) and
+# still warns once; a run of a few seconds at 30 s shows no progress line.
+AUGUR_PROGRESS_SECONDS=0 script -qec "$(printf '%q ' "${MEMSPY[@]}" --output "$WORK/p0.txt" -- \
+    "${SMALL[@]}")" /dev/null >"$WORK/tty0" 2>&1
+check "progress 0, run on a terminal: warned once" "$(grep -c "^augur: AUGUR_PROGRESS_SECONDS='0' is not" "$WORK/tty0")" 1
+check "progress 0, run on a terminal: no progress line" "$(grep -c '^augur: still simulating' "$WORK/tty0")" 0
+check "progress 0, run on a terminal: report written" "$(head -c 14 "$WORK/p0.txt")" "memspy report:"
 finish
