@@ -67,6 +67,8 @@ typedef struct run_info {
  * other writers, so that concurrent `augur collect`s all land.  All
  * profiles must have the same block sizes; parameter values must be
  * numbers.  Fills in procs[i]->modules[j].build_id with elf_build_id().
+ * Each process's executable module (db_exe_module of its exe in ri->cwd)
+ * is stored in processes.exe_module_id, NULL when none is.
  * On success *run_id is the new run's id; on error nothing is written. */
 int db_import_run(db *d, const run_info *ri, profile *const *procs, size_t nprocs, int64_t *run_id, char *err,
                   size_t errlen);
@@ -84,6 +86,11 @@ int db_exe_join(const char *exe, const char *cwd, char *out, size_t cap);
  * when that file exists; the first such index, or -1 when none is (a
  * script, a file moved, an unknown directory). */
 long db_exe_module(const char *exe, const char *cwd, const char *const *paths, size_t n);
+
+/* The refusal of a run whose program is not identified (db_run_modules
+ * flags none): writes the message naming the problem and the fix into err;
+ * returns -1. */
+int db_program_unknown(int64_t run_id, char *err, size_t errlen);
 
 /* ---- querying (db_query.c) ----------------------------------------------- */
 

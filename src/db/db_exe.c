@@ -90,6 +90,16 @@ long db_exe_module(const char *exe, const char *cwd, const char *const *paths, s
     return i;
 }
 
+int db_program_unknown(int64_t run_id, char *err, size_t errlen)
+{
+    snprintf(err, errlen,
+             "cannot tell which module run %lld ran as its program: the executable it was started by is none of the "
+             "modules it loaded (a script, or a file moved since; `sqlite3 DB 'select exe from processes'` shows "
+             "it): collect the compiled program itself, by its path",
+             (long long)run_id);
+    return -1;
+}
+
 /* The first process of a run: its id, stored executable module (0 when
  * NULL), exe and the run's directory (new strings). */
 typedef struct first_process {

@@ -136,12 +136,7 @@ static int check_program(db *d, const run_list *l, ms_runs *out, char *err, size
             snprintf(err, errlen, "run %lld executed no instruction of a known module", (long long)l->runs[i].id);
             rc = -1;
         } else if (!m[0].is_program) {
-            snprintf(err, errlen,
-                     "cannot tell which module run %lld ran as its program: the executable it was started by is none "
-                     "of the modules it loaded (a script, or a file moved since; `sqlite3 DB 'select exe from "
-                     "processes'` shows it): collect the compiled program itself, by its path",
-                     (long long)l->runs[i].id);
-            rc = -1;
+            rc = db_program_unknown(l->runs[i].id, err, errlen);
         } else if (!out->program) {
             out->program = strdup(m[0].path);
             build_id = strdup(m[0].build_id);

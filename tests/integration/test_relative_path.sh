@@ -101,5 +101,8 @@ sqlite3 "$WORK/gone.db" "UPDATE processes SET exe_module_id = NULL, exe = './mov
 check "unknown program: model refuses" "$?" 1
 check "unknown program: the message names the problem and the fix" \
     "$(grep -c "cannot tell which module run 1 ran as its program.*collect the compiled program itself" "$WORK/gone.err")" 1
+"$AUGUR" report --db "$WORK/gone.db" --machine zen4 >/dev/null 2>"$WORK/gone-machine.err"
+check "unknown program: report --machine refuses to time ld.so as the program" \
+    "$?:$(grep -c "cannot tell which module run 4 ran as its program" "$WORK/gone-machine.err")" 1:1
 check "unknown program: no model set stored" "$(sqlite3 "$WORK/gone.db" "SELECT count(*) FROM model_sets")" 0
 finish
