@@ -287,6 +287,8 @@ static int print_machine(db *d, const report_options *o, char *err, size_t errle
         snprintf(err, errlen, "run %lld executed no instruction of a known module", (long long)id);
         rc = -1;
     }
+    if (rc == 0 && !mods[0].is_program) /* never time ld.so's loops as the program's */
+        rc = db_program_unknown(id, err, errlen);
     if (rc == 0 && (rc = structure_tree_if_current(d, mods[0].path, mods[0].build_id, &t, err, errlen)) == 1) {
         snprintf(err, errlen, "%s is missing or was rebuilt since run %lld: its loops cannot be timed (collect "
                  "the run again)", mods[0].path, (long long)id);

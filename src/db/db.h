@@ -22,7 +22,7 @@
 #include "rd/rd.h"
 
 /* Version of the schema this augur writes (meta.schema_version). */
-#define DB_SCHEMA_VERSION 4
+#define DB_SCHEMA_VERSION 5
 
 /* Return value of lookups that found nothing. */
 #define DB_NOT_FOUND 1
@@ -67,9 +67,30 @@ typedef struct run_info {
  * other writers, so that concurrent `augur collect`s all land.  All
  * profiles must have the same block sizes; parameter values must be
  * numbers.  Fills in procs[i]->modules[j].build_id with elf_build_id().
+ * Each process's executable module (db_exe_module of its exe in ri->cwd)
+ * is stored in processes.exe_module_id, NULL when none is.
  * On success *run_id is the new run's id; on error nothing is written. */
 int db_import_run(db *d, const run_info *ri, profile *const *procs, size_t nprocs, int64_t *run_id, char *err,
                   size_t errlen);
+
+/* ---- the executable among the modules (db_exe.c) ------------------------- */
+
+/* The absolute path `exe` names when started in directory `cwd` (ignored
+ * when `exe` is absolute), with "." and ".." components and repeated
+ * slashes removed lexically, into out[cap]; 0, or -1 when `exe` is
+ * relative and `cwd` is not an absolute path, or the result does not fit. */
+int db_exe_join(const char *exe, const char *cwd, char *out, size_t cap);
+
+/* Which of paths[0..n) (a process's module paths) is the executable `exe`
+ * started in `cwd`: the path equal to db_exe_join's, else to its realpath()
+ * when that file exists; the first such index, or -1 when none is (a
+ * script, a file moved, an unknown directory). */
+long db_exe_module(const char *exe, const char *cwd, const char *const *paths, size_t n);
+
+/* The refusal of a run whose program is not identified (db_run_modules
+ * flags none): writes the message naming the problem and the fix into err;
+ * returns -1. */
+int db_program_unknown(int64_t run_id, char *err, size_t errlen);
 
 /* ---- querying (db_query.c) ----------------------------------------------- */
 
@@ -227,9 +248,13 @@ typedef struct db_loop_count {
 int db_loop_counts(db *d, int64_t run_id, int64_t binary_id, db_loop_count **out, size_t *n, char *err,
                    size_t errlen);
 
-/* Modules of a run that executed instructions: path and build-id. */
+/* Modules of a run that executed instructions: path and build-id.  The
+ * program (the executable of the run's first process, see db_exe_module)
+ * comes first with is_program set; when it cannot be identified, no module
+ * has is_program and the order is by module id. */
 typedef struct db_run_module {
     char *path, *build_id;
+    int is_program;
 } db_run_module;
 
 int db_run_modules(db *d, int64_t run_id, db_run_module **out, size_t *n, char *err, size_t errlen);

@@ -27,6 +27,7 @@ enum stmt_id {
     ST_MODULE_FIND,
     ST_MODULE_ADD,
     ST_PROCESS_MODULE,
+    ST_PROCESS_EXE,
     ST_FUNCTION_FIND,
     ST_FUNCTION_ADD,
     ST_FILE_FIND,
@@ -46,6 +47,7 @@ static const char *const stmt_sql[NSTMTS] = {
     [ST_MODULE_FIND] = "SELECT id FROM modules WHERE path = ? AND build_id = ?",
     [ST_MODULE_ADD] = "INSERT INTO modules (path, build_id) VALUES (?, ?)",
     [ST_PROCESS_MODULE] = "INSERT OR IGNORE INTO process_modules (process_id, module_id, bias) VALUES (?, ?, ?)",
+    [ST_PROCESS_EXE] = "UPDATE processes SET exe_module_id = ? WHERE id = ?",
     [ST_FUNCTION_FIND] = "SELECT id FROM functions WHERE name = ?",
     [ST_FUNCTION_ADD] = "INSERT INTO functions (name) VALUES (?)",
     [ST_FILE_FIND] = "SELECT id FROM files WHERE path = ?",
@@ -293,6 +295,28 @@ static int intern_modules(importer *im, const profile *p, int64_t process_id, in
     return 0;
 }
 
+/* Record which module is the process's executable (db_exe_module: `exe`
+ * resolved in the run's directory), when one is; ids are the modules'
+ * database ids. */
+static int set_exe_module(importer *im, const profile *p, const char *cwd, int64_t process_id, const int64_t *ids)
+{
+    const char **paths = malloc(((size_t)p->nmodules + 1) * sizeof *paths);
+    if (!paths) {
+        snprintf(im->err, im->errlen, "%s: cannot %s: out of memory", im->d->path, DOING);
+        return -1;
+    }
+    for (int m = 0; m < p->nmodules; m++)
+        paths[m] = p->modules[m].path;
+    long exe = db_exe_module(p->exe, cwd, paths, (size_t)p->nmodules);
+    free(paths);
+    if (exe < 0)
+        return 0; /* unknown: left NULL */
+    sqlite3_stmt *s = im->st[ST_PROCESS_EXE];
+    sqlite3_bind_int64(s, 1, ids[exe]);
+    sqlite3_bind_int64(s, 2, process_id);
+    return step(im, ST_PROCESS_EXE);
+}
+
 static int intern_names(importer *im, enum stmt_id find, enum stmt_id add, char *const *names, int n, int64_t *ids)
 {
     for (int i = 0; i < n; i++)
@@ -364,7 +388,7 @@ static int insert_instr(importer *im, const prof_instr *in, int64_t process_id, 
     return 0;
 }
 
-static int import_process(importer *im, const profile *p, int64_t run_id, int position)
+static int import_process(importer *im, const profile *p, const char *cwd, int64_t run_id, int position)
 {
     int64_t process_id;
     if (insert_process(im, p, run_id, position, &process_id) != 0)
@@ -378,6 +402,8 @@ static int import_process(importer *im, const profile *p, int64_t run_id, int po
     }
     id_maps maps = {.module = ids, .fn = ids + p->nmodules, .file = ids + p->nmodules + p->nfns};
     int rc = intern_modules(im, p, process_id, maps.module);
+    if (rc == 0)
+        rc = set_exe_module(im, p, cwd, process_id, maps.module);
     if (rc == 0)
         rc = intern_names(im, ST_FUNCTION_FIND, ST_FUNCTION_ADD, p->fns, p->nfns, maps.fn);
     if (rc == 0)
@@ -409,7 +435,7 @@ static int import_rows(importer *im, const run_info *ri, const char *command, pr
     if (nprocs > 0 && insert_block_sizes(im, procs[0], *run_id) != 0)
         return -1;
     for (size_t i = 0; i < nprocs; i++)
-        if (import_process(im, procs[i], *run_id, (int)i) != 0)
+        if (import_process(im, procs[i], ri->cwd, *run_id, (int)i) != 0)
             return -1;
     for (int b = 0; b < NBATCHES; b++)
         if (db_batch_flush(im->d, &im->batch[b], DOING, im->err, im->errlen) != 0)

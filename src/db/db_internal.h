@@ -66,6 +66,13 @@ int db_collect_rows(db *d, sqlite3_stmt *st, db_row_array *a, const char *doing,
 int db_query_rows(db *d, const char *sql, int64_t p1, int64_t p2, db_row_array *a, const char *doing, char *err,
                   size_t errlen);
 
+/* ---- the executable (db_exe.c) ------------------------------------------ */
+
+/* The module id of run `run_id`'s program, the executable of its first
+ * process: as stored at import, else resolved now (db_exe_module, for runs
+ * stored before schema version 5); *id is 0 when it cannot be identified. */
+int db_run_program_id(db *d, int64_t run_id, int64_t *id, char *err, size_t errlen);
+
 /* ---- multi-row inserts (db_batch.c) ---------------------------------------
  * Inserting many rows one statement each costs SQLite more in statement
  * overhead than in storage; a batch inserts DB_BATCH_ROWS rows per

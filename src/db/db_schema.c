@@ -54,6 +54,7 @@ static const char schema_sql[] =
     "  threads   INTEGER NOT NULL,\n"
     "  exit_code INTEGER,\n"
     "  tool      TEXT NOT NULL,\n"
+    "  exe_module_id INTEGER REFERENCES modules(id),\n"
     "  UNIQUE (run_id, position)\n"
     ");\n"
     "CREATE TABLE modules (\n"
@@ -442,6 +443,19 @@ static int read_version(db *d, int64_t *version, char *err, size_t errlen)
     return 0;
 }
 
+/* Version 5's processes.exe_module_id, added to an older database (NULL in
+ * its rows: db_run_modules then resolves the executable when asked). */
+static int add_exe_module_column(db *d, char *err, size_t errlen)
+{
+    int64_t has = 0;
+    if (query_int(d, "SELECT count(*) FROM pragma_table_info('processes') WHERE name = 'exe_module_id'", &has, err,
+                  errlen) != 0)
+        return -1;
+    return has ? 0
+               : db_exec(d, "ALTER TABLE processes ADD COLUMN exe_module_id INTEGER REFERENCES modules(id)",
+                         "upgrade the schema", err, errlen);
+}
+
 /* Create the schema in an empty database, or upgrade an older one.  In a
  * transaction that re-reads the version, so that two processes creating or
  * upgrading the same database at the same time do it once. */
@@ -457,6 +471,8 @@ static int initialise(db *d, int64_t *version, char *err, size_t errlen)
     if (rc == 0 && *version == 3) /* version 4 marks how a set's histogram models read */
         rc = db_exec(d, "ALTER TABLE model_sets ADD COLUMN rd_method INTEGER NOT NULL DEFAULT 1", "upgrade the schema",
                      err, errlen);
+    if (rc == 0 && *version >= 1 && *version < 5) /* version 5 names each process's executable module */
+        rc = add_exe_module_column(d, err, errlen);
     if (rc == 0 && *version >= 1 && *version < 3) /* version 3 added the model tables */
         rc = db_exec(d, model_schema_sql, "create the schema", err, errlen);
     if (rc == 0 && *version >= 1 && *version < DB_SCHEMA_VERSION)

@@ -183,18 +183,23 @@ static int fill_run_module(void *elem, sqlite3_stmt *st, void *ctx)
     db_run_module *m = elem;
     m->path = db_column_strdup(st, 0);
     m->build_id = db_column_strdup(st, 1);
+    m->is_program = sqlite3_column_int(st, 2); /* NULL (program unknown) reads as 0 */
     return m->path && m->build_id ? 0 : -1;
 }
 
 int db_run_modules(db *d, int64_t run_id, db_run_module **out, size_t *n, char *err, size_t errlen)
 {
-    static const char sql[] = "SELECT m.path, m.build_id FROM modules m WHERE m.id IN"
+    static const char sql[] = "SELECT m.path, m.build_id, m.id = ?2 FROM modules m WHERE m.id IN"
                               " (SELECT DISTINCT i.module_id FROM instructions i"
                               "  JOIN processes p ON p.id = i.process_id WHERE p.run_id = ?1)"
-                              " ORDER BY m.path <> (SELECT exe FROM processes WHERE run_id = ?1"
-                              "                     ORDER BY position LIMIT 1), m.id"; /* program first */
+                              " ORDER BY m.id = ?2 DESC, m.id"; /* program first */
+    int64_t program;
+    *out = NULL;
+    *n = 0;
+    if (db_run_program_id(d, run_id, &program, err, errlen) != 0)
+        return -1;
     db_row_array a = {(void **)out, n, 0, sizeof **out, fill_run_module, NULL};
-    return db_query_rows(d, sql, run_id, 0, &a, DOING, err, errlen);
+    return db_query_rows(d, sql, run_id, program, &a, DOING, err, errlen);
 }
 
 void db_run_modules_free(db_run_module *m, size_t n)

@@ -121,7 +121,8 @@ static int check_params(const run_list *l, const ms_runs *out, char *err, size_t
     return 0;
 }
 
-/* All runs ran the same program (path and build-id of the main module). */
+/* All runs ran the same program (path and build-id of the main module,
+ * which db_run_modules identifies and lists first), and it is known. */
 static int check_program(db *d, const run_list *l, ms_runs *out, char *err, size_t errlen)
 {
     char *build_id = NULL;
@@ -134,6 +135,8 @@ static int check_program(db *d, const run_list *l, ms_runs *out, char *err, size
         if (n == 0) {
             snprintf(err, errlen, "run %lld executed no instruction of a known module", (long long)l->runs[i].id);
             rc = -1;
+        } else if (!m[0].is_program) {
+            rc = db_program_unknown(l->runs[i].id, err, errlen);
         } else if (!out->program) {
             out->program = strdup(m[0].path);
             build_id = strdup(m[0].build_id);

@@ -216,6 +216,8 @@ static void test_import_rows(void **state)
     assert_sql_text(s, "SELECT path FROM modules", "/proc/self/exe");
     assert_sql_text(s, "SELECT build_id FROM modules", build_id);
     assert_int_equal(sql_int(s, "SELECT count(*) FROM process_modules WHERE bias = 93824992231424"), 2);
+    /* both processes' exe names that module exactly: it is their executable */
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM processes WHERE exe_module_id = (SELECT id FROM modules)"), 2);
 
     /* names are interned once across processes */
     assert_sql_text(s, "SELECT group_concat(name) FROM (SELECT name FROM functions ORDER BY name)", "main,sweep");
@@ -496,7 +498,7 @@ static void test_foreign_files(void **state)
     s = sql_open(f->db_path);
     sql_exec(s, "UPDATE meta SET value = '99' WHERE key = 'schema_version'");
     sqlite3_close(s);
-    expect_open_error(f->db_path, 0, "has schema version 99, newer than this augur understands (4): use a newer");
+    expect_open_error(f->db_path, 0, "has schema version 99, newer than this augur understands (5): use a newer");
     /* a version-1 database (before the structure tables) is upgraded in place */
     s = sql_open(f->db_path);
     sql_exec(s, "UPDATE meta SET value = '1' WHERE key = 'schema_version';"
@@ -510,7 +512,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "4");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "5");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM instruction_classes"), ST_CLASS_COUNT);
     /* a version-2 database (before the model tables) gains them */
     sql_exec(s, "UPDATE meta SET value = '2' WHERE key = 'schema_version';"
@@ -520,7 +522,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "4");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "5");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM model_sets"), 0);
     /* a version-3 database keeps its model sets, but one fitted then (leads
      * stored as single shares) is refused rather than misread */
@@ -537,7 +539,17 @@ static void test_foreign_files(void **state)
     db_model_set_free(&set);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "4");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "5");
+    /* a version-4 database gains processes.exe_module_id, NULL in its rows */
+    sql_exec(s, "UPDATE meta SET value = '4' WHERE key = 'schema_version';"
+                "ALTER TABLE processes DROP COLUMN exe_module_id;");
+    sqlite3_close(s);
+    assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
+    db_close(d);
+    s = sql_open(f->db_path);
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "5");
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM processes WHERE exe_module_id IS NULL"),
+                     sql_int(s, "SELECT count(*) FROM processes"));
     sqlite3_close(s);
 }
 
