@@ -199,8 +199,14 @@ static int holds_profiles(const char *dir)
 static int make_out_dir(const collect_options *o, char *dir, size_t len, char *err, size_t errlen)
 {
     if (o->keep_dir) {
+        struct stat st;
         if (mkdir(o->keep_dir, 0755) != 0 && errno != EEXIST) {
             snprintf(err, errlen, "cannot create --keep-profiles folder %s: %s", o->keep_dir, strerror(errno));
+            return -1;
+        }
+        if (stat(o->keep_dir, &st) == 0 && !S_ISDIR(st.st_mode)) { /* EEXIST: it may be a file */
+            snprintf(err, errlen, "--keep-profiles %s is a file, not a folder; give a new or empty folder",
+                     o->keep_dir);
             return -1;
         }
         if (!realpath(o->keep_dir, dir)) {
