@@ -127,10 +127,12 @@ static int import_files(const char *db_path, const run_params *params, char **fi
         return bad;
     }
     const profile *main_proc = s->procs[0];
+    char detail[64];
+    exit_detail(main_proc->exit_code, detail, sizeof detail);
     run_outcome outcome = {
         .started = started,
         .status = main_proc->has_exit ? "complete" : "partial",
-        .detail = main_proc->has_exit ? "" : "the main process did not exit normally (no exit line)",
+        .detail = main_proc->has_exit ? detail : "the main process did not exit normally (no exit line)",
         .exit_code = main_proc->has_exit ? main_proc->exit_code : 0,
     };
     char **argv = command_of(main_proc);
