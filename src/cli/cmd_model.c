@@ -3,6 +3,7 @@
  * functions of the run parameters, and store them (docs/models.md); with
  * --show, print the stored formulas.  Exit status: 0 success, 2 usage
  * error, 1 other errors (no database, runs that cannot be modeled, ...). */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ typedef struct model_cli {
     int show, quiet;
     int include_failed; /* --include-failed: also runs whose program exited non-zero */
     const char *scope; /* --scope NAME for --show */
+    char err[512];     /* a bad --basis term's message */
 } model_cli;
 
 static void print_help(FILE *to)
@@ -92,6 +94,31 @@ static int parse_runs(const char *arg, model_cli *o)
     return rc;
 }
 
+/* 0 when the basis term is well formed, whatever its parameters are called
+ * (the runs, read later, say which exist); else -1 with the parser's
+ * message.  Every identifier of the term is offered as a parameter name, so
+ * that only the syntax is judged here: a usage error, not a failed fit. */
+static int check_basis_syntax(const char *term, char *err, size_t errlen)
+{
+    enum { MAX_IDS = 32 };
+    char ids[MAX_IDS][64];
+    const char *names[MAX_IDS];
+    int n = 0;
+    for (const char *p = term; *p && n < MAX_IDS;) {
+        size_t len = 0;
+        while (p[len] == '_' || isalpha((unsigned char)p[len]) || (len && isdigit((unsigned char)p[len])))
+            len++;
+        if (len) {
+            snprintf(ids[n], sizeof ids[n], "%.*s", (int)len, p);
+            names[n] = ids[n];
+            n++;
+        }
+        p += len ? len : 1;
+    }
+    model_term t;
+    return model_parse_term(term, names, n, &t, err, errlen);
+}
+
 static int parse_option(int opt, const char *arg, void *ctx)
 {
     model_cli *o = ctx;
@@ -111,6 +138,8 @@ static int parse_option(int opt, const char *arg, void *ctx)
     case 'b':
         if (o->nbasis == MODEL_MAX_BASIS)
             return usage_error("too many --basis options (at most %d)", MODEL_MAX_BASIS);
+        if (check_basis_syntax(arg, o->err, sizeof o->err) != 0)
+            return usage_error("--basis: %s", o->err);
         o->basis[o->nbasis++] = arg;
         return 0;
     case 's':

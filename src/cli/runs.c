@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "db/db.h"
+#include "report/report.h"
 
 static int is_identifier(const char *s, size_t len)
 {
@@ -166,7 +167,9 @@ static void print_summary(const char *db_path, int64_t run_id, const process_set
             "augur: run %lld stored in %s (%s%s%s): %zu process%s, %llu instructions, %llu memory accesses\n",
             (long long)run_id, db_path, status, *detail ? ": " : "", detail, s->n, s->n == 1 ? "" : "es",
             (unsigned long long)instrs, (unsigned long long)accesses);
-    fprintf(stderr, "augur: see it with: augur report --db %s --run %lld\n", db_path, (long long)run_id);
+    fputs("augur: see it with: augur report --db ", stderr);
+    report_shell_word(db_path, stderr); /* a path with spaces or quotes still pastes into a shell */
+    fprintf(stderr, " --run %lld\n", (long long)run_id);
 }
 
 int store_run(const char *db_path, char **argv, const run_params *params, const run_outcome *outcome,
