@@ -199,8 +199,14 @@ static int holds_profiles(const char *dir)
 static int make_out_dir(const collect_options *o, char *dir, size_t len, char *err, size_t errlen)
 {
     if (o->keep_dir) {
+        struct stat st;
         if (mkdir(o->keep_dir, 0755) != 0 && errno != EEXIST) {
             snprintf(err, errlen, "cannot create --keep-profiles folder %s: %s", o->keep_dir, strerror(errno));
+            return -1;
+        }
+        if (stat(o->keep_dir, &st) == 0 && !S_ISDIR(st.st_mode)) { /* EEXIST: it may be a file */
+            snprintf(err, errlen, "--keep-profiles %s is a file, not a folder; give a new or empty folder",
+                     o->keep_dir);
             return -1;
         }
         if (!realpath(o->keep_dir, dir)) {
@@ -217,13 +223,13 @@ static int make_out_dir(const collect_options *o, char *dir, size_t len, char *e
     return make_temp_dir("augur-collect", dir, len, err, errlen);
 }
 
-/* The run's status detail for the database: "" for an exit, "killed by
- * signal N (SIGNAME)" for a death. */
+/* The run's status detail for the database: "" for exit 0, "exited with
+ * status N" for another exit, "killed by signal N (SIGNAME)" for a death. */
 static void describe_status(const launch_result *lr, char *detail, size_t len)
 {
     char sig[48];
     if (lr->exited)
-        snprintf(detail, len, "%s", "");
+        exit_detail(lr->exit_code, detail, len);
     else
         snprintf(detail, len, "killed by %s", report_signal_text(lr->term_signal, sig, sizeof sig));
 }
@@ -263,6 +269,9 @@ static int collect(const collect_options *o, const char *tool_dir, const char *o
     int rc = store_run(o->db_path, o->program_argv, &o->params, &outcome, s, "collect");
     if (rc == 0 && !lr.exited)
         fprintf(stderr, "augur: the program was %s; its partial profile is stored\n", detail);
+    if (rc == 0 && lr.exited && lr.exit_code != 0)
+        fprintf(stderr, "augur: the program %s; augur exits with the program's status, not an error of its own. "
+                        "augur model leaves the run out unless given --include-failed\n", detail);
     process_set_free(s);
     free(s);
     return rc != 0 ? rc : outcome.exit_code;

@@ -7,9 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/runs.h"
+#include "db/db.h"
 
 static void usage(FILE *to)
 {
@@ -18,7 +21,9 @@ static void usage(FILE *to)
             "Stores raw profiles (augur.<pid>.prof, docs/profile-format.md) as one run: the first\n"
             "PROFILE is the main process, the others its children. The run's command is the main\n"
             "profile's executable and arguments; it is 'partial' if the main process did not exit\n"
-            "normally. Its start and finish times are the time of the import.\n\n"
+            "normally. Its start and finish times are the time of the import. A file given twice, two\n"
+            "profiles of one process, or a process already in the database are refused (nothing is\n"
+            "stored), so that no process is counted twice.\n\n"
             "options:\n"
             "  --db FILE            experiment database (default: $AUGUR_DB or ./augur.db)\n"
             "  --param NAME=VALUE   a numeric run parameter; repeat for more\n"
@@ -38,24 +43,96 @@ static char **command_of(const profile *p)
     return argv;
 }
 
-static int import_files(const char *db_path, const run_params *params, char **files, int nfiles)
+/* 0 when no file is named twice (by any spelling: same device and inode),
+ * else -1 with a message naming it. */
+static int check_repeated_files(char **files, int nfiles, char *err, size_t errlen)
 {
-    char err[1024], started[32];
-    iso_now(started, sizeof started);
-    process_set *s = calloc(1, sizeof *s);
-    for (int i = 0; i < nfiles; i++) {
+    struct stat a, b;
+    for (int i = 0; i < nfiles; i++)
+        for (int j = i + 1; j < nfiles && stat(files[i], &a) == 0; j++)
+            if (stat(files[j], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+                snprintf(err, errlen, "%s is given twice (as PROFILE %d and %d); give each profile once", files[i],
+                         i + 1, j + 1);
+                return -1;
+            }
+    return 0;
+}
+
+/* 0 when no two profiles of the set are of one process (a copy of a file
+ * under another name), else -1 with a message naming both. */
+static int check_repeated_pids(const process_set *s, char **files, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < s->n; i++)
+        for (size_t j = i + 1; j < s->n; j++)
+            if (s->procs[i]->pid == s->procs[j]->pid) {
+                snprintf(err, errlen, "%s and %s are profiles of the same process (pid %lld); give it once",
+                         files[i], files[j], (long long)s->procs[i]->pid);
+                return -1;
+            }
+    return 0;
+}
+
+/* 0 when no profile's process is in the database at db_path already (or
+ * there is no database yet), else -1 with a message naming the run. */
+static int check_not_stored(const char *db_path, const process_set *s, char **files, char *err, size_t errlen)
+{
+    db *d;
+    int64_t run = 0;
+    int rc = DB_NOT_FOUND;
+    if (access(db_path, F_OK) != 0)
+        return 0;
+    if (db_open(db_path, 0, &d, err, errlen) != 0)
+        return -1;
+    for (size_t i = 0; i < s->n && rc == DB_NOT_FOUND; i++) {
+        rc = db_process_stored(d, s->procs[i], &run, err, errlen);
+        if (rc == 0)
+            snprintf(err, errlen, "%s: its process (pid %lld) is already stored in %s as part of run %lld; "
+                     "importing it again would count it twice (give another --db to keep a second copy)",
+                     files[i], (long long)s->procs[i]->pid, db_path, (long long)run);
+    }
+    db_close(d);
+    return rc == DB_NOT_FOUND ? 0 : -1;
+}
+
+/* Read and verify every file into s, then refuse repeated or stored
+ * processes.  Returns 0, or an exit status after printing why. */
+static int read_profiles(const char *db_path, char **files, int nfiles, process_set *s)
+{
+    char err[1024];
+    if (check_repeated_files(files, nfiles, err, sizeof err) != 0) {
+        fprintf(stderr, "augur import: %s\n  Nothing was stored.\n", err);
+        return 2;
+    }
+    for (int i = 0; i < nfiles; i++)
         if (process_set_add_file(s, files[i], err, sizeof err) != 0) {
             fprintf(stderr, "augur import: %s\n  Nothing was stored.\n", err);
-            process_set_free(s);
-            free(s);
             return EXIT_AUGUR_FAILED;
         }
+    if (check_repeated_pids(s, files, err, sizeof err) != 0 || check_not_stored(db_path, s, files, err, sizeof err) != 0) {
+        fprintf(stderr, "augur import: %s\n  Nothing was stored.\n", err);
+        return EXIT_AUGUR_FAILED;
+    }
+    return 0;
+}
+
+static int import_files(const char *db_path, const run_params *params, char **files, int nfiles)
+{
+    char started[32];
+    iso_now(started, sizeof started);
+    process_set *s = calloc(1, sizeof *s);
+    int bad = read_profiles(db_path, files, nfiles, s);
+    if (bad) {
+        process_set_free(s);
+        free(s);
+        return bad;
     }
     const profile *main_proc = s->procs[0];
+    char detail[64];
+    exit_detail(main_proc->exit_code, detail, sizeof detail);
     run_outcome outcome = {
         .started = started,
         .status = main_proc->has_exit ? "complete" : "partial",
-        .detail = main_proc->has_exit ? "" : "the main process did not exit normally (no exit line)",
+        .detail = main_proc->has_exit ? detail : "the main process did not exit normally (no exit line)",
         .exit_code = main_proc->has_exit ? main_proc->exit_code : 0,
     };
     char **argv = command_of(main_proc);

@@ -128,11 +128,16 @@ static int write_file(const char *path, const machine *m, const char *note)
     return 0;
 }
 
-/* detect, then calibrate when asked; the result to --output or stdout. */
+/* detect, then calibrate when asked; the result to --output or stdout.
+ * --output is checked first, so that a bad path costs no measurement. */
 static int describe_host(const machine_cli *o, int calibrate)
 {
     machine m;
     char note[4096] = "", err[2048];
+    if (o->output && output_check(o->output, err, sizeof err) != 0) {
+        fprintf(stderr, "augur machine: %s; nothing was measured\n", err);
+        return EXIT_FAILURE_OTHER;
+    }
     if (machine_detect(&m, note, sizeof note, err, sizeof err) != 0) {
         fprintf(stderr, "augur machine: %s\n", err);
         return EXIT_FAILURE_OTHER;

@@ -3,6 +3,7 @@
  * functions of the run parameters, and store them (docs/models.md); with
  * --show, print the stored formulas.  Exit status: 0 success, 2 usage
  * error, 1 other errors (no database, runs that cannot be modeled, ...). */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,13 +26,16 @@ typedef struct model_cli {
     const char *basis[MODEL_MAX_BASIS];
     int nbasis;
     int show, quiet;
+    int include_failed; /* --include-failed: also runs whose program exited non-zero */
     const char *scope; /* --scope NAME for --show */
+    char err[512];     /* a bad --basis term's message */
 } model_cli;
 
 static void print_help(FILE *to)
 {
     fprintf(to,
-            "usage: augur model [--db FILE] [--runs LIST] [--param NAME]... [--basis TERM]... [--quiet]\n"
+            "usage: augur model [--db FILE] [--runs LIST] [--include-failed] [--param NAME]...\n"
+            "                   [--basis TERM]... [--quiet]\n"
             "       augur model --show [--scope NAME] [--db FILE]\n"
             "\n"
             "Fit, over the runs in the database, a model of every count (total, function, line,\n"
@@ -42,7 +46,9 @@ static void print_help(FILE *to)
             "\n"
             "options:\n"
             "  --db FILE      the experiment database (default: $AUGUR_DB, else augur.db; now %s)\n"
-            "  --runs LIST    the runs to fit over, e.g. 1-5,8 (default: every complete run)\n"
+            "  --runs LIST    the runs to fit over, e.g. 1-5,8 (default: every complete run whose\n"
+            "                 program exited with status 0; the others are named in a warning)\n"
+            "  --include-failed  also fit complete runs whose program exited non-zero\n"
             "  --param NAME   a parameter to model (repeat for several, at most %d); default: every\n"
             "                 parameter that varies.  Runs must agree on the others.\n"
             "  --basis TERM   also try TERM as a basis function, e.g. 'N^2*log2(N)', 'sqrt(N)',\n"
@@ -88,6 +94,31 @@ static int parse_runs(const char *arg, model_cli *o)
     return rc;
 }
 
+/* 0 when the basis term is well formed, whatever its parameters are called
+ * (the runs, read later, say which exist); else -1 with the parser's
+ * message.  Every identifier of the term is offered as a parameter name, so
+ * that only the syntax is judged here: a usage error, not a failed fit. */
+static int check_basis_syntax(const char *term, char *err, size_t errlen)
+{
+    enum { MAX_IDS = 32 };
+    char ids[MAX_IDS][64];
+    const char *names[MAX_IDS];
+    int n = 0;
+    for (const char *p = term; *p && n < MAX_IDS;) {
+        size_t len = 0;
+        while (p[len] == '_' || isalpha((unsigned char)p[len]) || (len && isdigit((unsigned char)p[len])))
+            len++;
+        if (len) {
+            snprintf(ids[n], sizeof ids[n], "%.*s", (int)len, p);
+            names[n] = ids[n];
+            n++;
+        }
+        p += len ? len : 1;
+    }
+    model_term t;
+    return model_parse_term(term, names, n, &t, err, errlen);
+}
+
 static int parse_option(int opt, const char *arg, void *ctx)
 {
     model_cli *o = ctx;
@@ -107,6 +138,8 @@ static int parse_option(int opt, const char *arg, void *ctx)
     case 'b':
         if (o->nbasis == MODEL_MAX_BASIS)
             return usage_error("too many --basis options (at most %d)", MODEL_MAX_BASIS);
+        if (check_basis_syntax(arg, o->err, sizeof o->err) != 0)
+            return usage_error("--basis: %s", o->err);
         o->basis[o->nbasis++] = arg;
         return 0;
     case 's':
@@ -117,6 +150,9 @@ static int parse_option(int opt, const char *arg, void *ctx)
         return 0;
     case 'q':
         o->quiet = 1;
+        return 0;
+    case 'f':
+        o->include_failed = 1;
         return 0;
     default:
         return EXIT_USAGE;
@@ -130,6 +166,7 @@ static int parse_options(int argc, char **argv, model_cli *o)
         {"param", required_argument, NULL, 'p'}, {"basis", required_argument, NULL, 'b'},
         {"show", no_argument, NULL, 's'},        {"scope", required_argument, NULL, 'S'},
         {"quiet", no_argument, NULL, 'q'},       {"help", no_argument, NULL, 'h'},
+        {"include-failed", no_argument, NULL, 'f'},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -141,6 +178,9 @@ static int parse_options(int argc, char **argv, model_cli *o)
         return usage_error("unexpected argument '%s'", argv[operands]);
     if (o->scope && !o->show)
         return usage_error("--scope goes with --show");
+    if (o->show && (o->nruns || o->include_failed || o->nparams || o->nbasis))
+        return usage_error("--show prints the newest model set as stored; --runs, --include-failed, --param and "
+                           "--basis choose what a new fit uses (run augur model with them, then --show)");
     return 0;
 }
 
@@ -163,9 +203,60 @@ static int program_tree(db *d, const model_cli *o, scope_tree *t, char *err, siz
     return rc;
 }
 
-static int fit(db *d, const model_cli *o, char *err, size_t errlen)
+/* Warn of run r when its program exited non-zero; 1 if it did, 0 if not,
+ * -1 + err when it cannot be read.  `fate` says what is done with it. */
+static int warn_failed(db *d, int64_t r, const char *fate, char *err, size_t errlen)
+{
+    db_run run;
+    int rc = db_get_run(d, r, &run, err, errlen); /* a missing run is modelset's to report */
+    int failed = rc == 0 && run.exit_code != 0;
+    if (failed)
+        fprintf(stderr, "augur model: warning: run %lld: the program exited with status %d; %s\n", (long long)r,
+                run.exit_code, fate);
+    db_run_free(&run);
+    return rc < 0 ? -1 : failed;
+}
+
+/* Without --runs, the complete runs whose program exited with status 0
+ * (a failed program's counts are those of its error path, not of the
+ * problem size), or with --include-failed all of them; o->runs stays empty,
+ * the default, when none is left out.  Every failed run is warned of. */
+static int select_runs(db *d, model_cli *o, char *err, size_t errlen)
+{
+    if (o->nruns) {
+        for (size_t i = 0; i < o->nruns; i++)
+            if (warn_failed(d, o->runs[i], "fitted, as --runs names it", err, errlen) < 0)
+                return -1;
+        return 0;
+    }
+    const char *fate = o->include_failed ? "fitted (--include-failed)"
+                                         : "left out (--include-failed fits it, --runs names runs)";
+    int64_t *ids;
+    size_t n, left_out = 0;
+    if (db_complete_runs(d, &ids, &n, err, errlen) != 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc >= 0 && o->nruns < MAX_RUNS; i++) {
+        rc = warn_failed(d, ids[i], fate, err, errlen);
+        if (rc == 0 || o->include_failed)
+            o->runs[o->nruns++] = ids[i];
+        left_out += rc == 1 && !o->include_failed;
+    }
+    free(ids);
+    if (rc >= 0 && !left_out)
+        o->nruns = 0;
+    if (rc >= 0 && left_out && !o->nruns) {
+        snprintf(err, errlen, "every complete run's program exited non-zero; fix the runs, or give --include-failed");
+        return -1;
+    }
+    return rc < 0 ? -1 : 0;
+}
+
+static int fit(db *d, model_cli *o, char *err, size_t errlen)
 {
     scope_tree tree = {0};
+    if (select_runs(d, o, err, errlen) != 0)
+        return -1;
     int have = program_tree(d, o, &tree, err, errlen);
     if (have < 0)
         return -1;

@@ -28,6 +28,7 @@ typedef struct report_options {
     size_t top;
     int scopes;       /* --scopes: the scope view instead of the tables */
     double threshold; /* percent, for the scope view */
+    int threshold_given, top_given; /* to refuse them where they do nothing */
     const char *machine; /* --machine NAME|FILE: misses per level and time on it */
 } report_options;
 
@@ -107,9 +108,11 @@ static int parse_option(int opt, const char *arg, void *ctx)
         o->threshold = strtod(arg, &end);
         if (end == arg || *end || !(o->threshold >= 0 && o->threshold <= 100))
             return usage_error("bad --threshold '%s': give a percentage from 0 to 100", arg);
+        o->threshold_given = 1;
         return 0;
     }
     case 't':
+        o->top_given = 1;
         return cli_take_top("report", arg, &o->top);
     default:
         return EXIT_USAGE;
@@ -138,6 +141,11 @@ static int parse_options(int argc, char **argv, report_options *o)
     if (o->machine && (o->ncaches || o->scopes))
         return usage_error("--machine excludes %s: the machine's levels are the caches",
                            o->scopes ? "--scopes" : "--cache");
+    if (o->threshold_given && !o->scopes)
+        return usage_error("--threshold goes with --scopes (it leaves small scopes out of the scope view)");
+    if (o->scopes && (o->ncaches || o->top_given))
+        return usage_error("--scopes shows no cache misses and every scope above --threshold: %s does nothing "
+                           "there (leave it out, or drop --scopes)", o->ncaches ? "--cache" : "--top");
     return 0;
 }
 

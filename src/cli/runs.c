@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "db/db.h"
+#include "report/report.h"
 
 static int is_identifier(const char *s, size_t len)
 {
@@ -138,13 +139,22 @@ void process_set_free(process_set *s)
     s->n = 0;
 }
 
+void exit_detail(int code, char *buf, size_t len)
+{
+    if (code == 0)
+        snprintf(buf, len, "%s", "");
+    else
+        snprintf(buf, len, "exited with status %d", code);
+}
+
 void iso_now(char *buf, size_t len)
 {
     time_t t = time(NULL);
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
 }
 
-static void print_summary(const char *db_path, int64_t run_id, const process_set *s, const char *status)
+static void print_summary(const char *db_path, int64_t run_id, const process_set *s, const char *status,
+                          const char *detail)
 {
     uint64_t instrs = 0, accesses = 0;
     for (size_t p = 0; p < s->n; p++)
@@ -154,10 +164,12 @@ static void print_summary(const char *db_path, int64_t run_id, const process_set
             accesses += in->reads + in->writes;
         }
     fprintf(stderr,
-            "augur: run %lld stored in %s (%s): %zu process%s, %llu instructions, %llu memory accesses\n"
-            "augur: see it with: augur report --db %s --run %lld\n",
-            (long long)run_id, db_path, status, s->n, s->n == 1 ? "" : "es", (unsigned long long)instrs,
-            (unsigned long long)accesses, db_path, (long long)run_id);
+            "augur: run %lld stored in %s (%s%s%s): %zu process%s, %llu instructions, %llu memory accesses\n",
+            (long long)run_id, db_path, status, *detail ? ": " : "", detail, s->n, s->n == 1 ? "" : "es",
+            (unsigned long long)instrs, (unsigned long long)accesses);
+    fputs("augur: see it with: augur report --db ", stderr);
+    report_shell_word(db_path, stderr); /* a path with spaces or quotes still pastes into a shell */
+    fprintf(stderr, " --run %lld\n", (long long)run_id);
 }
 
 int store_run(const char *db_path, char **argv, const run_params *params, const run_outcome *outcome,
@@ -196,6 +208,6 @@ int store_run(const char *db_path, char **argv, const run_params *params, const 
         fprintf(stderr, "augur %s: %s\n", command_name, err);
         return EXIT_AUGUR_FAILED;
     }
-    print_summary(db_path, run_id, s, ri.status);
+    print_summary(db_path, run_id, s, ri.status, ri.status_detail);
     return 0;
 }

@@ -46,7 +46,7 @@ void process_set_free(process_set *s);
 typedef struct run_outcome {
     const char *started;  /* ISO 8601 UTC */
     const char *status;   /* "complete" or "partial" */
-    const char *detail;   /* why partial, or "" */
+    const char *detail;   /* why partial, or a non-zero exit (exit_detail), or "" */
     int exit_code;        /* the status augur passes on */
 } run_outcome;
 
@@ -55,6 +55,10 @@ typedef struct run_outcome {
  * EXIT_AUGUR_FAILED after printing the error (the database is unchanged). */
 int store_run(const char *db_path, char **argv, const run_params *params, const run_outcome *outcome,
               process_set *s, const char *command_name);
+
+/* The status detail of a process that exited with `code`: "" for 0, else
+ * "exited with status N" (so a failed program is told from a good one). */
+void exit_detail(int code, char *buf, size_t len);
 
 /* The current time as ISO 8601 UTC, e.g. 2026-11-21T19:42:50Z. */
 void iso_now(char *buf, size_t len);

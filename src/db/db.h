@@ -370,6 +370,11 @@ void db_rd_groups_free(db_rd_group *g, size_t n);
 /* Ids of the complete runs, ascending, into a new array (free() it). */
 int db_complete_runs(db *d, int64_t **ids, size_t *n, char *err, size_t errlen);
 
+/* Is the process of profile p already stored (db_process_lookup.c)?  The
+ * same pid, parent, executable, arguments, threads and total executions.
+ * 0 with *run_id its run, DB_NOT_FOUND, or -1 + err. */
+int db_process_stored(db *d, const profile *p, int64_t *run_id, char *err, size_t errlen);
+
 /* modules.id of (path, build_id); DB_NOT_FOUND when absent. */
 int db_module_id(db *d, const char *path, const char *build_id, int64_t *id, char *err, size_t errlen);
 

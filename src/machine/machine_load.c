@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "machine/machine_check.h"
 #include "machine/machine_yaml.h"
@@ -280,6 +281,13 @@ int machine_load(const char *path, machine *m, char *err, size_t errlen)
     if (!f) {
         snprintf(err, errlen, "%s: cannot read: %s (check the path, or give a name from 'augur machine list')",
                  path, strerror(errno));
+        return -1;
+    }
+    struct stat st; /* fopen opens a folder too, and libyaml then reports a syntax error */
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        snprintf(err, errlen, "%s is a folder, not a machine description (give a file such as machines/zen4.yaml, "
+                 "or a name from 'augur machine list')", path);
         return -1;
     }
     yaml_document_t doc;

@@ -197,8 +197,10 @@ static int print_run(const report *r, FILE *out)
     fputc('\n', out);
     table t = {.ncols = 2, .align = "ll"};
     cell(&t, "status");
-    cell(&t, "%s%s%s, exit code %d", run->status, *run->status_detail ? ": " : "", run->status_detail,
-         run->exit_code);
+    if (*run->status_detail) /* "killed by signal 11 (SIGSEGV)": its 139 is augur's status, not an exit */
+        cell(&t, "%s: %s", run->status, run->status_detail);
+    else
+        cell(&t, "%s, exit status %d", run->status, run->exit_code);
     if (run->nparams) {
         cell(&t, "parameters");
         char *list = NULL;

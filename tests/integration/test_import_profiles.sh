@@ -34,4 +34,24 @@ expect_refused "truncated" "truncated" "$WORK/truncated.prof"
 : >"$WORK/empty.prof"
 expect_refused "empty" "truncated" "$WORK/empty.prof"
 expect_refused "missing" "cannot open" "$WORK/no-such.prof"
+
+# A process is stored once: the profile collect already stored (it kept it),
+# or the one just imported, is refused naming the run that holds it.
+expect_refused "already imported" "already stored in .* as part of run 1;" "$PROF"
+"$AUGUR" import --db "$WORK/test.db" "$PROF" >/dev/null 2>"$WORK/err"
+check "already collected: status" "$?" 125
+check "already collected: message" "$(grep -c "already stored in $WORK/test.db as part of run 1;" "$WORK/err")" 1
+check "already collected: database unchanged" "$(sqlite3 "$WORK/test.db" 'select count(*) from runs')" 1
+
+# The same file twice (by any spelling), or a copy of it beside it, is
+# refused before anything is stored: no database is created.
+"$AUGUR" import --db "$WORK/twice.db" "$PROF" "$WORK/kept/../kept/$(basename "$PROF")" >/dev/null 2>"$WORK/err"
+check "file given twice: status" "$?" 2
+check "file given twice: message" "$(grep -c "is given twice (as PROFILE 1 and 2)" "$WORK/err")" 1
+check "file given twice: no database" "$(ls "$WORK/twice.db" 2>/dev/null | wc -l)" 0
+cp "$PROF" "$WORK/copy.prof"
+"$AUGUR" import --db "$WORK/twice.db" "$PROF" "$WORK/copy.prof" >/dev/null 2>"$WORK/err"
+check "copy of a profile: status" "$?" 125
+check "copy of a profile: message" "$(grep -c "are profiles of the same process (pid" "$WORK/err")" 1
+check "copy of a profile: no database" "$(ls "$WORK/twice.db" 2>/dev/null | wc -l)" 0
 finish

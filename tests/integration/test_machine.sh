@@ -122,7 +122,15 @@ check "contradiction named with file, line, field" \
     "$(grep -c "$WORK/bad.yaml:$(grep -n 'size: 33554432' "$WORK/bad.yaml" | cut -d: -f1): caches\[2\].size: .* \* 15 \* 2^k" "$WORK/e2")" 1
 "$AUGUR" machine detect --output "$WORK/nodir/host.yaml" 2> "$WORK/e3"
 check "unwritable output exit" "$?" 1
-check "unwritable output named" "$(grep -c "cannot write $WORK/nodir/host.yaml: " "$WORK/e3")" 1
+check "unwritable output named" "$(grep -c -- "--output $WORK/nodir/host.yaml: folder $WORK/nodir does not exist" "$WORK/e3")" 1
+# calibrate checks --output before it measures: no progress line, no file
+"$AUGUR" machine calibrate --quick --output "$WORK/nodir/cal.yaml" 2> "$WORK/e7"
+check "calibrate unwritable output exit" "$?" 1
+check "calibrate unwritable output: checked before measuring" "$(grep -c '^calibrating' "$WORK/e7")" 0
+check "calibrate unwritable output named" "$(grep -c -- "--output $WORK/nodir/cal.yaml: folder .* does not exist.*nothing was measured" "$WORK/e7")" 1
+"$AUGUR" machine calibrate --quick --output "$WORK" 2> "$WORK/e8"
+check "calibrate output a folder: exit" "$?" 1
+check "calibrate output a folder: named" "$(grep -c -- "--output $WORK is a folder" "$WORK/e8")" 1
 # --output into a FIFO (output_file.c): written once a reader opens it,
 # waiting for one up to 5 s, then refused instead of blocking for ever.
 mkfifo "$WORK/fifo"
@@ -147,7 +155,7 @@ mkfifo -m 600 "$WORK/fifo600"
 setpriv --reuid=65534 --regid=65534 --clear-groups "$AUGUR" machine detect --output "$WORK/fifo600" 2> "$WORK/e6"
 check "unwritable fifo: exit" "$?" 1
 check "unwritable fifo: named" "$(cat "$WORK/e6")" \
-    "augur machine: cannot write $WORK/fifo600: Permission denied (choose another --output)"
+    "augur machine: --output $WORK/fifo600: Permission denied (choose another --output); nothing was measured"
 "$AUGUR" machine list extra 2> /dev/null
 check "usage error exit" "$?" 2
 "$AUGUR" machine frobnicate 2> /dev/null

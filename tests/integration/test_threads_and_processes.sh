@@ -45,9 +45,16 @@ p=$(main_profile "$WORK/crash")
 check "crash: no exit line" "$(grep -c '^exit' "$p")" 0
 check "crash: sweep before the crash kept" "$(hist_at "$p" procs.c "$LINE" 64)" "$(sweep_hist 1)"
 check "crash: said partial" "$(grep -c 'partial' "$WORK/crash.err")" 2
+# its 139 is augur's status, not the program's exit: the report names the signal
+check "crash: report says the signal" \
+    "$("$AUGUR" report --db "$WORK/test.db" | awk '$1 == "status" { sub(/^ *status +/, ""); print }')" \
+    "partial: killed by signal 11 (SIGSEGV)"
 
 # Exit status passes through.
 collect_to "$WORK/exit" -- "$PROGRAMS/procs" exit 7
 check "exit 7 passes through" "$?" 7
 check "exit line" "$(awk '$1=="exit"{print $2}' "$(main_profile "$WORK/exit")")" 7
+check "exit 7: report says the program's status" \
+    "$("$AUGUR" report --db "$WORK/test.db" | awk '$1 == "status" { sub(/^ *status +/, ""); print }')" \
+    "complete: exited with status 7"
 finish
