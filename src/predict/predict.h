@@ -39,15 +39,25 @@ typedef struct prediction {
 /* Evaluate the newest model set of d at the parameters names[i] = values[i]
  * (every parameter of the set, no other) for the given caches.  -1 with a
  * message for a database without models, a missing or unknown parameter,
- * or a cache whose line size the runs did not measure.  Values outside the
- * fitted range are predicted, with a warning in out->info.  Free with
+ * a cache whose line size the runs did not measure, a parameter outside the
+ * domain of a model's terms (log2(N) at N <= 0), or a count that does not
+ * fit below 2^63 (naming the row, the value and the limit).  Misses above
+ * their row's accesses are lowered to them, with a warning.  Values
+ * outside the fitted range are predicted, with a warning in out->info.  Free with
  * prediction_free, also after failure. */
 int predict(db *d, const char *const *names, const double *values, int n, const report_cache *caches,
             size_t ncaches, prediction *out, char *err, size_t errlen);
 void prediction_free(prediction *p);
 
-/* The scope section, as text (a table) or as a JSON array. */
-int predict_write_scopes_text(const prediction *p, FILE *out);
+/* -1 with a message naming the term when a model of the reuse-distance
+ * groups has a term undefined at p's parameters (predict_check.h); the
+ * machine models evaluate the groups themselves (predict_perf.c). */
+int predict_check_groups(const prediction *p, const db_rd_group *groups, size_t n, char *err, size_t errlen);
+
+/* The scope section, as text (the `top` scopes with the most
+ * instructions, inner scopes included, and a line saying how many were
+ * left out; 0: all) or as a JSON array of every scope. */
+int predict_write_scopes_text(const prediction *p, size_t top, FILE *out);
 json_t *predict_scopes_json(const prediction *p);
 
 /* `augur model --show`: the newest model set's formulas and errors, for

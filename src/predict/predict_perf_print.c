@@ -195,7 +195,7 @@ int predict_perf_json(const prediction *p, const predict_perf *pp, json_t *doc)
 int prediction_write(const prediction *p, const predict_perf *pp, int json, size_t top, FILE *out)
 {
     if (!json)
-        return report_write_text(&p->rep, top, out) != 0 || predict_write_scopes_text(p, out) != 0 ||
+        return report_write_text(&p->rep, top, out) != 0 || predict_write_scopes_text(p, top, out) != 0 ||
                        (pp && predict_perf_write_text(p, pp, top, out) != 0)
                    ? -1
                    : 0;

@@ -1,32 +1,60 @@
 /* predict_print.c — the scope section of `augur predict`: the predicted
  * counts of every modeled function, inlined subroutine and loop of the
- * program, as a text table and as JSON (docs/models.md). */
+ * program, as a text table (the top scopes by instructions, with a line on
+ * those left out) and as JSON (all of them; docs/models.md). */
 #include <inttypes.h>
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "predict/predict.h"
 #include "util/json_util.h"
 
-int predict_write_scopes_text(const prediction *p, FILE *out)
+/* Most instructions first; ties by scope id, so the order is stable. */
+static int by_instructions(const void *pa, const void *pb)
+{
+    const predict_scope *a = *(const predict_scope *const *)pa, *b = *(const predict_scope *const *)pb;
+    if (a->instructions != b->instructions)
+        return a->instructions < b->instructions ? 1 : -1;
+    return a->scope < b->scope ? -1 : a->scope > b->scope;
+}
+
+static void write_scope_row(const predict_scope *s, FILE *out)
+{
+    char label[512];
+    if (!strcmp(s->kind, "loop"))
+        snprintf(label, sizeof label, "%s", s->name);
+    else
+        snprintf(label, sizeof label, "%s %s (%s:%u)", s->kind, s->name, report_base_name(s->file) ?: "", s->line);
+    fprintf(out, "  %-40s %16.0f %14.0f %14.0f", label, s->instructions, s->reads + s->writes, s->flops);
+    if (s->entries > 0)
+        fprintf(out, " %12.0f %10.1f", s->entries, s->headers / s->entries);
+    fputc('\n', out);
+}
+
+int predict_write_scopes_text(const prediction *p, size_t top, FILE *out)
 {
     if (p->nscopes == 0)
         return 0;
-    fprintf(out, "\nScopes of the program: %zu\n", p->nscopes);
+    const predict_scope **order = malloc(p->nscopes * sizeof *order);
+    if (!order)
+        return -1;
+    for (size_t i = 0; i < p->nscopes; i++)
+        order[i] = &p->scopes[i];
+    qsort(order, p->nscopes, sizeof *order, by_instructions);
+    size_t shown = top && top < p->nscopes ? top : p->nscopes;
+    fprintf(out, "\nScopes of the program: %zu of %zu, most instructions first (inner scopes included)\n", shown,
+            p->nscopes);
     fprintf(out, "  %-40s %16s %14s %14s %12s %10s\n", "scope", "instructions", "accesses", "flops", "entries",
             "iter/entry");
-    for (size_t i = 0; i < p->nscopes; i++) {
-        const predict_scope *s = &p->scopes[i];
-        char label[512];
-        if (!strcmp(s->kind, "loop"))
-            snprintf(label, sizeof label, "%s", s->name);
-        else
-            snprintf(label, sizeof label, "%s %s (%s:%u)", s->kind, s->name, report_base_name(s->file) ?: "", s->line);
-        fprintf(out, "  %-40s %16.0f %14.0f %14.0f", label, s->instructions, s->reads + s->writes, s->flops);
-        if (s->entries > 0)
-            fprintf(out, " %12.0f %10.1f", s->entries, s->headers / s->entries);
-        fputc('\n', out);
+    for (size_t i = 0; i < shown; i++)
+        write_scope_row(order[i], out);
+    if (shown < p->nscopes) {
+        double all = (double)p->rep.total.instructions;
+        fprintf(out, "  (%zu more scopes, each at most %.1f%% of the program's instructions; --top 0 shows all)\n",
+                p->nscopes - shown, all > 0 ? 100 * order[shown]->instructions / all : 0.0);
     }
+    free(order);
     return ferror(out) ? -1 : 0;
 }
 
