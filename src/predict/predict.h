@@ -16,6 +16,13 @@
 #include "report/report.h"
 #include "structure/structure.h"
 
+/* The leave-one-out cross-validation errors (model.cv_smape, percent) of
+ * the models of a value's counts: how far a training run was from the
+ * model fitted without it.  0 for exact and constant models. */
+typedef struct predict_error {
+    double instructions, reads, writes;
+} predict_error;
+
 /* Predicted counts of one scope (function, inlined subroutine or loop). */
 typedef struct predict_scope {
     const char *kind, *name, *file; /* borrowed from the model rows */
@@ -23,6 +30,7 @@ typedef struct predict_scope {
     int64_t scope;
     double instructions, reads, writes, flops, headers, entries;
     double cls[ST_CLASS_COUNT]; /* executions per instruction class */
+    predict_error err;          /* of its models (a measured run: 0) */
 } predict_scope;
 
 typedef struct prediction {
@@ -34,6 +42,10 @@ typedef struct prediction {
     predict_scope *scopes; /* ascending scope id */
     db_model_row *rows;
     size_t nrows;
+    /* The models' errors, index for index with rep.functions and
+     * rep.lines, and of the total (the functions', weighted by their
+     * counts); NULL for a measured run (predict_from_run): no models. */
+    predict_error *function_errors, *line_errors, total_error;
 } prediction;
 
 /* Evaluate the newest model set of d at the parameters names[i] = values[i]
@@ -53,6 +65,14 @@ void prediction_free(prediction *p);
  * groups has a term undefined at p's parameters (predict_check.h); the
  * machine models evaluate the groups themselves (predict_perf.c). */
 int predict_check_groups(const prediction *p, const db_rd_group *groups, size_t n, char *err, size_t errlen);
+
+/* The models' errors: as text, a table of the total's and of the `top`
+ * functions' (0: all); in JSON, a "cv_error_percent" object with
+ * instructions, reads and writes in the total, every function and line
+ * of doc (report_json's, rows in rep order).  Nothing for a measured run.
+ * -1 on a write error or when memory runs out. */
+int predict_write_errors_text(const prediction *p, size_t top, FILE *out);
+int predict_errors_json(const prediction *p, json_t *doc);
 
 /* The scope section, as text (the `top` scopes with the most
  * instructions, inner scopes included, and a line saying how many were

@@ -12,7 +12,11 @@
 #     is accessed;
 #   - N = 0 and N = -5 are refused naming a log2(N) term and "N > 0";
 #   - --top 5 prints the 5 scopes with the most instructions, in that
-#     order, and a line with the number left out; JSON keeps them all.
+#     order, and a line with the number left out; JSON keeps them all;
+#   - each function, line and scope carries its models' cross-validation
+#     errors, equal to the models' cv_smape stored in the database, and the
+#     total the functions' weighted by instructions; a measured run
+#     (report --machine) carries none.
 source "$TESTLIB"
 PROG="$PROGRAMS/kernels_O2"
 DB="$WORK/k.db"
@@ -61,13 +65,32 @@ awk '/^Scopes of the program/ { on = 1; next } on && /^  \(/ { print "REST " $0;
     "$WORK/top.txt" > "$WORK/rows.txt"
 check "text: header counts shown and all" "$(grep -c "^Scopes of the program: 5 of $NSCOPES, most instructions first" "$WORK/top.txt")" 1
 check "text: 5 scope rows" "$(grep -vc '^REST' "$WORK/rows.txt")" 5
-# the instructions column is the first number after the label
-got=$(grep -v '^REST' "$WORK/rows.txt" | grep -oE ' [0-9]+ +[0-9]+ +[0-9]+' | awk '{ print $1 }' | paste -sd' ')
+# the instructions column is the number before the error column (N.NN%)
+got=$(grep -v '^REST' "$WORK/rows.txt" | grep -oE ' [0-9]+ +[0-9.]+% ' | awk '{ print $1 }' | paste -sd' ')
 want=$(jq -r '[.scopes[].instructions] | sort | reverse | .[0:5] | map(round) | map(tostring) | join(" ")' "$WORK/top.json")
 check "text: the 5 largest by instructions, in order" "$got" "$want"
 check "text: the rest counted" "$(grep -c "^REST   ($((NSCOPES - 5)) more scopes, each at most [0-9.]*% of the program's instructions" "$WORK/rows.txt")" 1
 "$AUGUR" predict --db "$DB" --param N=72 --top 0 > "$WORK/all.txt" 2>/dev/null
 check "--top 0: every scope, no rest line" \
     "$(grep -c "^Scopes of the program: $NSCOPES of $NSCOPES" "$WORK/all.txt") $(grep -c 'more scopes' "$WORK/all.txt")" "1 0"
+
+# ---- the models' errors carried to each value --------------------------------
+"$AUGUR" predict --db "$DB" --param N=72 --format json --top 0 > "$WORK/all.json" 2>/dev/null
+# cv_smape of a stored model, as the database holds it
+stored_cv() { sqlite3 "$DB" "SELECT cv_smape FROM models WHERE set_id = 1 AND kind = '$1' AND function = '$2' AND metric = '$3'"; }
+MEMSET=__memset_avx2_unaligned_erms
+for metric in instructions reads writes; do
+    want=$(stored_cv function $MEMSET $metric)
+    got=$(jq --arg f $MEMSET --arg m $metric '.functions[] | select(.function == $f) | .cv_error_percent[$m]' "$WORK/all.json")
+    check "JSON: $MEMSET's $metric error is its model's cv_smape ($want)" "$(within "$got" "$want" 1e-9)" 1
+done
+want=$(sqlite3 "$DB" "SELECT cv_smape FROM models WHERE set_id = 1 AND kind = 'scope' AND function = 'matmul' AND metric = 'instructions'")
+check "JSON: scope matmul's error is its model's"     "$(within "$(jq '.scopes[] | select(.name == "matmul") | .cv_error_percent.instructions' "$WORK/all.json")" "$want" 1e-9)" 1
+check "JSON: every function, line and scope carries its errors"     "$(jq '[.functions[], .lines[], .scopes[] | select(.cv_error_percent.instructions == null)] | length' "$WORK/all.json")" 0
+check "JSON: the total's error is the functions' weighted by instructions"     "$(jq '(([.functions[] | .instructions * .cv_error_percent.instructions] | add) / .total.instructions) as $w
+           | (.total.cv_error_percent.instructions - $w | fabs) <= 1e-9 * ($w + 1e-12)' "$WORK/all.json")" true
+check "text: the errors table with the program's row"     "$(grep -cE "^  the program \(functions' errors weighted\) +[0-9.]+% +[0-9.]+% +[0-9.]+%$" "$WORK/all.txt")" 1
+"$AUGUR" report --db "$DB" --run 1 --machine zen4 --format json > "$WORK/run.json" 2>/dev/null
+check "a measured run (report --machine) carries no model errors"     "$(jq '[.. | objects | select(has("cv_error_percent"))] | length' "$WORK/run.json")" 0
 
 finish
