@@ -4,13 +4,16 @@
  * reuse-distance group whose block size is a cache's line gives its misses
  * (rd_model_misses at the cache's capacity in lines), shared among the
  * group's member instructions by their share of its touches and added to
- * their lines and functions; scope models give the scope section. */
+ * their lines and functions; scope models give the scope section.  What is
+ * refused (predict_check.h) is refused here with a message naming the row;
+ * the rows' keys are in predict_keys.c, their errors in predict_errors.c. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "predict/predict.h"
 #include "predict/predict_check.h"
+#include "predict/predict_internal.h"
 
 /* "N=1000, M=3": the parameters predicted at, for messages. */
 static void params_text(const prediction *p, char *buf, size_t len)
@@ -210,39 +213,6 @@ int predict_check_groups(const prediction *p, const db_rd_group *groups, size_t 
 
 /* ---- rows: functions and lines ------------------------------------------------ */
 
-static int cmp_str(const char *a, const char *b)
-{
-    if (!a || !b)
-        return !a - !b;
-    return strcmp(a, b);
-}
-
-static int cmp_function(const report_function *a, const char *function, const char *module)
-{
-    int c = cmp_str(a->function, function);
-    return c ? c : cmp_str(a->module, module);
-}
-
-static int cmp_line(const report_line *a, const char *file, uint32_t line, const char *function)
-{
-    int c = cmp_str(a->file, file);
-    if (!c && a->line != line)
-        c = a->line < line ? -1 : 1;
-    return c ? c : cmp_str(a->function, function);
-}
-
-static int by_function_key(const void *pa, const void *pb)
-{
-    const report_function *b = pb;
-    return cmp_function(pa, b->function, b->module);
-}
-
-static int by_line_key(const void *pa, const void *pb)
-{
-    const report_line *b = pb;
-    return cmp_line(pa, b->file, b->line, b->function);
-}
-
 static char *dup_or_null(const char *s)
 {
     return s ? strdup(s) : NULL;
@@ -285,7 +255,7 @@ static int build_rows(prediction *p, char *err, size_t errlen)
             return -1;
         if (is_function) {
             report_function *f = &r->functions[r->nfunctions];
-            if (r->nfunctions == 0 || cmp_function(f - 1, row->function, row->module)) {
+            if (r->nfunctions == 0 || predict_cmp_function(f - 1, row->function, row->module)) {
                 *f = (report_function){.function = dup_or_null(row->function), .module = dup_or_null(row->module)};
                 r->nfunctions++;
             } else
@@ -293,7 +263,7 @@ static int build_rows(prediction *p, char *err, size_t errlen)
             add_metric(&f->c, row->metric, v);
         } else {
             report_line *l = &r->lines[r->nlines];
-            if (r->nlines == 0 || cmp_line(l - 1, row->file, row->line, row->function)) {
+            if (r->nlines == 0 || predict_cmp_line(l - 1, row->file, row->line, row->function)) {
                 *l = (report_line){.file = dup_or_null(row->file), .line = row->line,
                                    .function = dup_or_null(row->function)};
                 r->nlines++;
@@ -304,8 +274,8 @@ static int build_rows(prediction *p, char *err, size_t errlen)
     }
     /* Models of one subject are stored together; sorting by key makes
      * the rows searchable for the misses. */
-    qsort(r->functions, r->nfunctions, sizeof *r->functions, by_function_key);
-    qsort(r->lines, r->nlines, sizeof *r->lines, by_line_key);
+    qsort(r->functions, r->nfunctions, sizeof *r->functions, predict_by_function_key);
+    qsort(r->lines, r->nlines, sizeof *r->lines, predict_by_line_key);
     return check_line_accesses(p, err, errlen);
 }
 
@@ -342,11 +312,11 @@ static void add_member_misses(report *r, const db_rd_group *g, const struct db_r
                               double misses)
 {
     report_line lkey = {.file = mb->file, .line = mb->line, .function = mb->function};
-    report_line *l = bsearch(&lkey, r->lines, r->nlines, sizeof *r->lines, by_line_key);
+    report_line *l = bsearch(&lkey, r->lines, r->nlines, sizeof *r->lines, predict_by_line_key);
     if (l)
         l->c.misses[c] += misses;
     report_function fkey = {.function = mb->function, .module = g->module};
-    report_function *f = bsearch(&fkey, r->functions, r->nfunctions, sizeof *r->functions, by_function_key);
+    report_function *f = bsearch(&fkey, r->functions, r->nfunctions, sizeof *r->functions, predict_by_function_key);
     if (f)
         f->c.misses[c] += misses;
 }
@@ -435,106 +405,6 @@ static int predict_misses(db *d, prediction *p, char *err, size_t errlen)
     return rc;
 }
 
-/* ---- errors: each value's models' cross-validation errors ------------------------ */
-
-static void error_metric(predict_error *e, const char *metric, double cv)
-{
-    if (!strcmp(metric, "instructions"))
-        e->instructions = cv;
-    else if (!strcmp(metric, "reads"))
-        e->reads = cv;
-    else if (!strcmp(metric, "writes"))
-        e->writes = cv;
-}
-
-/* A function's or line's key (first, so that by_function_key and
- * by_line_key compare these) with its errors. */
-typedef struct function_error {
-    report_function key;
-    predict_error e;
-} function_error;
-
-typedef struct line_error {
-    report_line key;
-    predict_error e;
-} line_error;
-
-/* The errors of the function and line models, each table sorted by key.
- * Keys borrow the rows' strings. */
-static void error_tables(prediction *p, function_error *fe, size_t *nf, line_error *le, size_t *nl)
-{
-    *nf = *nl = 0;
-    for (size_t i = 0; i < p->nrows; i++) {
-        const db_model_row *row = &p->rows[i];
-        if (!strcmp(row->kind, "function")) {
-            report_function key = {.function = row->function, .module = row->module};
-            if (*nf == 0 || by_function_key(&fe[*nf - 1].key, &key))
-                fe[(*nf)++] = (function_error){.key = key};
-            error_metric(&fe[*nf - 1].e, row->metric, row->m->cv_smape);
-        } else if (!strcmp(row->kind, "line")) {
-            report_line key = {.file = row->file, .line = row->line, .function = row->function};
-            if (*nl == 0 || by_line_key(&le[*nl - 1].key, &key))
-                le[(*nl)++] = (line_error){.key = key};
-            error_metric(&le[*nl - 1].e, row->metric, row->m->cv_smape);
-        }
-    }
-    qsort(fe, *nf, sizeof *fe, by_function_key);
-    qsort(le, *nl, sizeof *le, by_line_key);
-}
-
-/* The total's error: the functions' weighted by their counts, the
- * relative error of their sum (the total shown) when each function is off
- * by its error in the same direction.  The total model's own error is not
- * it: the total shown is not that model's value (sum_functions). */
-static void total_error(prediction *p)
-{
-    const report *r = &p->rep;
-    double sum[3] = {0}, weighted[3] = {0};
-    for (size_t i = 0; i < r->nfunctions; i++) {
-        const report_counts *c = &r->functions[i].c;
-        const predict_error *e = &p->function_errors[i];
-        double v[3] = {(double)c->instructions, (double)c->reads, (double)c->writes};
-        double cv[3] = {e->instructions, e->reads, e->writes};
-        for (int k = 0; k < 3; k++) {
-            sum[k] += v[k];
-            weighted[k] += v[k] * cv[k];
-        }
-    }
-    p->total_error = (predict_error){.instructions = sum[0] > 0 ? weighted[0] / sum[0] : 0,
-                                     .reads = sum[1] > 0 ? weighted[1] / sum[1] : 0,
-                                     .writes = sum[2] > 0 ? weighted[2] / sum[2] : 0};
-}
-
-/* p->function_errors and line_errors, index for index with the report's
- * rows (in their final order); -1 when memory runs out. */
-static int attach_errors(prediction *p)
-{
-    const report *r = &p->rep;
-    function_error *fe = malloc((p->nrows + 1) * sizeof *fe);
-    line_error *le = malloc((p->nrows + 1) * sizeof *le);
-    p->function_errors = calloc(r->nfunctions + 1, sizeof *p->function_errors);
-    p->line_errors = calloc(r->nlines + 1, sizeof *p->line_errors);
-    int rc = fe && le && p->function_errors && p->line_errors ? 0 : -1;
-    size_t nf = 0, nl = 0;
-    if (rc == 0)
-        error_tables(p, fe, &nf, le, &nl);
-    for (size_t i = 0; rc == 0 && i < r->nfunctions; i++) {
-        const function_error *e = bsearch(&r->functions[i], fe, nf, sizeof *fe, by_function_key);
-        if (e)
-            p->function_errors[i] = e->e;
-    }
-    for (size_t i = 0; rc == 0 && i < r->nlines; i++) {
-        const line_error *e = bsearch(&r->lines[i], le, nl, sizeof *le, by_line_key);
-        if (e)
-            p->line_errors[i] = e->e;
-    }
-    if (rc == 0)
-        total_error(p);
-    free(fe);
-    free(le);
-    return rc;
-}
-
 /* ---- scopes ------------------------------------------------------------------------ */
 
 static void scope_metric(predict_scope *s, const char *metric, double v)
@@ -575,7 +445,7 @@ static int build_scopes(prediction *p, char *err, size_t errlen)
         if (row_count(p, row, &v, err, errlen) != 0)
             return -1;
         scope_metric(s, row->metric, (double)v);
-        error_metric(&s->err, row->metric, row->m->cv_smape);
+        predict_error_metric(&s->err, row->metric, row->m->cv_smape);
     }
     return 0;
 }
@@ -617,7 +487,7 @@ int predict(db *d, const char *const *names, const double *values, int n, const 
         rc = predict_misses(d, out, err, errlen);
     if (rc == 0)
         report_sort(&out->rep);
-    if (rc == 0 && attach_errors(out) != 0)
+    if (rc == 0 && predict_attach_errors(out) != 0)
         rc = oom(err, errlen);
     return rc;
 }
