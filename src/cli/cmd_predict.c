@@ -55,7 +55,9 @@ static void print_help(FILE *to)
             "  augur predict --param N=4000 --cache 32K --cache 1M --cache 32M --format json\n"
             "  augur predict --param N=4000 --machine zen4\n"
             "\n"
-            "Values outside the range the models were fitted on are predicted with a warning.\n"
+            "Values outside the range the models were fitted on are predicted with a warning; a value\n"
+            "outside a term's domain (N <= 0 where a model has log2(N) or N^k) and counts at or above\n"
+            "2^63 are refused.  --top also limits the scope table (JSON keeps every scope).\n"
             "Exit status: 0 success, 2 usage error, 1 other errors.  See docs/models.md.\n",
             default_db_path(), REPORT_DEFAULT_LINE, REPORT_MAX_CACHES, REPORT_DEFAULT_TOP);
 }

@@ -4,18 +4,66 @@
  * reuse-distance group whose block size is a cache's line gives its misses
  * (rd_model_misses at the cache's capacity in lines), shared among the
  * group's member instructions by their share of its touches and added to
- * their lines and functions; scope models give the scope section. */
+ * their lines and functions; scope models give the scope section.  What is
+ * refused (predict_check.h) is refused here with a message naming the row;
+ * the rows' keys are in predict_keys.c, their errors in predict_errors.c. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "predict/predict.h"
+#include "predict/predict_check.h"
+#include "predict/predict_internal.h"
 
-/* A count model's value as a count: rounded, never negative. */
-static uint64_t as_count(const model *m, const double *x)
+/* "N=1000, M=3": the parameters predicted at, for messages. */
+static void params_text(const prediction *p, char *buf, size_t len)
 {
-    double v = model_eval(m, x);
-    return isfinite(v) && v > 0 ? (uint64_t)llround(v) : 0;
+    buf[0] = 0;
+    for (int k = 0; k < p->set.nparams; k++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s=%.10g", k ? ", " : "", p->set.params[k], p->x[k]);
+}
+
+/* What a model row is about, for messages: "function multiply (matmul)",
+ * "line matmul.c:12", "loop at matmul.c:12", "the program's total". */
+static void row_subject(const db_model_row *row, char *buf, size_t len)
+{
+    if (!strcmp(row->kind, "function"))
+        snprintf(buf, len, "function %s (%s)", row->function ?: "(unknown)",
+                 report_base_name(row->module) ?: "no module");
+    else if (!strcmp(row->kind, "line"))
+        snprintf(buf, len, "line %s:%u", report_base_name(row->file) ?: "?", row->line);
+    else if (!strcmp(row->kind, "scope") && row->scope_kind && !strcmp(row->scope_kind, "loop"))
+        snprintf(buf, len, "%s", row->function ?: "loop");
+    else if (!strcmp(row->kind, "scope"))
+        snprintf(buf, len, "%s %s", row->scope_kind ?: "scope", row->function ?: "?");
+    else
+        snprintf(buf, len, "the program's %s", row->kind);
+}
+
+/* The message of a value that does not fit a count. */
+static int too_large(const prediction *p, const char *subject, const char *metric, double v, char *err,
+                     size_t errlen)
+{
+    char params[256];
+    params_text(p, params, sizeof params);
+    snprintf(err, errlen,
+             "the prediction at %s does not fit in a count: the %s of %s would be %.4g, %s 2^63 (%.4g), "
+             "the largest count augur reports; predict at smaller parameters",
+             params, metric, subject, v, isfinite(v) ? "at or above" : "not a finite number below",
+             PREDICT_COUNT_LIMIT);
+    return -1;
+}
+
+/* A count model's value as a count (predict_count); -1 with a message
+ * naming the row, its value and the limit when it does not fit. */
+static int row_count(const prediction *p, const db_model_row *row, uint64_t *out, char *err, size_t errlen)
+{
+    double v = model_eval(row->m, p->x);
+    if (predict_count(v, out) == 0)
+        return 0;
+    char subject[512];
+    row_subject(row, subject, sizeof subject);
+    return too_large(p, subject, row->metric, v, err, errlen);
 }
 
 static void add_metric(report_counts *c, const char *metric, uint64_t v)
@@ -115,71 +163,107 @@ static int check_caches(const prediction *p, const report_cache *caches, size_t 
     return 0;
 }
 
+/* ---- the domain of the terms ------------------------------------------------ */
+
+/* The message of a parameter outside a term's domain, naming the term and
+ * what it was found in. */
+static int outside(const prediction *p, const char *subject, const char *metric, const char *formula,
+                   const char *term, const char *need, char *err, size_t errlen)
+{
+    char params[256];
+    params_text(p, params, sizeof params);
+    snprintf(err, errlen,
+             "%s is outside the domain of the models: the term %s in the %s model of %s%s%s%s needs %s (a power or "
+             "log2 of a parameter is defined for values > 0); predict at %s",
+             params, term, metric, subject, formula ? " (" : "", formula ? formula : "", formula ? ")" : "", need,
+             need);
+    return -1;
+}
+
+/* -1 with a message when a count model has a term undefined at p->x. */
+static int check_domain(const prediction *p, char *err, size_t errlen)
+{
+    const char *const *names = (const char *const *)p->set.params;
+    for (size_t i = 0; i < p->nrows; i++) {
+        char term[128], need[128], subject[512];
+        if (!predict_term_outside(p->rows[i].m, p->x, names, term, sizeof term, need, sizeof need))
+            continue;
+        row_subject(&p->rows[i], subject, sizeof subject);
+        return outside(p, subject, p->rows[i].metric, p->rows[i].formula, term, need, err, errlen);
+    }
+    return 0;
+}
+
+/* -1 with a message when a reuse-distance group's model has a term
+ * undefined at p->x. */
+int predict_check_groups(const prediction *p, const db_rd_group *groups, size_t n, char *err, size_t errlen)
+{
+    const char *const *names = (const char *const *)p->set.params;
+    for (size_t i = 0; i < n; i++) {
+        char term[128], need[128], subject[512];
+        if (!predict_rd_term_outside(groups[i].m, p->x, names, term, sizeof term, need, sizeof need))
+            continue;
+        snprintf(subject, sizeof subject, "the reuse-distance group of %s (%s)",
+                 groups[i].nmembers ? groups[i].members[0].function ?: "?" : "?",
+                 report_base_name(groups[i].module) ?: "?");
+        return outside(p, subject, "histogram", NULL, term, need, err, errlen);
+    }
+    return 0;
+}
+
 /* ---- rows: functions and lines ------------------------------------------------ */
-
-static int cmp_str(const char *a, const char *b)
-{
-    if (!a || !b)
-        return !a - !b;
-    return strcmp(a, b);
-}
-
-static int cmp_function(const report_function *a, const char *function, const char *module)
-{
-    int c = cmp_str(a->function, function);
-    return c ? c : cmp_str(a->module, module);
-}
-
-static int cmp_line(const report_line *a, const char *file, uint32_t line, const char *function)
-{
-    int c = cmp_str(a->file, file);
-    if (!c && a->line != line)
-        c = a->line < line ? -1 : 1;
-    return c ? c : cmp_str(a->function, function);
-}
-
-static int by_function_key(const void *pa, const void *pb)
-{
-    const report_function *b = pb;
-    return cmp_function(pa, b->function, b->module);
-}
-
-static int by_line_key(const void *pa, const void *pb)
-{
-    const report_line *b = pb;
-    return cmp_line(pa, b->file, b->line, b->function);
-}
 
 static char *dup_or_null(const char *s)
 {
     return s ? strdup(s) : NULL;
 }
 
+/* A line's accesses (reads + writes, each below the limit) must fit too:
+ * -1 with a message when one does not.  Functions' are checked with their
+ * sum in sum_functions. */
+static int check_line_accesses(const prediction *p, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < p->rep.nlines; i++) {
+        const report_line *l = &p->rep.lines[i];
+        double a = (double)l->c.reads + (double)l->c.writes;
+        if (a >= PREDICT_COUNT_LIMIT) {
+            char subject[512];
+            snprintf(subject, sizeof subject, "line %s:%u", report_base_name(l->file) ?: "?", l->line);
+            return too_large(p, subject, "accesses", a, err, errlen);
+        }
+    }
+    return 0;
+}
+
 /* Make one row per distinct subject of the function and line models,
- * sorted by key, with their counts. */
-static int build_rows(prediction *p)
+ * sorted by key, with their counts.  -1 with a message when a count does
+ * not fit (row_count) or memory runs out. */
+static int build_rows(prediction *p, char *err, size_t errlen)
 {
     report *r = &p->rep;
     r->functions = calloc(p->nrows + 1, sizeof *r->functions);
     r->lines = calloc(p->nrows + 1, sizeof *r->lines);
     if (!r->functions || !r->lines)
-        return -1;
+        return oom(err, errlen);
     for (size_t i = 0; i < p->nrows; i++) {
         const db_model_row *row = &p->rows[i];
-        uint64_t v = as_count(row->m, p->x);
-        if (!strcmp(row->kind, "total"))
-            continue; /* the sum of the functions': see sum_functions */
-        else if (!strcmp(row->kind, "function")) {
+        uint64_t v;
+        int is_function = !strcmp(row->kind, "function"), is_line = !strcmp(row->kind, "line");
+        if (!is_function && !is_line)
+            continue; /* the total is the sum of the functions': see sum_functions */
+        if (row_count(p, row, &v, err, errlen) != 0)
+            return -1;
+        if (is_function) {
             report_function *f = &r->functions[r->nfunctions];
-            if (r->nfunctions == 0 || cmp_function(f - 1, row->function, row->module)) {
+            if (r->nfunctions == 0 || predict_cmp_function(f - 1, row->function, row->module)) {
                 *f = (report_function){.function = dup_or_null(row->function), .module = dup_or_null(row->module)};
                 r->nfunctions++;
             } else
                 f--;
             add_metric(&f->c, row->metric, v);
-        } else if (!strcmp(row->kind, "line")) {
+        } else {
             report_line *l = &r->lines[r->nlines];
-            if (r->nlines == 0 || cmp_line(l - 1, row->file, row->line, row->function)) {
+            if (r->nlines == 0 || predict_cmp_line(l - 1, row->file, row->line, row->function)) {
                 *l = (report_line){.file = dup_or_null(row->file), .line = row->line,
                                    .function = dup_or_null(row->function)};
                 r->nlines++;
@@ -190,22 +274,36 @@ static int build_rows(prediction *p)
     }
     /* Models of one subject are stored together; sorting by key makes
      * the rows searchable for the misses. */
-    qsort(r->functions, r->nfunctions, sizeof *r->functions, by_function_key);
-    qsort(r->lines, r->nlines, sizeof *r->lines, by_line_key);
-    return 0;
+    qsort(r->functions, r->nfunctions, sizeof *r->functions, predict_by_function_key);
+    qsort(r->lines, r->nlines, sizeof *r->lines, predict_by_line_key);
+    return check_line_accesses(p, err, errlen);
 }
 
 /* The total as the sum of the functions' models (seed 000's hierarchical
  * models): a program total mixes exact polynomial parts with library noise
  * (digits printed, allocator paths) that keeps it from fitting any one
- * form, while each part does. */
-static void sum_functions(report *r)
+ * form, while each part does.  Summed in doubles first: -1 with a message
+ * when a sum does not fit a count, where the integers would wrap. */
+static int sum_functions(const prediction *p, report *r, char *err, size_t errlen)
 {
+    double sums[3] = {0};
+    for (size_t i = 0; i < r->nfunctions; i++) {
+        sums[0] += (double)r->functions[i].c.instructions;
+        sums[1] += (double)r->functions[i].c.reads;
+        sums[2] += (double)r->functions[i].c.writes;
+    }
+    static const char *const metrics[] = {"instructions", "reads", "writes"};
+    for (int k = 0; k < 3; k++)
+        if (sums[k] >= PREDICT_COUNT_LIMIT)
+            return too_large(p, "the program", metrics[k], sums[k], err, errlen);
+    if (sums[1] + sums[2] >= PREDICT_COUNT_LIMIT)
+        return too_large(p, "the program", "accesses", sums[1] + sums[2], err, errlen);
     for (size_t i = 0; i < r->nfunctions; i++) {
         r->total.instructions += r->functions[i].c.instructions;
         r->total.reads += r->functions[i].c.reads;
         r->total.writes += r->functions[i].c.writes;
     }
+    return 0;
 }
 
 /* ---- misses ---------------------------------------------------------------------- */
@@ -214,26 +312,80 @@ static void add_member_misses(report *r, const db_rd_group *g, const struct db_r
                               double misses)
 {
     report_line lkey = {.file = mb->file, .line = mb->line, .function = mb->function};
-    report_line *l = bsearch(&lkey, r->lines, r->nlines, sizeof *r->lines, by_line_key);
+    report_line *l = bsearch(&lkey, r->lines, r->nlines, sizeof *r->lines, predict_by_line_key);
     if (l)
         l->c.misses[c] += misses;
     report_function fkey = {.function = mb->function, .module = g->module};
-    report_function *f = bsearch(&fkey, r->functions, r->nfunctions, sizeof *r->functions, by_function_key);
+    report_function *f = bsearch(&fkey, r->functions, r->nfunctions, sizeof *r->functions, predict_by_function_key);
     if (f)
         f->c.misses[c] += misses;
 }
 
-static void add_group_misses(prediction *p, const db_rd_group *g)
+/* Add a group's misses of each cache of its line size to the total and
+ * its members' lines and functions; -1 with a message when the model
+ * gives no finite number of misses. */
+static int add_group_misses(prediction *p, const db_rd_group *g, char *err, size_t errlen)
 {
     report *r = &p->rep;
     for (size_t c = 0; c < r->ncaches; c++) {
         if (r->caches[c].line != g->block_size)
             continue;
         double misses = rd_model_misses(g->m, p->x, r->caches[c].size / r->caches[c].line);
+        if (!isfinite(misses)) {
+            char subject[512];
+            snprintf(subject, sizeof subject, "the reuse-distance group of %s (%s)",
+                     g->nmembers ? g->members[0].function ?: "?" : "?", report_base_name(g->module) ?: "?");
+            return too_large(p, subject, "misses", misses, err, errlen);
+        }
         r->total.misses[c] += misses;
         for (size_t k = 0; k < g->nmembers; k++)
             add_member_misses(r, g, &g->members[k], c, misses * g->members[k].share);
     }
+    return 0;
+}
+
+/* Misses above the accesses of their row lowered to them: the two come
+ * from separate models (reuse-distance groups shared by share, count
+ * models of each row), which far from the training sizes can disagree, but
+ * a cache cannot miss more often than it is accessed.  Adds what it took
+ * away, per cache, to lowered. */
+static void clamp_misses(report_counts *c, size_t ncaches, double *lowered)
+{
+    double accesses = (double)c->reads + (double)c->writes;
+    for (size_t k = 0; k < ncaches; k++)
+        if (c->misses[k] > accesses) {
+            lowered[k] += c->misses[k] - accesses;
+            c->misses[k] = accesses;
+        }
+}
+
+/* clamp_misses over the total, functions and lines, with a warning when
+ * the functions' misses lowered exceed 0.1% of a cache's total: below it,
+ * the lowering is of fractional misses on rows predicted with no accesses,
+ * noise of every prediction. */
+static int clamp_all_misses(prediction *p)
+{
+    report *r = &p->rep;
+    double lowered[REPORT_MAX_CACHES] = {0}, ignored[REPORT_MAX_CACHES] = {0}, before[REPORT_MAX_CACHES];
+    memcpy(before, r->total.misses, sizeof before);
+    for (size_t i = 0; i < r->nfunctions; i++)
+        clamp_misses(&r->functions[i].c, r->ncaches, lowered);
+    for (size_t i = 0; i < r->nlines; i++)
+        clamp_misses(&r->lines[i].c, r->ncaches, ignored);
+    clamp_misses(&r->total, r->ncaches, lowered);
+    for (size_t k = 0; k < r->ncaches; k++) {
+        if (lowered[k] <= 1e-3 * before[k])
+            continue;
+        char text[384], label[64];
+        report_cache_label(&r->caches[k], label, sizeof label);
+        snprintf(text, sizeof text,
+                 "misses %s: %.4g predicted misses (%.3g%%) were above their rows' predicted accesses and were "
+                 "lowered to them (the miss and count models are fitted separately; they disagree here)",
+                 label, lowered[k], 100 * lowered[k] / before[k]);
+        if (add_warning(p, text) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 static int predict_misses(db *d, prediction *p, char *err, size_t errlen)
@@ -243,9 +395,13 @@ static int predict_misses(db *d, prediction *p, char *err, size_t errlen)
     db_rd_group *groups = NULL;
     size_t n = 0;
     int rc = db_rd_groups_load(d, &p->set, &groups, &n, err, errlen);
+    if (rc == 0)
+        rc = predict_check_groups(p, groups, n, err, errlen);
     for (size_t i = 0; rc == 0 && i < n; i++)
-        add_group_misses(p, &groups[i]);
+        rc = add_group_misses(p, &groups[i], err, errlen);
     db_rd_groups_free(groups, n);
+    if (rc == 0 && clamp_all_misses(p) != 0)
+        rc = oom(err, errlen);
     return rc;
 }
 
@@ -267,11 +423,13 @@ static void scope_metric(predict_scope *s, const char *metric, double v)
             *slots[k] = v;
 }
 
-static int build_scopes(prediction *p)
+/* One predicted scope per scope of the models, ascending id.  -1 with a
+ * message when a count does not fit (row_count) or memory runs out. */
+static int build_scopes(prediction *p, char *err, size_t errlen)
 {
     p->scopes = calloc(p->nrows + 1, sizeof *p->scopes);
     if (!p->scopes)
-        return -1;
+        return oom(err, errlen);
     for (size_t i = 0; i < p->nrows; i++) {
         const db_model_row *row = &p->rows[i];
         if (strcmp(row->kind, "scope"))
@@ -283,7 +441,11 @@ static int build_scopes(prediction *p)
             p->nscopes++;
         } else
             s--;
-        scope_metric(s, row->metric, (double)as_count(row->m, p->x));
+        uint64_t v;
+        if (row_count(p, row, &v, err, errlen) != 0)
+            return -1;
+        scope_metric(s, row->metric, (double)v);
+        predict_error_metric(&s->err, row->metric, row->m->cv_smape);
     }
     return 0;
 }
@@ -313,14 +475,20 @@ int predict(db *d, const char *const *names, const double *values, int n, const 
     out->rep.prediction = &out->info;
     out->rep.ncaches = ncaches;
     memcpy(out->rep.caches, caches, ncaches * sizeof *caches);
-    if (rc == 0 && (build_rows(out) != 0 || build_scopes(out) != 0))
-        rc = oom(err, errlen);
     if (rc == 0)
-        sum_functions(&out->rep);
+        rc = check_domain(out, err, errlen);
+    if (rc == 0)
+        rc = build_rows(out, err, errlen);
+    if (rc == 0)
+        rc = build_scopes(out, err, errlen);
+    if (rc == 0)
+        rc = sum_functions(out, &out->rep, err, errlen);
     if (rc == 0)
         rc = predict_misses(d, out, err, errlen);
     if (rc == 0)
         report_sort(&out->rep);
+    if (rc == 0 && predict_attach_errors(out) != 0)
+        rc = oom(err, errlen);
     return rc;
 }
 
@@ -331,6 +499,8 @@ void prediction_free(prediction *p)
         free(p->info.warnings[i]);
     free(p->info.warnings);
     free(p->scopes);
+    free(p->function_errors);
+    free(p->line_errors);
     db_model_rows_free(p->rows, p->nrows);
     db_model_set_free(&p->set);
     memset(p, 0, sizeof *p);

@@ -16,6 +16,13 @@
 #include "report/report.h"
 #include "structure/structure.h"
 
+/* The leave-one-out cross-validation errors (model.cv_smape, percent) of
+ * the models of a value's counts: how far a training run was from the
+ * model fitted without it.  0 for exact and constant models. */
+typedef struct predict_error {
+    double instructions, reads, writes;
+} predict_error;
+
 /* Predicted counts of one scope (function, inlined subroutine or loop). */
 typedef struct predict_scope {
     const char *kind, *name, *file; /* borrowed from the model rows */
@@ -23,6 +30,7 @@ typedef struct predict_scope {
     int64_t scope;
     double instructions, reads, writes, flops, headers, entries;
     double cls[ST_CLASS_COUNT]; /* executions per instruction class */
+    predict_error err;          /* of its models (a measured run: 0) */
 } predict_scope;
 
 typedef struct prediction {
@@ -34,20 +42,42 @@ typedef struct prediction {
     predict_scope *scopes; /* ascending scope id */
     db_model_row *rows;
     size_t nrows;
+    /* The models' errors, index for index with rep.functions and
+     * rep.lines, and of the total (the functions', weighted by their
+     * counts); NULL for a measured run (predict_from_run): no models. */
+    predict_error *function_errors, *line_errors, total_error;
 } prediction;
 
 /* Evaluate the newest model set of d at the parameters names[i] = values[i]
  * (every parameter of the set, no other) for the given caches.  -1 with a
  * message for a database without models, a missing or unknown parameter,
- * or a cache whose line size the runs did not measure.  Values outside the
- * fitted range are predicted, with a warning in out->info.  Free with
+ * a cache whose line size the runs did not measure, a parameter outside the
+ * domain of a model's terms (log2(N) at N <= 0), or a count that does not
+ * fit below 2^63 (naming the row, the value and the limit).  Misses above
+ * their row's accesses are lowered to them, with a warning.  Values
+ * outside the fitted range are predicted, with a warning in out->info.  Free with
  * prediction_free, also after failure. */
 int predict(db *d, const char *const *names, const double *values, int n, const report_cache *caches,
             size_t ncaches, prediction *out, char *err, size_t errlen);
 void prediction_free(prediction *p);
 
-/* The scope section, as text (a table) or as a JSON array. */
-int predict_write_scopes_text(const prediction *p, FILE *out);
+/* -1 with a message naming the term when a model of the reuse-distance
+ * groups has a term undefined at p's parameters (predict_check.h); the
+ * machine models evaluate the groups themselves (predict_perf.c). */
+int predict_check_groups(const prediction *p, const db_rd_group *groups, size_t n, char *err, size_t errlen);
+
+/* The models' errors: as text, a table of the total's and of the `top`
+ * functions' (0: all); in JSON, a "cv_error_percent" object with
+ * instructions, reads and writes in the total, every function and line
+ * of doc (report_json's, rows in rep order).  Nothing for a measured run.
+ * -1 on a write error or when memory runs out. */
+int predict_write_errors_text(const prediction *p, size_t top, FILE *out);
+int predict_errors_json(const prediction *p, json_t *doc);
+
+/* The scope section, as text (the `top` scopes with the most
+ * instructions, inner scopes included, and a line saying how many were
+ * left out; 0: all) or as a JSON array of every scope. */
+int predict_write_scopes_text(const prediction *p, size_t top, FILE *out);
 json_t *predict_scopes_json(const prediction *p);
 
 /* `augur model --show`: the newest model set's formulas and errors, for

@@ -414,6 +414,8 @@ int predict_perf_eval(db *d, const prediction *p, const machine *m, predict_perf
 {
     predict_perf_input in = {0};
     int rc = db_rd_groups_load(d, &p->set, &in.groups, &in.ngroups, err, errlen);
+    if (rc == 0)
+        rc = predict_check_groups(p, in.groups, in.ngroups, err, errlen);
     if (rc == 0 && predict_blocks_load(p, p->set.program, &in.blocks) != 0)
         rc = fail(err, errlen, "out of memory");
     if (rc == 0)

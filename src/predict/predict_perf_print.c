@@ -195,12 +195,13 @@ int predict_perf_json(const prediction *p, const predict_perf *pp, json_t *doc)
 int prediction_write(const prediction *p, const predict_perf *pp, int json, size_t top, FILE *out)
 {
     if (!json)
-        return report_write_text(&p->rep, top, out) != 0 || predict_write_scopes_text(p, out) != 0 ||
+        return report_write_text(&p->rep, top, out) != 0 || predict_write_errors_text(p, top, out) != 0 ||
+                       predict_write_scopes_text(p, top, out) != 0 ||
                        (pp && predict_perf_write_text(p, pp, top, out) != 0)
                    ? -1
                    : 0;
     json_t *j = report_json(&p->rep, top), *scopes = predict_scopes_json(p);
-    int rc = j && scopes && json_object_set_new(j, "scopes", scopes) == 0 ? 0 : -1;
+    int rc = j && scopes && json_object_set_new(j, "scopes", scopes) == 0 && predict_errors_json(p, j) == 0 ? 0 : -1;
     if (rc == 0 && pp)
         rc = predict_perf_json(p, pp, j);
     if (rc == 0)

@@ -1,34 +1,121 @@
 /* predict_print.c — the scope section of `augur predict`: the predicted
  * counts of every modeled function, inlined subroutine and loop of the
- * program, as a text table and as JSON (docs/models.md). */
+ * program, as a text table (the top scopes by instructions, with a line on
+ * those left out) and as JSON (all of them; docs/models.md). */
 #include <inttypes.h>
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "predict/predict.h"
 #include "util/json_util.h"
 
-int predict_write_scopes_text(const prediction *p, FILE *out)
+/* Most instructions first; ties by scope id, so the order is stable. */
+static int by_instructions(const void *pa, const void *pb)
+{
+    const predict_scope *a = *(const predict_scope *const *)pa, *b = *(const predict_scope *const *)pb;
+    if (a->instructions != b->instructions)
+        return a->instructions < b->instructions ? 1 : -1;
+    return a->scope < b->scope ? -1 : a->scope > b->scope;
+}
+
+static void write_scope_row(const predict_scope *s, int with_error, FILE *out)
+{
+    char label[512];
+    if (!strcmp(s->kind, "loop"))
+        snprintf(label, sizeof label, "%s", s->name);
+    else
+        snprintf(label, sizeof label, "%s %s (%s:%u)", s->kind, s->name, report_base_name(s->file) ?: "", s->line);
+    fprintf(out, "  %-40s %16.0f", label, s->instructions);
+    if (with_error)
+        fprintf(out, " %7.2f%%", s->err.instructions);
+    fprintf(out, " %14.0f %14.0f", s->reads + s->writes, s->flops);
+    if (s->entries > 0)
+        fprintf(out, " %12.0f %10.1f", s->entries, s->headers / s->entries);
+    fputc('\n', out);
+}
+
+int predict_write_scopes_text(const prediction *p, size_t top, FILE *out)
 {
     if (p->nscopes == 0)
         return 0;
-    fprintf(out, "\nScopes of the program: %zu\n", p->nscopes);
-    fprintf(out, "  %-40s %16s %14s %14s %12s %10s\n", "scope", "instructions", "accesses", "flops", "entries",
-            "iter/entry");
-    for (size_t i = 0; i < p->nscopes; i++) {
-        const predict_scope *s = &p->scopes[i];
-        char label[512];
-        if (!strcmp(s->kind, "loop"))
-            snprintf(label, sizeof label, "%s", s->name);
-        else
-            snprintf(label, sizeof label, "%s %s (%s:%u)", s->kind, s->name, report_base_name(s->file) ?: "", s->line);
-        fprintf(out, "  %-40s %16.0f %14.0f %14.0f", label, s->instructions, s->reads + s->writes, s->flops);
-        if (s->entries > 0)
-            fprintf(out, " %12.0f %10.1f", s->entries, s->headers / s->entries);
-        fputc('\n', out);
+    const predict_scope **order = malloc(p->nscopes * sizeof *order);
+    if (!order)
+        return -1;
+    for (size_t i = 0; i < p->nscopes; i++)
+        order[i] = &p->scopes[i];
+    qsort(order, p->nscopes, sizeof *order, by_instructions);
+    size_t shown = top && top < p->nscopes ? top : p->nscopes;
+    fprintf(out, "\nScopes of the program: %zu of %zu, most instructions first (inner scopes included)\n", shown,
+            p->nscopes);
+    int with_error = p->function_errors != NULL;
+    fprintf(out, "  %-40s %16s", "scope", "instructions");
+    if (with_error)
+        fprintf(out, " %8s", "cv err");
+    fprintf(out, " %14s %14s %12s %10s\n", "accesses", "flops", "entries", "iter/entry");
+    for (size_t i = 0; i < shown; i++)
+        write_scope_row(order[i], with_error, out);
+    if (shown < p->nscopes) {
+        double all = (double)p->rep.total.instructions;
+        fprintf(out, "  (%zu more scopes, each at most %.1f%% of the program's instructions; --top 0 shows all)\n",
+                p->nscopes - shown, all > 0 ? 100 * order[shown]->instructions / all : 0.0);
+    }
+    free(order);
+    return ferror(out) ? -1 : 0;
+}
+
+/* ---- the models' errors ------------------------------------------------------------ */
+
+int predict_write_errors_text(const prediction *p, size_t top, FILE *out)
+{
+    if (!p->function_errors)
+        return 0;
+    size_t shown = top && top < p->rep.nfunctions ? top : p->rep.nfunctions;
+    fprintf(out, "\nModel errors (leave-one-out cross-validation, %% of the value; an extrapolation can be off by "
+                 "more):\n");
+    fprintf(out, "  %-40s %12s %8s %8s\n", "counts of", "instructions", "reads", "writes");
+    const predict_error *t = &p->total_error;
+    fprintf(out, "  %-40s %11.2f%% %7.2f%% %7.2f%%\n", "the program (functions' errors weighted)", t->instructions, t->reads,
+            t->writes);
+    for (size_t i = 0; i < shown; i++) {
+        const predict_error *e = &p->function_errors[i];
+        fprintf(out, "  %-40.40s %11.2f%% %7.2f%% %7.2f%%\n", p->rep.functions[i].function ?: "(unknown)",
+                e->instructions, e->reads, e->writes);
     }
     return ferror(out) ? -1 : 0;
 }
+
+static json_t *error_json(const predict_error *e)
+{
+    return json_pack("{s:f, s:f, s:f}", "instructions", e->instructions, "reads", e->reads, "writes", e->writes);
+}
+
+/* error_json(&errors[i]) into the i-th object of the array rows. */
+static int add_row_errors(json_t *rows, const predict_error *errors)
+{
+    size_t i;
+    json_t *o;
+    json_array_foreach(rows, i, o)
+    {
+        if (json_object_set_new(o, "cv_error_percent", error_json(&errors[i])) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int predict_errors_json(const prediction *p, json_t *doc)
+{
+    if (!p->function_errors)
+        return 0;
+    json_t *total = json_object_get(doc, "total");
+    return !total || json_object_set_new(total, "cv_error_percent", error_json(&p->total_error)) != 0 ||
+                   add_row_errors(json_object_get(doc, "functions"), p->function_errors) != 0 ||
+                   add_row_errors(json_object_get(doc, "lines"), p->line_errors) != 0
+               ? -1
+               : 0;
+}
+
+/* ---- JSON scopes ------------------------------------------------------------------------ */
 
 static json_t *classes_json(const predict_scope *s)
 {
@@ -39,13 +126,15 @@ static json_t *classes_json(const predict_scope *s)
     return o;
 }
 
-static json_t *scope_json(const predict_scope *s)
+static json_t *scope_json(const predict_scope *s, int with_error)
 {
     json_t *o = json_pack("{s:I, s:s, s:o, s:o, s:o, s:f, s:f, s:f, s:f, s:o}", "scope", (json_int_t)s->scope,
                           "kind", s->kind ? s->kind : "", "name", json_string_lossy(s->name), "file",
                           json_string_lossy(s->file), "line", s->line ? json_integer(s->line) : json_null(),
                           "instructions", s->instructions, "reads", s->reads, "writes", s->writes, "flops", s->flops,
                           "classes", classes_json(s));
+    if (o && with_error)
+        json_object_set_new(o, "cv_error_percent", error_json(&s->err));
     if (o && !strcmp(s->kind ? s->kind : "", "loop")) {
         json_object_set_new(o, "header_executions", json_real(s->headers));
         json_object_set_new(o, "entries", json_real(s->entries));
@@ -57,7 +146,7 @@ json_t *predict_scopes_json(const prediction *p)
 {
     json_t *a = json_array();
     for (size_t i = 0; a && i < p->nscopes; i++)
-        if (json_array_append_new(a, scope_json(&p->scopes[i])) != 0) {
+        if (json_array_append_new(a, scope_json(&p->scopes[i], p->function_errors != NULL)) != 0) {
             json_decref(a);
             return NULL;
         }
