@@ -61,6 +61,16 @@ static void frame_label(const memspy_raw *r, const mr_obj *o, uint32_t d, char *
         mr_frame_name(r, &r->sites[o->first_site + d], buf, len);
 }
 
+int mr_obj_rename(mr_obj *o, const char *name)
+{
+    char *copy = strdup(name);
+    if (!copy)
+        return -1;
+    free(o->name);
+    o->name = copy;
+    return 0;
+}
+
 /* Replace object o's name by "NAME<sep>TAIL"; -1 when memory runs out. */
 static int append_name(mr_obj *o, const char *sep, const char *tail)
 {
@@ -135,13 +145,8 @@ static int name_other_memory(memspy_raw *r)
 {
     for (size_t i = 0; i < r->nobjs; i++) {
         mr_obj *o = &r->objs[i];
-        if (o->kind == MR_OTHER && strcmp(o->name, "other") == 0) {
-            char *name = strdup(MR_OTHER_NAME);
-            if (!name)
-                return -1;
-            free(o->name);
-            o->name = name;
-        }
+        if (o->kind == MR_OTHER && strcmp(o->name, "other") == 0 && mr_obj_rename(o, MR_OTHER_NAME) != 0)
+            return -1;
     }
     return 0;
 }

@@ -156,6 +156,10 @@ int mr_unique_names(memspy_raw *r);
  * "0xADDR" outside every module (memspy_names.c). */
 void mr_frame_name(const memspy_raw *r, const mr_loc *s, char *buf, size_t len);
 
+/* Give object o a copy of `name` in place of its own; -1 (o unchanged)
+ * when memory runs out (memspy_names.c). */
+int mr_obj_rename(mr_obj *o, const char *name);
+
 /* The function of frame s into buf: "FN", or for code of no symbol
  * "MODULE+0xOFF" / "0xADDR" as mr_frame_name (memspy_names.c). */
 void mr_frame_function(const memspy_raw *r, const mr_loc *s, char *buf, size_t len);

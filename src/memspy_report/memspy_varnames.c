@@ -111,12 +111,7 @@ static int user_site(const mr_loops *l, memspy_raw *r, mr_obj *o, module_vars *m
         return 0;
     }
     mr_frame_name(r, &r->sites[o->first_site + user_frame(r, o)], name, sizeof name);
-    char *copy = strdup(name);
-    if (!copy)
-        return -1;
-    free(o->name);
-    o->name = copy;
-    return 0;
+    return mr_obj_rename(o, name);
 }
 
 /* Does any object other than `self` have the name `name`, or would it

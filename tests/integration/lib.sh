@@ -28,6 +28,12 @@ finish() {
 # within P M F — 1 when P lies within the fraction F of M (|P - M| <= F * M), else 0.
 within() { awk -v p="$1" -v m="$2" -v f="$3" 'BEGIN { d = p - m; if (d < 0) d = -d; print (d <= f * m) ? 1 : 0 }'; }
 
+# zen4_two_levels FILE — write zen4's description without its L3 to FILE
+# (L1 32 KiB 8-way, L2 1 MiB 8-way): two levels, as Cachegrind simulates.
+zen4_two_levels() {
+    sed '/^  - name: L3$/,/^    policy: victim/d' "$SRC_PROGRAMS/../../machines/zen4.yaml" >"$1"
+}
+
 # cachegrind_misses LL WHAT PROGRAM ARGS... — Cachegrind's data misses of
 # the run with zen4's L1 (32 KiB, 8-way) and LL as the last level: WHAT is
 # D1 (L1 reads + writes) or LLd (the data part of the last level).

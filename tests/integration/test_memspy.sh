@@ -8,9 +8,7 @@
 # allocation stacks stop below main.
 source "$TESTLIB"
 
-# A two-level machine: zen4 without its L3 (L1 32 KiB 8-way, L2 1 MiB 8-way).
-SRC_MACHINES=$(cd "$SRC_PROGRAMS/../../machines" && pwd)
-sed '/^  - name: L3$/,/^    policy: victim/d' "$SRC_MACHINES/zen4.yaml" >"$WORK/two.yaml"
+zen4_two_levels "$WORK/two.yaml"
 
 # memspy_json NAME ARGS... — the JSON report of a run into $WORK/NAME.json.
 memspy_json() {

@@ -8,9 +8,7 @@
 # (C programs with debug info: test_memspy.sh.)
 source "$TESTLIB"
 
-# A two-level machine: zen4 without its L3.
-SRC_MACHINES=$(cd "$SRC_PROGRAMS/../../machines" && pwd)
-sed '/^  - name: L3$/,/^    policy: victim/d' "$SRC_MACHINES/zen4.yaml" >"$WORK/two.yaml"
+zen4_two_levels "$WORK/two.yaml"
 
 # heap_json NAME ARGS... — the JSON report of a run into $WORK/NAME.json.
 heap_json() {
