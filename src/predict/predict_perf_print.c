@@ -46,9 +46,10 @@ static void write_loops(const predict_perf *pp, size_t top, FILE *out)
             "memory cyc", "bound", "time s");
     for (size_t i = 0; i < shown; i++) {
         const predict_loop *L = order[i];
-        char label[64], bound[32];
+        char label[64], bound[32], name[17]; /* the function column's 16 characters */
         snprintf(label, sizeof label, "%s:%u", report_base_name(L->s->file) ?: "?", L->s->line);
-        fprintf(out, "  %-34s %-16.16s %14.0f %10.3g %14.4g %-18s %12.4g\n", label, L->function ?: "?",
+        fprintf(out, "  %-34s %-16s %14.0f %10.3g %14.4g %-18s %12.4g\n", label,
+                L->function ? st_short_name(L->function, 16, name, sizeof name) : "?",
                 L->cost.time.iterations, L->cost.core.cycles, L->cost.time.mem_cycles,
                 perf_bound_name(pp->m, L->cost.time.bound, bound, sizeof bound), L->cost.time.seconds);
     }
@@ -65,8 +66,9 @@ static void write_functions(const prediction *p, const predict_perf *pp, size_t 
     fputc('\n', out);
     for (size_t k = 0; k < shown; k++) {
         const predict_function_perf *f = &pp->functions[k];
-        char bound[32];
-        fprintf(out, "  %-32.32s %14.4g %12.4g %-18s", p->rep.functions[k].function ?: "?", f->cycles, f->seconds,
+        char bound[32], name[33]; /* the function column's 32 characters */
+        const char *fn = p->rep.functions[k].function;
+        fprintf(out, "  %-32s %14.4g %12.4g %-18s", fn ? st_short_name(fn, 32, name, sizeof name) : "?", f->cycles, f->seconds,
                 perf_bound_name(pp->m, f->bound, bound, sizeof bound));
         for (size_t i = 0; i < pp->nlevels; i++)
             fprintf(out, " %12.0f", f->misses[i]);

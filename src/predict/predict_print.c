@@ -21,11 +21,12 @@ static int by_instructions(const void *pa, const void *pb)
 
 static void write_scope_row(const predict_scope *s, int with_error, FILE *out)
 {
-    char label[512];
+    char label[512], name[REPORT_NAME_WIDTH + 1];
+    st_short_name(s->name, REPORT_NAME_WIDTH, name, sizeof name); /* C++ signatures: JSON has them whole */
     if (!strcmp(s->kind, "loop"))
-        snprintf(label, sizeof label, "%s", s->name);
+        snprintf(label, sizeof label, "%s", name);
     else
-        snprintf(label, sizeof label, "%s %s (%s:%u)", s->kind, s->name, report_base_name(s->file) ?: "", s->line);
+        snprintf(label, sizeof label, "%s %s (%s:%u)", s->kind, name, report_base_name(s->file) ?: "", s->line);
     fprintf(out, "  %-40s %16.0f", label, s->instructions);
     if (with_error)
         fprintf(out, " %7.2f%%", s->err.instructions);
@@ -79,7 +80,9 @@ int predict_write_errors_text(const prediction *p, size_t top, FILE *out)
             t->writes);
     for (size_t i = 0; i < shown; i++) {
         const predict_error *e = &p->function_errors[i];
-        fprintf(out, "  %-40.40s %11.2f%% %7.2f%% %7.2f%%\n", p->rep.functions[i].function ?: "(unknown)",
+        char name[41]; /* the column's 40 characters */
+        const char *fn = p->rep.functions[i].function;
+        fprintf(out, "  %-40s %11.2f%% %7.2f%% %7.2f%%\n", fn ? st_short_name(fn, 40, name, sizeof name) : "(unknown)",
                 e->instructions, e->reads, e->writes);
     }
     return ferror(out) ? -1 : 0;

@@ -24,6 +24,7 @@
 #define REPORT_DEFAULT_LINE 64 /* bytes, when a cache is given as SIZE only */
 #define REPORT_DEFAULT_TOP 20  /* rows per table */
 #define REPORT_DEFAULT_THRESHOLD 1.0 /* percent of instructions, scope view */
+#define REPORT_NAME_WIDTH 40 /* characters of a function name in text tables (st_short_name); JSON: all */
 
 /* A fully-associative LRU cache of size / line lines of `line` bytes. */
 typedef struct report_cache {

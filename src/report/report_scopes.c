@@ -125,11 +125,12 @@ static int text_scope(const view *v, const counted_tree *ct, uint32_t s, int dep
     const scope_counts *c = &ct->c[s];
     if (!shown(v, c))
         return 0;
-    char label[600];
+    char label[600], name[REPORT_NAME_WIDTH + 1];
+    st_short_name(sc->name, REPORT_NAME_WIDTH, name, sizeof name); /* C++ signatures: JSON has them whole */
     if (!strcmp(sc->kind, "loop"))
-        snprintf(label, sizeof label, "%*s%s", 2 * depth, "", sc->name);
+        snprintf(label, sizeof label, "%*s%s", 2 * depth, "", name);
     else
-        snprintf(label, sizeof label, "%*s%s %s", 2 * depth, "", sc->kind, sc->name);
+        snprintf(label, sizeof label, "%*s%s %s", 2 * depth, "", sc->kind, name);
     fprintf(v->out, "%-48s %14" PRIu64 " %6.2f%% %13" PRIu64 " %13" PRIu64, label, c->instructions,
             100.0 * (double)c->instructions / (double)v->total, c->reads + c->writes, c->flops);
     if (!strcmp(sc->kind, "loop") && entries(c))

@@ -1,6 +1,8 @@
 /* report_text.c — renders a report as text for people: the run, the
  * totals, then the functions and the source lines with the most executed
- * instructions, in tables whose columns are aligned. */
+ * instructions, in tables whose columns are aligned.  Function names longer
+ * than REPORT_NAME_WIDTH (C++ signatures) are shortened (st_short_name);
+ * the JSON keeps them whole. */
 #define _GNU_SOURCE /* vasprintf, sigabbrev_np */
 #include <jansson.h>
 #include <math.h>
@@ -12,6 +14,13 @@
 #include "util/array.h"
 
 #define UNKNOWN "(unknown)"
+
+/* A function's name for a table cell: shortened into buf, UNKNOWN when
+ * there is none.  Returns buf or UNKNOWN. */
+static const char *name_cell(const char *function, char *buf, size_t len)
+{
+    return function ? st_short_name(function, REPORT_NAME_WIDTH, buf, len) : UNKNOWN;
+}
 
 /* ---- tables -------------------------------------------------------------- */
 
@@ -280,7 +289,8 @@ static int print_functions(const report *r, size_t top, FILE *out)
     for (size_t i = 0; i < shown; i++) {
         const report_function *f = &r->functions[i];
         counts_cells(&t, r, &f->c);
-        cell(&t, "%s", f->function ? f->function : UNKNOWN);
+        char name[REPORT_NAME_WIDTH + 1];
+        cell(&t, "%s", name_cell(f->function, name, sizeof name));
         cell(&t, "%s", f->module ? report_base_name(f->module) : UNKNOWN);
     }
     int rc = table_print(&t, out);
@@ -302,7 +312,8 @@ static int print_lines(const report *r, size_t top, FILE *out)
             cell(&t, "%s:%u", file, l->line);
         else
             cell(&t, "%s", file);
-        cell(&t, "%s", l->function ? l->function : UNKNOWN);
+        char name[REPORT_NAME_WIDTH + 1];
+        cell(&t, "%s", name_cell(l->function, name, sizeof name));
     }
     int rc = table_print(&t, out);
     table_free(&t);

@@ -2,7 +2,7 @@
  * needs from it: executable sections, loaded segments (to read jump tables)
  * and function symbols: from .symtab when present, else from the .symtab of
  * the separate debug file (debug_file.c), else from .dynsym, so that names
- * agree with Valgrind's.
+ * agree with Valgrind's; C++ names demangled as Valgrind does (demangle.c).
  *
  * The file is mapped read-only and parsed with libelf (elf_memory); every
  * offset and size libelf reports is checked against the file's length, so
@@ -196,7 +196,7 @@ static int read_symtab(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, st_image *img,
         if (!grown)
             return -1;
         img->symbols = grown;
-        char *copy = strdup(name);
+        char *copy = st_demangle(name); /* C++ names as Valgrind prints them */
         if (!copy)
             return -1;
         img->symbols[img->nsymbols++] = (st_symbol){copy, sym.st_value, sym.st_size, binding_rank(GELF_ST_BIND(sym.st_info))};

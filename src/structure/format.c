@@ -83,15 +83,20 @@ static void drop_spans(const char *name, char open, char close, const char *keep
 
 char *st_short_name(const char *name, size_t width, char *buf, size_t len)
 {
-    char tmp[1024];
-    snprintf(buf, len, "%s", name);
-    if (strlen(buf) <= width)
-        return buf;
-    drop_spans(name, '(', ')', "()", tmp, sizeof tmp);
-    snprintf(buf, len, "%s", tmp);
-    if (strlen(buf) > width)
-        drop_spans(tmp, '<', '>', "<...>", buf, len);
-    if (strlen(buf) > width && width >= 3 && width < len)
+    /* Lengths are taken before copying into buf, which may hold only width
+     * characters: a truncated copy would look short enough. */
+    char bare[1024], plain[1024];
+    const char *best = name;
+    if (strlen(best) > width) {
+        drop_spans(name, '(', ')', "()", bare, sizeof bare);
+        best = bare;
+    }
+    if (strlen(best) > width) {
+        drop_spans(bare, '<', '>', "<...>", plain, sizeof plain);
+        best = plain;
+    }
+    snprintf(buf, len, "%s", best);
+    if (strlen(best) > width && width >= 3 && width < len)
         snprintf(buf + width - 3, len - (width - 3), "...");
     return buf;
 }

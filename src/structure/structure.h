@@ -326,6 +326,13 @@ char *st_addr_format(const st_addr *a, char *buf, size_t len);
  * -> "v<...>::f", then is cut with "...".  Returns buf. */
 char *st_short_name(const char *name, size_t width, char *buf, size_t len);
 
+/* demangle.c: a symbol name as Valgrind prints it: a C++ ("_Z") name
+ * demangled with its parameters ("_Z3sumIiET_PKS0_m" -> "int sum<int>(int
+ * const*, unsigned long)"), any other name, or one that does not demangle,
+ * unchanged.  Returns a malloc'd string the caller frees, NULL when memory
+ * runs out. */
+char *st_demangle(const char *name);
+
 /* ---- stage interfaces ---------------------------------------------------- */
 
 /* elf_image.c: an x86-64 ELF file mapped for reading, with its executable

@@ -54,6 +54,21 @@ static void cut_last(void **state)
     assert_int_equal(strlen(shorten("a_very_long_function_name_without_any_structure", 20)), 20);
 }
 
+/* A buffer of width + 1 bytes, as text tables pass: the name is shortened,
+ * not cut by the copy into the buffer. */
+static void buffer_of_width(void **state)
+{
+    (void)state;
+    char buf[41];
+    const char *lambda = "main::{lambda(std::vector<int, std::allocator<int> >&)#1}::operator()(std::vector<int, "
+                         "std::allocator<int> >&) const";
+    assert_string_equal(st_short_name(lambda, 40, buf, sizeof buf), "main::{lambda()#1}::operator()() const");
+    assert_string_equal(st_short_name("std::vector<int, std::allocator<int> >::push_back(int const&)", 40, buf, sizeof buf),
+                        "std::vector<...>::push_back()");
+    assert_string_equal(st_short_name("a_very_long_function_name_without_any_structure_at_all!", 40, buf, sizeof buf),
+                        "a_very_long_function_name_without_any...");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -61,6 +76,7 @@ int main(void)
         cmocka_unit_test(parameters_dropped_first),
         cmocka_unit_test(templates_dropped_next),
         cmocka_unit_test(cut_last),
+        cmocka_unit_test(buffer_of_width),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
