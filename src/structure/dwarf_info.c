@@ -10,6 +10,7 @@
 #include "structure/structure.h"
 #include "structure/dwfl_offline.h"
 #include "util/array.h"
+#include "util/srcpath.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -25,6 +26,7 @@ typedef struct dwarf_reader {
     uint32_t *file_slots; /* open addressing: file index + 1, 0 empty */
     size_t nslots;
     Dwarf_Addr bias;      /* link-time address = DWARF address + bias */
+    const char *comp_dir; /* the current unit's DW_AT_comp_dir, or NULL */
     int oom;
 } dwarf_reader;
 
@@ -74,6 +76,17 @@ static uint32_t intern_file(dwarf_reader *r, const char *name)
     return (uint32_t)di->nfiles - 1;
 }
 
+/* The index of the file libdw names `src` (dwarf_linesrc, dwarf_filesrc)
+ * in the current unit, spelled as the Valgrind tools spell it (srcpath.h);
+ * a path longer than any path can be keeps libdw's spelling. */
+static uint32_t intern_source(dwarf_reader *r, const char *src)
+{
+    char path[4096];
+    if (srcpath_dw(path, sizeof path, r->comp_dir, src) == (size_t)-1)
+        return intern_file(r, src);
+    return intern_file(r, path);
+}
+
 static void add_row(dwarf_reader *r, uint64_t addr, uint32_t file, uint32_t line, bool stmt)
 {
     st_debug_info *di = r->di;
@@ -104,7 +117,7 @@ static void read_lines(dwarf_reader *r, Dwarf_Die *cu)
         dwarf_lineendsequence(l, &end);
         dwarf_linebeginstatement(l, &stmt);
         const char *src = dwarf_linesrc(l, NULL, NULL);
-        uint32_t file = src && !end ? intern_file(r, src) : 0;
+        uint32_t file = src && !end ? intern_source(r, src) : 0;
         add_row(r, a + r->bias, file, end || lineno < 0 ? 0 : (uint32_t)lineno, stmt && !end);
     }
 }
@@ -135,7 +148,7 @@ static int32_t add_inline(dwarf_reader *r, Dwarf_Die *die, Dwarf_Files *files, i
     if (files && dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &attr), &w) == 0) {
         const char *f = dwarf_filesrc(files, w, NULL, NULL);
         if (f)
-            in->call_file = intern_file(r, f);
+            in->call_file = intern_source(r, f);
     }
     if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &attr), &w) == 0)
         in->call_line = (uint32_t)w;
@@ -234,6 +247,8 @@ static void read_units(dwarf_reader *r, Dwarf *dw)
             size_t nfiles;
             if (dwarf_getsrcfiles(&cu, &files, &nfiles) != 0)
                 files = NULL;
+            Dwarf_Attribute attr;
+            r->comp_dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr));
             read_lines(r, &cu);
             walk_dies(r, &cu, files, -1);
         }

@@ -5,6 +5,7 @@
 #include "pub_tool_libcprint.h"
 #include "pub_tool_mallocfree.h"
 
+#include "util/srcpath.h"
 #include "vgcommon/vg_names.h"
 
 static Word compare_strings(UWord a, UWord b)
@@ -87,12 +88,11 @@ VgCodeLoc vgn_code_loc(VgNames *n, Addr addr)
     loc.module = vgn_module(n, addr, &bias);
     loc.fn = VG_(get_fnname)(ep, addr, &fn) ? vgn_fn(n, fn) : -1;
     if (VG_(get_filename_linenum)(ep, addr, &file, &dir, &loc.line)) {
+        /* The path the structure analysis gives the same line (srcpath.h);
+         * one longer than any path can be is named by its file alone. */
         HChar path[4096];
-        if (dir && dir[0] && file[0] != '/')
-            VG_(snprintf)(path, sizeof path, "%s/%s", dir, file);
-        else
-            VG_(snprintf)(path, sizeof path, "%s", file);
-        loc.file = intern(n->file_ids, n->file_names, path);
+        int fits = srcpath_vg(path, sizeof path, dir, file) != (size_t)-1;
+        loc.file = intern(n->file_ids, n->file_names, fits ? path : file);
     } else {
         loc.line = 0;
     }
