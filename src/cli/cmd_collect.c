@@ -288,6 +288,10 @@ int cmd_collect(int argc, char **argv)
     int prc = find_program(o.program_argv[0], program, sizeof program, err, sizeof err);
     if (prc != 0)
         return fail(prc, "%s", err);
+    /* A bare name found in PATH runs by the path found, so that the stored
+     * `exe` names the executable module (db_exe_module: no PATH lookup later). */
+    if (!strchr(o.program_argv[0], '/'))
+        o.program_argv[0] = program;
     const char *tool_dir = find_tool_dir("augur", err, sizeof err);
     if (!tool_dir)
         return fail(EXIT_AUGUR_FAILED, "%s", err);

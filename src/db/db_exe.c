@@ -10,63 +10,17 @@
 #include <string.h>
 
 #include "db/db_internal.h"
+#include "util/srcpath.h"
 
 #define DOING "identify the program"
 
-/* Append `n` bytes of `s` to out[*len], within `cap` bytes with the NUL;
- * 0, or -1 when it does not fit. */
-static int append(char *out, size_t *len, size_t cap, const char *s, size_t n)
-{
-    if (*len + n + 1 > cap)
-        return -1;
-    memcpy(out + *len, s, n);
-    *len += n;
-    out[*len] = '\0';
-    return 0;
-}
-
-/* Append one component of an absolute path being built in out: "." is
- * dropped, ".." removes the last component (never above "/"). */
-static int append_component(char *out, size_t *len, size_t cap, const char *c, size_t n)
-{
-    if (n == 0 || (n == 1 && c[0] == '.'))
-        return 0;
-    if (n == 2 && c[0] == '.' && c[1] == '.') {
-        while (*len > 0 && out[*len - 1] != '/')
-            --*len;
-        if (*len > 0)
-            --*len; /* the slash before the removed component */
-        out[*len] = '\0';
-        return 0;
-    }
-    return append(out, len, cap, "/", 1) || append(out, len, cap, c, n) ? -1 : 0;
-}
-
-/* Append the components of `path` to the absolute path in out. */
-static int append_path(char *out, size_t *len, size_t cap, const char *path)
-{
-    while (*path) {
-        size_t n = strcspn(path, "/");
-        if (append_component(out, len, cap, path, n) != 0)
-            return -1;
-        path += n + (path[n] == '/');
-    }
-    return 0;
-}
-
 int db_exe_join(const char *exe, const char *cwd, char *out, size_t cap)
 {
-    size_t len = 0;
-    if (!exe || !*exe || cap < 2)
+    if (!exe || !*exe || cap < 2 || (exe[0] != '/' && (!cwd || cwd[0] != '/')))
         return -1;
-    out[0] = '\0';
-    if (exe[0] != '/' && (!cwd || cwd[0] != '/' || append_path(out, &len, cap, cwd) != 0))
-        return -1;
-    if (append_path(out, &len, cap, exe) != 0)
-        return -1;
-    if (len == 0)
-        return append(out, &len, cap, "/", 1);
-    return 0;
+    /* The same normalization as source paths (util/srcpath.h): ".", empty
+     * and "name/.." components folded. */
+    return srcpath_join(out, cap, cwd, exe) == (size_t)-1 ? -1 : 0;
 }
 
 /* The index of the path equal to `p` in paths[0..n), or -1. */

@@ -27,7 +27,7 @@ static int append(char *out, size_t cap, size_t *len, const char *s, size_t n)
 static int foldable(const char *out, size_t root, size_t len, size_t *start)
 {
     if (len == root)
-        return 0; /* nothing to cancel: a leading ".." or "/.." stays */
+        return 0; /* nothing to cancel: a leading ".." stays */
     size_t s = len;
     while (s > root && out[s - 1] != '/')
         s--;
@@ -41,6 +41,8 @@ static int add_component(char *out, size_t cap, size_t *len, size_t root, const 
     size_t start;
     if (n == 0 || (n == 1 && c[0] == '.'))
         return 0;
+    if (n == 2 && c[0] == '.' && c[1] == '.' && root && *len == root)
+        return 0; /* "/.." is "/" (POSIX) */
     if (n == 2 && c[0] == '.' && c[1] == '.' && foldable(out, root, *len, &start)) {
         *len = start > root ? start - 1 : root; /* drop the name and its '/' */
         return 0;

@@ -19,7 +19,8 @@
  *   - empty and "." components are dropped ("a//./b" -> "a/b");
  *   - "name/.." is folded away when name is a plain directory name (not
  *     "..", not the root): "./elf/../sysdeps/x.h" -> "sysdeps/x.h";
- *     leading ".." of a relative path and "/.." at the root are kept;
+ *     a leading ".." of a relative path is kept, "/.." at the root is
+ *     "/" (POSIX);
  *   - a leading "/" stays; a trailing "/" goes; an empty result is ".".
  * Returns the length written, or (size_t)-1 when it does not fit in cap
  * (out then holds "" if cap > 0). */

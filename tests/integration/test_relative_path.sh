@@ -36,6 +36,11 @@ cp "$REL" "$WORK/old.db" # for the pre-schema-5 check below, before any model
 cp "$REL" "$WORK/gone.db"
 
 check "relative exe stored as typed" "$(sqlite3 "$REL" "SELECT DISTINCT exe FROM processes")" "$PADDED"
+# A bare name found in PATH runs by the path found: its module is known.
+PATH="$(dirname "$PROG"):$PATH" "$AUGUR" collect --db "$WORK/bare.db" --param N=20 -- kernels_O2 20 >/dev/null 2>&1
+check "bare name from PATH: its executable module is the binary" \
+    "$(sqlite3 "$WORK/bare.db" "SELECT p.exe || ' ' || m.path FROM processes p JOIN modules m ON m.id = p.exe_module_id")" \
+    "$PROG $PROG"
 check "plain ./kernels_O2: its executable module is the binary" \
     "$(sqlite3 "$WORK/plain.db" "SELECT p.exe || ' ' || m.path FROM processes p JOIN modules m ON m.id = p.exe_module_id")" \
     "./kernels_O2 $PROG"
