@@ -1,8 +1,11 @@
 /* memspy_loops.c — the loops that contain each code location of a memspy
  * raw file, from augur's structure analysis (src/structure: the same scope
- * tree `augur structure` and `augur report --scopes` show).  Only modules
- * that carry at least MIN_SHARE of the simulated references are analysed:
- * the C library's analysis costs seconds and its loops rarely matter. */
+ * tree `augur structure` and `augur report --scopes` show).  The program's
+ * own modules (any not installed under /usr/lib or /lib) are analysed when
+ * they made references at all; system libraries only when they carry at
+ * least MIN_SHARE of them: the C library's analysis costs seconds and its
+ * loops rarely matter, while a short run's program, below 1% next to the
+ * dynamic loader, still wants its loops and its variables' names. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +13,13 @@
 #include "structure/structure.h"
 
 #define MIN_SHARE 0.01
+
+/* Is the module at `path` a system library (st_is_system_file's folders,
+ * or /lib and /lib64 where /usr is not merged)? */
+static int system_module(const char *path)
+{
+    return st_is_system_file(path) || !strncmp(path, "/lib/", 5) || !strncmp(path, "/lib64/", 7);
+}
 
 /* The references each module's code locations made. */
 static uint64_t *module_refs(const memspy_raw *r)
@@ -36,7 +46,7 @@ int mr_loops_load(mr_loops *l, const memspy_raw *r, FILE *warn)
     for (int m = 0; m < r->nmodules; m++)
         all += refs[m];
     for (int m = 0; m < r->nmodules; m++) {
-        if (refs[m] == 0 || (double)refs[m] < MIN_SHARE * (double)all)
+        if (refs[m] == 0 || ((double)refs[m] < MIN_SHARE * (double)all && system_module(r->module_paths[m])))
             continue;
         char err[1024];
         st_options opt = {0};
