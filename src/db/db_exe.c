@@ -2,7 +2,8 @@
  * profile's `exe` is the path the program was started by, as typed
  * (`./stencil`, relative to the directory it was started in); module paths
  * are absolute, the kernel's name of the mapped file (symbolic links
- * resolved).  The two are joined by resolving `exe` against that directory,
+ * resolved; `augur collect` runs a bare name found in PATH by that path).
+ * The two are joined by resolving `exe` against that directory,
  * never by guessing from names: no match means "unknown". */
 #include <limits.h>
 #include <stdio.h>
