@@ -69,6 +69,26 @@ uint64_t mr_replacements(const memspy_raw *r, unsigned k, uint32_t victim, uint6
     return total;
 }
 
+/* qsort order of evictors: most replacements first, ties in raw order. */
+static int by_count(const void *a, const void *b)
+{
+    const mr_evictor *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count < y->count ? 1 : -1;
+    return (x->obj > y->obj) - (x->obj < y->obj);
+}
+
+size_t mr_evictors(const memspy_raw *r, unsigned k, uint32_t victim, uint64_t *by, mr_evictor *e, uint64_t *total)
+{
+    size_t n = 0;
+    *total = mr_replacements(r, k, victim, by);
+    for (size_t j = 0; j < r->nobjs; j++)
+        if (by[j])
+            e[n++] = (mr_evictor){by[j], (uint32_t)j};
+    qsort(e, n, sizeof *e, by_count);
+    return n;
+}
+
 /* ---- code objects -------------------------------------------------------- */
 
 /* Interns code objects by a key: `index` maps keys to indices. */

@@ -80,42 +80,15 @@ static json_t *loc_json(const memspy_raw *r, const mr_loc *l)
                      json_string_lossy(l->file >= 0 ? r->files[l->file] : NULL), "line", (json_int_t)l->line);
 }
 
-/* One evictor of a victim's lines at a level, for sorting by count. */
-typedef struct evictor {
-    uint64_t count;
-    uint32_t obj;
-} evictor;
-
-/* qsort order of evictors: most replacements first, ties in raw order. */
-static int by_count(const void *a, const void *b)
-{
-    const evictor *x = a, *y = b;
-    if (x->count != y->count)
-        return x->count < y->count ? 1 : -1;
-    return (x->obj > y->obj) - (x->obj < y->obj);
-}
-
-/* Object o's evictors at level k into e[], most replacements first (ties
- * in raw order); returns their count.  by: scratch of nobjs counts. */
-static size_t evictors_of(const memspy_raw *r, unsigned k, uint32_t o, uint64_t *by, evictor *e)
-{
-    size_t n = 0;
-    mr_replacements(r, k, o, by);
-    for (size_t j = 0; j < r->nobjs; j++)
-        if (by[j])
-            e[n++] = (evictor){by[j], (uint32_t)j};
-    qsort(e, n, sizeof *e, by_count);
-    return n;
-}
-
 /* [{"level": "L1", "by": name, "by_id": id, "count": n, "self": bool}, ...]:
  * level by level, most replacements first.  by, e: scratch of nobjs. */
-static json_t *replaced_json(const memspy_report *rep, uint32_t o, uint64_t *by, evictor *e)
+static json_t *replaced_json(const memspy_report *rep, uint32_t o, uint64_t *by, mr_evictor *e)
 {
     const memspy_raw *r = rep->raw;
     json_t *a = json_array();
     for (unsigned k = 0; by && e && k < r->nlevels; k++) {
-        size_t n = evictors_of(r, k, o, by, e);
+        uint64_t total;
+        size_t n = mr_evictors(r, k, o, by, e, &total);
         for (size_t i = 0; i < n; i++) {
             uint32_t j = e[i].obj;
             json_array_append_new(a, json_pack("{s:s, s:o, s:I, s:o, s:b}", "level", r->level[k].name, "by",
@@ -131,7 +104,7 @@ static json_t *data_json(const memspy_report *rep)
     const memspy_raw *r = rep->raw;
     json_t *a = json_array();
     uint64_t *by = calloc(r->nobjs ? r->nobjs : 1, sizeof *by);
-    evictor *e = calloc(r->nobjs ? r->nobjs : 1, sizeof *e);
+    mr_evictor *e = calloc(r->nobjs ? r->nobjs : 1, sizeof *e);
     for (size_t i = 0; i < r->nobjs; i++) {
         uint32_t o = rep->data_rank[i];
         const mr_obj *obj = &r->objs[o];

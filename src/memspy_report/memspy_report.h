@@ -307,6 +307,18 @@ double mr_stats_refs(const memspy_report *rep, const mr_stats *s, uint64_t count
  * count by each evictor into by[nobjs] (zeroed first). */
 uint64_t mr_replacements(const memspy_raw *r, unsigned k, uint32_t victim, uint64_t *by);
 
+/* An object that replaced a victim's lines, and how often. */
+typedef struct mr_evictor {
+    uint64_t count;
+    uint32_t obj;
+} mr_evictor;
+
+/* The evictors of object `victim`'s lines at level k into e[nobjs], most
+ * replacements first, ties in raw order; returns their number, with
+ * *total the replacements and by[nobjs] (scratch) each evictor's count as
+ * mr_replacements leaves it. */
+size_t mr_evictors(const memspy_raw *r, unsigned k, uint32_t victim, uint64_t *by, mr_evictor *e, uint64_t *total);
+
 /* ---- notes on the run (memspy_notes.c) ----------------------------------- */
 
 /* The share of the stall (percent) above which the dynamic loader's is

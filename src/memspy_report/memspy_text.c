@@ -168,35 +168,24 @@ static int share(const char *name, uint64_t count, uint64_t total, int first, FI
     return 1;
 }
 
-/* How many objects by[] (per object) counts some replacements of. */
-static size_t replacers(const memspy_raw *r, const uint64_t *by)
-{
-    size_t n = 0;
-    for (size_t j = 0; j < r->nobjs; j++)
-        n += by[j] > 0;
-    return n;
-}
-
 /* Who replaced object o's lines at level k: self first, then the others
- * by count, at most three; shares that round to 0.0% are left out. */
-static void replaced_by(const memspy_report *rep, uint32_t o, unsigned k, uint64_t *by, FILE *out)
+ * by count, at most three; shares that round to 0.0% are left out.  by,
+ * e: scratch of nobjs (mr_evictors). */
+static void replaced_by(const memspy_report *rep, uint32_t o, unsigned k, uint64_t *by, mr_evictor *e, FILE *out)
 {
     const memspy_raw *r = rep->raw;
-    uint64_t total = mr_replacements(r, k, o, by);
+    uint64_t total;
+    size_t n = mr_evictors(r, k, o, by, e, &total);
     if (total == 0)
         return;
-    size_t n = replacers(r, by);
     fprintf(out, "      %s replaced by:", r->level[k].name);
-    int shown = share("self", by[o], total, 1, out);
-    by[o] = 0;
-    for (int others = 0; others < 3; others++) {
-        size_t best = 0;
-        for (size_t j = 1; j < r->nobjs; j++)
-            best = by[j] > by[best] ? j : best;
-        if (!share(r->objs[best].name, by[best], total, !shown, out))
+    int shown = share("self", by[o], total, 1, out), others = 0;
+    for (size_t i = 0; i < n && others < 3; i++) {
+        if (e[i].obj == o)
+            continue;
+        if (!share(r->objs[e[i].obj].name, e[i].count, total, !shown, out))
             break; /* the largest left rounds to 0.0%: so do the rest */
-        shown++;
-        by[best] = 0;
+        shown++, others++;
     }
     if (!shown)
         fprintf(out, " %zu objects, each under 0.05%%", n);
@@ -220,8 +209,8 @@ static void allocation(const memspy_raw *r, const mr_obj *o, FILE *out)
 }
 
 /* One data object's row, its allocation stack, and per level with misses
- * its causes and who replaced its lines (by: scratch of nobjs, or NULL). */
-static void data_object(const memspy_report *rep, uint32_t o, uint64_t *by, FILE *out)
+ * its causes and who replaced its lines (by, e: scratch of nobjs, or NULL). */
+static void data_object(const memspy_report *rep, uint32_t o, uint64_t *by, mr_evictor *e, FILE *out)
 {
     const memspy_raw *r = rep->raw;
     const mr_obj *obj = &r->objs[o];
@@ -236,8 +225,8 @@ static void data_object(const memspy_report *rep, uint32_t o, uint64_t *by, FILE
     for (unsigned k = 0; k < r->nlevels; k++)
         if (rep->data[o].lv[k].miss) {
             causes(rep, &rep->data[o], k, out);
-            if (by)
-                replaced_by(rep, o, k, by, out);
+            if (by && e)
+                replaced_by(rep, o, k, by, e, out);
         }
 }
 
@@ -245,17 +234,19 @@ static void data_objects(const memspy_report *rep, FILE *out)
 {
     const memspy_raw *r = rep->raw;
     uint64_t *by = calloc(r->nobjs ? r->nobjs : 1, sizeof *by);
+    mr_evictor *e = calloc(r->nobjs ? r->nobjs : 1, sizeof *e);
     double rest = 0;
     fprintf(out, "\nData objects by stall\n");
     columns_title(rep, "data object (kind, bytes, blocks)", out);
     for (size_t i = 0; i < r->nobjs; i++) {
         if (i < MR_TOP)
-            data_object(rep, rep->data_rank[i], by, out);
+            data_object(rep, rep->data_rank[i], by, e, out);
         else
             rest += rep->data[rep->data_rank[i]].stall;
     }
     more_rows(rep, r->nobjs > MR_TOP ? r->nobjs - MR_TOP : 0, rest, "data objects", out);
     free(by);
+    free(e);
 }
 
 /* The list of code objects of one kind; `what` names them in the line
