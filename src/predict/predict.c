@@ -40,6 +40,14 @@ static void row_subject(const db_model_row *row, char *buf, size_t len)
         snprintf(buf, len, "the program's %s", row->kind);
 }
 
+/* What a reuse-distance group is about, for messages: "the reuse-distance
+ * group of multiply (matmul)", by its first member's function. */
+static void group_subject(const db_rd_group *g, char *buf, size_t len)
+{
+    snprintf(buf, len, "the reuse-distance group of %s (%s)", g->nmembers ? g->members[0].function ?: "?" : "?",
+             report_base_name(g->module) ?: "?");
+}
+
 /* The message of a value that does not fit a count. */
 static int too_large(const prediction *p, const char *subject, const char *metric, double v, char *err,
                      size_t errlen)
@@ -203,9 +211,7 @@ int predict_check_groups(const prediction *p, const db_rd_group *groups, size_t 
         char term[128], need[128], subject[512];
         if (!predict_rd_term_outside(groups[i].m, p->x, names, term, sizeof term, need, sizeof need))
             continue;
-        snprintf(subject, sizeof subject, "the reuse-distance group of %s (%s)",
-                 groups[i].nmembers ? groups[i].members[0].function ?: "?" : "?",
-                 report_base_name(groups[i].module) ?: "?");
+        group_subject(&groups[i], subject, sizeof subject);
         return outside(p, subject, "histogram", NULL, term, need, err, errlen);
     }
     return 0;
@@ -333,8 +339,7 @@ static int add_group_misses(prediction *p, const db_rd_group *g, char *err, size
         double misses = rd_model_misses(g->m, p->x, r->caches[c].size / r->caches[c].line);
         if (!isfinite(misses)) {
             char subject[512];
-            snprintf(subject, sizeof subject, "the reuse-distance group of %s (%s)",
-                     g->nmembers ? g->members[0].function ?: "?" : "?", report_base_name(g->module) ?: "?");
+            group_subject(g, subject, sizeof subject);
             return too_large(p, subject, "misses", misses, err, errlen);
         }
         r->total.misses[c] += misses;
