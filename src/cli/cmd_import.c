@@ -48,13 +48,16 @@ static char **command_of(const profile *p)
 static int check_repeated_files(char **files, int nfiles, char *err, size_t errlen)
 {
     struct stat a, b;
-    for (int i = 0; i < nfiles; i++)
-        for (int j = i + 1; j < nfiles && stat(files[i], &a) == 0; j++)
+    for (int i = 0; i < nfiles; i++) {
+        if (stat(files[i], &a) != 0)
+            continue; /* reading it names the problem */
+        for (int j = i + 1; j < nfiles; j++)
             if (stat(files[j], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
                 snprintf(err, errlen, "%s is given twice (as PROFILE %d and %d); give each profile once", files[i],
                          i + 1, j + 1);
                 return -1;
             }
+    }
     return 0;
 }
 

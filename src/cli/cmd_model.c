@@ -28,7 +28,6 @@ typedef struct model_cli {
     int show, quiet;
     int include_failed; /* --include-failed: also runs whose program exited non-zero */
     const char *scope; /* --scope NAME for --show */
-    char err[512];     /* a bad --basis term's message */
 } model_cli;
 
 static void print_help(FILE *to)
@@ -122,6 +121,7 @@ static int check_basis_syntax(const char *term, char *err, size_t errlen)
 static int parse_option(int opt, const char *arg, void *ctx)
 {
     model_cli *o = ctx;
+    char why[512];
     switch (opt) {
     case 'd':
         o->db_path = arg;
@@ -138,8 +138,8 @@ static int parse_option(int opt, const char *arg, void *ctx)
     case 'b':
         if (o->nbasis == MODEL_MAX_BASIS)
             return usage_error("too many --basis options (at most %d)", MODEL_MAX_BASIS);
-        if (check_basis_syntax(arg, o->err, sizeof o->err) != 0)
-            return usage_error("--basis: %s", o->err);
+        if (check_basis_syntax(arg, why, sizeof why) != 0)
+            return usage_error("--basis: %s", why);
         o->basis[o->nbasis++] = arg;
         return 0;
     case 's':
@@ -232,24 +232,32 @@ static int select_runs(db *d, model_cli *o, char *err, size_t errlen)
     const char *fate = o->include_failed ? "fitted (--include-failed)"
                                          : "left out (--include-failed fits it, --runs names runs)";
     int64_t *ids;
-    size_t n, left_out = 0;
+    size_t n, left_out = 0, kept = 0;
     if (db_complete_runs(d, &ids, &n, err, errlen) != 0)
         return -1;
     int rc = 0;
-    for (size_t i = 0; i < n && rc >= 0 && o->nruns < MAX_RUNS; i++) {
+    for (size_t i = 0; i < n && rc >= 0; i++) {
         rc = warn_failed(d, ids[i], fate, err, errlen);
-        if (rc == 0 || o->include_failed)
-            o->runs[o->nruns++] = ids[i];
+        if (rc == 0 || (rc == 1 && o->include_failed)) {
+            if (kept < MAX_RUNS)
+                o->runs[kept] = ids[i];
+            kept++;
+        }
         left_out += rc == 1 && !o->include_failed;
     }
     free(ids);
-    if (rc >= 0 && !left_out)
-        o->nruns = 0;
-    if (rc >= 0 && left_out && !o->nruns) {
+    if (rc < 0)
+        return -1;
+    if (left_out && kept == 0) {
         snprintf(err, errlen, "every complete run's program exited non-zero; fix the runs, or give --include-failed");
         return -1;
     }
-    return rc < 0 ? -1 : 0;
+    if (left_out && kept > MAX_RUNS) { /* the list cannot hold them; without a failed run none is needed */
+        snprintf(err, errlen, "%zu runs to fit, more than %d: name them with --runs", kept, MAX_RUNS);
+        return -1;
+    }
+    o->nruns = left_out ? kept : 0;
+    return 0;
 }
 
 static int fit(db *d, model_cli *o, char *err, size_t errlen)
