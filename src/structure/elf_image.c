@@ -56,10 +56,10 @@ static int map_file(st_image *img, char *err, size_t errlen)
     return 0;
 }
 
-/* True when [off, off+size) lies inside the file. */
-static int in_file(const st_image *img, uint64_t off, uint64_t size)
+/* True when [off, off+size) lies inside a file of file_size bytes. */
+static int in_file(uint64_t file_size, uint64_t off, uint64_t size)
 {
-    return off <= img->map_size && size <= img->map_size - off;
+    return off <= file_size && size <= file_size - off;
 }
 
 static int check_header(Elf *e, st_image *img, char *err, size_t errlen)
@@ -75,8 +75,8 @@ static int check_header(Elf *e, st_image *img, char *err, size_t errlen)
     if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
         return fail(err, errlen, img->path, "not an executable or shared object (relocatable objects are "
                                             "not analysed; link the program first)");
-    if (!in_file(img, eh.e_shoff, (uint64_t)eh.e_shnum * eh.e_shentsize) ||
-        !in_file(img, eh.e_phoff, (uint64_t)eh.e_phnum * eh.e_phentsize))
+    if (!in_file(img->map_size, eh.e_shoff, (uint64_t)eh.e_shnum * eh.e_shentsize) ||
+        !in_file(img->map_size, eh.e_phoff, (uint64_t)eh.e_phnum * eh.e_phentsize))
         return fail(err, errlen, img->path, "truncated file: its section or program headers lie past its end");
     img->entry = eh.e_entry;
     return 0;
@@ -96,7 +96,7 @@ static int read_segments(Elf *e, st_image *img, char *err, size_t errlen)
             return fail(err, errlen, img->path, "corrupt program header");
         if (ph.p_type != PT_LOAD)
             continue;
-        if (!in_file(img, ph.p_offset, ph.p_filesz))
+        if (!in_file(img->map_size, ph.p_offset, ph.p_filesz))
             return fail(err, errlen, img->path, "truncated file: a loaded segment lies past its end");
         img->segments[img->nsegments++] = (st_segment){ph.p_vaddr, ph.p_filesz, ph.p_offset};
     }
@@ -129,7 +129,7 @@ static int read_exec_sections(Elf *e, st_image *img, char *err, size_t errlen)
             return fail(err, errlen, img->path, "corrupt section header");
         if (sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR) || sh.sh_size == 0)
             continue;
-        if (!in_file(img, sh.sh_offset, sh.sh_size))
+        if (!in_file(img->map_size, sh.sh_offset, sh.sh_size))
             return fail(err, errlen, img->path, "truncated file: an executable section lies past its end");
         const char *name = shstrndx ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
         if (add_exec(img, name ? name : "?", sh.sh_addr, sh.sh_size, sh.sh_offset) != 0)
@@ -230,7 +230,7 @@ static int find_symtabs(Elf *e, size_t size, Elf_Scn **symtab, GElf_Shdr *symtab
         GElf_Shdr sh;
         if (!gelf_getshdr(scn, &sh))
             continue;
-        int inside = sh.sh_offset <= size && sh.sh_size <= size - sh.sh_offset;
+        int inside = in_file(size, sh.sh_offset, sh.sh_size);
         if (sh.sh_type == SHT_SYMTAB && !inside)
             return -1;
         if (sh.sh_type == SHT_SYMTAB)
