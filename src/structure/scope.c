@@ -191,12 +191,6 @@ static int placement_order(const void *x, const void *y)
     return (a->id > b->id) - (a->id < b->id);
 }
 
-/* A loop's name until its lines are known (name_loops): its header's address. */
-static void loop_name(char *buf, size_t len, const st_function *f, uint32_t loop)
-{
-    snprintf(buf, len, "loop at 0x%llx", (unsigned long long)f->insns[f->blocks[f->loops[loop].header].first].addr);
-}
-
 /* Give the instructions of candidate c labelled `from` the label `to`. */
 static void relabel(const builder *b, const candidate *c, uint32_t *label, uint32_t from, uint32_t to)
 {
@@ -215,15 +209,16 @@ static int place_loop(builder *b, const candidate *c, uint32_t fi, uint32_t *lab
         for (uint32_t i = b->spans[k].lo; i < b->spans[k].hi; i++)
             if (label[i] != parent)
                 parent = lca(b, parent, label[i]);
-    char name[256];
-    loop_name(name, sizeof name, f, c->id);
+    uint64_t header = f->insns[f->blocks[f->loops[c->id].header].first].addr;
+    char name[256]; /* until its lines are known (name_loops): its header's address */
+    snprintf(name, sizeof name, "loop at 0x%llx", (unsigned long long)header);
     int32_t s = add_scope(b, ST_SCOPE_LOOP, (int32_t)parent, name, fi);
     if (s < 0)
         return -1;
     st_scope *sc = &b->m->scopes[s];
     sc->loop = (int32_t)c->id;
     sc->nfolded = 1;
-    sc->entry_addr = f->insns[f->blocks[f->loops[c->id].header].first].addr;
+    sc->entry_addr = header;
     b->m->loop_scopes[fi][c->id] = (uint32_t)s;
     relabel(b, c, label, parent, (uint32_t)s);
     return 0;
