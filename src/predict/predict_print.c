@@ -80,9 +80,10 @@ int predict_write_errors_text(const prediction *p, size_t top, FILE *out)
             t->writes);
     for (size_t i = 0; i < shown; i++) {
         const predict_error *e = &p->function_errors[i];
-        char name[41]; /* the column's 40 characters */
+        char name[REPORT_NAME_WIDTH + 1];
         const char *fn = p->rep.functions[i].function;
-        fprintf(out, "  %-40s %11.2f%% %7.2f%% %7.2f%%\n", fn ? st_short_name(fn, 40, name, sizeof name) : "(unknown)",
+        fprintf(out, "  %-40s %11.2f%% %7.2f%% %7.2f%%\n",
+                fn ? st_short_name(fn, REPORT_NAME_WIDTH, name, sizeof name) : "(unknown)",
                 e->instructions, e->reads, e->writes);
     }
     return ferror(out) ? -1 : 0;
