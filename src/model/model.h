@@ -120,6 +120,10 @@ int model_parse_term(const char *text, const char *const *names, int nnames, mod
  * non-finite values. */
 int model_fit(const model_series *s, const model_options *o, model *out, char *err, size_t errlen);
 
+/* One point's SMAPE term in percent, 200 |f - y| / (|f| + |y|) (0 when
+ * both are 0): fit_smape and cv_smape are its mean over the points. */
+double model_smape_point(double f, double y);
+
 /* Human name of a method: "constant", "exact", "pmnf", ... */
 const char *model_method_name(enum model_method m);
 
@@ -170,6 +174,18 @@ int rd_model_fit(const rd_series_point *pts, size_t npoints, int nparams, const 
  * of each slice at or above capacity (its touches spread evenly from low to
  * high). */
 double rd_model_misses(const rd_model *m, const double *x, uint64_t capacity);
+
+/* The slices of m that cross a cache of `capacity` blocks between the
+ * training points and x (docs/models.md, "Capacity crossings").  A slice
+ * is on the miss side at a point when the midpoint of its edges there (as
+ * rd_model_misses evaluates them) is >= capacity, i.e. when at least half
+ * of its touches miss; it crosses when it is on the same side at every
+ * training point train[t * nparams ..] (t < ntrain) and on the other at x.
+ * Leading bins have one constant distance and never cross.  Returns how
+ * many slices cross (0 for no training points), or -1 when memory runs
+ * out. */
+int rd_model_crossings(const rd_model *m, const double *train, size_t ntrain, int nparams, const double *x,
+                       uint64_t capacity);
 
 void rd_model_free(rd_model *m);
 

@@ -185,7 +185,7 @@ static size_t distinct_values(const points *P, int k)
 /* ---- errors -------------------------------------------------------------- */
 
 /* SMAPE of one point in percent: 200 |f - y| / (|f| + |y|), 0 if both 0. */
-static double smape1(double f, double y)
+double model_smape_point(double f, double y)
 {
     double d = fabs(f) + fabs(y);
     return d == 0.0 ? 0.0 : 200.0 * fabs(f - y) / d;
@@ -430,13 +430,13 @@ static int hyp_score(const points *P, const hyp *h, int reject_small, score *s)
     for (size_t i = 0; i < P->n; i++) {
         const double *x = P->x + i * (size_t)P->np;
         double f = hyp_eval(h, s->c0, s->coef, x), c0, coef[MODEL_MAX_TERMS];
-        s->fit_smape += smape1(f, P->y[i]);
+        s->fit_smape += model_smape_point(f, P->y[i]);
         s->max_rel = fmax(s->max_rel, rel1(f, P->y[i]));
         s->exact &= exact1(f, P->y[i]);
         if (hyp_solve(P, P->y, h, i, &c0, coef))
             return -1;
         double g = hyp_eval(h, c0, coef, x);
-        s->cv_smape += smape1(g, P->y[i]);
+        s->cv_smape += model_smape_point(g, P->y[i]);
         s->exact &= exact1(g, P->y[i]);
     }
     s->fit_smape /= (double)P->n;
@@ -571,7 +571,7 @@ static void model_store(const points *P, const hyp *h, double c0, const double *
         }
     for (size_t i = 0; i < P->n; i++) {
         double f = model_eval(m, P->x + i * (size_t)P->np);
-        m->fit_smape += smape1(f, P->y[i]);
+        m->fit_smape += model_smape_point(f, P->y[i]);
         m->fit_max_rel = fmax(m->fit_max_rel, rel1(f, P->y[i]));
     }
     m->fit_smape /= (double)(P->n ? P->n : 1);

@@ -1057,6 +1057,43 @@ double rd_model_misses(const rd_model *m, const double *x, uint64_t capacity)
     return NAN_GUARD(misses, cold);
 }
 
+/* 1 when at least half of slice i's touches miss a cache of c blocks:
+ * the midpoint of its edges e[2i], e[2i+1] is at or above c (above() is
+ * then >= 1/2), else 0. */
+static unsigned char slice_side(const double *e, size_t i, double c)
+{
+    return (e[2 * i] + e[2 * i + 1]) / 2 >= c;
+}
+
+int rd_model_crossings(const rd_model *m, const double *train, size_t ntrain, int nparams, const double *x,
+                       uint64_t capacity)
+{
+    if (m->nbins == 0 || ntrain == 0)
+        return 0;
+    size_t n = m->nbins;
+    double c = (double)capacity, *e = malloc(8 * n * sizeof *e);
+    size_t *len = malloc(2 * n * sizeof *len);
+    unsigned char *side = malloc(2 * n), *mixed = side + n;
+    int crossings = e && len && side ? 0 : -1;
+    for (size_t t = 0; crossings == 0 && t < ntrain; t++) {
+        slice_edges_at(m, train + t * (size_t)nparams, e, e + 2 * n, len);
+        for (size_t i = 0; i < n; i++) {
+            unsigned char s = slice_side(e, i, c);
+            mixed[i] = t ? mixed[i] | (s != side[i]) : 0;
+            side[i] = s;
+        }
+    }
+    if (crossings == 0) {
+        slice_edges_at(m, x, e, e + 2 * n, len);
+        for (size_t i = 0; i < n; i++)
+            crossings += !mixed[i] && slice_side(e, i, c) != side[i];
+    }
+    free(e);
+    free(len);
+    free(side);
+    return crossings;
+}
+
 void rd_model_free(rd_model *m)
 {
     if (!m)

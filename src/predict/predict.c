@@ -6,7 +6,8 @@
  * group's member instructions by their share of its touches and added to
  * their lines and functions; scope models give the scope section.  What is
  * refused (predict_check.h) is refused here with a message naming the row;
- * the rows' keys are in predict_keys.c, their errors in predict_errors.c. */
+ * the rows' keys are in predict_keys.c, their errors in predict_errors.c
+ * and predict_miss_errors.c, the capacity crossings in predict_crossing.c. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +16,7 @@
 #include "predict/predict_check.h"
 #include "predict/predict_internal.h"
 
-/* "N=1000, M=3": the parameters predicted at, for messages. */
-static void params_text(const prediction *p, char *buf, size_t len)
+void predict_params_text(const prediction *p, char *buf, size_t len)
 {
     buf[0] = 0;
     for (int k = 0; k < p->set.nparams; k++)
@@ -53,7 +53,7 @@ static int too_large(const prediction *p, const char *subject, const char *metri
                      size_t errlen)
 {
     char params[256];
-    params_text(p, params, sizeof params);
+    predict_params_text(p, params, sizeof params);
     snprintf(err, errlen,
              "the prediction at %s does not fit in a count: the %s of %s would be %.4g, %s 2^63 (%.4g), "
              "the largest count augur reports; predict at smaller parameters",
@@ -120,7 +120,7 @@ static int set_params(prediction *p, const char *const *names, const double *val
     return 0;
 }
 
-static int add_warning(prediction *p, const char *text)
+int predict_add_warning(prediction *p, const char *text)
 {
     char **grown = realloc(p->info.warnings, (p->info.nwarnings + 1) * sizeof *grown);
     if (!grown)
@@ -144,7 +144,7 @@ static int warn_extrapolation(prediction *p)
                      s->params[k], v, s->lo[k]);
         else
             continue;
-        if (add_warning(p, text) != 0)
+        if (predict_add_warning(p, text) != 0)
             return -1;
     }
     return 0;
@@ -179,7 +179,7 @@ static int outside(const prediction *p, const char *subject, const char *metric,
                    const char *term, const char *need, char *err, size_t errlen)
 {
     char params[256];
-    params_text(p, params, sizeof params);
+    predict_params_text(p, params, sizeof params);
     snprintf(err, errlen,
              "%s is outside the domain of the models: the term %s in the %s model of %s%s%s%s needs %s (a power or "
              "log2 of a parameter is defined for values > 0); predict at %s",
@@ -387,26 +387,50 @@ static int clamp_all_misses(prediction *p)
                  "misses %s: %.4g predicted misses (%.3g%%) were above their rows' predicted accesses and were "
                  "lowered to them (the miss and count models are fitted separately; they disagree here)",
                  label, lowered[k], 100 * lowered[k] / before[k]);
-        if (add_warning(p, text) != 0)
+        if (predict_add_warning(p, text) != 0)
             return -1;
     }
     return 0;
 }
 
-static int predict_misses(db *d, prediction *p, char *err, size_t errlen)
+/* The groups of the model set with their models checked at p->x, into
+ * *groups (none without caches: nothing to predict); -1 with a message. */
+static int load_groups(db *d, const prediction *p, db_rd_group **groups, size_t *n, char *err, size_t errlen)
 {
     if (p->rep.ncaches == 0)
         return 0;
-    db_rd_group *groups = NULL;
-    size_t n = 0;
-    int rc = db_rd_groups_load(d, &p->set, &groups, &n, err, errlen);
+    int rc = db_rd_groups_load(d, &p->set, groups, n, err, errlen);
+    return rc == 0 ? predict_check_groups(p, *groups, *n, err, errlen) : rc;
+}
+
+/* The function and line rows (sorted by key) and the total at p->x:
+ * counts from the count models, misses from the groups, lowered to the
+ * accesses (clamp_all_misses, which warns in p->info). */
+static int evaluate_rows(prediction *p, const db_rd_group *groups, size_t n, char *err, size_t errlen)
+{
+    int rc = build_rows(p, err, errlen);
     if (rc == 0)
-        rc = predict_check_groups(p, groups, n, err, errlen);
+        rc = sum_functions(p, &p->rep, err, errlen);
     for (size_t i = 0; rc == 0 && i < n; i++)
         rc = add_group_misses(p, &groups[i], err, errlen);
-    db_rd_groups_free(groups, n);
     if (rc == 0 && clamp_all_misses(p) != 0)
         rc = oom(err, errlen);
+    return rc;
+}
+
+int predict_rows_at(const prediction *p, const double *x, const db_rd_group *groups, size_t n, report *out,
+                    char *err, size_t errlen)
+{
+    /* q borrows p's set and models; only its report and warnings are its own. */
+    prediction q = {.set = p->set, .rows = p->rows, .nrows = p->nrows};
+    memcpy(q.x, x, sizeof q.x);
+    q.rep.ncaches = p->rep.ncaches;
+    memcpy(q.rep.caches, p->rep.caches, sizeof q.rep.caches);
+    int rc = evaluate_rows(&q, groups, n, err, errlen);
+    for (size_t i = 0; i < q.info.nwarnings; i++)
+        free(q.info.warnings[i]);
+    free(q.info.warnings);
+    *out = q.rep;
     return rc;
 }
 
@@ -480,20 +504,27 @@ int predict(db *d, const char *const *names, const double *values, int n, const 
     out->rep.prediction = &out->info;
     out->rep.ncaches = ncaches;
     memcpy(out->rep.caches, caches, ncaches * sizeof *caches);
+    db_rd_group *groups = NULL;
+    size_t ngroups = 0;
     if (rc == 0)
         rc = check_domain(out, err, errlen);
     if (rc == 0)
-        rc = build_rows(out, err, errlen);
+        rc = load_groups(d, out, &groups, &ngroups, err, errlen);
     if (rc == 0)
         rc = build_scopes(out, err, errlen);
     if (rc == 0)
-        rc = sum_functions(out, &out->rep, err, errlen);
-    if (rc == 0)
-        rc = predict_misses(d, out, err, errlen);
+        rc = evaluate_rows(out, groups, ngroups, err, errlen);
+    if (rc == 0 && ngroups)
+        rc = predict_load_training(d, out, err, errlen);
+    if (rc == 0 && predict_warn_crossings(out, groups, ngroups) != 0)
+        rc = oom(err, errlen);
     if (rc == 0)
         report_sort(&out->rep);
     if (rc == 0 && predict_attach_errors(out) != 0)
         rc = oom(err, errlen);
+    if (rc == 0)
+        rc = predict_attach_miss_errors(d, out, groups, ngroups, err, errlen);
+    db_rd_groups_free(groups, ngroups);
     return rc;
 }
 
@@ -506,6 +537,12 @@ void prediction_free(prediction *p)
     free(p->scopes);
     free(p->function_errors);
     free(p->line_errors);
+    free(p->function_miss_errors);
+    free(p->line_miss_errors);
+    for (size_t i = 0; i < p->ntrain; i++)
+        db_run_free(&p->train_runs[i]);
+    free(p->train_runs);
+    free(p->train_x);
     db_model_rows_free(p->rows, p->nrows);
     db_model_set_free(&p->set);
     memset(p, 0, sizeof *p);

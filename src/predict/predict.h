@@ -23,6 +23,15 @@ typedef struct predict_error {
     double instructions, reads, writes;
 } predict_error;
 
+/* The in-sample error of a row's predicted misses, per cache of the
+ * report (docs/models.md, "Error estimates"): the SMAPE (percent) of the
+ * misses the same models give at each training run's parameters against
+ * the misses that run measured.  Not leave-one-out: the groups are not
+ * refitted without each run. */
+typedef struct predict_miss_error {
+    double percent[REPORT_MAX_CACHES];
+} predict_miss_error;
+
 /* Predicted counts of one scope (function, inlined subroutine or loop). */
 typedef struct predict_scope {
     const char *kind, *name, *file; /* borrowed from the model rows */
@@ -46,6 +55,14 @@ typedef struct prediction {
      * rep.lines, and of the total (the functions', weighted by their
      * counts); NULL for a measured run (predict_from_run): no models. */
     predict_error *function_errors, *line_errors, total_error;
+    /* The runs the set was fitted on and their parameters
+     * (train_x[t * set.nparams + k]); loaded when there are caches. */
+    size_t ntrain;
+    db_run *train_runs;
+    double *train_x;
+    /* The misses' in-sample errors, index for index with rep.functions and
+     * rep.lines, and of the total; NULL without caches or runs. */
+    predict_miss_error *function_miss_errors, *line_miss_errors, total_miss_error;
 } prediction;
 
 /* Evaluate the newest model set of d at the parameters names[i] = values[i]
@@ -67,10 +84,12 @@ void prediction_free(prediction *p);
 int predict_check_groups(const prediction *p, const db_rd_group *groups, size_t n, char *err, size_t errlen);
 
 /* The models' errors: as text, a table of the total's and of the `top`
- * functions' (0: all); in JSON, a "cv_error_percent" object with
- * instructions, reads and writes in the total, every function and line
- * of doc (report_json's, rows in rep order).  Nothing for a measured run.
- * -1 on a write error or when memory runs out. */
+ * functions' (0: all), then one of their misses' in-sample errors per
+ * cache; in JSON, a "cv_error_percent" object with instructions, reads
+ * and writes, and a "misses_error_percent" object by cache key, in the
+ * total, every function and line of doc (report_json's, rows in rep
+ * order).  Nothing for a measured run.  -1 on a write error or when memory
+ * runs out. */
 int predict_write_errors_text(const prediction *p, size_t top, FILE *out);
 int predict_errors_json(const prediction *p, json_t *doc);
 

@@ -1,6 +1,8 @@
 /* predict_internal.h — what the files of src/predict share and no other
- * stage needs: the rows' keys (predict_keys.c) and the models' errors
- * (predict_errors.c). */
+ * stage needs: the rows' keys (predict_keys.c), the models' errors
+ * (predict_errors.c, predict_miss_errors.c), the evaluation of the rows at
+ * other parameters and the warnings (predict.c), the capacity crossings
+ * (predict_crossing.c). */
 #ifndef AUGUR_PREDICT_INTERNAL_H
 #define AUGUR_PREDICT_INTERNAL_H
 
@@ -24,5 +26,37 @@ void predict_error_metric(predict_error *e, const char *metric, double cv);
  * in their final order) and total_error from p->rows; -1 when memory
  * runs out. */
 int predict_attach_errors(prediction *p);
+
+/* "N=1000, M=3": the parameters predicted at, for messages. */
+void predict_params_text(const prediction *p, char *buf, size_t len);
+
+/* Add a copy of text to p's warnings; -1 when memory runs out. */
+int predict_add_warning(prediction *p, const char *text);
+
+/* The function and line rows (sorted by key, not in report order) and the
+ * total that p's models give at the parameters x, misses from the groups
+ * for p's caches, lowered to the accesses as predict lowers them.  Free
+ * *out with report_free, also after failure; -1 with a message as predict
+ * gives it. */
+int predict_rows_at(const prediction *p, const double *x, const db_rd_group *groups, size_t n, report *out,
+                    char *err, size_t errlen);
+
+/* p->train_runs and train_x: the runs of p->set.runs and their values of
+ * the set's parameters.  -1 with a message when a run is gone or lacks a
+ * parameter. */
+int predict_load_training(db *d, prediction *p, char *err, size_t errlen);
+
+/* The misses' in-sample errors (predict_miss_error) of p's total,
+ * functions and lines (in their final order), from the groups and the
+ * training runs' measured reports; nothing without caches or training
+ * runs.  -1 with a message. */
+int predict_attach_miss_errors(db *d, prediction *p, const db_rd_group *groups, size_t n, char *err,
+                               size_t errlen);
+
+/* One warning per cache whose groups have slices that cross its capacity
+ * between the training runs and p->x (rd_model_crossings), naming how many
+ * groups, their share of the cache's predicted misses and the largest.
+ * -1 when memory runs out. */
+int predict_warn_crossings(prediction *p, const db_rd_group *groups, size_t n);
 
 #endif

@@ -1,7 +1,8 @@
 /* predict_print.c — the scope section of `augur predict`: the predicted
  * counts of every modeled function, inlined subroutine and loop of the
  * program, as a text table (the top scopes by instructions, with a line on
- * those left out) and as JSON (all of them; docs/models.md). */
+ * those left out) and as JSON (all of them; docs/models.md); and the
+ * models' errors: of the counts and of the misses. */
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -67,6 +68,40 @@ int predict_write_scopes_text(const prediction *p, size_t top, FILE *out)
 
 /* ---- the models' errors ------------------------------------------------------------ */
 
+/* One row of the misses' errors table: name, then a percent per cache. */
+static void write_miss_error_row(const char *name, const predict_miss_error *e, size_t ncaches, FILE *out)
+{
+    fprintf(out, "  %-40s", name);
+    for (size_t c = 0; c < ncaches; c++)
+        fprintf(out, " %11.2f%%", e->percent[c]);
+    fputc('\n', out);
+}
+
+/* The misses' in-sample errors of the total and the first `shown`
+ * functions, one column per cache; nothing when there are none. */
+static void write_miss_errors_text(const prediction *p, size_t shown, FILE *out)
+{
+    const report *r = &p->rep;
+    if (!p->function_miss_errors)
+        return;
+    fprintf(out, "\nMisses errors (in-sample, not leave-one-out: the models at the %zu training runs against "
+                 "their measured misses, SMAPE %%):\n", p->ntrain);
+    fprintf(out, "  %-40s", "misses of");
+    for (size_t c = 0; c < r->ncaches; c++) {
+        char label[64];
+        report_cache_label(&r->caches[c], label, sizeof label);
+        fprintf(out, " %12s", label);
+    }
+    fputc('\n', out);
+    write_miss_error_row("the program", &p->total_miss_error, r->ncaches, out);
+    for (size_t i = 0; i < shown; i++) {
+        char name[REPORT_NAME_WIDTH + 1];
+        const char *fn = r->functions[i].function;
+        write_miss_error_row(fn ? st_short_name(fn, REPORT_NAME_WIDTH, name, sizeof name) : "(unknown)",
+                             &p->function_miss_errors[i], r->ncaches, out);
+    }
+}
+
 int predict_write_errors_text(const prediction *p, size_t top, FILE *out)
 {
     if (!p->function_errors)
@@ -86,6 +121,7 @@ int predict_write_errors_text(const prediction *p, size_t top, FILE *out)
                 fn ? st_short_name(fn, REPORT_NAME_WIDTH, name, sizeof name) : "(unknown)",
                 e->instructions, e->reads, e->writes);
     }
+    write_miss_errors_text(p, shown, out);
     return ferror(out) ? -1 : 0;
 }
 
@@ -107,6 +143,50 @@ static int add_row_errors(json_t *rows, const predict_error *errors)
     return 0;
 }
 
+/* {"32768:64": percent, ...}: a miss error by the caches' keys, as in
+ * "misses". */
+static json_t *miss_error_json(const report *r, const predict_miss_error *e)
+{
+    json_t *o = json_object();
+    for (size_t c = 0; o && c < r->ncaches; c++) {
+        char key[64];
+        report_cache_key(&r->caches[c], key, sizeof key);
+        if (json_object_set_new(o, key, json_real(e->percent[c])) != 0) {
+            json_decref(o);
+            return NULL;
+        }
+    }
+    return o;
+}
+
+/* miss_error_json of errors[i] into the i-th object of the array rows. */
+static int add_row_miss_errors(const report *r, json_t *rows, const predict_miss_error *errors)
+{
+    size_t i;
+    json_t *o;
+    json_array_foreach(rows, i, o)
+    {
+        if (json_object_set_new(o, "misses_error_percent", miss_error_json(r, &errors[i])) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* "misses_error_percent" in the total, functions and lines of doc. */
+static int miss_errors_json(const prediction *p, json_t *doc)
+{
+    if (!p->function_miss_errors)
+        return 0;
+    json_t *total = json_object_get(doc, "total");
+    return !total ||
+                   json_object_set_new(total, "misses_error_percent",
+                                       miss_error_json(&p->rep, &p->total_miss_error)) != 0 ||
+                   add_row_miss_errors(&p->rep, json_object_get(doc, "functions"), p->function_miss_errors) != 0 ||
+                   add_row_miss_errors(&p->rep, json_object_get(doc, "lines"), p->line_miss_errors) != 0
+               ? -1
+               : 0;
+}
+
 int predict_errors_json(const prediction *p, json_t *doc)
 {
     if (!p->function_errors)
@@ -114,7 +194,8 @@ int predict_errors_json(const prediction *p, json_t *doc)
     json_t *total = json_object_get(doc, "total");
     return !total || json_object_set_new(total, "cv_error_percent", error_json(&p->total_error)) != 0 ||
                    add_row_errors(json_object_get(doc, "functions"), p->function_errors) != 0 ||
-                   add_row_errors(json_object_get(doc, "lines"), p->line_errors) != 0
+                   add_row_errors(json_object_get(doc, "lines"), p->line_errors) != 0 ||
+                   miss_errors_json(p, doc) != 0
                ? -1
                : 0;
 }
