@@ -1,0 +1,115 @@
+#!/bin/bash
+# test_predict_misses.sh — the error estimate and the capacity-crossing
+# warning of the misses `augur predict` gives (docs/models.md, "Error
+# estimates" and "Capacity crossings"), on memsweep (tests/programs): 4
+# sweeps over N consecutive 64-byte lines, trained at N = 64 .. 256 lines
+# (16 KiB at most, below a 32 KiB cache's 512 blocks).  Closed forms: the
+# sweep's load touches each line first cold (N misses), then 3 times at
+# reuse distance N - 1 blocks, which hit a 512-block cache when N <= 512.
+#   - the measured misses of `sweep` are N at every training run (32 KiB and
+#     1 MiB), its models reproduce them, so its misses_error_percent is 0;
+#   - the total's misses_error_percent is the mean over the training runs of
+#     200 |P - M| / (P + M), P from `augur predict` at the run's N and M from
+#     `augur report --run R` (the same numbers by another path);
+#   - at N = 1024 (64 KiB) the slice at distance N - 1 crosses 512 blocks:
+#     a warning names the groups (also ld.so's exit code, whose touches
+#     reach back over the whole run), their share, at least sweep's, and
+#     the largest, memsweep.c:LINE in sweep; sweep's 32 KiB misses are 4N;
+#     1 MiB (16384 blocks) has no warning;
+#   - at N = 64, 160 and 256 (inside the training range) there is none;
+#   - with the sweep group's cold model raised by 100 in the database (a
+#     model off by a known amount), sweep's misses_error_percent is the
+#     mean of 200 * 100 / (2N + 100) over the training N, computed here.
+source "$TESTLIB"
+PROG="$PROGRAMS/memsweep"
+DB="$WORK/s.db"
+TRAIN="64 96 128 192 256"
+LOAD_LINE=$(line_of "LOAD:sweep" "$SRC_PROGRAMS/memsweep.c")
+
+for n in $TRAIN; do
+    "$AUGUR" collect --db "$DB" --param N=$n -- "$PROG" $n 64 4 >/dev/null 2>&1
+done
+"$AUGUR" model --db "$DB" --quiet >/dev/null 2>&1
+check "model exit" "$?" 0
+
+C32=32768:64
+C1M=1048576:64
+# sweep_misses JSON CACHE — the misses of function sweep in a report or prediction
+sweep_misses() { jq --arg c "$2" '.functions[] | select(.function == "sweep") | .misses[$c]' "$1"; }
+
+# ---- measured: N misses at both caches (closed form) -------------------------
+run=0
+for n in $TRAIN; do
+    run=$((run + 1))
+    "$AUGUR" report --db "$DB" --run $run --cache 32K --cache 1M --format json --top 0 >"$WORK/run$run.json"
+    check "run $run (N=$n): sweep's measured misses are N at 32 KiB and 1 MiB" \
+        "$(sweep_misses "$WORK/run$run.json" $C32) $(sweep_misses "$WORK/run$run.json" $C1M)" "$n $n"
+done
+
+# ---- the in-sample error -------------------------------------------------------
+"$AUGUR" predict --db "$DB" --param N=1024 --cache 32K --cache 1M --format json --top 0 >"$WORK/p1024.json" \
+    2>"$WORK/p1024.err"
+check "N=1024 predicted" "$?" 0
+check "sweep's misses error is 0 at both caches (its models are exact at the training runs)" \
+    "$(jq '.functions[] | select(.function == "sweep") | .misses_error_percent | [.[]] | map(fabs < 1e-6) | all' \
+        "$WORK/p1024.json")" true
+check "every function and line carries a misses error for each cache" \
+    "$(jq '[.functions[], .lines[] | .misses_error_percent | keys | length] | map(. == 2) | all' "$WORK/p1024.json")" \
+    true
+# the total's error by another path: predict at each training N, report each run
+for cache in $C32 $C1M; do
+    run=0
+    terms=""
+    for n in $TRAIN; do
+        run=$((run + 1))
+        p=$("$AUGUR" predict --db "$DB" --param N=$n --cache 32K --cache 1M --format json 2>/dev/null |
+            jq --arg c $cache '.total.misses[$c]')
+        m=$(jq --arg c $cache '.total.misses[$c]' "$WORK/run$run.json")
+        terms="$terms $p $m"
+    done
+    want=$(echo "$terms" | awk '{ for (i = 1; i < NF; i += 2) { p = $i; m = $(i + 1); d = p > m ? p - m : m - p
+                                   s += p + m > 0 ? 200 * d / (p + m) : 0 } printf "%.12g", s / (NF / 2) }')
+    got=$(jq --arg c $cache '.total.misses_error_percent[$c]' "$WORK/p1024.json")
+    check "total's $cache misses error = mean SMAPE of predict vs report at the runs ($want)" \
+        "$(awk -v g="$got" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d
+                                                 print (g ~ /^[0-9.e+-]+$/ && d <= 1e-6 * w + 1e-9) ? 1 : 0 }')" 1
+done
+
+# ---- the crossing warning ------------------------------------------------------
+check "N=1024: sweep's 32 KiB misses are 4N (every touch at distance N - 1 >= 512 misses)" \
+    "$(within "$(sweep_misses "$WORK/p1024.json" $C32)" 4096 1e-3)" 1
+CROSS="^misses 32KiB:64: [0-9]+ reuse-distance groups \\([0-9.]+% of the predicted misses; largest: memsweep.c:$LOAD_LINE in sweep\\) cross the cache's 512 blocks between the training range and N=1024: their misses are extrapolated"
+check "N=1024: the 32 KiB crossing warning in the JSON, naming the sweep's load" \
+    "$(jq -r '.prediction.warnings[]' "$WORK/p1024.json" | grep -cE "$CROSS")" 1
+share=$(jq -r '.prediction.warnings[]' "$WORK/p1024.json" | grep -E "$CROSS" | sed -E 's/.*\(([0-9.]+)% of the.*/\1/')
+want=$(jq --arg c $C32 '100 * (.functions[] | select(.function == "sweep") | .misses[$c]) / .total.misses[$c]' \
+    "$WORK/p1024.json")
+check "N=1024: their share ($share%) holds sweep's part of the 32 KiB misses ($want%)" \
+    "$(awk -v s="$share" -v w="$want" 'BEGIN { print (s >= w - 0.05 && s <= 100) ? 1 : 0 }')" 1
+check "N=1024: and on stderr" "$(grep -cE "warning: ${CROSS#^}" "$WORK/p1024.err")" 1
+check "N=1024: no crossing of 1 MiB (16384 blocks)" "$(grep -c 'misses 1MiB:64: .* cross' "$WORK/p1024.err")" 0
+"$AUGUR" predict --db "$DB" --param N=1024 --cache 32K --cache 1M >"$WORK/p1024.txt" 2>/dev/null
+check "text: the misses errors table with the program's and sweep's rows" \
+    "$(grep -A 20 '^Misses errors (in-sample' "$WORK/p1024.txt" | grep -cE '^  (the program|sweep) +[0-9.]+% +[0-9.]+%$')" 2
+
+for n in 64 160 256; do
+    "$AUGUR" predict --db "$DB" --param N=$n --cache 32K --cache 1M --format json >"$WORK/p$n.json" 2>"$WORK/p$n.err"
+    check "N=$n: no crossing warning" "$(jq '[.prediction.warnings[] | select(test("cross"))] | length' "$WORK/p$n.json")" 0
+done
+check "N=160: no warning at all" "$(jq -r '.prediction.warnings | length' "$WORK/p160.json")" 0
+
+# ---- a model off by a known amount ---------------------------------------------
+cp "$DB" "$WORK/off.db"
+SWEEP_GROUPS="SELECT group_id FROM rd_members WHERE function = 'sweep' AND line = $LOAD_LINE"
+check "sweep's misses come from one group of 64-byte blocks" \
+    "$(sqlite3 "$WORK/off.db" "SELECT count(*) FROM rd_groups WHERE block_size = 64 AND id IN ($SWEEP_GROUPS)")" 1
+sqlite3 "$WORK/off.db" "UPDATE models SET constant = constant + 100
+    WHERE id IN (SELECT cold_model FROM rd_groups WHERE block_size = 64 AND id IN ($SWEEP_GROUPS))"
+"$AUGUR" predict --db "$WORK/off.db" --param N=1024 --cache 32K --cache 1M --format json >"$WORK/off.json" 2>/dev/null
+want=$(echo "$TRAIN" | awk '{ for (i = 1; i <= NF; i++) s += 200 * 100 / (2 * $i + 100); print s / NF }')
+for cache in $C32 $C1M; do
+    got=$(jq --arg c $cache '.functions[] | select(.function == "sweep") | .misses_error_percent[$c]' "$WORK/off.json")
+    check "cold + 100: sweep's $cache misses error is mean 200*100/(2N+100) = $want" "$(within "$got" "$want" 1e-6)" 1
+done
+
+finish
