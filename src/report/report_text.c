@@ -233,6 +233,22 @@ static int print_run(const report *r, FILE *out)
     return rc;
 }
 
+/* "  warning: TEXT", its words wrapped before column 100 and continued
+ * lines indented: a warning (a capacity crossing names a group, a share
+ * and the parameters) can be longer than a terminal is wide. */
+static void print_warning(const char *text, FILE *out)
+{
+    int col = fprintf(out, "  warning:");
+    for (const char *w = text + strspn(text, " "); *w; w += strspn(w, " ")) {
+        int n = (int)strcspn(w, " ");
+        if (col + 1 + n > 100 && col > 4)
+            col = fprintf(out, "\n   ");
+        col += fprintf(out, " %.*s", n, w);
+        w += n;
+    }
+    fputc('\n', out);
+}
+
 static int print_prediction(const report *r, FILE *out)
 {
     const report_prediction *p = r->prediction;
@@ -241,7 +257,7 @@ static int print_prediction(const report *r, FILE *out)
         fprintf(out, " %s=%.10g", p->names[k], p->values[k]);
     fprintf(out, "\n  from model set %lld, fitted on runs %s\n", (long long)p->set_id, p->runs);
     for (size_t i = 0; i < p->nwarnings; i++)
-        fprintf(out, "  warning: %s\n", p->warnings[i]);
+        print_warning(p->warnings[i], out);
     return ferror(out) ? -1 : 0;
 }
 
