@@ -96,14 +96,14 @@ ms_sim *ms_new(const ms_config *c, const rd_allocator *a, const char **error)
     ms_sim *s = a->alloc(a->ctx, sizeof *s);
     s->a = a;
     s->c = *c;
-    s->line_shift = log2_pow2(c->level[0].line);
-    s->gran_shift = s->line_shift > 6 ? s->line_shift - 6 : 0;
-    s->sample_mask = c->set_sample - 1;
-    s->shadow_log2 = log2_pow2(shadow_sample(c));
+    s->f.line_shift = log2_pow2(c->level[0].line);
+    s->gran_shift = s->f.line_shift > 6 ? s->f.line_shift - 6 : 0;
+    s->f.sample_mask = c->set_sample - 1;
+    s->f.shadow_log2 = log2_pow2(shadow_sample(c));
     s->nprivate = 0;
     s->nthreads = 0;
-    s->coherent = 0;
-    s->epoch = 0;
+    s->f.coherent = 0;
+    s->f.epoch = 0;
     for (unsigned k = 0; k < CS_MAX_LEVELS; k++) {
         const ms_level_config *l = &c->level[k];
         s->shared[k].shadow = NULL;
@@ -115,8 +115,10 @@ ms_sim *ms_new(const ms_config *c, const rd_allocator *a, const char **error)
             instance_init(&s->shared[k], c, k, a);
     }
     ms_table_init(&s->shared_seen, sizeof(ms_seen_chunk), a);
-    for (unsigned t = 0; t < MS_MAX_THREADS; t++)
+    for (unsigned t = 0; t < MS_MAX_THREADS; t++) {
         s->thread[t] = NULL;
+        s->f.first[t] = NULL;
+    }
     return s;
 }
 
@@ -138,7 +140,7 @@ void ms_free(ms_sim *s)
     for (unsigned k = 0; k < CS_MAX_LEVELS; k++)
         ms_cache_free(&s->shared[k]);
     ms_table_free(&s->shared_seen);
-    if (s->coherent)
+    if (s->f.coherent)
         ms_table_free(&s->dir);
     a->release(a->ctx, s);
 }
@@ -158,6 +160,7 @@ static ms_thread *thread_state(ms_sim *s, unsigned t)
     ms_table_init(&th->seen, sizeof(ms_seen_chunk), s->a);
     ms_table_init(&th->inv, sizeof(ms_inv_line), s->a);
     s->thread[t] = th;
+    s->f.first[t] = s->c.level[0].shared_by == 1 ? &th->level[0] : &s->shared[0];
     if (++s->nthreads == 2 && s->nprivate > 0)
         ms_coherence_start(s);
     return th;
@@ -165,7 +168,7 @@ static ms_thread *thread_state(ms_sim *s, unsigned t)
 
 uint64_t ms_touch_mask(const ms_sim *s, uint64_t block, uint64_t addr, uint64_t last)
 {
-    uint64_t base = block << s->line_shift, end = base + ((uint64_t)1 << s->line_shift) - 1;
+    uint64_t base = block << s->f.line_shift, end = base + ((uint64_t)1 << s->f.line_shift) - 1;
     unsigned lo = (unsigned)(((addr > base ? addr : base) - base) >> s->gran_shift);
     unsigned hi = (unsigned)(((last < end ? last : end) - base) >> s->gran_shift);
     uint64_t upto = hi == 63 ? UINT64_MAX : ((uint64_t)1 << (hi + 1)) - 1;
@@ -202,7 +205,7 @@ static enum ms_cause miss_cause(ms_sim *s, const ref *r, unsigned k, uint64_t bl
     if (!(o->shadow_fed && o->shadow_hit) &&
         !seen_before(priv ? &r->th->seen : &s->shared_seen, block, k))
         return MS_COLD;
-    if (priv && s->coherent) {
+    if (priv && s->f.coherent) {
         ms_inv_line *l = ms_table_find(&r->th->inv, block);
         uint64_t bit = (uint64_t)1 << k;
         if (l && (l->inv_levels & bit)) {
@@ -228,12 +231,12 @@ static ms_cache *instance(ms_sim *s, const ref *r, unsigned k)
 static int level_access(ms_sim *s, const ref *r, unsigned k, ms_result *out)
 {
     ms_cache *c = instance(s, r, k);
-    uint64_t first = r->addr >> s->line_shift, last = r->last >> s->line_shift;
+    uint64_t first = r->addr >> s->f.line_shift, last = r->last >> s->f.line_shift;
     int missed = 0;
     for (uint64_t b = first;; b++) {
-        if (!(b & s->sample_mask)) {
-            int fed = ms_shadow_sampled(b, s->shadow_log2);
-            ms_outcome o = ms_cache_access(c, b, r->tag, s->epoch, fed);
+        if (!(b & s->f.sample_mask)) {
+            int fed = ms_shadow_sampled(b, s->f.shadow_log2);
+            ms_outcome o = ms_cache_access(c, b, r->tag, s->f.epoch, fed);
             if (o.unknown && out->unknown_from > k)
                 out->unknown_from = (uint8_t)k;
             if (!o.hit) {
@@ -255,9 +258,9 @@ static int level_access(ms_sim *s, const ref *r, unsigned k, ms_result *out)
  * thread's private levels. */
 static void coherence_update(ms_sim *s, const ref *r, int is_write, unsigned hit_level)
 {
-    uint64_t first = r->addr >> s->line_shift, last = r->last >> s->line_shift;
+    uint64_t first = r->addr >> s->f.line_shift, last = r->last >> s->f.line_shift;
     for (uint64_t b = first;; b++) {
-        if (!(b & s->sample_mask)) {
+        if (!(b & s->f.sample_mask)) {
             if (is_write)
                 ms_coherence_write(s, r->t, b, ms_touch_mask(s, b, r->addr, r->last));
             else if (hit_level > 0)
@@ -269,15 +272,14 @@ static void coherence_update(ms_sim *s, const ref *r, int is_write, unsigned hit
 }
 
 /* The walk of reference r down the levels, for what the fast path in
- * ms_access did not take; out of line so that the fast path, which most
- * references take, saves no registers.  Returns ms_access's result. */
-static __attribute__((noinline)) int walk(ms_sim *s, const ref *r, int is_write, ms_result *out)
+ * ms_access did not take.  Returns ms_access's result. */
+static int walk(ms_sim *s, const ref *r, int is_write, ms_result *out)
 {
     unsigned k = 0;
     while (k < s->c.nlevels && level_access(s, r, k, out))
         k++;
     out->hit_level = (uint8_t)k;
-    if (s->coherent)
+    if (s->f.coherent)
         coherence_update(s, r, is_write, k);
     /* From k, not from out's bytes: a wider load of bytes just stored one
      * by one waits for the stores (a store-forwarding stall, measured at a
@@ -285,33 +287,25 @@ static __attribute__((noinline)) int walk(ms_sim *s, const ref *r, int is_write,
     return k == 0 && out->unknown_from == MS_ALL_KNOWN;
 }
 
-int ms_access(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_write, uint32_t tag,
-               ms_result *out)
+int ms_access_walk(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_write, uint32_t tag,
+                   ms_result *out)
 {
     uint64_t span = size ? size - 1 : 0;
     ref r = {thread % MS_MAX_THREADS, NULL, addr, span > UINT64_MAX - addr ? UINT64_MAX : addr + span,
              tag};
-    uint64_t block = addr >> s->line_shift;
-    if (block & s->sample_mask) {
+    if ((addr >> s->f.line_shift) & s->f.sample_mask) {
         out->sampled = 0;
         return 0;
     }
     out->sampled = 1;
     out->unknown_from = MS_ALL_KNOWN;
     r.th = thread_state(s, r.t);
-    /* The fast path: one line that hits level 0 with a certain outcome
-     * (ms_cache_hit), and not a write other threads' copies must hear of. */
-    if (block == r.last >> s->line_shift && !(is_write && s->coherent) &&
-        ms_cache_hit(instance(s, &r, 0), block, s->epoch, ms_shadow_sampled(block, s->shadow_log2))) {
-        out->hit_level = 0;
-        return 1;
-    }
     return walk(s, &r, is_write, out);
 }
 
 void ms_sample_start(ms_sim *s)
 {
-    s->epoch++;
+    s->f.epoch++;
 }
 
 const char *ms_cause_name(enum ms_cause c)

@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "cachesim/cachesim.h"
+#include "cachesim/ms_cache.h"
 #include "rd/rd.h"
 
 #define MS_MAX_THREADS 64u
@@ -112,6 +113,32 @@ typedef struct ms_sim ms_sim;
 ms_sim *ms_new(const ms_config *c, const rd_allocator *a, const char **error);
 void ms_free(ms_sim *s);
 
+/* 1 if `block` feeds the shadows of a simulator whose shadow_sample is
+ * 2^log2_sample: the top log2_sample bits of a multiplicative hash of the
+ * block are zero, so sampled lines spread over all sets. */
+static inline int ms_shadow_sampled(uint64_t block, unsigned log2_sample)
+{
+    return ((block * 0xff51afd7ed558ccdull) >> 1 >> (63 - log2_sample)) == 0;
+}
+
+/* What the inline fast path of ms_access reads: the first member of
+ * struct ms_sim (memsim_internal.h), so that a simulator pointer converts to
+ * a pointer to it.  Not for users to change. */
+typedef struct ms_fast {
+    unsigned line_shift;  /* log2(line) */
+    unsigned shadow_log2; /* log2(shadow_sample): see ms_shadow_sampled */
+    uint64_t sample_mask; /* set_sample - 1: a block is simulated when
+                             (block & sample_mask) == 0 */
+    uint32_t epoch;       /* time sample number; 0 before the first */
+    int coherent;         /* directory kept (two threads, private levels) */
+    ms_cache *first[MS_MAX_THREADS]; /* each thread's first-level instance,
+                                        once the thread has one */
+} ms_fast;
+
+/* ms_access without its fast path: any reference (out of line). */
+int ms_access_walk(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_write, uint32_t tag,
+                   ms_result *out);
+
 /* Simulate thread `thread` (0..MS_MAX_THREADS-1) reading (is_write 0) or
  * writing [addr, addr+size), size >= 1, on behalf of the data object
  * `tag` (kept with the line, so that a later eviction names it).  Fills
@@ -123,22 +150,37 @@ void ms_free(ms_sim *s);
  * simulated and hit the first level with a certain outcome (hit_level 0,
  * unknown_from MS_ALL_KNOWN: nothing else in *out to read), else 0; the
  * usual case is then a test of a register, not of bytes just stored. */
-int ms_access(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_write, uint32_t tag,
-               ms_result *out);
+static inline int ms_access(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_write,
+                            uint32_t tag, ms_result *out)
+{
+    /* The fast path, inline in the caller's loop (a call per reference,
+     * its saved registers and its reference record were a fifth of the
+     * memspy tool's time on matmul): one line that hits the first level
+     * with a certain outcome (ms_cache_hit), and not a write that other
+     * threads' copies must hear of. */
+    const ms_fast *f = (const ms_fast *)(void *)s;
+    uint64_t block = addr >> f->line_shift;
+    ms_cache *c = f->first[thread % MS_MAX_THREADS];
+    if (block & f->sample_mask) {
+        out->sampled = 0;
+        return 0;
+    }
+    if (c && size != 0 && ((addr + size - 1) >> f->line_shift) == block &&
+        !(is_write && f->coherent) &&
+        ms_cache_hit(c, block, f->epoch, ms_shadow_sampled(block, f->shadow_log2))) {
+        out->sampled = 1;
+        out->hit_level = 0;
+        out->unknown_from = MS_ALL_KNOWN;
+        return 1;
+    }
+    return ms_access_walk(s, thread, addr, size, is_write, tag, out);
+}
 
 /* Time sampling: a new sample begins after references that were not
  * simulated.  The caches keep their contents, but until a set has seen
  * `ways` distinct lines in this sample, the first touch of each line there
  * is unknown (ms_result.unknown_from). */
 void ms_sample_start(ms_sim *s);
-
-/* 1 if `block` feeds the shadows of a simulator whose shadow_sample is
- * 2^log2_sample: the top log2_sample bits of a multiplicative hash of the
- * block are zero, so sampled lines spread over all sets. */
-static inline int ms_shadow_sampled(uint64_t block, unsigned log2_sample)
-{
-    return ((block * 0xff51afd7ed558ccdull) >> 1 >> (63 - log2_sample)) == 0;
-}
 
 /* "cold", "capacity", "conflict", "true_sharing", "false_sharing",
  * "unsplit". */

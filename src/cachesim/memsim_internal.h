@@ -41,25 +41,20 @@ typedef struct ms_dir_line {
 typedef struct ms_thread {
     ms_cache level[CS_MAX_LEVELS]; /* created for private levels only */
     ms_table seen;                 /* ms_seen_chunk */
-    ms_table inv;                  /* ms_inv_line, filled only when coherent */
+    ms_table inv;                  /* ms_inv_line, filled only when f.coherent */
 } ms_thread;
 
 struct ms_sim {
+    ms_fast f; /* first: what the inline fast path of ms_access reads */
     const rd_allocator *a;
     ms_config c;
-    unsigned line_shift;  /* log2(line) */
     unsigned gran_shift;  /* log2(bytes per byte-mask bit): 0 up to 64-byte lines */
-    uint64_t sample_mask; /* set_sample - 1: a block is simulated when
-                             (block & sample_mask) == 0 */
-    unsigned shadow_log2; /* log2(shadow_sample): see ms_shadow_sampled */
     unsigned nprivate;    /* number of private levels */
     ms_cache shared[CS_MAX_LEVELS]; /* created for shared levels only */
     ms_table shared_seen;           /* ms_seen_chunk of the shared levels */
     ms_thread *thread[MS_MAX_THREADS];
     unsigned nthreads;              /* threads created */
-    int coherent;                   /* directory kept (two threads, private levels) */
-    ms_table dir;                   /* ms_dir_line, when coherent */
-    uint32_t epoch;                 /* time sample number; 0 before the first */
+    ms_table dir;                   /* ms_dir_line, when f.coherent */
 };
 
 /* The granules of line `block` that bytes [addr, last] touch (bit i:

@@ -34,7 +34,7 @@ static void add_holder(void *ctx, uint64_t block)
 void ms_coherence_start(ms_sim *s)
 {
     ms_table_init(&s->dir, sizeof(ms_dir_line), s->a);
-    s->coherent = 1;
+    s->f.coherent = 1;
     for (unsigned t = 0; t < MS_MAX_THREADS; t++) {
         if (!s->thread[t])
             continue;
@@ -63,7 +63,7 @@ static unsigned invalidate(ms_sim *s, unsigned t, uint64_t block)
     unsigned present = 0;
     for (unsigned k = 0; k < s->c.nlevels; k++) {
         ms_cache *c = &s->thread[t]->level[k];
-        if (c->shadow && ms_cache_remove(c, block, s->epoch))
+        if (c->shadow && ms_cache_remove(c, block, s->f.epoch))
             present |= 1u << k;
     }
     return present;

@@ -58,6 +58,8 @@ static void print_help(FILE *to)
             "Values outside the range the models were fitted on are predicted with a warning; a value\n"
             "outside a term's domain (N <= 0 where a model has log2(N) or N^k) and counts at or above\n"
             "2^63 are refused.  --top also limits the scope table (JSON keeps every scope).\n"
+            "Counts carry their models' cross-validation error, misses their error at the training\n"
+            "runs; a warning names the reuse distances that cross a cache's capacity outside them.\n"
             "Exit status: 0 success, 2 usage error, 1 other errors.  See docs/models.md.\n",
             default_db_path(), REPORT_DEFAULT_LINE, REPORT_MAX_CACHES, REPORT_DEFAULT_TOP);
 }
