@@ -23,17 +23,21 @@ typedef struct crossing {
 
 /* "matmul.c:14 in multiply", or "memcpy (libc.so.6)" without a line, or
  * "code at 0x4011a0 of no known function": the member of g with the
- * largest share, for messages. */
+ * largest share, for messages (a long C++ name shortened as in the text
+ * tables: the message is one line of them). */
 static void largest_member(const db_rd_group *g, char *buf, size_t len)
 {
     const struct db_rd_member_row *best = NULL;
+    char fn[REPORT_NAME_WIDTH + 1];
     for (size_t k = 0; k < g->nmembers; k++)
         if (!best || g->members[k].share > best->share)
             best = &g->members[k];
+    if (best && best->function)
+        st_short_name(best->function, REPORT_NAME_WIDTH, fn, sizeof fn);
     if (best && best->file && best->line)
-        snprintf(buf, len, "%s:%u in %s", report_base_name(best->file), best->line, best->function ?: "?");
+        snprintf(buf, len, "%s:%u in %s", report_base_name(best->file), best->line, best->function ? fn : "?");
     else if (best && best->function)
-        snprintf(buf, len, "%s (%s)", best->function, report_base_name(g->module) ?: "no module");
+        snprintf(buf, len, "%s (%s)", fn, report_base_name(g->module) ?: "no module");
     else
         snprintf(buf, len, "code at %#llx of no known function", best ? (unsigned long long)best->addr : 0ULL);
 }
