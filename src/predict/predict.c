@@ -7,7 +7,8 @@
  * their lines and functions; scope models give the scope section.  What is
  * refused (predict_check.h) is refused here with a message naming the row;
  * the rows' keys are in predict_keys.c, their errors in predict_errors.c
- * and predict_miss_errors.c, the capacity crossings in predict_crossing.c. */
+ * and predict_miss_errors.c, the capacity crossings in predict_crossing.c,
+ * the nesting of scopes in predict_scopes.c. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -514,8 +515,10 @@ int predict(db *d, const char *const *names, const double *values, int n, const 
         rc = build_scopes(out, err, errlen);
     if (rc == 0)
         rc = evaluate_rows(out, groups, ngroups, err, errlen);
-    if (rc == 0 && ngroups)
+    if (rc == 0)
         rc = predict_load_training(d, out, err, errlen);
+    if (rc == 0)
+        rc = predict_nest_scopes(d, out, err, errlen);
     if (rc == 0 && predict_warn_crossings(out, groups, ngroups) != 0)
         rc = oom(err, errlen);
     if (rc == 0)

@@ -40,6 +40,8 @@ typedef struct predict_scope {
     double instructions, reads, writes, flops, headers, entries;
     double cls[ST_CLASS_COUNT]; /* executions per instruction class */
     predict_error err;          /* of its models (a measured run: 0) */
+    int lowered;                /* a count was above its parent's and was
+                                   lowered to it (predict_nest_scopes) */
 } predict_scope;
 
 typedef struct prediction {

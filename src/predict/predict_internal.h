@@ -53,6 +53,14 @@ int predict_load_training(db *d, prediction *p, char *err, size_t errlen);
 int predict_attach_miss_errors(db *d, prediction *p, const db_rd_group *groups, size_t n, char *err,
                                size_t errlen);
 
+/* Lower every predicted scope's nested counts (instructions, reads,
+ * writes, flops, classes) to those of its nearest predicted ancestor in the
+ * program's stored structure, marking it lowered, with one warning when a
+ * scope lost more than 0.1% of the program's instructions; nothing
+ * when the structure of the training runs' program is not stored.  Needs
+ * p->train_runs.  -1 with a message. */
+int predict_nest_scopes(db *d, prediction *p, char *err, size_t errlen);
+
 /* One warning per cache whose groups have slices that cross its capacity
  * between the training runs and p->x (rd_model_crossings), naming how many
  * groups, their share of the cache's predicted misses and the largest.

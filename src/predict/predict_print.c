@@ -218,8 +218,10 @@ static json_t *scope_json(const predict_scope *s, int with_error)
                           json_string_lossy(s->file), "line", s->line ? json_integer(s->line) : json_null(),
                           "instructions", s->instructions, "reads", s->reads, "writes", s->writes, "flops", s->flops,
                           "classes", classes_json(s));
-    if (o && with_error)
+    if (o && with_error) {
         json_object_set_new(o, "cv_error_percent", error_json(&s->err));
+        json_object_set_new(o, "lowered", json_boolean(s->lowered));
+    }
     if (o && !strcmp(s->kind ? s->kind : "", "loop")) {
         json_object_set_new(o, "header_executions", json_real(s->headers));
         json_object_set_new(o, "entries", json_real(s->entries));

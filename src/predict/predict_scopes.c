@@ -1,0 +1,135 @@
+/* predict_scopes.c — predicted scopes kept consistent with their nesting.
+ * Each scope's models (a loop, its outer loop, its function) are fitted
+ * separately, so far from the training sizes an inner scope can come out
+ * above the scope that holds it: an impossible number, since a scope's
+ * counts include its inner scopes'.  Walking the program's structure from
+ * the outside in (parents have smaller ids), every count of a scope above
+ * its nearest predicted ancestor's is lowered to it, as misses above their
+ * accesses are (docs/models.md, "Nested scopes"), with a warning when the
+ * largest lowering is more than 0.1% of the program's instructions.  The structure is the one
+ * stored for the program the model set was fitted on (path and build-id of
+ * a training run's main module); without it nothing is lowered. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "predict/predict_internal.h"
+
+/* The stored scopes of the program of training run `run_id` into *out
+ * (ascending id); 1 when the database holds no structure of that build. */
+static int program_scopes(db *d, int64_t run_id, db_scope **out, size_t *n, char *err, size_t errlen)
+{
+    db_run_module *m = NULL;
+    size_t nm = 0;
+    int64_t binary_id = 0;
+    int rc = db_run_modules(d, run_id, &m, &nm, err, errlen);
+    if (rc == 0 && (nm == 0 || !m[0].is_program))
+        rc = 1;
+    if (rc == 0) {
+        char key[4200];
+        db_binary_key(m[0].path, m[0].build_id, key, sizeof key);
+        rc = db_find_binary(d, key, &binary_id, err, errlen);
+        rc = rc == DB_NOT_FOUND ? 1 : rc;
+    }
+    db_run_modules_free(m, nm);
+    return rc == 0 ? db_get_scopes(d, binary_id, out, n, err, errlen) : rc;
+}
+
+/* Lower *v to limit if above it; adds what was taken to *taken. */
+static int lower(double *v, double limit, double *taken)
+{
+    if (*v <= limit)
+        return 0;
+    *taken += *v - limit;
+    *v = limit;
+    return 1;
+}
+
+/* Lower child's nested counts to parent's; 1 if any was lowered.  Header
+ * executions and entries are not nested counts (an inner loop's header
+ * runs more often than its outer loop's) and stay. */
+static int lower_to(predict_scope *child, const predict_scope *parent, double *instructions_taken)
+{
+    double other = 0;
+    int any = lower(&child->instructions, parent->instructions, instructions_taken);
+    any |= lower(&child->reads, parent->reads, &other);
+    any |= lower(&child->writes, parent->writes, &other);
+    any |= lower(&child->flops, parent->flops, &other);
+    for (int c = 0; c < ST_CLASS_COUNT; c++)
+        any |= lower(&child->cls[c], parent->cls[c], &other);
+    return any;
+}
+
+/* The warning: how many scopes were lowered, and the one lowered most
+ * (by `taken` instructions, from `before` to its parent's). */
+static int warn(prediction *p, size_t count, const predict_scope *worst, double before, double taken)
+{
+    char params[256], name[REPORT_NAME_WIDTH + 1], text[1024];
+    predict_params_text(p, params, sizeof params);
+    st_short_name(worst->name ? worst->name : "?", REPORT_NAME_WIDTH, name, sizeof name);
+    snprintf(text, sizeof text,
+             "scopes: %zu predicted scope%s exceeded the scope holding %s and %s lowered to it; most: %s %s at "
+             "%s:%u, %.4g instructions predicted, its parent %.4g (%.3g%% of the program's): the models of nested "
+             "scopes are fitted separately and disagree at %s",
+             count, count == 1 ? "" : "s", count == 1 ? "it" : "them", count == 1 ? "was" : "were",
+             worst->kind ? worst->kind : "scope", name, worst->file ? report_base_name(worst->file) : "?",
+             worst->line, before, worst->instructions,
+             p->rep.total.instructions ? 100 * taken / (double)p->rep.total.instructions : 0.0, params);
+    return predict_add_warning(p, text);
+}
+
+/* The index in p->scopes of the nearest ancestor of scope s (ids of
+ * `scopes`) that has a prediction, or -1; at[id] maps ids to indices. */
+static long predicted_ancestor(const db_scope *scopes, size_t n, const long *at, int64_t s)
+{
+    for (int64_t a = scopes[s].parent; a >= 0 && (size_t)a < n; a = scopes[a].parent)
+        if (at[a] >= 0)
+            return at[a];
+    return -1;
+}
+
+int predict_nest_scopes(db *d, prediction *p, char *err, size_t errlen)
+{
+    if (p->nscopes == 0 || p->ntrain == 0)
+        return 0;
+    db_scope *scopes = NULL;
+    size_t n = 0;
+    int rc = program_scopes(d, p->train_runs[0].id, &scopes, &n, err, errlen);
+    if (rc != 0)
+        return rc == 1 ? 0 : -1;
+    long *at = malloc((n + 1) * sizeof *at);
+    if (!at) {
+        db_scopes_free(scopes, n);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        at[i] = -1;
+    for (size_t i = 0; i < p->nscopes; i++)
+        if (p->scopes[i].scope >= 0 && (size_t)p->scopes[i].scope < n)
+            at[p->scopes[i].scope] = (long)i;
+    size_t count = 0;
+    double worst_taken = 0, worst_before = 0;
+    const predict_scope *worst = NULL;
+    for (size_t s = 1; s < n; s++) { /* parents first: a lowered parent lowers its children */
+        long parent = predicted_ancestor(scopes, n, at, (int64_t)s);
+        if (at[s] < 0 || parent < 0)
+            continue;
+        predict_scope *c = &p->scopes[at[s]];
+        double before = c->instructions, took = 0;
+        if (!lower_to(c, &p->scopes[parent], &took))
+            continue;
+        c->lowered = 1;
+        count++;
+        if (!worst || took > worst_taken) {
+            worst = c, worst_taken = took, worst_before = before;
+        }
+    }
+    rc = 0;
+    if (worst && worst_taken > 0.001 * (double)p->rep.total.instructions)
+        rc = warn(p, count, worst, worst_before, worst_taken);
+    free(at);
+    db_scopes_free(scopes, n);
+    if (rc != 0)
+        snprintf(err, errlen, "out of memory");
+    return rc;
+}
