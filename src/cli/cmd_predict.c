@@ -140,7 +140,7 @@ static int run_predict(db *d, const predict_cli *o, const machine *m, char *err,
     predict_perf pp = {0};
     int rc = evaluate(d, o, m, &p, &pp, err, errlen);
     for (size_t i = 0; rc == 0 && i < p.info.nwarnings; i++)
-        fprintf(stderr, "augur predict: warning: %s\n", p.info.warnings[i]);
+        report_print_wrapped(stderr, "augur predict: warning:", p.info.warnings[i], REPORT_WRAP_COLUMN);
     if (rc == 0) {
         errno = 0;
         rc = prediction_write(&p, m ? &pp : NULL, o->json, o->top, stdout);

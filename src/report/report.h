@@ -24,6 +24,7 @@
 #define REPORT_DEFAULT_LINE 64 /* bytes, when a cache is given as SIZE only */
 #define REPORT_DEFAULT_TOP 20  /* rows per table */
 #define REPORT_DEFAULT_THRESHOLD 1.0 /* percent of instructions, scope view */
+#define REPORT_WRAP_COLUMN 100 /* free text (warnings) is wrapped before this column */
 #define REPORT_NAME_WIDTH 40 /* characters of a function name in text tables (st_short_name); JSON: all */
 
 /* A fully-associative LRU cache of size / line lines of `line` bytes. */
@@ -128,6 +129,11 @@ const char *report_signal_text(int sig, char *buf, size_t len);
 /* Write s as a shell would take it as one word: as is when it holds only
  * [A-Za-z0-9_./=:,+@%-], else single-quoted (a ' as '\''). */
 void report_shell_word(const char *s, FILE *out);
+
+/* `lead`, then the words of `text`, wrapped before column `width` with
+ * continuation lines indented, then a newline: warnings name groups,
+ * shares and parameters and can be longer than a terminal is wide. */
+void report_print_wrapped(FILE *out, const char *lead, const char *text, int width);
 
 /* The JSON document of docs/report.md; NULL when memory runs out. */
 json_t *report_json(const report *r, size_t top);

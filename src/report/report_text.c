@@ -233,15 +233,12 @@ static int print_run(const report *r, FILE *out)
     return rc;
 }
 
-/* "  warning: TEXT", its words wrapped before column 100 and continued
- * lines indented: a warning (a capacity crossing names a group, a share
- * and the parameters) can be longer than a terminal is wide. */
-static void print_warning(const char *text, FILE *out)
+void report_print_wrapped(FILE *out, const char *lead, const char *text, int width)
 {
-    int col = fprintf(out, "  warning:");
+    int col = fprintf(out, "%s", lead);
     for (const char *w = text + strspn(text, " "); *w; w += strspn(w, " ")) {
         int n = (int)strcspn(w, " ");
-        if (col + 1 + n > 100 && col > 4)
+        if (col + 1 + n > width && col > 4)
             col = fprintf(out, "\n   ");
         col += fprintf(out, " %.*s", n, w);
         w += n;
@@ -257,7 +254,7 @@ static int print_prediction(const report *r, FILE *out)
         fprintf(out, " %s=%.10g", p->names[k], p->values[k]);
     fprintf(out, "\n  from model set %lld, fitted on runs %s\n", (long long)p->set_id, p->runs);
     for (size_t i = 0; i < p->nwarnings; i++)
-        print_warning(p->warnings[i], out);
+        report_print_wrapped(out, "  warning:", p->warnings[i], REPORT_WRAP_COLUMN);
     return ferror(out) ? -1 : 0;
 }
 

@@ -68,6 +68,12 @@ line_of() {
     grep -n -- "$1" "$2" | head -n 1 | cut -d: -f1
 }
 
+# unwrapped FILE — FILE with wrapped warnings (continuation lines indented
+# by four spaces, report_print_wrapped) joined back into one line each.
+unwrapped() {
+    sed -e ':a' -e 'N' -e '$!ba' -e 's/\n    / /g' "$1"
+}
+
 # collect_to DIR ARGS... — augur collect into $WORK/test.db, keeping the raw
 # profiles in DIR; the program's stdout is discarded.
 collect_to() {

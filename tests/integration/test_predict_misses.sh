@@ -86,8 +86,9 @@ want=$(jq --arg c $C32 '100 * (.functions[] | select(.function == "sweep") | .mi
     "$WORK/p1024.json")
 check "N=1024: their share ($share%) holds sweep's part of the 32 KiB misses ($want%)" \
     "$(awk -v s="$share" -v w="$want" 'BEGIN { print (s >= w - 0.05 && s <= 100) ? 1 : 0 }')" 1
-check "N=1024: and on stderr" "$(grep -cE "warning: ${CROSS#^}" "$WORK/p1024.err")" 1
-check "N=1024: no crossing of 1 MiB (16384 blocks)" "$(grep -c 'misses 1MiB:64: .* cross' "$WORK/p1024.err")" 0
+check "N=1024: and on stderr" "$(unwrapped "$WORK/p1024.err" | grep -cE "warning: ${CROSS#^}")" 1
+check "N=1024: no crossing of 1 MiB (16384 blocks)" \
+    "$(unwrapped "$WORK/p1024.err" | grep -c 'misses 1MiB:64: .* cross')" 0
 "$AUGUR" predict --db "$DB" --param N=1024 --cache 32K --cache 1M >"$WORK/p1024.txt" 2>/dev/null
 check "text: the misses errors table with the program's and sweep's rows" \
     "$(grep -A 20 '^Misses errors (in-sample' "$WORK/p1024.txt" | grep -cE '^  (the program|sweep) +[0-9.]+% +[0-9.]+%$')" 2

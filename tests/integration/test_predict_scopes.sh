@@ -60,7 +60,9 @@ check "the inner loop is lowered to the outer's lowered value" "$(scope_of "$WOR
 check "one scopes warning, in the JSON too" \
     "$(grep -c 'scopes: 2 predicted scopes exceeded' "$WORK/off.err") $(jq '[.prediction.warnings[] |
         select(startswith("scopes:"))] | length' "$WORK/off.json")" "1 1"
-check "it names the inner loop, 100000 predicted, its parent 2434" \
-    "$(grep -c "most: loop loop at memsweep.c:$INNER at memsweep.c:$INNER, 1e+05 instructions predicted, its parent 2434" \
-        "$WORK/off.err")" 1
+check "it names the inner loop, 100000 predicted, its parent 2434 (stderr's wrapped lines joined)" \
+    "$(unwrapped "$WORK/off.err" |
+        grep -c "most: loop loop at memsweep.c:$INNER at memsweep.c:$INNER, 1e+05 instructions predicted, its parent 2434")" 1
+check "stderr's warnings are wrapped before column 100" \
+    "$(awk 'length($0) >= 100' "$WORK/off.err" | wc -l)" 0
 finish
