@@ -5,6 +5,7 @@
 #include "pub_tool_libcprint.h"
 #include "pub_tool_mallocfree.h"
 
+#include "util/fortran_name.h"
 #include "util/srcpath.h"
 #include "vgcommon/vg_names.h"
 
@@ -71,7 +72,8 @@ Int vgn_module(VgNames *n, Addr addr, Addr *bias_out)
 
 Int vgn_fn(VgNames *n, const HChar *name)
 {
-    return intern(n->fn_ids, n->fn_names, name);
+    HChar fortran[512]; /* "__grid_MOD_relax" as "grid::relax", as structure names it */
+    return intern(n->fn_ids, n->fn_names, fortran_name(fortran, sizeof fortran, name) ? fortran : name);
 }
 
 const HChar *vgn_fn_name(const VgNames *n, Int fn)
