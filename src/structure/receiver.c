@@ -236,6 +236,23 @@ static int variable_matches(const st_vars *v, Dwarf_Die *die, Dwarf_Die *fn, Dwa
     return copy_name(die, name, len);
 }
 
+/* 1 with the name copied when a child of scope (or of a Fortran module
+ * among them: a module's variables are children of its DW_TAG_module,
+ * not of the unit) holds the value at pc, as variable_matches says. */
+static int child_matches(const st_vars *v, Dwarf_Die *scope, Dwarf_Die *fn, Dwarf_Addr pc, const holders *h,
+                         char *name, size_t len)
+{
+    Dwarf_Die child;
+    if (dwarf_child(scope, &child) != 0)
+        return 0;
+    do {
+        if (dwarf_tag(&child) == DW_TAG_module ? child_matches(v, &child, fn, pc, h, name, len)
+                                                : variable_matches(v, &child, fn, pc, h, name, len))
+            return 1;
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return 0;
+}
+
 /* The compilation unit of DWARF pc into *cu: 0, or -1 when none covers
  * it.  libdw answers from .debug_aranges, which clang does not emit, so
  * the units' own ranges are the fallback. */
@@ -279,13 +296,10 @@ static int variable_at(const st_vars *v, uint64_t link_pc, const holders *h, cha
             fn = &scopes[i];
     int user = n > 0 && !st_scope_is_system(scopes, n, st_user_scope(scopes, n)); /* else: all system */
     for (int i = 0; i < n && !found; i++) {
-        Dwarf_Die child;
-        if ((user && st_scope_is_system(scopes, n, i)) || dwarf_child(&scopes[i], &child) != 0)
+        if (user && st_scope_is_system(scopes, n, i))
             continue;
         Dwarf_Die *scope_fn = dwarf_tag(&scopes[i]) == DW_TAG_compile_unit ? NULL : fn;
-        do
-            found = variable_matches(v, &child, scope_fn, pc, h, name, len);
-        while (!found && dwarf_siblingof(&child, &child) == 0);
+        found = child_matches(v, &scopes[i], scope_fn, pc, h, name, len);
     }
     free(scopes);
     return found;

@@ -6,7 +6,10 @@
 #     interior), the fill v = 0.0d0 stores N^2 doubles: the writes of their
 #     lines at N = 100, and predicted at N = 200 from N = 40 .. 120;
 #   - gfortran's symbol "__grid_MOD_relax" is named "grid::relax" alike in
-#     report, structure (with its two nested DO loops) and memspy.
+#     report, structure (with its two nested DO loops) and memspy;
+#   - memspy names the two ALLOCATABLE arrays after module grid's variables
+#     u and v (ALLOCATE stores the block into the array descriptor, a
+#     variable of the DW_TAG_module), 8 N^2 bytes each.
 source "$TESTLIB"
 command -v gfortran >/dev/null ||
     { echo "FAIL gfortran is not installed: run scripts/setup.sh (it installs gfortran)"; exit 1; }
@@ -56,4 +59,7 @@ check "memspy exit" "$?" 0
 check "memspy: the code object of the sweep is grid::relax" \
     "$(jq -r '[.code_objects[] | .name | select(test("relax"))] | unique | join(",")' "$WORK/m.json")" \
     "grid::relax"
+check "memspy: the ALLOCATABLE arrays are named u and v (module grid's variables), 8 N^2 = 28800 bytes each" \
+    "$(jq -r '[.data_objects[] | select(.kind == "heap" and (.name == "u" or .name == "v")) | "\(.name):\(.size)"]
+              | sort | join(",")' "$WORK/m.json")" "u:28800,v:28800"
 finish
