@@ -59,20 +59,32 @@ static int lower_to(predict_scope *child, const predict_scope *parent, double *i
     return any;
 }
 
+/* A scope as the warning names it: a loop by its name, which already says
+ * "loop at FILE:LINE"; any other as "KIND NAME at FILE:LINE". */
+static void scope_label(const predict_scope *s, char *buf, size_t len)
+{
+    char name[REPORT_NAME_WIDTH + 1];
+    st_short_name(s->name ? s->name : "?", REPORT_NAME_WIDTH, name, sizeof name);
+    if (s->kind && !strcmp(s->kind, "loop"))
+        snprintf(buf, len, "%s", name);
+    else
+        snprintf(buf, len, "%s %s at %s:%u", s->kind ? s->kind : "scope", name,
+                 s->file ? report_base_name(s->file) : "?", s->line);
+}
+
 /* The warning: how many scopes were lowered, and the one lowered most
  * (by `taken` instructions, from `before` to its parent's). */
 static int warn(prediction *p, size_t count, const predict_scope *worst, double before, double taken)
 {
-    char params[256], name[REPORT_NAME_WIDTH + 1], text[1024];
+    char params[256], label[REPORT_NAME_WIDTH + 512], text[1024];
     predict_params_text(p, params, sizeof params);
-    st_short_name(worst->name ? worst->name : "?", REPORT_NAME_WIDTH, name, sizeof name);
+    scope_label(worst, label, sizeof label);
     snprintf(text, sizeof text,
-             "scopes: %zu predicted scope%s exceeded the scope holding %s and %s lowered to it; most: %s %s at "
-             "%s:%u, %.4g instructions predicted, its parent %.4g (%.3g%% of the program's): the models of nested "
-             "scopes are fitted separately and disagree at %s",
-             count, count == 1 ? "" : "s", count == 1 ? "it" : "them", count == 1 ? "was" : "were",
-             worst->kind ? worst->kind : "scope", name, worst->file ? report_base_name(worst->file) : "?",
-             worst->line, before, worst->instructions,
+             "scopes: %zu predicted scope%s exceeded the scope holding %s and %s lowered to it; most: %s, %.4g "
+             "instructions predicted, its parent %.4g (%.3g%% of the program's): the models of nested scopes are "
+             "fitted separately and disagree at %s",
+             count, count == 1 ? "" : "s", count == 1 ? "it" : "them", count == 1 ? "was" : "were", label, before,
+             worst->instructions,
              p->rep.total.instructions ? 100 * taken / (double)p->rep.total.instructions : 0.0, params);
     return predict_add_warning(p, text);
 }

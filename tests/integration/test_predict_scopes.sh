@@ -62,7 +62,10 @@ check "one scopes warning, in the JSON too" \
         select(startswith("scopes:"))] | length' "$WORK/off.json")" "1 1"
 check "it names the inner loop, 100000 predicted, its parent 2434 (stderr's wrapped lines joined)" \
     "$(unwrapped "$WORK/off.err" |
-        grep -c "most: loop loop at memsweep.c:$INNER at memsweep.c:$INNER, 1e+05 instructions predicted, its parent 2434")" 1
+        grep -c "most: loop at memsweep.c:$INNER, 1e+05 instructions predicted, its parent 2434")" 1
+"$AUGUR" predict --db "$WORK/off.db" --param N=100 --machine zen4 --format json --top 0 >"$WORK/m.json" 2>/dev/null
+check "with --machine the lowered counts feed the machine model and are marked" \
+    "$(scope_of "$WORK/m.json" "$INNER" loop) $(scope_of "$WORK/m.json" 19 function)" "2434 true 2434 false"
 check "stderr's warnings are wrapped before column 100" \
     "$(awk 'length($0) >= 100' "$WORK/off.err" | wc -l)" 0
 finish
