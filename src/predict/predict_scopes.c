@@ -4,19 +4,22 @@
  * above the scope that holds it: an impossible number, since a scope's
  * counts include its inner scopes'.  Walking the program's structure from
  * the outside in (parents have smaller ids), every count of a scope above
- * its nearest predicted ancestor's is lowered to it, as misses above their
+ * its nearest predicted ancestor's (for a function, its module's: the sum
+ * of the module's function rows) is lowered to it, as misses above their
  * accesses are (docs/models.md, "Nested scopes"), with a warning when the
  * largest lowering is more than 0.1% of the program's instructions.  The structure is the one
  * stored for the program the model set was fitted on (path and build-id of
  * a training run's main module); without it nothing is lowered. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "predict/predict_internal.h"
 
 /* The stored scopes of the program of training run `run_id` into *out
- * (ascending id); 1 when the database holds no structure of that build. */
-static int program_scopes(db *d, int64_t run_id, db_scope **out, size_t *n, char *err, size_t errlen)
+ * (ascending id), its module's path into *path (free() it); 1 when the
+ * database holds no structure of that build. */
+static int program_scopes(db *d, int64_t run_id, db_scope **out, size_t *n, char **path, char *err, size_t errlen)
 {
     db_run_module *m = NULL;
     size_t nm = 0;
@@ -29,6 +32,10 @@ static int program_scopes(db *d, int64_t run_id, db_scope **out, size_t *n, char
         db_binary_key(m[0].path, m[0].build_id, key, sizeof key);
         rc = db_find_binary(d, key, &binary_id, err, errlen);
         rc = rc == DB_NOT_FOUND ? 1 : rc;
+    }
+    if (rc == 0 && !(*path = strdup(m[0].path))) {
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
     }
     db_run_modules_free(m, nm);
     return rc == 0 ? db_get_scopes(d, binary_id, out, n, err, errlen) : rc;
@@ -89,6 +96,30 @@ static int warn(prediction *p, size_t count, const predict_scope *worst, double 
     return predict_add_warning(p, text);
 }
 
+/* The module scope's counts (the root of the structure, with no model of
+ * its own): the sum of the predicted function rows of the program's module
+ * `path`, the bound of its functions' scopes.  Only instructions, reads and
+ * writes: the rows have no flops or classes, so those stay unbounded, as
+ * does everything when no row is of that module (nothing to bound by). */
+static predict_scope module_counts(const prediction *p, const char *path)
+{
+    predict_scope m = {.instructions = HUGE_VAL, .reads = HUGE_VAL, .writes = HUGE_VAL, .flops = HUGE_VAL};
+    for (int c = 0; c < ST_CLASS_COUNT; c++)
+        m.cls[c] = HUGE_VAL;
+    int found = 0;
+    for (size_t i = 0; i < p->rep.nfunctions; i++) {
+        const report_function *f = &p->rep.functions[i];
+        if (!f->module || strcmp(f->module, path))
+            continue;
+        if (!found++)
+            m.instructions = m.reads = m.writes = 0;
+        m.instructions += (double)f->c.instructions;
+        m.reads += (double)f->c.reads;
+        m.writes += (double)f->c.writes;
+    }
+    return m;
+}
+
 /* The index in p->scopes of the nearest ancestor of scope s (ids of
  * `scopes`) that has a prediction, or -1; at[id] maps ids to indices. */
 static long predicted_ancestor(const db_scope *scopes, size_t n, const long *at, int64_t s)
@@ -105,11 +136,15 @@ int predict_nest_scopes(db *d, prediction *p, char *err, size_t errlen)
         return 0;
     db_scope *scopes = NULL;
     size_t n = 0;
-    int rc = program_scopes(d, p->train_runs[0].id, &scopes, &n, err, errlen);
-    if (rc != 0)
+    char *path = NULL;
+    int rc = program_scopes(d, p->train_runs[0].id, &scopes, &n, &path, err, errlen);
+    if (rc != 0) {
+        free(path);
         return rc == 1 ? 0 : -1;
+    }
     long *at = malloc((n + 1) * sizeof *at);
     if (!at) {
+        free(path);
         db_scopes_free(scopes, n);
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -119,16 +154,18 @@ int predict_nest_scopes(db *d, prediction *p, char *err, size_t errlen)
     for (size_t i = 0; i < p->nscopes; i++)
         if (p->scopes[i].scope >= 0 && (size_t)p->scopes[i].scope < n)
             at[p->scopes[i].scope] = (long)i;
+    const predict_scope module = module_counts(p, path);
+    free(path);
     size_t count = 0;
     double worst_taken = 0, worst_before = 0;
     const predict_scope *worst = NULL;
     for (size_t s = 1; s < n; s++) { /* parents first: a lowered parent lowers its children */
         long parent = predicted_ancestor(scopes, n, at, (int64_t)s);
-        if (at[s] < 0 || parent < 0)
+        if (at[s] < 0)
             continue;
         predict_scope *c = &p->scopes[at[s]];
         double before = c->instructions, took = 0;
-        if (!lower_to(c, &p->scopes[parent], &took))
+        if (!lower_to(c, parent < 0 ? &module : &p->scopes[parent], &took))
             continue;
         c->lowered = 1;
         count++;

@@ -10,7 +10,9 @@
 #   - the outer loop is lowered to sweep's 34 + 24*100 = 2434, and then the
 #     inner loop to the outer's lowered 2434 (parents first);
 #   - both are marked "lowered", sweep is not, and one warning names the
-#     inner loop (the largest lowering, 100000 -> 2434) and its line.
+#     inner loop (the largest lowering, 100000 -> 2434) and its line;
+#   - a function (sweep doctored to 1e9) is lowered to its module's
+#     predicted instructions, the sum of the module's function rows.
 source "$TESTLIB"
 PROG="$PROGRAMS/memsweep"
 DB="$WORK/s.db"
@@ -68,4 +70,22 @@ check "with --machine the lowered counts feed the machine model and are marked" 
     "$(scope_of "$WORK/m.json" "$INNER" loop) $(scope_of "$WORK/m.json" 19 function)" "2434 true 2434 false"
 check "stderr's warnings are wrapped before column 100" \
     "$(awk 'length($0) >= 100' "$WORK/off.err" | wc -l)" 0
+# ---- doctored: function sweep 1e9, above its module -----------------------------------
+# A function's scope is held by the module scope, which has no model: its
+# bound is the sum of the module's predicted function rows (here 2516 at
+# N = 100: sweep's 34 + 2400, main's and the start-up code's); the loops
+# (28 + 2400, 2400) stay below it and are not lowered.
+cp "$DB" "$WORK/fn.db"
+sqlite3 "$WORK/fn.db" "UPDATE models SET constant = 1e9, terms = '[]', formula = '1e9'
+                       WHERE kind = 'scope' AND metric = 'instructions' AND scope_kind = 'function'
+                       AND function = 'sweep'"
+"$AUGUR" predict --db "$WORK/fn.db" --param N=100 --format json --top 0 >"$WORK/fn.json" 2>"$WORK/fn.err"
+check "function above its module: predicted" "$?" 0
+MODULE=$(jq '[.functions[] | select((.module // "") | endswith("/memsweep")) | .instructions] | add' "$WORK/fn.json")
+check "memsweep's function rows sum to more than sweep's 2434" "$([ "$MODULE" -gt 2434 ] && echo yes)" yes
+check "sweep is lowered to its module's sum" "$(scope_of "$WORK/fn.json" 19 function)" "$MODULE true"
+check "its loops stay as predicted" \
+    "$(scope_of "$WORK/fn.json" "$OUTER" loop) $(scope_of "$WORK/fn.json" "$INNER" loop)" "2428 false 2400 false"
+check "the warning names sweep and the module's sum" \
+    "$(unwrapped "$WORK/fn.err" | grep -c "scopes: 1 predicted scope exceeded .* most: function sweep at memsweep.c:19, 1e+09 instructions predicted, its parent $MODULE ")" 1
 finish
