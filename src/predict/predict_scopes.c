@@ -53,7 +53,9 @@ static int lower(double *v, double limit, double *taken)
 
 /* Lower child's nested counts to parent's; 1 if any was lowered.  Header
  * executions and entries are not nested counts (an inner loop's header
- * runs more often than its outer loop's) and stay. */
+ * runs more often than its outer loop's): they are bounded by the child's
+ * own counts instead, as every header execution runs at least one of the
+ * loop's instructions and every entry runs the header. */
 static int lower_to(predict_scope *child, const predict_scope *parent, double *instructions_taken)
 {
     double other = 0;
@@ -63,6 +65,8 @@ static int lower_to(predict_scope *child, const predict_scope *parent, double *i
     any |= lower(&child->flops, parent->flops, &other);
     for (int c = 0; c < ST_CLASS_COUNT; c++)
         any |= lower(&child->cls[c], parent->cls[c], &other);
+    any |= lower(&child->headers, child->instructions, &other);
+    any |= lower(&child->entries, child->headers, &other);
     return any;
 }
 

@@ -70,6 +70,19 @@ check "with --machine the lowered counts feed the machine model and are marked" 
     "$(scope_of "$WORK/m.json" "$INNER" loop) $(scope_of "$WORK/m.json" 19 function)" "2434 true 2434 false"
 check "stderr's warnings are wrapped before column 100" \
     "$(awk 'length($0) >= 100' "$WORK/off.err" | wc -l)" 0
+# ---- doctored: the inner loop's headers 1e6 and entries 1e7 ----------------------------
+# Not nested counts, but bounded by the loop's own: headers by its 24*100
+# instructions, entries by its (lowered) headers.
+cp "$DB" "$WORK/hd.db"
+sqlite3 "$WORK/hd.db" "UPDATE models SET constant = 1e6, terms = '[]', formula = '1e6'
+                       WHERE kind = 'scope' AND metric = 'headers' AND line = $INNER AND scope_kind = 'loop';
+                       UPDATE models SET constant = 1e7, terms = '[]', formula = '1e7'
+                       WHERE kind = 'scope' AND metric = 'entries' AND line = $INNER AND scope_kind = 'loop'"
+"$AUGUR" predict --db "$WORK/hd.db" --param N=100 --format json --top 0 >"$WORK/hd.json" 2>/dev/null
+check "headers lowered to the loop's instructions, entries to its headers" \
+    "$(jq -r --argjson l "$INNER" '.scopes[] | select(.line == $l and .kind == "loop") |
+        "\(.header_executions) \(.entries) \(.lowered)"' "$WORK/hd.json")" "2400 2400 true"
+
 # ---- doctored: function sweep 1e9, above its module -----------------------------------
 # A function's scope is held by the module scope, which has no model: its
 # bound is the sum of the module's predicted function rows (here 2516 at
