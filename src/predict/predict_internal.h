@@ -55,7 +55,9 @@ int predict_attach_miss_errors(db *d, prediction *p, const db_rd_group *groups, 
 
 /* Lower every predicted scope's nested counts (instructions, reads,
  * writes, flops, classes) to those of its nearest predicted ancestor in the
- * program's stored structure, marking it lowered, with one warning when a
+ * program's stored structure (a function's: its module's function rows
+ * summed), and a loop's headers and entries to its own counts, marking it
+ * lowered, with one warning when a
  * scope lost more than 0.1% of the program's instructions; nothing
  * when the structure of the training runs' program is not stored.  Needs
  * p->train_runs.  -1 with a message. */
