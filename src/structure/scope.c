@@ -481,7 +481,37 @@ static int compact_scopes(st_module *m, uint32_t *alias)
     return 0;
 }
 
-/* Loops are named after their first line once lines are known. */
+/* The line of the back edge of loop scope sc in its own file: the line of
+ * the last instruction of the block the (first) back edge leaves, where
+ * compilers put a DO or for statement's increment and test; 0 when that
+ * instruction has no line in sc's file. */
+static uint32_t latch_line(const st_module *m, const st_scope *sc)
+{
+    const st_function *f = &m->functions[sc->function];
+    const st_loop *lp = &f->loops[sc->loop];
+    if (lp->nback == 0)
+        return 0;
+    const st_block *b = &f->blocks[f->edges[lp->back[0]].from];
+    const st_place *p = &m->places[sc->function][b->first + b->n - 1];
+    return p->file != UINT32_MAX && strcmp(m->files[p->file], sc->file) == 0 ? p->line : 0;
+}
+
+/* The line loop scope sc is named after: its first line, unless its parent
+ * is a loop of the same file and first line (gfortran puts an inner DO's
+ * setup on the outer DO's line: `do j` and `do k` would both be "loop at
+ * mm.f90:14"); then its back edge's line, when that lies later within its
+ * lines (the `do k` statement's increment, line 15). */
+static uint32_t loop_line(const st_module *m, const st_scope *sc)
+{
+    const st_scope *up = sc->parent >= 0 ? &m->scopes[sc->parent] : NULL;
+    if (!up || up->kind != ST_SCOPE_LOOP || !up->file || strcmp(up->file, sc->file) != 0 ||
+        up->first_line != sc->first_line || sc->loop < 0)
+        return sc->first_line;
+    uint32_t l = latch_line(m, sc);
+    return l > sc->first_line && l <= sc->last_line ? l : sc->first_line;
+}
+
+/* Loops are named after their line (loop_line) once lines are known. */
 static int name_loops(st_module *m)
 {
     for (size_t s = 1; s < m->nscopes; s++) {
@@ -490,7 +520,7 @@ static int name_loops(st_module *m)
             continue;
         const char *base = strrchr(sc->file, '/');
         char buf[512];
-        snprintf(buf, sizeof buf, "loop at %s:%u", base ? base + 1 : sc->file, sc->first_line);
+        snprintf(buf, sizeof buf, "loop at %s:%u", base ? base + 1 : sc->file, loop_line(m, sc));
         free(sc->name);
         if (!(sc->name = strdup(buf)))
             return -1;
