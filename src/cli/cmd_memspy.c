@@ -451,7 +451,8 @@ static int build_and_write(const memspy_options *o, const machine *m, const char
     mr_costs c;
     if (costs_of(m, raw, &c) != 0)
         return EXIT_USAGE;
-    if (mr_loops_load(&loops, raw, stderr) != 0 || mr_loops_name_heap(&loops, raw) != 0) {
+    if (mr_loops_load(&loops, raw, stderr) != 0 || mr_loops_name_globals(&loops, raw) != 0 ||
+        mr_loops_name_heap(&loops, raw) != 0) {
         mr_loops_free(&loops);
         return fail(EXIT_AUGUR_FAILED, "out of memory");
     }

@@ -1,6 +1,7 @@
 /* memspy_loops.h — what the structure analysis of a raw file's modules
- * gives memspy's report: the loops of its code locations (memspy_loops.c)
- * and the variables its heap objects are stored in (memspy_varnames.c). */
+ * gives memspy's report: the loops of its code locations (memspy_loops.c),
+ * the variables its heap objects are stored in (memspy_varnames.c) and the
+ * Fortran names of its globals (memspy_globals.c). */
 #ifndef AUGUR_MEMSPY_LOOPS_H
 #define AUGUR_MEMSPY_LOOPS_H
 
@@ -33,6 +34,13 @@ size_t mr_loops_names(void *ctx, size_t code, const char **names, size_t max);
  * that code was inlined), MODULE+0xOFF in code of no symbol.  Then every
  * name is made unique (mr_unique_names).  -1 only when memory runs out. */
 int mr_loops_name_heap(const mr_loops *l, memspy_raw *r);
+
+/* memspy_globals.c: rename r's Fortran globals as Fortran writes them: a
+ * module variable "__state_MOD_w" as "state::w", a COMMON block's symbol
+ * "fields_" as "/fields/" when an analysed module's DWARF says it is one
+ * ("//" for blank COMMON).  Call before mr_loops_name_heap, which makes
+ * the names unique.  -1 only when memory runs out. */
+int mr_loops_name_globals(const mr_loops *l, memspy_raw *r);
 
 void mr_loops_free(mr_loops *l);
 
