@@ -26,6 +26,7 @@
  * Limits: a value stored through a pointer (p->buf = malloc(...)) or kept
  * only in a variable of another compilation unit is not named. */
 #include "structure/dwfl_offline.h"
+#include "structure/fortran_dwarf.h"
 #include "structure/structure.h"
 #include "structure/user_scope.h"
 
@@ -165,10 +166,12 @@ static int op_address(Dwarf_Attribute *attr, Dwarf_Op *op, Dwarf_Addr *addr)
 
 /* Does the one-operation location `op` of attribute `attr` of a variable
  * in subprogram `fn` (NULL at file scope) name a place that holds the
- * value at pc? */
+ * value at pc?  A memory slot counts when it lies within the first `span`
+ * bytes of the variable (st_fortran_span), at byte *at of it. */
 static int location_holds(const st_vars *v, Dwarf_Attribute *attr, Dwarf_Op *op, Dwarf_Die *fn, Dwarf_Addr pc,
-                          const holders *h)
+                          const holders *h, uint64_t span, uint64_t *at)
 {
+    *at = 0;
     int r = op_register(op);
     if (r >= 0) {
         for (uint8_t g = 0; g < 16; g++)
@@ -176,34 +179,45 @@ static int location_holds(const st_vars *v, Dwarf_Attribute *attr, Dwarf_Op *op,
                 return 1;
         return 0;
     }
-    int base_reg = -1;
-    int64_t base_off = 0;
+    int base_reg = -1, in_reg = -1; /* in_reg: DW_OP_bregN, memory at register N + in_off */
+    int64_t base_off = 0, in_off = 0;
     Dwarf_Addr addr;
     int is_static = op_address(attr, op, &addr) == 0;
     if (op->atom == DW_OP_fbreg && (!fn || frame_base(v, fn, pc, &base_reg, &base_off) != 0))
         return 0;
+    if (op_breg(op, &in_reg, &in_off) != 0)
+        in_reg = -1;
     for (unsigned i = 0; i < h->nslots; i++) {
-        if (is_static && h->slot[i].base == ST_REG_NONE && (int64_t)(addr + v->s.link_bias) == h->slot[i].disp)
+        int64_t start;
+        if (is_static && h->slot[i].base == ST_REG_NONE)
+            start = (int64_t)(addr + v->s.link_bias);
+        else if (op->atom == DW_OP_fbreg && dwarf_regno(h->slot[i].base) == base_reg)
+            start = base_off + (int64_t)op->number;
+        else if (in_reg >= 0 && dwarf_regno(h->slot[i].base) == in_reg) /* a Fortran dummy: by reference */
+            start = in_off;
+        else
+            continue;
+        if (h->slot[i].disp >= start && (uint64_t)(h->slot[i].disp - start) < span) {
+            *at = (uint64_t)(h->slot[i].disp - start);
             return 1;
-        if (op->atom == DW_OP_fbreg && dwarf_regno(h->slot[i].base) == base_reg &&
-            base_off + (int64_t)op->number == h->slot[i].disp)
-            return 1;
+        }
     }
     return 0;
 }
 
 /* Does the location expression expr[0..len) of attribute `attr` hold the
- * value at pc: a one-operation location, or a composite whose 8-byte
- * piece is one (DW_OP_regN DW_OP_piece 8 ...)? */
+ * value at pc: a one-operation location (within `span` bytes, at byte
+ * *at, as location_holds), or a composite whose 8-byte piece is one
+ * (DW_OP_regN DW_OP_piece 8 ...)? */
 static int expr_holds(const st_vars *v, Dwarf_Attribute *attr, Dwarf_Op *expr, size_t len, Dwarf_Die *fn,
-                      Dwarf_Addr pc, const holders *h)
+                      Dwarf_Addr pc, const holders *h, uint64_t span, uint64_t *at)
 {
     if (len == 1)
-        return location_holds(v, attr, &expr[0], fn, pc, h);
+        return location_holds(v, attr, &expr[0], fn, pc, h, span, at);
     for (size_t start = 0, i = 0; i < len; i++) {
         if (expr[i].atom != DW_OP_piece)
             continue;
-        if (i == start + 1 && expr[i].number == 8 && location_holds(v, attr, &expr[start], fn, pc, h))
+        if (i == start + 1 && expr[i].number == 8 && location_holds(v, attr, &expr[start], fn, pc, h, 1, at))
             return 1;
         start = i + 1;
     }
@@ -222,7 +236,9 @@ static int copy_name(Dwarf_Die *die, char *name, size_t len)
 }
 
 /* Copy the name of the variable or parameter `die` into name if its
- * location at pc holds the value; 1 when it did. */
+ * location at pc holds the value; 1 when it did.  For a Fortran derived
+ * type the value may be stored inside it, at a component's descriptor:
+ * then the name is "VAR%COMP" (st_fortran_component). */
 static int variable_matches(const st_vars *v, Dwarf_Die *die, Dwarf_Die *fn, Dwarf_Addr pc, const holders *h,
                             char *name, size_t len)
 {
@@ -231,9 +247,12 @@ static int variable_matches(const st_vars *v, Dwarf_Die *die, Dwarf_Die *fn, Dwa
     Dwarf_Op *expr;
     size_t exprlen;
     if ((tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) || !dwarf_attr(die, DW_AT_location, &attr) ||
-        dwarf_getlocation_addr(&attr, pc, &expr, &exprlen, 1) != 1 || !expr_holds(v, &attr, expr, exprlen, fn, pc, h))
+        dwarf_getlocation_addr(&attr, pc, &expr, &exprlen, 1) != 1)
         return 0;
-    return copy_name(die, name, len);
+    uint64_t span = st_fortran_span(die), at;
+    if (!expr_holds(v, &attr, expr, exprlen, fn, pc, h, span, &at))
+        return 0;
+    return span > 1 ? st_fortran_component(die, at, name, len) : copy_name(die, name, len);
 }
 
 /* 1 with the name copied when a child of scope (or of a Fortran module

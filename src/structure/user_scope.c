@@ -34,8 +34,9 @@ static void push(scope_list *s, Dwarf_Die *die)
     s->die[s->n++] = *die;
 }
 
-/* Descend from parent to the children that hold pc (through namespaces,
- * which hold functions but no code); 1 when one did. */
+/* Descend from parent to the children that hold pc (through C++
+ * namespaces and Fortran modules, which hold functions but no code); 1
+ * when one did. */
 static int descend(Dwarf_Die *parent, Dwarf_Addr pc, scope_list *s)
 {
     Dwarf_Die child;
@@ -43,7 +44,7 @@ static int descend(Dwarf_Die *parent, Dwarf_Addr pc, scope_list *s)
         return 0;
     do {
         int tag = dwarf_tag(&child);
-        if (tag == DW_TAG_namespace && descend(&child, pc, s))
+        if ((tag == DW_TAG_namespace || tag == DW_TAG_module) && descend(&child, pc, s))
             return 1;
         if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block) &&
             dwarf_haspc(&child, pc) == 1) {

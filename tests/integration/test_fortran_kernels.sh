@@ -14,11 +14,15 @@
 #     each, its store runs 8192 N times; memspy names the COMMON block
 #     /fields/ (x and y, 65536 bytes) and module state's array state::w
 #     (32768 bytes), as Fortran and gdb write them, not by their symbols
-#     fields_ and __state_MOD_w.
+#     fields_ and __state_MOD_w;
+#   - alloc_kinds.f90: memspy names the main program's local loc (8 N
+#     bytes), the dummy x a module procedure allocates (16 N), and the
+#     components g%p, g%t of a derived-type variable (24 N, 32 N).
 source "$TESTLIB"
 MXM="$PROGRAMS/mxm_alloc"
 CSH="$PROGRAMS/common_shape"
-if [ ! -x "$MXM" ] || [ ! -x "$CSH" ]; then
+AK="$PROGRAMS/alloc_kinds"
+if [ ! -x "$MXM" ] || [ ! -x "$CSH" ] || [ ! -x "$AK" ]; then
     echo "SKIP the Fortran test programs were not built: gfortran was not found when configuring;" \
          "run scripts/setup.sh (it installs gfortran) and configure again"
     exit 77
@@ -105,4 +109,10 @@ check "common_shape memspy: axpy's pairs name the globals too" \
     "$(jq -r '[.pairs[] | select(.function == "state::axpy" and (.data_object | test("fields|^state::|_MOD_")))
                | .data_object] | sort | join(",")' "$WORK/cm.json")" \
     "/fields/,state::w"
+
+"$AUGUR" memspy --machine zen4 --format json --output "$WORK/ak.json" -- "$AK" 1000 >/dev/null 2>&1
+check "alloc_kinds memspy exit" "$?" 0
+check "alloc_kinds memspy: loc, the dummy x, components g%p and g%t: 8000, 16000, 24000, 32000 bytes" \
+    "$(jq -r '[.data_objects[] | select(.kind == "heap" and .size >= 8000) | "\(.name):\(.size)"] | sort | join(",")' \
+        "$WORK/ak.json")" "g%p:24000,g%t:32000,loc:8000,x:16000"
 finish
