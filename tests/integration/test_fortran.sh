@@ -1,7 +1,8 @@
 #!/bin/bash
 # test_fortran.sh — a Fortran program through collect, report, structure,
-# model, predict and memspy (tests/programs/grid_stencil.f90, built here
-# with gfortran -O1 -g, which scripts/setup.sh installs).  Closed forms:
+# model, predict and memspy (tests/programs/grid_stencil.f90, built by
+# tests/CMakeLists.txt with gfortran -O1 -g, which scripts/setup.sh
+# installs; skipped, exit 77, without it).  Closed forms:
 #   - relax's store v(i,j) = ... runs 3 (N-2)^2 times (3 sweeps of the
 #     interior), the fill v = 0.0d0 stores N^2 doubles: the writes of their
 #     lines at N = 100, and predicted at N = 200 from N = 40 .. 120;
@@ -11,13 +12,14 @@
 #     u and v (ALLOCATE stores the block into the array descriptor, a
 #     variable of the DW_TAG_module), 8 N^2 bytes each.
 source "$TESTLIB"
-command -v gfortran >/dev/null ||
-    { echo "FAIL gfortran is not installed: run scripts/setup.sh (it installs gfortran)"; exit 1; }
 SRC="$SRC_PROGRAMS/grid_stencil.f90"
-PROG="$WORK/grid_stencil"
+PROG="$PROGRAMS/grid_stencil"
 DB="$WORK/f.db"
-gfortran -O1 -g -march=x86-64-v2 -o "$PROG" "$SRC"
-check "gfortran built the program" "$?" 0
+if [ ! -x "$PROG" ]; then
+    echo "SKIP grid_stencil was not built: gfortran was not found when configuring;" \
+         "run scripts/setup.sh (it installs gfortran) and configure again"
+    exit 77
+fi
 STORE=$(line_of "v(i, j) = " "$SRC")
 FILL=$(line_of "v = 0.0d0" "$SRC")
 OUTER=$(line_of "do j = 2" "$SRC")
