@@ -8,7 +8,9 @@
 #     line) and are entered 1, N, N^2 times with N, N^2, N^3 header
 #     executions; the body stores N^3 times and does 2 N^3 flops, measured
 #     at N = 24 and predicted at N = 100 from N = 8 .. 24; memspy names the
-#     arrays a, b, c, 8 N^2 bytes each;
+#     arrays a, b, c, 8 N^2 bytes each, read N^3, N^3, 2 N^3 + N^2 times by
+#     multiply, and their descriptors, the globals mxm::a and mxm::b, read
+#     3 N^3 times each (gfortran -O1 reloads base, offset and stride);
 #   - common_shape.f90: axpy over assumed-shape p(:), q(:) of 4096 doubles,
 #     called 2 N times: its DO loop is entered 2 N times, 4096 iterations
 #     each, its store runs 8192 N times; memspy names the COMMON block
@@ -85,6 +87,10 @@ check "mxm memspy exit" "$?" 0
 check "mxm memspy: the ALLOCATABLE arrays are a, b, c, 8 N^2 = 8192 bytes each" \
     "$(jq -r '[.data_objects[] | select(.kind == "heap" and (.name | test("^[abc]$"))) | "\(.name):\(.size)"]
               | sort | join(",")' "$WORK/mm.json")" "a:8192,b:8192,c:8192"
+check "mxm memspy N=32: multiply reads a, b N^3 = 32768 times, c 2 N^3 + N^2 = 66560, descriptors mxm::a, mxm::b 3 N^3" \
+    "$(jq -r '[.pairs[] | select(.function == "mxm::multiply" and (.data_object | test("^(mxm::)?[ab]$|^c$")))
+              | "\(.data_object):\(.references)"] | sort | join(",")' "$WORK/mm.json")" \
+    "a:32768,b:32768,c:66560,mxm::a:98304,mxm::b:98304"
 
 SRC2="$SRC_PROGRAMS/common_shape.f90"
 STORE=$(line_of "^ *q(i) = alpha" "$SRC2")
