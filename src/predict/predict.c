@@ -281,8 +281,7 @@ static int build_rows(prediction *p, char *err, size_t errlen)
     }
     /* Models of one subject are stored together; sorting by key makes
      * the rows searchable for the misses. */
-    qsort(r->functions, r->nfunctions, sizeof *r->functions, predict_by_function_key);
-    qsort(r->lines, r->nlines, sizeof *r->lines, predict_by_line_key);
+    predict_sort_rows(r);
     return check_line_accesses(p, err, errlen);
 }
 
@@ -319,11 +318,11 @@ static void add_member_misses(report *r, const db_rd_group *g, const struct db_r
                               double misses)
 {
     report_line lkey = {.file = mb->file, .line = mb->line, .function = mb->function};
-    report_line *l = bsearch(&lkey, r->lines, r->nlines, sizeof *r->lines, predict_by_line_key);
+    report_line *l = predict_find_line(r, &lkey);
     if (l)
         l->c.misses[c] += misses;
     report_function fkey = {.function = mb->function, .module = g->module};
-    report_function *f = bsearch(&fkey, r->functions, r->nfunctions, sizeof *r->functions, predict_by_function_key);
+    report_function *f = predict_find_function(r, &fkey);
     if (f)
         f->c.misses[c] += misses;
 }

@@ -18,6 +18,12 @@ int predict_cmp_line(const report_line *a, const char *file, uint32_t line, cons
 int predict_by_function_key(const void *pa, const void *pb);
 int predict_by_line_key(const void *pa, const void *pb);
 
+/* Sort r's functions and lines by those keys; then the row of r with
+ * key's key, or NULL when r has none. */
+void predict_sort_rows(report *r);
+report_function *predict_find_function(const report *r, const report_function *key);
+report_line *predict_find_line(const report *r, const report_line *key);
+
 /* Set e's member for metric ("instructions", "reads", "writes"; others
  * ignored) to cv. */
 void predict_error_metric(predict_error *e, const char *metric, double cv);

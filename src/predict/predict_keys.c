@@ -1,7 +1,8 @@
 /* predict_keys.c — the keys of a prediction's rows: a function is
  * (function, module), a line (file, line, function), NULL names last;
- * build_rows sorts by them and the misses and errors find rows by them
- * (predict_internal.h). */
+ * build_rows sorts by them (predict_sort_rows) and the misses and errors
+ * find rows by them (predict_internal.h). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "predict/predict_internal.h"
@@ -40,3 +41,19 @@ int predict_by_line_key(const void *pa, const void *pb)
     return predict_cmp_line(pa, b->file, b->line, b->function);
 }
 
+
+void predict_sort_rows(report *r)
+{
+    qsort(r->functions, r->nfunctions, sizeof *r->functions, predict_by_function_key);
+    qsort(r->lines, r->nlines, sizeof *r->lines, predict_by_line_key);
+}
+
+report_function *predict_find_function(const report *r, const report_function *key)
+{
+    return bsearch(key, r->functions, r->nfunctions, sizeof *r->functions, predict_by_function_key);
+}
+
+report_line *predict_find_line(const report *r, const report_line *key)
+{
+    return bsearch(key, r->lines, r->nlines, sizeof *r->lines, predict_by_line_key);
+}

@@ -98,14 +98,13 @@ static void add_terms(predict_miss_error *sum, const report_counts *f, const rep
  * with key's key; NULL when r has none. */
 static const report_counts *find_function(const report_function *key, const report *r)
 {
-    const report_function *f =
-        bsearch(key, r->functions, r->nfunctions, sizeof *r->functions, predict_by_function_key);
+    const report_function *f = predict_find_function(r, key);
     return f ? &f->c : NULL;
 }
 
 static const report_counts *find_line(const report_line *key, const report *r)
 {
-    const report_line *l = bsearch(key, r->lines, r->nlines, sizeof *r->lines, predict_by_line_key);
+    const report_line *l = predict_find_line(r, key);
     return l ? &l->c : NULL;
 }
 
@@ -119,8 +118,7 @@ static int add_run(db *d, prediction *p, size_t t, const db_rd_group *groups, si
     if (rc == 0)
         rc = report_build(d, &p->train_runs[t], p->rep.caches, nc, &meas, err, errlen);
     if (rc == 0) {
-        qsort(meas.functions, meas.nfunctions, sizeof *meas.functions, predict_by_function_key);
-        qsort(meas.lines, meas.nlines, sizeof *meas.lines, predict_by_line_key);
+        predict_sort_rows(&meas);
         add_terms(&p->total_miss_error, &pred.total, &meas.total, nc);
         for (size_t i = 0; i < p->rep.nfunctions; i++)
             add_terms(&p->function_miss_errors[i], find_function(&p->rep.functions[i], &pred),

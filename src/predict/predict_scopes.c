@@ -164,9 +164,9 @@ int predict_nest_scopes(db *d, prediction *p, char *err, size_t errlen)
     double worst_taken = 0, worst_before = 0;
     const predict_scope *worst = NULL;
     for (size_t s = 1; s < n; s++) { /* parents first: a lowered parent lowers its children */
-        long parent = predicted_ancestor(scopes, n, at, (int64_t)s);
         if (at[s] < 0)
             continue;
+        long parent = predicted_ancestor(scopes, n, at, (int64_t)s);
         predict_scope *c = &p->scopes[at[s]];
         double before = c->instructions, took = 0;
         if (!lower_to(c, parent < 0 ? &module : &p->scopes[parent], &took))
