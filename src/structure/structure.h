@@ -500,7 +500,7 @@ int st_call_receiver(const st_vars *v, const st_module *m, uint64_t site, char *
  * inlined system function) in file[0..flen) and *line; else 0. */
 int st_call_user_line(const st_vars *v, uint64_t site, char *file, size_t flen, uint32_t *line);
 
-/* common_block.c: if `symbol` is the data symbol of a Fortran COMMON
+/* fortran_dwarf.c: if `symbol` is the data symbol of a Fortran COMMON
  * block described in the DWARF of the ELF file at `path` (gfortran's
  * "fields_" for COMMON /fields/), 1 with its Fortran name "/fields/" ("//"
  * for blank COMMON) in name[0..len); else 0 (also when the file has no
