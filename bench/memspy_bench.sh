@@ -24,6 +24,9 @@
 #               buffered, none simulated; the floor of full simulation
 #   instr:R     the same with set sampling's --sample-sets=N for R (as
 #               augur memspy rounds it): the floor of `sets R`  (with --floors)
+#   regions     augur memspy --instr-at-start no: only the program's regions of
+#               interest (CALLGRIND_START/STOP_INSTRUMENTATION) are simulated;
+#               for a program that marks them, such as roi_marks  (with --regions)
 # and reports the median user+sys CPU time of each (the machine is shared:
 # CPU time, not wall time), the ratio to Cachegrind's, and per sampled run
 # the difference of its L1/L2/L3 miss rates from full simulation's, in
@@ -33,8 +36,9 @@
 # usage: bench/memspy_bench.sh [--reps N] [--ratios "0.1 0.3"] [--machine M]
 #                              [--programs "NAME:ARGS ..."] [--markdown FILE]
 #                              [--shadow-sample N] [--tool-builds "DIR ..."]
-#                              [--floors]
-#   NAME is a kernel of bench/model_kernels/ or mm_conflict (examples/).
+#                              [--floors] [--regions]
+#   NAME is a kernel of bench/model_kernels/, mm_conflict (examples/) or
+#   roi_marks (tests/programs/).
 # Environment: BUILD_DIR (default: build; must hold augur and vglib/).
 # Programs are compiled -O1 -g -march=x86-64-v2 into a temporary directory,
 # removed at exit.  Results are recorded in docs/memspy.md ("Benchmark").
@@ -50,6 +54,7 @@ MARKDOWN=
 SHADOW=
 TOOL_BUILDS=()
 FLOORS=
+REGIONS=
 
 die() { echo "memspy_bench: $*" >&2; exit 2; }
 
@@ -63,6 +68,7 @@ while [ $# -gt 0 ]; do
     --shadow-sample) SHADOW=${2:?--shadow-sample N}; shift 2 ;;
     --tool-builds) read -r -a TOOL_BUILDS <<<"${2:?--tool-builds \"DIR ...\"}"; shift 2 ;;
     --floors) FLOORS=1; shift ;;
+    --regions) REGIONS=1; shift ;;
     *) die "unknown option '$1' (see the usage at the top of $0)" ;;
     esac
 done
@@ -79,8 +85,11 @@ trap 'rm -rf "$TMP"' EXIT INT TERM
 
 # source_of NAME — the C file of a benchmark program.
 source_of() {
-    if [ "$1" = mm_conflict ]; then echo "$ROOT/examples/mm_conflict.c"
-    else echo "$ROOT/bench/model_kernels/$1.c"; fi
+    case $1 in
+    mm_conflict) echo "$ROOT/examples/mm_conflict.c" ;;
+    roi_marks) echo "$ROOT/tests/programs/roi_marks.c" ;;
+    *) echo "$ROOT/bench/model_kernels/$1.c" ;;
+    esac
 }
 
 # cache_geometry first|last — "SIZE,WAYS,LINE" of the machine's first (L1) or
@@ -130,6 +139,7 @@ configs=(cachegrind none full tool)
 for k in "${!TOOL_BUILDS[@]}"; do configs+=("tool@$k"); done
 for r in $RATIOS; do configs+=("time:$r" "sets:$r"); done
 [ -z "$FLOORS" ] || { configs+=(instr); for r in $RATIOS; do configs+=("instr:$r"); done; }
+[ -z "$REGIONS" ] || configs+=(regions)
 
 # run_config CONFIG EXE ARGS... — one timed run; the report of the first
 # memspy run of each configuration is kept for the miss rates.
@@ -161,6 +171,9 @@ run_config() {
         cpu_time env VALGRIND_LIB="$lib" valgrind --tool=memspy --out-dir="$TMP/raw" "${LEVELS[@]}" \
             "${opts[@]}" "$exe" "$@"
         rm -f "$TMP"/raw/memspy.*.out ;;
+    regions)
+        cpu_time "$AUGUR" memspy --machine "$MACHINE" --instr-at-start no --format json --output "$json" -- \
+            "$exe" "$@" ;;
     time:* | sets:*)
         cpu_time "$AUGUR" memspy --machine "$MACHINE" --sample "${config#*:}" --sample-by "${config%%:*}" \
             --format json --output "$json" -- "$exe" "$@" ;;
@@ -170,7 +183,7 @@ run_config() {
 {
     echo "# $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)," \
         "$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); machine $MACHINE (cachegrind --D1=$D1 --LL=$LL)"
-    echo "# $0 --reps $REPS --ratios \"$RATIOS\" --programs \"$PROGRAMS\"${SHADOW:+ --shadow-sample $SHADOW}${FLOORS:+ --floors}"
+    echo "# $0 --reps $REPS --ratios \"$RATIOS\" --programs \"$PROGRAMS\"${SHADOW:+ --shadow-sample $SHADOW}${FLOORS:+ --floors}${REGIONS:+ --regions}"
     for k in "${!TOOL_BUILDS[@]}"; do echo "# tool@$k: ${TOOL_BUILDS[$k]}"; done
     echo
     echo "| program | config | CPU s (median of $REPS) | / cachegrind | L1 rate | L2 rate | L3 rate | ΔL1 pp | ΔL2 pp | ΔL3 pp |"
@@ -196,7 +209,7 @@ for spec in $PROGRAMS; do
         t=$(median <"$TMP/$name.${c/:/_}.times")
         ratio=$(awk -v a="$t" -v b="$cg" 'BEGIN {printf "%.2f", a / b}')
         if [ "$c" = cachegrind ] || [ "${c%-s*}" = tool ] || [ "${c%@*}" = tool ] || [ "$c" = none ] ||
-            [ "${c%%:*}" = instr ]; then
+            [ "${c%%:*}" = instr ] || [ "$c" = regions ]; then
             [ "$c" = cachegrind ] || ratio="**$ratio**"
             [ "$c" = cachegrind ] && ratio=1.00
             echo "| $name $args | $c | $t | $ratio | | | | | | |"

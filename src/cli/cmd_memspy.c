@@ -39,6 +39,7 @@ typedef struct memspy_options {
     int by_sets;          /* sample sets instead of time */
     unsigned long shadow; /* --shadow-sample: 1 line in `shadow` splits capacity/conflict */
     int interleave;       /* merge threads' buffered references (the tool's default) */
+    int instr_at_start;   /* simulate from the start; 0: only inside the program's regions */
     enum format format;
     const char *output;   /* NULL: stdout */
     const char *raw;      /* --raw FILE: report this raw file, run nothing */
@@ -51,8 +52,9 @@ static void usage(FILE *to)
 {
     fprintf(to,
             "usage: augur memspy [--machine NAME|FILE] [--sample RATIO [--sample-by sets|time]]\n"
-            "                    [--shadow-sample N] [--interleave yes|no] [--format text|json|callgrind]\n"
-            "                    [--output FILE] [--keep-raw FILE] [--dry-run] -- PROGRAM [ARGS...]\n"
+            "                    [--shadow-sample N] [--interleave yes|no] [--instr-at-start yes|no]\n"
+            "                    [--format text|json|callgrind] [--output FILE] [--keep-raw FILE] [--dry-run]\n"
+            "                    -- PROGRAM [ARGS...]\n"
             "       augur memspy [--machine NAME|FILE] [--format F] [--output FILE] --raw FILE\n\n"
             "Runs PROGRAM under the memspy Valgrind tool, which simulates the machine's data caches\n"
             "(set-associative LRU, private levels per thread, shared levels shared) and reports, for\n"
@@ -80,6 +82,12 @@ static void usage(FILE *to)
             "  --interleave yes|no  yes (default): simulate the threads' references interleaved\n"
             "                       evenly between synchronizations, as if they ran at once; no:\n"
             "                       in Valgrind's order (one thread at a time, long stretches)\n"
+            "  --instr-at-start yes|no\n"
+            "                       yes (default): simulate from the start; no: only between the\n"
+            "                       program's CALLGRIND_START_INSTRUMENTATION and _STOP_ (from\n"
+            "                       <valgrind/callgrind.h>; Cachegrind's CACHEGRIND_* too), which are\n"
+            "                       obeyed either way; outside them the program runs as fast as\n"
+            "                       under valgrind --tool=none and nothing is counted\n"
             "  --format F           text (default), json, or callgrind (for callgrind_annotate and\n"
             "                       KCachegrind: one event per level and cause)\n"
             "  --output FILE        write the report to FILE instead of standard output; without it the\n"
@@ -156,6 +164,11 @@ static int take_option(int opt, const char *arg, void *ctx)
             return cli_usage_error("memspy", "--interleave '%s': give yes or no", arg);
         o->interleave = !strcmp(arg, "yes");
         return 0;
+    case 'a':
+        if (strcmp(arg, "yes") && strcmp(arg, "no"))
+            return cli_usage_error("memspy", "--instr-at-start '%s': give yes or no", arg);
+        o->instr_at_start = !strcmp(arg, "yes");
+        return 0;
     default:
         o->output = arg;
         return 0;
@@ -171,10 +184,12 @@ static int parse_options(int argc, char **argv, memspy_options *o)
         {"output", required_argument, NULL, 'o'},   {"raw", required_argument, NULL, 'r'},
         {"shadow-sample", required_argument, NULL, 'S'},
         {"interleave", required_argument, NULL, 'i'}, {"dry-run", no_argument, NULL, 'n'},
+        {"instr-at-start", required_argument, NULL, 'a'},
         {"keep-raw", required_argument, NULL, 'k'},   {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    *o = (memspy_options){.ratio = 1.0, .by_sets = 1, .shadow = 1, .interleave = 1}; /* sets: docs/memspy.md, Benchmark */
+    *o = (memspy_options){.ratio = 1.0, .by_sets = 1, .shadow = 1, .interleave = 1,
+                            .instr_at_start = 1}; /* sets: docs/memspy.md, Benchmark */
     int first;
     int rc = cli_getopt_program("memspy", argc, argv, longopts, take_option, o, &first);
     if (rc != 0)
@@ -310,7 +325,7 @@ static void sampling_arg(const memspy_options *o, char *arg, size_t len)
 /* The memspy tool's options for a run, and the words they are made of. */
 typedef struct tool_args {
     char levels[MACHINE_MAX_CACHES][160], out_opt[PATH_MAX + 16], sample[64], shadow[48], progress[32];
-    char *argv[MACHINE_MAX_CACHES + 7]; /* NULL-terminated */
+    char *argv[MACHINE_MAX_CACHES + 8]; /* NULL-terminated */
 } tool_args;
 
 /* t's options for o on machine m, the tool writing to out_dir. */
@@ -336,6 +351,8 @@ static void make_tool_args(const memspy_options *o, const machine *m, const char
     }
     if (!o->interleave)
         t->argv[n++] = "--interleave=no";
+    if (!o->instr_at_start)
+        t->argv[n++] = "--instr-at-start=no";
     /* the tool's progress lines as often as augur shows them (launch.c) */
     snprintf(t->progress, sizeof t->progress, "--progress-ms=%d", 1000 * launch_progress_seconds());
     t->argv[n++] = t->progress;

@@ -19,6 +19,8 @@
  *   memspy_threads.c     Valgrind thread ids -> dense simulator threads
  *   memspy_output.c      the raw file (docs/memspy-format.md)
  *   memspy_progress.c    progress lines in the Valgrind log on long runs
+ *   memspy_regions.c     regions of interest: the program's START/STOP client
+ *                        requests and --instr-at-start
  *
  * No libc here: only VG_(...) functions.  Everything mutable lives in the
  * single Memspy instance `memspy` below.
@@ -168,6 +170,12 @@ typedef struct Memspy {
     HChar *level_name[MAX_LEVELS];
     ms_config config;
     ULong sample_on, sample_off; /* time sampling; sample_on == 0: off */
+    Bool instr_at_start;         /* --instr-at-start: instrument from the start [yes] */
+
+    /* regions of interest (memspy_regions.c) */
+    Bool instrumenting; /* translations made now append references */
+    Bool regions_used;  /* the instrumentation was off at some time */
+    ULong regions;      /* stretches of the run instrumented so far */
 
     /* simulation */
     ms_sim *sim;
@@ -247,6 +255,12 @@ static inline Bool memspy_sets_in_ir(void)
 {
     return memspy.config.set_sample > 1 && !memspy.sample_on;
 }
+
+/* memspy_regions.c: set the region state from --instr-at-start (after the
+ * options), and handle a client request: True when it was a START or STOP
+ * of Callgrind or Cachegrind, which it obeys. */
+void memspy_regions_init(void);
+Bool memspy_client_request(ThreadId tid, UWord *args, UWord *ret);
 
 /* memspy_instrument.c */
 IRSB *memspy_instrument(VgCallbackClosure *closure, IRSB *sb_in, const VexGuestLayout *layout,

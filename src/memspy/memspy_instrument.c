@@ -285,6 +285,8 @@ IRSB *memspy_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
     (void)closure, (void)layout, (void)vge, (void)archinfo_host;
     if (gWordTy != Ity_I64 || hWordTy != Ity_I64)
         VG_(tool_panic)("memspy supports amd64 only");
+    if (!memspy.instrumenting)
+        return in; /* outside a region of interest (memspy_regions.c) */
 
     SbBuilder b = {.out = deepCopyIRSBExceptStmts(in), .unreserved = count_refs(in),
                    .cur = {.at = &memspy.buf_cur}};

@@ -166,6 +166,7 @@ static Bool process_option(const HChar *arg)
         set_set_sampling(value);
     } else if VG_STR_CLO (arg, "--shadow-sample", value) {
         set_shadow_sampling(value);
+    } else if VG_BOOL_CLO (arg, "--instr-at-start", memspy.instr_at_start) {
     } else if VG_BOOL_CLO (arg, "--interleave", memspy.interleave) {
     } else if VG_STR_CLO (arg, "--buffer", value) {
         set_buffer(value);
@@ -189,6 +190,9 @@ static void print_usage(void)
         "    --sample-time=ON,OFF              simulate ON references, skip OFF, repeat\n"
         "    --sample-sets=N                   simulate one cache set in N [1]\n"
         "    --shadow-sample=N                 split capacity/conflict on 1 line in N [1]\n"
+        "    --instr-at-start=yes|no           simulate from the start, or only once the\n"
+        "                                      program asks (CALLGRIND_START_INSTRUMENTATION\n"
+        "                                      or CACHEGRIND_START_INSTRUMENTATION) [yes]\n"
         "    --interleave=yes|no               merge the threads' buffered references\n"
         "                                      evenly when simulating them [yes]\n"
         "    --buffer=N                        references buffered per thread while\n"
@@ -236,6 +240,7 @@ static void post_clo_init(void)
     memspy_pairs_init();
     memspy_threads_init();
     memspy_progress_init();
+    memspy_regions_init();
 }
 
 /* Does futex(2) operation `op` wake a waiter? */
@@ -351,9 +356,11 @@ static void pre_clo_init(void)
     VG_(basic_tool_funcs)(post_clo_init, memspy_instrument, fini);
     VG_(needs_command_line_options)(process_option, print_usage, print_debug_usage);
     VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
+    VG_(needs_client_requests)(memspy_client_request);
     memspy.config.set_sample = 1;
     memspy.config.shadow_sample = 1;
     memspy.interleave = True;
+    memspy.instr_at_start = True;
     memspy.simulate = True;
     memspy.buf_entries = DEFAULT_BUFFER;
     memspy.sb_reserve = MEMSPY_SB_REFS;

@@ -57,6 +57,8 @@ static void write_config(profile_writer *w)
         pw_eol(w);
     }
     line_u64(w, "shadow", c->shadow_sample > 1 ? c->shadow_sample : 1);
+    if (memspy.regions_used)
+        line_u64(w, "regions", memspy.regions);
 }
 
 static void write_header(profile_writer *w)

@@ -167,10 +167,11 @@ static json_t *sampling_json(const memspy_report *rep)
     static const char *const kinds[] = {"none", "time", "sets"};
     const memspy_raw *r = rep->raw;
     const mr_scale *s = &rep->scale;
-    return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f}", "kind", kinds[r->sampling], "on", (json_int_t)r->on,
-                     "off", (json_int_t)r->off, "sets", (json_int_t)r->sets, "simulated", (json_int_t)s->simulated,
-                     "skipped", (json_int_t)r->skipped,
-                     "ratio", s->total ? (double)s->simulated / (double)s->total : 1.0, "scale", s->factor);
+    return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o}", "kind", kinds[r->sampling], "on",
+                     (json_int_t)r->on, "off", (json_int_t)r->off, "sets", (json_int_t)r->sets, "simulated",
+                     (json_int_t)s->simulated, "skipped", (json_int_t)r->skipped, "ratio",
+                     s->total ? (double)s->simulated / (double)s->total : 1.0, "scale", s->factor, "regions",
+                     r->regions >= 0 ? json_integer(r->regions) : json_null());
 }
 
 static json_t *total_json(const memspy_report *rep)

@@ -1,6 +1,7 @@
 /* memspy_notes.c — what a report says about the run itself, beyond the
  * tool's warnings, when its counts alone would mislead a reader
- * (docs/memspy.md, "Report"): a time-sampled run shorter than one sample
+ * (docs/memspy.md, "Report"): the regions of interest its counts cover,
+ * a time-sampled run shorter than one sample
  * (nothing was skipped: the counts are exact, not estimates), and a run so
  * short that the dynamic loader's own work makes much of the stall.  The
  * text prints them under the header, JSON appends them to `warnings`. */
@@ -39,9 +40,25 @@ int mr_short_sample(const memspy_report *rep)
     return r->sampling == MR_SAMPLE_TIME && r->sets <= 1 && r->skipped == 0;
 }
 
+/* The note on regions of interest (the run's `regions N`) into text[0..len). */
+static void regions_note(const memspy_raw *r, char *text, size_t len)
+{
+    if (r->regions == 0)
+        snprintf(text, len, "nothing was simulated: the instrumentation was off from the start "
+                            "(--instr-at-start=no) and the program never asked for it "
+                            "(CALLGRIND_START_INSTRUMENTATION or CACHEGRIND_START_INSTRUMENTATION)");
+    else
+        snprintf(text, len, "the counts cover %lld region%s of interest only, where the instrumentation was on "
+                            "(--instr-at-start, START/STOP_INSTRUMENTATION requests); the caches kept their "
+                            "contents across the gaps",
+                 (long long)r->regions, r->regions == 1 ? "" : "s");
+}
+
 void mr_notes_of(const memspy_report *rep, mr_notes *out)
 {
     out->n = 0;
+    if (rep->raw->regions >= 0)
+        regions_note(rep->raw, out->text[out->n++], sizeof out->text[0]);
     if (mr_short_sample(rep))
         snprintf(out->text[out->n++], sizeof out->text[0],
                  "the run was shorter than one sample: everything was simulated, the counts are exact");

@@ -160,6 +160,15 @@ static int parse_shadow(reader *r, char **f)
                : fail(r, "shadow sampling N must be a power of two >= 1");
 }
 
+static int parse_regions(reader *r, char **f)
+{
+    uint64_t n;
+    if (rawtext_bounded(&r->t, f[1], "regions", INT64_MAX, &n) != 0)
+        return -1;
+    r->m->regions = (int64_t)n;
+    return 0;
+}
+
 /* A note from the tool for the reader of the report (threads folded onto
  * the simulator's 64, for one). */
 static int parse_warning(reader *r, char **f)
@@ -468,6 +477,7 @@ static const keyword keywords[] = {
     {{"level", R_LEVEL, 0, 1, 6}, parse_level, NULL},
     {{"sampling", R_SAMPLING, 0, 1, -1}, NULL, parse_sampling}, /* time, then sets: see parse_sampling */
     {{"shadow", R_SHADOW, 1, 0, 1}, parse_shadow, NULL},
+    {{"regions", R_SHADOW, 1, 0, 1}, parse_regions, NULL},
     {{"threads", R_THREADS, 1, 1, 1}, parse_threads, NULL},
     {{"warning", R_THREADS, 0, 0, 1}, parse_warning, NULL},
     {{"module", R_BODY, 0, 0, 3}, parse_module, NULL},
@@ -516,6 +526,7 @@ static void setup(void *reader_, void *out)
 {
     reader *r = reader_;
     r->m = out;
+    r->m->regions = -1; /* no `regions` line: the whole run */
     r->order = (rawtext_order){.table = keywords, .n = NKEYWORDS, .stride = sizeof *keywords,
                                .doc = "docs/memspy-format.md", .rank = R_MAGIC, .prev = ""};
 }

@@ -105,6 +105,9 @@ typedef struct memspy_raw {
                                     0 when it has none (an older writer) */
     int has_groups;              /* set sampling's 'groups' lines present (an
                                     older writer has none) */
+    int64_t regions;             /* regions of interest: the instrumented
+                                    stretches of the run (its `regions N`);
+                                    -1 when the whole run was instrumented */
     uint32_t threads;
     size_t nwarnings;
     char **warnings;             /* notes from the tool, for the report */
@@ -324,7 +327,7 @@ size_t mr_evictors(const memspy_raw *r, unsigned k, uint32_t victim, uint64_t *b
 /* The share of the stall (percent) above which the dynamic loader's is
  * noted: its startup work, fixed, then dominates the program's own. */
 #define MR_LOADER_SHARE 25.0
-#define MR_MAX_NOTES 2
+#define MR_MAX_NOTES 3
 
 typedef struct mr_notes {
     size_t n;

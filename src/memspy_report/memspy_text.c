@@ -40,7 +40,7 @@ static void header(const memspy_report *rep, const mr_header *h, FILE *out)
     mr_notes notes;
     mr_notes_of(rep, &notes);
     for (size_t i = 0; i < notes.n; i++)
-        fprintf(out, "  note: %s\n", notes.text[i]);
+        report_print_wrapped(out, "  note:", notes.text[i], REPORT_WRAP_COLUMN);
     fprintf(out, "machine: %s%s%s%s\n", h->machine, h->why ? " (" : "", h->why ? h->why : "", h->why ? ")" : "");
     for (unsigned k = 0; k < r->nlevels; k++) {
         const mr_level *l = &r->level[k];
@@ -57,7 +57,7 @@ static void sampling(const memspy_report *rep, FILE *out)
     const mr_scale *s = &rep->scale;
     double ratio = s->total ? (double)s->simulated / (double)s->total : 1.0;
     if (r->sampling == MR_SAMPLE_NONE)
-        fprintf(out, "sampling: none (every reference simulated)\n");
+        fprintf(out, "sampling: none (every reference %ssimulated)\n", r->regions >= 0 ? "of the regions " : "");
     else if (r->sampling == MR_SAMPLE_TIME && mr_short_sample(rep)) /* the header's note says so */
         fprintf(out, "sampling: time, %" PRIu64 " references on, %" PRIu64 " off: ratio %.3f\n", r->on, r->off, ratio);
     else if (r->sampling == MR_SAMPLE_TIME)

@@ -274,7 +274,8 @@ loader_share() {
 SHARE=$(loader_share "$WORK"/objs/memspy.*.out "$WORK/objs.json")
 NOTE="the dynamic loader (ld-linux-x86-64.so.2) makes $SHARE% of the stall: the run is short; give the program a larger input"
 check "loader: a small run's share is above 25%" "$((SHARE > 25))" 1
-check "loader: text note under the header" "$(sed -n 3p "$WORK/objs.text")" "  note: $NOTE"
+check "loader: text note under the header (wrapped lines joined)" "$(unwrapped "$WORK/objs.text" | sed -n 3p)" \
+    "  note: $NOTE"
 check "loader: json warning" "$(jq -r '.warnings[-1]' "$WORK/objs.json")" "$NOTE"
 check "loader: no note on a larger run" "$(jq '[.warnings[] | select(contains("dynamic loader"))] | length' \
     "$WORK/setfull.json")" 0
@@ -289,7 +290,7 @@ check "loader: no note on a larger run" "$(jq '[.warnings[] | select(contains("d
 SHORT="the run was shorter than one sample: everything was simulated, the counts are exact"
 check "short run: big's counts are the full simulation's" "$(causes short big 0)" "$(causes cold big 0)"
 check "short run: json warning" "$(jq -r --arg n "$SHORT" '[.warnings[] | select(. == $n)] | length' "$WORK/short.json")" 1
-check "short run: text note" "$(grep -c "^  note: $SHORT\$" "$WORK/short.txt")" 1
+check "short run: text note" "$(unwrapped "$WORK/short.txt" | grep -c "^  note: $SHORT\$")" 1
 check "short run: not called estimates" "$(grep -c 'misses are estimates' "$WORK/short.txt")" 0
 
 # cg_sweep RUN EVENT — Cachegrind's count of EVENT in function sweep.
