@@ -83,20 +83,20 @@ static void scope_label(const predict_scope *s, char *buf, size_t len)
                  s->file ? report_base_name(s->file) : "?", s->line);
 }
 
-/* The warning: how many scopes were lowered, and the one lowered most
- * (by `taken` instructions, from `before` to its parent's). */
-static int warn(prediction *p, size_t count, const predict_scope *worst, double before, double taken)
+/* The warning: how many scopes were lowered, and the one lowered most,
+ * from `before` instructions to its parent's (as a ratio: a wild model can
+ * exceed its parent, or the whole program, many times over). */
+static int warn(prediction *p, size_t count, const predict_scope *worst, double before)
 {
     char params[256], label[REPORT_NAME_WIDTH + 512], text[1024];
     predict_params_text(p, params, sizeof params);
     scope_label(worst, label, sizeof label);
     snprintf(text, sizeof text,
              "scopes: %zu predicted scope%s exceeded the scope holding %s and %s lowered to it; most: %s, %.4g "
-             "instructions predicted, its parent %.4g (%.3g%% of the program's): the models of nested scopes are "
-             "fitted separately and disagree at %s",
+             "instructions predicted, %.3g times its parent's %.4g: the models of nested scopes are fitted "
+             "separately and disagree at %s",
              count, count == 1 ? "" : "s", count == 1 ? "it" : "them", count == 1 ? "was" : "were", label, before,
-             worst->instructions,
-             p->rep.total.instructions ? 100 * taken / (double)p->rep.total.instructions : 0.0, params);
+             worst->instructions > 0 ? before / worst->instructions : 0.0, worst->instructions, params);
     return predict_add_warning(p, text);
 }
 
@@ -179,7 +179,7 @@ int predict_nest_scopes(db *d, prediction *p, char *err, size_t errlen)
     }
     rc = 0;
     if (worst && worst_taken > 0.001 * (double)p->rep.total.instructions)
-        rc = warn(p, count, worst, worst_before, worst_taken);
+        rc = warn(p, count, worst, worst_before);
     free(at);
     db_scopes_free(scopes, n);
     if (rc != 0)
