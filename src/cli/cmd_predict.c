@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -139,7 +140,9 @@ static int run_predict(db *d, const predict_cli *o, const machine *m, char *err,
     prediction p;
     predict_perf pp = {0};
     int rc = evaluate(d, o, m, &p, &pp, err, errlen);
-    for (size_t i = 0; rc == 0 && i < p.info.nwarnings; i++)
+    /* The text holds the warnings too: on a terminal they would show twice. */
+    int shown = !o->json && isatty(STDOUT_FILENO);
+    for (size_t i = 0; rc == 0 && !shown && i < p.info.nwarnings; i++)
         report_print_wrapped(stderr, "augur predict: warning:", p.info.warnings[i], REPORT_WRAP_COLUMN);
     if (rc == 0) {
         errno = 0;

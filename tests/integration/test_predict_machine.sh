@@ -34,6 +34,9 @@ check "model exit" "$?" 0
 "$AUGUR" predict --db "$DB" --param N=$TARGET --machine zen4 --format json --top 0 > "$WORK/pred.json" 2> "$WORK/pred.err"
 check "predict --machine exit" "$?" 0
 check "extrapolation still warned" "$(grep -c "N=72 is 2x the largest fitted value" "$WORK/pred.err")" 1
+# On a terminal (script(1) gives one) the text holds the warning and stderr stays quiet: once, not twice.
+script -qec "$(printf '%q ' "$AUGUR" predict --db "$DB" --param N=$TARGET)" /dev/null | tr -d '\r' >"$WORK/tty.txt"
+check "a terminal shows the warning once" "$(unwrapped "$WORK/tty.txt" | grep -c "N=72 is 2x the largest fitted value")" 1
 
 # Cachegrind's data misses at each level of zen4
 check_zen4_misses "$WORK/pred.json" 0.05 "$PROG" $TARGET
