@@ -132,6 +132,20 @@ static char **valgrind_argv(const launch_request *rq, valgrind_opts *v)
     return argv;
 }
 
+/* Should the run be given OMP_WAIT_POLICY=passive?  OpenMP runtimes spin
+ * while a thread waits at a barrier or for work (libgomp up to 300 000
+ * times, LLVM's libomp 200 ms).  Under Valgrind, which runs one thread at
+ * a time, those spins were 94% of an OpenMP Jacobi sweep's instructions
+ * and as many as the scheduling happened to give: 6.7 M to 12.3 M in three
+ * runs of one command (docs/user-guide.md, "OpenMP").  A passive policy
+ * waits in the kernel, which changes no work of the program.  A policy the
+ * user set is kept. */
+static int passive_wait_wanted(void)
+{
+    const char *v = getenv("OMP_WAIT_POLICY");
+    return !v || !*v;
+}
+
 static void exec_valgrind(const launch_request *rq, const char *tool_dir)
 {
     valgrind_opts v;
@@ -141,6 +155,8 @@ static void exec_valgrind(const launch_request *rq, const char *tool_dir)
         _exit(125);
     }
     setenv("VALGRIND_LIB", tool_dir, 1);
+    if (passive_wait_wanted())
+        setenv("OMP_WAIT_POLICY", "passive", 1);
     execvp("valgrind", argv);
     fprintf(stderr, "augur: cannot run valgrind: %s (apt-get install valgrind)\n", strerror(errno));
     _exit(125);
@@ -183,6 +199,8 @@ int launch_print_command(FILE *out, const launch_request *rq, const char *tool_d
     if (!argv)
         return -1;
     warn_bad_progress_seconds();
+    if (passive_wait_wanted())
+        fputs("OMP_WAIT_POLICY=passive ", out);
     fputs("VALGRIND_LIB=", out);
     report_shell_word(tool_dir, out);
     for (char **w = argv; *w; w++) {
