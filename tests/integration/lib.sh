@@ -74,6 +74,14 @@ unwrapped() {
     sed -e ':a' -e 'N' -e '$!ba' -e 's/\n    / /g' "$1"
 }
 
+# line_writes JSON FILE LINE — the writes of source line FILE:LINE (FILE a
+# base name, so that a libc line of the same number is not counted) in a
+# report or prediction, summed over its rows and rounded.
+line_writes() {
+    jq --arg f "$2" --argjson l "$3" '[.lines[] | select(.line == $l and (.file // "" | endswith($f)))
+                                      | .writes] | add | round' "$1"
+}
+
 # collect_to DIR ARGS... — augur collect into $WORK/test.db, keeping the raw
 # profiles in DIR; the program's stdout is discarded.
 collect_to() {

@@ -30,14 +30,9 @@ for n in 40 60 80 100 120; do
 done
 check "five runs collected" "$(sqlite3 "$DB" 'SELECT count(*) FROM runs')" 5
 
-# writes_of JSON LINE — the writes of grid_stencil.f90:LINE in a report or prediction
-writes_of() {
-    jq --argjson l "$2" '[.lines[] | select(.line == $l and (.file // "" | endswith("grid_stencil.f90")))
-                         | .writes] | add | round' "$1"
-}
 "$AUGUR" report --db "$DB" --run 4 --format json --top 0 >"$WORK/r100.json"
-check "N=100: the stencil's store runs 3 (N-2)^2 = 28812 times" "$(writes_of "$WORK/r100.json" "$STORE")" 28812
-check "N=100: the fill stores N^2 = 10000 doubles" "$(writes_of "$WORK/r100.json" "$FILL")" 10000
+check "N=100: the stencil's store runs 3 (N-2)^2 = 28812 times" "$(line_writes "$WORK/r100.json" grid_stencil.f90 "$STORE")" 28812
+check "N=100: the fill stores N^2 = 10000 doubles" "$(line_writes "$WORK/r100.json" grid_stencil.f90 "$FILL")" 10000
 check "report: the module procedure is grid::relax, its line's function too" \
     "$(jq -r --argjson l "$STORE" '[(.functions[] | select(.function // "" | test("relax")) | .function),
         (.lines[] | select(.line == $l) | .function)] | unique | join(",")' "$WORK/r100.json")" "grid::relax"
@@ -51,7 +46,7 @@ check "structure: function grid::relax with the DO loops at lines $OUTER and $IN
 "$AUGUR" model --db "$DB" --quiet >/dev/null 2>&1
 check "model exit" "$?" 0
 "$AUGUR" predict --db "$DB" --param N=200 --format json --top 0 >"$WORK/p200.json" 2>/dev/null
-check "predict at N=200: the store 3 * 198^2 = 117612 times" "$(writes_of "$WORK/p200.json" "$STORE")" 117612
+check "predict at N=200: the store 3 * 198^2 = 117612 times" "$(line_writes "$WORK/p200.json" grid_stencil.f90 "$STORE")" 117612
 check "predict: the scope of grid::relax is named so" \
     "$(jq -r '[.scopes[] | select(.kind == "function" and (.name | test("relax"))) | .name] | join(",")' \
         "$WORK/p200.json")" "grid::relax"

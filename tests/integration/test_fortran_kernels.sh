@@ -41,11 +41,6 @@ for n in 8 12 16 20 24; do
 done
 check "mxm: five runs collected" "$(sqlite3 "$DB" 'SELECT count(*) FROM runs')" 5
 
-# writes_of JSON FILE LINE — the writes of FILE:LINE in a report or prediction
-writes_of() {
-    jq --arg f "$2" --argjson l "$3" '[.lines[] | select(.line == $l and (.file // "" | endswith($f)))
-                                      | .writes] | add | round' "$1"
-}
 # nest JSON — "name:entries:header_executions" of the multiply's loops at lines 14..17
 nest() {
     jq -r --argjson lo "$DOJ" --argjson hi "$BODY" \
@@ -54,7 +49,7 @@ nest() {
           | "\(.name | sub("loop at "; "")):\(.entries):\(.header_executions)"] | join(",")' "$1"
 }
 "$AUGUR" report --db "$DB" --run 5 --format json --top 0 >"$WORK/r24.json"
-check "mxm N=24: the body's store runs N^3 = 13824 times" "$(writes_of "$WORK/r24.json" mxm_alloc.f90 "$BODY")" 13824
+check "mxm N=24: the body's store runs N^3 = 13824 times" "$(line_writes "$WORK/r24.json" mxm_alloc.f90 "$BODY")" 13824
 check "mxm: the module procedure is mxm::multiply" \
     "$(jq -r '[.functions[] | select(.function // "" | test("multiply")) | .function] | join(",")' "$WORK/r24.json")" \
     "mxm::multiply"
@@ -74,7 +69,7 @@ check "structure: mxm::multiply holds the nest at lines $DOJ > $DOK > $DOI" \
 "$AUGUR" model --db "$DB" --quiet >/dev/null 2>&1
 check "mxm: model exit" "$?" 0
 "$AUGUR" predict --db "$DB" --param N=100 --format json --top 0 >"$WORK/p100.json" 2>/dev/null
-check "mxm predict N=100: the body's store 10^6 times" "$(writes_of "$WORK/p100.json" mxm_alloc.f90 "$BODY")" 1000000
+check "mxm predict N=100: the body's store 10^6 times" "$(line_writes "$WORK/p100.json" mxm_alloc.f90 "$BODY")" 1000000
 check "mxm predict N=100: do j, do k, do i entered 1, 100, 10^4 times, headers 100, 10^4, 10^6" \
     "$(jq -r --argjson lo "$DOJ" --argjson hi "$BODY" '[.scopes[] | select(.kind == "loop" and
           (.name | test("mxm_alloc.f90:[0-9]+$")) and (.name | capture(":(?<l>[0-9]+)$").l | tonumber) as $l
@@ -99,7 +94,7 @@ DB2="$WORK/csh.db"
 "$AUGUR" collect --db "$DB2" --param N=10 -- "$CSH" 10 >/dev/null 2>&1
 "$AUGUR" report --db "$DB2" --format json --top 0 >"$WORK/c10.json"
 check "common_shape N=10: axpy's store runs 2 N 4096 = 81920 times" \
-    "$(writes_of "$WORK/c10.json" common_shape.f90 "$STORE")" 81920
+    "$(line_writes "$WORK/c10.json" common_shape.f90 "$STORE")" 81920
 "$AUGUR" report --db "$DB2" --scopes --format json >"$WORK/cs10.json"
 check "common_shape N=10: state::axpy's DO loop entered 2 N = 20 times, 4096 iterations each" \
     "$(jq -r '[.. | objects | select(.name? == "state::axpy") | .children[] | select(.kind == "loop")

@@ -30,8 +30,7 @@ check "five runs collected" "$(sqlite3 "$DB" 'SELECT count(*) FROM runs')" 5
 total() { "$AUGUR" report --db "$DB" --run "$1" --format json | jq '.total.instructions'; }
 "$AUGUR" report --db "$DB" --run 4 --format json --top 0 >"$WORK/r100.json"
 check "N=100: the sweep's store runs 3 (N-2)^2 = 28812 times" \
-    "$(jq --argjson l "$STORE" '[.lines[] | select(.line == $l and (.file // "" | endswith("omp_jacobi.c")))
-                                  | .writes] | add' "$WORK/r100.json")" 28812
+    "$(line_writes "$WORK/r100.json" omp_jacobi.c "$STORE")" 28812
 check "N=100: the outlined region is named main._omp_fn.0" \
     "$(jq -r '[.functions[] | select(.function == "main._omp_fn.0")] | length' "$WORK/r100.json")" 1
 check "N=100: libgomp makes under 10% of the instructions (no spinning)" \
@@ -44,8 +43,7 @@ check "two runs of N=100 agree within 0.1% ($T4, $T5)" "$([ "$T4" -gt 0 ] && wit
 check "model exit" "$?" 0
 "$AUGUR" predict --db "$DB" --param N=200 --format json --top 0 >"$WORK/p200.json" 2>/dev/null
 check "predicted N=200: the store 3 (N-2)^2 = 117612 times" \
-    "$(jq --argjson l "$STORE" '[.lines[] | select(.line == $l and (.file // "" | endswith("omp_jacobi.c")))
-                                  | .writes] | add | round' "$WORK/p200.json")" 117612
+    "$(line_writes "$WORK/p200.json" omp_jacobi.c "$STORE")" 117612
 
 "$AUGUR" memspy --machine zen4 --format json --output "$WORK/m.json" -- "$PROG" 64 >/dev/null 2>&1
 check "memspy exit" "$?" 0
