@@ -1,4 +1,4 @@
-/* omp_jacobi.c — an OpenMP Jacobi sweep for test_openmp.sh: a first
+/* omp_jacobi.c — an OpenMP Jacobi sweep for test_openmp_jacobi.sh: a first
  * OpenMP user's program, built with -fopenmp (tests/CMakeLists.txt).
  *
  * usage: omp_jacobi N   (N >= 3)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_openmp.sh — an OpenMP program (tests/programs/omp_jacobi.c, -fopenmp,
+# test_openmp_jacobi.sh — an OpenMP program (tests/programs/omp_jacobi.c, -fopenmp,
 # two threads) through collect, report, model, predict and memspy, with
 # OMP_WAIT_POLICY unset as a user would leave it.  augur runs the program
 # with OMP_WAIT_POLICY=passive (src/cli/launch.c): libgomp's spin-waiting,
