@@ -132,6 +132,18 @@ static char **valgrind_argv(const launch_request *rq, valgrind_opts *v)
     return argv;
 }
 
+/* Whether the program's OpenMP threads are to wait passively: yes unless
+ * the user chose a wait policy or a spin count.  OpenMP runtimes (libgomp,
+ * libomp) spin at barriers before they sleep; Valgrind runs one thread at
+ * a time, so a spinning thread waits for one that cannot run until the
+ * spinner's time slice ends.  Those spins are the tool's doing, not the
+ * program's work, and they vary from run to run (docs/user-guide.md,
+ * "OpenMP": ten times the program's own instructions at small sizes). */
+static int omp_passive_wait(void)
+{
+    return !getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT") && !getenv("KMP_BLOCKTIME");
+}
+
 static void exec_valgrind(const launch_request *rq, const char *tool_dir)
 {
     valgrind_opts v;
@@ -141,6 +153,8 @@ static void exec_valgrind(const launch_request *rq, const char *tool_dir)
         _exit(125);
     }
     setenv("VALGRIND_LIB", tool_dir, 1);
+    if (omp_passive_wait())
+        setenv("OMP_WAIT_POLICY", "passive", 1);
     execvp("valgrind", argv);
     fprintf(stderr, "augur: cannot run valgrind: %s (apt-get install valgrind)\n", strerror(errno));
     _exit(125);
@@ -183,6 +197,8 @@ int launch_print_command(FILE *out, const launch_request *rq, const char *tool_d
     if (!argv)
         return -1;
     warn_bad_progress_seconds();
+    if (omp_passive_wait())
+        fputs("OMP_WAIT_POLICY=passive ", out);
     fputs("VALGRIND_LIB=", out);
     report_shell_word(tool_dir, out);
     for (char **w = argv; *w; w++) {
