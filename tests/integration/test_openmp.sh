@@ -93,4 +93,8 @@ check "memspy: partial[] has 2 N^2 + 16 = 7216 references, most misses false sha
 "$AUGUR" memspy --machine zen4 --format json --output "$WORK/mp.json" -- "$PROG" 60 padded >/dev/null 2>&1
 check "memspy padded: no false sharing on partial[]" \
     "$(jq '[.data_objects[] | select(.name == "partial")][0].causes.false_sharing' "$WORK/mp.json")" 0
+check "memspy --dry-run: the program waits passively" \
+    "$("$AUGUR" memspy --machine zen4 --dry-run -- "$PROG" 20 | cut -d' ' -f1)" "OMP_WAIT_POLICY=passive"
+check "memspy --dry-run: the user's own wait policy is kept" \
+    "$(OMP_WAIT_POLICY=active "$AUGUR" memspy --machine zen4 --dry-run -- "$PROG" 20 | grep -c OMP_WAIT_POLICY)" 0
 finish
