@@ -132,18 +132,16 @@ static char **valgrind_argv(const launch_request *rq, valgrind_opts *v)
     return argv;
 }
 
-/* Should the run be given OMP_WAIT_POLICY=passive?  OpenMP runtimes spin
- * while a thread waits at a barrier or for work (libgomp up to 300 000
- * times, LLVM's libomp 200 ms).  Under Valgrind, which runs one thread at
- * a time, those spins were 94% of an OpenMP Jacobi sweep's instructions
- * and as many as the scheduling happened to give: 6.7 M to 12.3 M in three
- * runs of one command (docs/user-guide.md, "OpenMP").  A passive policy
- * waits in the kernel, which changes no work of the program.  A policy the
- * user set is kept. */
-static int passive_wait_wanted(void)
+/* Whether the program's OpenMP threads are to wait passively: yes unless
+ * the user chose a wait policy or a spin count.  OpenMP runtimes (libgomp,
+ * libomp) spin at barriers before they sleep; Valgrind runs one thread at
+ * a time, so a spinning thread waits for one that cannot run until the
+ * spinner's time slice ends.  Those spins are the tool's doing, not the
+ * program's work, and they vary from run to run (docs/user-guide.md,
+ * "OpenMP": ten times the program's own instructions at small sizes). */
+static int omp_passive_wait(void)
 {
-    const char *v = getenv("OMP_WAIT_POLICY");
-    return !v || !*v;
+    return !getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT") && !getenv("KMP_BLOCKTIME");
 }
 
 static void exec_valgrind(const launch_request *rq, const char *tool_dir)
@@ -155,7 +153,7 @@ static void exec_valgrind(const launch_request *rq, const char *tool_dir)
         _exit(125);
     }
     setenv("VALGRIND_LIB", tool_dir, 1);
-    if (passive_wait_wanted())
+    if (omp_passive_wait())
         setenv("OMP_WAIT_POLICY", "passive", 1);
     execvp("valgrind", argv);
     fprintf(stderr, "augur: cannot run valgrind: %s (apt-get install valgrind)\n", strerror(errno));
@@ -199,7 +197,7 @@ int launch_print_command(FILE *out, const launch_request *rq, const char *tool_d
     if (!argv)
         return -1;
     warn_bad_progress_seconds();
-    if (passive_wait_wanted())
+    if (omp_passive_wait())
         fputs("OMP_WAIT_POLICY=passive ", out);
     fputs("VALGRIND_LIB=", out);
     report_shell_word(tool_dir, out);

@@ -48,9 +48,12 @@ const char *find_tool_dir(const char *tool, char *err, size_t errlen);
  * and launch_print_command each warn on stderr about a value set but bad. */
 int launch_progress_seconds(void);
 
-/* Run the request and wait for it (with OMP_WAIT_POLICY=passive unless the
- * user set a policy: launch.c says why).  Returns 0 when the program ran (whatever
- * its exit status), -1 with a message in err when Valgrind could not be run. */
+/* Run the request and wait for it.  The program's environment is augur's,
+ * with OMP_WAIT_POLICY=passive added unless OMP_WAIT_POLICY, GOMP_SPINCOUNT
+ * or KMP_BLOCKTIME is set (OpenMP threads spinning at a barrier under
+ * Valgrind only inflate the counts).  Returns 0 when the program ran
+ * (whatever its exit status), -1 with a message in err when Valgrind could
+ * not be run. */
 int launch_tool(const launch_request *rq, const char *tool_dir, launch_result *res,
                      char *err, size_t errlen);
 

@@ -123,6 +123,18 @@ static long code_object(code_set *cs, const char *key, enum mr_code_kind kind, c
     return (long)rep->ncode++;
 }
 
+/* Whether id is among ids[0 .. n).  Nested loops can carry one name (a
+ * loop nest whose headers all sit on one line, as in an OpenMP outlined
+ * function): they are one code object, which must count each reference
+ * once, not once per loop. */
+static int already_listed(const long *ids, int n, long id)
+{
+    for (int i = 0; i < n; i++)
+        if (ids[i] == id && id >= 0)
+            return 1;
+    return 0;
+}
+
 /* The code objects of location c (its function, line and loops) into
  * ids[]; returns their count, or -1 when memory runs out. */
 static int code_objects_of(code_set *cs, size_t c, mr_loops_fn loops, void *ctx, long *ids)
@@ -146,7 +158,9 @@ static int code_objects_of(code_set *cs, size_t c, mr_loops_fn loops, void *ctx,
     size_t nloops = loops ? loops(ctx, c, names, MAX_LOOPS) : 0;
     for (size_t i = 0; i < nloops; i++) {
         snprintf(key, sizeof key, "p%d/%s", l->fn, names[i]);
-        ids[n++] = code_object(cs, key, MR_LOOP, names[i], fn);
+        ids[n] = code_object(cs, key, MR_LOOP, names[i], fn);
+        if (!already_listed(ids, n, ids[n]))
+            n++;
     }
     for (int i = 0; i < n; i++)
         if (ids[i] < 0)

@@ -88,11 +88,15 @@ static uint32_t lca(const builder *b, uint32_t x, uint32_t y)
     return x;
 }
 
-static int add_span(builder *b, uint32_t lo, uint32_t hi)
+/* Append [lo, hi) to the spans of the candidate whose spans start at
+ * index `first`.  A span that continues the candidate's last one extends
+ * it; one that continues another candidate's (two inlined calls or loops
+ * back to back) must not, or that candidate would take it over. */
+static int add_span(builder *b, uint32_t first, uint32_t lo, uint32_t hi)
 {
     if (lo >= hi)
         return 0;
-    if (b->nspans > 0 && b->spans[b->nspans - 1].hi == lo) { /* extend the previous */
+    if (b->nspans > first && b->spans[b->nspans - 1].hi == lo) { /* extend the previous */
         b->spans[b->nspans - 1].hi = hi;
         return 0;
     }
@@ -125,7 +129,7 @@ static int loop_candidates(builder *b, const st_function *f)
         uint32_t first = (uint32_t)b->nspans;
         for (uint32_t k = 0; k < f->loops[l].nblocks; k++) {
             const st_block *bl = &f->blocks[f->loops[l].blocks[k]];
-            if (add_span(b, bl->first, bl->first + bl->n) != 0)
+            if (add_span(b, first, bl->first, bl->first + bl->n) != 0)
                 return -1;
         }
         if (add_candidate(b, ST_SCOPE_LOOP, l, first) != 0)
@@ -170,7 +174,7 @@ static int inline_candidates(builder *b, const st_function *f)
         uint32_t first = (uint32_t)b->nspans;
         size_t j = i;
         for (; j < n && mine[j][2] == mine[i][2] && rc == 0; j++)
-            rc = add_span(b, st_insn_lower_bound(f, mine[j][0]), st_insn_lower_bound(f, mine[j][1] < end ? mine[j][1] : end));
+            rc = add_span(b, first, st_insn_lower_bound(f, mine[j][0]), st_insn_lower_bound(f, mine[j][1] < end ? mine[j][1] : end));
         if (rc == 0)
             rc = add_candidate(b, ST_SCOPE_INLINED, (uint32_t)mine[i][2], first);
         i = j;

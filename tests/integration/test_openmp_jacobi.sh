@@ -11,8 +11,8 @@
 #   - libgomp makes under 10% of the instructions;
 #   - memspy, N = 64: the outlined region main._omp_fn.0 reads the block
 #     first stored in u 8 (N-2)^2 = 30752 times and writes it (N-2)^2 =
-#     3844, the one in v 15376 and 7688; two threads;
-#   - --dry-run shows the policy, and a policy the user set is kept.
+#     3844, the one in v 15376 and 7688; two threads.
+# (test_openmp.sh checks --dry-run's policy.)
 source "$TESTLIB"
 PROG="$PROGRAMS/omp_jacobi"
 SRC="$SRC_PROGRAMS/omp_jacobi.c"
@@ -53,9 +53,4 @@ check "memspy: main._omp_fn.0 reads/writes u's block 30752/3844 and v's 15376/76
                | "\(.data_object):\(.reads)/\(.writes)"] | sort | join(",")' "$WORK/m.json")" \
     "u:30752/3844,v:15376/7688"
 
-check "dry run: the passive policy in the command" \
-    "$("$AUGUR" memspy --machine zen4 --dry-run -- "$PROG" 8 | grep -c '^OMP_WAIT_POLICY=passive VALGRIND_LIB=')" 1
-check "dry run: a policy the user set is kept" \
-    "$(OMP_WAIT_POLICY=active "$AUGUR" memspy --machine zen4 --dry-run -- "$PROG" 8 |
-        grep -c '^VALGRIND_LIB=.*omp_jacobi 8$')" 1
 finish
