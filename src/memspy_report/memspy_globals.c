@@ -4,7 +4,7 @@
  * module state is "__state_MOD_w", named "state::w" here as gdb does and
  * as augur names module procedures (util/fortran_name.h); COMMON /fields/
  * is "fields_", named "/fields/" when the DWARF of an analysed module
- * describes that symbol as a COMMON block (st_fortran_common), since a C
+ * describes that symbol as a COMMON block (st_fortran_commons), since a C
  * global may end in '_' too. */
 #include <string.h>
 
@@ -19,28 +19,36 @@ static int common_candidate(const char *sym)
     return strcmp(sym, "__BLNK__") == 0 || (n > 1 && sym[n - 1] == '_');
 }
 
-/* The Fortran name of global symbol `sym` into name[0..len): 1 when it has
- * one, else 0. */
-static int fortran_global(const mr_loops *l, const memspy_raw *r, const char *sym, char *name, size_t len)
+/* An st_common_fn: rename the globals of raw file ctx whose symbol is
+ * `symbol` (once renamed, a later declaration of the block matches none). */
+static int rename_common(void *ctx, const char *symbol, const char *name)
 {
-    if (fortran_name(name, len, sym))
-        return 1;
-    if (!common_candidate(sym))
-        return 0;
-    for (int m = 0; m < r->nmodules; m++)
-        if (l->mods[m] && st_fortran_common(r->module_paths[m], sym, name, len))
-            return 1;
+    memspy_raw *r = ctx;
+    for (size_t i = 0; i < r->nobjs; i++)
+        if (r->objs[i].kind == MR_GLOBAL && strcmp(r->objs[i].name, symbol) == 0 &&
+            mr_obj_rename(&r->objs[i], name) != 0)
+            return -1;
     return 0;
 }
 
 int mr_loops_name_globals(const mr_loops *l, memspy_raw *r)
 {
+    int commons = 0; /* any global left that may be a COMMON block */
     for (size_t i = 0; i < r->nobjs; i++) {
         mr_obj *o = &r->objs[i];
         char name[512];
-        if (o->kind == MR_GLOBAL && fortran_global(l, r, o->name, name, sizeof name) &&
-            mr_obj_rename(o, name) != 0)
-            return -1;
+        if (o->kind != MR_GLOBAL)
+            continue;
+        if (fortran_name(name, sizeof name, o->name)) {
+            if (mr_obj_rename(o, name) != 0)
+                return -1;
+        } else {
+            commons |= common_candidate(o->name);
+        }
     }
+    /* The DWARF of each analysed module is read once, only when needed. */
+    for (int m = 0; commons && m < r->nmodules; m++)
+        if (l->mods[m] && st_fortran_commons(r->module_paths[m], rename_common, r) != 0)
+            return -1;
     return 0;
 }

@@ -29,32 +29,12 @@ static int fortran_unit(Dwarf_Die *cu)
            lang == DW_LANG_Fortran03 || lang == DW_LANG_Fortran08;
 }
 
-/* Is die a DW_TAG_common_block whose linkage name is `symbol`? */
-static int common_of(Dwarf_Die *die, const char *symbol)
+/* The linkage name of die if it is a DW_TAG_common_block ("fields_"), else NULL. */
+static const char *common_symbol(Dwarf_Die *die)
 {
     Dwarf_Attribute a;
-    const char *link = dwarf_tag(die) == DW_TAG_common_block
-                           ? dwarf_formstring(dwarf_attr(die, DW_AT_linkage_name, &a))
-                           : NULL;
-    return link && strcmp(link, symbol) == 0;
-}
-
-/* Search the subtree under `scope` for the block of `symbol`: 1 with it in
- * *found, else 0. */
-static int find_common(Dwarf_Die *scope, const char *symbol, Dwarf_Die *found)
-{
-    Dwarf_Die child;
-    if (dwarf_child(scope, &child) != 0)
-        return 0;
-    do {
-        if (common_of(&child, symbol)) {
-            *found = child;
-            return 1;
-        }
-        if (dwarf_haschildren(&child) && find_common(&child, symbol, found))
-            return 1;
-    } while (dwarf_siblingof(&child, &child) == 0);
-    return 0;
+    return dwarf_tag(die) == DW_TAG_common_block ? dwarf_formstring(dwarf_attr(die, DW_AT_linkage_name, &a))
+                                                 : NULL;
 }
 
 /* Write "/NAME/" for common block die, "//" for blank COMMON. */
@@ -66,23 +46,45 @@ static int common_name(Dwarf_Die *die, char *name, size_t len)
     return (size_t)snprintf(name, len, "/%s/", n) < len;
 }
 
-int st_fortran_common(const char *path, const char *symbol, char *name, size_t len)
+/* Call fn for each COMMON block in the subtree under `scope` (a block is
+ * described again in each procedure that declares it); fn's first nonzero
+ * value, else 0. */
+static int each_common(Dwarf_Die *scope, st_common_fn fn, void *ctx)
+{
+    Dwarf_Die child;
+    if (dwarf_child(scope, &child) != 0)
+        return 0;
+    do {
+        const char *symbol = common_symbol(&child);
+        char name[512];
+        int rc = 0;
+        if (symbol && common_name(&child, name, sizeof name))
+            rc = fn(ctx, symbol, name);
+        else if (dwarf_haschildren(&child))
+            rc = each_common(&child, fn, ctx);
+        if (rc != 0)
+            return rc;
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return 0;
+}
+
+int st_fortran_commons(const char *path, st_common_fn fn, void *ctx)
 {
     st_dwfl s;
     char err[256];
     if (st_dwfl_open(path, &s, err, sizeof err) != 0)
         return 0;
-    int ok = 0;
+    int rc = 0;
     Dwarf_Off off = 0, next;
     size_t hsize;
-    while (!ok && dwarf_nextcu(s.dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-        Dwarf_Die cu, block;
-        if (dwarf_offdie(s.dw, off + hsize, &cu) && fortran_unit(&cu) && find_common(&cu, symbol, &block))
-            ok = common_name(&block, name, len);
+    while (rc == 0 && dwarf_nextcu(s.dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+        Dwarf_Die cu;
+        if (dwarf_offdie(s.dw, off + hsize, &cu) && fortran_unit(&cu))
+            rc = each_common(&cu, fn, ctx);
         off = next;
     }
     st_dwfl_close(&s);
-    return ok;
+    return rc;
 }
 
 /* The type of die with typedefs and qualifiers peeled into *type; 0 on success. */

@@ -1,6 +1,6 @@
 /* fortran_dwarf.h — Fortran derived-type components in DWARF, for the
  * receiver of an allocation (receiver.c).  Internal to src/structure;
- * fortran_dwarf.c also holds st_fortran_common (structure.h). */
+ * fortran_dwarf.c also holds st_fortran_commons (structure.h). */
 #ifndef AUGUR_FORTRAN_DWARF_H
 #define AUGUR_FORTRAN_DWARF_H
 

@@ -500,12 +500,15 @@ int st_call_receiver(const st_vars *v, const st_module *m, uint64_t site, char *
  * inlined system function) in file[0..flen) and *line; else 0. */
 int st_call_user_line(const st_vars *v, uint64_t site, char *file, size_t flen, uint32_t *line);
 
-/* fortran_dwarf.c: if `symbol` is the data symbol of a Fortran COMMON
- * block described in the DWARF of the ELF file at `path` (gfortran's
- * "fields_" for COMMON /fields/), 1 with its Fortran name "/fields/" ("//"
- * for blank COMMON) in name[0..len); else 0 (also when the file has no
- * DWARF or cannot be read). */
-int st_fortran_common(const char *path, const char *symbol, char *name, size_t len);
+/* fortran_dwarf.c: call fn(ctx, symbol, name) for each Fortran COMMON
+ * block described in the DWARF of the ELF file at `path`, in one pass:
+ * `symbol` is its data symbol (gfortran's "fields_" for COMMON /fields/),
+ * `name` its Fortran name ("/fields/", "//" for blank COMMON).  A block
+ * declared in several procedures comes once per declaration.  Returns fn's
+ * first nonzero value, else 0 (also when the file has no DWARF or cannot be
+ * read). */
+typedef int (*st_common_fn)(void *ctx, const char *symbol, const char *name);
+int st_fortran_commons(const char *path, st_common_fn fn, void *ctx);
 
 /* user_scope.c: is `path` a system header or library source (under
  * /usr/include, /usr/local/include, /usr/lib, /usr/lib64)?  0 for NULL. */
