@@ -114,6 +114,16 @@ static int fail(int code, const char *msg)
     return code;
 }
 
+/* A yes|no option's value into *out (1 for yes); a usage error naming the
+ * option otherwise. */
+static int yes_no(const char *option, const char *arg, int *out)
+{
+    if (strcmp(arg, "yes") && strcmp(arg, "no"))
+        return cli_usage_error("memspy", "--%s '%s': give yes or no", option, arg);
+    *out = !strcmp(arg, "yes");
+    return 0;
+}
+
 static int take_option(int opt, const char *arg, void *ctx)
 {
     memspy_options *o = ctx;
@@ -160,15 +170,9 @@ static int take_option(int opt, const char *arg, void *ctx)
                                              "(1: every miss split exactly)", arg);
         return 0;
     case 'i':
-        if (strcmp(arg, "yes") && strcmp(arg, "no"))
-            return cli_usage_error("memspy", "--interleave '%s': give yes or no", arg);
-        o->interleave = !strcmp(arg, "yes");
-        return 0;
+        return yes_no("interleave", arg, &o->interleave);
     case 'a':
-        if (strcmp(arg, "yes") && strcmp(arg, "no"))
-            return cli_usage_error("memspy", "--instr-at-start '%s': give yes or no", arg);
-        o->instr_at_start = !strcmp(arg, "yes");
-        return 0;
+        return yes_no("instr-at-start", arg, &o->instr_at_start);
     default:
         o->output = arg;
         return 0;
