@@ -48,11 +48,18 @@ static int crossings(const rd_model *m, const double *train, double x)
     return rd_model_crossings(m, train, 5, 1, &x, 512);
 }
 
+/* A model of N cold misses and 3N touches whose reuse distances are the
+ * slices bins[0..nbins), as the tests below share. */
+static rd_model sweep_model(rd_model_bin *bins, size_t nbins)
+{
+    return (rd_model){.cold = linear(0, 1), .touches = linear(0, 3), .nbins = nbins, .bins = bins};
+}
+
 static void test_sweep_crosses_upward(void **state)
 {
     (void)state;
     rd_model_bin bins[] = {slice(0, 1, 1, 1, 0)};
-    rd_model m = {.cold = linear(0, 1), .touches = linear(0, 3), .nbins = 1, .bins = bins};
+    rd_model m = sweep_model(bins, 1);
     assert_int_equal(crossings(&m, train_small, 1024), 1);
     assert_int_equal(crossings(&m, train_small, 512), 1); /* at the capacity: misses */
     assert_int_equal(crossings(&m, train_small, 400), 0); /* extrapolated, still below */
@@ -64,7 +71,7 @@ static void test_sweep_crosses_downward(void **state)
 {
     (void)state;
     rd_model_bin bins[] = {slice(0, 1, 1, 1, 0)};
-    rd_model m = {.cold = linear(0, 1), .touches = linear(0, 3), .nbins = 1, .bins = bins};
+    rd_model m = sweep_model(bins, 1);
     assert_int_equal(crossings(&m, train_large, 100), 1);
     assert_int_equal(crossings(&m, train_large, 2000), 0);
     assert_int_equal(crossings(&m, train_large, 650), 0);
@@ -74,7 +81,7 @@ static void test_trained_across_never_crosses(void **state)
 {
     (void)state;
     rd_model_bin bins[] = {slice(0, 1, 1, 1, 0)};
-    rd_model m = {.cold = linear(0, 1), .touches = linear(0, 3), .nbins = 1, .bins = bins};
+    rd_model m = sweep_model(bins, 1);
     assert_int_equal(crossings(&m, train_across, 8192), 0);
     assert_int_equal(crossings(&m, train_across, 16), 0);
 }
@@ -86,7 +93,7 @@ static void test_midpoint_decides(void **state)
 {
     (void)state;
     rd_model_bin bins[] = {slice(0, 1, 0.5, 1.5, 0)};
-    rd_model m = {.cold = linear(0, 1), .touches = linear(0, 3), .nbins = 1, .bins = bins};
+    rd_model m = sweep_model(bins, 1);
     assert_true(rd_model_misses(&m, (double[]){400}, 512) > 400); /* some of the slice misses */
     assert_int_equal(crossings(&m, train_small, 400), 0);
     assert_int_equal(crossings(&m, train_small, 600), 1);
@@ -98,7 +105,7 @@ static void test_counts_slices(void **state)
 {
     (void)state;
     rd_model_bin bins[] = {slice(0, 0.5, 0, 0, 10), slice(0.5, 0.75, 1, 1, 0), slice(0.75, 1, 4, 4, 0)};
-    rd_model m = {.cold = linear(0, 1), .touches = linear(0, 3), .nbins = 3, .bins = bins};
+    rd_model m = sweep_model(bins, 3);
     double train[] = {16, 24, 32, 48, 64}; /* 4N <= 256 */
     double x = 200;
     assert_int_equal(rd_model_crossings(&m, train, 5, 1, &x, 512), 1);
@@ -113,7 +120,7 @@ static void test_leads_and_no_training(void **state)
     rd_model m = {.cold = linear(0, 1), .touches = linear(0, 8), .nlead = 1, .lead = leads};
     assert_int_equal(crossings(&m, train_small, 1e6), 0);
     rd_model_bin bins[] = {slice(0, 1, 1, 1, 0)};
-    rd_model s = {.cold = linear(0, 1), .touches = linear(0, 3), .nbins = 1, .bins = bins};
+    rd_model s = sweep_model(bins, 1);
     double x = 1024;
     assert_int_equal(rd_model_crossings(&s, train_small, 0, 1, &x, 512), 0);
 }
