@@ -147,16 +147,7 @@ static int add_row_errors(json_t *rows, const predict_error *errors)
  * "misses". */
 static json_t *miss_error_json(const report *r, const predict_miss_error *e)
 {
-    json_t *o = json_object();
-    for (size_t c = 0; o && c < r->ncaches; c++) {
-        char key[64];
-        report_cache_key(&r->caches[c], key, sizeof key);
-        if (json_object_set_new(o, key, json_real(e->percent[c])) != 0) {
-            json_decref(o);
-            return NULL;
-        }
-    }
-    return o;
+    return report_caches_json(r, e->percent, json_real);
 }
 
 /* miss_error_json of errors[i] into the i-th object of the array rows. */

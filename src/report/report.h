@@ -136,6 +136,10 @@ void report_shell_word(const char *s, FILE *out);
 void report_print_wrapped(FILE *out, const char *lead, const char *text, int width);
 
 /* The JSON document of docs/report.md; NULL when memory runs out. */
+/* {"65536:64": value, ...}: one member per cache of r, keyed as "misses"
+ * is (report_cache_key), with value(values[k]) for the k-th cache; NULL
+ * when memory runs out. */
+json_t *report_caches_json(const report *r, const double *values, json_t *(*value)(double));
 json_t *report_json(const report *r, size_t top);
 int report_write_json(const report *r, size_t top, FILE *out);
 

@@ -20,14 +20,13 @@ static json_t *json_count(uint64_t v)
     return json_integer(v > (uint64_t)LLONG_MAX ? LLONG_MAX : (json_int_t)v); /* json_int_t is long long */
 }
 
-/* {"65536:64": misses, ...}: one member per cache of the report. */
-static json_t *misses_json(const report *r, const report_counts *c)
+json_t *report_caches_json(const report *r, const double *values, json_t *(*value)(double))
 {
     json_t *o = json_object();
     for (size_t k = 0; o && k < r->ncaches; k++) {
         char key[64];
         report_cache_key(&r->caches[k], key, sizeof key);
-        if (json_object_set_new(o, key, json_number(c->misses[k])) != 0) {
+        if (json_object_set_new(o, key, value(values[k])) != 0) {
             json_decref(o);
             o = NULL;
         }
@@ -41,7 +40,7 @@ static json_t *with_counts(json_t *o, const report *r, const report_counts *c)
     if (o && json_object_update_new(o, json_pack("{s:o, s:o, s:o, s:o, s:o}", "instructions",
                                                  json_count(c->instructions), "accesses",
                                                  json_count(c->reads + c->writes), "reads", json_count(c->reads),
-                                                 "writes", json_count(c->writes), "misses", misses_json(r, c))) == 0)
+                                                 "writes", json_count(c->writes), "misses", report_caches_json(r, c->misses, json_number))) == 0)
         return o;
     json_decref(o);
     return NULL;
