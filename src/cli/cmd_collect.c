@@ -9,18 +9,20 @@
  *   5. exit with the program's own exit status.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/launch.h"
+#include "cli/run_dir.h"
 #include "cli/runs.h"
 #include "db/db.h"
 #include "report/report.h"
@@ -48,10 +50,13 @@ static void usage(FILE *to)
             "                       Models (augur model) are fitted over these.\n"
             "  --block-sizes LIST   reuse-distance block sizes in bytes, ascending powers of two\n"
             "                       >= 8, at most 8 (default: 64,4096: cache lines and pages)\n"
-            "  --keep-profiles DIR  also keep the raw profiles (docs/profile-format.md) in DIR\n"
+            "  --keep-profiles DIR  also keep the raw profiles (docs/profile-format.md) in a new\n"
+            "                       folder DIR/augur-collect-XXXXXX of the run (named at the end)\n"
             "  -h, --help           this text\n\n"
             "The program's output and exit status pass through: augur exits with the program's\n"
             "status (128+N if it died of signal N, its profile then stored as 'partial').\n"
+            "SIGINT, SIGTERM, SIGHUP or SIGQUIT sent to augur is passed on to the program; a second\n"
+            "one kills it at once (SIGKILL: nothing stored).\n"
             "augur's own failures exit with 125, a program not found with 127, not executable 126.\n"
             "Child processes are followed; each writes a profile of its own, stored in the same run.\n\n"
             "example:\n"
@@ -180,47 +185,34 @@ static int check_database(const char *path, char *err, size_t errlen)
     return 0;
 }
 
-/* Does dir hold a profile (a file process_set_read_dir would read)? */
-static int holds_profiles(const char *dir)
-{
-    DIR *d = opendir(dir);
-    int found = 0;
-    if (!d)
-        return 0;
-    for (struct dirent *e; !found && (e = readdir(d));)
-        found = is_profile_name(e->d_name);
-    closedir(d);
-    return found;
-}
-
-/* The folder the tool writes into: --keep-profiles DIR, or a fresh temporary.
- * Every profile in it is taken to belong to this run, so a kept folder must
- * not already hold profiles. */
+/* The run's private folder (run_dir.h), its path in dir: in --keep-profiles
+ * DIR (created if missing), or in the temporary folder. */
 static int make_out_dir(const collect_options *o, char *dir, size_t len, char *err, size_t errlen)
 {
-    if (o->keep_dir) {
-        struct stat st;
-        if (mkdir(o->keep_dir, 0755) != 0 && errno != EEXIST) {
-            snprintf(err, errlen, "cannot create --keep-profiles folder %s: %s", o->keep_dir, strerror(errno));
-            return -1;
-        }
-        if (stat(o->keep_dir, &st) == 0 && !S_ISDIR(st.st_mode)) { /* EEXIST: it may be a file */
-            snprintf(err, errlen, "--keep-profiles %s is a file, not a folder; give a new or empty folder",
-                     o->keep_dir);
-            return -1;
-        }
-        if (!realpath(o->keep_dir, dir)) {
-            snprintf(err, errlen, "cannot use --keep-profiles folder %s: %s", o->keep_dir, strerror(errno));
-            return -1;
-        }
-        if (holds_profiles(dir)) {
-            snprintf(err, errlen, "--keep-profiles folder %s already holds profiles of another run; give an empty folder",
-                     o->keep_dir);
-            return -1;
-        }
-        return 0;
+    if (!o->keep_dir)
+        return run_dir_make(NULL, "temporary folder", "augur-collect", dir, len, err, errlen);
+    struct stat st;
+    if (mkdir(o->keep_dir, 0755) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create --keep-profiles folder %s: %s", o->keep_dir, strerror(errno));
+        return -1;
     }
-    return make_temp_dir("augur-collect", dir, len, err, errlen);
+    if (stat(o->keep_dir, &st) == 0 && !S_ISDIR(st.st_mode)) { /* EEXIST: it may be a file */
+        snprintf(err, errlen, "--keep-profiles %s is a file, not a folder; give a new or empty folder", o->keep_dir);
+        return -1;
+    }
+    return run_dir_make(o->keep_dir, "--keep-profiles folder", "augur-collect", dir, len, err, errlen);
+}
+
+/* A new random mark for the run's profiles (--augur-run): 16 hex digits. */
+static int make_run_token(char token[17], char *err, size_t errlen)
+{
+    uint64_t r;
+    if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) {
+        snprintf(err, errlen, "cannot draw a random number for the run: %s", strerror(errno));
+        return -1;
+    }
+    snprintf(token, 17, "%016llx", (unsigned long long)r);
+    return 0;
 }
 
 /* The run's status detail for the database: "" for exit 0, "exited with
@@ -234,16 +226,34 @@ static void describe_status(const launch_result *lr, char *detail, size_t len)
         snprintf(detail, len, "killed by %s", report_signal_text(lr->term_signal, sig, sizeof sig));
 }
 
-/* Runs the program and stores its run; returns augur's exit status. */
-static int collect(const collect_options *o, const char *tool_dir, const char *out_dir)
+/* Why nothing was stored when the profiles could not be read (err), with
+ * Valgrind's last words; returns the exit status: 128 + the signal that
+ * killed the program before it wrote its profile, else 125. */
+static int nothing_stored(const launch_result *lr, const char *out_dir, const char *err)
+{
+    char tail[2048], sig[48];
+    valgrind_log_tail(out_dir, tail, sizeof tail);
+    if (lr->exited)
+        fprintf(stderr, "augur collect: %s; nothing was stored.\n", err);
+    else
+        fprintf(stderr, "augur collect: the program was killed by %s before the collector wrote its profile; "
+                        "nothing was stored.\n", report_signal_text(lr->term_signal, sig, sizeof sig));
+    fprintf(stderr, "%s%s", tail[0] ? "  Valgrind said:\n" : "", tail);
+    return lr->exited ? EXIT_AUGUR_FAILED : 128 + lr->term_signal;
+}
+
+/* Runs the program and stores its run; returns augur's exit status.  The
+ * tool marks its profiles with `token`, and only those are read. */
+static int collect(const collect_options *o, const char *tool_dir, const char *out_dir, const char *token)
 {
     char err[2048], started[32], detail[128];
     iso_now(started, sizeof started);
     fprintf(stderr, "augur: collecting %s under Valgrind (expect 5-80x native time)...\n", o->program_argv[0]);
-    char out_opt[PATH_MAX + 32], bs_opt[256];
+    char out_opt[PATH_MAX + 32], run_opt[64], bs_opt[256];
     snprintf(out_opt, sizeof out_opt, "--augur-out=%s", out_dir);
+    snprintf(run_opt, sizeof run_opt, "--augur-run=%s", token);
     snprintf(bs_opt, sizeof bs_opt, "--augur-block-sizes=%s", o->block_sizes);
-    char *tool_args[] = {out_opt, bs_opt, NULL};
+    char *tool_args[] = {out_opt, run_opt, bs_opt, NULL};
     launch_request rq = {o->program_argv, out_dir, "augur", tool_args, 1, "collecting", 0, NULL};
     launch_result lr;
     if (launch_tool(&rq, tool_dir, &lr, err, sizeof err) != 0)
@@ -251,13 +261,9 @@ static int collect(const collect_options *o, const char *tool_dir, const char *o
     if (!lr.exited && lr.term_signal == SIGILL && diagnose_undecodable(out_dir, err, sizeof err))
         return fail(EXIT_AUGUR_FAILED, "%s\n  Nothing was stored.", err);
     process_set *s = calloc(1, sizeof *s);
-    if (process_set_read_dir(s, out_dir, lr.pid, err, sizeof err) != 0) {
-        char tail[2048];
-        valgrind_log_tail(out_dir, tail, sizeof tail);
-        fprintf(stderr, "augur collect: %s; nothing was stored.\n%s%s", err,
-                tail[0] ? "  Valgrind said:\n" : "", tail);
+    if (process_set_read_dir(s, out_dir, lr.pid, token, err, sizeof err) != 0) {
         free(s);
-        return EXIT_AUGUR_FAILED;
+        return nothing_stored(&lr, out_dir, err);
     }
     describe_status(&lr, detail, sizeof detail);
     run_outcome outcome = {
@@ -280,7 +286,7 @@ static int collect(const collect_options *o, const char *tool_dir, const char *o
 int cmd_collect(int argc, char **argv)
 {
     collect_options o = {0};
-    char err[1024], program[PATH_MAX], out_dir[PATH_MAX];
+    char err[1024], program[PATH_MAX], out_dir[PATH_MAX], token[17];
     int done;
     int rc = parse_options(argc, argv, &o, &done);
     if (done)
@@ -297,11 +303,12 @@ int cmd_collect(int argc, char **argv)
         return fail(EXIT_AUGUR_FAILED, "%s", err);
     if (check_database(o.db_path, err, sizeof err) != 0)
         return fail(EXIT_AUGUR_FAILED, "%s", err);
-    if (make_out_dir(&o, out_dir, sizeof out_dir, err, sizeof err) != 0)
+    if (make_run_token(token, err, sizeof err) != 0 || make_out_dir(&o, out_dir, sizeof out_dir, err, sizeof err) != 0)
         return fail(EXIT_AUGUR_FAILED, "%s", err);
-    rc = collect(&o, tool_dir, out_dir);
-    if (!o.keep_dir)
-        remove_dir(out_dir);
+    rc = collect(&o, tool_dir, out_dir, token);
+    run_dir_finish(out_dir, o.keep_dir != NULL);
+    if (o.keep_dir)
+        fprintf(stderr, "augur: raw profiles kept in %s\n", out_dir);
     run_params_free(&o.params);
     return rc;
 }

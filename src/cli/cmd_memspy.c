@@ -21,6 +21,7 @@
 #include "cli/launch.h"
 #include "cli/options.h"
 #include "cli/output_file.h"
+#include "cli/run_dir.h"
 #include "cli/runs.h"
 #include "machine/machine.h"
 #include "memspy_report/memspy_loops.h"
@@ -537,13 +538,13 @@ static int run_and_report(const memspy_options *o, const machine *m, const char 
     char err[1024], out_dir[PATH_MAX];
     memspy_raw raw;
     launch_result lr;
-    if (make_temp_dir("augur-memspy", out_dir, sizeof out_dir, err, sizeof err) != 0)
+    if (run_dir_make(NULL, "temporary folder", "augur-memspy", out_dir, sizeof out_dir, err, sizeof err) != 0)
         return fail(EXIT_AUGUR_FAILED, err);
     char sig[48], path[PATH_MAX + 32];
     int rc = run(o, m, tool_dir, out_dir, &raw, &lr, path);
     /* A raw file that cannot be kept still gets its report: the run is not lost. */
     int kept = rc != 0 || !o->keep_raw || keep_raw_file(path, o->keep_raw) == 0;
-    remove_dir(out_dir);
+    run_dir_finish(out_dir, 0);
     if (rc != 0)
         return rc;
     if (!lr.exited)

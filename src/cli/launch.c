@@ -1,6 +1,7 @@
 /* launch.c — run a program under one of augur's Valgrind tools; see launch.h. */
 #define _GNU_SOURCE
 #include "cli/launch.h"
+#include "cli/supervise.h"
 #include "report/report.h"
 
 #include <dirent.h>
@@ -102,7 +103,7 @@ const char *find_tool_dir(const char *tool, char *err, size_t errlen)
 
 /* Valgrind's own options for rq, the words valgrind_argv puts first. */
 typedef struct valgrind_opts {
-    char tool[64], log[PATH_MAX + 32];
+    char tool[64], log[PATH_MAX + 32], vgdb[PATH_MAX + 32];
 } valgrind_opts;
 
 /* valgrind's argv for rq, NULL-terminated, its words in rq and v (which
@@ -111,12 +112,14 @@ static char **valgrind_argv(const launch_request *rq, valgrind_opts *v)
 {
     snprintf(v->tool, sizeof v->tool, "--tool=%s", rq->tool);
     snprintf(v->log, sizeof v->log, "--log-file=%s/valgrind.%%p.log", rq->out_dir);
+    /* vgdb's pipes, in $TMPDIR by default, go with the logs: a killed run leaves them */
+    snprintf(v->vgdb, sizeof v->vgdb, "--vgdb-prefix=%s/vgdb-pipe", rq->out_dir);
     size_t nargs = 0, ntool = 0;
     while (rq->argv[nargs])
         nargs++;
     while (rq->tool_args[ntool])
         ntool++;
-    char **argv = calloc(nargs + ntool + 6, sizeof *argv);
+    char **argv = calloc(nargs + ntool + 7, sizeof *argv);
     if (!argv)
         return NULL;
     size_t k = 0;
@@ -124,6 +127,7 @@ static char **valgrind_argv(const launch_request *rq, valgrind_opts *v)
     argv[k++] = v->tool;
     argv[k++] = rq->trace_children ? "--trace-children=yes" : "--trace-children=no";
     argv[k++] = v->log;
+    argv[k++] = v->vgdb;
     for (size_t i = 0; i < ntool; i++)
         argv[k++] = rq->tool_args[i];
     for (size_t i = 0; i < nargs; i++)
@@ -248,9 +252,11 @@ static void find_progress(const char *path, void *ctx)
         fclose(f);
 }
 
-/* The "still running" line: how long, and the tool's own progress line. */
-static void say_still_running(const launch_request *rq, long seconds)
+/* The "still running" line (supervise_wait's tick, ctx the request): how
+ * long, and the tool's own progress line. */
+static void say_still_running(void *ctx, long seconds)
 {
+    const launch_request *rq = ctx;
     char note[256] = "";
     if (rq->progress_marker) {
         last_progress p = {rq->progress_marker, note, sizeof note};
@@ -259,51 +265,31 @@ static void say_still_running(const launch_request *rq, long seconds)
     fprintf(stderr, "augur: still %s (%ld s so far%s%s)\n", rq->activity, seconds, note[0] ? "; " : "", note);
 }
 
-/* Wait for pid; on a terminal, say every launch_progress_seconds() that
- * the run goes on, so a long run under Valgrind does not look hung. */
-static int wait_with_progress(pid_t pid, const launch_request *rq)
-{
-    const int tty = isatty(STDERR_FILENO), every = 10 * launch_progress_seconds();
-    const struct timespec tick = {0, 100 * 1000 * 1000};
-    int status = 0;
-    for (long ticks = 1;; ticks++) {
-        pid_t r = waitpid(pid, &status, tty ? WNOHANG : 0);
-        if (r == pid || (r < 0 && errno != EINTR))
-            return status;
-        if (r == 0) {
-            nanosleep(&tick, NULL);
-            if (ticks % every == 0)
-                say_still_running(rq, ticks / 10);
-        }
-    }
-}
-
 int launch_tool(const launch_request *rq, const char *tool_dir, launch_result *res,
                      char *err, size_t errlen)
 {
-    /* Like system(3): an interrupt from the terminal goes to the program,
-     * which stops (and leaves its profile); augur stays to store it. */
-    struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int, old_quit;
+    supervisor s;
     warn_bad_progress_seconds();
-    sigaction(SIGINT, &ignore, &old_int);
-    sigaction(SIGQUIT, &ignore, &old_quit);
+    supervise_begin(&s);
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(err, errlen, "cannot start a process: %s", strerror(errno));
+        supervise_end(&s);
         return -1;
     }
     if (pid == 0) {
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGQUIT, &old_quit, NULL);
+        if (supervise_child(&s) != 0)
+            _exit(125); /* augur is gone: nothing would read the run */
         if (rq->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
             fprintf(stderr, "augur: cannot send the program's output to standard error: %s\n", strerror(errno));
             _exit(125);
         }
         exec_valgrind(rq, tool_dir);
     }
-    int status = wait_with_progress(pid, rq);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGQUIT, &old_quit, NULL);
+    /* On a terminal, a line every so often, so a long run under Valgrind does not look hung. */
+    int status = supervise_wait(&s, pid, isatty(STDERR_FILENO) ? launch_progress_seconds() : 0, say_still_running,
+                                (void *)rq);
+    supervise_end(&s);
     res->pid = (int)pid;
     res->exited = WIFEXITED(status);
     res->exit_code = res->exited ? WEXITSTATUS(status) : 0;
@@ -400,32 +386,4 @@ void valgrind_log_tail(const char *out_dir, char *buf, size_t buflen)
     buf[0] = '\0';
     tail_buf t = {buf, buflen};
     for_each_log(out_dir, append_tail, &t);
-}
-
-int make_temp_dir(const char *prefix, char *dir, size_t len, char *err, size_t errlen)
-{
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, len, "%s/%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", prefix);
-    if (!mkdtemp(dir)) {
-        snprintf(err, errlen, "cannot create a temporary folder in %s: %s", tmp && *tmp ? tmp : "/tmp",
-                 strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
-void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    for (struct dirent *e; (e = readdir(d));) {
-        if (e->d_name[0] == '.')
-            continue;
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
 }

@@ -15,7 +15,8 @@
 
 typedef struct launch_request {
     char **argv;           /* PROGRAM ARGS..., NULL-terminated */
-    const char *out_dir;   /* where Valgrind writes its logs (valgrind.<pid>.log) */
+    const char *out_dir;   /* the run's private folder (run_dir.h), where Valgrind writes
+                              its logs (valgrind.<pid>.log) and vgdb its pipes */
     const char *tool;      /* "augur", "memspy": vglib/<tool>-amd64-linux */
     char **tool_args;      /* the tool's own options, NULL-terminated */
     int trace_children;    /* follow child processes */
@@ -48,10 +49,11 @@ const char *find_tool_dir(const char *tool, char *err, size_t errlen);
  * and launch_print_command each warn on stderr about a value set but bad. */
 int launch_progress_seconds(void);
 
-/* Run the request and wait for it.  The program's environment is augur's,
- * with OMP_WAIT_POLICY=passive added unless OMP_WAIT_POLICY, GOMP_SPINCOUNT
- * or KMP_BLOCKTIME is set (OpenMP threads spinning at a barrier under
- * Valgrind only inflate the counts).  Returns 0 when the program ran
+/* Run the request and wait for it, as a job of augur (supervise.h: the
+ * signals augur receives, stops, the terminal).  The program's environment
+ * is augur's, with OMP_WAIT_POLICY=passive added unless OMP_WAIT_POLICY,
+ * GOMP_SPINCOUNT or KMP_BLOCKTIME is set (OpenMP threads spinning at a
+ * barrier under Valgrind only inflate the counts).  Returns 0 when the program ran
  * (whatever its exit status), -1 with a message in err when Valgrind could
  * not be run. */
 int launch_tool(const launch_request *rq, const char *tool_dir, launch_result *res,
@@ -66,13 +68,6 @@ int launch_print_command(FILE *out, const launch_request *rq, const char *tool_d
  * instruction it could not decode, write an explanation with the fix into
  * err and return 1; else return 0. */
 int diagnose_undecodable(const char *out_dir, char *err, size_t errlen);
-
-/* A new private folder "$TMPDIR/PREFIX-XXXXXX" (/tmp without TMPDIR) for
- * a tool's output, its path in dir; -1 with a message on failure. */
-int make_temp_dir(const char *prefix, char *dir, size_t len, char *err, size_t errlen);
-
-/* Remove folder dir and the files in it (not subfolders). */
-void remove_dir(const char *dir);
 
 /* The last lines of Valgrind's logs in out_dir, for error messages. */
 void valgrind_log_tail(const char *out_dir, char *buf, size_t buflen);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -86,7 +87,8 @@ int process_set_add_file(process_set *s, const char *path, char *err, size_t err
     return 0;
 }
 
-int is_profile_name(const char *name)
+/* Is `name` a profile's file name, augur.*.prof? */
+static int is_profile_name(const char *name)
 {
     size_t len = strlen(name);
     return strncmp(name, "augur.", 6) == 0 && len > 11 && strcmp(name + len - 5, ".prof") == 0;
@@ -104,7 +106,39 @@ static void move_main_first(process_set *s, int main_pid)
     }
 }
 
-int process_set_read_dir(process_set *s, const char *dir, int main_pid, char *err, size_t errlen)
+/* Is `name` a profile of the run marked `token`: augur.<pid>.<token>.prof? */
+static int is_run_profile_name(const char *name, const char *token)
+{
+    if (strncmp(name, "augur.", 6) != 0)
+        return 0;
+    const char *p = name + 6;
+    size_t digits = strspn(p, "0123456789"), len = strlen(token);
+    if (digits == 0 || p[digits] != '.')
+        return 0;
+    p += digits + 1;
+    return strncmp(p, token, len) == 0 && strcmp(p + len, ".prof") == 0;
+}
+
+/* Whether dir/name is a profile the run marked `token` wrote: its name,
+ * and a regular file of the current user's.  A profile that is not is
+ * named on stderr (someone else's, or planted in the folder). */
+static int written_by_run(const char *dir, const char *name, const char *token)
+{
+    char path[PATH_MAX];
+    struct stat st;
+    if (!is_profile_name(name))
+        return 0; /* Valgrind's logs, vgdb's pipes, a profile being written */
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    const char *why = !is_run_profile_name(name, token)                 ? "not named as this run's"
+                      : lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ? "not a regular file"
+                      : st.st_uid != geteuid()                        ? "another user's"
+                                                                      : NULL;
+    if (why)
+        fprintf(stderr, "augur: left out %s: %s, so not a profile this run wrote\n", path, why);
+    return !why;
+}
+
+int process_set_read_dir(process_set *s, const char *dir, int main_pid, const char *token, char *err, size_t errlen)
 {
     DIR *d = opendir(dir);
     if (!d) {
@@ -113,7 +147,7 @@ int process_set_read_dir(process_set *s, const char *dir, int main_pid, char *er
     }
     int rc = 0;
     for (struct dirent *e; rc == 0 && (e = readdir(d));) {
-        if (!is_profile_name(e->d_name))
+        if (!written_by_run(dir, e->d_name, token))
             continue;
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);

@@ -33,12 +33,12 @@ typedef struct process_set {
 /* Read and verify one profile file and append it.  Returns 0 or -1 + err. */
 int process_set_add_file(process_set *s, const char *path, char *err, size_t errlen);
 
-/* Is `name` a profile's file name, augur.<pid>.prof? */
-int is_profile_name(const char *name);
-
-/* Read every augur.<pid>.prof in dir; the one of main_pid goes first and
- * must exist.  Returns 0 or -1 + err (and leaves the set empty). */
-int process_set_read_dir(process_set *s, const char *dir, int main_pid, char *err, size_t errlen);
+/* Read the profiles in dir that the run marked `token` wrote: regular
+ * files of the current user named augur.<pid>.<token>.prof; another file
+ * named as a profile (augur.*.prof) is left out and named on stderr.  The
+ * one of main_pid goes first and must exist.  Returns 0 or -1 + err (and
+ * leaves the set empty). */
+int process_set_read_dir(process_set *s, const char *dir, int main_pid, const char *token, char *err, size_t errlen);
 
 void process_set_free(process_set *s);
 

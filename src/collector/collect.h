@@ -95,6 +95,7 @@ typedef struct ThreadState {
 typedef struct Collector {
     /* options */
     const HChar *out_dir;
+    const HChar *run_token; /* NULL, or lowercase hex naming the profiles augur.<pid>.<token>.prof */
     UInt nblock_sizes;
     UInt block_size[MAX_BLOCK_SIZES]; /* ascending */
     UInt block_shift[MAX_BLOCK_SIZES];

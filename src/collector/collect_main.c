@@ -1,7 +1,7 @@
 /* collect_main.c — the augur Valgrind tool: registration, options, finish.
  *
  * Started by `augur collect` (src/cli/cmd_collect.c) as
- *   valgrind --tool=augur --augur-out=DIR [--augur-block-sizes=64,4096] PROGRAM...
+ *   valgrind --tool=augur --augur-out=DIR [--augur-run=TOKEN] [--augur-block-sizes=64,4096] PROGRAM...
  * with VALGRIND_LIB pointing at the build's vglib/ folder.  See collect.h
  * for how the parts fit together.
  */
@@ -42,9 +42,20 @@ static Bool parse_block_sizes(const HChar *text)
     return c->nblock_sizes > 0;
 }
 
+/* Whether t is 1 to 32 lowercase hex digits: a file name's part, never a path. */
+static Bool is_run_token(const HChar *t)
+{
+    SizeT n = VG_(strlen)(t);
+    for (SizeT i = 0; i < n; i++)
+        if (!((t[i] >= '0' && t[i] <= '9') || (t[i] >= 'a' && t[i] <= 'f')))
+            return False;
+    return n >= 1 && n <= 32;
+}
+
 static Bool process_option(const HChar *arg)
 {
     if VG_STR_CLO (arg, "--augur-out", collector.out_dir) {
+    } else if VG_STR_CLO (arg, "--augur-run", collector.run_token) {
     } else if VG_STR_CLO (arg, "--augur-block-sizes", block_sizes_option) {
     } else
         return False;
@@ -54,6 +65,8 @@ static Bool process_option(const HChar *arg)
 static void print_usage(void)
 {
     VG_(printf)("    --augur-out=DIR               where to write augur.<pid>.prof [required]\n"
+                "    --augur-run=TOKEN             name them augur.<pid>.TOKEN.prof instead\n"
+                "                                  (1 to 32 of 0-9a-f: augur collect's mark of its run)\n"
                 "    --augur-block-sizes=B1,B2...  reuse-distance block sizes, ascending\n"
                 "                                  powers of two >= 8 [64,4096]\n");
 }
@@ -80,6 +93,10 @@ static void post_clo_init(void)
     keep_superblocks_plain();
     if (!collector.out_dir) {
         VG_(fmsg_bad_option)("--augur-out", "augur needs --augur-out=DIR; run it through `augur collect`.\n");
+        VG_(exit)(1);
+    }
+    if (collector.run_token && !is_run_token(collector.run_token)) {
+        VG_(fmsg_bad_option)("--augur-run", "the run token must be 1 to 32 of 0-9 and a-f\n");
         VG_(exit)(1);
     }
     if (!parse_block_sizes(block_sizes_option)) {

@@ -1,7 +1,8 @@
 /* collect_output.c — write this process's raw profile (docs/profile-format.md).
  *
- * Written to <out>/augur.<pid>.prof.tmp and renamed to augur.<pid>.prof only
- * when complete, so a profile that exists is whole.  Instructions are sorted
+ * Written to <out>/augur.<pid>[.<token>].prof.tmp and renamed to
+ * augur.<pid>[.<token>].prof only when complete, so a profile that exists is
+ * whole; the token (--augur-run) marks the files of one `augur collect`.  Instructions are sorted
  * by module and address so that profiles of identical runs are identical.
  */
 #include "pub_tool_basics.h"
@@ -139,7 +140,10 @@ static void write_body(profile_writer *w, void *ctx)
 
 void collect_write_profile(void)
 {
-    HChar name[64];
-    VG_(snprintf)(name, sizeof name, "augur.%d.prof", VG_(getpid)());
+    HChar name[96];
+    if (collector.run_token)
+        VG_(snprintf)(name, sizeof name, "augur.%d.%s.prof", VG_(getpid)(), collector.run_token);
+    else
+        VG_(snprintf)(name, sizeof name, "augur.%d.prof", VG_(getpid)());
     vgo_write_file("augur", collector.out_dir, name, write_body, NULL);
 }

@@ -30,7 +30,15 @@ Bool vgo_write_file(const HChar *tool, const HChar *dir, const HChar *name, vgo_
     HChar final[4096], temp[4096 + 8];
     VG_(snprintf)(final, sizeof final, "%s/%s", dir, name);
     VG_(snprintf)(temp, sizeof temp, "%s.tmp", final);
-    SysRes sr = VG_(open)(temp, VKI_O_CREAT | VKI_O_WRONLY | VKI_O_TRUNC, 0600);
+    /* O_EXCL: an existing name, a link too (dangling or not; POSIX), is
+     * refused, never followed or truncated.  (Valgrind 3.19's vki has no
+     * O_NOFOLLOW for amd64; with O_EXCL it is not needed.) */
+    SysRes sr = VG_(open)(temp, VKI_O_CREAT | VKI_O_EXCL | VKI_O_WRONLY, 0600);
+    if (sr_isError(sr) && sr_Err(sr) == VKI_EEXIST) {
+        VG_(umsg)("%s: cannot create %s: something is there already (a file or link not of this run?); "
+                  "not writing through it\n", tool, temp);
+        return False;
+    }
     if (sr_isError(sr)) {
         VG_(umsg)("%s: cannot create %s (error %lu); is the output folder writable?\n", tool,
                   temp, sr_Err(sr));

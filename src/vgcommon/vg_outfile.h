@@ -14,7 +14,8 @@ typedef void (*vgo_body)(profile_writer *w, void *ctx);
 
 /* Write DIR/NAME.tmp with `body` then the `end` line, and rename it to
  * DIR/NAME only when every byte was written, so a file that exists is
- * whole.  On failure print a message naming the file (prefixed `tool`),
+ * whole.  DIR/NAME.tmp must not exist: a file or link there is left as it
+ * is (not followed) and nothing is written.  On failure print a message naming the file (prefixed `tool`),
  * remove the temporary and return False. */
 Bool vgo_write_file(const HChar *tool, const HChar *dir, const HChar *name, vgo_body body,
                     void *ctx);

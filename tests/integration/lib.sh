@@ -83,16 +83,22 @@ line_writes() {
 }
 
 # collect_to DIR ARGS... — augur collect into $WORK/test.db, keeping the raw
-# profiles in DIR; the program's stdout is discarded.
+# profiles in DIR (in the run's folder DIR/augur-collect-XXXXXX: use
+# kept_profiles); the program's stdout is discarded.
 collect_to() {
     local dir=$1
     shift
     "$AUGUR" collect --db "$WORK/test.db" --keep-profiles "$dir" "$@" >/dev/null
 }
 
-# main_profile DIR — the profile of the first process (lowest pid) in DIR.
+# kept_profiles DIR — the profiles collect_to DIR kept, one per line.
+kept_profiles() {
+    ls "$1"/augur-collect-*/augur.*.prof
+}
+
+# main_profile DIR — the profile of the first process (lowest pid) collect_to DIR kept.
 main_profile() {
-    ls "$1"/augur.*.prof | head -n 1
+    kept_profiles "$1" | head -n 1
 }
 
 # hist_at PROFILE FILE_SUFFIX LINE BLOCK — for the memory-reading instructions

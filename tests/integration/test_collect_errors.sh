@@ -25,8 +25,6 @@ expect_error "bad block sizes" 2 "powers of two" --db "$DB" --block-sizes 64,100
 expect_error "no program" 2 "no program given" --db "$DB"
 expect_error "unknown option" 2 "unknown option" --frobnicate -- /bin/true
 expect_error "database folder missing" 125 "not writable" --db "$WORK/no-such-folder/augur.db" -- /bin/true
-mkdir -p "$WORK/kept" && : >"$WORK/kept/augur.1.prof"
-expect_error "kept folder not empty" 125 "already holds profiles" --db "$DB" --keep-profiles "$WORK/kept" -- /bin/true
 : >"$WORK/afile"
 expect_error "kept folder is a file" 125 "is a file, not a folder" --db "$DB" --keep-profiles "$WORK/afile" -- /bin/touch "$WORK/ran"
 check "kept folder is a file: refused before the run" "$(ls "$WORK/ran" 2>/dev/null | wc -l)" 0

@@ -45,7 +45,8 @@ check "already collected: database unchanged" "$(sqlite3 "$WORK/test.db" 'select
 
 # The same file twice (by any spelling), or a copy of it beside it, is
 # refused before anything is stored: no database is created.
-"$AUGUR" import --db "$WORK/twice.db" "$PROF" "$WORK/kept/../kept/$(basename "$PROF")" >/dev/null 2>"$WORK/err"
+"$AUGUR" import --db "$WORK/twice.db" "$PROF" "$(dirname "$PROF")/../$(basename "$(dirname "$PROF")")/$(basename "$PROF")" \
+    >/dev/null 2>"$WORK/err"
 check "file given twice: status" "$?" 2
 check "file given twice: message" "$(grep -c "is given twice (as PROFILE 1 and 2)" "$WORK/err")" 1
 check "file given twice: no database" "$(ls "$WORK/twice.db" 2>/dev/null | wc -l)" 0

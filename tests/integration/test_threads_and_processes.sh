@@ -27,16 +27,16 @@ check "sequential threads' sweeps" "$(hist_at "$(main_profile "$WORK/threads-seq
 
 # fork: the child's work is in the child's profile only.
 collect_to "$WORK/fork" -- "$PROGRAMS/procs" fork $K $R
-check "fork: two profiles" "$(ls "$WORK"/fork/augur.*.prof | wc -l)" 2
-for p in "$WORK"/fork/augur.*.prof; do
+check "fork: two profiles" "$(kept_profiles "$WORK/fork" | wc -l)" 2
+for p in $(kept_profiles "$WORK/fork"); do
     check "fork: $(basename "$p") has one sweep" "$(hist_at "$p" procs.c "$LINE" 64)" "$(sweep_hist 1)"
 done
 
 # exec: the exec'd program is followed into a profile of its own.
 collect_to "$WORK/exec" -- "$PROGRAMS/procs" exec "$PROGRAMS/procs" threads 1 $K $R
-check "exec: two profiles" "$(ls "$WORK"/exec/augur.*.prof | wc -l)" 2
+check "exec: two profiles" "$(kept_profiles "$WORK/exec" | wc -l)" 2
 check "exec: the child's sweep" \
-      "$(for p in "$WORK"/exec/augur.*.prof; do hist_at "$p" procs.c "$LINE" 64; done)" "$(sweep_hist 1)"
+      "$(for p in $(kept_profiles "$WORK/exec"); do hist_at "$p" procs.c "$LINE" 64; done)" "$(sweep_hist 1)"
 
 # A crash: augur exits 128+11, the profile up to the crash is stored as partial.
 collect_to "$WORK/crash" -- "$PROGRAMS/procs" crash $K $R 2>"$WORK/crash.err"

@@ -7,6 +7,9 @@
  *        procs exec PROGRAM...   runs PROGRAM in a child (fork + execv), waits
  *        procs crash K R         sweeps, then dies of SIGSEGV
  *        procs exit CODE         exits with CODE
+ *        procs wait FILE S C     forks C children (0 or 1) that sleep S seconds,
+ *                                creates FILE (all of them are running), sleeps
+ *                                S seconds: a run to signal from outside
  * Every sweep's load is on the one line tagged as such (LOAD:<name>).
  */
 #include <pthread.h>
@@ -88,6 +91,21 @@ static int run_exec(char **argv)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+static int run_wait(const char *file, unsigned seconds, int children)
+{
+    if (children && fork() == 0) {
+        sleep(seconds);
+        _exit(0);
+    }
+    FILE *f = fopen(file, "w");
+    if (!f || fclose(f) != 0)
+        return 2;
+    sleep(seconds);
+    while (children && wait(NULL) > 0)
+        ;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 5 && !strcmp(argv[1], "threads"))
@@ -105,6 +123,9 @@ int main(int argc, char **argv)
     }
     if (argc >= 3 && !strcmp(argv[1], "exit"))
         return atoi(argv[2]);
-    fprintf(stderr, "usage: procs threads|threads-seq T K R | fork K R | exec PROGRAM... | crash K R | exit CODE\n");
+    if (argc >= 5 && !strcmp(argv[1], "wait"))
+        return run_wait(argv[2], (unsigned)atoi(argv[3]), atoi(argv[4]) != 0);
+    fprintf(stderr, "usage: procs threads|threads-seq T K R | fork K R | exec PROGRAM... | crash K R | exit CODE"
+                    " | wait FILE S C\n");
     return 2;
 }
