@@ -68,21 +68,6 @@ static void pass_on(supervisor *s, int sig)
     }
 }
 
-/* The child was stopped by signal sig.  A stop from the terminal (Ctrl-Z,
- * or reading or writing it from the background) stops augur as well, with
- * the terminal back, so that the shell sees its job stopped; when augur is
- * continued (fg, bg) the child is too, with the terminal if augur has it.
- * Any other stop (SIGSTOP from a debugger) is for its sender to end. */
-static void follow_stop(supervisor *s, int sig)
-{
-    if (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU)
-        return;
-    move_terminal(s, s->child, getpgrp());
-    raise(SIGTSTP);
-    move_terminal(s, getpgrp(), s->child);
-    kill(-s->child, SIGCONT);
-}
-
 /* After the main process ended on a passed-on signal: wait for the rest of
  * its processes, which augur (the subreaper) inherits as their parents
  * end, GROUP_GRACE_SECONDS at most, then kill the group and wait as long
@@ -114,11 +99,7 @@ int supervise_wait(supervisor *s, pid_t pid, int every, void (*tick)(void *ctx, 
         move_terminal(s, getpgrp(), pid);
     clock_gettime(CLOCK_MONOTONIC, &begin);
     for (;;) {
-        pid_t r = waitpid(pid, &status, WNOHANG | WUNTRACED);
-        if (r == pid && WIFSTOPPED(status)) {
-            follow_stop(s, WSTOPSIG(status));
-            continue;
-        }
+        pid_t r = waitpid(pid, &status, WNOHANG);
         if (r == pid || (r < 0 && errno != EINTR))
             break;
         int sig = sigtimedwait(&s->watched, NULL, &TICK); /* SIGCHLD ends the wait at once */

@@ -1,17 +1,18 @@
 /* supervise.h — running the Valgrind process of `augur collect` and `augur
- * memspy` as a shell runs a job, so that augur is never gone while it runs
- * and it never runs on without augur.
+ * memspy` as a shell runs a job: it holds the terminal, the signals sent to
+ * augur reach it, and it does not run on without augur.
  *
  * The child gets a process group of its own (the program's processes, the
  * forked ones too, are in it), and the terminal when augur holds it, so
- * that the program reads it and Ctrl-C and Ctrl-Z reach it as without
- * augur.  SIGINT, SIGQUIT, SIGTERM and SIGHUP sent to augur are passed on
- * to that group, and augur waits for its processes to end (they write
- * what they measured on the way out); a second such signal kills them with
- * SIGKILL.  When the program is stopped from the terminal augur stops too
- * and continues it when continued.  The child dies with augur
- * (PR_SET_PDEATHSIG), so a `kill -9` of augur leaves no Valgrind running
- * on.  Use: supervise_begin, fork, supervise_child in the child and
+ * that the program reads it and Ctrl-C reaches it as without augur.
+ * SIGINT, SIGQUIT, SIGTERM and SIGHUP sent to augur are passed on to that
+ * group, and augur waits for its processes to end (they write what they
+ * measured on the way out); a second such signal kills them with SIGKILL.
+ * The child dies with augur (PR_SET_PDEATHSIG), so a `kill -9` of augur
+ * leaves no Valgrind running on.  (Valgrind 3.19 does not stop a program on
+ * Ctrl-Z, with augur or without, so there are no stops to follow.)
+ *
+ * Use: supervise_begin, fork, supervise_child in the child and
  * supervise_wait in the parent, supervise_end.
  */
 #ifndef AUGUR_SUPERVISE_H
@@ -40,8 +41,7 @@ void supervise_begin(supervisor *s);
  * when augur has already died (the child should then _exit). */
 int supervise_child(supervisor *s);
 
-/* In augur: wait for the child `pid` to end, passing signals on and
- * following stops as above; when a signal was passed on, also wait (10 s at
+/* In augur: wait for the child `pid` to end, passing signals on as above; when a signal was passed on, also wait (10 s at
  * most, then SIGKILL) for the rest of its process group.  Every `every`
  * seconds (0: never) calls tick(ctx, seconds so far).  Returns the child's
  * wait status. */
