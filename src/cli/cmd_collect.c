@@ -197,7 +197,7 @@ static int make_out_dir(const collect_options *o, char *dir, size_t len, char *e
         return -1;
     }
     if (stat(o->keep_dir, &st) == 0 && !S_ISDIR(st.st_mode)) { /* EEXIST: it may be a file */
-        snprintf(err, errlen, "--keep-profiles %s is a file, not a folder; give a new or empty folder", o->keep_dir);
+        snprintf(err, errlen, "--keep-profiles %s is a file, not a folder; give a folder", o->keep_dir);
         return -1;
     }
     return run_dir_make(o->keep_dir, "--keep-profiles folder", "augur-collect", dir, len, err, errlen);
