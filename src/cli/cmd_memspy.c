@@ -46,6 +46,7 @@ typedef struct memspy_options {
     const char *raw;      /* --raw FILE: report this raw file, run nothing */
     const char *keep_raw; /* --keep-raw FILE: keep the run's raw file there */
     int dry_run;          /* print the Valgrind command, run nothing */
+    num_style numbers;    /* --plain-numbers: text counts without separators */
     char **program_argv;
 } memspy_options;
 
@@ -54,9 +55,9 @@ static void usage(FILE *to)
     fprintf(to,
             "usage: augur memspy [--machine NAME|FILE] [--sample RATIO [--sample-by sets|time]]\n"
             "                    [--shadow-sample N] [--interleave yes|no] [--instr-at-start yes|no]\n"
-            "                    [--format text|json|callgrind] [--output FILE] [--keep-raw FILE] [--dry-run]\n"
-            "                    -- PROGRAM [ARGS...]\n"
-            "       augur memspy [--machine NAME|FILE] [--format F] [--output FILE] --raw FILE\n\n"
+            "                    [--format text|json|callgrind] [--plain-numbers] [--output FILE]\n"
+            "                    [--keep-raw FILE] [--dry-run] -- PROGRAM [ARGS...]\n"
+            "       augur memspy [--machine NAME|FILE] [--format F] [--plain-numbers] [--output FILE] --raw FILE\n\n"
             "Runs PROGRAM under the memspy Valgrind tool, which simulates the machine's data caches\n"
             "(set-associative LRU, private levels per thread, shared levels shared) and reports, for\n"
             "every data object (heap blocks by allocation stack, globals, stacks), every function,\n"
@@ -91,6 +92,8 @@ static void usage(FILE *to)
             "                       under valgrind --tool=none and nothing is counted\n"
             "  --format F           text (default), json, or callgrind (for callgrind_annotate and\n"
             "                       KCachegrind: one event per level and cause)\n"
+            "  --plain-numbers      text: counts without thousands separators (1234567, not\n"
+            "                       1,234,567), for scripts\n"
             "  --output FILE        write the report to FILE instead of standard output; without it the\n"
             "                       program's standard output is sent to standard error (give --output\n"
             "                       to keep the program's output on standard output)\n"
@@ -174,6 +177,9 @@ static int take_option(int opt, const char *arg, void *ctx)
         return yes_no("interleave", arg, &o->interleave);
     case 'a':
         return yes_no("instr-at-start", arg, &o->instr_at_start);
+    case 'P':
+        o->numbers = NUM_PLAIN;
+        return 0;
     default:
         o->output = arg;
         return 0;
@@ -190,7 +196,8 @@ static int parse_options(int argc, char **argv, memspy_options *o)
         {"shadow-sample", required_argument, NULL, 'S'},
         {"interleave", required_argument, NULL, 'i'}, {"dry-run", no_argument, NULL, 'n'},
         {"instr-at-start", required_argument, NULL, 'a'},
-        {"keep-raw", required_argument, NULL, 'k'},   {"help", no_argument, NULL, 'h'},
+        {"keep-raw", required_argument, NULL, 'k'},   {"plain-numbers", no_argument, NULL, 'P'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     *o = (memspy_options){.ratio = 1.0, .by_sets = 1, .shadow = 1, .interleave = 1,
@@ -199,6 +206,10 @@ static int parse_options(int argc, char **argv, memspy_options *o)
     int rc = cli_getopt_program("memspy", argc, argv, longopts, take_option, o, &first);
     if (rc != 0)
         return rc;
+    if (o->numbers == NUM_PLAIN && o->format != FORMAT_TEXT)
+        return cli_usage_error("memspy", "--plain-numbers is for the text report: %s numbers have no separators "
+                                         "(drop one of --plain-numbers and --format)",
+                               o->format == FORMAT_JSON ? "JSON" : "callgrind");
     if (o->raw && o->dry_run)
         return cli_usage_error("memspy", "--dry-run prints the command of a run; --raw FILE runs nothing: give one");
     if (o->keep_raw && (o->raw || o->dry_run))
@@ -442,7 +453,7 @@ static int render(const memspy_options *o, const memspy_report *rep, const mr_he
         return memspy_write_json(rep, h, out);
     if (o->format == FORMAT_CALLGRIND)
         return memspy_write_callgrind(rep, out);
-    return memspy_write_text(rep, h, out);
+    return memspy_write_text(rep, h, o->numbers, out);
 }
 
 /* Write the report to --output (output_file.h: through symlinks, into

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -22,8 +21,8 @@ typedef struct predict_cli {
     run_params params;
     size_t ncaches;
     report_cache caches[REPORT_MAX_CACHES];
-    int json;
-    size_t top;
+    predict_output out;  /* --format, --top, --error-threshold, --plain-numbers */
+    int threshold_given; /* to refuse --error-threshold where it does nothing */
     const char *machine; /* name or path; NULL: fully-associative --cache caches */
 } predict_cli;
 
@@ -32,6 +31,7 @@ static void print_help(FILE *to)
     fprintf(to,
             "usage: augur predict [--db FILE] --param NAME=VALUE... [--cache SIZE[:LINE]]...\n"
             "                     [--machine NAME|FILE] [--format text|json] [--top N]\n"
+            "                     [--error-threshold PERCENT] [--plain-numbers]\n"
             "\n"
             "Evaluate the models of `augur model` at parameters that were never run: the counts of\n"
             "the program, its functions, source lines and scopes, and the misses of fully-associative\n"
@@ -49,6 +49,11 @@ static void print_help(FILE *to)
             "                       function and the program on it (instead of --cache)\n"
             "  --format text|json   aligned tables (default) or JSON\n"
             "  --top N              rows per table (default %d; 0 for all)\n"
+            "  --error-threshold PERCENT\n"
+            "                       text: the error tables show the functions (of the --top ones)\n"
+            "                       with an error of at least PERCENT (default %g; 0 shows every row)\n"
+            "  --plain-numbers      text: counts without thousands separators (1234567, not\n"
+            "                       1,234,567), for scripts; JSON numbers are plain anyway\n"
             "  -h, --help           show this help\n"
             "\n"
             "examples:\n"
@@ -61,8 +66,11 @@ static void print_help(FILE *to)
             "2^63 are refused.  --top also limits the scope table (JSON keeps every scope).\n"
             "Counts carry their models' cross-validation error, misses their error at the training\n"
             "runs; a warning names the reuse distances that cross a cache's capacity outside them.\n"
+            "Each warning is shown once: in the text, or with --format json on standard error (and in\n"
+            "the JSON's prediction.warnings).\n"
             "Exit status: 0 success, 2 usage error, 1 other errors.  See docs/models.md.\n",
-            default_db_path(), REPORT_DEFAULT_LINE, REPORT_MAX_CACHES, REPORT_DEFAULT_TOP);
+            default_db_path(), REPORT_DEFAULT_LINE, REPORT_MAX_CACHES, REPORT_DEFAULT_TOP,
+            PREDICT_DEFAULT_ERROR_THRESHOLD);
 }
 
 #define usage_error(...) cli_usage_error("predict", __VA_ARGS__)
@@ -85,9 +93,20 @@ static int parse_option(int opt, const char *arg, void *ctx)
         o->machine = arg;
         return 0;
     case 'f':
-        return cli_take_format("predict", arg, &o->json);
+        return cli_take_format("predict", arg, &o->out.json);
     case 't':
-        return cli_take_top("predict", arg, &o->top);
+        return cli_take_top("predict", arg, &o->out.top);
+    case 'e': {
+        char *end;
+        o->out.error_threshold = strtod(arg, &end);
+        if (end == arg || *end || !(o->out.error_threshold >= 0 && o->out.error_threshold <= 100))
+            return usage_error("bad --error-threshold '%s': give a percentage from 0 to 100", arg);
+        o->threshold_given = 1;
+        return 0;
+    }
+    case 'P':
+        o->out.numbers = NUM_PLAIN;
+        return 0;
     default:
         return EXIT_USAGE;
     }
@@ -99,6 +118,7 @@ static int parse_options(int argc, char **argv, predict_cli *o)
         {"db", required_argument, NULL, 'd'},     {"param", required_argument, NULL, 'p'},
         {"cache", required_argument, NULL, 'c'},  {"format", required_argument, NULL, 'f'},
         {"top", required_argument, NULL, 't'},    {"machine", required_argument, NULL, 'm'},
+        {"error-threshold", required_argument, NULL, 'e'}, {"plain-numbers", no_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -109,6 +129,11 @@ static int parse_options(int argc, char **argv, predict_cli *o)
         return usage_error("unexpected argument '%s'", argv[operands]);
     if (o->params.n == 0)
         return usage_error("give the parameters to predict at, e.g. --param N=1000");
+    if (o->out.json && o->out.numbers == NUM_PLAIN)
+        return cli_plain_numbers_json("predict");
+    if (o->out.json && o->threshold_given)
+        return usage_error("--error-threshold selects rows of the text's error tables: the JSON has every "
+                           "row's errors (drop one of --error-threshold and --format json)");
     if (o->machine && o->ncaches)
         return usage_error("--machine and --cache exclude each other: the machine's levels are the caches");
     if (o->ncaches == 0 && !o->machine) {
@@ -140,13 +165,13 @@ static int run_predict(db *d, const predict_cli *o, const machine *m, char *err,
     prediction p;
     predict_perf pp = {0};
     int rc = evaluate(d, o, m, &p, &pp, err, errlen);
-    /* The text holds the warnings too: on a terminal they would show twice. */
-    int shown = !o->json && isatty(STDOUT_FILENO);
-    for (size_t i = 0; rc == 0 && !shown && i < p.info.nwarnings; i++)
+    /* Each warning once: the text holds them; the JSON is for programs, so
+     * people see them on stderr. */
+    for (size_t i = 0; rc == 0 && o->out.json && i < p.info.nwarnings; i++)
         report_print_wrapped(stderr, "augur predict: warning:", p.info.warnings[i], REPORT_WRAP_COLUMN);
     if (rc == 0) {
         errno = 0;
-        rc = prediction_write(&p, m ? &pp : NULL, o->json, o->top, stdout);
+        rc = prediction_write(&p, m ? &pp : NULL, &o->out, stdout);
         if (rc == 0 && fflush(stdout) != 0)
             rc = -1;
         if (rc != 0)
@@ -159,7 +184,9 @@ static int run_predict(db *d, const predict_cli *o, const machine *m, char *err,
 
 int cmd_predict(int argc, char **argv)
 {
-    predict_cli o = {.db_path = default_db_path(), .top = REPORT_DEFAULT_TOP};
+    predict_cli o = {.db_path = default_db_path(),
+                     .out = {.top = REPORT_DEFAULT_TOP, .error_threshold = PREDICT_DEFAULT_ERROR_THRESHOLD,
+                             .numbers = NUM_GROUPED}};
     int rc = parse_options(argc, argv, &o);
     if (rc == SHOW_HELP) {
         print_help(stdout);

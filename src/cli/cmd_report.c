@@ -30,14 +30,18 @@ typedef struct report_options {
     double threshold; /* percent, for the scope view */
     int threshold_given, top_given; /* to refuse them where they do nothing */
     const char *machine; /* --machine NAME|FILE: misses per level and time on it */
+    num_style numbers;   /* --plain-numbers: counts without thousands separators */
 } report_options;
 
 static void print_help(FILE *to)
 {
     fprintf(to,
             "usage: augur report [--db FILE] [--run ID] [--cache SIZE[:LINE]]... [--format text|json] [--top N]\n"
+            "                    [--plain-numbers]\n"
             "       augur report --scopes [--threshold PERCENT] [--db FILE] [--run ID] [--format text|json]\n"
+            "                    [--plain-numbers]\n"
             "       augur report --machine NAME|FILE [--db FILE] [--run ID] [--format text|json] [--top N]\n"
+            "                    [--plain-numbers]\n"
             "\n"
             "Show what a run executed: totals, then the functions and the source lines with the\n"
             "most executed instructions, with the misses of fully-associative LRU caches computed\n"
@@ -56,6 +60,8 @@ static void print_help(FILE *to)
             "                       the run measured %d-byte blocks, else none.\n"
             "  --format text|json   aligned tables for people (default), or JSON for programs\n"
             "  --top N              rows per table (default %d; 0 shows every row)\n"
+            "  --plain-numbers      text: counts without thousands separators (1234567, not\n"
+            "                       1,234,567), for scripts; JSON numbers are plain anyway\n"
             "  --scopes             the scope view instead: per function, inlined function and loop,\n"
             "                       instructions per class, memory accesses, floating-point\n"
             "                       operations, loop entries and iterations per entry (binaries are\n"
@@ -114,6 +120,9 @@ static int parse_option(int opt, const char *arg, void *ctx)
     case 't':
         o->top_given = 1;
         return cli_take_top("report", arg, &o->top);
+    case 'P':
+        o->numbers = NUM_PLAIN;
+        return 0;
     default:
         return EXIT_USAGE;
     }
@@ -128,11 +137,11 @@ static int parse_options(int argc, char **argv, report_options *o)
         {"cache", required_argument, NULL, 'c'}, {"format", required_argument, NULL, 'f'},
         {"top", required_argument, NULL, 't'},   {"help", no_argument, NULL, 'h'},
         {"scopes", no_argument, NULL, 's'},      {"threshold", required_argument, NULL, 'p'},
-        {"machine", required_argument, NULL, 'm'},
+        {"machine", required_argument, NULL, 'm'}, {"plain-numbers", no_argument, NULL, 'P'},
         {NULL, 0, NULL, 0},
     };
     *o = (report_options){.db_path = default_db_path(), .top = REPORT_DEFAULT_TOP,
-                          .threshold = REPORT_DEFAULT_THRESHOLD};
+                          .threshold = REPORT_DEFAULT_THRESHOLD, .numbers = NUM_GROUPED};
     int operands, rc = cli_getopt("report", argc, argv, longopts, parse_option, o, &operands);
     if (rc != 0)
         return rc;
@@ -141,6 +150,8 @@ static int parse_options(int argc, char **argv, report_options *o)
     if (o->machine && (o->ncaches || o->scopes))
         return usage_error("--machine excludes %s: the machine's levels are the caches",
                            o->scopes ? "--scopes" : "--cache");
+    if (o->numbers == NUM_PLAIN && o->json)
+        return cli_plain_numbers_json("report");
     if (o->threshold_given && !o->scopes)
         return usage_error("--threshold goes with --scopes (it leaves small scopes out of the scope view)");
     if (o->scopes && (o->ncaches || o->top_given))
@@ -183,7 +194,7 @@ static int print_snapshot(db *d, const report_options *o, char *err, size_t errl
         rc = report_build(d, &run, caches, ncaches, &rep, err, errlen);
     if (rc == 0) {
         errno = 0;
-        rc = o->json ? report_write_json(&rep, o->top, stdout) : report_write_text(&rep, o->top, stdout);
+        rc = o->json ? report_write_json(&rep, o->top, stdout) : report_write_text(&rep, o->top, o->numbers, stdout);
         if (rc == 0 && fflush(stdout) != 0)
             rc = -1;
         if (rc != 0)
@@ -235,7 +246,7 @@ static int print_scopes(db *d, const report_options *o, char *err, size_t errlen
     size_t n;
     int rc = load_run_trees(d, id, &trees, &n, err, errlen);
     if (rc == 0 && (rc = db_read_begin(d, err, errlen)) == 0) {
-        rc = report_scopes_write(d, id, trees, n, o->threshold, o->json, stdout, err, errlen);
+        rc = report_scopes_write(d, id, trees, n, o->threshold, o->json, o->numbers, stdout, err, errlen);
         db_read_end(d);
     }
     if (rc == 0 && fflush(stdout) != 0) {
@@ -263,7 +274,8 @@ static int write_machine(db *d, const db_run *run, const scope_tree *t, const ma
     db_read_end(d);
     if (rc == 0) {
         errno = 0;
-        rc = prediction_write(&p, &pp, o->json, o->top, stdout);
+        predict_output out = {.json = o->json, .top = o->top, .numbers = o->numbers};
+        rc = prediction_write(&p, &pp, &out, stdout);
         if (rc == 0 && fflush(stdout) != 0)
             rc = -1;
         if (rc != 0)

@@ -67,6 +67,12 @@ int cli_take_format(const char *command, const char *arg, int *json)
     return 0;
 }
 
+int cli_plain_numbers_json(const char *command)
+{
+    return cli_usage_error(command, "--plain-numbers is for the text output: JSON numbers have no separators "
+                                    "(drop one of --plain-numbers and --format json)");
+}
+
 int cli_take_top(const char *command, const char *arg, size_t *top)
 {
     uint64_t v;

@@ -43,6 +43,10 @@ int cli_getopt_program(const char *command, int argc, char **argv, const struct 
  * EXIT_USAGE (message printed) for anything else. */
 int cli_take_format(const char *command, const char *arg, int *json);
 
+/* The refusal of --plain-numbers with --format json (JSON numbers have no
+ * separators to drop): prints the usage error, returns EXIT_USAGE. */
+int cli_plain_numbers_json(const char *command);
+
 /* The value of --top N, rows per table (0: all): into *top, or EXIT_USAGE
  * (message printed) when it is not a number. */
 int cli_take_top(const char *command, const char *arg, size_t *top);

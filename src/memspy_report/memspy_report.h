@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "cachesim/memsim.h"
+#include "util/numfmt.h"
 
 #define MEMSPY_VERSION 2
 #define MR_MAX_LEVELS CS_MAX_LEVELS
@@ -359,7 +360,8 @@ typedef struct mr_header {
 
 #define MR_TOP 20 /* rows per ranked list in text */
 
-int memspy_write_text(const memspy_report *rep, const mr_header *h, FILE *out);
+/* The text: counts grouped by thousands or plain (util/numfmt.h). */
+int memspy_write_text(const memspy_report *rep, const mr_header *h, num_style numbers, FILE *out);
 int memspy_write_json(const memspy_report *rep, const mr_header *h, FILE *out);
 int memspy_write_callgrind(const memspy_report *rep, FILE *out);
 

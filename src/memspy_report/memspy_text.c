@@ -10,13 +10,25 @@
 
 #include "memspy_report/memspy_report.h"
 #include "report/report.h"
+#include "util/numfmt.h"
+
+/* The widths of the count columns, grouped numbers included: references
+ * and stall up to 10^13 - 1, misses up to 10^11 - 1. */
+#define REFS_WIDTH 18
+#define MISS_WIDTH 15
 
 static double pct(double part, double whole)
 {
     return whole > 0 ? 100.0 * part / whole : 0.0;
 }
 
-static void header(const memspy_report *rep, const mr_header *h, FILE *out)
+/* v rounded to a whole number, in a new buffer of the caller's. */
+static const char *whole(double v, num_style numbers, char *buf)
+{
+    return numfmt_fixed(v, 0, numbers, buf);
+}
+
+static void header(const memspy_report *rep, const mr_header *h, num_style numbers, FILE *out)
 {
     const memspy_raw *r = rep->raw;
     fputs("memspy report: ", out);
@@ -44,70 +56,79 @@ static void header(const memspy_report *rep, const mr_header *h, FILE *out)
     fprintf(out, "machine: %s%s%s%s\n", h->machine, h->why ? " (" : "", h->why ? h->why : "", h->why ? ")" : "");
     for (unsigned k = 0; k < r->nlevels; k++) {
         const mr_level *l = &r->level[k];
-        fprintf(out, "  %-4s %8" PRIu64 " KiB %3u-way %u-byte lines, %s, %.0f cycles\n", l->name, l->size / 1024,
-                l->ways, l->line, l->shared_by == 1 ? "private" : "shared", rep->costs.lat[k]);
+        char kib[NUMFMT_LEN];
+        fprintf(out, "  %-4s %9s KiB %3u-way %u-byte lines, %s, %.0f cycles\n", l->name,
+                numfmt_count(l->size / 1024, numbers, kib), l->ways, l->line,
+                l->shared_by == 1 ? "private" : "shared", rep->costs.lat[k]);
     }
     fprintf(out, "  memory %.0f ns = %.1f cycles at %.2f GHz\n", h->mem_latency_ns, rep->costs.lat[r->nlevels],
             h->clock_ghz);
 }
 
-static void sampling(const memspy_report *rep, FILE *out)
+static void sampling(const memspy_report *rep, num_style numbers, FILE *out)
 {
     const memspy_raw *r = rep->raw;
     const mr_scale *s = &rep->scale;
     double ratio = s->total ? (double)s->simulated / (double)s->total : 1.0;
+    char on[NUMFMT_LEN], off[NUMFMT_LEN], sets[NUMFMT_LEN];
+    numfmt_count(r->on, numbers, on);
+    numfmt_count(r->off, numbers, off);
     if (r->sampling == MR_SAMPLE_NONE)
         fprintf(out, "sampling: none (every reference %ssimulated)\n", r->regions >= 0 ? "of the regions " : "");
     else if (r->sampling == MR_SAMPLE_TIME && mr_short_sample(rep)) /* the header's note says so */
-        fprintf(out, "sampling: time, %" PRIu64 " references on, %" PRIu64 " off: ratio %.3f\n", r->on, r->off, ratio);
+        fprintf(out, "sampling: time, %s references on, %s off: ratio %.3f\n", on, off, ratio);
     else if (r->sampling == MR_SAMPLE_TIME)
         fprintf(out,
-                "sampling: time, %" PRIu64 " references on, %" PRIu64 " off%s: ratio %.3f, counts scaled by %.2f;\n"
+                "sampling: time, %s references on, %s off%s: ratio %.3f, counts scaled by %.2f;\n"
                 "  misses are estimates [bounds]: in each sample, the first touch of a line in a set not yet primed is unknown\n",
-                r->on, r->off, r->sets > 1 ? ", in the sampled sets" : "", ratio, s->factor);
+                on, off, r->sets > 1 ? ", in the sampled sets" : "", ratio, s->factor);
     else
         fprintf(out,
-                "sampling: sets, 1 set in %" PRIu64 ": ratio %.3f, counts scaled by %.2f;\n"
+                "sampling: sets, 1 set in %s: ratio %.3f, counts scaled by %.2f;\n"
                 "  misses are estimates [95%% interval, %s]\n",
-                r->sets, ratio, s->factor,
+                numfmt_count(r->sets, numbers, sets), ratio, s->factor,
                 s->groups ? "from the spread of 16 random groups of the sampled lines" : "binomial");
 }
 
-static void overall(const memspy_report *rep, FILE *out)
+static void overall(const memspy_report *rep, num_style numbers, FILE *out)
 {
     const memspy_raw *r = rep->raw;
     const mr_stats *t = &rep->total;
     double refs = mr_stats_refs(rep, t, t->refs);
-    fprintf(out, "\nOverall\n  references   %14.0f  (reads %.0f, writes %.0f)\n", refs,
-            mr_stats_refs(rep, t, t->reads), mr_stats_refs(rep, t, t->writes));
+    char a[NUMFMT_LEN], b[NUMFMT_LEN], c[NUMFMT_LEN];
+    fprintf(out, "\nOverall\n  references   %*s  (reads %s, writes %s)\n", REFS_WIDTH, whole(refs, numbers, a),
+            whole(mr_stats_refs(rep, t, t->reads), numbers, b), whole(mr_stats_refs(rep, t, t->writes), numbers, c));
     for (unsigned k = 0; k < r->nlevels; k++) {
         mr_estimate e = mr_stats_misses(rep, t, k);
-        fprintf(out, "  %-4s misses  %14.0f  %6.3f%% of references", r->level[k].name, e.est, pct(e.est, refs));
+        fprintf(out, "  %-4s misses  %*s  %6.3f%% of references", r->level[k].name, REFS_WIDTH,
+                whole(e.est, numbers, a), pct(e.est, refs));
         if (e.lo != e.hi)
-            fprintf(out, "  [%.0f, %.0f]", e.lo, e.hi);
+            fprintf(out, "  [%s, %s]", whole(e.lo, numbers, b), whole(e.hi, numbers, c));
         fputc('\n', out);
     }
-    fprintf(out, "  stall cycles %14.0f\n", t->stall);
+    fprintf(out, "  stall cycles %*s\n", REFS_WIDTH, whole(t->stall, numbers, a));
 }
 
-static void miss_columns(const memspy_report *rep, const mr_stats *s, FILE *out)
+static void miss_columns(const memspy_report *rep, const mr_stats *s, num_style numbers, FILE *out)
 {
+    char m[NUMFMT_LEN];
     for (unsigned k = 0; k < rep->raw->nlevels; k++)
-        fprintf(out, " %10.0f", mr_stats_misses(rep, s, k).est);
+        fprintf(out, " %*s", MISS_WIDTH, whole(mr_stats_misses(rep, s, k).est, numbers, m));
 }
 
 static void columns_title(const memspy_report *rep, const char *first, FILE *out)
 {
-    fprintf(out, "  %6s %14s", "stall%", "stall");
+    fprintf(out, "  %6s %*s", "stall%", REFS_WIDTH, "stall");
     for (unsigned k = 0; k < rep->raw->nlevels; k++)
-        fprintf(out, " %5s miss", rep->raw->level[k].name);
+        fprintf(out, " %*s miss", MISS_WIDTH - 5, rep->raw->level[k].name);
     fprintf(out, "  %s\n", first);
 }
 
-static void stall_columns(const memspy_report *rep, const mr_stats *s, FILE *out)
+static void stall_columns(const memspy_report *rep, const mr_stats *s, num_style numbers, FILE *out)
 {
-    fprintf(out, "  %5.1f%% %14.0f", pct(s->stall, rep->total.stall), s->stall);
-    miss_columns(rep, s, out);
+    char stall[NUMFMT_LEN];
+    fprintf(out, "  %5.1f%% %*s", pct(s->stall, rep->total.stall), REFS_WIDTH, whole(s->stall, numbers, stall));
+    miss_columns(rep, s, numbers, out);
 }
 
 /* What a list left out: "(N more WHAT, P% of stall)", nothing when N is 0,
@@ -118,7 +139,7 @@ static void more_rows(const memspy_report *rep, size_t n, double stall, const ch
         fprintf(out, "  (%zu more %s, %.1f%% of stall)\n", n, what, pct(stall, rep->total.stall));
 }
 
-static void pairs(const memspy_report *rep, FILE *out)
+static void pairs(const memspy_report *rep, num_style numbers, FILE *out)
 {
     double rest = 0;
     fprintf(out, "\n(Function, data object) pairs by stall\n");
@@ -129,14 +150,14 @@ static void pairs(const memspy_report *rep, FILE *out)
             rest += p->s.stall;
             continue;
         }
-        stall_columns(rep, &p->s, out);
+        stall_columns(rep, &p->s, numbers, out);
         fprintf(out, "  %s / %s\n", rep->code[p->function].name, rep->raw->objs[p->obj].name);
     }
     more_rows(rep, rep->npairs > MR_TOP ? rep->npairs - MR_TOP : 0, rest, "pairs", out);
 }
 
 /* "cold 10.0%, conflict 90.0%": the causes at level k, nonzero only. */
-static void causes(const memspy_report *rep, const mr_stats *s, unsigned k, FILE *out)
+static void causes(const memspy_report *rep, const mr_stats *s, unsigned k, num_style numbers, FILE *out)
 {
     const mr_misses *m = &s->lv[k];
     mr_split sp = mr_split_of(m, &rep->total.lv[k]);
@@ -148,9 +169,10 @@ static void causes(const memspy_report *rep, const mr_stats *s, unsigned k, FILE
     }
     if (m->unknown)
         fprintf(out, " (unknown %.1f%%)", pct((double)m->unknown, (double)m->miss));
+    char n[NUMFMT_LEN];
     if (m->cause[MS_UNSPLIT])
-        fprintf(out, " (capacity share estimated on %llu sampled misses%s: %.1f%% [%.1f, %.1f])",
-                (unsigned long long)sp.share.n, sp.share.from_level ? " of the level" : "", 100 * sp.share.p,
+        fprintf(out, " (capacity share estimated on %s sampled misses%s: %.1f%% [%.1f, %.1f])",
+                numfmt_count(sp.share.n, numbers, n), sp.share.from_level ? " of the level" : "", 100 * sp.share.p,
                 100 * sp.share.lo, 100 * sp.share.hi);
     fputc('\n', out);
 }
@@ -210,27 +232,29 @@ static void allocation(const memspy_raw *r, const mr_obj *o, FILE *out)
 
 /* One data object's row, its allocation stack, and per level with misses
  * its causes and who replaced its lines (by, e: scratch of nobjs, or NULL). */
-static void data_object(const memspy_report *rep, uint32_t o, uint64_t *by, mr_evictor *e, FILE *out)
+static void data_object(const memspy_report *rep, uint32_t o, uint64_t *by, mr_evictor *e, num_style numbers,
+                        FILE *out)
 {
     const memspy_raw *r = rep->raw;
     const mr_obj *obj = &r->objs[o];
-    stall_columns(rep, &rep->data[o], out);
+    char n[NUMFMT_LEN];
+    stall_columns(rep, &rep->data[o], numbers, out);
     fprintf(out, "  %s (%s, ", obj->name, mr_kind_name(obj->kind));
     if (mr_size_known(obj))
-        fprintf(out, "%" PRIu64, obj->size);
+        fputs(numfmt_count(obj->size, numbers, n), out);
     else
         fputc('-', out);
-    fprintf(out, ", %" PRIu64 ")\n", obj->count);
+    fprintf(out, ", %s)\n", numfmt_count(obj->count, numbers, n));
     allocation(r, obj, out);
     for (unsigned k = 0; k < r->nlevels; k++)
         if (rep->data[o].lv[k].miss) {
-            causes(rep, &rep->data[o], k, out);
+            causes(rep, &rep->data[o], k, numbers, out);
             if (by && e)
                 replaced_by(rep, o, k, by, e, out);
         }
 }
 
-static void data_objects(const memspy_report *rep, FILE *out)
+static void data_objects(const memspy_report *rep, num_style numbers, FILE *out)
 {
     const memspy_raw *r = rep->raw;
     uint64_t *by = calloc(r->nobjs ? r->nobjs : 1, sizeof *by);
@@ -240,7 +264,7 @@ static void data_objects(const memspy_report *rep, FILE *out)
     columns_title(rep, "data object (kind, bytes, blocks)", out);
     for (size_t i = 0; i < r->nobjs; i++) {
         if (i < MR_TOP)
-            data_object(rep, rep->data_rank[i], by, e, out);
+            data_object(rep, rep->data_rank[i], by, e, numbers, out);
         else
             rest += rep->data[rep->data_rank[i]].stall;
     }
@@ -252,7 +276,7 @@ static void data_objects(const memspy_report *rep, FILE *out)
 /* The list of code objects of one kind; `what` names them in the line
  * saying how many were left out ("functions"). */
 static void code_objects(const memspy_report *rep, enum mr_code_kind kind, const char *title, const char *what,
-                         FILE *out)
+                         num_style numbers, FILE *out)
 {
     fprintf(out, "\n%s by stall\n", title);
     columns_title(rep, kind == MR_FUNCTION ? "function" : "where (function)", out);
@@ -266,7 +290,7 @@ static void code_objects(const memspy_report *rep, enum mr_code_kind kind, const
             more++, rest += c->s.stall;
             continue;
         }
-        stall_columns(rep, &c->s, out);
+        stall_columns(rep, &c->s, numbers, out);
         if (kind == MR_FUNCTION)
             fprintf(out, "  %s\n", c->name);
         else
@@ -276,15 +300,15 @@ static void code_objects(const memspy_report *rep, enum mr_code_kind kind, const
     more_rows(rep, more, rest, what, out);
 }
 
-int memspy_write_text(const memspy_report *rep, const mr_header *h, FILE *out)
+int memspy_write_text(const memspy_report *rep, const mr_header *h, num_style numbers, FILE *out)
 {
-    header(rep, h, out);
-    sampling(rep, out);
-    overall(rep, out);
-    pairs(rep, out);
-    data_objects(rep, out);
-    code_objects(rep, MR_FUNCTION, "Functions", "functions", out);
-    code_objects(rep, MR_LOOP, "Loops", "loops", out);
-    code_objects(rep, MR_LINE, "Source lines", "source lines", out);
+    header(rep, h, numbers, out);
+    sampling(rep, numbers, out);
+    overall(rep, numbers, out);
+    pairs(rep, numbers, out);
+    data_objects(rep, numbers, out);
+    code_objects(rep, MR_FUNCTION, "Functions", "functions", numbers, out);
+    code_objects(rep, MR_LOOP, "Loops", "loops", numbers, out);
+    code_objects(rep, MR_LINE, "Source lines", "source lines", numbers, out);
     return ferror(out) ? -1 : 0;
 }

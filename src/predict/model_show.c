@@ -6,14 +6,16 @@
 
 #include "predict/predict.h"
 
-/* "exact", or the fit and cross-validation errors. */
+/* "exact", or the fit and cross-validation errors, in percent to two
+ * decimals as predict's error tables show them (not 1.13e-06%). */
 static void print_quality(const model *m, FILE *out)
 {
+    char fit[NUMFMT_LEN], cv[NUMFMT_LEN];
     if (m->method == MODEL_EXACT || m->method == MODEL_CONSTANT)
         fprintf(out, "  [%s]", model_method_name(m->method));
     else
-        fprintf(out, "  [%s; fit error %.3g%%, cross-validation error %.3g%%]", model_method_name(m->method),
-                m->fit_smape, m->cv_smape);
+        fprintf(out, "  [%s; fit error %s%%, cross-validation error %s%%]", model_method_name(m->method),
+                numfmt_fixed(m->fit_smape, 2, NUM_PLAIN, fit), numfmt_fixed(m->cv_smape, 2, NUM_PLAIN, cv));
 }
 
 static void print_model(const db_model_row *r, FILE *out)

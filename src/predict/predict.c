@@ -123,6 +123,9 @@ static int set_params(prediction *p, const char *const *names, const double *val
 
 int predict_add_warning(prediction *p, const char *text)
 {
+    for (size_t i = 0; i < p->info.nwarnings; i++)
+        if (!strcmp(p->info.warnings[i], text))
+            return 0; /* each warning once */
     char **grown = realloc(p->info.warnings, (p->info.nwarnings + 1) * sizeof *grown);
     if (!grown)
         return -1;
@@ -522,6 +525,8 @@ int predict(db *d, const char *const *names, const double *values, int n, const 
         rc = oom(err, errlen);
     if (rc == 0)
         report_sort(&out->rep);
+    if (rc == 0 && predict_line_gap(out) != 0)
+        rc = oom(err, errlen);
     if (rc == 0 && predict_attach_errors(out) != 0)
         rc = oom(err, errlen);
     if (rc == 0)
@@ -536,6 +541,7 @@ void prediction_free(prediction *p)
     for (size_t i = 0; i < p->info.nwarnings; i++)
         free(p->info.warnings[i]);
     free(p->info.warnings);
+    predict_line_gap_free(&p->info);
     free(p->scopes);
     free(p->function_errors);
     free(p->line_errors);

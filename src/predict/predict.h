@@ -85,20 +85,36 @@ void prediction_free(prediction *p);
  * machine models evaluate the groups themselves (predict_perf.c). */
 int predict_check_groups(const prediction *p, const db_rd_group *groups, size_t n, char *err, size_t errlen);
 
-/* The models' errors: as text, a table of the total's and of the `top`
- * functions' (0: all), then one of their misses' in-sample errors per
- * cache; in JSON, a "cv_error_percent" object with instructions, reads
+/* The error tables' default threshold (percent): a function's row shows
+ * when one of its errors is at least this (predict_output). */
+#define PREDICT_DEFAULT_ERROR_THRESHOLD 1.0
+
+/* How a prediction is written (prediction_write and the writers below):
+ * JSON or text, rows per table (`top`, 0: all), and in the text the least
+ * error a function's row of the error tables needs to show (percent; 0:
+ * every row) and how counts are written. */
+typedef struct predict_output {
+    int json;
+    size_t top;
+    double error_threshold;
+    num_style numbers;
+} predict_output;
+
+/* The models' errors: as text, a table of the total's and of those of the
+ * `top` functions with an error at or above the threshold, then one of
+ * their misses' in-sample errors per cache, each with a line on the rows
+ * left out; in JSON, a "cv_error_percent" object with instructions, reads
  * and writes, and a "misses_error_percent" object by cache key, in the
  * total, every function and line of doc (report_json's, rows in rep
  * order).  Nothing for a measured run.  -1 on a write error or when memory
  * runs out. */
-int predict_write_errors_text(const prediction *p, size_t top, FILE *out);
+int predict_write_errors_text(const prediction *p, const predict_output *o, FILE *out);
 int predict_errors_json(const prediction *p, json_t *doc);
 
 /* The scope section, as text (the `top` scopes with the most
  * instructions, inner scopes included, and a line saying how many were
  * left out; 0: all) or as a JSON array of every scope. */
-int predict_write_scopes_text(const prediction *p, size_t top, FILE *out);
+int predict_write_scopes_text(const prediction *p, const predict_output *o, FILE *out);
 json_t *predict_scopes_json(const prediction *p);
 
 /* `augur model --show`: the newest model set's formulas and errors, for

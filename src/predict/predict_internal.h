@@ -36,7 +36,8 @@ int predict_attach_errors(prediction *p);
 /* "N=1000, M=3": the parameters predicted at, for messages. */
 void predict_params_text(const prediction *p, char *buf, size_t len);
 
-/* Add a copy of text to p's warnings; -1 when memory runs out. */
+/* Add a copy of text to p's warnings unless it is there already (each
+ * warning is shown once); -1 when memory runs out. */
 int predict_add_warning(prediction *p, const char *text);
 
 /* The function and line rows (sorted by key, not in report order) and the
@@ -74,5 +75,11 @@ int predict_nest_scopes(db *d, prediction *p, char *err, size_t errlen);
  * groups, their share of the cache's predicted misses and the largest.
  * -1 when memory runs out. */
 int predict_warn_crossings(prediction *p, const db_rd_group *groups, size_t n);
+
+/* p->info.line_gap and gap_functions: the total minus the sum of the
+ * lines, for the program and per function name (report_line_gap).  -1
+ * when memory runs out; free with predict_line_gap_free. */
+int predict_line_gap(prediction *p);
+void predict_line_gap_free(report_prediction *info);
 
 #endif

@@ -98,8 +98,8 @@ void predict_perf_free(predict_perf *pp);
 
 /* Text: the levels' misses, the program's time, a table of the loops
  * (iterations, core cycles per iteration, memory cycles, bound, time) and
- * of the functions.  -1 on a write error. */
-int predict_perf_write_text(const prediction *p, const predict_perf *pp, size_t top, FILE *out);
+ * of the functions, `top` rows each.  -1 on a write error. */
+int predict_perf_write_text(const prediction *p, const predict_perf *pp, const predict_output *o, FILE *out);
 
 /* Add the machine members to the JSON of report_json + scopes: total and
  * functions get misses per level name, tlb_misses, cycles, time_seconds,
@@ -109,6 +109,6 @@ int predict_perf_json(const prediction *p, const predict_perf *pp, json_t *doc);
 /* The report, the scopes and, when pp is set, the machine's levels and
  * times: text tables or one JSON document (`augur predict`, `augur report
  * --machine`).  -1 on a write error or when memory runs out. */
-int prediction_write(const prediction *p, const predict_perf *pp, int json, size_t top, FILE *out);
+int prediction_write(const prediction *p, const predict_perf *pp, const predict_output *o, FILE *out);
 
 #endif

@@ -16,23 +16,45 @@ static int by_loop_time(const void *pa, const void *pb)
     return a->cost.time.cycles < b->cost.time.cycles ? 1 : a->cost.time.cycles > b->cost.time.cycles ? -1 : 0;
 }
 
-static void write_levels(const predict_perf *pp, FILE *out)
+/* Memory cycles and cycles are a model's: shown to 4 significant digits,
+ * as whole cycles. */
+#define CYCLE_DIGITS 4
+/* Times: the decimals that give the largest of a column 4 significant
+ * digits, the same for every row (numfmt_decimals). */
+#define TIME_DIGITS 4
+
+static const char *cycles_text(double cycles, num_style numbers, char *buf)
 {
-    fprintf(out, "\nMachine %s: %.3g GHz\n", pp->m->name, pp->m->clock_ghz);
-    fprintf(out, "  %-24s %16s\n", "level", "misses");
-    for (size_t i = 0; i < pp->nlevels; i++)
-        fprintf(out, "  %-24s %16.0f\n", pp->levels[i].name, pp->misses[i]);
-    for (size_t j = 0; j < pp->ntlbs; j++)
-        fprintf(out, "  %-24s %16.0f\n", pp->tlbs[j].name, pp->tlb_misses[j]);
-    fprintf(out, "Predicted time: %.6g s (%.6g cycles)\n", pp->seconds, pp->cycles);
-    double hz = pp->m->clock_ghz * 1e9;
-    fprintf(out, "  of which page faults: %.6g s (%.0f first touches of 4 KiB pages at %g ns)\n",
-            pp->fault_cycles / hz, pp->page_faults, pp->m->page_fault_ns);
-    fprintf(out, "  of which branch mispredictions: %.6g s (%.0f in loops at %g cycles)\n",
-            pp->mispredict_cycles / hz, pp->mispredicts, pp->m->branch_mispredict_cycles);
+    return numfmt_fixed(numfmt_round_sig(cycles, CYCLE_DIGITS), 0, numbers, buf);
 }
 
-static void write_loops(const predict_perf *pp, size_t top, FILE *out)
+/* A time in seconds to 4 significant digits, in fixed notation. */
+static const char *seconds_text(double seconds, num_style numbers, char *buf)
+{
+    return numfmt_fixed(seconds, numfmt_decimals(seconds, TIME_DIGITS), numbers, buf);
+}
+
+static void write_levels(const predict_perf *pp, num_style numbers, FILE *out)
+{
+    char a[NUMFMT_LEN], b[NUMFMT_LEN], c[NUMFMT_LEN];
+    fprintf(out, "\nMachine %s: %.3g GHz\n", pp->m->name, pp->m->clock_ghz);
+    fprintf(out, "  %-24s %20s\n", "level", "misses");
+    for (size_t i = 0; i < pp->nlevels; i++)
+        fprintf(out, "  %-24s %20s\n", pp->levels[i].name, numfmt_fixed(pp->misses[i], 0, numbers, a));
+    for (size_t j = 0; j < pp->ntlbs; j++)
+        fprintf(out, "  %-24s %20s\n", pp->tlbs[j].name, numfmt_fixed(pp->tlb_misses[j], 0, numbers, a));
+    fprintf(out, "Predicted time: %s s (%s cycles)\n", seconds_text(pp->seconds, numbers, a),
+            cycles_text(pp->cycles, numbers, b));
+    double hz = pp->m->clock_ghz * 1e9;
+    fprintf(out, "  of which page faults: %s s (%s first touches of 4 KiB pages at %g ns)\n",
+            seconds_text(pp->fault_cycles / hz, numbers, a), numfmt_fixed(pp->page_faults, 0, numbers, c),
+            pp->m->page_fault_ns);
+    fprintf(out, "  of which branch mispredictions: %s s (%s in loops at %g cycles)\n",
+            seconds_text(pp->mispredict_cycles / hz, numbers, a), numfmt_fixed(pp->mispredicts, 0, numbers, c),
+            pp->m->branch_mispredict_cycles);
+}
+
+static void write_loops(const predict_perf *pp, const predict_output *o, FILE *out)
 {
     predict_loop **order = malloc((pp->nloops + 1) * sizeof *order);
     if (!order)
@@ -40,47 +62,57 @@ static void write_loops(const predict_perf *pp, size_t top, FILE *out)
     for (size_t i = 0; i < pp->nloops; i++)
         order[i] = &pp->loops[i];
     qsort(order, pp->nloops, sizeof *order, by_loop_time);
-    size_t shown = top && top < pp->nloops ? top : pp->nloops;
+    size_t shown = o->top && o->top < pp->nloops ? o->top : pp->nloops;
+    /* Most time first: the first row's time sets the column's decimals. */
+    int decimals = numfmt_decimals(shown ? order[0]->cost.time.seconds : 0, TIME_DIGITS);
     fprintf(out, "\nLoops (most time first; cycles per iteration on the core, memory cycles in all):\n");
-    fprintf(out, "  %-34s %-16s %14s %10s %14s %-18s %12s\n", "loop", "function", "iterations", "core c/it",
+    fprintf(out, "  %-34s %-16s %16s %10s %16s %-18s %12s\n", "loop", "function", "iterations", "core c/it",
             "memory cyc", "bound", "time s");
     for (size_t i = 0; i < shown; i++) {
         const predict_loop *L = order[i];
         char label[64], bound[32], name[17]; /* the function column's 16 characters */
+        char it[NUMFMT_LEN], mem[NUMFMT_LEN], t[NUMFMT_LEN];
         snprintf(label, sizeof label, "%s:%u", report_base_name(L->s->file) ?: "?", L->s->line);
-        fprintf(out, "  %-34s %-16s %14.0f %10.3g %14.4g %-18s %12.4g\n", label,
+        fprintf(out, "  %-34s %-16s %16s %10.2f %16s %-18s %12s\n", label,
                 L->function ? st_short_name(L->function, 16, name, sizeof name) : "?",
-                L->cost.time.iterations, L->cost.core.cycles, L->cost.time.mem_cycles,
-                perf_bound_name(pp->m, L->cost.time.bound, bound, sizeof bound), L->cost.time.seconds);
+                numfmt_fixed(L->cost.time.iterations, 0, o->numbers, it), L->cost.core.cycles,
+                cycles_text(L->cost.time.mem_cycles, o->numbers, mem),
+                perf_bound_name(pp->m, L->cost.time.bound, bound, sizeof bound),
+                numfmt_fixed(L->cost.time.seconds, decimals, o->numbers, t));
     }
     free(order);
 }
 
-static void write_functions(const prediction *p, const predict_perf *pp, size_t top, FILE *out)
+static void write_functions(const prediction *p, const predict_perf *pp, const predict_output *o, FILE *out)
 {
-    size_t shown = top && top < p->rep.nfunctions ? top : p->rep.nfunctions;
-    fprintf(out, "\nFunctions (time of their loops and other code):\n  %-32s %14s %12s %-18s", "function",
+    size_t shown = o->top && o->top < p->rep.nfunctions ? o->top : p->rep.nfunctions;
+    double longest = 0;
+    for (size_t k = 0; k < shown; k++)
+        longest = pp->functions[k].seconds > longest ? pp->functions[k].seconds : longest;
+    int decimals = numfmt_decimals(longest, TIME_DIGITS);
+    fprintf(out, "\nFunctions (time of their loops and other code):\n  %-32s %16s %12s %-18s", "function",
             "cycles", "time s", "bound");
     for (size_t i = 0; i < pp->nlevels; i++)
-        fprintf(out, " %12s", pp->levels[i].name);
+        fprintf(out, " %14s", pp->levels[i].name);
     fputc('\n', out);
     for (size_t k = 0; k < shown; k++) {
         const predict_function_perf *f = &pp->functions[k];
-        char bound[32], name[33]; /* the function column's 32 characters */
+        char bound[32], name[33], cyc[NUMFMT_LEN], t[NUMFMT_LEN], m[NUMFMT_LEN]; /* the function column's 32 */
         const char *fn = p->rep.functions[k].function;
-        fprintf(out, "  %-32s %14.4g %12.4g %-18s", fn ? st_short_name(fn, 32, name, sizeof name) : "?", f->cycles, f->seconds,
+        fprintf(out, "  %-32s %16s %12s %-18s", fn ? st_short_name(fn, 32, name, sizeof name) : "?",
+                cycles_text(f->cycles, o->numbers, cyc), numfmt_fixed(f->seconds, decimals, o->numbers, t),
                 perf_bound_name(pp->m, f->bound, bound, sizeof bound));
         for (size_t i = 0; i < pp->nlevels; i++)
-            fprintf(out, " %12.0f", f->misses[i]);
+            fprintf(out, " %14s", numfmt_fixed(f->misses[i], 0, o->numbers, m));
         fputc('\n', out);
     }
 }
 
-int predict_perf_write_text(const prediction *p, const predict_perf *pp, size_t top, FILE *out)
+int predict_perf_write_text(const prediction *p, const predict_perf *pp, const predict_output *o, FILE *out)
 {
-    write_levels(pp, out);
-    write_loops(pp, top, out);
-    write_functions(p, pp, top, out);
+    write_levels(pp, o->numbers, out);
+    write_loops(pp, o, out);
+    write_functions(p, pp, o, out);
     return ferror(out) ? -1 : 0;
 }
 
@@ -194,15 +226,15 @@ int predict_perf_json(const prediction *p, const predict_perf *pp, json_t *doc)
     return scopes ? add_loops(pp, scopes) : 0;
 }
 
-int prediction_write(const prediction *p, const predict_perf *pp, int json, size_t top, FILE *out)
+int prediction_write(const prediction *p, const predict_perf *pp, const predict_output *o, FILE *out)
 {
-    if (!json)
-        return report_write_text(&p->rep, top, out) != 0 || predict_write_errors_text(p, top, out) != 0 ||
-                       predict_write_scopes_text(p, top, out) != 0 ||
-                       (pp && predict_perf_write_text(p, pp, top, out) != 0)
+    if (!o->json)
+        return report_write_text(&p->rep, o->top, o->numbers, out) != 0 ||
+                       predict_write_errors_text(p, o, out) != 0 || predict_write_scopes_text(p, o, out) != 0 ||
+                       (pp && predict_perf_write_text(p, pp, o, out) != 0)
                    ? -1
                    : 0;
-    json_t *j = report_json(&p->rep, top), *scopes = predict_scopes_json(p);
+    json_t *j = report_json(&p->rep, o->top), *scopes = predict_scopes_json(p);
     int rc = j && scopes && json_object_set_new(j, "scopes", scopes) == 0 && predict_errors_json(p, j) == 0 ? 0 : -1;
     if (rc == 0 && pp)
         rc = predict_perf_json(p, pp, j);

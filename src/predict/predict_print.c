@@ -20,24 +20,25 @@ static int by_instructions(const void *pa, const void *pb)
     return a->scope < b->scope ? -1 : a->scope > b->scope;
 }
 
-static void write_scope_row(const predict_scope *s, int with_error, FILE *out)
+static void write_scope_row(const predict_scope *s, int with_error, num_style numbers, FILE *out)
 {
-    char label[512], name[REPORT_NAME_WIDTH + 1];
+    char label[512], name[REPORT_NAME_WIDTH + 1], n[4][NUMFMT_LEN];
     st_short_name(s->name, REPORT_NAME_WIDTH, name, sizeof name); /* C++ signatures: JSON has them whole */
     if (!strcmp(s->kind, "loop"))
         snprintf(label, sizeof label, "%s", name);
     else
         snprintf(label, sizeof label, "%s %s (%s:%u)", s->kind, name, report_base_name(s->file) ?: "", s->line);
-    fprintf(out, "  %-40s %16.0f", label, s->instructions);
+    fprintf(out, "  %-40s %16s", label, numfmt_fixed(s->instructions, 0, numbers, n[0]));
     if (with_error)
         fprintf(out, " %7.2f%%", s->err.instructions);
-    fprintf(out, " %14.0f %14.0f", s->reads + s->writes, s->flops);
+    fprintf(out, " %15s %15s", numfmt_fixed(s->reads + s->writes, 0, numbers, n[1]),
+            numfmt_fixed(s->flops, 0, numbers, n[2]));
     if (s->entries > 0)
-        fprintf(out, " %12.0f %10.1f", s->entries, s->headers / s->entries);
+        fprintf(out, " %12s %10.1f", numfmt_fixed(s->entries, 0, numbers, n[3]), s->headers / s->entries);
     fputc('\n', out);
 }
 
-int predict_write_scopes_text(const prediction *p, size_t top, FILE *out)
+int predict_write_scopes_text(const prediction *p, const predict_output *o, FILE *out)
 {
     if (p->nscopes == 0)
         return 0;
@@ -47,16 +48,16 @@ int predict_write_scopes_text(const prediction *p, size_t top, FILE *out)
     for (size_t i = 0; i < p->nscopes; i++)
         order[i] = &p->scopes[i];
     qsort(order, p->nscopes, sizeof *order, by_instructions);
-    size_t shown = top && top < p->nscopes ? top : p->nscopes;
+    size_t shown = o->top && o->top < p->nscopes ? o->top : p->nscopes;
     fprintf(out, "\nScopes of the program: %zu of %zu, most instructions first (inner scopes included)\n", shown,
             p->nscopes);
     int with_error = p->function_errors != NULL;
     fprintf(out, "  %-40s %16s", "scope", "instructions");
     if (with_error)
         fprintf(out, " %8s", "cv err");
-    fprintf(out, " %14s %14s %12s %10s\n", "accesses", "flops", "entries", "iter/entry");
+    fprintf(out, " %15s %15s %12s %10s\n", "accesses", "flops", "entries", "iter/entry");
     for (size_t i = 0; i < shown; i++)
-        write_scope_row(order[i], with_error, out);
+        write_scope_row(order[i], with_error, o->numbers, out);
     if (shown < p->nscopes) {
         double all = (double)p->rep.total.instructions;
         fprintf(out, "  (%zu more scopes, each at most %.1f%% of the program's instructions; --top 0 shows all)\n",
@@ -68,6 +69,21 @@ int predict_write_scopes_text(const prediction *p, size_t top, FILE *out)
 
 /* ---- the models' errors ------------------------------------------------------------ */
 
+/* Whether an error table shows a row whose largest error is `largest`. */
+static int above(double largest, const predict_output *o)
+{
+    return o->error_threshold <= 0 || largest >= o->error_threshold;
+}
+
+/* The line under an error table that says how many of the `of` functions
+ * it considered were left out below the threshold; nothing when none. */
+static void write_left_out(size_t left_out, size_t of, const predict_output *o, FILE *out)
+{
+    if (left_out)
+        fprintf(out, "  (%zu of these %zu functions left out: every error under %g%%; --error-threshold 0 shows "
+                     "them)\n", left_out, of, o->error_threshold);
+}
+
 /* One row of the misses' errors table: name, then a percent per cache. */
 static void write_miss_error_row(const char *name, const predict_miss_error *e, size_t ncaches, FILE *out)
 {
@@ -77,9 +93,10 @@ static void write_miss_error_row(const char *name, const predict_miss_error *e, 
     fputc('\n', out);
 }
 
-/* The misses' in-sample errors of the total and the first `shown`
- * functions, one column per cache; nothing when there are none. */
-static void write_miss_errors_text(const prediction *p, size_t shown, FILE *out)
+/* The misses' in-sample errors of the total and of those of the first
+ * `shown` functions above the threshold, one column per cache; nothing
+ * when there are none. */
+static void write_miss_errors_text(const prediction *p, size_t shown, const predict_output *o, FILE *out)
 {
     const report *r = &p->rep;
     if (!p->function_miss_errors)
@@ -94,19 +111,29 @@ static void write_miss_errors_text(const prediction *p, size_t shown, FILE *out)
     }
     fputc('\n', out);
     write_miss_error_row("the program", &p->total_miss_error, r->ncaches, out);
+    size_t left_out = 0;
     for (size_t i = 0; i < shown; i++) {
+        const predict_miss_error *e = &p->function_miss_errors[i];
+        double largest = 0;
+        for (size_t c = 0; c < r->ncaches; c++)
+            largest = e->percent[c] > largest ? e->percent[c] : largest;
+        if (!above(largest, o)) {
+            left_out++;
+            continue;
+        }
         char name[REPORT_NAME_WIDTH + 1];
         const char *fn = r->functions[i].function;
-        write_miss_error_row(fn ? st_short_name(fn, REPORT_NAME_WIDTH, name, sizeof name) : "(unknown)",
-                             &p->function_miss_errors[i], r->ncaches, out);
+        write_miss_error_row(fn ? st_short_name(fn, REPORT_NAME_WIDTH, name, sizeof name) : "(unknown)", e,
+                             r->ncaches, out);
     }
+    write_left_out(left_out, shown, o, out);
 }
 
-int predict_write_errors_text(const prediction *p, size_t top, FILE *out)
+int predict_write_errors_text(const prediction *p, const predict_output *o, FILE *out)
 {
     if (!p->function_errors)
         return 0;
-    size_t shown = top && top < p->rep.nfunctions ? top : p->rep.nfunctions;
+    size_t shown = o->top && o->top < p->rep.nfunctions ? o->top : p->rep.nfunctions, left_out = 0;
     fprintf(out, "\nModel errors (leave-one-out cross-validation, %% of the value; an extrapolation can be off by "
                  "more):\n");
     fprintf(out, "  %-40s %12s %8s %8s\n", "counts of", "instructions", "reads", "writes");
@@ -115,13 +142,19 @@ int predict_write_errors_text(const prediction *p, size_t top, FILE *out)
             t->writes);
     for (size_t i = 0; i < shown; i++) {
         const predict_error *e = &p->function_errors[i];
+        double largest = e->instructions > e->reads ? e->instructions : e->reads;
+        if (!above(e->writes > largest ? e->writes : largest, o)) {
+            left_out++;
+            continue;
+        }
         char name[REPORT_NAME_WIDTH + 1];
         const char *fn = p->rep.functions[i].function;
         fprintf(out, "  %-40s %11.2f%% %7.2f%% %7.2f%%\n",
                 fn ? st_short_name(fn, REPORT_NAME_WIDTH, name, sizeof name) : "(unknown)",
                 e->instructions, e->reads, e->writes);
     }
-    write_miss_errors_text(p, shown, out);
+    write_left_out(left_out, shown, o, out);
+    write_miss_errors_text(p, shown, o, out);
     return ferror(out) ? -1 : 0;
 }
 

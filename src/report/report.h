@@ -19,6 +19,7 @@
 #include "db/db.h"
 #include "perf/core_model.h"
 #include "structure/structure.h"
+#include "util/numfmt.h"
 
 #define REPORT_MAX_CACHES 16
 #define REPORT_DEFAULT_LINE 64 /* bytes, when a cache is given as SIZE only */
@@ -75,6 +76,17 @@ typedef struct report_line {
     report_counts c;
 } report_line;
 
+/* What a prediction's lines leave of its total: the total minus the sum
+ * of the lines, or for one function name its function rows minus its
+ * lines.  A prediction's total is the sum of its functions' models, and
+ * every line has a model of its own, fitted separately: where a series is
+ * no exact polynomial the two sums differ, and this names by how much. */
+typedef struct report_line_gap {
+    char *function; /* NULL: the whole program */
+    int64_t instructions, reads, writes;
+    double misses[REPORT_MAX_CACHES];
+} report_line_gap;
+
 /* What a predicted report (`augur predict`) shows instead of a run. */
 typedef struct report_prediction {
     int64_t set_id;        /* the model set evaluated */
@@ -84,6 +96,9 @@ typedef struct report_prediction {
     const double *values;  /* the parameters predicted for */
     size_t nwarnings;
     char **warnings;       /* extrapolation notes, for people */
+    report_line_gap line_gap;     /* total minus lines */
+    size_t ngap_functions;
+    report_line_gap *gap_functions; /* the function names with a gap, largest |instructions| first */
 } report_prediction;
 
 typedef struct report {
@@ -115,9 +130,11 @@ void report_sort(report *r);
 
 /* ---- rendering (report_text.c, report_json.c) ----------------------------
  * `top` limits the rows of each table (functions, lines); 0 shows all.
- * The writers return 0, or -1 when writing fails. */
+ * The text writes counts grouped by thousands or plain (`numbers`,
+ * util/numfmt.h), and misses as whole numbers.  The writers return 0, or
+ * -1 when writing fails. */
 
-int report_write_text(const report *r, size_t top, FILE *out);
+int report_write_text(const report *r, size_t top, num_style numbers, FILE *out);
 
 /* The file name of a path (after its last '/'); NULL for NULL. */
 const char *report_base_name(const char *path);
@@ -189,8 +206,9 @@ int report_scope_counts(db *d, int64_t run_id, const scope_tree *t, scope_counts
 
 /* `augur report --scopes`: the counts of run `run_id` per scope of the
  * given trees, scopes under `threshold` percent of the instructions left
- * out; text or JSON.  -1 with a message on a database or write error. */
+ * out; text (counts written as `numbers` says) or JSON.  -1 with a message
+ * on a database or write error. */
 int report_scopes_write(db *d, int64_t run_id, const scope_tree *trees, size_t n, double threshold, int json,
-                        FILE *out, char *err, size_t errlen);
+                        num_style numbers, FILE *out, char *err, size_t errlen);
 
 #endif

@@ -143,16 +143,46 @@ static json_t *prediction_json(const report_prediction *p)
                      warnings ? warnings : json_null());
 }
 
+/* A gap's signed counts: instructions, reads, writes, accesses. */
+static json_t *gap_counts_json(const report_line_gap *g)
+{
+    return json_pack("{s:I, s:I, s:I, s:I}", "instructions", (json_int_t)g->instructions, "reads",
+                     (json_int_t)g->reads, "writes", (json_int_t)g->writes, "accesses",
+                     (json_int_t)(g->reads + g->writes));
+}
+
+/* "line_model_difference": the total minus the lines, with misses, and
+ * per function name (report_line_gap). */
+static json_t *line_gap_json(const report *r, const report_prediction *p)
+{
+    json_t *o = gap_counts_json(&p->line_gap), *functions = json_array();
+    for (size_t i = 0; o && functions && i < p->ngap_functions; i++) {
+        json_t *f = gap_counts_json(&p->gap_functions[i]);
+        if (!f || json_object_set_new(f, "function", json_string_lossy(p->gap_functions[i].function)) != 0 ||
+            json_array_append_new(functions, f) != 0) {
+            json_decref(functions);
+            functions = NULL;
+        }
+    }
+    if (o && (!functions || json_object_set_new(o, "misses", report_caches_json(r, p->line_gap.misses, json_real)) ||
+              json_object_set_new(o, "functions", functions) != 0)) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 json_t *report_json(const report *r, size_t top)
 {
     if (r->prediction)
-        return json_pack("{s:o, s:o, s:o, s:o, s:I, s:o, s:I}", "prediction", prediction_json(r->prediction),
+        return json_pack("{s:o, s:o, s:o, s:o, s:I, s:o, s:I, s:o}", "prediction", prediction_json(r->prediction),
                          "caches", caches_json(r), "total", with_counts(json_object(), r, &r->total), "functions",
                          rows_json(r, r->functions, sizeof *r->functions, shown_rows(r->nfunctions, top),
                                    function_json),
                          "function_count", (json_int_t)r->nfunctions, "lines",
                          rows_json(r, r->lines, sizeof *r->lines, shown_rows(r->nlines, top), line_json),
-                         "line_count", (json_int_t)r->nlines);
+                         "line_count", (json_int_t)r->nlines, "line_model_difference",
+                         line_gap_json(r, r->prediction));
     return json_pack("{s:[o], s:o, s:o, s:o, s:I, s:o, s:I}", "runs", run_json(r->run), "caches", caches_json(r),
                      "total", with_counts(json_object(), r, &r->total), "functions",
                      rows_json(r, r->functions, sizeof *r->functions, shown_rows(r->nfunctions, top), function_json),

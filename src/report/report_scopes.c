@@ -6,7 +6,6 @@
  * by instructions, scopes under a threshold share of all instructions
  * left out.  Text and JSON (docs/report.md, "Scope view"). */
 #define _GNU_SOURCE /* qsort_r */
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +80,7 @@ typedef struct view {
     size_t n;
     uint64_t total;
     double threshold; /* percent */
+    num_style numbers; /* text: counts grouped or plain */
     FILE *out;
 } view;
 
@@ -110,13 +110,14 @@ static uint32_t *sorted_children(const counted_tree *ct, uint32_t s)
 
 /* ---- text ---------------------------------------------------------------- */
 
-static void text_classes(const scope_counts *c, int indent, FILE *out)
+static void text_classes(const view *v, const scope_counts *c, int indent)
 {
-    fprintf(out, "%*s", indent, "");
+    char n[NUMFMT_LEN];
+    fprintf(v->out, "%*s", indent, "");
     for (int k = 0; k < ST_CLASS_COUNT; k++)
         if (c->cls[k])
-            fprintf(out, " %s=%" PRIu64, st_class_name((enum st_class)k), c->cls[k]);
-    fputc('\n', out);
+            fprintf(v->out, " %s=%s", st_class_name((enum st_class)k), numfmt_count(c->cls[k], v->numbers, n));
+    fputc('\n', v->out);
 }
 
 static int text_scope(const view *v, const counted_tree *ct, uint32_t s, int depth)
@@ -131,12 +132,15 @@ static int text_scope(const view *v, const counted_tree *ct, uint32_t s, int dep
         snprintf(label, sizeof label, "%*s%s", 2 * depth, "", name);
     else
         snprintf(label, sizeof label, "%*s%s %s", 2 * depth, "", sc->kind, name);
-    fprintf(v->out, "%-48s %14" PRIu64 " %6.2f%% %13" PRIu64 " %13" PRIu64, label, c->instructions,
-            100.0 * (double)c->instructions / (double)v->total, c->reads + c->writes, c->flops);
+    char ins[NUMFMT_LEN], acc[NUMFMT_LEN], flops[NUMFMT_LEN], ent[NUMFMT_LEN];
+    fprintf(v->out, "%-48s %16s %6.2f%% %15s %15s", label, numfmt_count(c->instructions, v->numbers, ins),
+            100.0 * (double)c->instructions / (double)v->total, numfmt_count(c->reads + c->writes, v->numbers, acc),
+            numfmt_count(c->flops, v->numbers, flops));
     if (!strcmp(sc->kind, "loop") && entries(c))
-        fprintf(v->out, " %10" PRIu64 " %11.1f", entries(c), (double)c->headers / (double)entries(c));
+        fprintf(v->out, " %12s %11.1f", numfmt_count(entries(c), v->numbers, ent),
+                (double)c->headers / (double)entries(c));
     fputc('\n', v->out);
-    text_classes(c, 2 * depth + 4, v->out);
+    text_classes(v, c, 2 * depth + 4);
     uint32_t *kids = sorted_children(ct, s);
     if (!kids)
         return -1;
@@ -149,9 +153,10 @@ static int text_scope(const view *v, const counted_tree *ct, uint32_t s, int dep
 
 static int write_text(const view *v)
 {
-    fprintf(v->out, "Scopes with at least %.2f%% of the %" PRIu64 " instructions executed in analysed code\n\n",
-            v->threshold, v->total);
-    fprintf(v->out, "%-48s %14s %7s %13s %13s %10s %11s\n", "scope", "instructions", "%", "accesses", "flops",
+    char total[NUMFMT_LEN];
+    fprintf(v->out, "Scopes with at least %.2f%% of the %s instructions executed in analysed code\n\n",
+            v->threshold, numfmt_count(v->total, v->numbers, total));
+    fprintf(v->out, "%-48s %16s %7s %15s %15s %12s %11s\n", "scope", "instructions", "%", "accesses", "flops",
             "entries", "iter/entry");
     for (size_t i = 0; i < v->n; i++)
         if (text_scope(v, &v->trees[i], 0, 0) != 0)
@@ -221,9 +226,10 @@ static int write_json(const view *v, int64_t run_id)
 }
 
 int report_scopes_write(db *d, int64_t run_id, const scope_tree *trees, size_t n, double threshold, int json,
-                        FILE *out, char *err, size_t errlen)
+                        num_style numbers, FILE *out, char *err, size_t errlen)
 {
-    view v = {.trees = calloc(n ? n : 1, sizeof *v.trees), .n = n, .threshold = threshold, .out = out};
+    view v = {.trees = calloc(n ? n : 1, sizeof *v.trees), .n = n, .threshold = threshold, .numbers = numbers,
+              .out = out};
     int rc = v.trees ? 0 : -1;
     for (size_t i = 0; i < n && rc == 0; i++) {
         v.trees[i].t = &trees[i];

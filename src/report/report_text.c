@@ -5,13 +5,13 @@
  * the JSON keeps them whole. */
 #define _GNU_SOURCE /* vasprintf, sigabbrev_np */
 #include <jansson.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/report.h"
 #include "util/array.h"
+#include "util/numfmt.h"
 
 #define UNKNOWN "(unknown)"
 
@@ -92,13 +92,19 @@ static void table_free(table *t)
 
 /* ---- cells --------------------------------------------------------------- */
 
-/* Misses are whole numbers unless a capacity falls inside a bin. */
-static void misses_cell(table *t, double misses)
+static void count_cell(table *t, uint64_t v, num_style numbers)
 {
-    if (misses == floor(misses))
-        cell(t, "%.0f", misses);
-    else
-        cell(t, "%.1f", misses);
+    char buf[NUMFMT_LEN];
+    cell(t, "%s", numfmt_count(v, numbers, buf));
+}
+
+/* Misses as whole numbers, measured or predicted: a fraction comes from a
+ * capacity inside a histogram bin or from a model, and is not a figure
+ * known to a tenth of a miss (JSON keeps it). */
+static void misses_cell(table *t, double misses, num_style numbers)
+{
+    char buf[NUMFMT_LEN];
+    cell(t, "%s", numfmt_fixed(misses, 0, numbers, buf));
 }
 
 static void percent_cell(table *t, uint64_t part, uint64_t whole)
@@ -107,13 +113,13 @@ static void percent_cell(table *t, uint64_t part, uint64_t whole)
 }
 
 /* The counts columns shared by the function and line tables. */
-static void counts_cells(table *t, const report *r, const report_counts *c)
+static void counts_cells(table *t, const report *r, const report_counts *c, num_style numbers)
 {
-    cell(t, "%llu", (unsigned long long)c->instructions);
+    count_cell(t, c->instructions, numbers);
     percent_cell(t, c->instructions, r->total.instructions);
-    cell(t, "%llu", (unsigned long long)(c->reads + c->writes));
+    count_cell(t, c->reads + c->writes, numbers);
     for (size_t k = 0; k < r->ncaches; k++)
-        misses_cell(t, c->misses[k]);
+        misses_cell(t, c->misses[k], numbers);
 }
 
 /* Header row of the counts columns, then `names` (NULL-terminated). */
@@ -258,23 +264,24 @@ static int print_prediction(const report *r, FILE *out)
     return ferror(out) ? -1 : 0;
 }
 
-static int print_totals(const report *r, FILE *out)
+static int print_totals(const report *r, num_style numbers, FILE *out)
 {
     const report_counts *c = &r->total;
     table t = {.ncols = 3, .align = "lrl"};
+    char reads[NUMFMT_LEN], writes[NUMFMT_LEN], lines[NUMFMT_LEN];
     cell(&t, "instructions");
-    cell(&t, "%llu", (unsigned long long)c->instructions);
+    count_cell(&t, c->instructions, numbers);
     cell(&t, "%s", "");
     cell(&t, "accesses");
-    cell(&t, "%llu", (unsigned long long)(c->reads + c->writes));
-    cell(&t, "reads %llu, writes %llu", (unsigned long long)c->reads, (unsigned long long)c->writes);
+    count_cell(&t, c->reads + c->writes, numbers);
+    cell(&t, "reads %s, writes %s", numfmt_count(c->reads, numbers, reads), numfmt_count(c->writes, numbers, writes));
     for (size_t k = 0; k < r->ncaches; k++) {
         char label[64];
         report_cache_label(&r->caches[k], label, sizeof label);
         cell(&t, "misses %s", label);
-        misses_cell(&t, c->misses[k]);
-        cell(&t, "fully-associative LRU cache of %llu lines of %u bytes",
-             (unsigned long long)(r->caches[k].size / r->caches[k].line), r->caches[k].line);
+        misses_cell(&t, c->misses[k], numbers);
+        cell(&t, "fully-associative LRU cache of %s lines of %u bytes",
+             numfmt_count(r->caches[k].size / r->caches[k].line, numbers, lines), r->caches[k].line);
     }
     fputs("\nTotals\n", out);
     int rc = table_print(&t, out);
@@ -293,7 +300,7 @@ static size_t print_title(const char *what, size_t n, size_t top, FILE *out)
     return shown;
 }
 
-static int print_functions(const report *r, size_t top, FILE *out)
+static int print_functions(const report *r, size_t top, num_style numbers, FILE *out)
 {
     static const char *const names[] = {"function", "module", NULL};
     size_t shown = print_title("Functions", r->nfunctions, top, out);
@@ -301,7 +308,7 @@ static int print_functions(const report *r, size_t top, FILE *out)
     header_cells(&t, r, names);
     for (size_t i = 0; i < shown; i++) {
         const report_function *f = &r->functions[i];
-        counts_cells(&t, r, &f->c);
+        counts_cells(&t, r, &f->c, numbers);
         char name[REPORT_NAME_WIDTH + 1];
         cell(&t, "%s", name_cell(f->function, name, sizeof name));
         cell(&t, "%s", f->module ? report_base_name(f->module) : UNKNOWN);
@@ -311,7 +318,7 @@ static int print_functions(const report *r, size_t top, FILE *out)
     return rc;
 }
 
-static int print_lines(const report *r, size_t top, FILE *out)
+static int print_lines(const report *r, size_t top, num_style numbers, FILE *out)
 {
     static const char *const names[] = {"file:line", "function", NULL};
     size_t shown = print_title("Source lines", r->nlines, top, out);
@@ -319,7 +326,7 @@ static int print_lines(const report *r, size_t top, FILE *out)
     header_cells(&t, r, names);
     for (size_t i = 0; i < shown; i++) {
         const report_line *l = &r->lines[i];
-        counts_cells(&t, r, &l->c);
+        counts_cells(&t, r, &l->c, numbers);
         const char *file = l->file ? relative_path(l->file, r->run ? r->run->cwd : "") : UNKNOWN;
         if (l->line)
             cell(&t, "%s:%u", file, l->line);
@@ -333,10 +340,58 @@ static int print_lines(const report *r, size_t top, FILE *out)
     return rc;
 }
 
-int report_write_text(const report *r, size_t top, FILE *out)
+/* A signed count, "+56" or "-303", grouped as the tables are. */
+static const char *signed_count(int64_t v, num_style numbers, char *buf)
 {
-    if ((r->run ? print_run(r, out) : print_prediction(r, out)) != 0 || print_totals(r, out) != 0 || print_functions(r, top, out) != 0 ||
-        print_lines(r, top, out) != 0)
+    buf[0] = v < 0 ? '-' : '+';
+    numfmt_count((uint64_t)llabs(v), numbers, buf + 1);
+    return buf;
+}
+
+/* How many functions the lines-and-total note names. */
+#define GAP_FUNCTIONS_NAMED 3
+
+/* After a prediction's lines: what their models add up to against the
+ * total, when the two differ (report_line_gap), and where. */
+static int print_line_gap(const report *r, num_style numbers, FILE *out)
+{
+    const report_line_gap *g = r->prediction ? &r->prediction->line_gap : NULL;
+    if (!g || (!g->instructions && !g->reads && !g->writes))
+        return 0;
+    char *text = NULL, a[NUMFMT_LEN], b[NUMFMT_LEN], c[NUMFMT_LEN], d[NUMFMT_LEN];
+    size_t len = 0;
+    FILE *s = open_memstream(&text, &len);
+    if (!s)
+        return -1;
+    int64_t accesses = g->reads + g->writes;
+    fprintf(s,
+            "the lines' models add up to %s instructions and %s accesses; the total (the functions' models summed) "
+            "differs by %s and %s (line_model_difference in JSON): each line and each function is modeled on its "
+            "own, and series that no polynomial fits exactly extrapolate each their own way.",
+            numfmt_count(r->total.instructions - (uint64_t)g->instructions, numbers, a),
+            numfmt_count(r->total.reads + r->total.writes - (uint64_t)accesses, numbers, b),
+            signed_count(g->instructions, numbers, c), signed_count(accesses, numbers, d));
+    const report_prediction *p = r->prediction;
+    for (size_t i = 0; i < p->ngap_functions && i < GAP_FUNCTIONS_NAMED; i++) {
+        char name[REPORT_NAME_WIDTH + 1];
+        fprintf(s, "%s %s %s", i ? "," : " The largest differences, a function's instructions minus its lines':",
+                name_cell(p->gap_functions[i].function, name, sizeof name),
+                signed_count(p->gap_functions[i].instructions, numbers, a));
+    }
+    fclose(s);
+    if (!text)
+        return -1;
+    fputc('\n', out);
+    report_print_wrapped(out, "Lines and total:", text, REPORT_WRAP_COLUMN);
+    free(text);
+    return ferror(out) ? -1 : 0;
+}
+
+int report_write_text(const report *r, size_t top, num_style numbers, FILE *out)
+{
+    if ((r->run ? print_run(r, out) : print_prediction(r, out)) != 0 || print_totals(r, numbers, out) != 0 ||
+        print_functions(r, top, numbers, out) != 0 || print_lines(r, top, numbers, out) != 0 ||
+        print_line_gap(r, numbers, out) != 0)
         return -1;
     if (r->ncaches)
         fprintf(out,

@@ -63,6 +63,13 @@ check_zen4_misses() {
     done
 }
 
+# grouped N — the whole number N as augur's text writes it, grouped by
+# thousands with ',' (1234567 -> 1,234,567); plain: strip the commas.
+grouped() {
+    awk -v n="$1" 'BEGIN { s = ""; while (n >= 1000) { s = sprintf(",%03d", n % 1000) s; n = int(n / 1000) }
+                           print n s }'
+}
+
 # line_of TAG FILE — the line number of the source line containing TAG.
 line_of() {
     grep -n -- "$1" "$2" | head -n 1 | cut -d: -f1

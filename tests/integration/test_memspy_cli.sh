@@ -91,6 +91,21 @@ check "keep-raw: a memspy raw file" "$(head -c 10 "$WORK/kept.raw")" "augur-mems
 check "keep-raw: said where" "$(grep -c "^augur: memspy raw file kept in $WORK/kept.raw" "$WORK/err")" 1
 "${MEMSPY[@]}" --raw "$WORK/kept.raw" --output "$WORK/again.txt" 2>/dev/null
 check "keep-raw: --raw reports it again, the same" "$(cmp "$WORK/kept.txt" "$WORK/again.txt" && echo same)" same
+
+# Counts grouped by thousands in the text (references 104,384), plain with
+# --plain-numbers; the same numbers as the JSON's.
+"${MEMSPY[@]}" --raw "$WORK/kept.raw" --format json --output "$WORK/kept.json" 2>/dev/null
+"${MEMSPY[@]}" --raw "$WORK/kept.raw" --plain-numbers --output "$WORK/plain.txt" 2>/dev/null
+REFS=$(jq '.total.references' "$WORK/kept.json")
+check "numbers: more than 1000 references, so that they are grouped" "$([ "$REFS" -ge 1000 ] && echo yes)" yes
+GROUPED=$(grouped "$REFS")
+check "numbers: the text's references grouped ($GROUPED)" \
+    "$(awk '$1 == "references" { print $2 }' "$WORK/kept.txt")" "$GROUPED"
+check "numbers: --plain-numbers gives them plain" "$(awk '$1 == "references" { print $2 }' "$WORK/plain.txt")" "$REFS"
+check "numbers: plain and grouped reports differ only by the separators" \
+    "$(diff <(tr -d , <"$WORK/kept.txt" | tr -s ' ') <(tr -d , <"$WORK/plain.txt" | tr -s ' ') && echo same)" same
+"${MEMSPY[@]}" --raw "$WORK/kept.raw" --plain-numbers --format json >/dev/null 2>"$WORK/err"
+check "numbers: --plain-numbers with JSON refused" "$? $(grep -c 'plain-numbers is for the text report' "$WORK/err")" "2 1"
 "${MEMSPY[@]}" --keep-raw "$WORK/no/such/k.raw" -- /bin/touch "$WORK/ran" 2>"$WORK/err"
 check "keep-raw, missing folder: exit 2" "$?" 2
 check "keep-raw, missing folder: the program did not run" "$(ls "$WORK/ran" 2>/dev/null)" ""

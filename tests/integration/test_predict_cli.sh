@@ -65,8 +65,10 @@ awk '/^Scopes of the program/ { on = 1; next } on && /^  \(/ { print "REST " $0;
     "$WORK/top.txt" > "$WORK/rows.txt"
 check "text: header counts shown and all" "$(grep -c "^Scopes of the program: 5 of $NSCOPES, most instructions first" "$WORK/top.txt")" 1
 check "text: 5 scope rows" "$(grep -vc '^REST' "$WORK/rows.txt")" 5
-# the instructions column is the number before the error column (N.NN%)
-got=$(grep -v '^REST' "$WORK/rows.txt" | grep -oE ' [0-9]+ +[0-9.]+% ' | awk '{ print $1 }' | paste -sd' ')
+# the instructions column is the number before the error column (N.NN%),
+# grouped by thousands (2,142,934)
+got=$(grep -v '^REST' "$WORK/rows.txt" | grep -oE ' [0-9,]+ +[0-9.]+% ' | awk '{ gsub(",", "", $1); print $1 }' |
+    paste -sd' ')
 want=$(jq -r '[.scopes[].instructions] | sort | reverse | .[0:5] | map(round) | map(tostring) | join(" ")' "$WORK/top.json")
 check "text: the 5 largest by instructions, in order" "$got" "$want"
 check "text: the rest counted" "$(grep -c "^REST   ($((NSCOPES - 5)) more scopes, each at most [0-9.]*% of the program's instructions" "$WORK/rows.txt")" 1
@@ -90,6 +92,66 @@ check "JSON: every function, line and scope carries its errors"     "$(jq '[.fun
 check "JSON: the total's error is the functions' weighted by instructions"     "$(jq '(([.functions[] | .instructions * .cv_error_percent.instructions] | add) / .total.instructions) as $w
            | (.total.cv_error_percent.instructions - $w | fabs) <= 1e-9 * ($w + 1e-12)' "$WORK/all.json")" true
 check "text: the errors table with the program's row"     "$(grep -cE "^  the program \(functions' errors weighted\) +[0-9.]+% +[0-9.]+% +[0-9.]+%$" "$WORK/all.txt")" 1
+# ---- parts and totals ----------------------------------------------------------
+# The total is the functions' models summed; the lines have models of their
+# own (dispatch's switch cases and printf's digits are no polynomials), so
+# their sum differs, by line_model_difference, which names it per function.
+for m in instructions reads writes accesses; do
+    check "JSON: the functions' $m add up to the total" \
+        "$(jq --arg m $m '([.functions[][$m]] | add) == .total[$m]' "$WORK/all.json")" true
+    check "JSON: the lines' $m plus line_model_difference add up to the total" \
+        "$(jq --arg m $m '([.lines[][$m]] | add) + .line_model_difference[$m] == .total[$m]' "$WORK/all.json")" true
+    check "JSON: line_model_difference's $m is the sum of its functions'" \
+        "$(jq --arg m $m '([.line_model_difference.functions[][$m]] | add) == .line_model_difference[$m]' \
+            "$WORK/all.json")" true
+done
+check "JSON: the lines differ from the total here (the test has something to name)" \
+    "$(jq '.line_model_difference.instructions != 0 and (.line_model_difference.functions | length) > 0' \
+        "$WORK/all.json")" true
+check "JSON: the lines' misses plus line_model_difference add up to the total's (to 1e-9)" \
+    "$(jq '. as $r | [$r.total.misses | keys[] as $c | (([$r.lines[].misses[$c]] | add)
+             + $r.line_model_difference.misses[$c] - $r.total.misses[$c]) | fabs / ($r.total.misses[$c] + 1)]
+           | max < 1e-9' "$WORK/all.json")" true
+# the text: the totals, the lines table (--top 0: every line) and the note
+# on the lines (wrapped: joined first); numbers grouped by thousands
+count() { tr -d , <<<"$1"; }
+TOTAL_INS=$(count "$(awk '$1 == "instructions" && NF == 2 { print $2; exit }' "$WORK/all.txt")")
+TOTAL_ACC=$(count "$(awk '$1 == "accesses" && $3 == "reads" { print $2; exit }' "$WORK/all.txt")")
+LINES_SUM=$(awk '/^Source lines:/ { on = 1; next } on && /^  instructions/ { next } on && !NF { exit }
+                 on { gsub(",", ""); i += $1; a += $3 } END { print i, a }' "$WORK/all.txt")
+NOTE=$(unwrapped "$WORK/all.txt" | grep '^Lines and total:' |
+    sed -E 's/.*add up to ([0-9,]+) instructions and ([0-9,]+) accesses; .* differs by ([-+][0-9,]+) and ([-+][0-9,]+) .*/\1 \2 \3 \4/' | tr -d ,)
+check "text: the total matches the JSON's" "$TOTAL_INS $TOTAL_ACC" "$(jq -r '"\(.total.instructions) \(.total.accesses)"' "$WORK/all.json")"
+check "text: the note names the lines' sums (the lines table's columns summed)" "$(cut -d' ' -f1,2 <<<"$NOTE")" "$LINES_SUM"
+check "text: the lines' sums plus the named difference are the totals" \
+    "$(awk '{ print $1 + $3, $2 + $4 }' <<<"$NOTE")" "$TOTAL_INS $TOTAL_ACC"
+
+# ---- numbers in the text ---------------------------------------------------------
+# Counts grouped by thousands, plain with --plain-numbers; one format per
+# column: the misses columns (32 KiB, 1 MiB) are whole numbers in every row.
+check "text: misses columns of the functions table all whole numbers" \
+    "$(awk '/^Functions:/ { on = 1; next } on && /^  instructions/ { next } on && !NF { exit }
+            on && !($4 ~ /^[0-9,]+$/ && $5 ~ /^[0-9,]+$/) { print }' "$WORK/all.txt" | wc -l)" 0
+"$AUGUR" report --db "$DB" --run 1 --format json > "$WORK/run1.json"
+"$AUGUR" report --db "$DB" --run 1 > "$WORK/run1.txt"
+"$AUGUR" report --db "$DB" --run 1 --plain-numbers > "$WORK/run1-plain.txt"
+INS=$(jq .total.instructions "$WORK/run1.json")
+check "report: more than 1000 instructions, so that they are grouped" "$([ "$INS" -ge 1000 ] && echo yes)" yes
+check "report: the total grouped" "$(awk '$1 == "instructions" && NF == 2 { print $2; exit }' "$WORK/run1.txt")" \
+    "$(grouped "$INS")"
+check "report --plain-numbers: the total plain" \
+    "$(awk '$1 == "instructions" && NF == 2 { print $2; exit }' "$WORK/run1-plain.txt")" "$INS"
+check "report: plain and grouped differ only by the separators" \
+    "$(diff <(tr -d , <"$WORK/run1.txt" | tr -s ' ') <(tr -d , <"$WORK/run1-plain.txt" | tr -s ' ') && echo same)" same
+"$AUGUR" predict --db "$DB" --param N=72 --top 0 --plain-numbers > "$WORK/all-plain.txt" 2>/dev/null
+check "predict --plain-numbers: the total plain" \
+    "$(awk '$1 == "instructions" && NF == 2 { print $2; exit }' "$WORK/all-plain.txt")" "$TOTAL_INS"
+for cmd in report "predict --param N=72"; do
+    "$AUGUR" $cmd --db "$DB" --plain-numbers --format json >/dev/null 2>"$WORK/err"
+    check "${cmd%% *} --plain-numbers --format json refused" \
+        "$? $(grep -c 'plain-numbers is for the text output' "$WORK/err")" "2 1"
+done
+
 "$AUGUR" report --db "$DB" --run 1 --machine zen4 --format json > "$WORK/run.json" 2>/dev/null
 check "a measured run (report --machine) carries no model errors"     "$(jq '[.. | objects | select(has("cv_error_percent"))] | length' "$WORK/run.json")" 0
 

@@ -89,9 +89,26 @@ check "N=1024: their share ($share%) holds sweep's part of the 32 KiB misses ($w
 check "N=1024: and on stderr" "$(unwrapped "$WORK/p1024.err" | grep -cE "warning: ${CROSS#^}")" 1
 check "N=1024: no crossing of 1 MiB (16384 blocks)" \
     "$(unwrapped "$WORK/p1024.err" | grep -c 'misses 1MiB:64: .* cross')" 0
-"$AUGUR" predict --db "$DB" --param N=1024 --cache 32K --cache 1M >"$WORK/p1024.txt" 2>/dev/null
+"$AUGUR" predict --db "$DB" --param N=1024 --cache 32K --cache 1M --error-threshold 0 >"$WORK/p1024.txt" 2>/dev/null
 check "text: the misses errors table with the program's and sweep's rows" \
     "$(grep -A 20 '^Misses errors (in-sample' "$WORK/p1024.txt" | grep -cE '^  (the program|sweep) +[0-9.]+% +[0-9.]+%$')" 2
+# By default the error tables leave out the functions whose every error is
+# under 1%: sweep's (its JSON errors, below) among them, with a line saying so.
+"$AUGUR" predict --db "$DB" --param N=1024 --cache 32K --cache 1M >"$WORK/p1024-default.txt" \
+    2>"$WORK/p1024-default.err"
+# Each warning once: text into a file holds it, stderr stays quiet (JSON: stderr, above).
+check "text to a file: the crossing warning once in the text, not on stderr" \
+    "$(unwrapped "$WORK/p1024-default.txt" | grep -cE "^  warning: ${CROSS#^}") $(wc -c <"$WORK/p1024-default.err")" "1 0"
+check "text: sweep's misses errors are under 1%" \
+    "$(jq '[.functions[] | select(.function == "sweep") | .misses_error_percent[] | select(. >= 1)] | length' \
+        "$WORK/p1024.json")" 0
+check "text, default threshold: sweep's row left out of the misses errors table, and said so" \
+    "$(grep -A 20 '^Misses errors (in-sample' "$WORK/p1024-default.txt" |
+        grep -cE '^  sweep |^  \([0-9]+ of these 20 functions left out: every error under 1%; --error-threshold 0 shows them\)$')" 1
+check "text, default threshold: every row shown in an error table has an error of 1% or more" \
+    "$(awk '/^(Model|Misses) errors/ { on = 1; next } /^$/ { on = 0 } on && /%/ && !/^  the program/ && !/^  \(/ {
+                ok = 0; for (i = 2; i <= NF; i++) if ($i ~ /%$/ && $i + 0 >= 1) ok = 1; if (!ok) print }' \
+        "$WORK/p1024-default.txt" | wc -l)" 0
 
 for n in 64 160 256; do
     "$AUGUR" predict --db "$DB" --param N=$n --cache 32K --cache 1M --format json >"$WORK/p$n.json" 2>"$WORK/p$n.err"

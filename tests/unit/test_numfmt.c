@@ -1,0 +1,77 @@
+/* test_numfmt.c — unit tests of src/util/numfmt.c, the numbers of every
+ * text report: thousands grouped or plain, fixed decimals, a column's
+ * decimals from its largest value, rounding to significant digits.  The
+ * expected strings are written out by hand. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "util/numfmt.h"
+
+static char buf[NUMFMT_LEN];
+
+static void counts_grouped(void **state)
+{
+    (void)state;
+    assert_string_equal(numfmt_count(0, NUM_GROUPED, buf), "0");
+    assert_string_equal(numfmt_count(999, NUM_GROUPED, buf), "999");
+    assert_string_equal(numfmt_count(1000, NUM_GROUPED, buf), "1,000");
+    assert_string_equal(numfmt_count(48196150973ull, NUM_GROUPED, buf), "48,196,150,973");
+    assert_string_equal(numfmt_count(UINT64_MAX, NUM_GROUPED, buf), "18,446,744,073,709,551,615");
+    assert_string_equal(numfmt_count(48196150973ull, NUM_PLAIN, buf), "48196150973");
+}
+
+static void fixed_decimals(void **state)
+{
+    (void)state;
+    assert_string_equal(numfmt_fixed(3519541.8297, 1, NUM_GROUPED, buf), "3,519,541.8");
+    assert_string_equal(numfmt_fixed(3519541.8297, 0, NUM_GROUPED, buf), "3,519,542");
+    assert_string_equal(numfmt_fixed(3519541.8297, 0, NUM_PLAIN, buf), "3519542");
+    assert_string_equal(numfmt_fixed(421.04, 0, NUM_GROUPED, buf), "421");
+    assert_string_equal(numfmt_fixed(999.96, 1, NUM_GROUPED, buf), "1,000.0");
+    assert_string_equal(numfmt_fixed(-1234.5, 2, NUM_GROUPED, buf), "-1,234.50");
+    assert_string_equal(numfmt_fixed(-0.0001, 2, NUM_GROUPED, buf), "0.00");
+    assert_string_equal(numfmt_fixed(1.127e-06, 3, NUM_GROUPED, buf), "0.000");
+    assert_string_equal(numfmt_fixed(0.5, 12, NUM_GROUPED, buf), "0.500000000"); /* at most 9 decimals */
+    assert_string_equal(numfmt_fixed(INFINITY, 1, NUM_GROUPED, buf), "inf");
+    assert_string_equal(numfmt_fixed(NAN, 1, NUM_GROUPED, buf), "nan");
+    assert_string_equal(numfmt_fixed(9.2e18, 0, NUM_GROUPED, buf), "9,200,000,000,000,000,000");
+}
+
+static void column_decimals(void **state)
+{
+    (void)state;
+    assert_int_equal(numfmt_decimals(9.014, 4), 3);
+    assert_int_equal(numfmt_decimals(0.0123, 4), 5);
+    assert_int_equal(numfmt_decimals(123.4, 4), 1);
+    assert_int_equal(numfmt_decimals(31549013, 4), 0);
+    assert_int_equal(numfmt_decimals(-9.014, 4), 3);
+    assert_int_equal(numfmt_decimals(9.9996, 4), 2); /* rounds to 10.00 */
+    assert_int_equal(numfmt_decimals(0, 4), 3);
+    assert_int_equal(numfmt_decimals(1e-15, 4), 9);
+}
+
+static void significant_digits(void **state)
+{
+    (void)state;
+    assert_true(numfmt_round_sig(31549013, 4) == 31550000);
+    assert_true(numfmt_round_sig(-0.00012345, 2) == -0.00012);
+    assert_true(numfmt_round_sig(0, 4) == 0);
+    assert_true(numfmt_round_sig(9.9996, 4) == 10);
+    assert_true(isinf(numfmt_round_sig(INFINITY, 4)));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(counts_grouped),
+        cmocka_unit_test(fixed_decimals),
+        cmocka_unit_test(column_decimals),
+        cmocka_unit_test(significant_digits),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
