@@ -230,16 +230,21 @@ int cmd_structure(int argc, char **argv)
     }
     if (rc != 0)
         return rc;
-    char err[1024], program[PATH_MAX];
+    char err[1024], found[PATH_MAX], program[PATH_MAX];
     /* A path names any ELF file (shared objects are not executable); a bare
      * name is looked up in PATH as the shell would. */
     if (strchr(o.program, '/') && access(o.program, R_OK) == 0) {
-        snprintf(program, sizeof program, "%s", o.program);
+        snprintf(found, sizeof found, "%s", o.program);
     } else if (strchr(o.program, '/')) {
         fprintf(stderr, "augur structure: cannot read %s: %s\n", o.program, strerror(errno));
         return EXIT_FAILURE_OTHER;
-    } else if (find_program(o.program, program, sizeof program, err, sizeof err) != 0) {
+    } else if (find_program(o.program, found, sizeof found, err, sizeof err) != 0) {
         fprintf(stderr, "augur structure: %s\n", err);
+        return EXIT_FAILURE_OTHER;
+    }
+    /* The canonical path, as runs' modules name the file (structure_ensure). */
+    if (!realpath(found, program)) {
+        fprintf(stderr, "augur structure: cannot resolve %s: %s\n", found, strerror(errno));
         return EXIT_FAILURE_OTHER;
     }
     if (run(&o, program, err, sizeof err) != 0) {

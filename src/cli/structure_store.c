@@ -3,6 +3,7 @@
  * stored, with the indirect-jump targets that earlier runs observed. */
 #include "cli/structure_store.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,12 @@ int structure_ensure(db *d, const char *path, int64_t *binary_id, int *analysed,
     if (!timing)
         timing = &local;
     *timing = (structure_timing){0, 0};
+    /* Stored under its canonical path, the one runs' modules have (absolute,
+     * symbolic links resolved): `./mm`, `bin/mm` and a link to it are one
+     * binary, and a run's module finds it by path as by build-id. */
+    char real[PATH_MAX];
+    if (realpath(path, real))
+        path = real;
     char build_id[BUILD_ID_HEX_MAX], key[4200];
     *analysed = 0;
     elf_build_id(path, build_id, sizeof build_id);
@@ -72,7 +79,18 @@ int structure_tree_if_current(db *d, const char *path, const char *build_id, sco
         return 1;
     int64_t id;
     int analysed;
-    if (structure_ensure(d, path, &id, &analysed, NULL, err, errlen) != 0)
+    if (structure_ensure(d, path, &id, &analysed, NULL, err, errlen) != 0 ||
+        scope_tree_load(d, id, t, err, errlen) != 0)
         return -1;
-    return scope_tree_load(d, id, t, err, errlen) != 0 ? -1 : 0;
+    /* The build may have been analysed at another path first (a copy, or a
+     * database whose structure was stored as typed): the tree is of the
+     * module at `path`, and says so. */
+    char *own = strdup(path);
+    if (!own) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    free(t->binary.path);
+    t->binary.path = own;
+    return 0;
 }

@@ -9,7 +9,9 @@
 #     program's functions and scopes at a size never run;
 #   - a database written before schema 5 (no exe_module_id) is resolved from
 #     the run's directory the same way; a run whose executable is none of its
-#     modules is refused by `augur model`, which stores no model set.
+#     modules is refused by `augur model`, which stores no model set;
+#   - `augur structure ./prog` (or a link to it) stores the structure under
+#     the canonical path, so that `report --machine` of a run finds it.
 # The relative path is padded with slashes (`.////kernels_O2`) to the length
 # of the absolute one: argv[0] lies on the stack, so a shorter one moves the
 # stack and changes a few misses of the runs themselves; padded, the two
@@ -110,4 +112,31 @@ check "unknown program: the message names the problem and the fix" \
 check "unknown program: report --machine refuses to time ld.so as the program" \
     "$?:$(grep -c "cannot tell which module run 4 ran as its program" "$WORK/gone-machine.err")" 1:1
 check "unknown program: no model set stored" "$(sqlite3 "$WORK/gone.db" "SELECT count(*) FROM model_sets")" 0
+
+# ---- structure first, by a relative path or a link ------------------------------
+# `augur structure ./prog` then a run of it: the structure is stored under the
+# canonical path, the one the run's module has, and `report --machine` finds
+# the program (it failed with "no module ./kernels_O2").
+ln -s "$PROG" "$WORK/link-to-kernels"
+(
+    cd "$(dirname "$PROG")" || exit 1
+    "$AUGUR" structure --db "$WORK/s.db" ./kernels_O2 >"$WORK/s.txt"
+    "$AUGUR" collect --db "$WORK/s.db" --param N=20 -- ./kernels_O2 20 >/dev/null 2>&1
+)
+check "structure ./prog: stored and printed by its canonical path" \
+    "$(sqlite3 "$WORK/s.db" "SELECT path FROM binaries") $(head -n 1 "$WORK/s.txt")" "$PROG program $PROG"
+"$AUGUR" report --db "$WORK/s.db" --machine zen4 --format json >"$WORK/s.json" 2>"$WORK/s.err"
+check "structure ./prog, then report --machine: exit and no error" "$? $(wc -c <"$WORK/s.err")" "0 0"
+check "structure ./prog, then report --machine: matmul's loops timed" \
+    "$(jq '[.scopes[] | select(.kind == "loop" and .cycles > 0)] | length > 5' "$WORK/s.json")" true
+"$AUGUR" structure --db "$WORK/link.db" "$WORK/link-to-kernels" >/dev/null
+check "structure of a symbolic link: stored as the file it points to" \
+    "$(sqlite3 "$WORK/link.db" "SELECT path FROM binaries")" "$PROG"
+# A database whose structure an older augur stored as typed: the run's module
+# names the program, and report --machine still finds it.
+cp "$WORK/s.db" "$WORK/typed.db"
+sqlite3 "$WORK/typed.db" "UPDATE binaries SET path = './kernels_O2'"
+"$AUGUR" report --db "$WORK/typed.db" --machine zen4 --format json >"$WORK/typed.json" 2>"$WORK/typed.err"
+check "structure stored as typed (older augur): report --machine still finds the program" \
+    "$? $(jq '[.scopes[] | select(.kind == "loop" and .cycles > 0)] | length > 5' "$WORK/typed.json")" "0 true"
 finish
