@@ -456,6 +456,20 @@ static int add_exe_module_column(db *d, char *err, size_t errlen)
                          "upgrade the schema", err, errlen);
 }
 
+/* Version 6 names instruction class 0 `load_store` (loads and stores with
+ * no arithmetic), which versions 2 to 5 called `none`: in the class table
+ * and in the per-class metrics of stored model sets, so that old sets are
+ * read, and queried, under the new name. */
+static int rename_load_store(db *d, int64_t version, char *err, size_t errlen)
+{
+    if (version >= 2 && db_exec(d, "UPDATE instruction_classes SET name = 'load_store' WHERE id = 0 AND name = 'none'",
+                                "upgrade the schema", err, errlen) != 0)
+        return -1;
+    return version >= 3 ? db_exec(d, "UPDATE models SET metric = 'class:load_store' WHERE metric = 'class:none'",
+                                  "upgrade the schema", err, errlen)
+                        : 0;
+}
+
 /* Create the schema in an empty database, or upgrade an older one.  In a
  * transaction that re-reads the version, so that two processes creating or
  * upgrading the same database at the same time do it once. */
@@ -475,6 +489,8 @@ static int initialise(db *d, int64_t *version, char *err, size_t errlen)
         rc = add_exe_module_column(d, err, errlen);
     if (rc == 0 && *version >= 1 && *version < 3) /* version 3 added the model tables */
         rc = db_exec(d, model_schema_sql, "create the schema", err, errlen);
+    if (rc == 0 && *version >= 1 && *version < 6) /* version 6 renamed class none */
+        rc = rename_load_store(d, *version, err, errlen);
     if (rc == 0 && *version >= 1 && *version < DB_SCHEMA_VERSION)
         rc = set_version(d, err, errlen);
     if (rc == 0 && *version < DB_SCHEMA_VERSION)

@@ -27,7 +27,7 @@
 #define MACHINE_NAME_MAX 32
 
 /* The instruction classes a core describes: every compute class of
- * structure.h (enum st_class, except ST_CLASS_NONE, which has no compute)
+ * structure.h (enum st_class, except ST_CLASS_LOAD_STORE, which has no compute)
  * under its st_class_name, plus the memory operations "load" and "store".
  * machine.cls[] is indexed by enum st_class for the compute classes and by
  * MACHINE_CLASS_LOAD / MACHINE_CLASS_STORE for memory. */
@@ -42,7 +42,7 @@
  * for two pipelined ports; 4 for a divider busy four cycles).  An
  * instruction therefore keeps one of its ports busy for
  * rthroughput * nports cycles.  `uops` is what it costs of the issue
- * width.  For ST_CLASS_NONE all fields are zero. */
+ * width.  For ST_CLASS_LOAD_STORE all fields are zero. */
 typedef struct machine_class {
     uint32_t nports;
     uint8_t ports[MACHINE_MAX_PORTS]; /* indices into machine.port_names */

@@ -54,7 +54,7 @@ static void count_classes(const machine *m, const perf_body *b, class_counts *cc
         double w = b->weight[i];
         if (!(w > 0))
             continue;
-        if (in->cls != ST_CLASS_NONE && in->cls < ST_CLASS_COUNT)
+        if (in->cls != ST_CLASS_LOAD_STORE && in->cls < ST_CLASS_COUNT)
             cc->n[in->cls] += w * vector_factor(m, in);
         cc->n[MACHINE_CLASS_LOAD] += w * in->nloads;
         cc->n[MACHINE_CLASS_STORE] += w * in->nstores;

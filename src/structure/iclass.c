@@ -17,7 +17,7 @@
  * flags from bit FLAG_SHIFT up. */
 enum {
     K_CATEGORY, /* not listed: the Zydis category decides */
-    K_XFER,     /* pure data transfer: MOVE between registers, NONE when
+    K_XFER,     /* pure data transfer: MOVE between registers, LOAD_STORE when
                    one operand is memory (the load or store is all it does) */
     K_CLASS     /* K_CLASS + c: always class c */
 };
@@ -225,7 +225,7 @@ static const uint16_t mnemonic_kind[ZYDIS_MNEMONIC_MAX_VALUE + 1] = {
     E(VBROADCASTI64X2, K_XFER), E(VBROADCASTI64X4, K_XFER), BWDQ(VPBROADCAST, K_XFER),
     BWDQ(KMOV, K_XFER),
     E(FLD, K_XFER), E(FST, K_XFER), E(FSTP, K_XFER),
-    E(LEAVE, C(NONE)), /* a load of rbp; the rsp update is bookkeeping */
+    E(LEAVE, C(LOAD_STORE)), /* a load of rbp; the rsp update is bookkeeping */
 
     /* ---- register moves that rearrange data: shuffles, permutes, blends,
      * packs and unpacks, inserts and extracts, sign and zero extensions */
@@ -304,9 +304,9 @@ static const uint8_t category_kind[ZYDIS_CATEGORY_MAX_VALUE + 1] = {
     [ZYDIS_CATEGORY_VFMA] = C(FP_FMA), [ZYDIS_CATEGORY_FMA4] = C(FP_FMA),
     [ZYDIS_CATEGORY_CONVERT] = C(FP_CVT),
     [ZYDIS_CATEGORY_DATAXFER] = K_XFER, [ZYDIS_CATEGORY_BROADCAST] = K_XFER,
-    [ZYDIS_CATEGORY_PUSH] = C(NONE), [ZYDIS_CATEGORY_POP] = C(NONE),
-    [ZYDIS_CATEGORY_GATHER] = C(NONE), [ZYDIS_CATEGORY_AVX2GATHER] = C(NONE),
-    [ZYDIS_CATEGORY_SCATTER] = C(NONE),
+    [ZYDIS_CATEGORY_PUSH] = C(LOAD_STORE), [ZYDIS_CATEGORY_POP] = C(LOAD_STORE),
+    [ZYDIS_CATEGORY_GATHER] = C(LOAD_STORE), [ZYDIS_CATEGORY_AVX2GATHER] = C(LOAD_STORE),
+    [ZYDIS_CATEGORY_SCATTER] = C(LOAD_STORE),
     [ZYDIS_CATEGORY_BLEND] = C(MOVE), [ZYDIS_CATEGORY_COMPRESS] = C(MOVE),
     [ZYDIS_CATEGORY_EXPAND] = C(MOVE),
     [ZYDIS_CATEGORY_COND_BR] = C(BRANCH), [ZYDIS_CATEGORY_UNCOND_BR] = C(BRANCH),
@@ -380,7 +380,7 @@ static void data_shape(const ZydisDecodedInstruction *zi, const ZydisDecodedOper
                        int scalar, st_insn *out)
 {
     out->width = out->elem_bits = 0;
-    if (c == ST_CLASS_NONE || c == ST_CLASS_BRANCH || c == ST_CLASS_CALL || c == ST_CLASS_RETURN
+    if (c == ST_CLASS_LOAD_STORE || c == ST_CLASS_BRANCH || c == ST_CLASS_CALL || c == ST_CLASS_RETURN
         || c == ST_CLASS_OTHER)
         return;
     if (zi->meta.isa_ext == ZYDIS_ISA_EXT_X87) {
@@ -405,7 +405,7 @@ void iclass_classify(const ZydisDecodedInstruction *zi, const ZydisDecodedOperan
     unsigned e = entry_of(zi), k = e & KIND_MASK;
     enum st_class c;
     if (k == K_XFER)
-        c = touches_memory(zi, ops) ? ST_CLASS_NONE : ST_CLASS_MOVE;
+        c = touches_memory(zi, ops) ? ST_CLASS_LOAD_STORE : ST_CLASS_MOVE;
     else
         c = (enum st_class)(k - K_CLASS);
     out->cls = (uint8_t)c;
@@ -431,11 +431,11 @@ uint32_t st_insn_flops(const st_insn *in)
 }
 
 static const char *const class_names[ST_CLASS_COUNT] = {
-    [ST_CLASS_NONE] = "none",       [ST_CLASS_INT_ALU] = "int_alu", [ST_CLASS_INT_MUL] = "int_mul",
-    [ST_CLASS_INT_DIV] = "int_div", [ST_CLASS_FP_ADD] = "fp_add",   [ST_CLASS_FP_MUL] = "fp_mul",
-    [ST_CLASS_FP_FMA] = "fp_fma",   [ST_CLASS_FP_DIV] = "fp_div",   [ST_CLASS_FP_SQRT] = "fp_sqrt",
-    [ST_CLASS_FP_CVT] = "fp_cvt",   [ST_CLASS_MOVE] = "move",       [ST_CLASS_BRANCH] = "branch",
-    [ST_CLASS_CALL] = "call",       [ST_CLASS_RETURN] = "return",   [ST_CLASS_OTHER] = "other",
+    [ST_CLASS_LOAD_STORE] = "load_store", [ST_CLASS_INT_ALU] = "int_alu", [ST_CLASS_INT_MUL] = "int_mul",
+    [ST_CLASS_INT_DIV] = "int_div",       [ST_CLASS_FP_ADD] = "fp_add",   [ST_CLASS_FP_MUL] = "fp_mul",
+    [ST_CLASS_FP_FMA] = "fp_fma",         [ST_CLASS_FP_DIV] = "fp_div",   [ST_CLASS_FP_SQRT] = "fp_sqrt",
+    [ST_CLASS_FP_CVT] = "fp_cvt",         [ST_CLASS_MOVE] = "move",       [ST_CLASS_BRANCH] = "branch",
+    [ST_CLASS_CALL] = "call",             [ST_CLASS_RETURN] = "return",   [ST_CLASS_OTHER] = "other",
 };
 
 const char *st_class_name(enum st_class c)

@@ -414,7 +414,7 @@ static void follow(holders *h, const st_insn *in)
             addr_regs |= (st_regset)1 << in->mem[k].index;
     }
     int copies = in->op == ST_OP_MOV_REG && in->src < 16 && (h->regs >> in->src & 1);
-    int stores = in->cls == ST_CLASS_NONE && in->nstores == 1 && in->nmem == 1 &&
+    int stores = in->cls == ST_CLASS_LOAD_STORE && in->nstores == 1 && in->nmem == 1 &&
                  (in->mem[0].access & ST_MEM_WRITE) && in->mem[0].size == 8 &&
                  in->mem[0].index == ST_REG_NONE && (in->reads & gprs & ~addr_regs & h->regs);
     h->regs &= ~in->writes;

@@ -54,9 +54,11 @@ typedef uint64_t st_regset;
  * An x86 instruction has one compute class, plus its memory operands, which
  * are counted as loads and stores apart: `addsd xmm0, [rax]` is one FP_ADD
  * and one load; `mov rax, [rdi]` is one load and nothing else (class
- * ST_CLASS_NONE).  The mapping is in iclass.c and docs/instruction-classes.md. */
+ * ST_CLASS_LOAD_STORE, named load_store; "none" before schema version 6).
+ * The mapping is in iclass.c and docs/instruction-classes.md. */
 enum st_class {
-    ST_CLASS_NONE,    /* a pure load or store, or an instruction without compute */
+    ST_CLASS_LOAD_STORE, /* data moved between registers and memory, no arithmetic: mov with memory, push, pop,
+                            gathers and scatters */
     ST_CLASS_INT_ALU, /* integer add, logic, shift, compare, lea, setcc, cmov, vector integer */
     ST_CLASS_INT_MUL,
     ST_CLASS_INT_DIV,

@@ -51,6 +51,12 @@ for O in O0 O2 O3; do
     check "$O imperfect fp_mul flops = N" "$(fn_scope "$R" imperfect | jq '.class_flops.fp_mul')" "$N"
     check "$O vector fp_add flops = N" "$(fn_scope "$R" vector | jq '.class_flops.fp_add')" "$N"
     check "$O unrolled fp_add flops = N" "$(fn_scope "$R" unrolled | jq '.class_flops.fp_add')" "$N"
+    # loads and stores without arithmetic are class load_store (once "none"), in
+    # the scope view and in the database's class table
+    check "$O matmul's plain loads and stores are load_store" \
+        "$(fn_scope "$R" matmul | jq -c '.classes | [has("load_store"), has("none")]')" "[true,false]"
+    check "$O class 0 of the database is load_store" \
+        "$(sqlite3 "$db" "SELECT name FROM instruction_classes WHERE id = 0")" load_store
     # the matmul loop holding the inner statement runs N^2 times, N^3 headers in all
     # (at -O0 the test sits at the loop's top: one more header execution per entry)
     inner=$(jq -c '[.scopes[] | select(.name | startswith("kernels")) | .. | objects | select(.kind == "function" and .name == "matmul") | .. | objects | select(.kind == "loop" and .children == [])][0]' "$R")

@@ -245,8 +245,8 @@ static void test_issue_bound(void **state)
     (void)state;
     machine m = toy();
     body *b = body_new();
-    uint32_t ld = ins(b, ST_CLASS_NONE, 0), a1 = ins(b, ST_CLASS_FP_ADD, 64), a2 = ins(b, ST_CLASS_FP_ADD, 64),
-             st = ins(b, ST_CLASS_NONE, 0);
+    uint32_t ld = ins(b, ST_CLASS_LOAD_STORE, 0), a1 = ins(b, ST_CLASS_FP_ADD, 64), a2 = ins(b, ST_CLASS_FP_ADD, 64),
+             st = ins(b, ST_CLASS_LOAD_STORE, 0);
     mem(b, ld, RDI, RAX, ST_MEM_READ);
     mem(b, a1, RSI, RAX, ST_MEM_READ);
     mem(b, st, RDX, RAX, ST_MEM_WRITE);
@@ -274,7 +274,7 @@ static void test_stream_kernel(void **state)
     machine m = toy();
     body *b = body_new();
     for (int k = 0; k < 4; k++) {
-        uint32_t ld = ins(b, ST_CLASS_NONE, 0), st = ins(b, ST_CLASS_NONE, 0);
+        uint32_t ld = ins(b, ST_CLASS_LOAD_STORE, 0), st = ins(b, ST_CLASS_LOAD_STORE, 0);
         mem(b, ld, RSI, RAX, ST_MEM_READ);
         mem(b, st, RDI, RAX, ST_MEM_WRITE);
         dep(b, ld, st, XMM(k), 0);
@@ -302,7 +302,7 @@ static void test_div_loop(void **state)
     (void)state;
     machine m = toy();
     body *b = body_new();
-    uint32_t ld = ins(b, ST_CLASS_NONE, 0), dv = ins(b, ST_CLASS_FP_DIV, 64), st = ins(b, ST_CLASS_NONE, 0);
+    uint32_t ld = ins(b, ST_CLASS_LOAD_STORE, 0), dv = ins(b, ST_CLASS_FP_DIV, 64), st = ins(b, ST_CLASS_LOAD_STORE, 0);
     mem(b, ld, RDI, RAX, ST_MEM_READ);
     mem(b, st, RSI, RAX, ST_MEM_WRITE);
     dep(b, ld, dv, XMM(1), 0);
@@ -352,7 +352,7 @@ static void test_pointer_chase(void **state)
     (void)state;
     machine m = toy();
     body *b = body_new();
-    uint32_t ld = ins(b, ST_CLASS_NONE, 0), acc = ins(b, ST_CLASS_INT_ALU, 64);
+    uint32_t ld = ins(b, ST_CLASS_LOAD_STORE, 0), acc = ins(b, ST_CLASS_INT_ALU, 64);
     mem(b, ld, RAX, NOREG, ST_MEM_READ);
     mem(b, acc, RAX, NOREG, ST_MEM_READ);
     dep(b, ld, ld, RAX, 1);

@@ -498,7 +498,7 @@ static void test_foreign_files(void **state)
     s = sql_open(f->db_path);
     sql_exec(s, "UPDATE meta SET value = '99' WHERE key = 'schema_version'");
     sqlite3_close(s);
-    expect_open_error(f->db_path, 0, "has schema version 99, newer than this augur understands (5): use a newer");
+    expect_open_error(f->db_path, 0, "has schema version 99, newer than this augur understands (6): use a newer");
     /* a version-1 database (before the structure tables) is upgraded in place */
     s = sql_open(f->db_path);
     sql_exec(s, "UPDATE meta SET value = '1' WHERE key = 'schema_version';"
@@ -512,7 +512,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "5");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "6");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM instruction_classes"), ST_CLASS_COUNT);
     /* a version-2 database (before the model tables) gains them */
     sql_exec(s, "UPDATE meta SET value = '2' WHERE key = 'schema_version';"
@@ -522,7 +522,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "5");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "6");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM model_sets"), 0);
     /* a version-3 database keeps its model sets, but one fitted then (leads
      * stored as single shares) is refused rather than misread */
@@ -539,7 +539,7 @@ static void test_foreign_files(void **state)
     db_model_set_free(&set);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "5");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "6");
     /* a version-4 database gains processes.exe_module_id, NULL in its rows */
     sql_exec(s, "UPDATE meta SET value = '4' WHERE key = 'schema_version';"
                 "ALTER TABLE processes DROP COLUMN exe_module_id;");
@@ -547,9 +547,24 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "5");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "6");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM processes WHERE exe_module_id IS NULL"),
                      sql_int(s, "SELECT count(*) FROM processes"));
+    /* a version-5 database calls class 0 `none`, in its class table and in
+     * its models' per-class metrics: version 6 names it load_store */
+    sql_exec(s, "UPDATE meta SET value = '5' WHERE key = 'schema_version';"
+                "UPDATE instruction_classes SET name = 'none' WHERE id = 0;"
+                "INSERT INTO models (set_id, kind, metric, method, formula, constant, terms, fit_smape, cv_smape, "
+                "fit_max_rel, points) VALUES (1, 'scope', 'class:none', 'exact', '3*N', 0, '[]', 0, 0, 0, 5),"
+                "(1, 'scope', 'class:move', 'exact', 'N', 0, '[]', 0, 0, 0, 5);");
+    sqlite3_close(s);
+    assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
+    db_close(d);
+    s = sql_open(f->db_path);
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "6");
+    assert_sql_text(s, "SELECT name FROM instruction_classes WHERE id = 0", "load_store");
+    assert_sql_text(s, "SELECT group_concat(metric, ' ') FROM (SELECT metric FROM models ORDER BY id)",
+                    "class:load_store class:move");
     sqlite3_close(s);
 }
 

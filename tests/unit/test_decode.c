@@ -54,15 +54,15 @@ typedef struct shape_case {
 
 static const shape_case shapes[] = {
     /* every class at least once */
-    {"mov rax, [rdi]", 3, {0x48, 0x8b, 0x07}, ST_CLASS_NONE, 0, 0, 0},
-    {"mov dword [rax], 5", 6, {0xc7, 0x00, 0x05, 0x00, 0x00, 0x00}, ST_CLASS_NONE, 0, 0, 0},
-    {"vmovdqu ymm0, [rdi]", 4, {0xc5, 0xfe, 0x6f, 0x07}, ST_CLASS_NONE, 0, 0, 0},
-    {"vmovdqu [rdi], ymm0", 4, {0xc5, 0xfe, 0x7f, 0x07}, ST_CLASS_NONE, 0, 0, 0},
-    {"movaps xmm0, [rax]", 3, {0x0f, 0x28, 0x00}, ST_CLASS_NONE, 0, 0, 0},
-    {"vbroadcastss ymm0, [rax]", 5, {0xc4, 0xe2, 0x7d, 0x18, 0x00}, ST_CLASS_NONE, 0, 0, 0},
-    {"push rax", 1, {0x50}, ST_CLASS_NONE, 0, 0, 0},
-    {"pop rbx", 1, {0x5b}, ST_CLASS_NONE, 0, 0, 0},
-    {"vpgatherdd ymm0, [rax+ymm1*4], ymm2", 6, {0xc4, 0xe2, 0x6d, 0x90, 0x04, 0x88}, ST_CLASS_NONE, 0, 0, 0},
+    {"mov rax, [rdi]", 3, {0x48, 0x8b, 0x07}, ST_CLASS_LOAD_STORE, 0, 0, 0},
+    {"mov dword [rax], 5", 6, {0xc7, 0x00, 0x05, 0x00, 0x00, 0x00}, ST_CLASS_LOAD_STORE, 0, 0, 0},
+    {"vmovdqu ymm0, [rdi]", 4, {0xc5, 0xfe, 0x6f, 0x07}, ST_CLASS_LOAD_STORE, 0, 0, 0},
+    {"vmovdqu [rdi], ymm0", 4, {0xc5, 0xfe, 0x7f, 0x07}, ST_CLASS_LOAD_STORE, 0, 0, 0},
+    {"movaps xmm0, [rax]", 3, {0x0f, 0x28, 0x00}, ST_CLASS_LOAD_STORE, 0, 0, 0},
+    {"vbroadcastss ymm0, [rax]", 5, {0xc4, 0xe2, 0x7d, 0x18, 0x00}, ST_CLASS_LOAD_STORE, 0, 0, 0},
+    {"push rax", 1, {0x50}, ST_CLASS_LOAD_STORE, 0, 0, 0},
+    {"pop rbx", 1, {0x5b}, ST_CLASS_LOAD_STORE, 0, 0, 0},
+    {"vpgatherdd ymm0, [rax+ymm1*4], ymm2", 6, {0xc4, 0xe2, 0x6d, 0x90, 0x04, 0x88}, ST_CLASS_LOAD_STORE, 0, 0, 0},
     {"add rax, rbx", 3, {0x48, 0x01, 0xd8}, ST_CLASS_INT_ALU, 64, 64, 0},
     {"add qword [rax], 1", 4, {0x48, 0x83, 0x00, 0x01}, ST_CLASS_INT_ALU, 64, 64, 0},
     {"lea rax, [rdi+rsi*4+8]", 5, {0x48, 0x8d, 0x44, 0xb7, 0x08}, ST_CLASS_INT_ALU, 64, 64, 0},
@@ -136,7 +136,7 @@ static void test_class_names(void **state)
 {
     (void)state;
     static const char *const names[ST_CLASS_COUNT] = {
-        "none", "int_alu", "int_mul", "int_div", "fp_add", "fp_mul", "fp_fma", "fp_div",
+        "load_store", "int_alu", "int_mul", "int_div", "fp_add", "fp_mul", "fp_fma", "fp_div",
         "fp_sqrt", "fp_cvt", "move", "branch", "call", "return", "other",
     };
     for (int c = 0; c < ST_CLASS_COUNT; c++)

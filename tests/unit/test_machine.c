@@ -308,6 +308,7 @@ static void class_names_and_indices(void **state)
     assert_int_equal(machine_class_index("fp_fma"), ST_CLASS_FP_FMA);
     assert_int_equal(machine_class_index("load"), MACHINE_CLASS_LOAD);
     assert_int_equal(machine_class_index("store"), MACHINE_CLASS_STORE);
+    assert_int_equal(machine_class_index("load_store"), -1); /* no compute: its loads and stores are priced */
     assert_int_equal(machine_class_index("none"), -1);
     assert_string_equal(machine_class_name(ST_CLASS_INT_DIV), "int_div");
     assert_null(machine_class_name(MACHINE_NCLASSES));
