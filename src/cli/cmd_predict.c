@@ -96,14 +96,9 @@ static int parse_option(int opt, const char *arg, void *ctx)
         return cli_take_format("predict", arg, &o->out.json);
     case 't':
         return cli_take_top("predict", arg, &o->out.top);
-    case 'e': {
-        char *end;
-        o->out.error_threshold = strtod(arg, &end);
-        if (end == arg || *end || !(o->out.error_threshold >= 0 && o->out.error_threshold <= 100))
-            return usage_error("bad --error-threshold '%s': give a percentage from 0 to 100", arg);
+    case 'e':
         o->threshold_given = 1;
-        return 0;
-    }
+        return cli_take_percent("predict", "--error-threshold", arg, &o->out.error_threshold);
     case 'P':
         o->out.numbers = NUM_PLAIN;
         return 0;

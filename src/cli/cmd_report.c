@@ -109,14 +109,9 @@ static int parse_option(int opt, const char *arg, void *ctx)
     case 's':
         o->scopes = 1;
         return 0;
-    case 'p': {
-        char *end;
-        o->threshold = strtod(arg, &end);
-        if (end == arg || *end || !(o->threshold >= 0 && o->threshold <= 100))
-            return usage_error("bad --threshold '%s': give a percentage from 0 to 100", arg);
+    case 'p':
         o->threshold_given = 1;
-        return 0;
-    }
+        return cli_take_percent("report", "--threshold", arg, &o->threshold);
     case 't':
         o->top_given = 1;
         return cli_take_top("report", arg, &o->top);

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/options.h"
@@ -64,6 +65,16 @@ int cli_take_format(const char *command, const char *arg, int *json)
     if (strcmp(arg, "text") != 0 && strcmp(arg, "json") != 0)
         return cli_usage_error(command, "bad format '%s': give --format text or --format json", arg);
     *json = strcmp(arg, "json") == 0;
+    return 0;
+}
+
+int cli_take_percent(const char *command, const char *option, const char *arg, double *out)
+{
+    char *end;
+    double v = strtod(arg, &end);
+    if (end == arg || *end || !(v >= 0 && v <= 100))
+        return cli_usage_error(command, "bad %s '%s': give a percentage from 0 to 100", option, arg);
+    *out = v;
     return 0;
 }
 

@@ -43,6 +43,10 @@ int cli_getopt_program(const char *command, int argc, char **argv, const struct 
  * EXIT_USAGE (message printed) for anything else. */
 int cli_take_format(const char *command, const char *arg, int *json);
 
+/* The value of a percentage option (--threshold, --error-threshold) from 0
+ * to 100 into *out, or EXIT_USAGE (message printed, naming `option`). */
+int cli_take_percent(const char *command, const char *option, const char *arg, double *out);
+
 /* The refusal of --plain-numbers with --format json (JSON numbers have no
  * separators to drop): prints the usage error, returns EXIT_USAGE. */
 int cli_plain_numbers_json(const char *command);

@@ -146,6 +146,9 @@ check "report: plain and grouped differ only by the separators" \
 "$AUGUR" predict --db "$DB" --param N=72 --top 0 --plain-numbers > "$WORK/all-plain.txt" 2>/dev/null
 check "predict --plain-numbers: the total plain" \
     "$(awk '$1 == "instructions" && NF == 2 { print $2; exit }' "$WORK/all-plain.txt")" "$TOTAL_INS"
+"$AUGUR" predict --db "$DB" --param N=72 --error-threshold 5 --format json >/dev/null 2>"$WORK/err"
+check "predict --error-threshold --format json refused (the JSON has every row's errors)" \
+    "$? $(grep -c 'error-threshold selects rows of the text' "$WORK/err")" "2 1"
 for cmd in report "predict --param N=72"; do
     "$AUGUR" $cmd --db "$DB" --plain-numbers --format json >/dev/null 2>"$WORK/err"
     check "${cmd%% *} --plain-numbers --format json refused" \
