@@ -32,6 +32,13 @@ check "triangular flops" "$(formula 'function triangular \(kernels' flops)" "N^2
 check "imperfect flops" "$(formula 'function imperfect \(kernels' flops)" "N^2 + N  [exact]"
 check "fib(min(N, 20)) is constant for N >= 20" \
     "$(sqlite3 "$DB" "SELECT method FROM models WHERE kind = 'function' AND function = 'fib' AND metric = 'instructions'")" constant
+# errors of searched models in one format, two decimals (the stored values
+# have more), as predict's error tables: __printf_fp_l's digits are no polynomial
+"$AUGUR" model --db "$DB" --show --scope __printf_fp_l > "$WORK/show-printf.txt"
+PMNF=$(grep -c '\[pmnf' "$WORK/show-printf.txt")
+TWO=$(grep -c '\[pmnf; fit error [0-9]*\.[0-9][0-9]%, cross-validation error [0-9]*\.[0-9][0-9]%\]$' "$WORK/show-printf.txt")
+check "--show: searched models' errors with two decimals, none in exponent form" \
+    "$([ "$PMNF" -gt 0 ] && [ "$TWO" -eq "$PMNF" ] && echo yes) $(grep -c '\[[^]]*e-[0-9]' "$WORK/show-printf.txt")" "yes 0"
 check "block models stored" "$(sqlite3 "$DB" "SELECT count(*) > 100 FROM models WHERE kind = 'block'")" 1
 check "terms are JSON" "$(sqlite3 "$DB" "SELECT json_valid(terms) FROM models WHERE kind = 'scope' AND metric = 'flops' LIMIT 1")" 1
 check "reuse-distance groups of both block sizes" "$(sqlite3 "$DB" "SELECT count(DISTINCT block_size) FROM rd_groups")" 2
