@@ -23,12 +23,15 @@ static int by_loop_time(const void *pa, const void *pb)
  * digits, the same for every row (numfmt_decimals). */
 #define TIME_DIGITS 4
 
+/* Cycles as whole cycles to CYCLE_DIGITS significant digits, into buf
+ * (NUMFMT_LEN bytes); returns buf. */
 static const char *cycles_text(double cycles, num_style numbers, char *buf)
 {
     return numfmt_fixed(numfmt_round_sig(cycles, CYCLE_DIGITS), 0, numbers, buf);
 }
 
-/* A time in seconds to 4 significant digits, in fixed notation. */
+/* A time in seconds on its own (not in a column) to TIME_DIGITS
+ * significant digits, in fixed notation, into buf; returns buf. */
 static const char *seconds_text(double seconds, num_style numbers, char *buf)
 {
     return numfmt_fixed(seconds, numfmt_decimals(seconds, TIME_DIGITS), numbers, buf);

@@ -2,8 +2,8 @@
  * counts of every modeled function, inlined subroutine and loop of the
  * program, as a text table (the top scopes by instructions, with a line on
  * those left out) and as JSON (all of them; docs/models.md); and the
- * models' errors: of the counts and of the misses. */
-#include <inttypes.h>
+ * models' errors: of the counts and of the misses, the text's tables
+ * with the rows above a threshold (predict_output). */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>

@@ -92,6 +92,7 @@ static void table_free(table *t)
 
 /* ---- cells --------------------------------------------------------------- */
 
+/* A count's cell, grouped by thousands or plain. */
 static void count_cell(table *t, uint64_t v, num_style numbers)
 {
     char buf[NUMFMT_LEN];
