@@ -381,7 +381,11 @@ static int has_small_term(const points *P, const hyp *h, double c0, const double
  * or 8x the largest point falls below its value there.  A
  * negative higher-order term that fits a slight curvature of the training
  * range (c*N*log2(N) - 5e-6*N^2) would take over outside it; seeds 000
- * and 002 constrain their fits against such oscillations likewise. */
+ * and 002 constrain their fits against such oscillations likewise.
+ * Only a term that grows can take over: a decaying one (N^-1) vanishes
+ * beyond the data, and c0 - c1/N is how a share rises to its limit (the
+ * first touches of a row's lines, 1/N of a sweep's), so its negative
+ * coefficient is no turn; the values at 2x..8x still must not fall. */
 static int turns_down(const points *P, const hyp *h, double c0, const double *coef)
 {
     if (P->np != 1 || P->n < 2)
@@ -399,7 +403,7 @@ static int turns_down(const points *P, const hyp *h, double c0, const double *co
     double growth = 0, far = 64 * P->x[hi];
     for (int j = 0; j < h->nterms; j++) {
         double b0 = fabs(model_term_basis(&h->t[j], &P->x[hi])), b1 = fabs(model_term_basis(&h->t[j], &far));
-        if (b0 > 0 && b1 / b0 > growth)
+        if (b0 > 0 && b1 / b0 > 1 && b1 / b0 > growth)
             growth = b1 / b0, lead = j;
     }
     if (lead >= 0 && coef[lead] < 0)

@@ -260,6 +260,37 @@ static void test_pmnf_noisy_quadratic(void **state)
     assert_single_term(&m, 2.0, 0);
 }
 
+/* A share that rises towards its limit as c0 - c1/N (the first touches of a
+ * row's lines, N^2/8 of N^3, leave the short distances as 1/N): with the
+ * share terms N^-1, N^-2 (rd_model.c's fraction options) it must be fitted
+ * with its negative N^-1 term, not as a constant.  The shape of an ADI
+ * solver's distance-0 share (issue 20): 0.9 - 1.4/N over N = 8..16 gives
+ * 0.725 ... 0.8125; the constant fit predicted 0.7758 at N = 64 against
+ * 0.878. */
+static void test_rising_share(void **state)
+{
+    (void)state;
+    static const double xs[] = {8, 10, 12, 14, 16};
+    double y[5];
+    for (unsigned i = 0; i < 5; i++)
+        y[i] = 0.9 - 1.4 / xs[i];
+    model_series s = {5, 1, xs, y};
+    model_options o = {.nonly = 2};
+    o.only[0] = (model_term){1.0, 1, {{0, -1, 0}}};
+    o.only[1] = (model_term){1.0, 1, {{0, -2, 0}}};
+    model m;
+    char err[256];
+    assert_int_equal(model_fit(&s, &o, &m, err, sizeof err), 0);
+    assert_int_equal(m.nterms, 1);
+    double x = 64;
+    assert_close(model_eval(&m, &x), 0.9 - 1.4 / 64, 1e-9);
+    /* falling as c0 + c1/N is accepted as before */
+    for (unsigned i = 0; i < 5; i++)
+        y[i] = 0.5 + 2.0 / xs[i];
+    assert_int_equal(model_fit(&s, &o, &m, err, sizeof err), 0);
+    assert_close(model_eval(&m, &x), 0.5 + 2.0 / 64, 1e-9);
+}
+
 /* ---- several parameters ------------------------------------------------------------- */
 
 /* Fit f over the 5 x 5 grid N in nv, M in mv; asserts success. */
@@ -554,6 +585,7 @@ int main(void)
         cmocka_unit_test(test_pmnf_nlogn),
         cmocka_unit_test(test_pmnf_sqrt),
         cmocka_unit_test(test_pmnf_noisy_quadratic),
+        cmocka_unit_test(test_rising_share),
         cmocka_unit_test(test_two_params_product),
         cmocka_unit_test(test_two_params_additive),
         cmocka_unit_test(test_two_params_nlogn),
