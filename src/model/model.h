@@ -175,6 +175,37 @@ int rd_model_fit(const rd_series_point *pts, size_t npoints, int nparams, const 
  * high). */
 double rd_model_misses(const rd_model *m, const double *x, uint64_t capacity);
 
+/* How far the parts of one group's prediction may be off (docs/models.md,
+ * "Uncertainty"): the reuse distances, relatively; the cold and non-cold
+ * touches, relatively; the leading bins' share of the touches, absolutely. */
+typedef struct rd_doubt {
+    double distance, count, share;
+} rd_doubt;
+
+/* The doubt of m's predictions at `reach` times the largest training
+ * point (reach <= 1 inside the training range):
+ *   g        = 1 + log2(max(reach, 1))
+ *   distance = max(RD_DOUBT_DISTANCE_FLOOR, slice error) * g, the slice
+ *              error the share-weighted mean over slices of the leave-one-
+ *              out SMAPE of their low and high edges;
+ *   count    = max(cv of cold, cv of touches) * g;
+ *   share    = cv of the leads' share F_last * g.
+ * (cv: leave-one-out SMAPE as a fraction; 0 for exact and constant
+ * models.) */
+#define RD_DOUBT_DISTANCE_FLOOR 0.02
+rd_doubt rd_model_doubt(const rd_model *m, double reach);
+
+/* The range [range[0], range[1]] of m's misses at x for a cache of
+ * `capacity` blocks that the doubt d allows: the extremes of the misses
+ * with the capacity scaled by 1 -+ d->distance (the distances by the
+ * inverse), the counts by 1 +- d->count, the leads' share moved by
+ * +- d->share, and the slice edges with or without their monotone repair
+ * (whether slices that pass each other when extrapolated are one group's
+ * distances running off, or two groups really changing places).  Always
+ * range[0] <= rd_model_misses(m, x, capacity) <= range[1]. */
+void rd_model_misses_range(const rd_model *m, const double *x, uint64_t capacity, const rd_doubt *d,
+                           double range[2]);
+
 /* The slices of m that cross a cache of `capacity` blocks between the
  * training points and x (docs/models.md, "Capacity crossings").  A slice
  * is on the miss side at a point when the midpoint of its edges there (as

@@ -1155,6 +1155,39 @@ double rd_model_misses(const rd_model *m, const double *x, uint64_t capacity)
     return misses;
 }
 
+rd_doubt rd_model_doubt(const rd_model *m, double reach)
+{
+    double g = 1 + log2(fmax(reach, 1)), slices = 0, weight = 0;
+    for (size_t i = 0; i < m->nbins; i++) {
+        double share = clamp(m->bins[i].u_high - m->bins[i].u_low, 0, 1);
+        slices += share * (m->bins[i].low.cv_smape + m->bins[i].high.cv_smape) / 2;
+        weight += share;
+    }
+    slices = weight > 0 ? slices / weight / 100 : 0;
+    rd_doubt d = {fmax(RD_DOUBT_DISTANCE_FLOOR, finite_or(slices, 1)) * g,
+                  finite_or(fmax(m->cold.cv_smape, m->touches.cv_smape) / 100, 1) * g,
+                  m->nlead ? finite_or(m->lead[m->nlead - 1].fraction.cv_smape / 100, 1) * g : 0};
+    return d;
+}
+
+void rd_model_misses_range(const rd_model *m, const double *x, uint64_t capacity, const rd_doubt *d,
+                           double range[2])
+{
+    rd_at a;
+    rd_at_init(&a, m, x);
+    double c = (double)capacity, mid = misses_at(m, &a, c, 1, 0, a.repaired.e);
+    double lo = mid, hi = mid, dist = clamp(d->distance, 0, 0.99);
+    const double *edges[2] = {a.repaired.e, a.raw.e ? a.raw.e : a.repaired.e};
+    for (int e = 0; e < 2; e++)
+        for (int s = -1; s <= 1; s += 2) {
+            lo = fmin(lo, misses_at(m, &a, c * (1 + dist), fmax(1 - d->count, 0), s * d->share, edges[e]));
+            hi = fmax(hi, misses_at(m, &a, c * (1 - dist), 1 + d->count, s * d->share, edges[e]));
+        }
+    rd_at_free(&a);
+    range[0] = lo;
+    range[1] = hi;
+}
+
 /* 1 when at least half of slice i's touches miss a cache of c blocks:
  * the midpoint of its edges e[2i], e[2i+1] is at or above c (above() is
  * then >= 1/2), else 0. */

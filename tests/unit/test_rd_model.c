@@ -467,6 +467,68 @@ static void test_thin_slices_keep_heavy_slice(void **state)
     assert_true(misses <= cold + 0.06 * touches * (1 + 1e-9));
 }
 
+/* ---- miss ranges ---------------------------------------------------------------- */
+
+/* The range at `cap` of poly_groups fitted on 20..60, at N = 480 (reach
+ * 8): asserts it holds the point prediction, and returns it in r. */
+static void poly_range(const rd_model *m, uint64_t cap, double r[2])
+{
+    double x = 480;
+    rd_doubt d = rd_model_doubt(m, 8);
+    rd_model_misses_range(m, &x, cap, &d, r);
+    double mid = rd_model_misses(m, &x, cap);
+    printf("    capacity %llu: %.0f in [%.0f, %.0f]\n", (unsigned long long)cap, mid, r[0], r[1]);
+    assert_true(r[0] <= mid && mid <= r[1]);
+}
+
+/* Ranges are narrow where the prediction is safe and wide where a group
+ * lies near the capacity.  poly_groups at N = 480: groups at 59040 and
+ * 14054400 blocks, exact counts.  A capacity of 10^6 blocks, far from
+ * both, gives a range within 1% of the misses; one 2.6% below the first
+ * group (57500) must include the misses of a cache just above it, where
+ * that group's 6N^2 touches hit; at the doubt of 8x (4 times the floor
+ * of 2%) the distances may be 8% off. */
+static void test_miss_ranges(void **state)
+{
+    (void)state;
+    static const uint64_t sizes[] = {20, 30, 40, 50, 60};
+    rd_model m;
+    fit_pattern(poly_groups, 0, sizes, 5, &m);
+    rd_doubt d = rd_model_doubt(&m, 8);
+    assert_true(fabs(d.distance - 4 * RD_DOUBT_DISTANCE_FLOOR) < 0.01);
+    assert_true(d.count < 1e-9);
+    double r[2];
+    poly_range(&m, 1000000, r);
+    assert_true(r[1] - r[0] <= 0.01 * r[1]);
+    hist h = poly_groups(480, 0);
+    double above = exact_misses(&h, 60500), below = exact_misses(&h, 57500);
+    poly_range(&m, 57500, r);
+    assert_true(r[0] <= above * 1.01 && r[1] >= below * 0.99);
+    free(h.bins);
+    rd_model_free(&m);
+}
+
+/* The Cholesky shape of test_thin_slices_keep_heavy_slice: the range
+ * includes both readings of the thin slices, pulled to the heavy one
+ * (4% of the touches miss) or at their own distances (6%). */
+static void test_miss_range_thin_slices(void **state)
+{
+    (void)state;
+    rd_model_bin bins[4] = {power_slice(0.00, 0.01, 1.0 / 128, 2), power_slice(0.01, 0.02, 1.0 / 100, 2),
+                            power_slice(0.02, 0.96, 1.125, 1), power_slice(0.96, 1.00, 1, 2)};
+    rd_model m;
+    memset(&m, 0, sizeof m);
+    m.cold = power_model(1, 2);
+    m.touches = power_model(1, 3);
+    m.nbins = 4;
+    m.bins = bins;
+    double x = 960, touches = x * x * x, cold = x * x, r[2];
+    rd_doubt d = {0, 0, 0};
+    rd_model_misses_range(&m, &x, 1188, &d, r);
+    assert_true(fabs(r[0] - (cold + 0.04 * touches)) < 1e-6 * r[0]);
+    assert_true(fabs(r[1] - (cold + 0.06 * touches)) < 1e-6 * r[1]);
+}
+
 /* A zeroed model predicts nothing, and evaluation never gives NaN. */
 static void test_misses_sane(void **state)
 {
@@ -495,6 +557,8 @@ int main(void)
         T(test_random_sane),
         T(test_misses_sane),
         T(test_thin_slices_keep_heavy_slice),
+        T(test_miss_ranges),
+        T(test_miss_range_thin_slices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
