@@ -151,6 +151,8 @@ static int evaluate(db *d, const predict_cli *o, const machine *m, prediction *p
                      errlen);
     if (rc == 0 && m)
         rc = predict_perf_eval(d, p, m, pp, err, errlen);
+    if (rc == 0 && m && predict_warn_wide_levels(p, pp) != 0)
+        rc = -1, snprintf(err, errlen, "out of memory");
     db_read_end(d);
     return rc;
 }

@@ -317,37 +317,62 @@ static int sum_functions(const prediction *p, report *r, char *err, size_t errle
 
 /* ---- misses ---------------------------------------------------------------------- */
 
+/* Add share of a group's misses of cache c (m: the misses, lo and hi
+ * their range) to the counts rc. */
+static void add_share(report_counts *rc, size_t c, const double m[3], double share)
+{
+    rc->misses[c] += share * m[0];
+    rc->misses_low[c] += share * m[1];
+    rc->misses_high[c] += share * m[2];
+}
+
 static void add_member_misses(report *r, const db_rd_group *g, const struct db_rd_member_row *mb, size_t c,
-                              double misses)
+                              const double m[3])
 {
     report_line lkey = {.file = mb->file, .line = mb->line, .function = mb->function};
     report_line *l = predict_find_line(r, &lkey);
     if (l)
-        l->c.misses[c] += misses;
+        add_share(&l->c, c, m, mb->share);
     report_function fkey = {.function = mb->function, .module = g->module};
     report_function *f = predict_find_function(r, &fkey);
     if (f)
-        f->c.misses[c] += misses;
+        add_share(&f->c, c, m, mb->share);
 }
 
-/* Add a group's misses of each cache of its line size to the total and
- * its members' lines and functions; -1 with a message when the model
- * gives no finite number of misses. */
+double predict_reach(const prediction *p)
+{
+    double reach = 1;
+    for (int k = 0; k < p->set.nparams; k++) {
+        double v = p->x[k], lo = p->set.lo[k], hi = p->set.hi[k];
+        if (hi > 0 && v > hi)
+            reach = fmax(reach, v / hi);
+        else if (v > 0 && v < lo)
+            reach = fmax(reach, lo / v);
+    }
+    return reach;
+}
+
+/* Add a group's misses of each cache of its line size, and their range,
+ * to the total and its members' lines and functions; -1 with a message
+ * when the model gives no finite number of misses. */
 static int add_group_misses(prediction *p, const db_rd_group *g, char *err, size_t errlen)
 {
     report *r = &p->rep;
+    rd_doubt doubt = rd_model_doubt(g->m, predict_reach(p));
     for (size_t c = 0; c < r->ncaches; c++) {
         if (r->caches[c].line != g->block_size)
             continue;
-        double misses = rd_model_misses(g->m, p->x, r->caches[c].size / r->caches[c].line);
-        if (!isfinite(misses)) {
+        uint64_t capacity = r->caches[c].size / r->caches[c].line;
+        double m[3] = {rd_model_misses(g->m, p->x, capacity)};
+        if (!isfinite(m[0])) {
             char subject[512];
             group_subject(g, subject, sizeof subject);
-            return too_large(p, subject, "misses", misses, err, errlen);
+            return too_large(p, subject, "misses", m[0], err, errlen);
         }
-        r->total.misses[c] += misses;
+        rd_model_misses_range(g->m, p->x, capacity, &doubt, m + 1);
+        add_share(&r->total, c, m, 1);
         for (size_t k = 0; k < g->nmembers; k++)
-            add_member_misses(r, g, &g->members[k], c, misses * g->members[k].share);
+            add_member_misses(r, g, &g->members[k], c, m);
     }
     return 0;
 }
@@ -360,11 +385,14 @@ static int add_group_misses(prediction *p, const db_rd_group *g, char *err, size
 static void clamp_misses(report_counts *c, size_t ncaches, double *lowered)
 {
     double accesses = (double)c->reads + (double)c->writes;
-    for (size_t k = 0; k < ncaches; k++)
+    for (size_t k = 0; k < ncaches; k++) {
         if (c->misses[k] > accesses) {
             lowered[k] += c->misses[k] - accesses;
             c->misses[k] = accesses;
         }
+        c->misses_low[k] = fmin(c->misses_low[k], c->misses[k]);
+        c->misses_high[k] = fmax(fmin(c->misses_high[k], accesses), c->misses[k]);
+    }
 }
 
 /* clamp_misses over the total, functions and lines, with a warning when
@@ -521,7 +549,7 @@ int predict(db *d, const char *const *names, const double *values, int n, const 
         rc = predict_load_training(d, out, err, errlen);
     if (rc == 0)
         rc = predict_nest_scopes(d, out, err, errlen);
-    if (rc == 0 && predict_warn_crossings(out, groups, ngroups) != 0)
+    if (rc == 0 && predict_warn_wide(out) != 0)
         rc = oom(err, errlen);
     if (rc == 0)
         report_sort(&out->rep);

@@ -80,6 +80,11 @@ int predict(db *d, const char *const *names, const double *values, int n, const 
             size_t ncaches, prediction *out, char *err, size_t errlen);
 void prediction_free(prediction *p);
 
+/* How far p->x lies outside the fitted range: the largest ratio of a
+ * parameter to the largest fitted value above it, or of the smallest
+ * fitted value to it below it; 1 inside the range. */
+double predict_reach(const prediction *p);
+
 /* -1 with a message naming the term when a model of the reuse-distance
  * groups has a term undefined at p's parameters (predict_check.h); the
  * machine models evaluate the groups themselves (predict_perf.c). */

@@ -70,11 +70,11 @@ int predict_attach_miss_errors(db *d, prediction *p, const db_rd_group *groups, 
  * p->train_runs.  -1 with a message. */
 int predict_nest_scopes(db *d, prediction *p, char *err, size_t errlen);
 
-/* One warning per cache whose groups have slices that cross its capacity
- * between the training runs and p->x (rd_model_crossings), naming how many
- * groups, their share of the cache's predicted misses and the largest.
- * -1 when memory runs out. */
-int predict_warn_crossings(prediction *p, const db_rd_group *groups, size_t n);
+/* One warning per cache of p naming the functions (those holding 1% of
+ * the cache's misses or more) whose predicted misses have a wide range:
+ * above 1.5 times the misses, or below them divided by 1.5
+ * (predict_wide.c).  -1 when memory runs out. */
+int predict_warn_wide(prediction *p);
 
 /* p->info.line_gap and gap_functions: the total minus the sum of the
  * lines, for the program and per function name (report_line_gap).  -1

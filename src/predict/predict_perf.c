@@ -8,6 +8,7 @@
  * scope is timed from its body on the core (core_model.c), its iterations
  * and its memory time; functions and the program are the sums
  * (docs/performance-model.md). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,6 +151,7 @@ static predict_function_perf *function_of(const prediction *p, predict_perf *pp,
 /* Misses of one group at every level of pp whose block is the group's. */
 typedef struct group_misses {
     double cache[PERF_MAX_LEVELS], tlb[MACHINE_MAX_TLBS];
+    double low[PERF_MAX_LEVELS], high[PERF_MAX_LEVELS]; /* cache[]'s range */
     double page_faults; /* its first touches of 4 KiB pages */
 } group_misses;
 
@@ -162,9 +164,24 @@ static double level_misses(const perf_rd_dist *d, const perf_level *L, int regul
     return perf_level_misses(d, regular ? &fa : L);
 }
 
+/* The range of a group's predicted misses at level L, misses by the
+ * level's model: the fully-associative range at L's capacity
+ * (rd_model_misses_range) scaled by misses over the fully-associative
+ * misses, so that it holds misses as it holds those. */
+static void level_range(const prediction *p, const db_rd_group *g, const perf_level *L, double misses,
+                        double range[2])
+{
+    uint64_t capacity = (uint64_t)(L->sets * L->ways);
+    rd_doubt d = rd_model_doubt(g->m, predict_reach(p));
+    double fa = rd_model_misses(g->m, p->x, capacity), r[2];
+    rd_model_misses_range(g->m, p->x, capacity, &d, r);
+    range[0] = fa > 0 ? misses * r[0] / fa : misses;
+    range[1] = fa > 0 ? misses * r[1] / fa : fmax(misses, r[1]);
+}
+
 /* Misses of group g at every level of pp whose block is g's, from its
- * distribution: the measured one when `dist` is given, else g's model at
- * p's parameters. */
+ * distribution: the measured one when `dist` is given (a range of the
+ * one value), else g's model at p's parameters. */
 static int group_eval(const prediction *p, const predict_perf *pp, const db_rd_group *g, const perf_rd_dist *dist,
                       int regular, group_misses *out)
 {
@@ -174,8 +191,11 @@ static int group_eval(const prediction *p, const predict_perf *pp, const db_rd_g
         return -1;
     const perf_rd_dist *d = dist ? dist : &modeled;
     for (size_t i = 0; i < pp->nlevels; i++)
-        if (pp->levels[i].block == g->block_size)
-            out->cache[i] = level_misses(d, &pp->levels[i], regular);
+        if (pp->levels[i].block == g->block_size) {
+            out->cache[i] = out->low[i] = out->high[i] = level_misses(d, &pp->levels[i], regular);
+            if (!dist)
+                level_range(p, g, &pp->levels[i], out->cache[i], &out->low[i]);
+        }
     for (size_t j = 0; j < pp->ntlbs; j++)
         if (pp->tlbs[j].block == g->block_size)
             out->tlb[j] = level_misses(d, &pp->tlbs[j], regular);
@@ -242,8 +262,11 @@ static void attribute_group(const prediction *p, predict_perf *pp, const st_modu
                             int regular, const group_misses *gm)
 {
     int mine = in_program(p, g), dirty = group_stores(p, mod, g);
-    for (size_t i = 0; i < pp->nlevels; i++)
+    for (size_t i = 0; i < pp->nlevels; i++) {
         pp->misses[i] += gm->cache[i];
+        pp->misses_low[i] += gm->low[i];
+        pp->misses_high[i] += gm->high[i];
+    }
     for (size_t j = 0; j < pp->ntlbs; j++)
         pp->tlb_misses[j] += gm->tlb[j];
     for (size_t k = 0; k < g->nmembers; k++) {
@@ -256,8 +279,11 @@ static void attribute_group(const prediction *p, predict_perf *pp, const st_modu
         else if (f)
             add_traffic(&f->rest.traffic, pp, gm, mb->share, 0, dirty);
         if (f) {
-            for (size_t i = 0; i < pp->nlevels; i++)
+            for (size_t i = 0; i < pp->nlevels; i++) {
                 f->misses[i] += mb->share * gm->cache[i];
+                f->misses_low[i] += mb->share * gm->low[i];
+                f->misses_high[i] += mb->share * gm->high[i];
+            }
             for (size_t j = 0; j < pp->ntlbs; j++)
                 f->tlb_misses[j] += mb->share * gm->tlb[j];
             f->page_faults += mb->share * gm->page_faults;
@@ -382,6 +408,7 @@ int predict_perf_evaluate(db *d, const prediction *p, const machine *m, const pr
 {
     memset(out, 0, sizeof *out);
     out->m = m;
+    out->ranged = in->dists == NULL;
     if (setup_levels(p, m, out, err, errlen) != 0)
         return -1;
     st_module *mod = NULL;

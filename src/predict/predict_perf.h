@@ -42,6 +42,7 @@ typedef struct predict_loop {
 /* A function of the report (same index as prediction.rep.functions). */
 typedef struct predict_function_perf {
     double misses[PERF_MAX_LEVELS], tlb_misses[MACHINE_MAX_TLBS];
+    double misses_low[PERF_MAX_LEVELS], misses_high[PERF_MAX_LEVELS]; /* their range (ranged only) */
     double page_faults;    /* first touches of 4 KiB pages */
     double fault_cycles;   /* their cost, in its loops and rest */
     double mispredicts, mispredict_cycles; /* branch mispredictions of its loops */
@@ -56,6 +57,8 @@ typedef struct predict_perf {
     size_t nlevels, ntlbs;
     perf_level levels[PERF_MAX_LEVELS], tlbs[MACHINE_MAX_TLBS];
     double misses[PERF_MAX_LEVELS], tlb_misses[MACHINE_MAX_TLBS]; /* program */
+    int ranged;                                                    /* a prediction: misses have ranges */
+    double misses_low[PERF_MAX_LEVELS], misses_high[PERF_MAX_LEVELS]; /* program (ranged only) */
     double page_faults, fault_cycles;                             /* program */
     double mispredicts, mispredict_cycles;                        /* program */
     double cycles, seconds;
@@ -94,6 +97,11 @@ int predict_perf_evaluate(db *d, const prediction *p, const machine *m, const pr
  * gives its cycles per iteration.  -1 with a message when the machine's
  * line or page size was not measured, or the program cannot be analysed. */
 int predict_perf_eval(db *d, const prediction *p, const machine *m, predict_perf *out, char *err, size_t errlen);
+
+/* predict_warn_wide (predict_internal.h) for the levels of pp: one
+ * warning in p per cache level whose functions' predicted misses have a
+ * wide range; nothing for a measured run.  -1 when memory runs out. */
+int predict_warn_wide_levels(prediction *p, const predict_perf *pp);
 void predict_perf_free(predict_perf *pp);
 
 /* Text: the levels' misses, the program's time, a table of the loops

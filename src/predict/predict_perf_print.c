@@ -41,9 +41,14 @@ static void write_levels(const predict_perf *pp, num_style numbers, FILE *out)
 {
     char a[NUMFMT_LEN], b[NUMFMT_LEN], c[NUMFMT_LEN];
     fprintf(out, "\nMachine %s: %.3g GHz\n", pp->m->name, pp->m->clock_ghz);
-    fprintf(out, "  %-24s %20s\n", "level", "misses");
-    for (size_t i = 0; i < pp->nlevels; i++)
-        fprintf(out, "  %-24s %20s\n", pp->levels[i].name, numfmt_fixed(pp->misses[i], 0, numbers, a));
+    fprintf(out, "  %-24s %20s%s\n", "level", "misses", pp->ranged ? "  range" : "");
+    for (size_t i = 0; i < pp->nlevels; i++) {
+        fprintf(out, "  %-24s %20s", pp->levels[i].name, numfmt_fixed(pp->misses[i], 0, numbers, a));
+        if (pp->ranged)
+            fprintf(out, "  %s to %s", numfmt_fixed(pp->misses_low[i], 0, numbers, b),
+                    numfmt_fixed(pp->misses_high[i], 0, numbers, c));
+        fputc('\n', out);
+    }
     for (size_t j = 0; j < pp->ntlbs; j++)
         fprintf(out, "  %-24s %20s\n", pp->tlbs[j].name, numfmt_fixed(pp->tlb_misses[j], 0, numbers, a));
     fprintf(out, "Predicted time: %s s (%s cycles)\n", seconds_text(pp->seconds, numbers, a),
@@ -137,6 +142,21 @@ static json_t *tlb_json(const predict_perf *pp, const double *tlb)
     return o;
 }
 
+/* {"L1": [low, high], ...}: the levels' miss ranges. */
+static json_t *ranges_json(const predict_perf *pp, const double *low, const double *high)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; o && i < pp->nlevels; i++)
+        json_object_set_new(o, pp->levels[i].name, json_pack("[f, f]", low[i], high[i]));
+    return o;
+}
+
+/* "misses_range" into o, for a prediction (a measured run has none). */
+static int set_ranges(json_t *o, const predict_perf *pp, const double *low, const double *high)
+{
+    return pp->ranged ? json_object_set_new(o, "misses_range", ranges_json(pp, low, high)) : 0;
+}
+
 /* misses, tlb_misses, cycles, time_seconds, bound into o. */
 static int set_time(json_t *o, const predict_perf *pp, const double *cache, const double *tlb, double cycles,
                     double seconds, int bound)
@@ -211,6 +231,7 @@ int predict_perf_json(const prediction *p, const predict_perf *pp, json_t *doc)
             worst = (int)k;
     int bound = p->rep.nfunctions ? pp->functions[worst].bound : PERF_TIME_ISSUE;
     if (!total || set_time(total, pp, pp->misses, pp->tlb_misses, pp->cycles, pp->seconds, bound) != 0 ||
+        set_ranges(total, pp, pp->misses_low, pp->misses_high) != 0 ||
         set_penalties(total, pp, pp->page_faults, pp->fault_cycles, pp->mispredicts, pp->mispredict_cycles) != 0)
         return -1;
     size_t i;
@@ -219,6 +240,7 @@ int predict_perf_json(const prediction *p, const predict_perf *pp, json_t *doc)
     {
         const predict_function_perf *fp = &pp->functions[i];
         if (set_time(f, pp, fp->misses, fp->tlb_misses, fp->cycles, fp->seconds, fp->bound) != 0 ||
+            set_ranges(f, pp, fp->misses_low, fp->misses_high) != 0 ||
             set_penalties(f, pp, fp->page_faults, fp->fault_cycles, fp->mispredicts, fp->mispredict_cycles) != 0)
             return -1;
     }

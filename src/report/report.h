@@ -61,6 +61,10 @@ typedef struct report_counts {
     uint64_t instructions;             /* executed instructions */
     uint64_t reads, writes;            /* memory accesses; accesses = reads + writes */
     double misses[REPORT_MAX_CACHES];  /* per cache of the report, in order */
+    /* A prediction's range of misses per cache (docs/models.md,
+     * "Uncertainty"), misses_low <= misses <= misses_high; both 0 in a
+     * measured report. */
+    double misses_low[REPORT_MAX_CACHES], misses_high[REPORT_MAX_CACHES];
 } report_counts;
 
 typedef struct report_function {

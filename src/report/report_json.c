@@ -34,13 +34,32 @@ json_t *report_caches_json(const report *r, const double *values, json_t *(*valu
     return o;
 }
 
-/* Add the count members to object o (which is returned, NULL on failure). */
+/* {"32768:64": [low, high], ...}: a prediction's miss ranges by the
+ * caches' keys, as in "misses". */
+static json_t *ranges_json(const report *r, const report_counts *c)
+{
+    json_t *o = json_object();
+    for (size_t k = 0; o && k < r->ncaches; k++) {
+        char key[64];
+        report_cache_key(&r->caches[k], key, sizeof key);
+        if (json_object_set_new(o, key, json_pack("[o, o]", json_number(c->misses_low[k]),
+                                                  json_number(c->misses_high[k]))) != 0) {
+            json_decref(o);
+            o = NULL;
+        }
+    }
+    return o;
+}
+
+/* Add the count members to object o (which is returned, NULL on failure):
+ * with a prediction, also the miss ranges. */
 static json_t *with_counts(json_t *o, const report *r, const report_counts *c)
 {
     if (o && json_object_update_new(o, json_pack("{s:o, s:o, s:o, s:o, s:o}", "instructions",
                                                  json_count(c->instructions), "accesses",
                                                  json_count(c->reads + c->writes), "reads", json_count(c->reads),
-                                                 "writes", json_count(c->writes), "misses", report_caches_json(r, c->misses, json_number))) == 0)
+                                                 "writes", json_count(c->writes), "misses", report_caches_json(r, c->misses, json_number))) == 0 &&
+        (!r->prediction || json_object_set_new(o, "misses_range", ranges_json(r, c)) == 0))
         return o;
     json_decref(o);
     return NULL;

@@ -281,8 +281,14 @@ static int print_totals(const report *r, num_style numbers, FILE *out)
         report_cache_label(&r->caches[k], label, sizeof label);
         cell(&t, "misses %s", label);
         misses_cell(&t, c->misses[k], numbers);
-        cell(&t, "fully-associative LRU cache of %s lines of %u bytes",
-             numfmt_count(r->caches[k].size / r->caches[k].line, numbers, lines), r->caches[k].line);
+        if (r->prediction) {
+            char lo[NUMFMT_LEN], hi[NUMFMT_LEN];
+            cell(&t, "range %s to %s; fully-associative LRU cache of %s lines of %u bytes",
+                 numfmt_fixed(c->misses_low[k], 0, numbers, lo), numfmt_fixed(c->misses_high[k], 0, numbers, hi),
+                 numfmt_count(r->caches[k].size / r->caches[k].line, numbers, lines), r->caches[k].line);
+        } else
+            cell(&t, "fully-associative LRU cache of %s lines of %u bytes",
+                 numfmt_count(r->caches[k].size / r->caches[k].line, numbers, lines), r->caches[k].line);
     }
     fputs("\nTotals\n", out);
     int rc = table_print(&t, out);

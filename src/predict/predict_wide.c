@@ -1,0 +1,128 @@
+/* predict_wide.c — the uncertainty warning of `augur predict`: for each
+ * cache (--cache) or machine level (--machine), the functions whose
+ * predicted misses have a wide range (docs/models.md, "Uncertainty"): the
+ * truth may lie more than half as far again from the prediction, so the
+ * number alone would mislead.  Functions with a narrow range are not
+ * named, so the warning says where to look, not that something somewhere
+ * is extrapolated (the capacity-crossing warning it replaces fired on
+ * nearly every extrapolation). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "predict/predict_internal.h"
+#include "predict/predict_perf.h"
+
+/* A range is wide when its high end is above WIDE_FACTOR times the
+ * misses, or its low end below misses / WIDE_FACTOR: the prediction may be
+ * more than 50% off.  Functions holding less than MIN_SHARE of the
+ * level's high end are not named; at most MAX_NAMED are. */
+#define WIDE_FACTOR 1.5
+#define MIN_SHARE 0.01
+#define MAX_NAMED 3
+
+/* One function's misses at one level, with their range. */
+typedef struct ranged {
+    const char *function;
+    double misses, low, high;
+} ranged;
+
+static int wide(const ranged *r)
+{
+    return r->high > WIDE_FACTOR * r->misses + 0.5 || r->low < r->misses / WIDE_FACTOR - 0.5;
+}
+
+/* qsort order: the largest high end first. */
+static int by_high(const void *pa, const void *pb)
+{
+    const ranged *a = pa, *b = pb;
+    return (a->high < b->high) - (a->high > b->high);
+}
+
+/* v rounded to 3 significant digits: the ranges say the rest is noise. */
+static double sig3(double v)
+{
+    if (!(fabs(v) >= 1000))
+        return round(v);
+    double unit = pow(10, floor(log10(fabs(v))) - 2);
+    return round(v / unit) * unit;
+}
+
+/* Append "name M (L to H)" to buf (len bytes in all). */
+static void append_row(char *buf, size_t len, const ranged *r, int first)
+{
+    char name[REPORT_NAME_WIDTH + 1];
+    size_t used = strlen(buf);
+    if (used >= len)
+        return;
+    snprintf(buf + used, len - used, "%s%s %.0f (%.0f to %.0f)", first ? "" : ", ",
+             r->function ? st_short_name(r->function, REPORT_NAME_WIDTH, name, sizeof name) : "?",
+             sig3(r->misses), sig3(r->low), sig3(r->high));
+}
+
+/* The warning of one level (`label`) from its functions' ranges rows[0..n)
+ * (reordered) and the level's total high end; nothing when no function
+ * holding MIN_SHARE of it has a wide range.  -1 when memory runs out. */
+static int warn_level(prediction *p, const char *label, ranged *rows, size_t n, double total_high)
+{
+    size_t nwide = 0;
+    double misses = 0;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].high >= MIN_SHARE * total_high && wide(&rows[i])) {
+            misses += rows[i].misses;
+            rows[nwide++] = rows[i];
+        }
+    if (nwide == 0)
+        return 0;
+    qsort(rows, nwide, sizeof *rows, by_high);
+    char named[1024] = "", params[256], text[1536];
+    for (size_t i = 0; i < nwide && i < MAX_NAMED; i++)
+        append_row(named, sizeof named, &rows[i], i == 0);
+    predict_params_text(p, params, sizeof params);
+    snprintf(text, sizeof text,
+             "misses %s: uncertain for %zu function%s at %s: %s%s; their reuse distances lie near the "
+             "capacity, or their models extrapolate far (ranges: misses_range in JSON)",
+             label, nwide, nwide == 1 ? "" : "s", params, named, nwide > MAX_NAMED ? ", ..." : "");
+    return predict_add_warning(p, text);
+}
+
+int predict_warn_wide(prediction *p)
+{
+    const report *r = &p->rep;
+    ranged *rows = malloc((r->nfunctions + 1) * sizeof *rows);
+    if (!rows)
+        return -1;
+    int rc = 0;
+    for (size_t c = 0; rc == 0 && c < r->ncaches; c++) {
+        for (size_t i = 0; i < r->nfunctions; i++) {
+            const report_counts *k = &r->functions[i].c;
+            rows[i] = (ranged){r->functions[i].function, k->misses[c], k->misses_low[c], k->misses_high[c]};
+        }
+        char label[64];
+        report_cache_label(&r->caches[c], label, sizeof label);
+        rc = warn_level(p, label, rows, r->nfunctions, r->total.misses_high[c]);
+    }
+    free(rows);
+    return rc;
+}
+
+int predict_warn_wide_levels(prediction *p, const predict_perf *pp)
+{
+    if (!pp->ranged)
+        return 0;
+    ranged *rows = malloc((p->rep.nfunctions + 1) * sizeof *rows);
+    if (!rows)
+        return -1;
+    int rc = 0;
+    for (size_t l = 0; rc == 0 && l < pp->nlevels; l++) {
+        for (size_t i = 0; i < p->rep.nfunctions; i++) {
+            const predict_function_perf *f = &pp->functions[i];
+            rows[i] = (ranged){p->rep.functions[i].function, f->misses[l], f->misses_low[l], f->misses_high[l]};
+        }
+        char label[96];
+        snprintf(label, sizeof label, "%s of %s", pp->levels[l].name, pp->m->name);
+        rc = warn_level(p, label, rows, p->rep.nfunctions, pp->misses_high[l]);
+    }
+    free(rows);
+    return rc;
+}
