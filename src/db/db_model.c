@@ -7,6 +7,7 @@
  * next to its constant, so SQL can read them (json_each) and any program
  * can evaluate them; `formula` is the same model for people. */
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,13 +97,47 @@ static enum model_method method_of(const char *name)
     return MODEL_PMNF;
 }
 
+/* ---- the spread column ------------------------------------------------------ */
+
+/* m->spread as the text of models.spread ("0.0172 0.0518 0.1 0.158": at
+ * 2x, 4x, 8x and 16x) into buf; 0 when every value is 0 (the column is
+ * then NULL), else 1. */
+static int spread_text(const model *m, char *buf, size_t len)
+{
+    int any = 0;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < MODEL_SPREAD_POINTS; i++) {
+        any |= m->spread[i] != 0;
+        int w = snprintf(buf + used, len - used, "%s%.6g", i ? " " : "", m->spread[i]);
+        if (w < 0 || (size_t)w >= len - used)
+            return 0;
+        used += (size_t)w;
+    }
+    return any;
+}
+
+/* m->spread from the text of models.spread (NULL: all 0); values that do
+ * not read as finite non-negative numbers are 0. */
+static void read_spread(const char *text, model *m)
+{
+    for (int i = 0; text && i < MODEL_SPREAD_POINTS; i++) {
+        char *end;
+        double v = strtod(text, &end);
+        if (end == text)
+            break;
+        m->spread[i] = isfinite(v) && v >= 0 ? v : 0;
+        text = end;
+    }
+}
+
 /* ---- writing ------------------------------------------------------------- */
 
 enum { W_MODEL, W_GROUP, W_MEMBER, W_PART, NWRITE };
 static const char *const write_sql[NWRITE] = {
     "INSERT INTO models (set_id, kind, module, function, file, line, scope, scope_kind, addr, end_addr, metric, "
-    "method, formula, constant, terms, fit_smape, cv_smape, fit_max_rel, points) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    "method, formula, constant, terms, fit_smape, cv_smape, fit_max_rel, points, spread) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     "INSERT INTO rd_groups (set_id, block_size, module, loop, strides, cold_model, touches_model) "
     "VALUES (?, ?, ?, ?, ?, ?, ?)",
     "INSERT INTO rd_members (group_id, addr, function, file, line, share) VALUES (?, ?, ?, ?, ?, ?)",
@@ -249,6 +284,11 @@ int db_model_put(db_model_writer *w, const db_model_subject *s, const char *metr
     sqlite3_bind_double(st, 17, m->cv_smape);
     sqlite3_bind_double(st, 18, m->fit_max_rel);
     sqlite3_bind_int64(st, 19, (int64_t)m->npoints);
+    char spread[128];
+    if (spread_text(m, spread, sizeof spread))
+        sqlite3_bind_text(st, 20, spread, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, 20);
     int rc = db_step_done(w->d, st, DOING_STORE, err, errlen);
     sqlite3_clear_bindings(st);
     free(terms);
@@ -450,7 +490,7 @@ int db_model_set_newest(db *d, db_model_set *out, char *err, size_t errlen)
 }
 
 /* Read a model from columns first.. (method, constant, terms, fit_smape,
- * cv_smape, fit_max_rel, points); -1 when the terms are damaged. */
+ * cv_smape, fit_max_rel, points, spread); -1 when the terms are damaged. */
 static int read_model(sqlite3_stmt *st, int first, const db_model_set *set, model *m)
 {
     memset(m, 0, sizeof *m);
@@ -462,10 +502,11 @@ static int read_model(sqlite3_stmt *st, int first, const db_model_set *set, mode
     m->cv_smape = sqlite3_column_double(st, first + 4);
     m->fit_max_rel = sqlite3_column_double(st, first + 5);
     m->npoints = (size_t)sqlite3_column_int64(st, first + 6);
+    read_spread((const char *)sqlite3_column_text(st, first + 7), m);
     return parse_terms(terms ? terms : "", set, m);
 }
 
-#define MODEL_COLUMNS "method, constant, terms, fit_smape, cv_smape, fit_max_rel, points"
+#define MODEL_COLUMNS "method, constant, terms, fit_smape, cv_smape, fit_max_rel, points, spread"
 
 void db_model_rows_free(db_model_row *rows, size_t n)
 {

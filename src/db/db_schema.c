@@ -282,7 +282,8 @@ static const char model_schema_sql[] =
     "  fit_smape   REAL NOT NULL,\n"
     "  cv_smape    REAL NOT NULL,\n"
     "  fit_max_rel REAL NOT NULL,\n"
-    "  points      INTEGER NOT NULL\n"
+    "  points      INTEGER NOT NULL,\n"
+    "  spread      TEXT\n"
     ");\n"
     "CREATE INDEX models_by_set ON models(set_id, kind);\n"
     "CREATE TABLE rd_groups (\n"
@@ -487,6 +488,8 @@ static int initialise(db *d, int64_t *version, char *err, size_t errlen)
                      err, errlen);
     if (rc == 0 && *version >= 1 && *version < 5) /* version 5 names each process's executable module */
         rc = add_exe_module_column(d, err, errlen);
+    if (rc == 0 && *version >= 3 && *version < 7) /* version 7 keeps each model's spread */
+        rc = db_exec(d, "ALTER TABLE models ADD COLUMN spread TEXT", "upgrade the schema", err, errlen);
     if (rc == 0 && *version >= 1 && *version < 3) /* version 3 added the model tables */
         rc = db_exec(d, model_schema_sql, "create the schema", err, errlen);
     if (rc == 0 && *version >= 1 && *version < 6) /* version 6 renamed class none */

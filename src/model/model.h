@@ -49,6 +49,8 @@ enum model_method {
     MODEL_NESTED          /* several parameters: coefficients of the inner fit modeled in the outer one */
 };
 
+#define MODEL_SPREAD_POINTS 4 /* model.spread at 2x, 4x, 8x and 16x the largest training value */
+
 typedef struct model {
     enum model_method method;
     double constant;
@@ -60,6 +62,13 @@ typedef struct model {
     double cv_smape;    /* leave-one-out: each point predicted by the model fitted without it */
     double fit_max_rel; /* largest |f - y| / |y| over the points, as a fraction (0 where y = 0 = f) */
     size_t npoints;     /* points it was fitted on */
+    /* How far the plausible alternatives of a one-parameter model part
+     * from it beyond the training range (docs/models.md, "Uncertainty of
+     * counts"): spread[i] is the largest |alt - model| / |model| at
+     * 2^(i+1) times the largest training value over the hypotheses whose
+     * leave-one-out SMAPE is within MODEL_PLAUSIBLE of the best's; 0 when
+     * none differs, or for models fitted before it was kept. */
+    double spread[MODEL_SPREAD_POINTS];
 } model;
 
 /* A series to fit: npoints points with nparams coordinates each
@@ -85,6 +94,12 @@ typedef struct model_options {
     int nonly;
     model_term only[MODEL_MAX_TERMS];
 } model_options;
+
+/* 1 when m is an exact polynomial that no spare run confirms: fitted
+ * through as many points as it has coefficients (model_fit's
+ * interpolating polynomial of simple fractions); one more run at another
+ * value would.  Its range then holds the other forms (m->spread). */
+int model_unconfirmed(const model *m);
 
 /* ---- terms (model_term.c) ----------------------------------------------- */
 

@@ -504,12 +504,37 @@ static int better(const hyp *a, const score *sa, const hyp *b, const score *sb)
     return !same_terms(a, b) && x < y;
 }
 
-/* The best hypothesis seen so far. */
+/* The hypotheses scored in a one-parameter search, each with its
+ * leave-one-out SMAPE and its values at 2^(i+1) times the largest
+ * training value: the alternatives model.spread is made of. */
+#define MAX_ALTS 160
+typedef struct alts {
+    size_t n;
+    double far[MODEL_SPREAD_POINTS]; /* the points of the values */
+    struct {
+        double cv, v[MODEL_SPREAD_POINTS];
+    } a[MAX_ALTS];
+} alts;
+
+/* The best hypothesis seen so far; alt, when set, records every
+ * hypothesis scored. */
 typedef struct best {
     int have;
     hyp h;
     score s;
+    alts *alt;
 } best;
+
+/* Record h, fitted as s, in A (when there is room). */
+static void record_alt(alts *A, const hyp *h, const score *s)
+{
+    if (A->n == MAX_ALTS)
+        return;
+    A->a[A->n].cv = s->cv_smape;
+    for (int i = 0; i < MODEL_SPREAD_POINTS; i++)
+        A->a[A->n].v[i] = hyp_eval(h, s->c0, s->coef, &A->far[i]);
+    A->n++;
+}
 
 /* Score h on P and keep it in *b if it is better.  Returns 1 if h could
  * be scored. */
@@ -518,6 +543,8 @@ static int consider(const points *P, const hyp *h, best *b)
     score s;
     if (hyp_score(P, h, 1, &s))
         return 0;
+    if (b->alt)
+        record_alt(b->alt, h, &s);
     if (!b->have || better(h, &s, &b->h, &b->s)) {
         b->have = 1;
         b->h = *h;
@@ -738,7 +765,8 @@ static int term_allowed(const points *P, double e, int j)
 
 /* The PMNF search on the 1-parameter points P (header, step 3); user basis
  * terms of o over parameter `param` of the series are included.  Fills *b
- * (always: the constant model at least). */
+ * (always: the constant model at least) and, when b->alt is set, the
+ * alternatives. */
 static void pmnf_search(const points *P, const model_options *o, int param, best *b)
 {
     hyp h = {.method = MODEL_PMNF};
@@ -800,19 +828,91 @@ static void subset_search(const points *P, const model_options *o, best *b)
     }
 }
 
+/* 1 if v is 0 or k/d exactly (d <= 12), as snap_fit leaves a coefficient
+ * it could snap. */
+static int simple_fraction(double v)
+{
+    for (int d = 1; d <= 12; d++)
+        if (v * d == nearbyint(v * d))
+            return 1;
+    return 0;
+}
+
+/* The polynomial of degree n-1 (2 to 4) through the n points of P, when
+ * snap_fit makes every coefficient and the constant 0 or a fraction k/d
+ * (d <= 12) that still reproduces every point: integer counts of an affine
+ * loop nest from fewer runs than fit_exact_poly needs to confirm them (a
+ * 5-point stencil's 140 + 36 N^2 - 88 N from N = 100, 200, 400, which the
+ * PMNF search took for 16790 + 3.5 N^(5/3) log2(N)^2, -5.2% at 4x).
+ * Through n points any degree n-1 polynomial fits; simple fractions are
+ * the evidence (counts of another form give coefficients with large
+ * denominators).  Into *m with no leave-one-out error (there is no point
+ * to spare): cv_smape is 0 and the caller sets the spread.  1 if found. */
+static int fit_interpolating_poly(const points *P, model *m)
+{
+    int d = (int)P->n - 1;
+    if (d < 2 || d > 4)
+        return 0;
+    hyp h = {.method = MODEL_EXACT};
+    for (int e = d; e >= 1; e--)
+        h.t[h.nterms++] = term_make(0, e, 0);
+    double c0, coef[MODEL_MAX_TERMS];
+    if (hyp_solve(P, P->y, &h, NO_SKIP, &c0, coef) || !snap_fit(P, &h, &c0, coef) || !simple_fraction(c0))
+        return 0;
+    for (int j = 0; j < h.nterms; j++)
+        if (!simple_fraction(coef[j]))
+            return 0;
+    model_store(P, &h, c0, coef, 0.0, m);
+    return 1;
+}
+
+/* m->spread from the alternatives A: at each far point, the largest
+ * relative difference from m of a hypothesis whose leave-one-out SMAPE is
+ * at most MODEL_PLAUSIBLE_FACTOR times the best one's plus
+ * MODEL_PLAUSIBLE_ABS (percent): the forms the training runs cannot tell
+ * from the chosen one. */
+#define MODEL_PLAUSIBLE_FACTOR 2.0
+#define MODEL_PLAUSIBLE_ABS 0.05
+static void set_spread(const alts *A, double best_cv, model *m)
+{
+    double limit = MODEL_PLAUSIBLE_FACTOR * best_cv + MODEL_PLAUSIBLE_ABS;
+    for (int i = 0; i < MODEL_SPREAD_POINTS; i++) {
+        double v = model_eval(m, &A->far[i]), worst = 0;
+        for (size_t k = 0; k < A->n; k++)
+            if (A->a[k].cv <= limit && isfinite(A->a[k].v[i]) && v != 0)
+                worst = fmax(worst, fabs(A->a[k].v[i] - v) / fabs(v));
+        m->spread[i] = worst;
+    }
+}
+
 /* Fit the 1-parameter points P (np = 1, n >= 3 distinct values, not all
  * equal): exact polynomial when `integer`, else/then the PMNF search (or
- * the search over o->only's subsets when it has terms). */
+ * the search over o->only's subsets when it has terms); an interpolating
+ * polynomial of simple fractions wins over the search with integer counts.
+ * Every model but a confirmed exact one gets its spread. */
 static void fit_one(const points *P, const model_options *o, int param, int integer, model *m)
 {
     if (integer && fit_exact_poly(P, m))
         return;
-    best b;
+    alts *A = malloc(sizeof *A); /* without memory, no spread */
+    best b = {.alt = A};
+    if (A) {
+        A->n = 0;
+        double xmax = P->x[0];
+        for (size_t i = 1; i < P->n; i++)
+            xmax = fmax(xmax, P->x[i]);
+        for (int i = 0; i < MODEL_SPREAD_POINTS; i++)
+            A->far[i] = ldexp(xmax, i + 1);
+    }
     if (o && o->nonly > 0)
         subset_search(P, o, &b);
     else
         pmnf_search(P, o, param, &b);
-    store_best(P, &b, integer, m);
+    if (!(integer && fit_interpolating_poly(P, m)))
+        store_best(P, &b, integer, m);
+    if (A)
+        set_spread(A, b.s.cv_smape, m);
+    free(A);
 }
 
 /* ---- several parameters ---------------------------------------------------- */
@@ -1159,4 +1259,9 @@ const char *model_method_name(enum model_method m)
     case MODEL_NESTED: return "nested";
     }
     return "unknown";
+}
+
+int model_unconfirmed(const model *m)
+{
+    return m->method == MODEL_EXACT && m->npoints < (size_t)m->nterms + 2;
 }

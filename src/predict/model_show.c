@@ -7,15 +7,21 @@
 #include "predict/predict.h"
 
 /* "exact", or the fit and cross-validation errors, in percent to two
- * decimals as predict's error tables show them (not 1.13e-06%). */
+ * decimals as predict's error tables show them (not 1.13e-06%); then,
+ * when the runs leave other forms plausible, how far they part at 4x. */
 static void print_quality(const model *m, FILE *out)
 {
     char fit[NUMFMT_LEN], cv[NUMFMT_LEN];
-    if (m->method == MODEL_EXACT || m->method == MODEL_CONSTANT)
-        fprintf(out, "  [%s]", model_method_name(m->method));
+    if (model_unconfirmed(m))
+        fprintf(out, "  [exact through %zu runs, unconfirmed: one more run would confirm it", m->npoints);
+    else if (m->method == MODEL_EXACT || m->method == MODEL_CONSTANT)
+        fprintf(out, "  [%s", model_method_name(m->method));
     else
-        fprintf(out, "  [%s; fit error %s%%, cross-validation error %s%%]", model_method_name(m->method),
+        fprintf(out, "  [%s; fit error %s%%, cross-validation error %s%%", model_method_name(m->method),
                 numfmt_fixed(m->fit_smape, 2, NUM_PLAIN, fit), numfmt_fixed(m->cv_smape, 2, NUM_PLAIN, cv));
+    if (m->spread[1] >= 0.001)
+        fprintf(out, "; other forms that fit differ by %.2g%% at 4x", 100 * m->spread[1]);
+    fputc(']', out);
 }
 
 static void print_model(const db_model_row *r, FILE *out)

@@ -75,14 +75,37 @@ static int row_count(const prediction *p, const db_model_row *row, uint64_t *out
     return too_large(p, subject, row->metric, v, err, errlen);
 }
 
-static void add_metric(report_counts *c, const char *metric, uint64_t v)
+/* Set metric's count in c to v, and its range to v (1 -+ doubt). */
+static void add_metric(report_counts *c, const char *metric, uint64_t v, double doubt)
 {
-    if (!strcmp(metric, "instructions"))
-        c->instructions = v;
-    else if (!strcmp(metric, "reads"))
-        c->reads = v;
-    else if (!strcmp(metric, "writes"))
-        c->writes = v;
+    static const char *const names[3] = {"instructions", "reads", "writes"};
+    uint64_t *slots[3] = {&c->instructions, &c->reads, &c->writes};
+    for (int k = 0; k < 3; k++)
+        if (!strcmp(metric, names[k])) {
+            *slots[k] = v;
+            c->count_low[k] = (double)v * fmax(1 - doubt, 0);
+            c->count_high[k] = (double)v * (1 + doubt);
+        }
+}
+
+/* Linear interpolation of m->spread in log2 of the reach: 0 at reach 1,
+ * spread[i] at 2^(i+1), continued along the last two beyond 16x. */
+static double spread_at(const model *m, double reach)
+{
+    double l = log2(fmax(reach, 1));
+    if (l <= 1)
+        return l * m->spread[0];
+    int i = (int)floor(l) - 1; /* between spread[i] (2^(i+1)) and spread[i+1] */
+    if (i > MODEL_SPREAD_POINTS - 2)
+        i = MODEL_SPREAD_POINTS - 2;
+    double a = m->spread[i], b = m->spread[i + 1];
+    return fmax(a + (b - a) * (l - (i + 1)), 0);
+}
+
+double predict_count_doubt(const model *m, double reach)
+{
+    double g = 1 + log2(fmax(reach, 1));
+    return fmax(spread_at(m, reach), m->cv_smape / 100 * g);
 }
 
 static int oom(char *err, size_t errlen)
@@ -263,6 +286,7 @@ static int build_rows(prediction *p, char *err, size_t errlen)
             continue; /* the total is the sum of the functions': see sum_functions */
         if (row_count(p, row, &v, err, errlen) != 0)
             return -1;
+        double doubt = predict_count_doubt(row->m, predict_reach(p));
         if (is_function) {
             report_function *f = &r->functions[r->nfunctions];
             if (r->nfunctions == 0 || predict_cmp_function(f - 1, row->function, row->module)) {
@@ -270,7 +294,7 @@ static int build_rows(prediction *p, char *err, size_t errlen)
                 r->nfunctions++;
             } else
                 f--;
-            add_metric(&f->c, row->metric, v);
+            add_metric(&f->c, row->metric, v, doubt);
         } else {
             report_line *l = &r->lines[r->nlines];
             if (r->nlines == 0 || predict_cmp_line(l - 1, row->file, row->line, row->function)) {
@@ -279,7 +303,7 @@ static int build_rows(prediction *p, char *err, size_t errlen)
                 r->nlines++;
             } else
                 l--;
-            add_metric(&l->c, row->metric, v);
+            add_metric(&l->c, row->metric, v, doubt);
         }
     }
     /* Models of one subject are stored together; sorting by key makes
@@ -311,6 +335,10 @@ static int sum_functions(const prediction *p, report *r, char *err, size_t errle
         r->total.instructions += r->functions[i].c.instructions;
         r->total.reads += r->functions[i].c.reads;
         r->total.writes += r->functions[i].c.writes;
+        for (int k = 0; k < 3; k++) {
+            r->total.count_low[k] += r->functions[i].c.count_low[k];
+            r->total.count_high[k] += r->functions[i].c.count_high[k];
+        }
     }
     return 0;
 }
@@ -506,8 +534,42 @@ static int build_scopes(prediction *p, char *err, size_t errlen)
             return -1;
         scope_metric(s, row->metric, (double)v);
         predict_error_metric(&s->err, row->metric, row->m->cv_smape);
+        if (!strcmp(row->metric, "instructions"))
+            s->doubt = predict_count_doubt(row->m, predict_reach(p));
     }
     return 0;
+}
+
+/* One warning when function rows' instruction models are exact
+ * polynomials with no run to spare (model_unconfirmed), naming the one
+ * with the most instructions and the widest relative range among them.
+ * -1 when memory runs out. */
+static int warn_unconfirmed(prediction *p)
+{
+    size_t n = 0;
+    const db_model_row *largest = NULL;
+    double v = 0, widest = 0, reach = predict_reach(p);
+    for (size_t i = 0; i < p->nrows; i++) {
+        const db_model_row *row = &p->rows[i];
+        if (strcmp(row->kind, "function") || strcmp(row->metric, "instructions") || !model_unconfirmed(row->m))
+            continue;
+        n++;
+        double here = model_eval(row->m, p->x);
+        widest = fmax(widest, predict_count_doubt(row->m, reach));
+        if (!largest || here > v)
+            largest = row, v = here;
+    }
+    if (n == 0)
+        return 0;
+    char text[768];
+    snprintf(text, sizeof text,
+             "the instructions of %zu function%s (largest: %s) rest on exact polynomials through as many runs "
+             "as they have coefficients (%zu): collect one more size to confirm them; until then their ranges "
+             "hold the other forms that fit the runs (up to %.2g%% here). A model needs 3 runs per parameter, "
+             "an exact polynomial of degree d needs d + 2 to be confirmed; 5 are recommended",
+             n, n == 1 ? "" : "s", largest->function ? largest->function : "?", largest->m->npoints,
+             100 * widest);
+    return predict_add_warning(p, text);
 }
 
 /* ---- the whole ---------------------------------------------------------------------- */
@@ -549,7 +611,7 @@ int predict(db *d, const char *const *names, const double *values, int n, const 
         rc = predict_load_training(d, out, err, errlen);
     if (rc == 0)
         rc = predict_nest_scopes(d, out, err, errlen);
-    if (rc == 0 && predict_warn_wide(out) != 0)
+    if (rc == 0 && (predict_warn_wide(out) != 0 || warn_unconfirmed(out) != 0))
         rc = oom(err, errlen);
     if (rc == 0)
         report_sort(&out->rep);

@@ -40,6 +40,7 @@ typedef struct predict_scope {
     double instructions, reads, writes, flops, headers, entries;
     double cls[ST_CLASS_COUNT]; /* executions per instruction class */
     predict_error err;          /* of its models (a measured run: 0) */
+    double doubt;               /* relative uncertainty of its instructions (predict_count_doubt) */
     int lowered;                /* a count was above its parent's and was
                                    lowered to it (predict_nest_scopes) */
 } predict_scope;
@@ -79,6 +80,13 @@ typedef struct prediction {
 int predict(db *d, const char *const *names, const double *values, int n, const report_cache *caches,
             size_t ncaches, prediction *out, char *err, size_t errlen);
 void prediction_free(prediction *p);
+
+/* The relative uncertainty of a count model's value at `reach` (as
+ * predict_reach gives it): the larger of the spread of its plausible
+ * alternatives there (model.spread, interpolated in log2 of the reach) and
+ * its leave-one-out error times 1 + log2(reach) (docs/models.md,
+ * "Uncertainty of counts").  0 for a confirmed exact polynomial. */
+double predict_count_doubt(const model *m, double reach);
 
 /* How far p->x lies outside the fitted range: the largest ratio of a
  * parameter to the largest fitted value above it, or of the smallest

@@ -5,6 +5,7 @@
  * models' errors: of the counts and of the misses, the text's tables
  * with the rows above a threshold (predict_output). */
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -245,6 +246,8 @@ static json_t *scope_json(const predict_scope *s, int with_error)
     if (o && with_error) {
         json_object_set_new(o, "cv_error_percent", error_json(&s->err));
         json_object_set_new(o, "lowered", json_boolean(s->lowered));
+        json_object_set_new(o, "instructions_range", json_pack("[f, f]", s->instructions * fmax(1 - s->doubt, 0),
+                                                               s->instructions * (1 + s->doubt)));
     }
     if (o && !strcmp(s->kind ? s->kind : "", "loop")) {
         json_object_set_new(o, "header_executions", json_real(s->headers));

@@ -65,6 +65,10 @@ typedef struct report_counts {
      * "Uncertainty"), misses_low <= misses <= misses_high; both 0 in a
      * measured report. */
     double misses_low[REPORT_MAX_CACHES], misses_high[REPORT_MAX_CACHES];
+    /* A prediction's range of instructions, reads and writes (in that
+     * order; docs/models.md, "Uncertainty of counts"); 0 in a measured
+     * report. */
+    double count_low[3], count_high[3];
 } report_counts;
 
 typedef struct report_function {

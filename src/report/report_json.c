@@ -59,7 +59,11 @@ static json_t *with_counts(json_t *o, const report *r, const report_counts *c)
                                                  json_count(c->instructions), "accesses",
                                                  json_count(c->reads + c->writes), "reads", json_count(c->reads),
                                                  "writes", json_count(c->writes), "misses", report_caches_json(r, c->misses, json_number))) == 0 &&
-        (!r->prediction || json_object_set_new(o, "misses_range", ranges_json(r, c)) == 0))
+        (!r->prediction || (json_object_set_new(o, "misses_range", ranges_json(r, c)) == 0 &&
+                            json_object_update_new(o, json_pack("{s:[f,f], s:[f,f], s:[f,f]}", "instructions_range",
+                                                                c->count_low[0], c->count_high[0], "reads_range",
+                                                                c->count_low[1], c->count_high[1], "writes_range",
+                                                                c->count_low[2], c->count_high[2])) == 0)))
         return o;
     json_decref(o);
     return NULL;

@@ -272,7 +272,12 @@ static int print_totals(const report *r, num_style numbers, FILE *out)
     char reads[NUMFMT_LEN], writes[NUMFMT_LEN], lines[NUMFMT_LEN];
     cell(&t, "instructions");
     count_cell(&t, c->instructions, numbers);
-    cell(&t, "%s", "");
+    if (r->prediction && c->count_high[0] > c->count_low[0]) {
+        char lo[NUMFMT_LEN], hi[NUMFMT_LEN];
+        cell(&t, "range %s to %s", numfmt_fixed(c->count_low[0], 0, numbers, lo),
+             numfmt_fixed(c->count_high[0], 0, numbers, hi));
+    } else
+        cell(&t, "%s", "");
     cell(&t, "accesses");
     count_cell(&t, c->reads + c->writes, numbers);
     cell(&t, "reads %s, writes %s", numfmt_count(c->reads, numbers, reads), numfmt_count(c->writes, numbers, writes));

@@ -291,6 +291,37 @@ static void test_rising_share(void **state)
     assert_close(model_eval(&m, &x), 0.5 + 2.0 / 64, 1e-9);
 }
 
+static double stencil_sweep(double n) { return 140 + 36 * n * n - 88 * n; }
+static double nlogn_100(double n) { return 5 * n * log2(n) + 100; }
+
+/* Three runs (issue 22): a 5-point stencil sweep's instructions
+ * 140 + 36 N^2 - 88 N at N = 100, 200, 400 are the quadratic through them,
+ * whose coefficients are whole: exact (the PMNF search chose
+ * 16790 + 3.5 N^(5/3) log2(N)^2, -5.2% at N = 1600); its spread says
+ * that three runs cannot rule the other forms out (over 1% at 4x).  A
+ * series of another form (5 N log2 N + 100) is not taken for a
+ * polynomial: its quadratic through three points has no simple
+ * coefficients.  With five runs the quadratic is confirmed: spread 0. */
+static void test_three_runs(void **state)
+{
+    (void)state;
+    static const double three[] = {100, 200, 400}, five[] = {100, 200, 300, 400, 500};
+    model_options o = {.integer_counts = 1};
+    model m;
+    fit1(three, 3, stencil_sweep, &o, &m);
+    assert_int_equal(m.method, MODEL_EXACT);
+    double x = 1600;
+    assert_close(model_eval(&m, &x), stencil_sweep(1600), 1e-12);
+    printf("    spread at 2x..16x: %g %g %g %g\n", m.spread[0], m.spread[1], m.spread[2], m.spread[3]);
+    assert_true(m.spread[1] > 0.01);
+    assert_true(m.spread[0] <= m.spread[1] && m.spread[1] <= m.spread[2]);
+    fit1(three, 3, nlogn_100, &o, &m);
+    assert_int_not_equal(m.method, MODEL_EXACT);
+    fit1(five, 5, stencil_sweep, &o, &m);
+    assert_int_equal(m.method, MODEL_EXACT);
+    assert_true(m.spread[3] == 0);
+}
+
 /* ---- several parameters ------------------------------------------------------------- */
 
 /* Fit f over the 5 x 5 grid N in nv, M in mv; asserts success. */
@@ -586,6 +617,7 @@ int main(void)
         cmocka_unit_test(test_pmnf_sqrt),
         cmocka_unit_test(test_pmnf_noisy_quadratic),
         cmocka_unit_test(test_rising_share),
+        cmocka_unit_test(test_three_runs),
         cmocka_unit_test(test_two_params_product),
         cmocka_unit_test(test_two_params_additive),
         cmocka_unit_test(test_two_params_nlogn),
