@@ -101,6 +101,11 @@ typedef struct model_options {
  * value would.  Its range then holds the other forms (m->spread). */
 int model_unconfirmed(const model *m);
 
+/* m->spread at `reach` times the largest training value: linear in
+ * log2(reach) between 0 at reach <= 1 and spread[i] at 2^(i+1),
+ * continued along the last two points beyond 16. */
+double model_spread_at(const model *m, double reach);
+
 /* ---- terms (model_term.c) ----------------------------------------------- */
 
 /* The model's value at the point x (x[k] = parameter k). */
@@ -190,36 +195,27 @@ int rd_model_fit(const rd_series_point *pts, size_t npoints, int nparams, const 
  * high). */
 double rd_model_misses(const rd_model *m, const double *x, uint64_t capacity);
 
-/* How far the parts of one group's prediction may be off (docs/models.md,
- * "Uncertainty"): the reuse distances, relatively; the cold and non-cold
- * touches, relatively; the leading bins' share of the touches, absolutely. */
-typedef struct rd_doubt {
-    double distance, count, share;
-} rd_doubt;
-
-/* The doubt of m's predictions at `reach` times the largest training
- * point (reach <= 1 inside the training range):
- *   g        = 1 + log2(max(reach, 1))
- *   distance = max(RD_DOUBT_DISTANCE_FLOOR, slice error) * g, the slice
- *              error the share-weighted mean over slices of the leave-one-
- *              out SMAPE of their low and high edges;
- *   count    = max(cv of cold, cv of touches) * g;
- *   share    = cv of the leads' share F_last * g.
- * (cv: leave-one-out SMAPE as a fraction; 0 for exact and constant
- * models.) */
-#define RD_DOUBT_DISTANCE_FLOOR 0.02
-rd_doubt rd_model_doubt(const rd_model *m, double reach);
-
 /* The range [range[0], range[1]] of m's misses at x for a cache of
- * `capacity` blocks that the doubt d allows: the extremes of the misses
- * with the capacity scaled by 1 -+ d->distance (the distances by the
- * inverse), the counts by 1 +- d->count, the leads' share moved by
- * +- d->share, and the slice edges with or without their monotone repair
- * (whether slices that pass each other when extrapolated are one group's
- * distances running off, or two groups really changing places).  Always
- * range[0] <= rd_model_misses(m, x, capacity) <= range[1]. */
-void rd_model_misses_range(const rd_model *m, const double *x, uint64_t capacity, const rd_doubt *d,
-                           double range[2]);
+ * `capacity` blocks (docs/models.md, "Uncertainty"), x lying `reach`
+ * times beyond the training points (the largest ratio over the
+ * parameters; <= 1 inside them).  With g = 1 + log2(max(reach, 1)) and,
+ * for a model M, doubt(M) = max(cv(M) * g, model_spread_at(M, reach))
+ * (cv: its leave-one-out SMAPE as a fraction), the extremes of the misses
+ * when
+ *   - each slice's distances are scaled by (1 + d_i) or 1 / (1 + d_i),
+ *     d_i = max(RD_DOUBT_DISTANCE_FLOOR * g, doubt(low_i), doubt(high_i));
+ *   - cold and touches by 1 -+ max(doubt(cold), doubt(touches));
+ *   - the leads' share moves by +- doubt(F_last) * F_last(x);
+ *   - the slice edges are taken with or without their monotone repair
+ *     (whether slices passing each other are one group's distances
+ *     running off, or two groups changing places);
+ * widened to at least +- RD_DOUBT_SHARE_FLOOR * g of the misses above the
+ * cold ones (the slices' shares are fixed in u; the real ones drift with
+ * the size).  Always range[0] <= rd_model_misses(m, x, capacity) <=
+ * range[1]. */
+#define RD_DOUBT_DISTANCE_FLOOR 0.02
+#define RD_DOUBT_SHARE_FLOOR 0.005
+void rd_model_misses_range(const rd_model *m, const double *x, uint64_t capacity, double reach, double range[2]);
 
 /* The slices of m that cross a cache of `capacity` blocks between the
  * training points and x (docs/models.md, "Capacity crossings").  A slice

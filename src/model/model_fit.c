@@ -872,7 +872,7 @@ static int fit_interpolating_poly(const points *P, model *m)
  * MODEL_PLAUSIBLE_ABS (percent): the forms the training runs cannot tell
  * from the chosen one. */
 #define MODEL_PLAUSIBLE_FACTOR 2.0
-#define MODEL_PLAUSIBLE_ABS 0.05
+#define MODEL_PLAUSIBLE_ABS 1e-6
 static void set_spread(const alts *A, double best_cv, model *m)
 {
     double limit = MODEL_PLAUSIBLE_FACTOR * best_cv + MODEL_PLAUSIBLE_ABS;
@@ -1264,4 +1264,16 @@ const char *model_method_name(enum model_method m)
 int model_unconfirmed(const model *m)
 {
     return m->method == MODEL_EXACT && m->npoints < (size_t)m->nterms + 2;
+}
+
+double model_spread_at(const model *m, double reach)
+{
+    double l = log2(fmax(reach, 1));
+    if (l <= 1)
+        return l * m->spread[0];
+    int i = (int)floor(l) - 1; /* between spread[i] (at 2^(i+1)) and spread[i+1] */
+    if (i > MODEL_SPREAD_POINTS - 2)
+        i = MODEL_SPREAD_POINTS - 2;
+    double a = m->spread[i], b = m->spread[i + 1];
+    return fmax(a + (b - a) * (l - (i + 1)), 0);
 }

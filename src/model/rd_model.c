@@ -1125,14 +1125,22 @@ static void rd_at_free(rd_at *a)
     free(a->raw.e);
 }
 
-/* Misses at capacity c of the model evaluated in a, with its counts
- * scaled by `scale`, the leads' share F_last moved by `shift` (clamped to
- * [0, 1]; the leads keep their proportions) and the slices at edges e
- * (a->repaired.e or a->raw.e). */
-static double misses_at(const rd_model *m, const rd_at *a, double c, double scale, double shift, const double *e)
+/* What may move in misses_at: the counts' scale, the leads' share's
+ * shift, and each slice's distances' scale (NULL: 1). */
+typedef struct perturb {
+    double scale, shift;
+    const double *slice_scale;
+} perturb;
+
+/* Misses at capacity c of the model evaluated in a, perturbed by q: its
+ * counts scaled by q->scale, the leads' share F_last moved by q->shift
+ * (clamped to [0, 1]; the leads keep their proportions) and the slices at
+ * edges e (a->repaired.e or a->raw.e), slice i's scaled by
+ * q->slice_scale[i]. */
+static double misses_at(const rd_model *m, const rd_at *a, double c, const perturb *q, const double *e)
 {
-    double touches = a->touches * scale, misses = a->cold * scale;
-    double all = clamp(a->lead_all + shift, 0, 1);
+    double touches = a->touches * q->scale, misses = a->cold * q->scale;
+    double all = clamp(a->lead_all + q->shift, 0, 1);
     if (m->nlead && a->lead_all > 0) {
         double lead = 0;
         lead_misses(m, a->x, c, touches, &lead);
@@ -1141,51 +1149,80 @@ static double misses_at(const rd_model *m, const rd_at *a, double c, double scal
     double rest = touches * (1 - all);
     for (size_t i = 0; e && i < m->nbins; i++) {
         double share = clamp(m->bins[i].u_high - m->bins[i].u_low, 0, 1);
-        misses += share * rest * above(e[2 * i], e[2 * i + 1], c);
+        double k = q->slice_scale ? q->slice_scale[i] : 1;
+        misses += share * rest * above(k * e[2 * i], k * e[2 * i + 1], c);
     }
-    return NAN_GUARD(misses, a->cold * scale);
+    return NAN_GUARD(misses, a->cold * q->scale);
 }
 
 double rd_model_misses(const rd_model *m, const double *x, uint64_t capacity)
 {
     rd_at a;
     rd_at_init(&a, m, x);
-    double misses = misses_at(m, &a, (double)capacity, 1, 0, a.repaired.e);
+    perturb none = {1, 0, NULL};
+    double misses = misses_at(m, &a, (double)capacity, &none, a.repaired.e);
     rd_at_free(&a);
     return misses;
 }
 
-rd_doubt rd_model_doubt(const rd_model *m, double reach)
+/* The relative doubt of one model at the reach (model.h,
+ * rd_model_misses_range): its cv grown with the reach, or the spread of
+ * its alternatives there. */
+static double model_doubt(const model *m, double reach)
 {
-    double g = 1 + log2(fmax(reach, 1)), slices = 0, weight = 0;
-    for (size_t i = 0; i < m->nbins; i++) {
-        double share = clamp(m->bins[i].u_high - m->bins[i].u_low, 0, 1);
-        slices += share * (m->bins[i].low.cv_smape + m->bins[i].high.cv_smape) / 2;
-        weight += share;
-    }
-    slices = weight > 0 ? slices / weight / 100 : 0;
-    rd_doubt d = {fmax(RD_DOUBT_DISTANCE_FLOOR, finite_or(slices, 1)) * g,
-                  finite_or(fmax(m->cold.cv_smape, m->touches.cv_smape) / 100, 1) * g,
-                  m->nlead ? finite_or(m->lead[m->nlead - 1].fraction.cv_smape / 100, 1) * g : 0};
-    return d;
+    double g = 1 + log2(fmax(reach, 1));
+    return finite_or(fmax(m->cv_smape / 100 * g, model_spread_at(m, reach)), 1);
 }
 
-void rd_model_misses_range(const rd_model *m, const double *x, uint64_t capacity, const rd_doubt *d,
-                           double range[2])
+/* The distance doubt of each slice at the reach into d[0..nbins): the
+ * larger of its edges' doubts and RD_DOUBT_DISTANCE_FLOOR * g. */
+static void slice_doubts(const rd_model *m, double reach, double *d)
+{
+    double g = 1 + log2(fmax(reach, 1));
+    for (size_t i = 0; i < m->nbins; i++)
+        d[i] = fmax(RD_DOUBT_DISTANCE_FLOOR * g,
+                    fmax(model_doubt(&m->bins[i].low, reach), model_doubt(&m->bins[i].high, reach)));
+}
+
+/* The extremes of m's misses over the perturbations of the header of
+ * rd_model_misses_range, into *lo and *hi (which hold the unperturbed
+ * misses on entry); d: the slices' doubts, scale: 2 * nbins scratch. */
+static void perturbed_extremes(const rd_model *m, const rd_at *a, double c, double reach, const double *d,
+                               double *scale, double *lo, double *hi)
+{
+    double *down = scale, *up = scale + m->nbins;
+    for (size_t i = 0; i < m->nbins; i++) {
+        down[i] = 1 / (1 + d[i]);
+        up[i] = 1 + d[i];
+    }
+    double count = fmax(model_doubt(&m->cold, reach), model_doubt(&m->touches, reach));
+    double share = m->nlead ? model_doubt(&m->lead[m->nlead - 1].fraction, reach) * a->lead_all : 0;
+    const double *edges[2] = {a->repaired.e, a->raw.e ? a->raw.e : a->repaired.e};
+    for (int e = 0; e < 2; e++)
+        for (int s = -1; s <= 1; s += 2) {
+            perturb less = {fmax(1 - count, 0), s * share, down}, more = {1 + count, s * share, up};
+            *lo = fmin(*lo, misses_at(m, a, c, &less, edges[e]));
+            *hi = fmax(*hi, misses_at(m, a, c, &more, edges[e]));
+        }
+}
+
+void rd_model_misses_range(const rd_model *m, const double *x, uint64_t capacity, double reach, double range[2])
 {
     rd_at a;
     rd_at_init(&a, m, x);
-    double c = (double)capacity, mid = misses_at(m, &a, c, 1, 0, a.repaired.e);
-    double lo = mid, hi = mid, dist = clamp(d->distance, 0, 0.99);
-    const double *edges[2] = {a.repaired.e, a.raw.e ? a.raw.e : a.repaired.e};
-    for (int e = 0; e < 2; e++)
-        for (int s = -1; s <= 1; s += 2) {
-            lo = fmin(lo, misses_at(m, &a, c * (1 + dist), fmax(1 - d->count, 0), s * d->share, edges[e]));
-            hi = fmax(hi, misses_at(m, &a, c * (1 - dist), 1 + d->count, s * d->share, edges[e]));
-        }
+    perturb none = {1, 0, NULL};
+    double c = (double)capacity, mid = misses_at(m, &a, c, &none, a.repaired.e), lo = mid, hi = mid;
+    double *d = malloc(3 * m->nbins * sizeof *d + 1);
+    if (d) {
+        slice_doubts(m, reach, d);
+        perturbed_extremes(m, &a, c, reach, d, d + m->nbins, &lo, &hi);
+        free(d);
+    }
+    /* the slices' shares, fixed in u, drift with the size: a floor */
+    double drift = RD_DOUBT_SHARE_FLOOR * (1 + log2(fmax(reach, 1))) * fmax(mid - a.cold, 0);
     rd_at_free(&a);
-    range[0] = lo;
-    range[1] = hi;
+    range[0] = fmax(fmin(lo, mid - drift), 0);
+    range[1] = fmax(hi, mid + drift);
 }
 
 /* 1 when at least half of slice i's touches miss a cache of c blocks:

@@ -88,24 +88,10 @@ static void add_metric(report_counts *c, const char *metric, uint64_t v, double 
         }
 }
 
-/* Linear interpolation of m->spread in log2 of the reach: 0 at reach 1,
- * spread[i] at 2^(i+1), continued along the last two beyond 16x. */
-static double spread_at(const model *m, double reach)
-{
-    double l = log2(fmax(reach, 1));
-    if (l <= 1)
-        return l * m->spread[0];
-    int i = (int)floor(l) - 1; /* between spread[i] (2^(i+1)) and spread[i+1] */
-    if (i > MODEL_SPREAD_POINTS - 2)
-        i = MODEL_SPREAD_POINTS - 2;
-    double a = m->spread[i], b = m->spread[i + 1];
-    return fmax(a + (b - a) * (l - (i + 1)), 0);
-}
-
 double predict_count_doubt(const model *m, double reach)
 {
     double g = 1 + log2(fmax(reach, 1));
-    return fmax(spread_at(m, reach), m->cv_smape / 100 * g);
+    return fmax(model_spread_at(m, reach), m->cv_smape / 100 * g);
 }
 
 static int oom(char *err, size_t errlen)
@@ -386,7 +372,7 @@ double predict_reach(const prediction *p)
 static int add_group_misses(prediction *p, const db_rd_group *g, char *err, size_t errlen)
 {
     report *r = &p->rep;
-    rd_doubt doubt = rd_model_doubt(g->m, predict_reach(p));
+    double reach = predict_reach(p);
     for (size_t c = 0; c < r->ncaches; c++) {
         if (r->caches[c].line != g->block_size)
             continue;
@@ -397,7 +383,7 @@ static int add_group_misses(prediction *p, const db_rd_group *g, char *err, size
             group_subject(g, subject, sizeof subject);
             return too_large(p, subject, "misses", m[0], err, errlen);
         }
-        rd_model_misses_range(g->m, p->x, capacity, &doubt, m + 1);
+        rd_model_misses_range(g->m, p->x, capacity, reach, m + 1);
         add_share(&r->total, c, m, 1);
         for (size_t k = 0; k < g->nmembers; k++)
             add_member_misses(r, g, &g->members[k], c, m);

@@ -172,9 +172,8 @@ static void level_range(const prediction *p, const db_rd_group *g, const perf_le
                         double range[2])
 {
     uint64_t capacity = (uint64_t)(L->sets * L->ways);
-    rd_doubt d = rd_model_doubt(g->m, predict_reach(p));
     double fa = rd_model_misses(g->m, p->x, capacity), r[2];
-    rd_model_misses_range(g->m, p->x, capacity, &d, r);
+    rd_model_misses_range(g->m, p->x, capacity, predict_reach(p), r);
     range[0] = fa > 0 ? misses * r[0] / fa : misses;
     range[1] = fa > 0 ? misses * r[1] / fa : fmax(misses, r[1]);
 }
