@@ -21,6 +21,10 @@
  *        a leading bin of distance d;
  *      - any other bin (significant somewhere, empty somewhere: its distance
  *        moves with size) ends the walk, as does the first inexact bin.
+ *    Beyond the exact bins, every bin whose touches lie at one whole
+ *    distance D, the same at every point (sum = D * count), with a share
+ *    >= 1% somewhere is a leading bin of distance D too (at most 16 of
+ *    them, after the exact ones): rows a fixed number of lines apart.
  *    Leading bin i keeps the model of the *cumulative* share
  *        F_i(x) = model_fit of (sum_{j<=i} count_j,s) / T_s
  *    (integer_counts = 0), and holds F_i - F_{i-1} of the touches.  Row
@@ -164,6 +168,7 @@
 #define MIN_SLICE_SHARE (1.0 / 512)  /* slices below this share of touches everywhere are leaves */
 #define NARROW_MIN_SHARE (1.0 / 64)  /* only slices this big somewhere must be narrow */
 #define MAX_DEPTH 12                 /* deepest split */
+#define MAX_LEADS (2 * RD_EXACT_BINS) /* leading bins: the exact ones and as many constant far ones */
 #define SPLIT_EPS 1e-9               /* a split this close to a slice end is no split */
 #define NAN_GUARD(v, fallback) (isfinite(v) ? (v) : (fallback))
 
@@ -297,12 +302,52 @@ static int check_input(const rd_series_point *pts, size_t npoints, int nparams, 
 
 /* ---- leading constant bins ------------------------------------------------ */
 
+/* The one whole distance every touch of `bin` has at every point (its
+ * recorded sum is count * D with the same D everywhere), or -1 when the
+ * bin is empty somewhere or holds several distances. */
+static double constant_distance(const rd_series_point *pts, size_t npoints, unsigned bin)
+{
+    double D = -1;
+    for (size_t s = 0; s < npoints; s++) {
+        const rd_binrec *b = NULL;
+        for (size_t i = 0; i < pts[s].nbins && pts[s].bins[i].bin <= bin; i++)
+            if (pts[s].bins[i].bin == bin)
+                b = &pts[s].bins[i];
+        if (!b || !b->count || b->sum % b->count)
+            return -1;
+        double d = (double)(b->sum / b->count);
+        if (s > 0 && d != D)
+            return -1;
+        D = d;
+    }
+    return D;
+}
+
 /* Choose the leading bins (rule in the file header) of the histograms with
- * touches T[s]; writes their bin numbers, ascending, to lead[] (room for
- * RD_EXACT_BINS) and returns how many. */
-static size_t choose_leads(const rd_series_point *pts, size_t npoints, const double *T, unsigned *lead)
+ * touches T[s]; writes their bin numbers, ascending, to lead[] and their
+ * distances to dist[] (room for MAX_LEADS) and returns how many.  Beyond
+ * the exact bins, a bin whose touches all lie at one constant distance at
+ * every point and hold LEAD_MIN_SHARE somewhere is a lead too: the
+ * short reuses of a stencil whose rows are a fixed number of lines apart
+ * (97% of one line's touches at distances 25 and 27), which as slices of
+ * the rest were split 37 ways with edges fitted to noise. */
+static size_t choose_leads(const rd_series_point *pts, size_t npoints, const double *T, unsigned *lead,
+                           double *dist)
 {
     size_t n = 0;
+    for (unsigned bin = RD_EXACT_BINS; bin < RD_MAX_BINS && n < MAX_LEADS - RD_EXACT_BINS; bin++) {
+        double share = 0, D = constant_distance(pts, npoints, bin);
+        for (size_t s = 0; D >= 0 && s < npoints; s++)
+            share = fmax(share, (double)bin_count(&pts[s], bin) / T[s]);
+        if (D >= 0 && share >= LEAD_MIN_SHARE) {
+            lead[n] = bin;
+            dist[n++] = D;
+        }
+    }
+    size_t nfar = n;
+    memmove(lead + RD_EXACT_BINS, lead, nfar * sizeof *lead); /* the exact ones go first */
+    memmove(dist + RD_EXACT_BINS, dist, nfar * sizeof *dist);
+    n = 0;
     for (unsigned d = 0; d < RD_EXACT_BINS; d++) {
         int everywhere = 1, somewhere = 0;
         double share = 0;
@@ -317,9 +362,12 @@ static size_t choose_leads(const rd_series_point *pts, size_t npoints, const dou
             continue;
         if (!everywhere)
             break;
+        dist[n] = d;
         lead[n++] = d;
     }
-    return n;
+    memmove(lead + n, lead + RD_EXACT_BINS, nfar * sizeof *lead);
+    memmove(dist + n, dist + RD_EXACT_BINS, nfar * sizeof *dist);
+    return n + nfar;
 }
 
 /* Whether bin b is one of the nlead leading bins. */
@@ -827,8 +875,8 @@ static model_options fraction_options(const model_options *o, int nparams)
  * leading distances up to its own, (sum_{j<=i} count_j,s) / T_s.  Returns
  * 0 or -1. */
 static int fit_leads(const rd_series_point *pts, size_t npoints, int nparams, const model_options *o,
-                     const double *xs, const double *T, const unsigned *lead, size_t nlead, rd_model *m, char *err,
-                     size_t errlen)
+                     const double *xs, const double *T, const unsigned *lead, const double *dist, size_t nlead,
+                     rd_model *m, char *err, size_t errlen)
 {
     if (!nlead)
         return 0;
@@ -846,8 +894,8 @@ static int fit_leads(const rd_series_point *pts, size_t npoints, int nparams, co
         for (size_t s = 0; s < npoints; s++)
             y[s] += (double)bin_count(&pts[s], lead[i]) / T[s];
         char what[80];
-        snprintf(what, sizeof what, "share of the touches at leading distances up to %u", lead[i]);
-        m->lead[i].distance = lead[i];
+        snprintf(what, sizeof what, "share of the touches at leading distances up to %.0f", dist[i]);
+        m->lead[i].distance = dist[i];
         if (fit_values(xs, y, npoints, nparams, &fo, 0, &m->lead[i].fraction, what, err, errlen)) {
             free(y);
             return -1;
@@ -928,9 +976,10 @@ static int fit_all(const rd_series_point *pts, size_t npoints, int nparams, cons
     if (fit_values(xs, cold, npoints, nparams, o, 1, &out->cold, "first touches", err, errlen) ||
         fit_values(xs, T, npoints, nparams, o, 1, &out->touches, "non-cold touches", err, errlen))
         goto done;
-    unsigned lead[RD_EXACT_BINS];
-    size_t nlead = choose_leads(pts, npoints, T, lead);
-    if (fit_leads(pts, npoints, nparams, o, xs, T, lead, nlead, out, err, errlen) ||
+    unsigned lead[MAX_LEADS];
+    double dist[MAX_LEADS];
+    size_t nlead = choose_leads(pts, npoints, T, lead, dist);
+    if (fit_leads(pts, npoints, nparams, o, xs, T, lead, dist, nlead, out, err, errlen) ||
         fit_rest(pts, npoints, nparams, o, lead, nlead, out, err, errlen))
         goto done;
     rc = 0;

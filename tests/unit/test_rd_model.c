@@ -292,6 +292,35 @@ static void test_cumulative_leads(void **state)
     assert_true(fit_and_compare(swapping_leads, sizes, 2400, caps, 3) < 0.01);
 }
 
+/* A stencil line's shape (issue 20): 97% of the touches at the constant
+ * distances 25 and 27 (rows a fixed number of lines apart), 3% at the
+ * sweep distance N^2/4, cold N^2/8.  Sizes 40..120 (multiples of 8). */
+static hist far_leads(uint64_t n, int arg)
+{
+    (void)arg;
+    uint64_t d[3] = {25, 27, n * n / 4};
+    uint64_t c[3] = {60 * n * n, 37 * n * n, 3 * n * n};
+    return groups_hist(n * n / 8, d, c, 3);
+}
+
+/* Constant distances beyond the exact bins are leads: two leads, one
+ * slice for the sweep reuse, and exact misses at 4x and 8x for caches
+ * between and around the distances. */
+static void test_far_leads(void **state)
+{
+    (void)state;
+    static const uint64_t sizes[] = {40, 56, 80, 96, 120};
+    static const uint64_t caps[] = {20, 26, 28, 1000, 100000};
+    rd_model m;
+    fit_pattern(far_leads, 0, sizes, 5, &m);
+    assert_int_equal(m.nlead, 2);
+    assert_true(m.lead[0].distance == 25 && m.lead[1].distance == 27);
+    assert_true(m.nbins <= 2);
+    rd_model_free(&m);
+    assert_true(fit_and_compare(far_leads, sizes, 480, caps, 5) < 1e-6);
+    assert_true(fit_and_compare(far_leads, sizes, 960, caps, 5) < 1e-6);
+}
+
 /* ---- degenerate series ---------------------------------------------------- */
 
 /* Each run touches N blocks once: only cold touches, no bins at all. */
@@ -549,6 +578,7 @@ int main(void)
         T(test_matmul),
         T(test_shared_terms),
         T(test_cumulative_leads),
+        T(test_far_leads),
         T(test_cold_only),
         T(test_all_distance_zero),
         T(test_single_distance_rest),
