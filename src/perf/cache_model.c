@@ -57,6 +57,31 @@ static double bin_hits(const perf_rd_bin *b, const perf_level *L)
     return sum / SA_POINTS;
 }
 
+double perf_contiguous_hit(double d, double sets, double ways)
+{
+    double n = floor(d) + 1, S = floor(sets), W = floor(ways);
+    if (S <= 1)
+        return n <= W ? 1 : 0;
+    double q = floor(n / S), r = n - q * S;
+    if (q + (r > 0) <= W)
+        return 1;
+    if (q > W)
+        return 0;
+    return (S - r) * q / n; /* q == W: the lines of the sets that got no extra one hit */
+}
+
+/* Share of the touches of bin b that hit L, by perf_contiguous_hit. */
+static double bin_contiguous_hits(const perf_rd_bin *b, const perf_level *L)
+{
+    double width = b->high - b->low;
+    if (width <= 1)
+        return perf_contiguous_hit(b->low, L->sets, L->ways);
+    double sum = 0;
+    for (int k = 0; k < SA_POINTS; k++)
+        sum += perf_contiguous_hit(b->low + (k + 0.5) * width / SA_POINTS, L->sets, L->ways);
+    return sum / SA_POINTS;
+}
+
 double perf_level_misses(const perf_rd_dist *d, const perf_level *L)
 {
     double misses = d->cold;
@@ -65,12 +90,12 @@ double perf_level_misses(const perf_rd_dist *d, const perf_level *L)
     return misses;
 }
 
-perf_level perf_level_fully_associative(const perf_level *L)
+double perf_level_misses_contiguous(const perf_rd_dist *d, const perf_level *L)
 {
-    perf_level fa = *L;
-    fa.ways = L->sets * L->ways;
-    fa.sets = 1;
-    return fa;
+    double misses = d->cold;
+    for (size_t i = 0; i < d->nbins; i++)
+        misses += d->bins[i].count * (1 - bin_contiguous_hits(&d->bins[i], L));
+    return misses;
 }
 
 size_t perf_cache_levels(const machine *m, perf_level *out)

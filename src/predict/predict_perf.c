@@ -156,12 +156,13 @@ typedef struct group_misses {
 } group_misses;
 
 /* Misses of level L: the binomial set-associative model for groups whose
- * addresses depend on loaded data (random placement), the
- * fully-associative cut at L's capacity for affine ones. */
+ * addresses depend on loaded data (random placement), the contiguous
+ * set-associative model for affine ones (their footprints are runs of
+ * consecutive lines; perf_contiguous_hit), which is the fully-associative
+ * cut but between L's capacity and 1 + 1/ways times it. */
 static double level_misses(const perf_rd_dist *d, const perf_level *L, int regular)
 {
-    perf_level fa = perf_level_fully_associative(L);
-    return perf_level_misses(d, regular ? &fa : L);
+    return regular ? perf_level_misses_contiguous(d, L) : perf_level_misses(d, L);
 }
 
 /* The range of a group's predicted misses at level L, misses by the

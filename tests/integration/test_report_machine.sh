@@ -7,6 +7,9 @@
 #     level as its last level: within 1% (no model in between);
 #   - the loop terms come from the run's counts: matmul's inner loop runs
 #     N^3 iterations; functions sum to the total; time = cycles / clock;
+#   - a sweep of 540 lines, just past the L1's 512: the contiguous
+#     set-associative model gives sweep's L1 misses in closed form (1296)
+#     and within 1% of Cachegrind's (the fully-associative cut: 2160);
 #   - refusals: --machine with --cache or --scopes (usage), an unknown machine.
 source "$TESTLIB"
 PROG="$PROGRAMS/kernels_O2"
@@ -34,6 +37,23 @@ check "functions sum to the total" \
 "$AUGUR" report --db "$DB" --machine zen4 > "$WORK/rep.txt" 2>/dev/null
 check "text: loops table" "$(grep -c '^Loops (most time first' "$WORK/rep.txt")" 1
 check "text: time" "$(grep -c '^Predicted time: ' "$WORK/rep.txt")" 1
+
+# ---- a sweep just past the L1's capacity: the contiguous set-associative model ----
+# memsweep sweeps 540 consecutive lines 4 times; zen4's L1 has 64 sets of 8
+# ways (512 lines).  Round-robin, 28 sets hold 9 of the lines and lose them,
+# 36 hold 8 and keep them: sweep's L1 misses are 540 cold + 3 * 540 * (1 -
+# 36*8/540) = 1296, where the fully-associative cut says all 4 * 540 miss;
+# Cachegrind (D1 32768,8,64) gives sweep's D1 read misses.
+SW="$WORK/sw.db"
+"$AUGUR" collect --db "$SW" --param N=540 -- "$PROGRAMS/memsweep" 540 64 4 >/dev/null 2>&1
+"$AUGUR" report --db "$SW" --machine zen4 --format json --top 0 > "$WORK/sw.json" 2>/dev/null
+SWL1=$(jq '.functions[] | select(.function == "sweep") | .misses.L1' "$WORK/sw.json")
+check "memsweep 540 lines: sweep's L1 misses 1296 by the contiguous model ($SWL1)" "$(within "$SWL1" 1296 0.001)" 1
+valgrind --tool=cachegrind --cache-sim=yes --D1=32768,8,64 --LL=33554432,16,64 --cachegrind-out-file="$WORK/cg.out" \
+    "$PROGRAMS/memsweep" 540 64 4 >/dev/null 2>&1
+CG=$(cg_annotate "$WORK/cg.out" 2>/dev/null | awk '/memsweep.c:sweep$/ { gsub(",", "", $0); for (i = 1; i <= NF; i++) if ($i ~ /^\(/) c++; print $0; exit }' |
+     sed -E 's/\([^)]*\)//g' | awk '{ print $5 }')
+check "memsweep 540 lines: sweep's L1 misses within 1% of Cachegrind's D1 misses ($CG)" "$(within "$SWL1" "$CG" 0.01)" 1
 
 "$AUGUR" report --db "$DB" --machine zen4 --cache 32K 2> "$WORK/e1" >/dev/null
 check "--machine with --cache: usage error" "$?" 2
