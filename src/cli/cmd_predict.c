@@ -64,8 +64,10 @@ static void print_help(FILE *to)
             "Values outside the range the models were fitted on are predicted with a warning; a value\n"
             "outside a term's domain (N <= 0 where a model has log2(N) or N^k) and counts at or above\n"
             "2^63 are refused.  --top also limits the scope table (JSON keeps every scope).\n"
-            "Counts carry their models' cross-validation error, misses their error at the training\n"
-            "runs; a warning names the reuse distances that cross a cache's capacity outside them.\n"
+            "Counts and misses carry ranges [low, high] (JSON: *_range), wider the further the\n"
+            "prediction extrapolates and where reuse distances lie near a capacity; a warning names\n"
+            "the functions whose misses may be more than 50%% off. Counts also carry their models'\n"
+            "cross-validation error, misses their error at the training runs.\n"
             "Each warning is shown once: in the text, or with --format json on standard error (and in\n"
             "the JSON's prediction.warnings).\n"
             "Exit status: 0 success, 2 usage error, 1 other errors.  See docs/models.md.\n",
