@@ -214,7 +214,7 @@ double rd_model_misses(const rd_model *m, const double *x, uint64_t capacity);
  * the size).  Always range[0] <= rd_model_misses(m, x, capacity) <=
  * range[1]. */
 #define RD_DOUBT_DISTANCE_FLOOR 0.02
-#define RD_DOUBT_SHARE_FLOOR 0.005
+#define RD_DOUBT_SHARE_FLOOR 0.02
 void rd_model_misses_range(const rd_model *m, const double *x, uint64_t capacity, double reach, double range[2]);
 
 /* The slices of m that cross a cache of `capacity` blocks between the

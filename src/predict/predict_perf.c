@@ -167,16 +167,19 @@ static double level_misses(const perf_rd_dist *d, const perf_level *L, int regul
 
 /* The range of a group's predicted misses at level L, misses by the
  * level's model: the fully-associative range at L's capacity
- * (rd_model_misses_range) scaled by misses over the fully-associative
- * misses, so that it holds misses as it holds those. */
+ * (rd_model_misses_range), widened to hold misses.  The set-associative
+ * models differ from the fully-associative cut where reuses lie near the
+ * capacity (contiguous) or at random (binomial), which is where that range
+ * is wide already; scaling it by their ratio instead put the low end of a
+ * sweep below its cold misses. */
 static void level_range(const prediction *p, const db_rd_group *g, const perf_level *L, double misses,
                         double range[2])
 {
     uint64_t capacity = (uint64_t)(L->sets * L->ways);
-    double fa = rd_model_misses(g->m, p->x, capacity), r[2];
+    double r[2];
     rd_model_misses_range(g->m, p->x, capacity, predict_reach(p), r);
-    range[0] = fa > 0 ? misses * r[0] / fa : misses;
-    range[1] = fa > 0 ? misses * r[1] / fa : fmax(misses, r[1]);
+    range[0] = fmin(misses, r[0]);
+    range[1] = fmax(misses, r[1]);
 }
 
 /* Misses of group g at every level of pp whose block is g's, from its
@@ -193,8 +196,12 @@ static int group_eval(const prediction *p, const predict_perf *pp, const db_rd_g
     for (size_t i = 0; i < pp->nlevels; i++)
         if (pp->levels[i].block == g->block_size) {
             out->cache[i] = out->low[i] = out->high[i] = level_misses(d, &pp->levels[i], regular);
-            if (!dist)
-                level_range(p, g, &pp->levels[i], out->cache[i], &out->low[i]);
+            double range[2];
+            if (!dist) {
+                level_range(p, g, &pp->levels[i], out->cache[i], range);
+                out->low[i] = range[0];
+                out->high[i] = range[1];
+            }
         }
     for (size_t j = 0; j < pp->ntlbs; j++)
         if (pp->tlbs[j].block == g->block_size)

@@ -512,8 +512,8 @@ static void poly_range(const rd_model *m, uint64_t cap, double r[2])
 /* Ranges are narrow where the prediction is safe and wide where a group
  * lies near the capacity.  poly_groups at N = 480: groups at 59040 and
  * 14054400 blocks, exact counts.  A capacity of 10^6 blocks, far from
- * both, gives a range of the floor alone, 4 * 0.5% of the misses above
- * the cold ones either side (1.3% of the misses); one 2.6% below the first
+ * both, gives a range of the floor alone, 4 * 2% of the misses above
+ * the cold ones either side (5.3% of the misses); one 2.6% below the first
  * group (57500) must include the misses of a cache just above it, where
  * that group's 6N^2 touches hit; at 8x the distances may be 8% off (4
  * times the floor of 2%, the edges being exact). */
@@ -539,7 +539,7 @@ static void test_miss_ranges(void **state)
  * includes both readings of the thin slices, pulled to the heavy one
  * (4% of the touches miss) or at their own distances (6%), and little
  * more at reach 1 (the floors: 2% of the distances, which move no slice
- * across, and 0.5% of the misses above the cold ones). */
+ * across, and 2% of the misses above the cold ones). */
 static void test_miss_range_thin_slices(void **state)
 {
     (void)state;
