@@ -512,7 +512,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "6");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "7");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM instruction_classes"), ST_CLASS_COUNT);
     /* a version-2 database (before the model tables) gains them */
     sql_exec(s, "UPDATE meta SET value = '2' WHERE key = 'schema_version';"
@@ -522,7 +522,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "6");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "7");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM model_sets"), 0);
     /* a version-3 database keeps its model sets, but one fitted then (leads
      * stored as single shares) is refused rather than misread */
@@ -539,7 +539,7 @@ static void test_foreign_files(void **state)
     db_model_set_free(&set);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "6");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "7");
     /* a version-4 database gains processes.exe_module_id, NULL in its rows */
     sql_exec(s, "UPDATE meta SET value = '4' WHERE key = 'schema_version';"
                 "ALTER TABLE processes DROP COLUMN exe_module_id;");
@@ -547,7 +547,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "6");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "7");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM processes WHERE exe_module_id IS NULL"),
                      sql_int(s, "SELECT count(*) FROM processes"));
     /* a version-5 database calls class 0 `none`, in its class table and in
@@ -561,7 +561,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "6");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "7");
     assert_sql_text(s, "SELECT name FROM instruction_classes WHERE id = 0", "load_store");
     assert_sql_text(s, "SELECT group_concat(metric, ' ') FROM (SELECT metric FROM models ORDER BY id)",
                     "class:load_store class:move");
