@@ -471,6 +471,16 @@ static int rename_load_store(db *d, int64_t version, char *err, size_t errlen)
                         : 0;
 }
 
+/* Version 7's models.spread, added to an older database that has the
+ * model tables (NULL in its rows: no alternatives known). */
+static int add_spread_column(db *d, char *err, size_t errlen)
+{
+    int64_t has = 0;
+    if (query_int(d, "SELECT count(*) FROM pragma_table_info('models') WHERE name = 'spread'", &has, err, errlen) != 0)
+        return -1;
+    return has ? 0 : db_exec(d, "ALTER TABLE models ADD COLUMN spread TEXT", "upgrade the schema", err, errlen);
+}
+
 /* Create the schema in an empty database, or upgrade an older one.  In a
  * transaction that re-reads the version, so that two processes creating or
  * upgrading the same database at the same time do it once. */
@@ -489,7 +499,7 @@ static int initialise(db *d, int64_t *version, char *err, size_t errlen)
     if (rc == 0 && *version >= 1 && *version < 5) /* version 5 names each process's executable module */
         rc = add_exe_module_column(d, err, errlen);
     if (rc == 0 && *version >= 3 && *version < 7) /* version 7 keeps each model's spread */
-        rc = db_exec(d, "ALTER TABLE models ADD COLUMN spread TEXT", "upgrade the schema", err, errlen);
+        rc = add_spread_column(d, err, errlen);
     if (rc == 0 && *version >= 1 && *version < 3) /* version 3 added the model tables */
         rc = db_exec(d, model_schema_sql, "create the schema", err, errlen);
     if (rc == 0 && *version >= 1 && *version < 6) /* version 6 renamed class none */

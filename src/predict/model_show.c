@@ -19,8 +19,11 @@ static void print_quality(const model *m, FILE *out)
     else
         fprintf(out, "  [%s; fit error %s%%, cross-validation error %s%%", model_method_name(m->method),
                 numfmt_fixed(m->fit_smape, 2, NUM_PLAIN, fit), numfmt_fixed(m->cv_smape, 2, NUM_PLAIN, cv));
-    if (m->spread[1] >= 0.001)
-        fprintf(out, "; other forms that fit differ by %.2g%% at 4x", 100 * m->spread[1]);
+    char pct[NUMFMT_LEN];
+    double spread = 100 * m->spread[1];
+    if (spread >= 0.1) /* two digits, no exponent */
+        fprintf(out, "; other forms that fit differ by %s%% at 4x",
+                numfmt_fixed(numfmt_round_sig(spread, 2), spread >= 10 ? 0 : 1, NUM_PLAIN, pct));
     fputc(']', out);
 }
 

@@ -115,7 +115,7 @@ check "JSON: the lines' misses plus line_model_difference add up to the total's 
 # the text: the totals, the lines table (--top 0: every line) and the note
 # on the lines (wrapped: joined first); numbers grouped by thousands
 count() { tr -d , <<<"$1"; }
-TOTAL_INS=$(count "$(awk '$1 == "instructions" && NF == 2 { print $2; exit }' "$WORK/all.txt")")
+TOTAL_INS=$(count "$(awk '$1 == "instructions" && (NF == 2 || $3 == "range") { print $2; exit }' "$WORK/all.txt")")
 TOTAL_ACC=$(count "$(awk '$1 == "accesses" && $3 == "reads" { print $2; exit }' "$WORK/all.txt")")
 LINES_SUM=$(awk '/^Source lines:/ { on = 1; next } on && /^  instructions/ { next } on && !NF { exit }
                  on { gsub(",", ""); i += $1; a += $3 } END { print i, a }' "$WORK/all.txt")
@@ -145,7 +145,7 @@ check "report: plain and grouped differ only by the separators" \
     "$(diff <(tr -d , <"$WORK/run1.txt" | tr -s ' ') <(tr -d , <"$WORK/run1-plain.txt" | tr -s ' ') && echo same)" same
 "$AUGUR" predict --db "$DB" --param N=72 --top 0 --plain-numbers > "$WORK/all-plain.txt" 2>/dev/null
 check "predict --plain-numbers: the total plain" \
-    "$(awk '$1 == "instructions" && NF == 2 { print $2; exit }' "$WORK/all-plain.txt")" "$TOTAL_INS"
+    "$(awk '$1 == "instructions" && (NF == 2 || $3 == "range") { print $2; exit }' "$WORK/all-plain.txt")" "$TOTAL_INS"
 "$AUGUR" predict --db "$DB" --param N=72 --error-threshold 5 --format json >/dev/null 2>"$WORK/err"
 check "predict --error-threshold --format json refused (the JSON has every row's errors)" \
     "$? $(grep -c 'error-threshold selects rows of the text' "$WORK/err")" "2 1"

@@ -110,7 +110,7 @@ check "N=530 --machine zen4: sweep's L1 range holds N to 4N" \
 "$AUGUR" predict --db "$DB" --param N=1024 --cache 32K --cache 1M --error-threshold 0 >"$WORK/p1024.txt" 2>/dev/null
 check "text: the misses errors table with the program's and sweep's rows" \
     "$(grep -A 20 '^Misses errors (in-sample' "$WORK/p1024.txt" | grep -cE '^  (the program|sweep) +[0-9.]+% +[0-9.]+%$')" 2
-check "text: the totals give each cache's range" "$(grep -cE '^  misses (32KiB|1MiB):64 +[0-9.]+  range [0-9]+ to [0-9]+;' "$WORK/p1024.txt")" 2
+check "text: the totals give each cache's range" "$(grep -cE '^  misses (32KiB|1MiB):64 +[0-9.,]+  range [0-9,]+ to [0-9,]+;' "$WORK/p1024.txt")" 2
 # By default the error tables leave out the functions whose every error is
 # under 1%: sweep's (its JSON errors, below) among them, with a line saying so.
 "$AUGUR" predict --db "$DB" --param N=1024 --cache 32K --cache 1M >"$WORK/p1024-default.txt" \
