@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 
 #include "db/db.h"
 #include "report/report.h"
+#include "util/parse.h"
 #include "util/rawtext.h"
 
 static int is_identifier(const char *s, size_t len)
@@ -41,11 +41,9 @@ int run_params_add(run_params *p, const char *arg, char *err, size_t errlen)
         snprintf(err, errlen, "--param '%s': the name must be letters, digits and _, not starting with a digit", arg);
         return -1;
     }
-    char *end;
-    errno = 0;
-    double v = strtod(eq + 1, &end);
-    if (!eq[1] || *end || errno || !isfinite(v)) {
-        snprintf(err, errlen, "--param '%s': the value must be a number (e.g. N=1000 or eps=1e-6)", arg);
+    double v;
+    if (parse_double(eq + 1, &v) != 0) { /* decimal: strtod took 0x10 and blanks */
+        snprintf(err, errlen, "--param '%s': the value must be a decimal number (e.g. N=1000 or eps=1e-6)", arg);
         return -1;
     }
     for (int i = 0; i < p->n; i++) {

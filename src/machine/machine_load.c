@@ -305,14 +305,16 @@ static int scan_events(const char *text, size_t len, const char *path, char *err
             documents++;
         done = ev.type == YAML_STREAM_END_EVENT;
         yaml_event_delete(&ev);
-        if (depth > MACHINE_MAX_DEPTH)
-            rc = -1, snprintf(err, errlen, "%s:%lu: syntax: lists or mappings nested more than %d deep (a "
-                              "description nests 5 deep: core, classes, a class, its ports; remove the extra "
-                              "brackets)", path, line, MACHINE_MAX_DEPTH);
-        else if (documents > 1)
-            rc = -1, snprintf(err, errlen, "%s:%lu: syntax: a second YAML document (a description is one "
-                              "document: remove this '---' and what follows, or put it in a file of its own)",
-                              path, line);
+        if (depth > MACHINE_MAX_DEPTH) {
+            snprintf(err, errlen, "%s:%lu: syntax: lists or mappings nested more than %d deep (a description "
+                     "nests 5 deep: core, classes, a class, its ports; remove the extra brackets)",
+                     path, line, MACHINE_MAX_DEPTH);
+            rc = -1;
+        } else if (documents > 1) {
+            snprintf(err, errlen, "%s:%lu: syntax: a second YAML document (a description is one document: "
+                     "remove this '---' and what follows, or put it in a file of its own)", path, line);
+            rc = -1;
+        }
     }
     yaml_parser_delete(&parser);
     return rc;

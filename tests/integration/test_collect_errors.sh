@@ -18,7 +18,8 @@ expect_error "missing program" 127 "not found" --db "$DB" -- /nonexistent/progra
 expect_error "program not in PATH" 127 "not found in PATH" --db "$DB" -- no-such-program-xyz
 expect_error "not executable" 126 "not executable" --db "$DB" -- "$SRC_PROGRAMS/patterns.c"
 expect_error "malformed param" 2 "not NAME=VALUE" --db "$DB" --param N -- /bin/true
-expect_error "non-numeric param" 2 "must be a number" --db "$DB" --param N=abc -- /bin/true
+expect_error "non-numeric param" 2 "must be a decimal number" --db "$DB" --param N=abc -- /bin/true
+expect_error "hexadecimal param" 2 "must be a decimal number" --db "$DB" --param N=0x10 -- /bin/true
 expect_error "bad param name" 2 "name must be" --db "$DB" --param 1N=3 -- /bin/true
 expect_error "duplicate param" 2 "given twice" --db "$DB" --param N=1 --param N=2 -- /bin/true
 expect_error "bad block sizes" 2 "powers of two" --db "$DB" --block-sizes 64,100 -- /bin/true
