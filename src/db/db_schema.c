@@ -588,25 +588,23 @@ static int missing_column(db *d, char *out, size_t len, char *err, size_t errlen
     static const char compare[] =
         "SELECT m.name || '.' || c.name FROM main.sqlite_master m JOIN pragma_table_info(m.name, 'main') c "
         "WHERE m.type = 'table' AND c.name NOT IN (SELECT name FROM pragma_table_info(m.name, 'file')) LIMIT 1";
-    db mem = {NULL, "the schema"};
+    db mem = {NULL, d->path}; /* messages name d's file */
     sqlite3_stmt *st = NULL;
-    int rc = sqlite3_open(":memory:", &mem.sql) == SQLITE_OK ? create_schema(&mem, err, errlen) : -1;
-    if (rc == 0) {
-        char *attach = sqlite3_mprintf("ATTACH DATABASE %Q AS file", d->path);
-        rc = attach ? db_exec(&mem, attach, "check the database's schema", err, errlen) : -1;
-        sqlite3_free(attach);
-    }
-    if (rc == 0 && (rc = db_prepare(&mem, compare, &st, "check the database's schema", err, errlen)) == 0) {
-        int step = sqlite3_step(st);
-        if (step == SQLITE_ROW)
-            snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
-        else if (step == SQLITE_DONE)
-            out[0] = '\0';
-        else
-            rc = db_fail(&mem, "check the database's schema", err, errlen);
-    }
-    if (rc != 0 && !mem.sql)
+    char *attach = NULL;
+    int rc = -1;
+    if (sqlite3_open(":memory:", &mem.sql) != SQLITE_OK ||
+        !(attach = sqlite3_mprintf("ATTACH DATABASE %Q AS file", d->path)))
         snprintf(err, errlen, "%s: cannot check the schema: out of memory", d->path);
+    else if (create_schema(&mem, err, errlen) == 0 && db_exec(&mem, attach, "check the schema", err, errlen) == 0 &&
+             db_prepare(&mem, compare, &st, "check the schema", err, errlen) == 0) {
+        int step = sqlite3_step(st);
+        if (step == SQLITE_ROW || step == SQLITE_DONE) {
+            snprintf(out, len, "%s", step == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : "");
+            rc = 0;
+        } else
+            db_fail(&mem, "check the schema", err, errlen);
+    }
+    sqlite3_free(attach);
     sqlite3_finalize(st);
     sqlite3_close(mem.sql);
     return rc;

@@ -16,7 +16,6 @@
 #define PROFILE_VERSION 1
 #define PROFILE_MAX_BLOCK_SIZES 8
 
-
 typedef struct prof_module {
     char *path;
     uint64_t bias;       /* run-time address minus link-time address */

@@ -392,8 +392,7 @@ static int check_threads(reader *r)
                         p->threads, (unsigned long long)p->total_execs);
 }
 
-/* qsort order of instruction indices by (module, address); ctx-free, so
- * the instructions are reached through the index's pointer. */
+/* qsort order of pointers to instructions: by module, then address. */
 static int by_location(const void *a, const void *b)
 {
     const prof_instr *x = *(prof_instr *const *)a, *y = *(prof_instr *const *)b;
@@ -434,12 +433,11 @@ static int check_duplicates(reader *r)
 static int parse_body(void *reader_, char *buf, size_t body_len)
 {
     reader *r = reader_;
-    int rc = rawtext_each_line(&r->t, buf, body_len, parse_line, r);
-    if (rc == 0)
-        rc = finish_instr(r) != 0 || rawtext_required_before(&r->t, &r->order, R_EXIT + 1, "the 'end' line") != 0 ||
-                     check_threads(r) != 0 || check_duplicates(r) != 0
-                 ? -1
-                 : 0;
+    int rc = 0;
+    if (rawtext_each_line(&r->t, buf, body_len, parse_line, r) != 0 || finish_instr(r) != 0 ||
+        rawtext_required_before(&r->t, &r->order, R_EXIT + 1, "the 'end' line") != 0 || check_threads(r) != 0 ||
+        check_duplicates(r) != 0)
+        rc = -1;
     free(r->ins_lines);
     r->ins_lines = NULL;
     return rc;

@@ -379,6 +379,7 @@ static int check_end(rawtext *t, const char *buf, size_t len, size_t *body_len)
     return 0;
 }
 
+/* The error for a file past RAWTEXT_MAX_BYTES; returns -1. */
 static int too_large(rawtext *t)
 {
     return rawtext_fail(t, 0, "larger than %llu bytes (4 GiB), the most a raw %s may have: it is not one, or it is "
@@ -395,11 +396,10 @@ static int check_kind(rawtext *t, int fd)
         snprintf(t->err, t->errlen, "cannot read %s: %s", t->path, strerror(errno));
         return -1;
     }
-    if (S_ISDIR(st.st_mode) || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)))
-        return rawtext_fail(t, 0, "not a regular file (a %s; give the path of a raw %s file)",
-                            S_ISDIR(st.st_mode) ? "folder" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "device"
-                                                                                                  : "socket",
-                            t->kind);
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+        const char *what = S_ISDIR(st.st_mode) ? "folder" : S_ISSOCK(st.st_mode) ? "socket" : "device";
+        return rawtext_fail(t, 0, "not a regular file (a %s; give the path of a raw %s file)", what, t->kind);
+    }
     return S_ISREG(st.st_mode) && (uint64_t)st.st_size > RAWTEXT_MAX_BYTES ? too_large(t) : 0;
 }
 
@@ -416,17 +416,20 @@ static int load(rawtext *t, char **buf, size_t *len)
         fclose(fp);
         return -1;
     }
+    /* at most one byte more than the limit is read (a FIFO has no size) */
+    const size_t most = RAWTEXT_MAX_BYTES + 2; /* the byte past the limit, and the NUL */
     size_t cap = 1 << 16, n = 0;
     char *b = malloc(cap);
-    while (b && n <= RAWTEXT_MAX_BYTES) {
+    while (b) {
         n += fread(b + n, 1, cap - n - 1, fp);
-        if (n < cap - 1)
+        if (n < cap - 1 || cap == most)
             break;
-        char *nb = realloc(b, cap * 2);
+        size_t grown = cap * 2 < most ? cap * 2 : most;
+        char *nb = realloc(b, grown);
         if (!nb)
             free(b);
         b = nb;
-        cap *= 2;
+        cap = grown;
     }
     int read_errno = ferror(fp) ? errno : 0;
     fclose(fp);
