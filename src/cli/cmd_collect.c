@@ -50,7 +50,7 @@ static void usage(FILE *to)
             "  --param NAME=VALUE   a numeric run parameter, e.g. --param N=1000; repeat for more.\n"
             "                       Models (augur model) are fitted over these.\n"
             "  --block-sizes LIST   reuse-distance block sizes in bytes, ascending powers of two\n"
-            "                       >= 8, at most 8 (default: 64,4096: cache lines and pages)\n"
+            "                       from 8 to 2^30, at most 8 (default: 64,4096: cache lines and pages)\n"
             "  --keep-profiles DIR  also keep the raw profiles (docs/profile-format.md) in a new\n"
             "                       folder DIR/augur-collect-XXXXXX of the run (named at the end)\n"
             "  -h, --help           this text\n\n"
