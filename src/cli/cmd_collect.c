@@ -26,6 +26,7 @@
 #include "cli/runs.h"
 #include "db/db.h"
 #include "report/report.h"
+#include "util/parse.h"
 
 typedef struct collect_options {
     const char *db_path;
@@ -49,7 +50,7 @@ static void usage(FILE *to)
             "  --param NAME=VALUE   a numeric run parameter, e.g. --param N=1000; repeat for more.\n"
             "                       Models (augur model) are fitted over these.\n"
             "  --block-sizes LIST   reuse-distance block sizes in bytes, ascending powers of two\n"
-            "                       >= 8, at most 8 (default: 64,4096: cache lines and pages)\n"
+            "                       from 8 to 2^30, at most 8 (default: 64,4096: cache lines and pages)\n"
             "  --keep-profiles DIR  also keep the raw profiles (docs/profile-format.md) in a new\n"
             "                       folder DIR/augur-collect-XXXXXX of the run (named at the end)\n"
             "  -h, --help           this text\n\n"
@@ -72,27 +73,38 @@ static int fail(int code, const char *fmt, const char *detail)
     return code;
 }
 
+/* --block-sizes: a comma-separated list of at most PROFILE_MAX_BLOCK_SIZES
+ * ascending powers of two from RD_MIN_BLOCK_SIZE to RD_MAX_BLOCK_SIZE,
+ * decimal (util/parse.h: no blanks, signs or empty items), checked here so
+ * that the tool, which takes the same, never refuses it after Valgrind has
+ * started.  0, or -1 with the message. */
 static int check_block_sizes(const char *list, char *err, size_t errlen)
 {
-    long prev = 0;
+    char item[32];
+    uint64_t prev = 0;
     int n = 0;
-    const char *p = list;
-    while (*p) {
-        char *end;
-        long v = strtol(p, &end, 10);
-        if (end == p || (*end && *end != ',') || v < 8 || (v & (v - 1)) || v <= prev || ++n > 8) {
+    for (const char *p = list;; p++) {
+        size_t len = strcspn(p, ",");
+        uint64_t v = 0;
+        int ok = len > 0 && len < sizeof item;
+        if (ok) {
+            memcpy(item, p, len);
+            item[len] = '\0';
+            ok = parse_u64(item, &v) == 0 && v >= RD_MIN_BLOCK_SIZE && v <= RD_MAX_BLOCK_SIZE && !(v & (v - 1)) &&
+                 v > prev && ++n <= PROFILE_MAX_BLOCK_SIZES;
+        }
+        if (!ok) {
             snprintf(err, errlen,
-                     "--block-sizes '%s': give ascending powers of two >= 8, at most 8 (e.g. 64,4096)", list);
+                     "--block-sizes '%s': give ascending powers of two from %u to %u (1 GiB), at most %d, separated "
+                     "by commas (e.g. 64,4096)",
+                     list, RD_MIN_BLOCK_SIZE, RD_MAX_BLOCK_SIZE, PROFILE_MAX_BLOCK_SIZES);
             return -1;
         }
         prev = v;
-        p = *end ? end + 1 : end;
+        p += len;
+        if (!*p)
+            return 0;
     }
-    if (n == 0) {
-        snprintf(err, errlen, "--block-sizes is empty (e.g. --block-sizes 64,4096)");
-        return -1;
-    }
-    return 0;
 }
 
 /* Returns 0 to go on, or an exit status (0 for --help). */
@@ -155,15 +167,19 @@ static int parse_options(int argc, char **argv, collect_options *o, int *done)
     return 0;
 }
 
-/* The database must be writable before we spend minutes running the program;
- * a new database is only created at import, so failures leave no file. */
+/* The database must be sound and writable before we spend minutes running
+ * the program (db_check); a new database is only created at import, so
+ * failures leave no file. */
 static int check_database(const char *path, char *err, size_t errlen)
 {
     if (access(path, F_OK) == 0) {
         db *d;
         if (db_open(path, 0, &d, err, errlen) != 0)
             return -1;
+        int rc = db_check(d, err, errlen);
         db_close(d);
+        if (rc != 0)
+            return -1;
         if (access(path, W_OK) != 0) {
             snprintf(err, errlen, "database %s is not writable: %s", path, strerror(errno));
             return -1;

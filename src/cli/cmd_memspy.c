@@ -27,6 +27,7 @@
 #include "memspy_report/memspy_loops.h"
 #include "memspy_report/memspy_report.h"
 #include "report/report.h"
+#include "util/parse.h"
 
 /* References per time sample: seed 001's 0.5 M, long enough to warm
  * 16-128 KB caches (MemSpy's error stayed within 0.3 points there). */
@@ -131,15 +132,12 @@ static int yes_no(const char *option, const char *arg, int *out)
 static int take_option(int opt, const char *arg, void *ctx)
 {
     memspy_options *o = ctx;
-    char *end;
     switch (opt) {
     case 'm':
         o->machine = arg;
         return 0;
     case 's':
-        errno = 0;
-        o->ratio = strtod(arg, &end);
-        if (errno || end == arg || *end || !(o->ratio > 0 && o->ratio <= 1))
+        if (parse_double(arg, &o->ratio) != 0 || !(o->ratio > 0 && o->ratio <= 1))
             return cli_usage_error("memspy", "--sample '%s': give a ratio in (0, 1], such as 0.1", arg);
         return 0;
     case 'b':
@@ -167,9 +165,7 @@ static int take_option(int opt, const char *arg, void *ctx)
         o->keep_raw = arg;
         return 0;
     case 'S':
-        errno = 0;
-        o->shadow = strtoul(arg, &end, 10);
-        if (errno || end == arg || *end || o->shadow == 0 || (o->shadow & (o->shadow - 1)) || o->shadow > 1ul << 30)
+        if (parse_u64(arg, &o->shadow) != 0 || o->shadow == 0 || (o->shadow & (o->shadow - 1)) || o->shadow > 1ul << 30)
             return cli_usage_error("memspy", "--shadow-sample '%s': give a power of two N >= 1, such as 8 "
                                              "(1: every miss split exactly)", arg);
         return 0;

@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,8 @@
 
 #include "db/db.h"
 #include "report/report.h"
+#include "util/parse.h"
+#include "util/rawtext.h"
 
 static int is_identifier(const char *s, size_t len)
 {
@@ -40,11 +41,9 @@ int run_params_add(run_params *p, const char *arg, char *err, size_t errlen)
         snprintf(err, errlen, "--param '%s': the name must be letters, digits and _, not starting with a digit", arg);
         return -1;
     }
-    char *end;
-    errno = 0;
-    double v = strtod(eq + 1, &end);
-    if (!eq[1] || *end || errno || !isfinite(v)) {
-        snprintf(err, errlen, "--param '%s': the value must be a number (e.g. N=1000 or eps=1e-6)", arg);
+    double v;
+    if (parse_double(eq + 1, &v) != 0) { /* decimal: strtod took 0x10 and blanks */
+        snprintf(err, errlen, "--param '%s': the value must be a decimal number (e.g. N=1000 or eps=1e-6)", arg);
         return -1;
     }
     for (int i = 0; i < p->n; i++) {
@@ -83,6 +82,18 @@ int process_set_add_file(process_set *s, const char *path, char *err, size_t err
         free(p);
         return -1;
     }
+    uint64_t execs, reads, writes;
+    if (__builtin_add_overflow(s->execs, p->total_execs, &execs) || execs > RAWTEXT_MAX_COUNT ||
+        __builtin_add_overflow(s->reads, p->total_reads, &reads) || reads > RAWTEXT_MAX_COUNT ||
+        __builtin_add_overflow(s->writes, p->total_writes, &writes) || writes > RAWTEXT_MAX_COUNT) {
+        snprintf(err, errlen, "%s: with it the run's processes count more than %llu (2^63 - 1) instructions, reads "
+                 "or writes in all, the most a run may have: a profile is damaged (collect the run again)",
+                 path, (unsigned long long)RAWTEXT_MAX_COUNT);
+        profile_free(p);
+        free(p);
+        return -1;
+    }
+    s->execs = execs, s->reads = reads, s->writes = writes;
     s->procs[s->n++] = p;
     return 0;
 }
@@ -171,6 +182,7 @@ void process_set_free(process_set *s)
         free(s->procs[i]);
     }
     s->n = 0;
+    s->execs = s->reads = s->writes = 0;
 }
 
 void exit_detail(int code, char *buf, size_t len)
@@ -190,13 +202,7 @@ void iso_now(char *buf, size_t len)
 static void print_summary(const char *db_path, int64_t run_id, const process_set *s, const char *status,
                           const char *detail)
 {
-    uint64_t instrs = 0, accesses = 0;
-    for (size_t p = 0; p < s->n; p++)
-        for (size_t i = 0; i < s->procs[p]->ninstrs; i++) {
-            const prof_instr *in = &s->procs[p]->instrs[i];
-            instrs += in->execs;
-            accesses += in->reads + in->writes;
-        }
+    uint64_t instrs = s->execs, accesses = s->reads + s->writes; /* each < 2^63: no overflow */
     fprintf(stderr,
             "augur: run %lld stored in %s (%s%s%s): %zu process%s, %llu instructions, %llu memory accesses\n",
             (long long)run_id, db_path, status, *detail ? ": " : "", detail, s->n, s->n == 1 ? "" : "es",

@@ -5,6 +5,7 @@
 #define AUGUR_RUNS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "profile/profile.h"
 
@@ -24,13 +25,17 @@ typedef struct run_params {
 int run_params_add(run_params *p, const char *arg, char *err, size_t errlen);
 void run_params_free(run_params *p);
 
-/* The profiles of one run's processes, the main process first. */
+/* The profiles of one run's processes, the main process first, and the
+ * sums of their instructions' counts, each at most 2^63 - 1 (what the
+ * database's sum() over a run holds). */
 typedef struct process_set {
     size_t n;
     profile *procs[MAX_PROCESSES];
+    uint64_t execs, reads, writes;
 } process_set;
 
-/* Read and verify one profile file and append it.  Returns 0 or -1 + err. */
+/* Read and verify one profile file and append it; its counts must not take
+ * the run's sums past 2^63 - 1.  Returns 0 or -1 + err. */
 int process_set_add_file(process_set *s, const char *path, char *err, size_t errlen);
 
 /* Read the profiles in dir that the run marked `token` wrote: regular

@@ -29,7 +29,8 @@ static Bool parse_block_sizes(const HChar *text)
     for (HChar *tok = VG_(strtok_r)(copy, ",", &save); tok; tok = VG_(strtok_r)(NULL, ",", &save)) {
         HChar *end;
         Long v = VG_(strtoll10)(tok, &end);
-        if (*end || v < 8 || (v & (v - 1)) || c->nblock_sizes == MAX_BLOCK_SIZES ||
+        if (*end || v < RD_MIN_BLOCK_SIZE || v > RD_MAX_BLOCK_SIZE || (v & (v - 1)) ||
+            c->nblock_sizes == MAX_BLOCK_SIZES ||
             (c->nblock_sizes && (UInt)v <= c->block_size[c->nblock_sizes - 1])) {
             VG_(free)(copy);
             return False;
@@ -101,7 +102,7 @@ static void post_clo_init(void)
     }
     if (!parse_block_sizes(block_sizes_option)) {
         VG_(fmsg_bad_option)("--augur-block-sizes",
-                             "block sizes must be ascending powers of two >= 8, at most 8 of them\n");
+                             "block sizes must be ascending powers of two from 8 to 2^30, at most 8 of them\n");
         VG_(exit)(1);
     }
     collect_table_init();

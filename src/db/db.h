@@ -44,6 +44,13 @@ int db_open(const char *path, int create, db **out, char *err, size_t errlen);
 
 void db_close(db *d);
 
+/* Look for damage before work that would be lost to it (augur collect,
+ * before running the program): SQLite's quick_check (every page and
+ * record well formed; time linear in the file's size) and every table and
+ * column of the current schema present.  0, or -1 with "PATH is damaged:
+ * what (fix)". */
+int db_check(db *d, char *err, size_t errlen);
+
 /* The path the database was opened with. */
 const char *db_path(const db *d);
 
@@ -143,7 +150,10 @@ typedef struct db_instr {
 } db_instr;
 
 /* All instructions of all processes of a run, ordered by id, into a new
- * array *out (free() it) of *n elements. */
+ * array *out (free() it) of *n elements.  Every count is a whole number
+ * from 0 to 2^63 - 1 and so is the run's sum of each of executions, reads
+ * and writes (so sums over its instructions cannot overflow); a database
+ * holding anything else is refused as damaged. */
 int db_run_instructions(db *d, int64_t run_id, db_instr **out, size_t *n, char *err, size_t errlen);
 
 /* The index of the instruction with id `id` in ins[0..n), ascending ids

@@ -205,6 +205,40 @@ size_t db_instr_find(const db_instr *ins, size_t n, int64_t id)
     return lo < n && ins[lo].id == id ? lo : n;
 }
 
+/* The counts of an instruction row (columns 5-7: executions, reads,
+ * writes; 10: taken, NULL for no conditional branch) into in, each a whole
+ * number from 0 to 2^63 - 1, and added to the run's sums[3], which must
+ * stay within 2^63 - 1 too: the importer stores nothing else, so any other
+ * value (a negative one, a REAL) is damage, and with these bounds the
+ * report's sums over any instructions of the run cannot overflow. */
+static int take_counts(const db *d, sqlite3_stmt *st, int64_t run_id, db_instr *in, uint64_t sums[3], char *err,
+                       size_t errlen)
+{
+    static const char *const names[] = {"executions", "reads", "writes", "taken"};
+    static const int cols[] = {5, 6, 7, 10};
+    uint64_t *to[] = {&in->executions, &in->reads, &in->writes, &in->taken};
+    for (int k = 0; k < 4; k++) {
+        int type = sqlite3_column_type(st, cols[k]);
+        int64_t v = sqlite3_column_int64(st, cols[k]);
+        if (k == 3 && type == SQLITE_NULL)
+            v = 0;
+        else if (type != SQLITE_INTEGER || v < 0) {
+            snprintf(err, errlen, "%s: instruction %lld of run %lld has %s %s, not a count (a whole number from 0 "
+                     "to 2^63 - 1): the database is damaged (delete the run and collect it again)",
+                     d->path, (long long)in->id, (long long)run_id, names[k],
+                     type == SQLITE_NULL ? "NULL" : (const char *)sqlite3_column_text(st, cols[k]));
+            return -1;
+        }
+        *to[k] = (uint64_t)v;
+        if (k < 3 && (__builtin_add_overflow(sums[k], *to[k], &sums[k]) || sums[k] > (uint64_t)INT64_MAX)) {
+            snprintf(err, errlen, "%s: the %s of run %lld add up to more than 2^63 - 1, the most a run may have: the "
+                     "database is damaged (delete the run and collect it again)", d->path, names[k], (long long)run_id);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int db_run_instructions(db *d, int64_t run_id, db_instr **out, size_t *n, char *err, size_t errlen)
 {
     *out = NULL;
@@ -219,6 +253,7 @@ int db_run_instructions(db *d, int64_t run_id, db_instr **out, size_t *n, char *
         return -1;
     sqlite3_bind_int64(st, 1, run_id);
     size_t cap = 0;
+    uint64_t sums[3] = {0, 0, 0};
     int rc;
     while ((rc = next_row(d, st, err, errlen)) == 1) {
         db_instr *a = array_grow(*out, *n, &cap, sizeof *a);
@@ -227,19 +262,20 @@ int db_run_instructions(db *d, int64_t run_id, db_instr **out, size_t *n, char *
             break;
         }
         *out = a;
-        (*out)[(*n)++] = (db_instr){
+        db_instr *in = &(*out)[(*n)++];
+        *in = (db_instr){
             .id = sqlite3_column_int64(st, 0),
             .module_id = sqlite3_column_int64(st, 1), /* NULL reads as 0: unknown */
             .function_id = sqlite3_column_int64(st, 2),
             .file_id = sqlite3_column_int64(st, 3),
             .line = (uint32_t)sqlite3_column_int64(st, 4),
-            .executions = db_column_u64(st, 5),
-            .reads = db_column_u64(st, 6),
-            .writes = db_column_u64(st, 7),
             .addr = db_column_u64(st, 8),
             .len = (uint32_t)sqlite3_column_int64(st, 9),
-            .taken = db_column_u64(st, 10), /* NULL (not a conditional branch) reads as 0 */
         };
+        if (take_counts(d, st, run_id, in, sums, err, errlen) != 0) {
+            rc = -1;
+            break;
+        }
     }
     sqlite3_finalize(st);
     if (rc != 0) {

@@ -592,6 +592,73 @@ int db_open(const char *path, int create, db **out, char *err, size_t errlen)
     return 0;
 }
 
+/* The first row of SQLite's quick_check of d ("ok" when it found nothing)
+ * into out[len]; -1 when the check itself fails (message in err). */
+static int quick_check(db *d, char *out, size_t len, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (db_prepare(d, "PRAGMA quick_check(1)", &st, "check the database", err, errlen) != 0)
+        return -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
+        for (char *nl = strchr(out, '\n'); nl; nl = strchr(nl, '\n'))
+            *nl = ' '; /* one line: "*** in database main *** Page 16: ..." */
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : db_fail(d, "check the database", err, errlen);
+}
+
+/* The first table.column of the current schema that d lacks, "" when it
+ * has them all, into out[len]: the schema is made in an in-memory
+ * database, which then attaches d's file and compares. */
+static int missing_column(db *d, char *out, size_t len, char *err, size_t errlen)
+{
+    static const char compare[] =
+        "SELECT m.name || '.' || c.name FROM main.sqlite_master m JOIN pragma_table_info(m.name, 'main') c "
+        "WHERE m.type = 'table' AND c.name NOT IN (SELECT name FROM pragma_table_info(m.name, 'file')) LIMIT 1";
+    db mem = {NULL, d->path}; /* messages name d's file */
+    sqlite3_stmt *st = NULL;
+    char *attach = NULL;
+    int rc = -1;
+    if (sqlite3_open(":memory:", &mem.sql) != SQLITE_OK ||
+        !(attach = sqlite3_mprintf("ATTACH DATABASE %Q AS file", d->path)))
+        snprintf(err, errlen, "%s: cannot check the schema: out of memory", d->path);
+    else if (create_schema(&mem, err, errlen) == 0 && db_exec(&mem, attach, "check the schema", err, errlen) == 0 &&
+             db_prepare(&mem, compare, &st, "check the schema", err, errlen) == 0) {
+        int step = sqlite3_step(st);
+        if (step == SQLITE_ROW || step == SQLITE_DONE) {
+            snprintf(out, len, "%s", step == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : "");
+            rc = 0;
+        } else
+            db_fail(&mem, "check the schema", err, errlen);
+    }
+    sqlite3_free(attach);
+    sqlite3_finalize(st);
+    sqlite3_close(mem.sql);
+    return rc;
+}
+
+int db_check(db *d, char *err, size_t errlen)
+{
+    char found[512];
+    if (quick_check(d, found, sizeof found, err, errlen) != 0)
+        return -1;
+    if (strcmp(found, "ok") != 0) {
+        snprintf(err, errlen, "%s is damaged: SQLite's quick_check found: %s (restore it from a copy, or give "
+                 "another --db)", d->path, found);
+        return -1;
+    }
+    if (missing_column(d, found, sizeof found, err, errlen) != 0)
+        return -1;
+    if (found[0]) {
+        snprintf(err, errlen, "%s is damaged: its schema lacks %s, which augur's has (restore it from a copy, or give "
+                 "another --db)", d->path, found);
+        return -1;
+    }
+    return 0;
+}
+
 void db_close(db *d)
 {
     if (!d)

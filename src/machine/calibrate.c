@@ -382,5 +382,7 @@ int machine_calibrate(machine *m, int quick, FILE *progress, char *note, size_t 
                  memory_bytes(m, &pl) >> 20);
         return -1;
     }
-    return 0;
+    /* a measurement spoilt past a limit (a latency of more than 100 us under
+     * extreme load) is refused as a file with it would be */
+    return machine_validate(m, "the calibrated description", err, errlen);
 }

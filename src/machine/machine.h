@@ -114,11 +114,19 @@ typedef struct machine {
  * any problem returns -1, fills nothing the caller must free, and writes
  * to err one message "PATH:LINE: FIELD: what is wrong (how to fix it)",
  * FIELD a dotted path such as "caches[1].ways".  Problems: a file that
- * cannot be read or is not YAML; a missing, unknown, duplicated or
+ * cannot be read, is larger than MACHINE_FILE_MAX_BYTES, is not YAML,
+ * nests deeper than MACHINE_MAX_DEPTH or holds a second document; a value
+ * outside machine_limits.h; a missing, unknown, duplicated or
  * mistyped field; contradictory fields (a cache whose size is not
  * line * ways * 2^k, a level not larger than the one above it, a class
  * naming a port the core does not have, rthroughput below 1/nports). */
 int machine_load(const char *path, machine *m, char *err, size_t errlen);
+
+/* Check a machine built in memory (detect, calibrate) against everything
+ * machine_load checks, by writing it and loading the text back; errors
+ * read "WHAT:LINE: FIELD: problem (fix)", LINE that of the written text.
+ * Returns 0 or -1 with err. */
+int machine_validate(const machine *m, const char *what, char *err, size_t errlen);
 
 /* `name_or_path` is a path when it contains '/' or ends in ".yaml"; else a
  * name looked up as NAME.yaml in the machine directories (machine_dirs).

@@ -127,6 +127,14 @@ int machine_detect(machine *m, char *note, size_t notelen, char *err, size_t err
                  "known description; 'augur machine calibrate' measures latencies and bandwidth.",
                  cpu, mhz > 0 ? "/proc/cpuinfo 'cpu MHz'" : nearest, nearest, base.path);
     }
+    /* hwloc's numbers (or an HWLOC_XMLFILE's) keep the limits a file must */
+    if (rc == 0 && machine_validate(m, "the description detected", err, errlen) != 0) {
+        size_t n = strlen(err);
+        snprintf(err + n, errlen - n, "; hwloc reports these caches (check 'lstopo -v' and HWLOC_XMLFILE, or "
+                 "write the description by hand)");
+        free(m->description);
+        rc = -1;
+    }
     if (rc != 0)
         m->description = NULL;
     machine_free(&base);

@@ -2,7 +2,6 @@
  * document, every error naming file, line and field (machine_yaml.h). */
 #include "machine/machine_yaml.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,12 +113,12 @@ int my_double(const my_doc *d, const yaml_node_t *map, const char *where, const 
     if (found <= 0)
         return found;
     const char *s = scalar(v);
-    char *end = NULL;
-    double x = s && *s ? strtod(s, &end) : NAN;
-    if (!s || !*s || *end || !isfinite(x))
-        return my_error(d, v, where, key, "'%s' is not a number (write e.g. 4 or 0.5)", s ? s : "");
+    double x;
+    if (!s || parse_double(s, &x) != 0)
+        return my_error(d, v, where, key, "'%s' is not a decimal number (write e.g. 4, 0.5 or 1e-3)", s ? s : "");
     if (x < min || x > max)
-        return my_error(d, v, where, key, "%g is out of range (give a value from %g to %g)", x, min, max);
+        return my_error(d, v, where, key, "%g is out of range: the limit is %g to %g (docs/machines.md, "
+                        "\"Limits\"; correct the value)", x, min, max);
     *out = x;
     return 0;
 }
@@ -136,22 +135,42 @@ int my_u32(const my_doc *d, const yaml_node_t *map, const char *where, const cha
     if (!s || parse_u64(s, &x) != 0)
         return my_error(d, v, where, key, "'%s' is not a whole number (write e.g. 8)", s ? s : "");
     if (x < min || x > max)
-        return my_error(d, v, where, key, "%llu is out of range (give a value from %u to %u)",
-                        (unsigned long long)x, min, max);
+        return my_error(d, v, where, key, "%llu is out of range: the limit is %u to %u (docs/machines.md, "
+                        "\"Limits\"; correct the value)", (unsigned long long)x, min, max);
     *out = (uint32_t)x;
     return 0;
 }
 
-int my_size(const my_doc *d, const yaml_node_t *map, const char *where, const char *key, uint64_t *out)
+/* A size as the file writes it: "1GiB", "4KiB" when a multiple, else bytes. */
+static const char *size_text(uint64_t x, char *buf, size_t len)
+{
+    static const char *const units[] = {"GiB", "MiB", "KiB"};
+    for (int i = 0; i < 3; i++) {
+        unsigned shift = 30u - 10u * (unsigned)i;
+        if (x && x % (1ull << shift) == 0) {
+            snprintf(buf, len, "%llu%s", (unsigned long long)(x >> shift), units[i]);
+            return buf;
+        }
+    }
+    snprintf(buf, len, "%llu", (unsigned long long)x);
+    return buf;
+}
+
+int my_size(const my_doc *d, const yaml_node_t *map, const char *where, const char *key, uint64_t min, uint64_t max,
+            uint64_t *out)
 {
     yaml_node_t *v;
     if (my_need(d, map, where, key, &v) != 0)
         return -1;
     const char *s = scalar(v);
     uint64_t x;
-    if (!s || parse_size(s, &x) != 0 || x == 0)
+    if (!s || parse_size(s, &x) != 0)
         return my_error(d, v, where, key, "'%s' is not a size (write bytes, or e.g. 32KiB, 1MiB, 2GiB)",
                         s ? s : "");
+    char lo[32], hi[32];
+    if (x < min || x > max)
+        return my_error(d, v, where, key, "%s is out of range: the limit is %s to %s (docs/machines.md, "
+                        "\"Limits\"; correct the size)", s, size_text(min, lo, sizeof lo), size_text(max, hi, sizeof hi));
     *out = x;
     return 0;
 }

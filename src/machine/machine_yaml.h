@@ -38,8 +38,9 @@ int my_need(const my_doc *d, const yaml_node_t *map, const char *where, const ch
 /* The scalar text of `key` (required), non-empty. */
 int my_string(const my_doc *d, const yaml_node_t *map, const char *where, const char *key, const char **out);
 
-/* A number of `key` in [min, max]; when `required` is 0 and the key is
- * absent, *out is left unchanged and 0 returned. */
+/* A decimal number of `key` (util/parse.h parse_double: no hex, inf or
+ * nan) in [min, max]; when `required` is 0 and the key is absent, *out is
+ * left unchanged and 0 returned. */
 int my_double(const my_doc *d, const yaml_node_t *map, const char *where, const char *key, int required,
               double min, double max, double *out);
 
@@ -48,8 +49,9 @@ int my_u32(const my_doc *d, const yaml_node_t *map, const char *where, const cha
            uint32_t min, uint32_t max, uint32_t *out);
 
 /* A size in bytes of `key` (required): plain bytes or "32KiB", "1MiB",
- * "2GiB" (util/parse.h parse_size), greater than zero. */
-int my_size(const my_doc *d, const yaml_node_t *map, const char *where, const char *key, uint64_t *out);
+ * "2GiB" (util/parse.h parse_size), in [min, max]. */
+int my_size(const my_doc *d, const yaml_node_t *map, const char *where, const char *key, uint64_t min, uint64_t max,
+            uint64_t *out);
 
 /* The node of a sequence item i, or NULL past the end. */
 yaml_node_t *my_item(const my_doc *d, const yaml_node_t *seq, size_t i);

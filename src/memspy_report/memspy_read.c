@@ -29,6 +29,8 @@ typedef struct reader {
     rawtext_order order; /* the keyword table and the lines seen so far */
     int sampling_lines;  /* 'sampling' lines read so far */
     int after_pair;      /* the line before was a 'pair' line (a 'groups' line may follow) */
+    uint64_t refs, evictions, thread_refs; /* the file's sums, each within RAWTEXT_MAX_COUNT */
+    size_t threads_line;
     char *fields[MAX_FIELDS];
 } reader;
 
@@ -86,13 +88,14 @@ static int parse_arg(reader *r, char **f)
     return rawtext_push_string(&r->t, f[1], "arg", &r->m->argv, &r->m->argc, &r->cap_args);
 }
 
+/* A level the simulator could have simulated (its own rules,
+ * cachesim.h cs_level_check: a size of 0 was taken). */
 static int check_level_geometry(reader *r, const mr_level *l)
 {
-    if (l->line < 8 || (l->line & (l->line - 1)))
-        return fail(r, "level %s: line size %u is not a power of two >= 8", l->name, l->line);
-    if (l->ways == 0 || l->size % ((uint64_t)l->line * l->ways) != 0)
-        return fail(r, "level %s: size %llu is not a multiple of line * ways (%u * %u)", l->name,
-                    (unsigned long long)l->size, l->line, l->ways);
+    const char *why = cs_level_check(l->size, l->line, l->ways);
+    if (why)
+        return fail(r, "level %s: SIZE %llu, LINE %u, WAYS %u: %s: the file is damaged (run augur memspy again)",
+                    l->name, (unsigned long long)l->size, l->line, l->ways, why);
     if (l->shared_by == 0)
         return fail(r, "level %s: SHARED is 0 (1 for a private level, the cores sharing it otherwise)", l->name);
     return 0;
@@ -189,6 +192,7 @@ static int parse_threads(reader *r, char **f)
     if (t == 0)
         return fail(r, "threads is 0 (the main thread counts)");
     r->m->threads = (uint32_t)t;
+    r->threads_line = r->t.lineno;
     return 0;
 }
 
@@ -338,6 +342,10 @@ static int parse_pair(reader *r, char **f, int nf)
     p->obj = (uint32_t)obj;
     if (p->reads > UINT64_MAX - p->writes || p->reads + p->writes != p->refs)
         return fail(r, "READS + WRITES is not REFS");
+    /* Within a pair, every other count is at most REFS: this bound keeps
+     * every sum over pairs (mr_stats_add) and the scaled totals exact. */
+    if (rawtext_add_count(&r->t, &r->refs, p->refs, "pairs' REFS") != 0)
+        return -1;
     for (unsigned k = 0; k < m->nlevels; k++)
         if (parse_misses(r, f + 6 + MR_LEVEL_FIELDS * k, m->level[k].name, p->refs, k ? &p->lv[k - 1] : NULL, &p->lv[k]) != 0)
             return -1;
@@ -401,7 +409,8 @@ static int parse_evict(reader *r, char **f)
     if (!e || rawtext_bounded(&r->t, f[1], "level", m->nlevels ? m->nlevels - 1 : 0, &level) != 0 ||
         rawtext_id(&r->t, f[2], "obj", (int)m->nobjs, 0, &victim) != 0 ||
         rawtext_id(&r->t, f[3], "obj", (int)m->nobjs, 0, &evictor) != 0 ||
-        rawtext_u64(&r->t, f[4], "COUNT", &e->count) != 0)
+        rawtext_u64(&r->t, f[4], "COUNT", &e->count) != 0 ||
+        rawtext_add_count(&r->t, &r->evictions, e->count, "evictions' COUNTs") != 0)
         return -1;
     *e = (mr_evict){(uint32_t)level, (uint32_t)victim, (uint32_t)evictor, e->count};
     m->nevicts++;
@@ -414,12 +423,14 @@ static int parse_thread(reader *r, char **f, int nf)
     if (nf != 3 + (int)m->nlevels)
         return fail(r, "'thread' line with %d fields, expected %u (T REFS and one MISS per level)", nf - 1,
                     2 + m->nlevels);
-    uint64_t id;
     mr_thread *t = append(r, (void **)&m->thread, m->nthreads, &r->cap_threads, sizeof *t);
-    if (!t || rawtext_bounded(&r->t, f[1], "thread", m->threads - 1, &id) != 0 ||
-        rawtext_u64(&r->t, f[2], "REFS", &t->refs) != 0)
+    if (!t || rawtext_dense_id(&r->t, f[1], "thread", (int)m->nthreads) != 0 ||
+        rawtext_u64(&r->t, f[2], "REFS", &t->refs) != 0 ||
+        rawtext_add_count(&r->t, &r->thread_refs, t->refs, "threads' REFS") != 0)
         return -1;
-    t->id = (uint32_t)id;
+    if (m->nthreads == MS_MAX_THREADS || m->nthreads == m->threads)
+        return fail(r, "more 'thread' lines than min(threads %u, %u)", m->threads, MS_MAX_THREADS);
+    t->id = (uint32_t)m->nthreads;
     for (unsigned k = 0; k < m->nlevels; k++)
         if (rawtext_u64(&r->t, f[3 + k], "MISS", &t->miss[k]) != 0)
             return -1;
@@ -429,7 +440,10 @@ static int parse_thread(reader *r, char **f, int nf)
 
 static int parse_skipped(reader *r, char **f)
 {
-    return rawtext_u64(&r->t, f[1], "skipped", &r->m->skipped);
+    uint64_t total = r->refs;
+    return rawtext_u64(&r->t, f[1], "skipped", &r->m->skipped) != 0
+               ? -1
+               : rawtext_add_count(&r->t, &total, r->m->skipped, "pairs' REFS and the skipped references");
 }
 
 /* exec PATH: the process exec'd PATH, whose run memspy does not follow;
@@ -512,13 +526,29 @@ static int parse_line(void *ctx, char *line)
     return kw->kw.nfields < 0 ? kw->parse_n(r, r->fields, nf) : kw->parse(r, r->fields);
 }
 
+/* The tool writes a 'thread' line for each thread it simulated, the
+ * first MS_MAX_THREADS (later ones fold onto them): a `threads` count
+ * they do not match (4294967295 was taken) is damage. */
+static int check_threads(reader *r)
+{
+    const memspy_raw *m = r->m;
+    uint32_t simulated = m->threads < MS_MAX_THREADS ? m->threads : MS_MAX_THREADS;
+    if (m->nthreads == simulated)
+        return 0;
+    return rawtext_fail(&r->t, r->threads_line,
+                        "threads %u, but %zu 'thread' lines: memspy writes one for each thread up to %u, so there "
+                        "should be %u (the file is damaged; run augur memspy again)",
+                        m->threads, m->nthreads, MS_MAX_THREADS, simulated);
+}
+
 /* The lines before the end line (a rawtext_reader's parse). */
 static int parse_body(void *reader_, char *buf, size_t body_len)
 {
     reader *r = reader_;
-    if (rawtext_each_line(&r->t, buf, body_len, parse_line, r) != 0 || check_groups(r) != 0)
+    if (rawtext_each_line(&r->t, buf, body_len, parse_line, r) != 0 || check_groups(r) != 0 ||
+        rawtext_required_before(&r->t, &r->order, R_EXIT + 1, "the 'end' line") != 0)
         return -1;
-    return rawtext_required_before(&r->t, &r->order, R_EXIT + 1, "the 'end' line");
+    return check_threads(r);
 }
 
 /* A rawtext_reader's setup: the reader writes into out. */

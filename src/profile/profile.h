@@ -68,6 +68,10 @@ typedef struct profile {
     char **files;
     size_t ninstrs;
     prof_instr *instrs;
+    /* the sums of the instructions' EXECS, READS and WRITES, each at most
+     * 2^63 - 1 (RAWTEXT_MAX_COUNT, util/rawtext.h), so that any subset of
+     * the instructions sums without overflow */
+    uint64_t total_execs, total_reads, total_writes;
     int has_exit;    /* 0 when the process died of a signal */
     int exit_code;
 } profile;
@@ -75,7 +79,12 @@ typedef struct profile {
 /* Read and fully validate the profile at `path` into *out.  Returns 0 on
  * success; on failure returns -1, leaves *out empty (safe to profile_free),
  * and writes into err a message naming the file, the line and the problem,
- * e.g. "prof.1: line 12: histogram counts add up to 990, TOUCHES says 1000". */
+ * e.g. "prof.1: line 12: histogram counts add up to 990, TOUCHES says 1000".
+ * Besides the format's rules (docs/profile-format.md): the file's framing
+ * and size (util/rawtext.h), sums within RAWTEXT_MAX_COUNT, one `ins` line
+ * per instruction (module and address), block sizes within RD's, and no
+ * more threads than the process could have created (one executed clone
+ * each). */
 int profile_read(const char *path, profile *out, char *err, size_t errlen);
 
 void profile_free(profile *p);

@@ -40,6 +40,10 @@ typedef struct reader {
     size_t cur_lineno;
     enum stage cur_stage;
     uint64_t cur_target_total; /* sum of the current instruction's ind COUNTs */
+    size_t *ins_lines;         /* the line of each instruction's ins line */
+    size_t cap_ins_lines;
+    uint64_t touches[PROFILE_MAX_BLOCK_SIZES]; /* the TOUCHES of each block size, summed */
+    size_t threads_line;
     char *fields[MAX_FIELDS];
 } reader;
 
@@ -88,8 +92,9 @@ static int parse_block_size(reader *r, char **f)
     uint64_t b;
     if (rawtext_bounded(&r->t, f[1], "block size", UINT32_MAX, &b) != 0)
         return -1;
-    if (b < 8 || (b & (b - 1)) != 0)
-        return fail(r, "block size %llu is not a power of two >= 8", (unsigned long long)b);
+    if (b < RD_MIN_BLOCK_SIZE || b > RD_MAX_BLOCK_SIZE || (b & (b - 1)) != 0)
+        return fail(r, "block size %llu is not a power of two from %u to %u (1 GiB)", (unsigned long long)b,
+                    RD_MIN_BLOCK_SIZE, RD_MAX_BLOCK_SIZE);
     if (p->nblock_sizes > 0 && b <= p->block_sizes[p->nblock_sizes - 1])
         return fail(r, "block size %llu after %u: block sizes must be listed in ascending order",
                     (unsigned long long)b, p->block_sizes[p->nblock_sizes - 1]);
@@ -107,6 +112,7 @@ static int parse_threads(reader *r, char **f)
     if (t == 0)
         return fail(r, "threads is 0 (the main thread counts)");
     r->p->threads = (uint32_t)t;
+    r->threads_line = r->t.lineno;
     return 0;
 }
 
@@ -179,8 +185,15 @@ static int parse_ins(reader *r, char **f)
         return -1;
     if (len == 0)
         return fail(r, "instruction length 0");
-    if (in->reads > UINT64_MAX - in->writes)
-        return fail(r, "READS + WRITES overflows 64 bits");
+    if (rawtext_add_count(&r->t, &p->total_execs, in->execs, "instructions' EXECS") != 0 ||
+        rawtext_add_count(&r->t, &p->total_reads, in->reads, "instructions' READS") != 0 ||
+        rawtext_add_count(&r->t, &p->total_writes, in->writes, "instructions' WRITES") != 0)
+        return -1;
+    size_t *line_of = array_grow(r->ins_lines, p->ninstrs, &r->cap_ins_lines, sizeof *line_of);
+    if (!line_of)
+        return out_of_memory(r);
+    r->ins_lines = line_of;
+    r->ins_lines[p->ninstrs] = r->t.lineno;
     in->len = (uint32_t)len;
     in->line = (uint32_t)line;
     p->ninstrs++;
@@ -296,6 +309,8 @@ static int parse_hist(reader *r, char **f, int nf)
     if ((uint64_t)nf != 5 + 3 * n)
         return fail(r, "'hist' line with N = %llu bins has %d fields, expected %llu", (unsigned long long)n,
                     nf - 1, (unsigned long long)(4 + 3 * n));
+    if (rawtext_add_count(&r->t, &r->touches[in->nhists], h->touches, "instructions' TOUCHES") != 0)
+        return -1;
     h->block_size = (uint32_t)b;
     in->nhists++; /* from here h is owned by the instruction (freed with it) */
     if (n > 0 && !(h->bins = malloc(n * sizeof *h->bins)))
@@ -364,14 +379,68 @@ static int parse_line(void *ctx, char *line)
 
 /* ---- the file ------------------------------------------------------------ */
 
+/* Each thread but the main one was made by a clone the process executed:
+ * more threads than instructions is damage (4294967295 was taken). */
+static int check_threads(reader *r)
+{
+    const profile *p = r->p;
+    if (p->threads - 1 <= p->total_execs)
+        return 0;
+    return rawtext_fail(&r->t, r->threads_line,
+                        "threads %u, but the process executed %llu instructions, and each thread after the first "
+                        "is made by one (a clone): the profile is damaged (collect the profile again)",
+                        p->threads, (unsigned long long)p->total_execs);
+}
+
+/* qsort order of pointers to instructions: by module, then address. */
+static int by_location(const void *a, const void *b)
+{
+    const prof_instr *x = *(prof_instr *const *)a, *y = *(prof_instr *const *)b;
+    if (x->module != y->module)
+        return x->module < y->module ? -1 : 1;
+    return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* One ins line per instruction: a second line for the same module and
+ * address would be counted twice. */
+static int check_duplicates(reader *r)
+{
+    const profile *p = r->p;
+    if (p->ninstrs < 2)
+        return 0;
+    prof_instr **sorted = malloc(p->ninstrs * sizeof *sorted);
+    if (!sorted)
+        return out_of_memory(r);
+    for (size_t i = 0; i < p->ninstrs; i++)
+        sorted[i] = &p->instrs[i];
+    qsort(sorted, p->ninstrs, sizeof *sorted, by_location);
+    int rc = 0;
+    for (size_t i = 1; i < p->ninstrs && rc == 0; i++) {
+        if (by_location(&sorted[i - 1], &sorted[i]) != 0)
+            continue;
+        size_t a = r->ins_lines[sorted[i - 1] - p->instrs], b = r->ins_lines[sorted[i] - p->instrs];
+        rc = rawtext_fail(&r->t, a > b ? a : b,
+                          "a second 'ins' line for module %d address %llx, first on line %zu (one line per "
+                          "instruction): the profile is damaged (collect the profile again)",
+                          sorted[i]->module, (unsigned long long)sorted[i]->addr, a < b ? a : b);
+    }
+    free(sorted);
+    return rc;
+}
+
 /* Parse the lines before the end line, then check what only the whole
  * file can show (a rawtext_reader's parse). */
 static int parse_body(void *reader_, char *buf, size_t body_len)
 {
     reader *r = reader_;
-    if (rawtext_each_line(&r->t, buf, body_len, parse_line, r) != 0)
-        return -1;
-    return finish_instr(r) != 0 ? -1 : rawtext_required_before(&r->t, &r->order, R_EXIT + 1, "the 'end' line");
+    int rc = 0;
+    if (rawtext_each_line(&r->t, buf, body_len, parse_line, r) != 0 || finish_instr(r) != 0 ||
+        rawtext_required_before(&r->t, &r->order, R_EXIT + 1, "the 'end' line") != 0 || check_threads(r) != 0 ||
+        check_duplicates(r) != 0)
+        rc = -1;
+    free(r->ins_lines);
+    r->ins_lines = NULL;
+    return rc;
 }
 
 /* A rawtext_reader's setup: the reader writes into out. */

@@ -26,6 +26,13 @@ typedef struct rd_allocator {
     void *ctx;
 } rd_allocator;
 
+/* Block sizes, in bytes: powers of two from one 64-bit word to the largest
+ * page of x86-64 and Arm (1 GiB).  The collector, `augur collect
+ * --block-sizes`, the profile reader and machine descriptions' page sizes
+ * all keep to these. */
+#define RD_MIN_BLOCK_SIZE 8u
+#define RD_MAX_BLOCK_SIZE (1u << 30)
+
 /* ---- LRU stack of blocks ------------------------------------------------ */
 
 #define RD_COLD UINT64_MAX /* "distance" of a first access */

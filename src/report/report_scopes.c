@@ -18,6 +18,14 @@ typedef struct counted_tree {
     scope_counts *c;
 } counted_tree;
 
+/* *to += x, setting *wrapped when the sum passes 2^64 - 1: the database's
+ * sums (flops are executions times lanes, summed as REAL past 2^63) are
+ * not bounded as db_run_instructions bounds its counts. */
+static void add(uint64_t *to, uint64_t x, int *wrapped)
+{
+    *wrapped |= __builtin_add_overflow(*to, x, to);
+}
+
 int report_scope_counts(db *d, int64_t run_id, const scope_tree *t, scope_counts **out, char *err, size_t errlen)
 {
     db_scope_count *rows = NULL;
@@ -25,7 +33,7 @@ int report_scope_counts(db *d, int64_t run_id, const scope_tree *t, scope_counts
     size_t nrows = 0, nloops = 0;
     size_t n = t->nscopes;
     scope_counts *c = *out = calloc(n, sizeof *c);
-    int rc = c ? 0 : -1;
+    int rc = c ? 0 : -1, wrapped = 0;
     if (rc == 0)
         rc = db_scope_counts(d, run_id, t->binary.id, &rows, &nrows, err, errlen);
     if (rc == 0)
@@ -35,12 +43,12 @@ int report_scope_counts(db *d, int64_t run_id, const scope_tree *t, scope_counts
         if (r->scope < 0 || (size_t)r->scope >= n || r->cls < 0 || r->cls >= ST_CLASS_COUNT)
             continue;
         scope_counts *sc = &c[r->scope];
-        sc->cls[r->cls] += r->executions;
-        sc->cls_flops[r->cls] += r->flops;
-        sc->instructions += r->executions;
-        sc->flops += r->flops;
-        sc->reads += r->reads;
-        sc->writes += r->writes;
+        add(&sc->cls[r->cls], r->executions, &wrapped);
+        add(&sc->cls_flops[r->cls], r->flops, &wrapped);
+        add(&sc->instructions, r->executions, &wrapped);
+        add(&sc->flops, r->flops, &wrapped);
+        add(&sc->reads, r->reads, &wrapped);
+        add(&sc->writes, r->writes, &wrapped);
     }
     for (size_t i = 0; rc == 0 && i < nloops; i++)
         if (loops[i].scope >= 0 && (size_t)loops[i].scope < n) {
@@ -50,16 +58,22 @@ int report_scope_counts(db *d, int64_t run_id, const scope_tree *t, scope_counts
     for (size_t s = n; rc == 0 && s-- > 1;) { /* children have larger ids */
         scope_counts *in = &c[s], *p = &c[t->scopes[s].parent];
         for (int k = 0; k < ST_CLASS_COUNT; k++) {
-            p->cls[k] += in->cls[k];
-            p->cls_flops[k] += in->cls_flops[k];
+            add(&p->cls[k], in->cls[k], &wrapped);
+            add(&p->cls_flops[k], in->cls_flops[k], &wrapped);
         }
-        p->instructions += in->instructions;
-        p->flops += in->flops;
-        p->reads += in->reads;
-        p->writes += in->writes;
+        add(&p->instructions, in->instructions, &wrapped);
+        add(&p->flops, in->flops, &wrapped);
+        add(&p->reads, in->reads, &wrapped);
+        add(&p->writes, in->writes, &wrapped);
     }
     if (c == NULL)
         snprintf(err, errlen, "out of memory");
+    else if (rc == 0 && wrapped) {
+        snprintf(err, errlen, "%s: the counts of run %lld's scopes (instructions, flops, reads or writes) add up to "
+                 "more than 2^64 - 1: the database is damaged (delete the run and collect it again)",
+                 db_path(d), (long long)run_id);
+        rc = -1;
+    }
     free(rows), free(loops);
     return rc;
 }

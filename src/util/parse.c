@@ -1,7 +1,11 @@
-/* parse.c — strict parsers of decimal, hexadecimal and suffixed sizes (see parse.h). */
+/* parse.c — strict parsers of decimal, hexadecimal, suffixed sizes and
+ * decimal reals (see parse.h). */
 #include "util/parse.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <strings.h>
 
 /* Parse the digits in [s, end) in `base` (10 or 16, hex lower-case only).
@@ -69,4 +73,39 @@ int parse_size(const char *s, uint64_t *out)
         return 0;
     }
     return -1;
+}
+
+/* The end of the run of decimal digits starting at s. */
+static const char *skip_digits(const char *s)
+{
+    while (*s >= '0' && *s <= '9')
+        s++;
+    return s;
+}
+
+int parse_double(const char *s, double *out)
+{
+    /* Check the form first: strtod alone also takes hex, inf, nan and blanks. */
+    const char *p = s + (*s == '-');
+    const char *int_end = skip_digits(p), *frac_end = int_end;
+    if (*int_end == '.')
+        frac_end = skip_digits(int_end + 1);
+    if (int_end == p && frac_end <= int_end + 1)
+        return -1; /* no digit before or after the point */
+    p = frac_end;
+    if (*p == 'e' || *p == 'E') {
+        p += p[1] == '+' || p[1] == '-' ? 2 : 1;
+        const char *exp_end = skip_digits(p);
+        if (exp_end == p)
+            return -1;
+        p = exp_end;
+    }
+    if (*p)
+        return -1;
+    errno = 0;
+    double v = strtod(s, NULL);
+    if (!isfinite(v) || (errno == ERANGE && fabs(v) > 1))
+        return -1; /* overflow; an underflow to 0 or a denormal is kept */
+    *out = v;
+    return 0;
 }

@@ -22,4 +22,11 @@ int parse_hex_u64(const char *s, uint64_t *out);
  * Decimal suffixes such as KB are refused, since they are ambiguous. */
 int parse_size(const char *s, uint64_t *out);
 
+/* A finite decimal number: an optional '-', digits with an optional
+ * fraction (at least one digit in all), an optional exponent e/E with an
+ * optional sign ("4", "0.5", "-1.25e3", ".5").  Hexadecimal ("0x10"), "inf",
+ * "nan", a leading '+' and blanks are refused, as is a value that
+ * overflows a double. */
+int parse_double(const char *s, double *out);
+
 #endif

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "util/array.h"
@@ -63,6 +64,14 @@ int rawtext_bounded(rawtext *t, const char *f, const char *what, uint64_t max, u
     if (*out > max)
         return fail(t, "%s %llu is out of range (at most %llu)", what, (unsigned long long)*out,
                     (unsigned long long)max);
+    return 0;
+}
+
+int rawtext_add_count(rawtext *t, uint64_t *total, uint64_t x, const char *what)
+{
+    if (__builtin_add_overflow(*total, x, total) || *total > RAWTEXT_MAX_COUNT)
+        return fail(t, "the %s add up to more than %llu (2^63 - 1), the most a count may be: the file is damaged (%s)",
+                    what, (unsigned long long)RAWTEXT_MAX_COUNT, t->redo);
     return 0;
 }
 
@@ -370,7 +379,32 @@ static int check_end(rawtext *t, const char *buf, size_t len, size_t *body_len)
     return 0;
 }
 
-/* Read the whole file into a NUL-terminated buffer. */
+/* The error for a file past RAWTEXT_MAX_BYTES; returns -1. */
+static int too_large(rawtext *t)
+{
+    return rawtext_fail(t, 0, "larger than %llu bytes (4 GiB), the most a raw %s may have: it is not one, or it is "
+                        "damaged (%s)", (unsigned long long)RAWTEXT_MAX_BYTES, t->kind, t->redo);
+}
+
+/* Refuse what cannot be a raw file before reading it: a device or socket
+ * (/dev/zero was read until memory ran out) and a regular file larger than
+ * RAWTEXT_MAX_BYTES.  A FIFO is read, up to the limit. */
+static int check_kind(rawtext *t, int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        snprintf(t->err, t->errlen, "cannot read %s: %s", t->path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+        const char *what = S_ISDIR(st.st_mode) ? "folder" : S_ISSOCK(st.st_mode) ? "socket" : "device";
+        return rawtext_fail(t, 0, "not a regular file (a %s; give the path of a raw %s file)", what, t->kind);
+    }
+    return S_ISREG(st.st_mode) && (uint64_t)st.st_size > RAWTEXT_MAX_BYTES ? too_large(t) : 0;
+}
+
+/* Read the whole file (at most RAWTEXT_MAX_BYTES) into a NUL-terminated
+ * buffer. */
 static int load(rawtext *t, char **buf, size_t *len)
 {
     FILE *fp = fopen(t->path, "rb");
@@ -378,24 +412,33 @@ static int load(rawtext *t, char **buf, size_t *len)
         snprintf(t->err, t->errlen, "cannot open %s: %s", t->path, strerror(errno));
         return -1;
     }
+    if (check_kind(t, fileno(fp)) != 0) {
+        fclose(fp);
+        return -1;
+    }
+    /* at most one byte more than the limit is read (a FIFO has no size) */
+    const size_t most = RAWTEXT_MAX_BYTES + 2; /* the byte past the limit, and the NUL */
     size_t cap = 1 << 16, n = 0;
     char *b = malloc(cap);
     while (b) {
         n += fread(b + n, 1, cap - n - 1, fp);
-        if (n < cap - 1)
+        if (n < cap - 1 || cap == most)
             break;
-        char *nb = realloc(b, cap * 2);
+        size_t grown = cap * 2 < most ? cap * 2 : most;
+        char *nb = realloc(b, grown);
         if (!nb)
             free(b);
         b = nb;
-        cap *= 2;
+        cap = grown;
     }
     int read_errno = ferror(fp) ? errno : 0;
     fclose(fp);
     if (!b)
         return rawtext_fail(t, 0, "out of memory");
-    if (read_errno) {
+    if (read_errno || n > RAWTEXT_MAX_BYTES) {
         free(b);
+        if (!read_errno)
+            return too_large(t);
         snprintf(t->err, t->errlen, "cannot read %s: %s", t->path, strerror(read_errno));
         return -1;
     }
@@ -405,13 +448,29 @@ static int load(rawtext *t, char **buf, size_t *len)
     return 0;
 }
 
+/* A NUL byte in the body would end its line early, unseen: refuse it. */
+static int check_no_nul(rawtext *t, const char *buf, size_t body_len)
+{
+    const char *nul = memchr(buf, '\0', body_len);
+    if (!nul)
+        return 0;
+    size_t line = 1;
+    const char *start = buf;
+    for (const char *p = buf; p < nul; p++)
+        if (*p == '\n')
+            line++, start = p + 1;
+    return rawtext_fail(t, line, "a NUL byte at byte %zu of the line: the file is corrupt (%s)",
+                        (size_t)(nul - start) + 1, t->redo);
+}
+
 int rawtext_open(rawtext *t, char **buf, size_t *body_len)
 {
     size_t len = 0;
     *buf = NULL;
     if (load(t, buf, &len) != 0)
         return -1;
-    if (check_magic(t, *buf, len) != 0 || check_end(t, *buf, len, body_len) != 0) {
+    if (check_magic(t, *buf, len) != 0 || check_end(t, *buf, len, body_len) != 0 ||
+        check_no_nul(t, *buf, *body_len) != 0) {
         free(*buf);
         *buf = NULL;
         return -1;

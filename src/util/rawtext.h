@@ -32,9 +32,15 @@ typedef struct rawtext {
  * returns -1. */
 __attribute__((format(printf, 3, 4))) int rawtext_fail(rawtext *t, size_t line, const char *fmt, ...);
 
-/* Read t->path whole and check its framing: the magic line and version,
- * the end line closing the file, its line count and CRC-32.  Damage is so
- * named (truncated, corrupt) rather than as whatever odd field it made.
+/* The largest raw file read, in bytes: a profile of a million distinct
+ * instructions with two histograms each is a few hundred MB. */
+#define RAWTEXT_MAX_BYTES (4ull << 30)
+
+/* Read t->path whole and check its framing: a regular file (or a FIFO) of
+ * at most RAWTEXT_MAX_BYTES, the magic line and version, the end line
+ * closing the file, its line count and CRC-32, and no NUL byte before it.
+ * Damage is so named (truncated, corrupt) rather than as whatever odd field
+ * it made.
  * On success *buf (free() it) holds the file, NUL-terminated, and
  * *body_len is the offset of the end line; every line before it ends in
  * '\n'. */
@@ -96,6 +102,16 @@ int rawtext_keyword(rawtext *t, rawtext_order *o, char **fields, int nf, size_t 
 /* An error unless every required keyword of a rank below `rank` was seen;
  * `what` names the line that needs them ("the 'end' line"). */
 int rawtext_required_before(rawtext *t, const rawtext_order *o, int rank, const char *what);
+
+/* The most any count of a raw file, and any sum of one kind of count over
+ * the file, may be: what SQLite's INTEGER and JSON's integers (jansson)
+ * hold, and 292 years of events at 10^9 a second.  Larger sums wrapped
+ * silently in the reports. */
+#define RAWTEXT_MAX_COUNT ((uint64_t)INT64_MAX)
+
+/* Add x to *total, the file's sum of `what` ("instructions' EXECS"), which
+ * must stay within RAWTEXT_MAX_COUNT; an error at the current line else. */
+int rawtext_add_count(rawtext *t, uint64_t *total, uint64_t x, const char *what);
 
 /* Field parsers: `what` names the field in messages. */
 int rawtext_u64(rawtext *t, const char *f, const char *what, uint64_t *out);

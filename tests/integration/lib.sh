@@ -98,6 +98,14 @@ collect_to() {
     "$AUGUR" collect --db "$WORK/test.db" --keep-profiles "$dir" "$@" >/dev/null
 }
 
+# framed — the lines on stdin, then the `end LINES CRC` line that closes a
+# raw file (docs/profile-format.md, "Integrity"): hand-made profiles.
+framed() {
+    python3 -c 'import sys, zlib
+b = sys.stdin.buffer.read()
+sys.stdout.buffer.write(b + b"end %d %x\n" % (b.count(b"\n"), zlib.crc32(b)))'
+}
+
 # kept_profiles DIR — the profiles collect_to DIR kept, one per line.
 kept_profiles() {
     ls "$1"/augur-collect-*/augur.*.prof

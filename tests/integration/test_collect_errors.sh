@@ -18,7 +18,8 @@ expect_error "missing program" 127 "not found" --db "$DB" -- /nonexistent/progra
 expect_error "program not in PATH" 127 "not found in PATH" --db "$DB" -- no-such-program-xyz
 expect_error "not executable" 126 "not executable" --db "$DB" -- "$SRC_PROGRAMS/patterns.c"
 expect_error "malformed param" 2 "not NAME=VALUE" --db "$DB" --param N -- /bin/true
-expect_error "non-numeric param" 2 "must be a number" --db "$DB" --param N=abc -- /bin/true
+expect_error "non-numeric param" 2 "must be a decimal number" --db "$DB" --param N=abc -- /bin/true
+expect_error "hexadecimal param" 2 "must be a decimal number" --db "$DB" --param N=0x10 -- /bin/true
 expect_error "bad param name" 2 "name must be" --db "$DB" --param 1N=3 -- /bin/true
 expect_error "duplicate param" 2 "given twice" --db "$DB" --param N=1 --param N=2 -- /bin/true
 expect_error "bad block sizes" 2 "powers of two" --db "$DB" --block-sizes 64,100 -- /bin/true
@@ -50,7 +51,7 @@ fi
 # The collector tool run directly with a missing or bad option stops before
 # the program runs, with status 1 (Valgrind 3.19 alone would run it and exit 0).
 VGLIB="$(dirname "$AUGUR")/vglib"
-for opts in "" "--augur-out=$WORK --augur-block-sizes=64,100"; do
+for opts in "" "--augur-out=$WORK --augur-block-sizes=64,100" "--augur-out=$WORK --augur-block-sizes=4294967296"; do
     # shellcheck disable=SC2086  # opts is a list of words
     VALGRIND_LIB="$VGLIB" valgrind -q --tool=augur $opts /bin/echo ran >"$WORK/out" 2>"$WORK/err"
     check "tool with '$opts': status" "$?" 1
@@ -64,4 +65,31 @@ check "good run" "$?" 0
 before=$(sqlite3 "$DB" 'select count(*) from runs')
 expect_error "bad run after good" 127 "not found" --db "$DB" -- /nonexistent/program
 check "database unchanged" "$(sqlite3 "$DB" 'select count(*) from runs')" "$before"
+
+# Block sizes are checked as the tool checks them, before the program runs:
+# "64," was taken, and sizes past 2^30 the tool refused (or took as 0) only
+# once Valgrind had started.
+for sizes in "64," ",64" " 64" "64,,4096" "64,8589934592" "2147483648" "+64" "8,16,32,64,128,256,512,1024,2048"; do
+    expect_error "block sizes '$sizes'" 2 "give ascending powers of two from 8 to 1073741824" \
+        --db "$DB" --block-sizes "$sizes" -- /bin/touch "$WORK/ran"
+    check "block sizes '$sizes': program not run" "$(ls "$WORK/ran" 2>/dev/null | wc -l)" 0
+done
+
+# A damaged database is found before the program runs (it used to run, then
+# the import failed): a page of the instructions table overwritten, or a
+# table gone.  The database is left as it was.
+cp "$DB" "$WORK/damaged.db"
+page=$(sqlite3 "$WORK/damaged.db" 'pragma page_size')
+root=$(sqlite3 "$WORK/damaged.db" "select rootpage from sqlite_master where name = 'instructions'")
+printf '\x0f\xff\xff\xff\xff\xff\xff\xff' | dd of="$WORK/damaged.db" bs=1 seek=$(( (root - 1) * page )) conv=notrunc 2>/dev/null
+cp "$WORK/damaged.db" "$WORK/damaged.copy"
+expect_error "damaged page" 125 "damaged.db is damaged: SQLite's quick_check found: .*Page $root: .*\(restore it from a copy, or give another --db\)" \
+    --db "$WORK/damaged.db" -- /bin/touch "$WORK/ran"
+check "damaged page: program not run" "$(ls "$WORK/ran" 2>/dev/null | wc -l)" 0
+check "damaged page: database as it was" "$(cmp "$WORK/damaged.db" "$WORK/damaged.copy" && echo same)" same
+cp "$DB" "$WORK/schema.db"
+sqlite3 "$WORK/schema.db" 'drop table branch_targets'
+expect_error "table dropped" 125 "schema.db is damaged: its schema lacks branch_targets.instruction_id" \
+    --db "$WORK/schema.db" -- /bin/touch "$WORK/ran"
+check "table dropped: program not run" "$(ls "$WORK/ran" 2>/dev/null | wc -l)" 0
 finish

@@ -35,6 +35,29 @@ expect_refused "truncated" "truncated" "$WORK/truncated.prof"
 expect_refused "empty" "truncated" "$WORK/empty.prof"
 expect_refused "missing" "cannot open" "$WORK/no-such.prof"
 
+# Not a file: /dev/zero was read until memory ran out.
+expect_refused "/dev/zero" "/dev/zero: not a regular file \(a device" /dev/zero
+
+# tiny_profile PID EXECS — a profile of one process with one instruction
+# executed EXECS times.
+tiny_profile() {
+    printf 'augur-profile 1\ntool augur-collect 0.1.0\npid %s\nppid 1\nexe /bin/true\nblock-size 64\nthreads 1\nins -1 1000 1 -1 -1 0 %s 0 0\nexit 0\n' \
+        "$1" "$2" | framed
+}
+# 2^64 - 1 executions were stored, then reported as 140,481 instructions
+# (the sum wrapped); two processes of 5 * 10^18 each are more than the 2^63 - 1
+# a run may have.
+tiny_profile 7001 18446744073709551615 >"$WORK/wrap.prof"
+expect_refused "2^64 - 1 executions" "wrap.prof: line 8: the instructions' EXECS add up to more than 9223372036854775807" \
+    "$WORK/wrap.prof"
+tiny_profile 7002 5000000000000000000 >"$WORK/half1.prof"
+tiny_profile 7003 5000000000000000000 >"$WORK/half2.prof"
+"$AUGUR" import --db "$DB" "$WORK/half1.prof" "$WORK/half2.prof" >/dev/null 2>"$WORK/err"
+check "run of 10^19 executions: status" "$?" 125
+check "run of 10^19 executions: message" \
+    "$(grep -c "half2.prof: with it the run's processes count more than 9223372036854775807 (2^63 - 1)" "$WORK/err")" 1
+check "run of 10^19 executions: database unchanged" "$(sqlite3 "$DB" 'select count(*) from runs')" 1
+
 # A process is stored once: the profile collect already stored (it kept it),
 # or the one just imported, is refused naming the run that holds it.
 expect_refused "already imported" "already stored in .* as part of run 1;" "$PROF"

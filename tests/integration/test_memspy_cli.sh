@@ -131,6 +131,17 @@ check "the smallest ratio it names is taken" \
 check "--sample-by time takes smaller ratios" \
     "$("${MEMSPY[@]}" --sample 0.01 --sample-by time --dry-run -- /bin/true | grep -c -- '--sample-time=')" 1
 
+# Numbers in decimal only: strtod took hex (0x0.2 as 0.125) and blanks.
+for opt in "--sample 0x0.2" "--sample inf" "--shadow-sample 0x8" "--shadow-sample +8"; do
+    # shellcheck disable=SC2086  # opt is the option and its value
+    "${MEMSPY[@]}" $opt -- /bin/touch "$WORK/ran" 2>"$WORK/err"
+    check "'$opt': exit 2" "$?" 2
+    check "'$opt': named" "$(grep -c -e "--sample '.*': give a ratio" -e "--shadow-sample '.*': give a power of two" "$WORK/err")" 1
+done
+"${MEMSPY[@]}" --sample " 0.5" -- /bin/touch "$WORK/ran" 2>"$WORK/err"
+check "'--sample \" 0.5\"': exit 2" "$?" 2
+check "numbers in decimal: the program did not run" "$(ls "$WORK/ran" 2>/dev/null)" ""
+
 # augur refuses a shadow sampling the levels cannot take before the run:
 # 1 line in 1024 is more than zen4's 512-line L1 has; with set sampling
 # 1 in 8, 128 is more than the 64 lines it simulates.

@@ -155,4 +155,18 @@ check "no-DWARF flagged" "$(jq '.children[0].has_dwarf' "$WORK/nodwarf.json")" f
 check "no-DWARF keeps function names" "$(loops_of "$WORK/nodwarf.json" matmul | jq length)" 3
 check "no-DWARF loops have no lines" "$(loops_of "$WORK/nodwarf.json" matmul | jq -c '[.[] | .lines] | unique')" "[null]"
 
+# A damaged database whose flops pass 2^64 - 1 (two of kernels' fp
+# instructions made 4-flop ones executed 4 * 10^18 times: 1.6 * 10^19 flops
+# each, within a run's 2^63 - 1 executions) is refused; the sums wrapped and
+# the program was reported with 29171 flops.
+cp "$WORK/O2.db" "$WORK/wrap.db"
+sqlite3 "$WORK/wrap.db" "CREATE TEMP TABLE two AS SELECT i.id, i.addr FROM instructions i
+    JOIN modules m ON m.id = i.module_id AND m.path LIKE '%/kernels_O2'
+    JOIN static_instructions s ON s.addr = i.addr WHERE s.flops = 1 LIMIT 2;
+  UPDATE static_instructions SET flops = 4 WHERE addr IN (SELECT addr FROM two);
+  UPDATE instructions SET executions = 4000000000000000000 WHERE id IN (SELECT id FROM two);"
+"$AUGUR" report --db "$WORK/wrap.db" --scopes --threshold 0 > /dev/null 2> "$WORK/wrap.err"
+check "flops past 2^64: exit" "$?" 1
+check "flops past 2^64: named" "$(grep -c "the counts of run 1's scopes .* add up to more than 2^64 - 1: the database is damaged" "$WORK/wrap.err")" 1
+
 finish

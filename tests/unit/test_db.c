@@ -377,6 +377,50 @@ static void test_huge_values(void **state)
     sqlite3_close(s);
 }
 
+/* The run's instructions after `update` (SQL) on the sample run: refused
+ * as damaged with `want` in the message, or read when want is NULL. */
+static void expect_run_counts(const fixture *f, const char *update, const char *want)
+{
+    int64_t id = import_sample(f);
+    sqlite3 *s = sql_open(f->db_path);
+    sql_exec(s, update);
+    sqlite3_close(s);
+    db *d;
+    db_instr *ins;
+    size_t n;
+    char err[1024];
+    if (db_open(f->db_path, 0, &d, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    int rc = db_run_instructions(d, id, &ins, &n, err, sizeof err);
+    db_close(d);
+    remove(f->db_path);
+    if (!want) {
+        if (rc != 0)
+            fail_msg("%s", err);
+        free(ins);
+        return;
+    }
+    assert_int_equal(rc, -1);
+    assert_null(ins);
+    if (!strstr(err, want))
+        fail_msg("expected '%s' in: %s", want, err);
+}
+
+/* Counts a damaged (or edited) database holds were read as 0 when
+ * negative, or saturated when REAL, and their sums wrapped in the report. */
+static void test_damaged_counts(void **state)
+{
+    fixture *f = *state;
+    expect_run_counts(f, "UPDATE instructions SET executions = 9223372036854770000 WHERE id = 1", NULL);
+    expect_run_counts(f, "UPDATE instructions SET executions = -5 WHERE id = 1",
+                      "instruction 1 of run 1 has executions -5, not a count (a whole number from 0 to 2^63 - 1): "
+                      "the database is damaged");
+    expect_run_counts(f, "UPDATE instructions SET reads = 1.5e19 WHERE id = 1", "instruction 1 of run 1 has reads 1.5e+19, not a count");
+    expect_run_counts(f, "UPDATE instructions SET taken = 'x' WHERE id = 2", "instruction 2 of run 1 has taken x, not a count");
+    expect_run_counts(f, "UPDATE instructions SET executions = 9223372036854775000 WHERE id IN (1, 2)",
+                      "the executions of run 1 add up to more than 2^63 - 1");
+}
+
 /* ---- concurrency --------------------------------------------------------- */
 
 /* In a child process: wait for the go, open the database and import. */
@@ -697,6 +741,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_import_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(test_query_api, setup, teardown),
         cmocka_unit_test_setup_teardown(test_huge_values, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_damaged_counts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_imports, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unwritable_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_database, setup, teardown),

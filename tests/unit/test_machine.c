@@ -6,6 +6,8 @@
  * the known ones. */
 #include "host_fixtures.h"
 
+#include <time.h>
+
 #include "machine/machine.h"
 
 static const char *const shipped[] = {"zen4", "zen3", "skylake-sp", "sapphire-rapids", "neoverse-v1"};
@@ -166,7 +168,7 @@ static void penalty_costs_must_not_be_negative(void **state)
     assert_edit_refused("  page_fault_ns: 1000", "  page_fault_ns: -5", "page_fault_ns",
                         "memory.page_fault_ns: -5 is out of range");
     assert_edit_refused("  page_fault_ns: 1000", "  page_fault_ns: fast", "page_fault_ns",
-                        "memory.page_fault_ns: 'fast' is not a number");
+                        "memory.page_fault_ns: 'fast' is not a decimal number");
 }
 
 static void contradictory_fields(void **state)
@@ -219,6 +221,134 @@ static void not_yaml_or_truncated(void **state)
     assert_refused(text, line_of(text, "    int_alu:"), "core.classes.fp_sqrt: missing");
     free(text);
     assert_refused("", 1, "the file is empty");
+}
+
+/* Nesting of the issue's size, 100,000 levels of [ ] (200 KB): libyaml's
+ * document loader took more than 60 s on it (quadratic in depth); the
+ * event scan refuses it at once.  CPU time, so that a loaded host does not
+ * fail the test. */
+static void deep_nesting_refused_at_once(void **state)
+{
+    (void)state;
+    enum { DEPTH = 100000 };
+    char *text = malloc(2 * DEPTH + 2);
+    assert_non_null(text);
+    memset(text, '[', DEPTH);
+    memset(text + DEPTH, ']', DEPTH);
+    strcpy(text + 2 * DEPTH, "\n");
+    clock_t t0 = clock();
+    assert_refused(text, 1, "syntax: lists or mappings nested more than 16 deep");
+    double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    print_message("100000 levels refused in %.3f s of CPU\n", cpu);
+    assert_true(cpu < 0.5);
+    free(text);
+    /* 16 levels are YAML the loader reads (and then refuses as a description) */
+    assert_refused("[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]\n", 1, "expected a mapping of fields");
+    assert_refused("[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]\n", 1, "nested more than 16 deep");
+}
+
+/* A second document was ignored: the first loaded as if it were the file. */
+static void second_document_refused(void **state)
+{
+    (void)state;
+    char *text = shipped_text("zen4"), *two = malloc(strlen(text) + 32);
+    assert_non_null(two);
+    sprintf(two, "%s---\nname: other\n", text);
+    assert_refused(two, line_of(two, "---\nname: other"), "syntax: a second YAML document");
+    free(two);
+    free(text);
+}
+
+/* Numbers only in decimal: strtod read 0x10 as 16 GHz. */
+static void numbers_are_decimal(void **state)
+{
+    (void)state;
+    const char *bad[] = {"0x10", "inf", "nan", "1e999"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char to[64], want[96];
+        snprintf(to, sizeof to, "  clock_ghz: %s ", bad[i]);
+        snprintf(want, sizeof want, "core.clock_ghz: '%s' is not a decimal number", bad[i]);
+        assert_edit_refused("  clock_ghz: 3.55 ", to, "  clock_ghz:", want);
+    }
+}
+
+/* Values the tools would refuse or crawl on: memspy failed on a 1 TiB L3
+ * ("cache has too many lines") and took 110 s on a 16384-way level where
+ * 16 ways take 4 (docs/machines.md, "Limits"). */
+static void limits_of_the_tools(void **state)
+{
+    (void)state;
+    static const char *const cases[][3] = { /* zen4's text, its replacement (refused at its line), the error */
+        {"    size: 32MiB", "    size: 1099511627776", "caches[2].size: 1099511627776 is out of range: the limit is 1 to 1GiB"},
+        {"    ways: 16", "    ways: 16777216", "caches[2].ways: 16777216 is out of range: the limit is 1 to 1024"},
+        {"    line_bytes: 64", "    line_bytes: 4", "caches[0].line_bytes: 4 is out of range: the limit is 8 to 4096"},
+        {"page_size: 4KiB", "page_size: 4GiB", "tlbs[0].page_size: 4GiB is out of range: the limit is 1KiB to 1GiB"},
+        {"  clock_ghz: 3.55 ", "  clock_ghz: 0 ", "core.clock_ghz: 0 is out of range: the limit is 0.01 to 100"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        assert_edit_refused(cases[i][0], cases[i][1], cases[i][1], cases[i][2]);
+    /* at the limits: a 1 GiB 1024-way last level loads */
+    char *text = shipped_text("zen4"), *a = edited(text, "    size: 32MiB", "    size: 1GiB");
+    char *b = edited(a, "    ways: 16", "    ways: 1024"), *dir = fixture_tmpdir(), *path = fixture_path(dir, "max.yaml");
+    char err[512];
+    machine m;
+    fixture_write(path, b, strlen(b));
+    if (machine_load(path, &m, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_true(m.cache[2].size == 1ull << 30 && m.cache[2].ways == 1024);
+    machine_free(&m);
+    free(path);
+    fixture_remove(dir);
+    free(b);
+    free(a);
+    free(text);
+}
+
+/* A file is read up to 1 MiB: a larger one (here valid YAML, comments) and
+ * an endless one (/dev/zero, which was read until memory ran out) are
+ * refused by size. */
+static void file_size_bounded(void **state)
+{
+    (void)state;
+    char *dir = fixture_tmpdir(), *path = fixture_path(dir, "big.yaml"), err[512];
+    size_t n = (1u << 20) + 1;
+    char *text = malloc(n);
+    assert_non_null(text);
+    for (size_t i = 0; i < n; i++)
+        text[i] = i % 64 == 63 ? '\n' : i % 64 == 0 ? '#' : 'x';
+    fixture_write(path, text, n);
+    machine m;
+    assert_int_equal(machine_load(path, &m, err, sizeof err), -1);
+    print_message("%s\n", err);
+    assert_non_null(strstr(err, "big.yaml: more than 1048576 bytes, the limit of a machine description"));
+    fixture_write(path, text, n - 1); /* 1 MiB of comments: YAML, an empty description */
+    assert_int_equal(machine_load(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "the file is empty"));
+    assert_int_equal(machine_load("/dev/zero", &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "/dev/zero: more than 1048576 bytes"));
+    free(text);
+    free(path);
+    fixture_remove(dir);
+}
+
+/* What detect and calibrate build in memory meets the same limits. */
+static void built_machine_validated(void **state)
+{
+    (void)state;
+    machine m;
+    char err[512];
+    assert_int_equal(machine_find("zen4", &m, err, sizeof err), 0);
+    assert_int_equal(machine_validate(&m, "built", err, sizeof err), 0);
+    m.cache[2].ways = 1u << 24;
+    assert_int_equal(machine_validate(&m, "built", err, sizeof err), -1);
+    print_message("%s\n", err);
+    assert_non_null(strstr(err, "caches[2].ways: 16777216 is out of range: the limit is 1 to 1024"));
+    assert_memory_equal(err, "built:", 6);
+    m.cache[2].ways = 16;
+    m.mem_latency_ns = 2e5;
+    assert_int_equal(machine_validate(&m, "built", err, sizeof err), -1);
+    assert_non_null(strstr(err, "memory.latency_ns: 200000 is out of range: the limit is 1 to 100000"));
+    machine_free(&m);
 }
 
 static void unreadable_file(void **state)
@@ -326,6 +456,12 @@ int main(void)
         cmocka_unit_test(unknown_port_key_and_value),
         cmocka_unit_test(duplicated_field),
         cmocka_unit_test(not_yaml_or_truncated),
+        cmocka_unit_test(deep_nesting_refused_at_once),
+        cmocka_unit_test(second_document_refused),
+        cmocka_unit_test(numbers_are_decimal),
+        cmocka_unit_test(limits_of_the_tools),
+        cmocka_unit_test(file_size_bounded),
+        cmocka_unit_test(built_machine_validated),
         cmocka_unit_test(unreadable_file),
         cmocka_unit_test(write_load_round_trip),
         cmocka_unit_test(unknown_name_lists_known_ones),

@@ -218,6 +218,38 @@ static void test_refuses_inconsistent_counts(void **state)
     fixture_remove(dir);
 }
 
+/* Counts whose sums pass 2^63 - 1, levels the simulator cannot have, and
+ * thread counts the tool cannot have written: all were taken, 2^64 - 1
+ * REFS reported as "references 18446744073709545472". */
+static void test_refuses_impossible_counts(void **state)
+{
+    (void)state;
+    static const char *const cases[][3] = { /* the good file's text, its replacement, the error */
+        {"pair 0 0 1000 1000 0", "pair 0 0 18446744073709551615 18446744073709551615 0",
+         "line 24: the pairs' REFS add up to more than 9223372036854775807 (2^63 - 1), the most a count may be: the "
+         "file is damaged (run augur memspy again)"},
+        {"pair 0 0 1000 1000 0", "pair 0 0 9223372036854775300 9223372036854775300 0",
+         "line 26: the pairs' REFS add up to more than 9223372036854775807"},
+        {"skipped 0", "skipped 9223372036854775000", "line 31: the pairs' REFS and the skipped references add up to"},
+        {"evict 0 0 0 60", "evict 0 0 0 18446744073709551615", "line 27: the evictions' COUNTs add up to more than"},
+        {"thread 0 1510", "thread 0 18446744073709551615", "line 30: the threads' REFS add up to more than"},
+        {"level 1 L2 1048576 64 16 1", "level 1 L2 0 64 16 1",
+         "line 8: level L2: SIZE 0, LINE 64, WAYS 16: cache size must not be zero"},
+        {"level 1 L2 1048576 64 16 1", "level 1 L2 1015808 64 16 1",
+         "line 8: level L2: SIZE 1015808, LINE 64, WAYS 16: number of sets (size / (line * ways)) must be a power of two"},
+        {"threads 1\n", "threads 4294967295\n",
+         "line 10: threads 4294967295, but 1 'thread' lines: memspy writes one for each thread up to 64, so there "
+         "should be 64"},
+        {"thread 0 1510 151 91\n", "thread 0 1510 151 91\nthread 1 0 0 0\n",
+         "line 31: more 'thread' lines than min(threads 1, 64)"},
+        {"thread 0 1510", "thread 1 1510", "line 30: thread 1 defined where thread 0 was expected"},
+    };
+    char *dir = fixture_tmpdir();
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        expect_inconsistent(dir, cases[i][0], cases[i][1], cases[i][2]);
+    fixture_remove(dir);
+}
+
 static void build(const memspy_raw *m, memspy_report *rep)
 {
     char err[256];
@@ -733,6 +765,7 @@ int main(void)
         cmocka_unit_test(test_refuses_damage),
         cmocka_unit_test(test_reads_exec),
         cmocka_unit_test(test_refuses_inconsistent_counts),
+        cmocka_unit_test(test_refuses_impossible_counts),
         cmocka_unit_test(test_stall_and_ranking),
         cmocka_unit_test(test_time_sampling_bounds),
         cmocka_unit_test(test_set_sampling_bounds),

@@ -235,7 +235,23 @@ static const edit_case edit_cases[] = {
     {"br 10\n", "br 10\nhist 64 1 1 0\n", "line 23: 'hist' line for an instruction that does not access memory"},
     {"block-size 64\nblock-size 4096\n", "block-size 4096\nblock-size 64\n",
      "line 11: block size 64 after 4096: block sizes must be listed in ascending order"},
-    {"block-size 64", "block-size 48", "line 10: block size 48 is not a power of two >= 8"},
+    {"block-size 64", "block-size 48", "line 10: block size 48 is not a power of two from 8 to 1073741824"},
+    {"block-size 4096", "block-size 2147483648", "line 11: block size 2147483648 is not a power of two from 8 to"},
+    /* counts whose sums pass 2^63 - 1: a report showed 2^64 - 1 EXECS as 140,481 instructions */
+    {"1140 2 0 0 13 1000", "1140 2 0 0 13 18446744073709551615",
+     "line 21: the instructions' EXECS add up to more than 9223372036854775807 (2^63 - 1)"},
+    {"1139 4 0 0 12 1000", "1139 4 0 0 12 9223372036854775807",
+     "line 21: the instructions' EXECS add up to more than 9223372036854775807"},
+    {"ins 0 1139 4 0 0 12 1000 1000 0", "ins 0 1139 4 0 0 12 1000 1000 9223372036854775807",
+     "line 23: the instructions' WRITES add up to more than"},
+    {"hist 64 1000 125 2", "hist 64 9223372036854775807 9223372036854774932 2",
+     "line 26: the instructions' TOUCHES add up to more than"},
+    /* what the process cannot have done */
+    {"threads 2", "threads 4294967295",
+     "line 12: threads 4294967295, but the process executed 2012 instructions, and each thread after the first is "
+     "made by one"},
+    {"exit 3\n", "ins 0 1140 2 0 0 13 1 0 0\nexit 3\n",
+     "line 29: a second 'ins' line for module 0 address 1140, first on line 21"},
     /* order of lines */
     {"file 0 /home/u/sweep.c\n", "file 0 /home/u/sweep.c\nbr 1\n", "line 18: 'br' line before any 'ins' line"},
     {"hist 4096 5 5 0\n", "hist 4096 5 5 0\nbr 1\n", "line 28: misplaced 'br' line"},
@@ -323,6 +339,37 @@ static void test_not_a_profile(void **state)
     expect_error(f->path, "line 1: profile format version 2 is not supported: this augur reads version 1");
 }
 
+/* A NUL byte ended its line early, unseen: "ins ... 0<NUL>junk" read as
+ * the ins line alone. */
+static void test_nul_byte(void **state)
+{
+    fixture *f = *state;
+    static const char body[] = "augur-profile 1\ntool augur-collect 0.1.0\npid 1\nppid 0\nexe /p\nthreads 1\n"
+                               "ins -1 1000 1 -1 -1 0 5 0 0\0junk\n";
+    size_t len = sizeof body - 1;
+    char text[sizeof body + 64];
+    memcpy(text, body, len);
+    len += (size_t)snprintf(text + len, 64, "end 7 %lx\n", crc32(0, (const Bytef *)body, (uInt)len));
+    fixture_write(f->path, text, len);
+    expect_error(f->path, "line 7: a NUL byte at byte 28 of the line: the file is corrupt (collect the profile again)");
+}
+
+/* What is not a profile by its size or kind is refused before it is read:
+ * `augur import /dev/zero` read until memory ran out. */
+static void test_size_and_kind(void **state)
+{
+    fixture *f = *state;
+    FILE *fp = fopen(f->path, "w"); /* a sparse file one byte over 4 GiB */
+    assert_non_null(fp);
+    assert_int_equal(ftruncate(fileno(fp), (off_t)(4ull << 30) + 1), 0);
+    fclose(fp);
+    expect_error(f->path, "larger than 4294967296 bytes (4 GiB), the most a raw profile may have");
+    expect_error("/dev/zero", "not a regular file (a device; give the path of a raw profile file)");
+    char *dir = fixture_tmpdir();
+    expect_error(dir, "not a regular file (a folder;");
+    fixture_remove(dir);
+}
+
 static void test_missing_file(void **state)
 {
     fixture *f = *state;
@@ -344,6 +391,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bytes_after_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wrong_line_count, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_a_profile, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nul_byte, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_size_and_kind, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

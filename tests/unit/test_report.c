@@ -412,6 +412,21 @@ static void test_parsers(void **state)
     assert_int_equal(parse_size("64B", &v), 0);
     assert_int_equal(v, 64);
     assert_int_equal(parse_size("17179869184G", &v), -1); /* 2^64 bytes */
+    double x = 7;
+    const char *good[] = {"4", "0.5", "-1.25e3", ".5", "5.", "1E-3", "2e+2"};
+    const double want[] = {4, 0.5, -1250, 0.5, 5, 1e-3, 200};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        assert_int_equal(parse_double(good[i], &x), 0);
+        assert_true(x == want[i]);
+    }
+    /* strtod takes every one of these */
+    const char *bad[] = {"0x10", "inf", "nan", "-inf", " 4", "4 ", "+4", "", ".", "-", "1e", "1e+", "1e999", "4,5"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        x = 7;
+        if (parse_double(bad[i], &x) != -1)
+            fail_msg("parse_double accepted '%s'", bad[i]);
+        assert_true(x == 7);
+    }
 }
 
 int main(void)
