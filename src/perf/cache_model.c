@@ -38,6 +38,22 @@ double perf_hit_probability(double d, double sets, double ways)
     return fmin(fmax(sum, 0), 1);
 }
 
+/* A hit probability of distance d in `sets` sets of `ways` ways. */
+typedef double hit_fn(double d, double sets, double ways);
+
+/* The mean of hit over bin b's distances: at its one distance when it
+ * spans at most one, else by the midpoint rule on SA_POINTS points. */
+static double bin_mean_hits(const perf_rd_bin *b, const perf_level *L, hit_fn *hit)
+{
+    double width = b->high - b->low;
+    if (width <= 1)
+        return hit(b->low, L->sets, L->ways);
+    double sum = 0;
+    for (int k = 0; k < SA_POINTS; k++)
+        sum += hit(b->low + (k + 0.5) * width / SA_POINTS, L->sets, L->ways);
+    return sum / SA_POINTS;
+}
+
 /* Share of the touches of bin b that hit L. */
 static double bin_hits(const perf_rd_bin *b, const perf_level *L)
 {
@@ -49,12 +65,7 @@ static double bin_hits(const perf_rd_bin *b, const perf_level *L)
             return 1;
         return b->low >= L->ways ? 0 : (L->ways - b->low) / width;
     }
-    if (width <= 1)
-        return perf_hit_probability(b->low, L->sets, L->ways);
-    double sum = 0;
-    for (int k = 0; k < SA_POINTS; k++)
-        sum += perf_hit_probability(b->low + (k + 0.5) * width / SA_POINTS, L->sets, L->ways);
-    return sum / SA_POINTS;
+    return bin_mean_hits(b, L, perf_hit_probability);
 }
 
 double perf_contiguous_hit(double d, double sets, double ways)
@@ -73,13 +84,7 @@ double perf_contiguous_hit(double d, double sets, double ways)
 /* Share of the touches of bin b that hit L, by perf_contiguous_hit. */
 static double bin_contiguous_hits(const perf_rd_bin *b, const perf_level *L)
 {
-    double width = b->high - b->low;
-    if (width <= 1)
-        return perf_contiguous_hit(b->low, L->sets, L->ways);
-    double sum = 0;
-    for (int k = 0; k < SA_POINTS; k++)
-        sum += perf_contiguous_hit(b->low + (k + 0.5) * width / SA_POINTS, L->sets, L->ways);
-    return sum / SA_POINTS;
+    return bin_mean_hits(b, L, perf_contiguous_hit);
 }
 
 double perf_level_misses(const perf_rd_dist *d, const perf_level *L)

@@ -469,6 +469,23 @@ static rd_model_bin power_slice(double u0, double u1, double c, double e)
     return b;
 }
 
+/* The model of test_thin_slices_keep_heavy_slice's shape, its slices in
+ * bins[0..4): cold N^2, touches N^3. */
+static rd_model cholesky_model(rd_model_bin bins[4])
+{
+    bins[0] = power_slice(0.00, 0.01, 1.0 / 128, 2);
+    bins[1] = power_slice(0.01, 0.02, 1.0 / 100, 2);
+    bins[2] = power_slice(0.02, 0.96, 1.125, 1);
+    bins[3] = power_slice(0.96, 1.00, 1, 2);
+    rd_model m;
+    memset(&m, 0, sizeof m);
+    m.cold = power_model(1, 2);
+    m.touches = power_model(1, 3);
+    m.nbins = 4;
+    m.bins = bins;
+    return m;
+}
+
 /* The shape of a Cholesky update's column load (issue 20): 94% of the
  * touches at 1.125 N, below it two thin slices (1% each) whose edges grew
  * as N^2 in training (N^2/128 and N^2/100: under 1.125 N up to N = 112)
@@ -481,14 +498,8 @@ static rd_model_bin power_slice(double u0, double u1, double c, double e)
 static void test_thin_slices_keep_heavy_slice(void **state)
 {
     (void)state;
-    rd_model_bin bins[4] = {power_slice(0.00, 0.01, 1.0 / 128, 2), power_slice(0.01, 0.02, 1.0 / 100, 2),
-                            power_slice(0.02, 0.96, 1.125, 1), power_slice(0.96, 1.00, 1, 2)};
-    rd_model m;
-    memset(&m, 0, sizeof m);
-    m.cold = power_model(1, 2);
-    m.touches = power_model(1, 3);
-    m.nbins = 4;
-    m.bins = bins;
+    rd_model_bin bins[4];
+    rd_model m = cholesky_model(bins);
     double x = 960, touches = x * x * x, cold = x * x;
     double misses = rd_model_misses(&m, &x, 1188);
     printf("    misses %.0f: cold + %.4f of the touches\n", misses, (misses - cold) / touches);
@@ -543,14 +554,8 @@ static void test_miss_ranges(void **state)
 static void test_miss_range_thin_slices(void **state)
 {
     (void)state;
-    rd_model_bin bins[4] = {power_slice(0.00, 0.01, 1.0 / 128, 2), power_slice(0.01, 0.02, 1.0 / 100, 2),
-                            power_slice(0.02, 0.96, 1.125, 1), power_slice(0.96, 1.00, 1, 2)};
-    rd_model m;
-    memset(&m, 0, sizeof m);
-    m.cold = power_model(1, 2);
-    m.touches = power_model(1, 3);
-    m.nbins = 4;
-    m.bins = bins;
+    rd_model_bin bins[4];
+    rd_model m = cholesky_model(bins);
     double x = 960, touches = x * x * x, cold = x * x, r[2];
     rd_model_misses_range(&m, &x, 1188, 1, r); /* inside the training range: the floors are small */
     assert_true(r[0] <= cold + 0.04 * touches && r[0] >= cold + 0.039 * touches);
