@@ -468,7 +468,8 @@ int predict_rows_at(const prediction *p, const double *x, const db_rd_group *gro
 {
     /* q borrows p's set and models; only its report and warnings are its own. */
     prediction q = {.set = p->set, .rows = p->rows, .nrows = p->nrows};
-    memcpy(q.x, x, sizeof q.x);
+    /* x holds the set's parameters only (a row of train_x), not a full q.x */
+    memcpy(q.x, x, (size_t)p->set.nparams * sizeof *x);
     q.rep.ncaches = p->rep.ncaches;
     memcpy(q.rep.caches, p->rep.caches, sizeof q.rep.caches);
     int rc = evaluate_rows(&q, groups, n, err, errlen);

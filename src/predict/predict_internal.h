@@ -41,10 +41,10 @@ void predict_params_text(const prediction *p, char *buf, size_t len);
 int predict_add_warning(prediction *p, const char *text);
 
 /* The function and line rows (sorted by key, not in report order) and the
- * total that p's models give at the parameters x, misses from the groups
- * for p's caches, lowered to the accesses as predict lowers them.  Free
- * *out with report_free, also after failure; -1 with a message as predict
- * gives it. */
+ * total that p's models give at the parameters x (p->set.nparams values,
+ * in the set's order), misses from the groups for p's caches, lowered to
+ * the accesses as predict lowers them.  Free *out with report_free, also
+ * after failure; -1 with a message as predict gives it. */
 int predict_rows_at(const prediction *p, const double *x, const db_rd_group *groups, size_t n, report *out,
                     char *err, size_t errlen);
 
