@@ -290,7 +290,8 @@ int report_build(db *d, const db_run *run, const report_cache *caches, size_t nc
         return -1;
     }
     out->ncaches = ncaches;
-    memcpy(out->caches, caches, ncaches * sizeof *caches);
+    if (ncaches) /* caches may be NULL then */
+        memcpy(out->caches, caches, ncaches * sizeof *caches);
     builder b = {.d = d, .run = run, .caches = caches, .ncaches = ncaches, .err = err, .errlen = errlen};
     int rc = db_run_instructions(d, run->id, &b.ins, &b.n, err, errlen);
     if (rc == 0)

@@ -208,7 +208,8 @@ static int read_symtab(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, st_image *img,
  * global one of aliases). */
 static void dedup_symbols(st_image *img)
 {
-    qsort(img->symbols, img->nsymbols, sizeof *img->symbols, by_addr_then_size);
+    if (img->nsymbols > 1) /* no symbols: no array */
+        qsort(img->symbols, img->nsymbols, sizeof *img->symbols, by_addr_then_size);
     size_t kept = 0;
     for (size_t i = 0; i < img->nsymbols; i++) {
         if (kept > 0 && img->symbols[kept - 1].addr == img->symbols[i].addr) {

@@ -280,7 +280,8 @@ static int function_scopes(builder *b, uint32_t fi)
     if (rc == 0) {
         for (uint32_t i = 0; i < f->ninsns; i++)
             label[i] = (uint32_t)fs;
-        qsort(b->cands, b->ncands, sizeof *b->cands, placement_order);
+        if (b->ncands > 1) /* a function without candidates has no array */
+            qsort(b->cands, b->ncands, sizeof *b->cands, placement_order);
         for (size_t k = 0; k < b->ncands && rc == 0; k++)
             rc = b->cands[k].kind == ST_SCOPE_LOOP ? place_loop(b, &b->cands[k], fi, label)
                                                  : place_inline(b, &b->cands[k], fi, label);
@@ -347,7 +348,8 @@ static int assign_lines(st_module *m)
         free(v);
         return -1;
     }
-    qsort(v, n, sizeof *v, by_scope_file);
+    if (n > 1) /* no lines: no array */
+        qsort(v, n, sizeof *v, by_scope_file);
     for (size_t i = 0; i < n;) {
         size_t best = i, best_count = 0, j = i;
         while (j < n && v[j].scope == v[i].scope) { /* one run per file */
