@@ -125,6 +125,7 @@ while [ $# -gt 0 ]; do
 done
 
 # ---- checks of the command line -------------------------------------------------
+source "$ROOT/bench/bench_lib.sh" # need, check_sizes, build_augur, collect, clocks
 [ -n "${KERNELS// /}" ] || die "--kernels: the list is empty"
 [ -n "${MACHINES// /}" ] || die "--machines: the list is empty"
 [ -n "${FACTORS// /}" ] || die "--factors: the list is empty"
@@ -140,16 +141,9 @@ for k in $KERNELS; do
     [ -n "${DEFAULT_SIZES[$k]:-}" ] || die "unknown kernel '$k' (one of: $ALL_KERNELS)"
     var=$(echo "$k" | tr '[:lower:]' '[:upper:]')_SIZES
     SIZES[$k]=${!var:-${DEFAULT_SIZES[$k]}}
-    n=0 prev=0
-    for v in ${SIZES[$k]}; do
-        [[ $v =~ ^[1-9][0-9]*$ ]] || die "$var: '$v' is not a positive integer"
-        [ "$v" -gt "$prev" ] || die "$var: the sizes must ascend (${SIZES[$k]})"
-        prev=$v n=$((n + 1))
-    done
-    [ "$n" -ge 5 ] || die "$var: needs at least 5 training sizes, has $n (${SIZES[$k]})"
+    check_sizes "$k ($var)" "${SIZES[$k]}"
 done
 
-need() { command -v "$1" >/dev/null 2>&1 || die "$1 is missing: $2"; }
 need gcc "apt-get install gcc"
 need gfortran "apt-get install gfortran"
 need valgrind "apt-get install valgrind"
@@ -159,23 +153,12 @@ need sha256sum "apt-get install coreutils"
 
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
-if [ "$DO_BUILD" = 1 ]; then
-    need cmake "apt-get install cmake"
-    say "building augur in $BUILD_DIR"
-    cmake -S "$ROOT" -B "$BUILD_DIR" >"$WORK/build.log" 2>&1 ||
-        { tail -30 "$WORK/build.log" >&2; die "cmake could not configure $BUILD_DIR (output above)"; }
-    cmake --build "$BUILD_DIR" -j2 >"$WORK/build.log" 2>&1 ||
-        { grep -E 'error|Error' "$WORK/build.log" | head -30 >&2; die "the augur build failed (errors above; all of it in $WORK/build.log)"; }
-fi
-AUGUR=$BUILD_DIR/augur
-[ -x "$AUGUR" ] || die "$AUGUR is not built (cmake --build $BUILD_DIR, or drop --no-build)"
+AUGUR=$(augur_built "$ROOT" "$BUILD_DIR" "$DO_BUILD" "$WORK/build.log")
 for m in $MACHINES; do
     "$AUGUR" machine show "$m" >/dev/null 2>&1 || die "unknown machine '$m' (augur machine list shows the known ones)"
 done
 
-T_START=$EPOCHREALTIME
-elapsed() { awk -v a="$T_START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%5.0f s", b - a }'; }
-seconds_since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
+start_clock
 
 # build K — compiles bench/accuracy/K.{c,f90} into WORK/K/K (replaced only when
 # the new binary differs, so that the runs' build-ids stay valid); prints its hash.
@@ -200,17 +183,6 @@ build() {
 # fresh STAMP CONTENT — true when the collected data stamped STAMP may be kept:
 # --reuse and the stamp says CONTENT (binary hash and sizes).
 fresh() { [ "$REUSE" = 1 ] && [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
-
-# collect K DB N LOG — one `augur collect` of WORK/K/K N into DB; prints the seconds.
-collect() {
-    local k=$1 db=$2 n=$3 log=$4 t0=$EPOCHREALTIME
-    if ! "$AUGUR" collect --db "$db" --param N="$n" -- "$WORK/$k/$k" "$n" >"$log" 2>&1; then
-        tail -20 "$log" >&2
-        die "$k: augur collect at N=$n failed (output above, in $log)"
-    fi
-    grep -q "^$k $n " "$log" || die "$k: N=$n did not print its result line (see $log)"
-    seconds_since "$t0"
-}
 
 # cachegrind K N OUT — Cachegrind's data misses of WORK/K/K N with zen4's L1 and
 # L2 into OUT: "D1 misses" and "LLd misses" lines.
@@ -244,7 +216,7 @@ run_kernel() {
     else
         rm -f "$dir/runs.db" "$dir/runs.stamp"
         for n in $sizes; do
-            s=$(collect "$k" "$dir/runs.db" "$n" "$dir/train-N$n.log")
+            s=$(collect "$k" "$dir/$k" "$dir/runs.db" "$n" "$dir/train-N$n.log")
             echo -e "$k\ttrain\t$n\t$s" >>"$dir/times.tsv"
             say "[$(elapsed)] $k: training run N=$n: $s s"
         done
@@ -268,7 +240,7 @@ run_kernel() {
         else
             rm -f "$mdb" "$mdb.stamp"
             say "[$(elapsed)] $k: measuring N=$target (${f}x) ..."
-            s=$(collect "$k" "$mdb" "$target" "$dir/measured-N$target.log")
+            s=$(collect "$k" "$dir/$k" "$mdb" "$target" "$dir/measured-N$target.log")
             echo -e "$k\tmeasure\t$target\t$s" >>"$dir/times.tsv"
             echo "$hash" >"$mdb.stamp"
             say "[$(elapsed)] $k: measured N=$target: $s s"

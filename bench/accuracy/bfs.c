@@ -1,14 +1,14 @@
 /* bfs.c — breadth-first search (Cormen, Leiserson, Rivest & Stein,
  * Introduction to Algorithms, 3rd ed., §22.2, BFS with a FIFO queue) over an
  * undirected random graph of N vertices and 8N edges, endpoints uniform from a
- * fixed-seed LCG (an Erdos-Renyi G(n, m) graph), stored as compressed sparse
+ * fixed-seed LCG (kernel.h; an Erdos-Renyi G(n, m) graph), stored as compressed sparse
  * rows built by a counting sort of the edge list, as the Graph500 reference
  * code (graph500.org, "seq-csr") builds it; the search runs from 4 roots and
  * the levels are summed.  Work ~ 16N adjacency reads per search, irregular;
  * data ~ 8 * 8N + 4 * 16N + 3 * 8N bytes.
  * usage: bfs N           prints "bfs N visited level-sum" */
-#include <stdio.h>
-#include <stdlib.h>
+#define KERNEL_NAME "bfs"
+#include "kernel.h"
 
 #define DEGREE 8
 #define ROOTS 4
@@ -22,12 +22,10 @@ struct graph {
 /* make_edges: m = DEGREE n edges (src[e], dst[e]) from the LCG. */
 __attribute__((noinline)) static void make_edges(long n, long m, long *src, long *dst)
 {
-    unsigned long long s = 88172645463325252ULL;
+    uint64_t s = 88172645463325252ULL;
     for (long e = 0; e < m; e++) {
-        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-        src[e] = (long)((s >> 20) % (unsigned long long)n);
-        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-        dst[e] = (long)((s >> 20) % (unsigned long long)n);
+        src[e] = (long)(lcg_next(&s) % (uint64_t)n);
+        dst[e] = (long)(lcg_next(&s) % (uint64_t)n);
     }
 }
 
@@ -43,11 +41,7 @@ __attribute__((noinline)) static void build_csr(struct graph *g, long m, const l
     }
     for (long v = 0; v < n; v++)
         g->start[v + 1] += g->start[v];
-    long *fill = malloc(n * sizeof *fill);
-    if (!fill) {
-        fprintf(stderr, "bfs: out of memory\n");
-        exit(1);
-    }
+    long *fill = alloc(n, sizeof *fill);
     for (long v = 0; v < n; v++)
         fill[v] = g->start[v];
     for (long e = 0; e < m; e++) {
@@ -81,19 +75,11 @@ __attribute__((noinline)) static long bfs(const struct graph *g, long root, long
 
 int main(int argc, char **argv)
 {
-    long n = argc == 2 ? atol(argv[1]) : 0;
-    if (n < 1) {
-        fprintf(stderr, "usage: bfs N (N >= 1)\n");
-        return 2;
-    }
+    long n = size_arg(argc, argv, 1, 100000000);
     long m = DEGREE * n;
-    long *src = malloc(m * sizeof *src), *dst = malloc(m * sizeof *dst);
-    struct graph g = {n, malloc((n + 1) * sizeof(long)), malloc(2 * m * sizeof(long))};
-    long *level = malloc(n * sizeof *level), *queue = malloc(n * sizeof *queue);
-    if (!src || !dst || !g.start || !g.adj || !level || !queue) {
-        fprintf(stderr, "bfs: out of memory\n");
-        return 1;
-    }
+    long *src = alloc(m, sizeof *src), *dst = alloc(m, sizeof *dst);
+    struct graph g = {n, alloc(n + 1, sizeof(long)), alloc(2 * m, sizeof(long))};
+    long *level = alloc(n, sizeof *level), *queue = alloc(n, sizeof *queue);
     make_edges(n, m, src, dst);
     build_csr(&g, m, src, dst);
     long reached = 0, levels = 0;

@@ -9,8 +9,9 @@
  * diagonally dominant, hence SPD).  Work ~ N^3/3 multiply-adds; data 8 N^2 bytes.
  * usage: cholesky N      prints "cholesky N residual-checksum" */
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
+
+#define KERNEL_NAME "cholesky"
+#include "kernel.h"
 
 /* make_spd: fills a (n x n, row-major) with the shifted Hilbert matrix. */
 __attribute__((noinline)) static void make_spd(long n, double *a)
@@ -62,16 +63,8 @@ __attribute__((noinline)) static void potrs(long n, const double *a, double *b)
 
 int main(int argc, char **argv)
 {
-    long n = argc == 2 ? atol(argv[1]) : 0;
-    if (n < 1) {
-        fprintf(stderr, "usage: cholesky N (N >= 1)\n");
-        return 2;
-    }
-    double *a = malloc(n * n * sizeof *a), *b = malloc(n * sizeof *b);
-    if (!a || !b) {
-        fprintf(stderr, "cholesky: out of memory\n");
-        return 1;
-    }
+    long n = size_arg(argc, argv, 1, 40000);
+    double *a = alloc(n * n, sizeof *a), *b = alloc(n, sizeof *b);
     make_spd(n, a);
     long bad = potf2(n, a);
     if (bad >= 0) {
@@ -81,10 +74,7 @@ int main(int argc, char **argv)
     for (long i = 0; i < n; i++)
         b[i] = 1.0;
     potrs(n, a, b);
-    double sum = 0.0;
-    for (long i = 0; i < n; i++)
-        sum += b[i] * (double)(i % 5 + 1);
-    printf("cholesky %ld %.6e\n", n, sum);
+    printf("cholesky %ld %.6e\n", n, weighted_sum(n, b));
     free(a);
     free(b);
     return 0;

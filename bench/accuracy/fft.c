@@ -8,8 +8,9 @@
  * data 16 N bytes.
  * usage: fft N           prints "fft N max-round-trip-error" */
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
+
+#define KERNEL_NAME "fft"
+#include "kernel.h"
 
 /* four1: data (n complex values, interleaved) replaced by its discrete Fourier
  * transform (isign = 1) or n times its inverse (isign = -1). */
@@ -79,16 +80,12 @@ __attribute__((noinline)) static double max_error(const double *data, const doub
 
 int main(int argc, char **argv)
 {
-    long n = argc == 2 ? atol(argv[1]) : 0;
-    if (n < 2 || (n & (n - 1)) != 0) {
-        fprintf(stderr, "usage: fft N (N a power of two, >= 2)\n");
+    long n = size_arg(argc, argv, 2, 1L << 40);
+    if ((n & (n - 1)) != 0) {
+        fprintf(stderr, "fft: N must be a power of two, not %ld\n", n);
         return 2;
     }
-    double *data = malloc(2 * n * sizeof *data), *copy = malloc(2 * n * sizeof *copy);
-    if (!data || !copy) {
-        fprintf(stderr, "fft: out of memory\n");
-        return 1;
-    }
+    double *data = alloc(2 * n, sizeof *data), *copy = alloc(2 * n, sizeof *copy);
     make_signal(data, copy, (unsigned long)n);
     four1(data, (unsigned long)n, 1);
     four1(data, (unsigned long)n, -1);

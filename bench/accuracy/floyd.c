@@ -2,23 +2,23 @@
  * (Cormen, Leiserson, Rivest & Stein, Introduction to Algorithms, 3rd ed.,
  * §25.2, FLOYD-WARSHALL, in place: d_ij = min(d_ij, d_ik + d_kj) for k, i, j)
  * on a random directed graph of N vertices: each arc i -> j (i != j) present
- * with probability 1/4, weight 1..100, from a fixed-seed LCG; distances are
- * ints, "no path" a large value that cannot overflow when two are added.
+ * with probability 1/4, weight 1..100, from a fixed-seed LCG (kernel.h);
+ * distances are ints, "no path" a large value that cannot overflow when two
+ * are added.
  * Work N^3 min-plus steps; data 4 N^2 bytes.
  * usage: floyd N         prints "floyd N checksum" */
-#include <stdio.h>
-#include <stdlib.h>
+#define KERNEL_NAME "floyd"
+#include "kernel.h"
 
 #define NO_PATH (1 << 29)
 
 /* make_graph: d (n x n) = the arc weights, 0 on the diagonal, NO_PATH elsewhere. */
 __attribute__((noinline)) static void make_graph(long n, int *d)
 {
-    unsigned long long s = 2024;
+    uint64_t s = 2024;
     for (long i = 0; i < n; i++)
         for (long j = 0; j < n; j++) {
-            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-            unsigned r = (unsigned)(s >> 33);
+            uint32_t r = lcg_next(&s);
             d[i * n + j] = i == j ? 0 : (r % 4 == 0 ? (int)(1 + (r >> 2) % 100) : NO_PATH);
         }
 }
@@ -42,16 +42,8 @@ __attribute__((noinline)) static void floyd_warshall(long n, int *d)
 
 int main(int argc, char **argv)
 {
-    long n = argc == 2 ? atol(argv[1]) : 0;
-    if (n < 1) {
-        fprintf(stderr, "usage: floyd N (N >= 1)\n");
-        return 2;
-    }
-    int *d = malloc(n * n * sizeof *d);
-    if (!d) {
-        fprintf(stderr, "floyd: out of memory\n");
-        return 1;
-    }
+    long n = size_arg(argc, argv, 1, 40000);
+    int *d = alloc(n * n, sizeof *d);
     make_graph(n, d);
     floyd_warshall(n, d);
     long long sum = 0, unreachable = 0;

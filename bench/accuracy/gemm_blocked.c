@@ -4,23 +4,15 @@
  * performance and optimizations of blocked algorithms", ASPLOS 1991, Fig. 1):
  * square tiles of BS x BS, and inside a tile pair the "ikj" order whose inner
  * loop runs along rows of B and C.  Edge tiles are partial, so any N works.
- * Entries from a fixed-seed LCG.  Work N^3 multiply-adds; data 3 * 8 N^2 bytes.
+ * Entries uniform in [-1, 1) from a fixed-seed LCG (kernel.h).  Work N^3
+ * multiply-adds; data 3 * 8 N^2 bytes.
  * usage: gemm_blocked N  prints "gemm_blocked N checksum" */
-#include <stdio.h>
-#include <stdlib.h>
+#define KERNEL_NAME "gemm_blocked"
+#include "kernel.h"
 
 #define BS 16
 
 static long min_l(long a, long b) { return a < b ? a : b; }
-
-/* fill: m (n x n) with small values from the LCG of the given seed. */
-__attribute__((noinline)) static void fill(long n, double *m, unsigned long long s)
-{
-    for (long i = 0; i < n * n; i++) {
-        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-        m[i] = (double)((s >> 33) % 100) / 50.0 - 1.0;
-    }
-}
 
 /* gemm_tiled: c += a b, all n x n row-major, in BS x BS tiles. */
 __attribute__((noinline)) static void gemm_tiled(long n, const double *a, const double *b, double *c)
@@ -40,23 +32,14 @@ __attribute__((noinline)) static void gemm_tiled(long n, const double *a, const 
 
 int main(int argc, char **argv)
 {
-    long n = argc == 2 ? atol(argv[1]) : 0;
-    if (n < 1) {
-        fprintf(stderr, "usage: gemm_blocked N (N >= 1)\n");
-        return 2;
-    }
-    double *a = malloc(n * n * sizeof *a), *b = malloc(n * n * sizeof *b), *c = calloc(n * n, sizeof *c);
-    if (!a || !b || !c) {
-        fprintf(stderr, "gemm_blocked: out of memory\n");
-        return 1;
-    }
-    fill(n, a, 1);
-    fill(n, b, 2);
-    gemm_tiled(n, a, b, c);
-    double sum = 0.0;
+    long n = size_arg(argc, argv, 1, 40000);
+    double *a = alloc(n * n, sizeof *a), *b = alloc(n * n, sizeof *b), *c = alloc(n * n, sizeof *c);
     for (long i = 0; i < n * n; i++)
-        sum += c[i] * (double)(i % 7 + 1);
-    printf("gemm_blocked %ld %.6e\n", n, sum);
+        c[i] = 0.0;
+    fill_uniform(n * n, a, 1);
+    fill_uniform(n * n, b, 2);
+    gemm_tiled(n, a, b, c);
+    printf("gemm_blocked %ld %.6e\n", n, weighted_sum(n * n, c));
     free(a);
     free(b);
     free(c);

@@ -7,8 +7,8 @@
  * architectures", SC 2008.  STEPS steps between two grids; initial value a hot
  * cube in the centre.  Work ~ 8 STEPS N^3 flops; data 2 * 8 N^3 bytes.
  * usage: heat3d N        prints "heat3d N total-heat" */
-#include <stdio.h>
-#include <stdlib.h>
+#define KERNEL_NAME "heat3d"
+#include "kernel.h"
 
 #define STEPS 4
 
@@ -47,16 +47,8 @@ __attribute__((noinline)) static double total(long n, const double *u)
 
 int main(int argc, char **argv)
 {
-    long n = argc == 2 ? atol(argv[1]) : 0;
-    if (n < 3) {
-        fprintf(stderr, "usage: heat3d N (N >= 3)\n");
-        return 2;
-    }
-    double *u = malloc(n * n * n * sizeof *u), *v = malloc(n * n * n * sizeof *v);
-    if (!u || !v) {
-        fprintf(stderr, "heat3d: out of memory\n");
-        return 1;
-    }
+    long n = size_arg(argc, argv, 3, 2000);
+    double *u = alloc(n * n * n, sizeof *u), *v = alloc(n * n * n, sizeof *v);
     init(n, u, v);
     for (int s = 0; s < STEPS; s++) {
         step(n, u, v);

@@ -8,8 +8,9 @@
  * Work ~ MAX_ITER * (27 + 10) N^3 flops; data ~ 12 * 27 N^3 bytes.
  * usage: hpccg N         prints "hpccg N final-residual x-checksum" */
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
+
+#define KERNEL_NAME "hpccg"
+#include "kernel.h"
 
 #define MAX_ITER 10
 
@@ -21,18 +22,16 @@ struct csr {
 };
 
 /* generate_matrix: the 27-point operator on an n^3 grid into a, b = A ones,
- * x = 0.  Returns 0, or -1 when memory runs out. */
-__attribute__((noinline)) static int generate_matrix(long n, struct csr *a, double **b, double **x)
+ * x = 0. */
+__attribute__((noinline)) static void generate_matrix(long n, struct csr *a, double **b, double **x)
 {
     long nrow = n * n * n;
     a->nrow = nrow;
-    a->ptr = malloc((nrow + 1) * sizeof *a->ptr);
-    a->col = malloc(27 * nrow * sizeof *a->col);
-    a->val = malloc(27 * nrow * sizeof *a->val);
-    *b = malloc(nrow * sizeof **b);
-    *x = calloc(nrow, sizeof **x);
-    if (!a->ptr || !a->col || !a->val || !*b || !*x)
-        return -1;
+    a->ptr = alloc(nrow + 1, sizeof *a->ptr);
+    a->col = alloc(27 * nrow, sizeof *a->col);
+    a->val = alloc(27 * nrow, sizeof *a->val);
+    *b = alloc(nrow, sizeof **b);
+    *x = alloc(nrow, sizeof **x);
     long nnz = 0;
     for (long iz = 0; iz < n; iz++)
         for (long iy = 0; iy < n; iy++)
@@ -53,9 +52,9 @@ __attribute__((noinline)) static int generate_matrix(long n, struct csr *a, doub
                             here++;
                         }
                 (*b)[row] = 27.0 - (double)(here - 1);
+                (*x)[row] = 0.0;
             }
     a->ptr[nrow] = nnz;
-    return 0;
 }
 
 /* HPC_sparsemv: y = A x. */
@@ -109,22 +108,11 @@ __attribute__((noinline)) static double hpccg(const struct csr *a, const double 
 
 int main(int argc, char **argv)
 {
-    long n = argc == 2 ? atol(argv[1]) : 0;
-    if (n < 1 || n > 1000) {
-        fprintf(stderr, "usage: hpccg N (1 <= N <= 1000)\n");
-        return 2;
-    }
+    long n = size_arg(argc, argv, 1, 1000);
     struct csr a;
     double *b, *x;
-    if (generate_matrix(n, &a, &b, &x) != 0) {
-        fprintf(stderr, "hpccg: out of memory\n");
-        return 1;
-    }
-    double *r = malloc(a.nrow * sizeof *r), *p = malloc(a.nrow * sizeof *p), *ap = malloc(a.nrow * sizeof *ap);
-    if (!r || !p || !ap) {
-        fprintf(stderr, "hpccg: out of memory\n");
-        return 1;
-    }
+    generate_matrix(n, &a, &b, &x);
+    double *r = alloc(a.nrow, sizeof *r), *p = alloc(a.nrow, sizeof *p), *ap = alloc(a.nrow, sizeof *ap);
     double res = hpccg(&a, b, x, r, p, ap);
     double sum = 0.0;
     for (long i = 0; i < a.nrow; i++)

@@ -7,8 +7,9 @@
  * Work ~ 6 SWEEPS N^2 flops; data 3 * 8 N^2 bytes.
  * usage: jacobi2d N      prints "jacobi2d N residual-norm" */
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
+
+#define KERNEL_NAME "jacobi2d"
+#include "kernel.h"
 
 #define SWEEPS 10
 
@@ -49,16 +50,8 @@ __attribute__((noinline)) static double residual(long n, double h2, const double
 
 int main(int argc, char **argv)
 {
-    long n = argc == 2 ? atol(argv[1]) : 0;
-    if (n < 3) {
-        fprintf(stderr, "usage: jacobi2d N (N >= 3)\n");
-        return 2;
-    }
-    double *f = malloc(n * n * sizeof *f), *u = malloc(n * n * sizeof *u), *v = malloc(n * n * sizeof *v);
-    if (!f || !u || !v) {
-        fprintf(stderr, "jacobi2d: out of memory\n");
-        return 1;
-    }
+    long n = size_arg(argc, argv, 3, 100000);
+    double *f = alloc(n * n, sizeof *f), *u = alloc(n * n, sizeof *u), *v = alloc(n * n, sizeof *v);
     set_rhs(n, f, u, v);
     double h = 2.0 / (double)(n - 1), h2 = h * h;
     for (int s = 0; s < SWEEPS; s++) {

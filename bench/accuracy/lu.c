@@ -4,22 +4,13 @@
  * below the diagonal, dger makes the rank-1 update of the trailing matrix;
  * Golub & Van Loan, Matrix Computations, 4th ed., Alg. 3.4.1), row-major, then
  * a solve A x = b with the factors (LAPACK dgetrs).  Matrix: uniform values in
- * [-0.5, 0.5) from a fixed-seed LCG (Knuth's MMIX constants).  Work ~ 2N^3/3
+ * [-1, 1) from a fixed-seed LCG (kernel.h).  Work ~ 2N^3/3
  * flops; data 8 N^2 bytes.
  * usage: lu N            prints "lu N checksum" */
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 
-/* fill_random: a (n x n) from the LCG of seed 12345. */
-__attribute__((noinline)) static void fill_random(long n, double *a)
-{
-    unsigned long long s = 12345;
-    for (long i = 0; i < n * n; i++) {
-        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-        a[i] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
-    }
-}
+#define KERNEL_NAME "lu"
+#include "kernel.h"
 
 /* idamax: the index in [k, n) of the largest |a[i][k]| (first of equals). */
 __attribute__((noinline)) static long idamax(long n, const double *a, long k)
@@ -81,18 +72,10 @@ __attribute__((noinline)) static void getrs(long n, const double *a, const long 
 
 int main(int argc, char **argv)
 {
-    long n = argc == 2 ? atol(argv[1]) : 0;
-    if (n < 1) {
-        fprintf(stderr, "usage: lu N (N >= 1)\n");
-        return 2;
-    }
-    double *a = malloc(n * n * sizeof *a), *b = malloc(n * sizeof *b);
-    long *piv = malloc(n * sizeof *piv);
-    if (!a || !b || !piv) {
-        fprintf(stderr, "lu: out of memory\n");
-        return 1;
-    }
-    fill_random(n, a);
+    long n = size_arg(argc, argv, 1, 40000);
+    double *a = alloc(n * n, sizeof *a), *b = alloc(n, sizeof *b);
+    long *piv = alloc(n, sizeof *piv);
+    fill_uniform(n * n, a, 12345);
     for (long k = 0; k < n; k++) {
         piv[k] = idamax(n, a, k);
         if (a[piv[k] * n + k] == 0.0) {

@@ -19,33 +19,22 @@ contains
     f = 1.0_dp
   end subroutine setup
 
-  ! sor_forward: one SOR sweep over the interior in increasing i, j.
-  subroutine sor_forward(n, omega, h2, u, f)
-    integer, intent(in) :: n
+  ! sor_sweep: one SOR sweep over the interior, in increasing i and j when
+  ! dir is 1, in decreasing i and j when dir is -1.
+  subroutine sor_sweep(n, omega, h2, u, f, dir)
+    integer, intent(in) :: n, dir
     real(dp), intent(in) :: omega, h2, f(n, n)
     real(dp), intent(inout) :: u(0:n + 1, 0:n + 1)
-    integer :: i, j
-    do j = 1, n
-      do i = 1, n
+    integer :: i, j, first, last
+    first = merge(1, n, dir > 0)
+    last = merge(n, 1, dir > 0)
+    do j = first, last, dir
+      do i = first, last, dir
         u(i, j) = (1.0_dp - omega) * u(i, j) + omega * 0.25_dp * &
                   (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1) + h2 * f(i, j))
       end do
     end do
-  end subroutine sor_forward
-
-  ! sor_backward: one SOR sweep over the interior in decreasing i, j.
-  subroutine sor_backward(n, omega, h2, u, f)
-    integer, intent(in) :: n
-    real(dp), intent(in) :: omega, h2, f(n, n)
-    real(dp), intent(inout) :: u(0:n + 1, 0:n + 1)
-    integer :: i, j
-    do j = n, 1, -1
-      do i = n, 1, -1
-        u(i, j) = (1.0_dp - omega) * u(i, j) + omega * 0.25_dp * &
-                  (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1) + h2 * f(i, j))
-      end do
-    end do
-  end subroutine sor_backward
+  end subroutine sor_sweep
 
   ! residual: || f - A u ||_2 over the interior, A the 5-point operator / h^2.
   function residual(n, h2, u, f) result(norm)
@@ -81,8 +70,8 @@ program ssor
   h2 = (1.0_dp / real(n + 1, dp))**2
   call setup(n, u, f)
   do k = 1, iters
-    call sor_forward(n, omega, h2, u, f)
-    call sor_backward(n, omega, h2, u, f)
+    call sor_sweep(n, omega, h2, u, f, 1)
+    call sor_sweep(n, omega, h2, u, f, -1)
   end do
   print '(a, 1x, i0, 1x, es14.6)', 'ssor', n, residual(n, h2, u, f)
 contains
