@@ -148,7 +148,6 @@ need gcc "apt-get install gcc"
 need gfortran "apt-get install gfortran"
 need valgrind "apt-get install valgrind"
 need python3 "apt-get install python3"
-need jq "apt-get install jq"
 need sha256sum "apt-get install coreutils"
 
 mkdir -p "$WORK"
@@ -296,6 +295,8 @@ for k in $KERNELS; do
     cat "$WORK/$k/times.tsv" >>"$TIMES"
 done
 [ -s "$MANIFEST" ] || die "every kernel failed:$FAILED (messages above)"
+CACHEGRIND_ROWS=
+[ -s "$CGROWS" ] && CACHEGRIND_ROWS=$CGROWS
 
 # ---- the report -----------------------------------------------------------------------
 report() {
@@ -309,23 +310,8 @@ report() {
     echo "under 0.1% of the program's memory accesses, left out of the figures. Functions: the top five by measured"
     echo "instructions with at least 1% of the program's. \"n\" counts the predictions a median is over."
     echo
-    python3 "$ROOT/bench/accuracy_compare.py" "$MANIFEST" --rows "$WORK/rows.tsv" || return 1
-    if [ -s "$CGROWS" ]; then
-        echo "### The cache model against Cachegrind (zen4's L1 and L2, the program's data misses)"
-        echo
-        echo "| kernel | target | level | Cachegrind | measured (augur report) | error % | predicted | error % |"
-        echo "|---|---|---|---:|---:|---:|---:|---:|"
-        while IFS=$'\t' read -r k f n d1 l2 mj pj; do
-            for pair in "L1 $d1" "L2 $l2"; do
-                set -- $pair
-                jq -r --arg k "$k" --arg t "N=$n ($f)" --arg lv "$1" --argjson cg "$2" --slurpfile p "$pj" '
-                    def e(x): if $cg == 0 then "-" else ((x - $cg) / $cg * 100 * 10 | round / 10 | tostring) end;
-                    .total.misses[$lv] as $m | $p[0].total.misses[$lv] as $q |
-                    "| \($k) | \($t) | \($lv) | \($cg) | \($m | round) | \(e($m)) | \($q | round) | \(e($q)) |"' "$mj"
-            done
-        done <"$CGROWS"
-        echo
-    fi
+    python3 "$ROOT/bench/accuracy_compare.py" "$MANIFEST" --rows "$WORK/rows.tsv" \
+        ${CACHEGRIND_ROWS:+--cachegrind "$CACHEGRIND_ROWS"} || return 1
     echo "### Runs: \`augur collect\` wall time (s) of this invocation (kept runs are not listed)"
     echo
     echo "| kernel | training sizes | training (s) | model (s) | targets | measured (s) |"

@@ -103,8 +103,11 @@ def compare(kernel, factor, target, machine, pred_doc, meas_doc):
 
 
 def pct(x, digits=1):
-    """x percent, signed, to `digits` decimals; "-" for None."""
-    return "-" if x is None else f"{x:+.{digits}f}"
+    """x percent, signed, to `digits` decimals (three significant digits from
+    10^4 on, where decimals say nothing); "-" for None."""
+    if x is None:
+        return "-"
+    return f"{x:+.3g}" if abs(x) >= 1e4 else f"{x:+.{digits}f}"
 
 
 def count(x):
@@ -191,8 +194,8 @@ def far(sel):
 
 
 def fmt(x):
-    """A median or maximum in percent, one decimal; "-" for None."""
-    return "-" if x is None else f"{x:.1f}"
+    """A median or maximum in percent, as pct without the sign."""
+    return pct(x).lstrip("+")
 
 
 def summary(rows, out):
@@ -243,6 +246,26 @@ def worst(rows, out, how_many):
     out.write("\n")
 
 
+def cachegrind_table(path, out):
+    """The program's zen4 L1 and L2 misses per kernel and target from the lines
+    of path (kernel factor target D1 LLd measured.json predicted.json): Cachegrind's
+    D1 and LLd misses against augur's report of the measured run and against the
+    prediction."""
+    out.write("| kernel | target | level | Cachegrind | measured (augur report) | error % | predicted | error % |\n")
+    out.write("|---|---|---|---:|---:|---:|---:|---:|\n")
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) != 7:
+                sys.exit(f"accuracy_compare: {path}:{n}: expected 7 tab-separated fields, got {len(fields)}")
+            kernel, factor, target, d1, lld, mfile, pfile = fields
+            meas, pred = load(mfile)["total"]["misses"], load(pfile)["total"]["misses"]
+            for level, cg in (("L1", float(d1)), ("L2", float(lld))):
+                out.write(f"| {kernel} | N={target} ({factor}) | {level} | {cg:.0f} | {meas[level]:.0f} | "
+                          f"{pct(error(meas[level], cg))} | {pred[level]:.0f} | {pct(error(pred[level], cg))} |\n")
+    out.write("\n")
+
+
 def write_rows(rows, path):
     """Every comparison as TSV at path (header line first)."""
     keys = ["kernel", "factor", "target", "machine", "scope", "metric", "measured", "predicted",
@@ -270,6 +293,7 @@ def main():
     ap.add_argument("manifest")
     ap.add_argument("--rows", help="also write every comparison to this TSV file")
     ap.add_argument("--worst", type=int, default=15, help="how many of the worst predictions to list")
+    ap.add_argument("--cachegrind", help="also the table of Cachegrind's misses from this file (see cachegrind_table)")
     args = ap.parse_args()
     rows = []
     with open(args.manifest, encoding="utf-8") as f:
@@ -288,6 +312,9 @@ def main():
     worst(rows, out, args.worst)
     out.write("### Per kernel: error in percent\n\n")
     kernel_tables(rows, out)
+    if args.cachegrind:
+        out.write("### The cache model against Cachegrind (zen4's L1 and L2, the program's data misses)\n\n")
+        cachegrind_table(args.cachegrind, out)
     if args.rows:
         write_rows(rows, args.rows)
 

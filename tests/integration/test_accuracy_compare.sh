@@ -10,13 +10,15 @@
 #     +1.0%, L1 +50%, L2 -20%; a's L1 +100%; c's L1 +200%;
 #   - a miss count whose measured and predicted values are both under 1000 (or
 #     0.1% of the program's accesses) is tiny: shown, not counted; f's L2,
-#     10 measured and 50000 predicted, is counted (+499900%);
+#     10 measured and 50000 predicted, is counted (+499900%, shown "+5e+05");
 #   - coverage of misses_range over the counted rows: 3 of 5 per machine (the
 #     program's L1 and a's L1 are outside their ranges); three rows more than
 #     50% off (a's L1, c's L1, f's L2), of which two (a's, f's) outside a
-#     range, marked "!";
+#     range, marked "!" (c's range starts at its measured value: covered);
 #   - instruction rows are counted once, not once per machine;
 #   - without any range the coverage and the unflagged count are "n/a";
+#   - the Cachegrind table: D1 25000 and LLd 4000 against the program's L1
+#     20000 measured (-20%) and 30000 predicted (+20%), L2 5000 (+25%) and 4000;
 #   - a malformed manifest is refused, naming the line.
 source "$TESTLIB"
 command -v python3 >/dev/null || { echo "SKIP: python3 is missing (apt-get install python3)"; exit 77; }
@@ -39,7 +41,7 @@ jq -n '{total: {instructions: 1010000, misses: {L1: 30000, L2: 4000, L3: 500},
           {function: "b", module: "/other/k", instructions: 330000, misses: {L1: 3000, L2: 50, L3: 50},
            misses_range: {L1: [2000, 7000]}},
           {function: "c", module: "/other/k", instructions: 50000, misses: {L1: 4500, L2: 900, L3: 40},
-           misses_range: {L1: [1000, 5000]}},
+           misses_range: {L1: [1500, 5000]}},
           {function: "d2", module: "/other/k", instructions: 20000, misses: {L1: 1100, L2: 10, L3: 10}},
           {function: "f", module: "/other/k", instructions: 12600, misses: {L1: 2000, L2: 50000, L3: 10}}]}' \
     >"$WORK/predicted.json"
@@ -77,7 +79,7 @@ check "L1 summary" "$(row '| m1 L1 misses | 4x |')" \
 check "coverage line" "$(row '| 4x | 21 |')" "| 4x | 21 | 10 | 60% (6 of 10) | 6 | 4 |"
 check "a's L1 cell" "$(grep -F '| N=400 (4x) | a |' "$WORK/out.md" | awk -F' \\| ' '{ print $5 }')" "+100.0 ✗ !"
 check "c's L1 cell" "$(grep -F '| N=400 (4x) | c |' "$WORK/out.md" | awk -F' \\| ' '{ print $5 }')" "+200.0 ✓"
-check "f's L2 cell" "$(grep -F '| N=400 (4x) | f |' "$WORK/out.md" | awk -F' \\| ' '{ print $6 }')" "+499900.0 !"
+check "f's L2 cell" "$(grep -F '| N=400 (4x) | f |' "$WORK/out.md" | awk -F' \\| ' '{ print $6 }')" "+5e+05 !"
 check "a tiny cell" "$(grep -F '| N=400 (4x) | program |' "$WORK/out.md" | awk -F' \\| ' '{ print $7 }')" "† 500 → 500"
 check "d's cell" "$(grep -F '| N=400 (4x) | d |' "$WORK/out.md" | awk -F' \\| ' '{ print $4 }')" "missing"
 
@@ -86,6 +88,13 @@ jq 'del(.. | .misses_range?)' "$WORK/predicted.json" >"$WORK/p0.json"
 sed "s|$WORK/predicted.json|$WORK/p0.json|g" "$WORK/manifest.tsv" >"$WORK/m0.tsv"
 python3 "$COMPARE" "$WORK/m0.tsv" >"$WORK/out0.md"
 check "coverage without ranges" "$(grep -F '| 4x | 21 |' "$WORK/out0.md")" "| 4x | 21 | 0 | n/a | 6 | n/a |"
+
+printf 'k\t4x\t400\t25000\t4000\t%s\t%s\n' "$WORK/measured.json" "$WORK/predicted.json" >"$WORK/cg.tsv"
+python3 "$COMPARE" "$WORK/m0.tsv" --cachegrind "$WORK/cg.tsv" >"$WORK/out-cg.md"
+check "Cachegrind L1 row" "$(grep -F '| k | N=400 (4x) | L1 |' "$WORK/out-cg.md")" \
+    "| k | N=400 (4x) | L1 | 25000 | 20000 | -20.0 | 30000 | +20.0 |"
+check "Cachegrind L2 row" "$(grep -F '| k | N=400 (4x) | L2 |' "$WORK/out-cg.md")" \
+    "| k | N=400 (4x) | L2 | 4000 | 5000 | +25.0 | 4000 | +0.0 |"
 
 printf 'k\t4x\t400\n' >"$WORK/bad.tsv"
 python3 "$COMPARE" "$WORK/bad.tsv" >/dev/null 2>"$WORK/bad.err"
