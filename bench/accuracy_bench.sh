@@ -38,8 +38,7 @@
 # (targets), WORK/K/cachegrind-NT.txt, each with a .stamp naming the kernel
 # binary's hash and sizes.  --reuse keeps those whose stamp matches and collects
 # only what is missing, so a rerun does `augur model`, `augur predict` and
-# `augur report` only (about 5 minutes for all kernels).  Without --reuse
-# everything is collected afresh.
+# `augur report` only.  Without --reuse everything is collected afresh.
 #
 # usage: bench/accuracy_bench.sh [--quick] [--reuse] [--jobs N] [--kernels "cholesky lu ..."]
 #                                [--factors "4 8"] [--machines "zen4 sapphire-rapids"]
@@ -60,8 +59,10 @@
 # Environment: BUILD_DIR (default: build), WORK, and the training sizes per
 # kernel as KERNEL_SIZES (e.g. CHOLESKY_SIZES="40 50 60 70 80"; five or more
 # values of N, ascending; fft's must be powers of two).
-# The first full run takes about 40 minutes on the reference machine (2 shared
-# vCPUs), most of it the 8x collects; with --reuse about 5.  Run from anywhere.
+# With --jobs 2 on the reference machine (2 vCPUs shared with other work, load
+# average 10-20) the first run took 34 minutes, most of it the 8x collects, and
+# a run with --reuse 12 minutes, almost all of it `augur model`.  Run from
+# anywhere.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -199,7 +200,9 @@ cachegrind() {
 # run_kernel K — builds, trains, models, measures and predicts kernel K; writes
 # WORK/K/manifest.tsv (kernel factor target machine predicted.json measured.json),
 # WORK/K/cachegrind.tsv (kernel factor target D1 LLd measured.json predicted.json)
-# and WORK/K/times.tsv (kernel what N seconds).  Exits non-zero on a failure.
+# and WORK/K/times.tsv (kernel what N seconds, then "kept" for a run collected
+# before: its seconds are those of that collect, kept in DB.seconds beside its
+# database).  Exits non-zero on a failure.
 run_kernel() {
     local k=$1 dir=$WORK/$1 hash sizes largest n s t0 f target mdb m pj mj cgf
     hash=$(build "$k")
@@ -212,13 +215,15 @@ run_kernel() {
     # training runs
     if fresh "$dir/runs.stamp" "$hash $sizes"; then
         say "[$(elapsed)] $k: training runs kept ($dir/runs.db, N = $sizes)"
+        sed 's/$/\tkept/' "$dir/runs.db.seconds" >>"$dir/times.tsv"
     else
-        rm -f "$dir/runs.db" "$dir/runs.stamp"
+        rm -f "$dir/runs.db" "$dir/runs.stamp" "$dir/runs.db.seconds"
         for n in $sizes; do
             s=$(collect "$k" "$dir/$k" "$dir/runs.db" "$n" "$dir/train-N$n.log")
-            echo -e "$k\ttrain\t$n\t$s" >>"$dir/times.tsv"
+            echo -e "$k\ttrain\t$n\t$s" >>"$dir/runs.db.seconds"
             say "[$(elapsed)] $k: training run N=$n: $s s"
         done
+        cat "$dir/runs.db.seconds" >>"$dir/times.tsv"
         echo "$hash $sizes" >"$dir/runs.stamp"
     fi
 
@@ -236,11 +241,12 @@ run_kernel() {
         mdb=$dir/measured-N$target.db
         if fresh "$mdb.stamp" "$hash"; then
             say "[$(elapsed)] $k: measured run N=$target (${f}x) kept ($mdb)"
+            sed 's/$/\tkept/' "$mdb.seconds" >>"$dir/times.tsv"
         else
-            rm -f "$mdb" "$mdb.stamp"
+            rm -f "$mdb" "$mdb.stamp" "$mdb.seconds"
             say "[$(elapsed)] $k: measuring N=$target (${f}x) ..."
             s=$(collect "$k" "$dir/$k" "$mdb" "$target" "$dir/measured-N$target.log")
-            echo -e "$k\tmeasure\t$target\t$s" >>"$dir/times.tsv"
+            echo -e "$k\tmeasure\t$target\t$s" | tee "$mdb.seconds" >>"$dir/times.tsv"
             echo "$hash" >"$mdb.stamp"
             say "[$(elapsed)] $k: measured N=$target: $s s"
         fi
@@ -312,17 +318,16 @@ report() {
     echo
     python3 "$ROOT/bench/accuracy_compare.py" "$MANIFEST" --rows "$WORK/rows.tsv" \
         ${CACHEGRIND_ROWS:+--cachegrind "$CACHEGRIND_ROWS"} || return 1
-    echo "### Runs: \`augur collect\` wall time (s) of this invocation (kept runs are not listed)"
+    echo "### Runs: wall time (s) of \`augur collect\` (\"kept\": collected by an earlier invocation) and \`augur model\`"
     echo
     echo "| kernel | training sizes | training (s) | model (s) | targets | measured (s) |"
     echo "|---|---|---:|---:|---|---:|"
     for k in $KERNELS; do
         awk -F'\t' -v k="$k" -v sizes="${SIZES[$k]}" '
-            $1 == k && $2 == "train" { tr += $4; ntr++ }
+            $1 == k && $2 == "train" { tr += $4; if ($5 == "kept") trk = " (kept)" }
             $1 == k && $2 == "model" { mo = $4 }
-            $1 == k && $2 == "measure" { t = t (t ? ", " : "") $3; ms = ms (ms ? ", " : "") $4 }
-            END { printf "| %s | %s | %s | %s | %s | %s |\n", k, sizes, ntr ? sprintf("%.0f", tr) : "kept", mo,
-                          t ? t : "kept", ms ? ms : "kept" }' "$TIMES"
+            $1 == k && $2 == "measure" { t = t (t ? ", " : "") $3; ms = ms (ms ? ", " : "") $4 ($5 == "kept" ? " (kept)" : "") }
+            END { printf "| %s | %s | %.0f%s | %s | %s | %s |\n", k, sizes, tr, trk, mo, t, ms }' "$TIMES"
     done
 }
 
