@@ -123,19 +123,12 @@ sizes_of() {
     var=$(echo "$1" | tr '[:lower:]' '[:upper:]')_SIZES
     echo "${!var}"
 }
+source "$ROOT/bench/bench_lib.sh" # need, check_sizes, build_augur, collect, clocks
 for k in $KERNELS; do
-    s=$(sizes_of "$k")
-    n=0 prev=0
-    for v in $s; do
-        [[ $v =~ ^[1-9][0-9]*$ ]] || die "$k: training size '$v' is not a positive integer"
-        [ "$v" -gt "$prev" ] || die "$k: training sizes must ascend ($s)"
-        prev=$v n=$((n + 1))
-    done
-    [ "$n" -ge 5 ] || die "$k: needs at least 5 training sizes, has $n ($s)"
+    check_sizes "$k" "$(sizes_of "$k")"
 done
 
 # ---- tools ---------------------------------------------------------------------
-need() { command -v "$1" >/dev/null 2>&1 || die "$1 is missing: $2"; }
 need gcc "apt-get install gcc"
 need valgrind "apt-get install valgrind"
 need jq "apt-get install jq"
@@ -144,16 +137,7 @@ need sha256sum "apt-get install coreutils"
 
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
-if [ "$DO_BUILD" = 1 ]; then
-    need cmake "apt-get install cmake"
-    say "building augur in $BUILD_DIR"
-    cmake -S "$ROOT" -B "$BUILD_DIR" >"$WORK/build.log" 2>&1 ||
-        { tail -30 "$WORK/build.log" >&2; die "cmake could not configure $BUILD_DIR (output above)"; }
-    cmake --build "$BUILD_DIR" -j2 >"$WORK/build.log" 2>&1 ||
-        { grep -E 'error|Error' "$WORK/build.log" | head -30 >&2; die "the augur build failed (errors above; all of it in $WORK/build.log)"; }
-fi
-AUGUR=$BUILD_DIR/augur
-[ -x "$AUGUR" ] || die "$AUGUR is not built (cmake --build $BUILD_DIR, or drop --no-build)"
+AUGUR=$(augur_built "$ROOT" "$BUILD_DIR" "$DO_BUILD" "$WORK/build.log")
 for cmd in model predict; do
     "$AUGUR" "$cmd" --help >/dev/null 2>&1 || die "$AUGUR has no '$cmd' command ($AUGUR $cmd --help fails): build a version with models"
 done
@@ -163,20 +147,7 @@ if [ "$FRESH" = 1 ]; then
     rm -rf "$WORK/measured"
 fi
 
-T_START=$EPOCHREALTIME
-elapsed() { awk -v a="$T_START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%6.0f s", b - a }'; }
-seconds_since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
-
-# collect KERNEL BINARY DB N LOG: one `augur collect` of BINARY N into DB; prints the seconds.
-collect() {
-    local k=$1 bin=$2 db=$3 n=$4 log=$5 t0=$EPOCHREALTIME
-    if ! "$AUGUR" collect --db "$db" --param N="$n" -- "$bin" "$n" >"$log" 2>&1; then
-        tail -20 "$log" >&2
-        die "$k: augur collect at N=$n failed (output above, in $log)"
-    fi
-    grep -q "^$k $n " "$log" || die "$k: N=$n did not print its checksum line (see $log)"
-    seconds_since "$t0"
-}
+start_clock
 
 # values JSON: "instructions accesses misses32K misses1M misses32M" ("-" when absent)
 values() {

@@ -1,0 +1,323 @@
+#!/usr/bin/env python3
+"""accuracy_compare.py — the tables of bench/accuracy_bench.sh: predicted against
+measured instructions and misses per cache level, for the program and its top
+five functions, with the coverage of the predicted intervals.
+
+Input: a manifest (one line per kernel, target and machine, tab-separated):
+    kernel  factor  target  machine  predicted.json  measured.json
+predicted.json is `augur predict --machine M --format json --top 0` at the
+target, measured.json `augur report --machine M --format json --top 0` of a run
+at the target.  Output: the Markdown tables on stdout, and with --rows FILE
+every comparison as tab-separated values (one line per row, level and machine).
+
+Only the Python 3 standard library is used.
+"""
+
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+
+TINY_ABS = 1000      # a measured miss count below this, or below TINY_FRAC of the
+TINY_FRAC = 0.001    # program's memory accesses, is shown but left out of the figures
+OFF = 50.0           # |error| above this many percent is "far off"
+TOP = 5              # functions per program, by measured instructions
+MIN_SHARE = 0.01     # ... that execute at least this share of the program's instructions
+GOALS = {"4x": 5.0, "8x": 10.0}   # goals for the medians (issue 20)
+
+
+def load(path):
+    """The JSON document at path; exits with a message naming the file when it
+    is missing or not JSON."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit(f"accuracy_compare: cannot read {path}: {e}")
+
+
+def fkey(row):
+    """A function row's identity across runs: its name and its module's base
+    name (training and measured runs may run the binary from other paths)."""
+    return (row.get("function"), os.path.basename(row.get("module") or ""))
+
+
+def in_range(rng, value):
+    """True when value lies in rng ([low, high]), None when there is no range."""
+    if not isinstance(rng, list) or len(rng) != 2:
+        return None
+    return rng[0] <= value <= rng[1]
+
+
+def error(pred, meas):
+    """(pred - meas) / meas in percent: 0 when both are 0, infinite when only
+    meas is."""
+    if not meas:
+        return 0.0 if not pred else math.inf
+    return (pred - meas) / meas * 100.0
+
+
+def is_tiny(metric, meas, pred, accesses):
+    """Whether a miss count is too small to judge a model by: the measured and
+    the predicted count both under TINY_ABS or under TINY_FRAC of the program's
+    memory accesses (a prediction of 2000 misses against 1000, or of compulsory
+    misses only, says little; one of 10^6 against 10 says a lot)."""
+    if metric == "instructions":
+        return False
+    top = max(meas, pred or 0)
+    return top < TINY_ABS or top < TINY_FRAC * accesses
+
+
+def compare(kernel, factor, target, machine, pred_doc, meas_doc):
+    """The comparisons of one kernel, target and machine: a list of dicts, one
+    per scope (the program, then its top functions) and metric (instructions,
+    then each cache level of the machine's misses)."""
+    total_acc = meas_doc["total"]["accesses"]
+    total_ins = meas_doc["total"]["instructions"]
+    funcs = sorted(meas_doc["functions"], key=lambda r: -r["instructions"])
+    funcs = [r for r in funcs if r["instructions"] >= MIN_SHARE * total_ins][:TOP]
+    predicted = {fkey(r): r for r in pred_doc["functions"]}
+    scopes = [("program", meas_doc["total"], pred_doc["total"])]
+    scopes += [(r["function"] or "(unknown)", r, predicted.get(fkey(r))) for r in funcs]
+    rows = []
+    for scope, meas, pred in scopes:
+        metrics = [("instructions", meas["instructions"],
+                    None if pred is None else pred["instructions"],
+                    None if pred is None else pred.get("instructions_range"))]
+        for level, m in meas["misses"].items():
+            p = None if pred is None else pred["misses"].get(level)
+            r = None if pred is None else (pred.get("misses_range") or {}).get(level)
+            metrics.append((level, m, p, r))
+        for metric, m, p, rng in metrics:
+            tiny = is_tiny(metric, m, p, total_acc)
+            rows.append({
+                "kernel": kernel, "factor": factor, "target": target, "machine": machine,
+                "scope": scope, "metric": metric, "measured": m, "predicted": p,
+                "error": None if p is None else error(p, m),
+                "range": rng, "covered": None if p is None else in_range(rng, m),
+                "tiny": tiny,
+            })
+    return rows
+
+
+def pct(x, digits=1):
+    """x percent, signed, to `digits` decimals (three significant digits from
+    10^4 on, where decimals say nothing); "-" for None."""
+    if x is None:
+        return "-"
+    return f"{x:+.3g}" if abs(x) >= 1e4 else f"{x:+.{digits}f}"
+
+
+def count(x):
+    """A count in three significant digits."""
+    return f"{x:.3g}"
+
+
+def cell(r):
+    """A table cell: the error, then its marks (see the legend)."""
+    if r["predicted"] is None:
+        return "missing"
+    if r["tiny"]:
+        return f"† {count(r['measured'])} → {count(r['predicted'])}"
+    e = r["error"]
+    s = pct(e)
+    if r["covered"] is True:
+        s += " ✓"
+    elif r["covered"] is False:
+        s += " ✗"
+    if abs(e) > OFF and r["covered"] is not True:
+        s += " !"
+    return s
+
+
+def counted(r):
+    """Whether a row enters the summary figures: predicted, not a tiny miss count."""
+    return r["predicted"] is not None and not r["tiny"]
+
+
+def levels_of(rows):
+    """The (machine, level) pairs in the order they appear."""
+    seen = []
+    for r in rows:
+        if r["metric"] != "instructions" and (r["machine"], r["metric"]) not in seen:
+            seen.append((r["machine"], r["metric"]))
+    return seen
+
+
+def kernel_tables(rows, out):
+    """Per kernel: one line per target and scope, instructions then misses per
+    machine and level."""
+    machines = list(dict.fromkeys(r["machine"] for r in rows))
+    cols = levels_of(rows)
+    for kernel in dict.fromkeys(r["kernel"] for r in rows):
+        kr = [r for r in rows if r["kernel"] == kernel]
+        out.write(f"#### {kernel}\n\n")
+        out.write("| target | scope | instructions measured | error % |")
+        out.write("".join(f" {m} {lv} |" for m, lv in cols) + "\n")
+        out.write("|---|---|---:|---:|" + "---:|" * len(cols) + "\n")
+        for factor in dict.fromkeys(r["factor"] for r in kr):
+            fr = [r for r in kr if r["factor"] == factor]
+            for scope in dict.fromkeys(r["scope"] for r in fr if r["machine"] == machines[0]):
+                sr = [r for r in fr if r["scope"] == scope]
+                ins = next(r for r in sr if r["metric"] == "instructions")
+                out.write(f"| N={ins['target']} ({factor}) | {scope} | {ins['measured']:,} | {cell(ins)} |")
+                for m, lv in cols:
+                    c = [r for r in sr if r["machine"] == m and r["metric"] == lv]
+                    out.write(f" {cell(c[0]) if c else 'n/a'} |")
+                out.write("\n")
+        out.write("\n")
+
+
+def stats(sel):
+    """(median |error|, max |error|, n) over the counted rows of sel."""
+    errs = [abs(r["error"]) for r in sel if counted(r)]
+    if not errs:
+        return None, None, 0
+    return statistics.median(errs), max(errs), len(errs)
+
+
+def coverage(sel):
+    """(covered, with a range) over the counted rows of sel."""
+    ranged = [r for r in sel if counted(r) and r["covered"] is not None]
+    return sum(1 for r in ranged if r["covered"]), len(ranged)
+
+
+def far(sel):
+    """(far off, far off and not covered by a range) over the counted rows;
+    the second is None when no row has a range."""
+    off = [r for r in sel if counted(r) and abs(r["error"]) > OFF]
+    if not any(r["covered"] is not None for r in sel):
+        return len(off), None
+    return len(off), sum(1 for r in off if r["covered"] is not True)
+
+
+def fmt(x):
+    """A median or maximum in percent, as pct without the sign."""
+    return pct(x).lstrip("+")
+
+
+def summary(rows, out):
+    """Median and maximum |error| per metric and target, for the program and for
+    the functions; then coverage and far-off counts per target."""
+    factors = list(dict.fromkeys(r["factor"] for r in rows))
+    machines = list(dict.fromkeys(r["machine"] for r in rows))
+    metrics = [("instructions", machines[0], "instructions")]
+    metrics += [(f"{m} {lv} misses", m, lv) for m, lv in levels_of(rows)]
+    out.write("| quantity | target | program median | max | n | functions median | max | n | goal (median) |\n")
+    out.write("|---|---|---:|---:|---:|---:|---:|---:|---|\n")
+    for factor in factors:
+        for label, machine, metric in metrics:
+            sel = [r for r in rows if r["factor"] == factor and r["machine"] == machine and r["metric"] == metric]
+            pm, px, pn = stats([r for r in sel if r["scope"] == "program"])
+            fm, fx, fn = stats([r for r in sel if r["scope"] != "program"])
+            goal = GOALS.get(factor)
+            verdict = "-"
+            if goal is not None and pm is not None:
+                ok = pm <= goal and (fm is None or fm <= goal)
+                verdict = f"{'met' if ok else 'missed'} (≤ {goal:g}%)"
+            out.write(f"| {label} | {factor} | {fmt(pm)} | {fmt(px)} | {pn} | {fmt(fm)} | {fmt(fx)} | {fn} | {verdict} |\n")
+    out.write("\n")
+    out.write("| target | predictions counted | intervals present | coverage | "
+              f"more than {OFF:g}% off | of which the interval misses the measured value |\n")
+    out.write("|---|---:|---:|---:|---:|---:|\n")
+    for factor in factors:
+        sel = [r for r in rows if r["factor"] == factor and
+               (r["metric"] != "instructions" or r["machine"] == machines[0])]
+        n = sum(1 for r in sel if counted(r))
+        cov, ranged = coverage(sel)
+        off, unflagged = far(sel)
+        cov_s = "n/a" if ranged == 0 else f"{cov / ranged * 100:.0f}% ({cov} of {ranged})"
+        out.write(f"| {factor} | {n} | {ranged} | {cov_s} | {off} | {'n/a' if unflagged is None else unflagged} |\n")
+    out.write("\n")
+
+
+def worst(rows, out, how_many):
+    """The `how_many` counted predictions furthest off."""
+    sel = sorted((r for r in rows if counted(r)), key=lambda r: -abs(r["error"]))[:how_many]
+    out.write("| kernel | target | machine | scope | metric | measured | predicted | error % | interval |\n")
+    out.write("|---|---|---|---|---|---:|---:|---:|---|\n")
+    for r in sel:
+        rng = "-" if r["range"] is None else f"[{r['range'][0]:.3g}, {r['range'][1]:.3g}]"
+        machine = "-" if r["metric"] == "instructions" else r["machine"]
+        out.write(f"| {r['kernel']} | N={r['target']} ({r['factor']}) | {machine} | {r['scope']} | {r['metric']} | "
+                  f"{r['measured']:.4g} | {r['predicted']:.4g} | {pct(r['error'])} | {rng} |\n")
+    out.write("\n")
+
+
+def cachegrind_table(path, out):
+    """The program's zen4 L1 and L2 misses per kernel and target from the lines
+    of path (kernel factor target D1 LLd measured.json predicted.json): Cachegrind's
+    D1 and LLd misses against augur's report of the measured run and against the
+    prediction."""
+    out.write("| kernel | target | level | Cachegrind | measured (augur report) | error % | predicted | error % |\n")
+    out.write("|---|---|---|---:|---:|---:|---:|---:|\n")
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) != 7:
+                sys.exit(f"accuracy_compare: {path}:{n}: expected 7 tab-separated fields, got {len(fields)}")
+            kernel, factor, target, d1, lld, mfile, pfile = fields
+            meas, pred = load(mfile)["total"]["misses"], load(pfile)["total"]["misses"]
+            for level, cg in (("L1", float(d1)), ("L2", float(lld))):
+                out.write(f"| {kernel} | N={target} ({factor}) | {level} | {cg:.0f} | {meas[level]:.0f} | "
+                          f"{pct(error(meas[level], cg))} | {pred[level]:.0f} | {pct(error(pred[level], cg))} |\n")
+    out.write("\n")
+
+
+def write_rows(rows, path):
+    """Every comparison as TSV at path (header line first)."""
+    keys = ["kernel", "factor", "target", "machine", "scope", "metric", "measured", "predicted",
+            "error", "range", "covered", "tiny"]
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        f.write("\t".join(keys) + "\n")
+        for r in rows:
+            vals = []
+            for k in keys:
+                v = r[k]
+                if k == "range":
+                    v = "" if v is None else f"{v[0]:.6g},{v[1]:.6g}"
+                elif k == "error":
+                    v = "" if v is None else f"{v:.3f}"
+                elif isinstance(v, float):
+                    v = f"{v:.6g}"
+                vals.append("" if v is None else str(v))
+            f.write("\t".join(vals) + "\n")
+    os.replace(path + ".tmp", path)
+
+
+def main():
+    """Reads the manifest, writes the tables (and the rows)."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("manifest")
+    ap.add_argument("--rows", help="also write every comparison to this TSV file")
+    ap.add_argument("--worst", type=int, default=15, help="how many of the worst predictions to list")
+    ap.add_argument("--cachegrind", help="also the table of Cachegrind's misses from this file (see cachegrind_table)")
+    args = ap.parse_args()
+    rows = []
+    with open(args.manifest, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) != 6:
+                sys.exit(f"accuracy_compare: {args.manifest}:{n}: expected 6 tab-separated fields, got {len(fields)}")
+            kernel, factor, target, machine, pfile, mfile = fields
+            rows += compare(kernel, factor, target, machine, load(pfile), load(mfile))
+    if not rows:
+        sys.exit(f"accuracy_compare: {args.manifest} lists no comparisons")
+    out = sys.stdout
+    out.write("### Summary: |error| in percent\n\n")
+    summary(rows, out)
+    out.write(f"### The {args.worst} predictions furthest off (counted ones)\n\n")
+    worst(rows, out, args.worst)
+    out.write("### Per kernel: error in percent\n\n")
+    kernel_tables(rows, out)
+    if args.cachegrind:
+        out.write("### The cache model against Cachegrind (zen4's L1 and L2, the program's data misses)\n\n")
+        cachegrind_table(args.cachegrind, out)
+    if args.rows:
+        write_rows(rows, args.rows)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+# bench_lib.sh — sourced by model_bench.sh and accuracy_bench.sh: the checks,
+# the build of augur, a collect and the clocks they share.  The sourcing script
+# defines die MESSAGE (print and exit) and say MESSAGE (a progress line) first,
+# and AUGUR before calling collect.
+
+# need CMD HINT — dies naming CMD and how to install it (HINT) when CMD is missing.
+need() { command -v "$1" >/dev/null 2>&1 || die "$1 is missing: $2"; }
+
+# check_sizes WHAT LIST — dies, naming WHAT, unless LIST holds at least five
+# positive integers in ascending order (the training sizes of a kernel).
+check_sizes() {
+    local what=$1 list=$2 v n=0 prev=0
+    for v in $list; do
+        [[ $v =~ ^[1-9][0-9]*$ ]] || die "$what: training size '$v' is not a positive integer"
+        [ "$v" -gt "$prev" ] || die "$what: training sizes must ascend ($list)"
+        prev=$v n=$((n + 1))
+    done
+    [ "$n" -ge 5 ] || die "$what: needs at least 5 training sizes, has $n ($list)"
+}
+
+# build_augur ROOT BUILD_DIR LOG — configures and builds augur from ROOT in
+# BUILD_DIR, the build's output in LOG; dies with the errors when it fails.
+build_augur() {
+    local root=$1 build_dir=$2 log=$3
+    need cmake "apt-get install cmake"
+    say "building augur in $build_dir"
+    cmake -S "$root" -B "$build_dir" >"$log" 2>&1 ||
+        { tail -30 "$log" >&2; die "cmake could not configure $build_dir (output above)"; }
+    cmake --build "$build_dir" -j2 >"$log" 2>&1 ||
+        { grep -E 'error|Error' "$log" | head -30 >&2; die "the augur build failed (errors above; all of it in $log)"; }
+}
+
+# augur_built ROOT BUILD_DIR BUILD LOG — prints the path of augur in BUILD_DIR,
+# built first from ROOT when BUILD is 1 (build_augur, its output in LOG); dies
+# when it is not there.
+augur_built() {
+    local root=$1 build_dir=$2 build=$3 log=$4
+    if [ "$build" = 1 ]; then build_augur "$root" "$build_dir" "$log"; fi
+    [ -x "$build_dir/augur" ] || die "$build_dir/augur is not built (cmake --build $build_dir, or drop --no-build)"
+    echo "$build_dir/augur"
+}
+
+# collect NAME BINARY DB N LOG — one `augur collect --param N=N` of BINARY N
+# into DB, its output in LOG; dies unless the program printed its result line
+# ("NAME N ..."); prints the seconds it took.
+collect() {
+    local name=$1 bin=$2 db=$3 n=$4 log=$5 t0=$EPOCHREALTIME
+    if ! "$AUGUR" collect --db "$db" --param N="$n" -- "$bin" "$n" >"$log" 2>&1; then
+        tail -20 "$log" >&2
+        die "$name: augur collect at N=$n failed (output above, in $log)"
+    fi
+    grep -q "^$name $n " "$log" || die "$name: N=$n did not print its result line (see $log)"
+    seconds_since "$t0"
+}
+
+# start_clock — elapsed and seconds_since count from now.
+start_clock() { T_START=$EPOCHREALTIME; }
+
+# elapsed — the seconds since start_clock, as "   12 s".
+elapsed() { awk -v a="$T_START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%6.0f s", b - a }'; }
+
+# seconds_since T0 — the seconds since $EPOCHREALTIME was T0, one decimal.
+seconds_since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
