@@ -160,18 +160,24 @@ done
 
 start_clock
 
-# build K — compiles bench/accuracy/K.{c,f90} into WORK/K/K (replaced only when
-# the new binary differs, so that the runs' build-ids stay valid); prints its hash.
+# build K — compiles bench/accuracy/K.{c,f90} into WORK/K/K and prints the
+# binary's hash.  The sources are copied into WORK/K and compiled there by
+# relative names, so the debug information, and so the binary, is the same
+# whichever checkout and folder the script runs from (a --reuse from another
+# worktree keeps the runs); the binary is replaced only when a rebuild differs,
+# so that the runs' build-ids stay valid.
 build() {
-    local k=$1 dir=$WORK/$1 src
+    local k=$1 dir=$WORK/$1 src compiler
     mkdir -p "$dir"
     if [ -f "$ROOT/bench/accuracy/$k.c" ]; then
-        src=$ROOT/bench/accuracy/$k.c
-        gcc "${CFLAGS_BENCH[@]}" -o "$dir/$k.new" "$src" -lm >"$dir/build.log" 2>&1
+        src=$k.c compiler=gcc
+        cp "$ROOT/bench/accuracy/kernel.h" "$dir/"
     else
-        src=$ROOT/bench/accuracy/$k.f90
-        (cd "$dir" && gfortran "${CFLAGS_BENCH[@]}" -o "$dir/$k.new" "$src") >"$dir/build.log" 2>&1
-    fi || { cat "$dir/build.log" >&2; die "$k: cannot compile $src"; }
+        src=$k.f90 compiler=gfortran
+    fi
+    cp "$ROOT/bench/accuracy/$src" "$dir/$src"
+    (cd "$dir" && "$compiler" "${CFLAGS_BENCH[@]}" -o "$k.new" "$src" -lm) >"$dir/build.log" 2>&1 ||
+        { cat "$dir/build.log" >&2; die "$k: cannot compile $ROOT/bench/accuracy/$src"; }
     if [ -f "$dir/$k" ] && cmp -s "$dir/$k" "$dir/$k.new"; then
         rm -f "$dir/$k.new"
     else
