@@ -99,7 +99,8 @@ ms_sim *ms_new(const ms_config *c, const rd_allocator *a, const char **error)
     s->f.line_shift = log2_pow2(c->level[0].line);
     s->gran_shift = s->f.line_shift > 6 ? s->f.line_shift - 6 : 0;
     s->f.sample_mask = c->set_sample - 1;
-    s->f.shadow_log2 = log2_pow2(shadow_sample(c));
+    s->f.shadow_log2 = log2_pow2(shadow_sample(c)) + log2_pow2(c->set_sample);
+    s->f.shadows_apart = c->set_sample > 1;
     s->nprivate = 0;
     s->nthreads = 0;
     s->f.coherent = 0;
@@ -176,11 +177,15 @@ uint64_t ms_touch_mask(const ms_sim *s, uint64_t block, uint64_t addr, uint64_t 
 }
 
 /* One reference on its way down: who, what, and the bytes touched. */
+#define MS_FA_LINES 4 /* lines of a reference whose shadow verdicts are kept */
 typedef struct ref {
     unsigned t;
     ms_thread *th;
     uint64_t addr, last; /* first and last byte */
     uint32_t tag;
+    /* With shadows apart: for its i-th line (i < MS_FA_LINES) fed to the
+     * shadows, the first level whose shadow held it (nlevels: none). */
+    uint8_t fa_level[MS_FA_LINES];
 } ref;
 
 /* 1 if level k has held `block` before (per the seen-set t); marks it
@@ -201,8 +206,9 @@ static enum ms_cause miss_cause(ms_sim *s, const ref *r, unsigned k, uint64_t bl
 {
     int priv = s->c.level[k].shared_by == 1;
     /* A shadow hit means the instance held the line before, so its seen
-     * bit is set already: only a shadow miss needs the probe. */
-    if (!(o->shadow_fed && o->shadow_hit) &&
+     * bit is set already: only a shadow miss needs the probe.  Shadows fed
+     * apart say only that the thread touched the line before. */
+    if (!(o->shadow_fed && o->shadow_hit && !s->f.shadows_apart) &&
         !seen_before(priv ? &r->th->seen : &s->shared_seen, block, k))
         return MS_COLD;
     if (priv && s->f.coherent) {
@@ -225,6 +231,35 @@ static ms_cache *instance(ms_sim *s, const ref *r, unsigned k)
     return s->c.level[k].shared_by == 1 ? &r->th->level[k] : &s->shared[k];
 }
 
+/* With shadows apart: feed each line of r that the hash samples to the
+ * shadows of its levels in turn, down to the first that held it, and keep
+ * that level in r->fa_level (a hierarchy of fully-associative caches:
+ * what hits level k's shadow does not reach k+1's). */
+static void feed_shadows(ms_sim *s, ref *r)
+{
+    uint64_t first = r->addr >> s->f.line_shift, last = r->last >> s->f.line_shift;
+    for (uint64_t b = first;; b++) {
+        if (ms_shadow_sampled(b, s->f.shadow_log2)) {
+            unsigned k = 0;
+            while (k < s->c.nlevels && !ms_shadow_access(instance(s, r, k)->shadow, b))
+                k++;
+            if (b - first < MS_FA_LINES)
+                r->fa_level[b - first] = (uint8_t)k;
+        }
+        if (b == last)
+            return;
+    }
+}
+
+/* With shadows apart: the shadow verdict at level k of line i of r (fed:
+ * sampled by the hash) into o, from feed_shadows: it hit if a shadow at
+ * level k or above held it. */
+static void apart_verdict(const ref *r, uint64_t i, unsigned k, int fed, ms_outcome *o)
+{
+    o->shadow_fed = fed && i < MS_FA_LINES;
+    o->shadow_hit = o->shadow_fed && r->fa_level[i] <= k;
+}
+
 /* Access every simulated line of r at level k; 1 if any missed, with the
  * first miss's cause and evicted tag in out, and out->unknown_from set to
  * k if any line's outcome is unknown and no level above was. */
@@ -236,7 +271,9 @@ static int level_access(ms_sim *s, const ref *r, unsigned k, ms_result *out)
     for (uint64_t b = first;; b++) {
         if (!(b & s->f.sample_mask)) {
             int fed = ms_shadow_sampled(b, s->f.shadow_log2);
-            ms_outcome o = ms_cache_access(c, b, r->tag, s->f.epoch, fed);
+            ms_outcome o = ms_cache_access(c, b, r->tag, s->f.epoch, fed && !s->f.shadows_apart);
+            if (s->f.shadows_apart)
+                apart_verdict(r, b - first, k, fed, &o);
             if (o.unknown && out->unknown_from > k)
                 out->unknown_from = (uint8_t)k;
             if (!o.hit) {
@@ -292,14 +329,18 @@ int ms_access_walk(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int
 {
     uint64_t span = size ? size - 1 : 0;
     ref r = {thread % MS_MAX_THREADS, NULL, addr, span > UINT64_MAX - addr ? UINT64_MAX : addr + span,
-             tag};
-    if ((addr >> s->f.line_shift) & s->f.sample_mask) {
+             tag, {0}};
+    int sampled = !((addr >> s->f.line_shift) & s->f.sample_mask);
+    if (sampled || s->f.shadows_apart)
+        r.th = thread_state(s, r.t);
+    if (s->f.shadows_apart)
+        feed_shadows(s, &r);
+    if (!sampled) {
         out->sampled = 0;
         return 0;
     }
     out->sampled = 1;
     out->unknown_from = MS_ALL_KNOWN;
-    r.th = thread_state(s, r.t);
     return walk(s, &r, is_write, out);
 }
 

@@ -80,7 +80,12 @@ typedef struct ms_config {
     /* Shadow sampling: 0 or 1 feeds every line to the shadows (exact
      * causes); a power of two N feeds only the lines whose hash falls in
      * 1/N of the hash space (ms_shadow_sampled) to shadows of lines/N
-     * lines; a non-cold, non-sharing miss of another line is MS_UNSPLIT. */
+     * lines; a non-cold, non-sharing miss of another line is MS_UNSPLIT.
+     * Under set sampling the shadows take 1 line in set_sample * N by the
+     * hash, from every set (the sampled sets' lines are no fair sample of
+     * all lines: a column walk crowds into few sets), with lines /
+     * (set_sample * N) lines each: a hierarchy of fully-associative
+     * caches, level k's fed with what missed level k-1's. */
     uint32_t shadow_sample;
 } ms_config;
 
@@ -113,12 +118,18 @@ typedef struct ms_sim ms_sim;
 ms_sim *ms_new(const ms_config *c, const rd_allocator *a, const char **error);
 void ms_free(ms_sim *s);
 
+/* Fibonacci hashing (2^64 over the golden ratio): the top bits of
+ * block * MS_SHADOW_HASH spread evenly for consecutive and for strided
+ * blocks alike.  (0xff51afd7ed558ccd, near 2^64, gave 9 of the 96 even
+ * lines of a sweep the top bit 0 instead of about half.) */
+#define MS_SHADOW_HASH 0x9e3779b97f4a7c15ull
+
 /* 1 if `block` feeds the shadows of a simulator whose shadow_sample is
  * 2^log2_sample: the top log2_sample bits of a multiplicative hash of the
  * block are zero, so sampled lines spread over all sets. */
 static inline int ms_shadow_sampled(uint64_t block, unsigned log2_sample)
 {
-    return ((block * 0xff51afd7ed558ccdull) >> 1 >> (63 - log2_sample)) == 0;
+    return ((block * MS_SHADOW_HASH) >> 1 >> (63 - log2_sample)) == 0;
 }
 
 /* What the inline fast path of ms_access reads: the first member of
@@ -131,6 +142,8 @@ typedef struct ms_fast {
                              (block & sample_mask) == 0 */
     uint32_t epoch;       /* time sample number; 0 before the first */
     int coherent;         /* directory kept (two threads, private levels) */
+    int shadows_apart;    /* set sampling: shadows fed by hash from every
+                             set, apart from the sets (memsim.c) */
     ms_cache *first[MS_MAX_THREADS]; /* each thread's first-level instance,
                                         once the thread has one */
 } ms_fast;
@@ -161,13 +174,15 @@ static inline int ms_access(ms_sim *s, unsigned thread, uint64_t addr, uint32_t 
     const ms_fast *f = (const ms_fast *)(void *)s;
     uint64_t block = addr >> f->line_shift;
     ms_cache *c = f->first[thread % MS_MAX_THREADS];
+    int fed = ms_shadow_sampled(block, f->shadow_log2);
+    if (f->shadows_apart && fed) /* the shadows hear of it, sampled set or not */
+        return ms_access_walk(s, thread, addr, size, is_write, tag, out);
     if (block & f->sample_mask) {
         out->sampled = 0;
         return 0;
     }
     if (c && size != 0 && ((addr + size - 1) >> f->line_shift) == block &&
-        !(is_write && f->coherent) &&
-        ms_cache_hit(c, block, f->epoch, ms_shadow_sampled(block, f->shadow_log2))) {
+        !(is_write && f->coherent) && ms_cache_hit(c, block, f->epoch, fed)) {
         out->sampled = 1;
         out->hit_level = 0;
         out->unknown_from = MS_ALL_KNOWN;

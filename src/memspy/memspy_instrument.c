@@ -143,11 +143,25 @@ static IRExpr *time_sampling_guard(SbBuilder *b, IRExpr *guard, IRExpr **site)
     return and_guard(out, guard, on);
 }
 
+/* Whether the shadows sample the line of addr, in IR: the top bits of
+ * (addr >> line_shift) * MS_SHADOW_HASH are zero (ms_shadow_sampled). */
+static IRExpr *shadow_sampled(IRSB *out, IRExpr *addr)
+{
+    const ms_fast *f = (const ms_fast *)(void *)memspy.sim;
+    IRExpr *block = bind(out, Ity_I64, IRExpr_Binop(Iop_Shr64, addr, IRExpr_Const(IRConst_U8(f->line_shift))));
+    IRExpr *hash = bind(out, Ity_I64, IRExpr_Binop(Iop_Mul64, block, u64(MS_SHADOW_HASH)));
+    IRExpr *top = bind(out, Ity_I64,
+                       IRExpr_Binop(Iop_Shr64, hash, IRExpr_Const(IRConst_U8((UChar)(64 - f->shadow_log2)))));
+    return bind(out, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, top, u64(0)));
+}
+
 /* Set sampling in IR: a reference is appended when its first line is
  * sampled (block & (N-1) == 0, the simulator's own rule, tested on the
- * address as addr & ((N-1) * line) == 0); every reference counts in
- * memspy.set_refs, and the skipped ones are that less the entries appended
- * (memspy_skipped). */
+ * address as addr & ((N-1) * line) == 0), or when the shadows sample it
+ * (they take lines from every set: memsim.h, shadow sampling); every
+ * reference counts in memspy.set_refs, and the skipped ones are that less
+ * the entries appended (memspy_skipped) plus the appended ones outside
+ * the sampled sets (counted when simulated). */
 static IRExpr *set_sampling_guard(SbBuilder *b, IRExpr *addr, IRExpr *guard)
 {
     IRSB *out = b->out;
@@ -158,7 +172,8 @@ static IRExpr *set_sampling_guard(SbBuilder *b, IRExpr *addr, IRExpr *guard)
     ULong bits = (ULong)(memspy.config.set_sample - 1) * memspy.config.level[0].line;
     IRExpr *set = bind(out, Ity_I64, IRExpr_Binop(Iop_And64, addr, u64(bits)));
     IRExpr *in_set = bind(out, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, set, u64(0)));
-    return and_guard(out, guard, in_set);
+    IRExpr *either = bind(out, Ity_I1, IRExpr_Binop(Iop_Or1, in_set, shadow_sampled(out, addr)));
+    return and_guard(out, guard, either);
 }
 
 /* The condition under which a reference at addr is appended (NULL:

@@ -56,7 +56,9 @@ static void write_config(profile_writer *w)
         pw_str(w, "none");
         pw_eol(w);
     }
-    line_u64(w, "shadow", c->shadow_sample > 1 ? c->shadow_sample : 1);
+    /* the lines the shadows tell apart: 1 in set_sample * shadow_sample
+     * under set sampling (memsim.h) */
+    line_u64(w, "shadow", (ULong)1 << ((const ms_fast *)(void *)memspy.sim)->shadow_log2);
     if (memspy.regions_used)
         line_u64(w, "regions", memspy.regions);
 }
