@@ -31,17 +31,18 @@ typedef struct report_options {
     int threshold_given, top_given; /* to refuse them where they do nothing */
     const char *machine; /* --machine NAME|FILE: misses per level and time on it */
     num_style numbers;   /* --plain-numbers: counts without thousands separators */
+    int show_startup;    /* --show-startup: rank the loader's and C runtime's start-up code too */
 } report_options;
 
 static void print_help(FILE *to)
 {
     fprintf(to,
             "usage: augur report [--db FILE] [--run ID] [--cache SIZE[:LINE]]... [--format text|json] [--top N]\n"
-            "                    [--plain-numbers]\n"
+            "                    [--plain-numbers] [--show-startup]\n"
             "       augur report --scopes [--threshold PERCENT] [--db FILE] [--run ID] [--format text|json]\n"
             "                    [--plain-numbers]\n"
             "       augur report --machine NAME|FILE [--db FILE] [--run ID] [--format text|json] [--top N]\n"
-            "                    [--plain-numbers]\n"
+            "                    [--plain-numbers] [--show-startup]\n"
             "\n"
             "Show what a run executed: totals, then the functions and the source lines with the\n"
             "most executed instructions, with the misses of fully-associative LRU caches computed\n"
@@ -62,6 +63,9 @@ static void print_help(FILE *to)
             "  --top N              rows per table (default %d; 0 shows every row)\n"
             "  --plain-numbers      text: counts without thousands separators (1234567, not\n"
             "                       1,234,567), for scripts; JSON numbers are plain anyway\n"
+            "  --show-startup       also rank the dynamic loader's and the C runtime's start-up and exit\n"
+            "                       code (ld.so, _start, __libc_start_main, IFUNC resolvers, exit\n"
+            "                       handlers), which the tables leave out by default and sum in one line\n"
             "  --scopes             the scope view instead: per function, inlined function and loop,\n"
             "                       instructions per class, memory accesses, floating-point\n"
             "                       operations, loop entries and iterations per entry (binaries are\n"
@@ -118,6 +122,9 @@ static int parse_option(int opt, const char *arg, void *ctx)
     case 'P':
         o->numbers = NUM_PLAIN;
         return 0;
+    case 'S':
+        o->show_startup = 1;
+        return 0;
     default:
         return EXIT_USAGE;
     }
@@ -133,6 +140,7 @@ static int parse_options(int argc, char **argv, report_options *o)
         {"top", required_argument, NULL, 't'},   {"help", no_argument, NULL, 'h'},
         {"scopes", no_argument, NULL, 's'},      {"threshold", required_argument, NULL, 'p'},
         {"machine", required_argument, NULL, 'm'}, {"plain-numbers", no_argument, NULL, 'P'},
+        {"show-startup", no_argument, NULL, 'S'},
         {NULL, 0, NULL, 0},
     };
     *o = (report_options){.db_path = default_db_path(), .top = REPORT_DEFAULT_TOP,
@@ -149,9 +157,10 @@ static int parse_options(int argc, char **argv, report_options *o)
         return cli_plain_numbers_json("report");
     if (o->threshold_given && !o->scopes)
         return usage_error("--threshold goes with --scopes (it leaves small scopes out of the scope view)");
-    if (o->scopes && (o->ncaches || o->top_given))
+    if (o->scopes && (o->ncaches || o->top_given || o->show_startup))
         return usage_error("--scopes shows no cache misses and every scope above --threshold: %s does nothing "
-                           "there (leave it out, or drop --scopes)", o->ncaches ? "--cache" : "--top");
+                           "there (leave it out, or drop --scopes)",
+                           o->ncaches ? "--cache" : o->top_given ? "--top" : "--show-startup");
     return 0;
 }
 
@@ -187,6 +196,8 @@ static int print_snapshot(db *d, const report_options *o, char *err, size_t errl
         rc = report_cache_check(&caches[k], &run, err, errlen);
     if (rc == 0)
         rc = report_build(d, &run, caches, ncaches, &rep, err, errlen);
+    if (rc == 0)
+        rc = report_hide_startup(&rep, !o->show_startup, err, errlen);
     if (rc == 0) {
         errno = 0;
         rc = o->json ? report_write_json(&rep, o->top, stdout) : report_write_text(&rep, o->top, o->numbers, stdout);
@@ -264,6 +275,8 @@ static int write_machine(db *d, const db_run *run, const scope_tree *t, const ma
     if (db_read_begin(d, err, errlen) != 0)
         return -1;
     int rc = predict_from_run(d, run, t, &p, &in, err, errlen);
+    if (rc == 0)
+        rc = report_hide_startup(&p.rep, !o->show_startup, err, errlen);
     if (rc == 0)
         rc = predict_perf_evaluate(d, &p, m, &in, &pp, err, errlen);
     db_read_end(d);

@@ -93,7 +93,7 @@ static void write_loops(const predict_perf *pp, const predict_output *o, FILE *o
 
 static void write_functions(const prediction *p, const predict_perf *pp, const predict_output *o, FILE *out)
 {
-    size_t shown = o->top && o->top < p->rep.nfunctions ? o->top : p->rep.nfunctions;
+    size_t ranked = report_ranked_functions(&p->rep), shown = o->top && o->top < ranked ? o->top : ranked;
     double longest = 0;
     for (size_t k = 0; k < shown; k++)
         longest = pp->functions[k].seconds > longest ? pp->functions[k].seconds : longest;

@@ -195,23 +195,35 @@ static json_t *line_gap_json(const report *r, const report_prediction *p)
     return o;
 }
 
+/* "startup": the start-up and loader rows' count and sums, and whether the
+ * rankings leave them out; null when they were not looked for. */
+static json_t *startup_json(const report *r)
+{
+    const report_startup *s = &r->startup;
+    if (!s->classified)
+        return json_null();
+    return with_counts(json_pack("{s:b, s:I, s:I}", "hidden", s->hidden, "functions", (json_int_t)s->nfunctions,
+                                 "lines", (json_int_t)s->nlines),
+                       r, &s->c);
+}
+
 json_t *report_json(const report *r, size_t top)
 {
-    if (r->prediction)
-        return json_pack("{s:o, s:o, s:o, s:o, s:I, s:o, s:I, s:o}", "prediction", prediction_json(r->prediction),
-                         "caches", caches_json(r), "total", with_counts(json_object(), r, &r->total), "functions",
-                         rows_json(r, r->functions, sizeof *r->functions, shown_rows(r->nfunctions, top),
+    json_t *o = r->prediction ? json_pack("{s:o}", "prediction", prediction_json(r->prediction))
+                              : json_pack("{s:[o]}", "runs", run_json(r->run));
+    if (o &&
+        json_object_update_new(
+            o, json_pack("{s:o, s:o, s:o, s:I, s:o, s:I, s:o}", "caches", caches_json(r), "total",
+                         with_counts(json_object(), r, &r->total), "functions",
+                         rows_json(r, r->functions, sizeof *r->functions, shown_rows(report_ranked_functions(r), top),
                                    function_json),
                          "function_count", (json_int_t)r->nfunctions, "lines",
-                         rows_json(r, r->lines, sizeof *r->lines, shown_rows(r->nlines, top), line_json),
-                         "line_count", (json_int_t)r->nlines, "line_model_difference",
-                         line_gap_json(r, r->prediction));
-    return json_pack("{s:[o], s:o, s:o, s:o, s:I, s:o, s:I}", "runs", run_json(r->run), "caches", caches_json(r),
-                     "total", with_counts(json_object(), r, &r->total), "functions",
-                     rows_json(r, r->functions, sizeof *r->functions, shown_rows(r->nfunctions, top), function_json),
-                     "function_count", (json_int_t)r->nfunctions, "lines",
-                     rows_json(r, r->lines, sizeof *r->lines, shown_rows(r->nlines, top), line_json), "line_count",
-                     (json_int_t)r->nlines);
+                         rows_json(r, r->lines, sizeof *r->lines, shown_rows(report_ranked_lines(r), top), line_json),
+                         "line_count", (json_int_t)r->nlines, "startup", startup_json(r))) == 0 &&
+        (!r->prediction || json_object_set_new(o, "line_model_difference", line_gap_json(r, r->prediction)) == 0))
+        return o;
+    json_decref(o);
+    return NULL;
 }
 
 int report_write_json(const report *r, size_t top, FILE *out)
