@@ -7,9 +7,9 @@
 #     N = 2.1e6, where matmul's floating-point adds alone are
 #     N^3 = 9.261e18 > 2^63 = 9.223e18; N = 1e300, whose terms are not
 #     finite, likewise;
-#   - at N = 1e5 (fits): the total is the sum of the functions and the hidden start-up code, every count
-#     below 2^63, and no function, line or total misses more often than it
-#     is accessed;
+#   - at N = 1e5 (fits): the total is the sum of the functions and the
+#     hidden start-up code, every count below 2^63, and no function, line or
+#     total misses more often than it is accessed;
 #   - N = 0 and N = -5 are refused naming a log2(N) term and "N > 0";
 #   - --top 5 prints the 5 scopes with the most instructions, in that
 #     order, and a line with the number left out; JSON keeps them all;
