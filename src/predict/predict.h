@@ -133,8 +133,11 @@ int predict_write_scopes_text(const prediction *p, const predict_output *o, FILE
 json_t *predict_scopes_json(const prediction *p);
 
 /* `augur model --show`: the newest model set's formulas and errors, for
- * the total, the functions and the program's scopes; with scope_filter,
- * only the functions and scopes whose name contains it (model_show.c). */
-int model_show(db *d, const char *scope_filter, FILE *out, char *err, size_t errlen);
+ * the total, the functions and the program's scopes, each with its points
+ * (what each training run measured, the model's value there, the
+ * residual); with scope_filter, only the functions and scopes whose name
+ * contains it; text, or JSON when `json` (model_show.c).  -1 with a
+ * message on a database or write error. */
+int model_show(db *d, const char *scope_filter, int json, FILE *out, char *err, size_t errlen);
 
 #endif
