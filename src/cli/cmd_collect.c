@@ -265,12 +265,14 @@ static int collect(const collect_options *o, const char *tool_dir, const char *o
     char err[2048], started[32], detail[128];
     iso_now(started, sizeof started);
     fprintf(stderr, "augur: collecting %s under Valgrind (expect 5-80x native time)...\n", o->program_argv[0]);
-    char out_opt[PATH_MAX + 32], run_opt[64], bs_opt[256];
+    char out_opt[PATH_MAX + 32], run_opt[64], bs_opt[256], progress_opt[48];
     snprintf(out_opt, sizeof out_opt, "--augur-out=%s", out_dir);
     snprintf(run_opt, sizeof run_opt, "--augur-run=%s", token);
     snprintf(bs_opt, sizeof bs_opt, "--augur-block-sizes=%s", o->block_sizes);
-    char *tool_args[] = {out_opt, run_opt, bs_opt, NULL};
-    launch_request rq = {o->program_argv, out_dir, "augur", tool_args, 1, "collecting", 0, NULL};
+    /* the tool's progress lines as often as augur shows them (launch.c) */
+    snprintf(progress_opt, sizeof progress_opt, "--augur-progress-ms=%d", 1000 * launch_progress_seconds());
+    char *tool_args[] = {out_opt, run_opt, bs_opt, progress_opt, NULL};
+    launch_request rq = {o->program_argv, out_dir, "augur", tool_args, 1, "collecting", 0, "collector: progress: "};
     launch_result lr;
     if (launch_tool(&rq, tool_dir, &lr, err, sizeof err) != 0)
         return fail(EXIT_AUGUR_FAILED, "%s", err);

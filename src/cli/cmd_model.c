@@ -205,7 +205,7 @@ static int program_tree(db *d, const model_cli *o, scope_tree *t, char *err, siz
     size_t n;
     if (db_run_modules(d, run, &mods, &n, err, errlen) != 0)
         return -1;
-    int rc = n ? structure_tree_if_current(d, mods[0].path, mods[0].build_id, t, err, errlen) : 1;
+    int rc = n ? structure_tree_if_current(d, mods[0].path, mods[0].build_id, NULL, t, err, errlen) : 1;
     if (rc == 1 && n)
         fprintf(stderr, "augur model: warning: %s is missing or was rebuilt since the runs: no scope models, and "
                         "every memory instruction of the program is a reuse-distance group of its own\n", mods[0].path);

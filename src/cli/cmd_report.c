@@ -4,6 +4,7 @@
  * wrong with the command line itself), 1 other errors (no database, unknown
  * run, a line size the run did not measure, ...). */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,7 +224,9 @@ static int load_run_trees(db *d, int64_t run_id, scope_tree **trees, size_t *n, 
         return -1;
     int rc = (*trees = calloc(nmods ? nmods : 1, sizeof **trees)) ? 0 : -1;
     for (size_t i = 0; i < nmods && rc == 0; i++) {
-        rc = structure_tree_if_current(d, mods[i].path, mods[i].build_id, &(*trees)[*n], err, errlen);
+        char label[PATH_MAX + 64];
+        snprintf(label, sizeof label, "%s (module %zu of %zu)", report_base_name(mods[i].path), i + 1, nmods);
+        rc = structure_tree_if_current(d, mods[i].path, mods[i].build_id, label, &(*trees)[*n], err, errlen);
         if (rc == 1 && *mods[i].build_id)
             fprintf(stderr, "augur report: warning: %s is missing or was rebuilt since the run; its scopes "
                             "are left out\n", mods[i].path);
@@ -317,7 +320,7 @@ static int print_machine(db *d, const report_options *o, char *err, size_t errle
     }
     if (rc == 0 && !mods[0].is_program) /* never time ld.so's loops as the program's */
         rc = db_program_unknown(id, err, errlen);
-    if (rc == 0 && (rc = structure_tree_if_current(d, mods[0].path, mods[0].build_id, &t, err, errlen)) == 1) {
+    if (rc == 0 && (rc = structure_tree_if_current(d, mods[0].path, mods[0].build_id, NULL, &t, err, errlen)) == 1) {
         snprintf(err, errlen, "%s is missing or was rebuilt since run %lld: its loops cannot be timed (collect "
                  "the run again)", mods[0].path, (long long)id);
         rc = -1;
