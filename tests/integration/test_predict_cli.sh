@@ -21,10 +21,7 @@ source "$TESTLIB"
 PROG="$PROGRAMS/kernels_O2"
 DB="$WORK/k.db"
 
-for n in 20 24 28 32 36; do
-    "$AUGUR" collect --db "$DB" --param N=$n -- "$PROG" $n >/dev/null 2>&1
-done
-"$AUGUR" model --db "$DB" --quiet >/dev/null 2>&1
+train "$DB" "$PROG" 20 24 28 32 36
 check "model exit" "$?" 0
 
 # refused N — exit status, stdout bytes and whether stderr matches PATTERN
