@@ -1,6 +1,11 @@
 #!/bin/bash
-# test_progress.sh — long steps show progress with a count on a terminal,
-# and nothing on a pipe:
+# test_progress.sh — what long steps say: `augur collect`'s estimate of its
+# time, and progress with a count on a terminal, nothing on a pipe:
+#   - the start message states the fixed cost and the range of slowdowns
+#     bench/collect_small.sh measured (docs/benchmarks.md, "Small runs"),
+#     for the number of block sizes measured: 11-130x with the default 2,
+#     8-85x with 1, 17-220x with 4 (it said "5-80x" whatever was measured,
+#     and a 300 x 300 matrix multiply took 170x);
 #   - `augur collect`: every AUGUR_PROGRESS_SECONDS a "still collecting"
 #     line with the instructions the program executed so far, which the
 #     collector writes to its log (src/collector/collect_progress.c): the
@@ -20,6 +25,18 @@ check "collect on a pipe: stored" "$?" 0
 check "collect on a pipe: no progress line" "$(grep -c 'still collecting' "$WORK/pipe.err")" 0
 check "collect on a pipe: no carriage return" "$(grep -c $'\r' "$WORK/pipe.err")" 0
 check "collect on a pipe: three lines (start, stored, how to see it)" "$(wc -l < "$WORK/pipe.err")" 3
+# estimate BLOCKS — the start message's estimate for a collect at these block sizes.
+estimate() {
+    "$AUGUR" collect --db "$WORK/est.db" --block-sizes "$1" -- "$PROGRAMS/memsweep" 16 64 1 2>&1 >/dev/null |
+        sed -n 's/^augur: collecting .* under Valgrind (expect \(.*\))\.\.\.$/\1/p'
+}
+tail_="the program's native time with"
+check "start message: the default's estimate" "$(head -n 1 "$WORK/pipe.err" | sed 's/^augur: collecting [^ ]* //')" \
+    "under Valgrind (expect about 1.5 s to start and store, then 11-130x $tail_ 2 block sizes: the high end for code dense in memory accesses)..."
+check "start message: one block size" "$(estimate 64)" \
+    "about 1.5 s to start and store, then 8-85x $tail_ 1 block size: the high end for code dense in memory accesses"
+check "start message: four block sizes" "$(estimate 64,256,1024,4096)" \
+    "about 1.5 s to start and store, then 17-220x $tail_ 4 block sizes: the high end for code dense in memory accesses"
 
 AUGUR_PROGRESS_SECONDS=1 script -qec "$(printf '%q ' "$AUGUR" collect --db "$WORK/tty.db" -- "${PROG[@]}")" /dev/null |
     tr -d '\r' >"$WORK/tty"
