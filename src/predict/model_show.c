@@ -5,7 +5,6 @@
  * (docs/models.md, "Showing the models").  Shown are the program's totals,
  * the program's functions and every scope of the program; or only the
  * functions (of any module) and scopes whose name contains a given text. */
-#define _GNU_SOURCE /* open_memstream */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 
 #include "predict/predict_internal.h"
 #include "util/json_util.h"
+#include "util/numfmt.h"
 
 /* "exact", or the fit and cross-validation errors, in percent to two
  * decimals as predict's error tables show them (not 1.13e-06%); then,
@@ -111,41 +111,39 @@ static void run_params(const show_points *p, const db_model_set *set, size_t t, 
  * line, the values measured; any other a row per run with its parameters,
  * the measured count, the model's value rounded to a count, and their
  * difference (as shown: measured - rounded model), also as a share of the
- * measured. */
+ * measured.  Counts grouped by thousands, as every text table's. */
 static void print_points(const show_points *p, const db_model_set *set, const db_model_row *row, FILE *out)
 {
-    char params[256];
-    if (reproduces_all(p, row)) {
-        char *list = NULL;
-        size_t len = 0;
-        FILE *s = open_memstream(&list, &len);
-        for (size_t t = 0; s && t < p->nruns; t++) {
+    char params[256], a[NUMFMT_LEN], b[NUMFMT_LEN], c[NUMFMT_LEN];
+    if (reproduces_all(p, row)) { /* one line, however long, as the formula's: a value stays with its run */
+        fputs("        residual 0 at every run, measured", out);
+        for (size_t t = 0; t < p->nruns; t++) {
             run_params(p, set, t, params, sizeof params);
-            fprintf(s, "%s%.0f (%s)", t ? ", " : "", point_of(p, t, row).measured, params);
+            fprintf(out, "%s %s (%s)", t ? "," : "", numfmt_fixed(point_of(p, t, row).measured, 0, NUM_GROUPED, a),
+                    params);
         }
-        if (s)
-            fclose(s);
-        report_print_wrapped(out, "        residual 0 at every run, measured", list ? list : "", REPORT_WRAP_COLUMN);
-        free(list);
+        fputc('\n', out);
         return;
     }
     fprintf(out, "      %6s", "run");
     for (int k = 0; k < set->nparams; k++)
         fprintf(out, " %10s", set->params[k]);
-    fprintf(out, " %16s %16s %14s %10s\n", "measured", "model", "residual", "residual%");
+    fprintf(out, " %20s %20s %16s %10s\n", "measured", "model", "residual", "residual%");
     for (size_t t = 0; t < p->nruns; t++) {
         point pt = point_of(p, t, row);
         fprintf(out, "      %6lld", (long long)p->runs[t].id);
         for (int k = 0; k < set->nparams; k++)
             fprintf(out, " %10.6g", p->x[t * (size_t)p->nparams + (size_t)k]);
         double shown = round(pt.model), residual = pt.measured - shown;
+        numfmt_fixed(shown, 0, NUM_GROUPED, b);
         if (!pt.known)
-            fprintf(out, " %16s %16.0f %14s %10s\n", "-", shown, "-", "-");
+            fprintf(out, " %20s %20s %16s %10s\n", "-", b, "-", "-");
         else if (pt.measured == 0)
-            fprintf(out, " %16.0f %16.0f %14.0f %10s\n", pt.measured, shown, residual + 0.0, "-");
+            fprintf(out, " %20s %20s %16s %10s\n", numfmt_fixed(pt.measured, 0, NUM_GROUPED, a), b,
+                    numfmt_fixed(residual, 0, NUM_GROUPED, c), "-");
         else
-            fprintf(out, " %16.0f %16.0f %14.0f %9.3g%%\n", pt.measured, shown, residual + 0.0,
-                    100 * residual / pt.measured + 0.0);
+            fprintf(out, " %20s %20s %16s %9.3g%%\n", numfmt_fixed(pt.measured, 0, NUM_GROUPED, a), b,
+                    numfmt_fixed(residual, 0, NUM_GROUPED, c), 100 * residual / pt.measured + 0.0);
     }
 }
 

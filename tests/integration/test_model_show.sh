@@ -83,14 +83,17 @@ want=$(for r in 1 2 3 4 5; do
         .metric == "instructions") | .points[] | select(.run == $run) | .model | round) as $m |
         "\($run) \($run * 4 + 16) \(.total.instructions) \($m) \(.total.instructions - $m)"' "$WORK/r$r.json"
 done)
-check "text: the total's points" \
-    "$(sed -n '/^program total/,/^    reads/p' "$WORK/show.txt" | awk '$1 ~ /^[0-9]+$/ { print $1, $2, $3, $4, $5 }')" "$want"
+# ungroup — the text's counts without their thousands separators.
+ungroup() { sed -E ':a; s/([0-9]),([0-9]{3})/\1\2/; ta'; }
+check "text: the total's points (counts grouped by thousands)" \
+    "$(sed -n '/^program total/,/^    reads/p' "$WORK/show.txt" | awk '$1 ~ /^[0-9]+$/ { print $1, $2, $3, $4, $5 }' | ungroup)" \
+    "$want"
+check "text: grouped" "$(sed -n '/^program total/,/^    reads/p' "$WORK/show.txt" | grep -cE '^ +1 +20 +[0-9]{3},[0-9]{3} ')" 1
 check "text: its header" "$(sed -n '/^program total/,/^    reads/p' "$WORK/show.txt" | grep -c '^ *run  *N  *measured  *model  *residual  *residual%$')" 1
 # An exact model reproduces every run: one line with what they measured.
 check "text: matmul's flops, exact (2 N^3), its points on one line" \
-    "$(sed -n '/^scope [0-9]*: function matmul (kernels.c/,/^$/p' "$WORK/show.txt" |
-        awk '/^    [0-9]/ { line = line substr($0, 4); next } { if (line != "") print line; line = $0 } END { print line }' |
-        grep -A1 '^    flops ' | tail -n 1)" \
+    "$(sed -n '/^scope [0-9]*: function matmul (kernels.c/,/^$/p' "$WORK/show.txt" | grep -A1 '^    flops ' | tail -n 1 |
+        ungroup)" \
     "        residual 0 at every run, measured $(for r in 1 2 3 4 5; do
         n=$((r * 4 + 16)); printf '%s%d (N=%d)' "$([ $r -gt 1 ] && echo ', ')" $((2 * n * n * n)) $n; done)"
 "$AUGUR" model --db "$DB" --format json > /dev/null 2>"$WORK/err"
