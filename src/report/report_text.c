@@ -395,9 +395,10 @@ static int print_line_gap(const report *r, num_style numbers, FILE *out)
         return -1;
     int64_t accesses = g->reads + g->writes;
     fprintf(s,
-            "the lines' models add up to %s instructions and %s accesses; the total (the functions' models summed) "
+            "the lines' models%s add up to %s instructions and %s accesses; the total (the functions' models summed) "
             "differs by %s and %s (line_model_difference in JSON): each line and each function is modeled on its "
             "own, and series that no polynomial fits exactly extrapolate each their own way.",
+            r->startup.hidden && r->startup.nlines ? " (the hidden start-up and loader lines included)" : "",
             numfmt_count(r->total.instructions - (uint64_t)g->instructions, numbers, a),
             numfmt_count(r->total.reads + r->total.writes - (uint64_t)accesses, numbers, b),
             signed_count(g->instructions, numbers, c), signed_count(accesses, numbers, d));

@@ -172,9 +172,10 @@ check "replaced_by: by_id is the object named by" \
 # Text lists show 10 rows (--top's default) and say how many they left out
 # and their share of the stall: the JSON's objects past the 10th, their
 # stall_percent summed (JSON keeps every row).
-# more_rows WHAT — "N P" from the text's "(N more WHAT, P% of stall; ...)".
+# more_rows WHAT — "N P" from the text's "(N more WHAT, P% of stall; ...)",
+# N without its thousands separators.
 more_rows() {
-    sed -n "s/^  (\([0-9]*\) more $1, \([0-9.]*\)% of stall; --top 0 shows all)$/\1 \2/p" "$WORK/objs.text"
+    sed -n "s/^  (\([0-9,]*\) more $1, \([0-9.]*\)% of stall; --top 0 shows all)$/\1 \2/p" "$WORK/objs.text" | tr -d ,
 }
 # json_rest SELECT — "N P" of the JSON bins selected past the 10th (P
 # printed as C prints it).

@@ -72,7 +72,7 @@ check "report: shown + start-up = total" \
     "$(jq '.total.instructions' "$WORK/r.json")"
 check "report: function_count counts every function" "$(jq '.function_count' "$WORK/r.json")" "$(wc -l < "$WORK/every")"
 check "report: the text's one line, with the JSON's numbers" \
-    "$(sed -n 's/^  start-up and loader: \([0-9]*\) instructions ([0-9.]*%) in \([0-9]*\) functions, hidden; --show-startup lists them$/\1 \2/p' "$WORK/r.txt")" \
+    "$(sed -n 's/^  start-up and loader: \([0-9,]*\) instructions ([0-9.]*%) in \([0-9,]*\) functions, hidden; --show-startup lists them$/\1 \2/p' "$WORK/r.txt" | tr -d ,)" \
     "$(jq -r '"\(.startup.instructions) \(.startup.functions)"' "$WORK/r.json")"
 check "report: --show-startup has no such line" "$(grep -c 'start-up and loader' "$WORK/all.txt")" 0
 # A line is hidden with its function: no shown line belongs to a function
