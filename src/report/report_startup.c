@@ -55,13 +55,22 @@ static int line_is_startup(const report_line *l, const name_verdict *v, size_t n
     return found && found->startup;
 }
 
+/* to += c, a prediction's ranges too: the start-up code's range is the sum
+ * of its functions', as the total's is of every function's. */
 static void add_counts(report_counts *to, const report_counts *c, size_t ncaches)
 {
     to->instructions += c->instructions;
     to->reads += c->reads;
     to->writes += c->writes;
-    for (size_t k = 0; k < ncaches; k++)
+    for (int k = 0; k < 3; k++) {
+        to->count_low[k] += c->count_low[k];
+        to->count_high[k] += c->count_high[k];
+    }
+    for (size_t k = 0; k < ncaches; k++) {
         to->misses[k] += c->misses[k];
+        to->misses_low[k] += c->misses_low[k];
+        to->misses_high[k] += c->misses_high[k];
+    }
 }
 
 /* is[i] for every function row of r, and their sum into r->startup. */
