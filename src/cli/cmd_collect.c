@@ -36,12 +36,41 @@ typedef struct collect_options {
     char **program_argv;
 } collect_options;
 
+/* What the start message promises (docs/benchmarks.md, "Small runs"; measured
+ * with bench/collect_small.sh on the bench kernels at training sizes, and on
+ * dense at 1200 with one and two block sizes): a fixed cost, Valgrind's start
+ * on the loader's and libc's code and the profile's store, then a multiple of
+ * the program's native time that grows with the memory accesses per
+ * instruction (least for a pointer chase, which waits on memory natively
+ * too; most for a matrix multiply's inner loop) and with the block sizes
+ * measured, each one a reuse-distance engine run on every access that leaves
+ * the last block touched. */
+#define COLLECT_FIXED_SECONDS 1.5
+static int slowdown_low(int nblock_sizes)
+{
+    return 5 + 3 * nblock_sizes; /* chase 20000-200000: 7, 9, 16 with 1, 2, 4 block sizes */
+}
+static int slowdown_high(int nblock_sizes)
+{
+    return 40 + 45 * nblock_sizes; /* dense 1200: 86 and 128 with 1 and 2; triad 200000: 103 with 4 */
+}
+
+/* The number of block sizes in a list checked by check_block_sizes. */
+static int count_block_sizes(const char *list)
+{
+    int n = 1;
+    for (; *list; list++)
+        n += *list == ',';
+    return n;
+}
+
 static void usage(FILE *to)
 {
     fprintf(to,
             "usage: augur collect [--db FILE] [--param NAME=VALUE]... [--block-sizes 64,4096]\n"
             "                     [--keep-profiles DIR] -- PROGRAM [ARGS...]\n\n"
-            "Runs PROGRAM under augur's Valgrind tool (expect it 5-80x slower than native) and\n"
+            "Runs PROGRAM under augur's Valgrind tool (expect about %.1f s, then %d-%dx the native\n"
+            "time with the default block sizes: docs/benchmarks.md, \"Small runs\") and\n"
             "stores, as one run in the experiment database: the exact execution count of every\n"
             "instruction, taken counts of conditional branches, indirect-branch targets, and for\n"
             "every instruction that touches memory a reuse-distance histogram per block size.\n\n"
@@ -62,7 +91,8 @@ static void usage(FILE *to)
             "Child processes are followed; each writes a profile of its own, stored in the same run.\n\n"
             "example:\n"
             "  augur collect --db mm.db --param N=200 -- ./matmul 200\n"
-            "  augur report --db mm.db --cache 32K --cache 1M\n");
+            "  augur report --db mm.db --cache 32K --cache 1M\n",
+            COLLECT_FIXED_SECONDS, slowdown_low(2), slowdown_high(2));
 }
 
 static int fail(int code, const char *fmt, const char *detail)
@@ -264,13 +294,19 @@ static int collect(const collect_options *o, const char *tool_dir, const char *o
 {
     char err[2048], started[32], detail[128];
     iso_now(started, sizeof started);
-    fprintf(stderr, "augur: collecting %s under Valgrind (expect 5-80x native time)...\n", o->program_argv[0]);
-    char out_opt[PATH_MAX + 32], run_opt[64], bs_opt[256];
+    int nbs = count_block_sizes(o->block_sizes);
+    fprintf(stderr,
+            "augur: collecting %s under Valgrind (expect about %.1f s to start and store, then %d-%dx the program's "
+            "native time with %d block size%s: the high end for code dense in memory accesses)...\n",
+            o->program_argv[0], COLLECT_FIXED_SECONDS, slowdown_low(nbs), slowdown_high(nbs), nbs, nbs == 1 ? "" : "s");
+    char out_opt[PATH_MAX + 32], run_opt[64], bs_opt[256], progress_opt[48];
     snprintf(out_opt, sizeof out_opt, "--augur-out=%s", out_dir);
     snprintf(run_opt, sizeof run_opt, "--augur-run=%s", token);
     snprintf(bs_opt, sizeof bs_opt, "--augur-block-sizes=%s", o->block_sizes);
-    char *tool_args[] = {out_opt, run_opt, bs_opt, NULL};
-    launch_request rq = {o->program_argv, out_dir, "augur", tool_args, 1, "collecting", 0, NULL};
+    /* the tool's progress lines as often as augur shows them (launch.c) */
+    snprintf(progress_opt, sizeof progress_opt, "--augur-progress-ms=%d", 1000 * launch_progress_seconds());
+    char *tool_args[] = {out_opt, run_opt, bs_opt, progress_opt, NULL};
+    launch_request rq = {o->program_argv, out_dir, "augur", tool_args, 1, "collecting", 0, "collector: progress: "};
     launch_result lr;
     if (launch_tool(&rq, tool_dir, &lr, err, sizeof err) != 0)
         return fail(EXIT_AUGUR_FAILED, "%s", err);

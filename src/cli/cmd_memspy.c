@@ -48,6 +48,8 @@ typedef struct memspy_options {
     const char *keep_raw; /* --keep-raw FILE: keep the run's raw file there */
     int dry_run;          /* print the Valgrind command, run nothing */
     num_style numbers;    /* --plain-numbers: text counts without separators */
+    size_t top;           /* rows per ranked list in text; 0: all */
+    int show_startup;     /* list the loader's and C runtime's start-up code and its data too */
     char **program_argv;
 } memspy_options;
 
@@ -57,8 +59,9 @@ static void usage(FILE *to)
             "usage: augur memspy [--machine NAME|FILE] [--sample RATIO [--sample-by sets|time]]\n"
             "                    [--shadow-sample N] [--interleave yes|no] [--instr-at-start yes|no]\n"
             "                    [--format text|json|callgrind] [--plain-numbers] [--output FILE]\n"
-            "                    [--keep-raw FILE] [--dry-run] -- PROGRAM [ARGS...]\n"
-            "       augur memspy [--machine NAME|FILE] [--format F] [--plain-numbers] [--output FILE] --raw FILE\n\n"
+            "                    [--keep-raw FILE] [--dry-run] [--top N] [--show-startup] -- PROGRAM [ARGS...]\n"
+            "       augur memspy [--machine NAME|FILE] [--format F] [--plain-numbers] [--output FILE] [--top N]\n"
+            "                    [--show-startup] --raw FILE\n\n"
             "Runs PROGRAM under the memspy Valgrind tool, which simulates the machine's data caches\n"
             "(set-associative LRU, private levels per thread, shared levels shared) and reports, for\n"
             "every data object (heap blocks by allocation stack, globals, stacks), every function,\n"
@@ -95,6 +98,11 @@ static void usage(FILE *to)
             "                       KCachegrind: one event per level and cause)\n"
             "  --plain-numbers      text: counts without thousands separators (1234567, not\n"
             "                       1,234,567), for scripts\n"
+            "  --top N              rows per ranked list of the text (default %d; 0 shows every row);\n"
+            "                       JSON and callgrind keep every row\n"
+            "  --show-startup       also list the dynamic loader's and the C runtime's start-up and exit\n"
+            "                       code and the data only it uses, which the text and JSON leave out\n"
+            "                       by default and sum in one line\n"
             "  --output FILE        write the report to FILE instead of standard output; without it the\n"
             "                       program's standard output is sent to standard error (give --output\n"
             "                       to keep the program's output on standard output)\n"
@@ -110,7 +118,7 @@ static void usage(FILE *to)
             "program is not found, 126 when it cannot run, 2 for a bad command line.\n\n"
             "example:\n"
             "  augur memspy --machine zen4 -- ./matmul 256\n",
-            SAMPLE_ON);
+            SAMPLE_ON, MR_DEFAULT_TOP);
 }
 
 static int fail(int code, const char *msg)
@@ -176,6 +184,11 @@ static int take_option(int opt, const char *arg, void *ctx)
     case 'P':
         o->numbers = NUM_PLAIN;
         return 0;
+    case 't':
+        return cli_take_top("memspy", arg, &o->top);
+    case 'u':
+        o->show_startup = 1;
+        return 0;
     default:
         o->output = arg;
         return 0;
@@ -194,10 +207,11 @@ static int parse_options(int argc, char **argv, memspy_options *o)
         {"instr-at-start", required_argument, NULL, 'a'},
         {"keep-raw", required_argument, NULL, 'k'},   {"plain-numbers", no_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
+        {"top", required_argument, NULL, 't'},        {"show-startup", no_argument, NULL, 'u'},
         {NULL, 0, NULL, 0},
     };
     *o = (memspy_options){.ratio = 1.0, .by_sets = 1, .shadow = 1, .interleave = 1,
-                            .instr_at_start = 1}; /* sets: docs/memspy.md, Benchmark */
+                            .instr_at_start = 1, .top = MR_DEFAULT_TOP}; /* sets: docs/memspy.md, Benchmark */
     int first;
     int rc = cli_getopt_program("memspy", argc, argv, longopts, take_option, o, &first);
     if (rc != 0)
@@ -487,6 +501,8 @@ static int build_and_write(const memspy_options *o, const machine *m, const char
     }
     int rc = memspy_report_build(raw, &c, mr_loops_names, &loops, &rep, err, sizeof err);
     if (rc == 0) {
+        rep.top = o->top;
+        rep.hide_startup = !o->show_startup;
         mr_header h = {m->name, why, m->clock_ghz, m->mem_latency_ns, term_signal};
         rc = write_report(o, &rep, &h);
         memspy_report_free(&rep);

@@ -3,6 +3,7 @@
  * functions of the run parameters, and store them (docs/models.md); with
  * --show, print the stored formulas.  Exit status: 0 success, 2 usage
  * error, 1 other errors (no database, runs that cannot be modeled, ...). */
+#define _GNU_SOURCE /* asprintf */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ typedef struct model_cli {
     int show, quiet;
     int include_failed; /* --include-failed: also runs whose program exited non-zero */
     const char *scope; /* --scope NAME for --show */
+    int json, format_given; /* --format for --show */
 } model_cli;
 
 static void print_help(FILE *to)
@@ -35,7 +37,7 @@ static void print_help(FILE *to)
     fprintf(to,
             "usage: augur model [--db FILE] [--runs LIST] [--include-failed] [--param NAME]...\n"
             "                   [--basis TERM]... [--quiet]\n"
-            "       augur model --show [--scope NAME] [--db FILE]\n"
+            "       augur model --show [--scope NAME] [--format text|json] [--db FILE]\n"
             "\n"
             "Fit, over the runs in the database, a model of every count (total, function, line,\n"
             "block and scope counts; per-class counts; memory accesses) and of the reuse-distance\n"
@@ -52,8 +54,11 @@ static void print_help(FILE *to)
             "                 parameter that varies.  Runs must agree on the others.\n"
             "  --basis TERM   also try TERM as a basis function, e.g. 'N^2*log2(N)', 'sqrt(N)',\n"
             "                 'N^(1/3)', 'N*M' (repeat for several, at most %d)\n"
-            "  --show         print the newest model set's formulas with their errors\n"
+            "  --show         print the newest model set's formulas with their errors and, under each,\n"
+            "                 what every training run measured, the model's value there and the\n"
+            "                 residual\n"
             "  --scope NAME   with --show: only functions and scopes whose name contains NAME\n"
+            "  --format text|json  with --show: text (default) or JSON (docs/models.md)\n"
             "  --quiet        no progress lines\n"
             "  -h, --help     show this help\n"
             "\n"
@@ -154,6 +159,9 @@ static int parse_option(int opt, const char *arg, void *ctx)
     case 'f':
         o->include_failed = 1;
         return 0;
+    case 'F':
+        o->format_given = 1;
+        return cli_take_format("model", arg, &o->json);
     default:
         return EXIT_USAGE;
     }
@@ -166,7 +174,7 @@ static int parse_options(int argc, char **argv, model_cli *o)
         {"param", required_argument, NULL, 'p'}, {"basis", required_argument, NULL, 'b'},
         {"show", no_argument, NULL, 's'},        {"scope", required_argument, NULL, 'S'},
         {"quiet", no_argument, NULL, 'q'},       {"help", no_argument, NULL, 'h'},
-        {"include-failed", no_argument, NULL, 'f'},
+        {"include-failed", no_argument, NULL, 'f'}, {"format", required_argument, NULL, 'F'},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -178,6 +186,8 @@ static int parse_options(int argc, char **argv, model_cli *o)
         return usage_error("unexpected argument '%s'", argv[operands]);
     if (o->scope && !o->show)
         return usage_error("--scope goes with --show");
+    if (o->format_given && !o->show)
+        return usage_error("--format goes with --show (a fit prints one summary line)");
     if (o->show && (o->nruns || o->include_failed || o->nparams || o->nbasis))
         return usage_error("--show prints the newest model set as stored; --runs, --include-failed, --param and "
                            "--basis choose what a new fit uses (run augur model with them, then --show)");
@@ -195,7 +205,7 @@ static int program_tree(db *d, const model_cli *o, scope_tree *t, char *err, siz
     size_t n;
     if (db_run_modules(d, run, &mods, &n, err, errlen) != 0)
         return -1;
-    int rc = n ? structure_tree_if_current(d, mods[0].path, mods[0].build_id, t, err, errlen) : 1;
+    int rc = n ? structure_tree_if_current(d, mods[0].path, mods[0].build_id, NULL, t, err, errlen) : 1;
     if (rc == 1 && n)
         fprintf(stderr, "augur model: warning: %s is missing or was rebuilt since the runs: no scope models, and "
                         "every memory instruction of the program is a reuse-distance group of its own\n", mods[0].path);
@@ -260,6 +270,35 @@ static int select_runs(db *d, model_cli *o, char *err, size_t errlen)
     return 0;
 }
 
+/* The warning naming the series that could not be modeled, each with its
+ * reason, the first MAX_UNMODELED_SHOWN of them (docs/models.md, "Series
+ * that cannot be modeled"). */
+#define MAX_UNMODELED_SHOWN 20
+static void warn_unmodeled(const modelset_summary *sum)
+{
+    if (!sum->nfailed)
+        return;
+    char head[512];
+    int n = snprintf(head, sizeof head, "%zu series could not be modeled and were left out (augur predict counts a "
+                     "count without a model as 0 and predicts no misses for a group without one)", sum->nfailed);
+    for (int k = 0; sum->nparams > 1 && k < sum->nparams && n > 0 && (size_t)n < sizeof head; k++)
+        n += snprintf(head + n, sizeof head - (size_t)n, "%s parameter %d is %s", k ? "," : ";", k + 1, sum->params[k]);
+    if (n > 0 && (size_t)n < sizeof head - 1)
+        strcat(head, ":");
+    report_print_wrapped(stderr, "augur model: warning:", head, REPORT_WRAP_COLUMN);
+    for (size_t i = 0; i < sum->nfailed && i < MAX_UNMODELED_SHOWN; i++) {
+        char lead[64];
+        snprintf(lead, sizeof lead, "  %zu.", i + 1);
+        char *text = NULL;
+        if (asprintf(&text, "%s: %s", sum->failed[i].what, sum->failed[i].why) < 0)
+            text = NULL;
+        report_print_wrapped(stderr, lead, text ? text : sum->failed[i].what, REPORT_WRAP_COLUMN);
+        free(text);
+    }
+    if (sum->nfailed > MAX_UNMODELED_SHOWN)
+        fprintf(stderr, "  ... and %zu more\n", sum->nfailed - MAX_UNMODELED_SHOWN);
+}
+
 static int fit(db *d, model_cli *o, char *err, size_t errlen)
 {
     scope_tree tree = {0};
@@ -277,9 +316,10 @@ static int fit(db *d, model_cli *o, char *err, size_t errlen)
     if (rc == 0)
         printf("model set %lld stored: %zu models over %zu runs, %zu reuse-distance groups%s\n",
                (long long)sum.set_id, sum.models, sum.runs, sum.groups,
-               sum.failed ? " (some series could not be modeled: see docs/models.md)" : "");
-    if (rc == 0 && sum.failed)
-        fprintf(stderr, "augur model: warning: %zu series could not be modeled and were left out\n", sum.failed);
+               sum.nfailed ? " (some series could not be modeled: named on standard error)" : "");
+    if (rc == 0)
+        warn_unmodeled(&sum);
+    modelset_summary_free(&sum);
     if (have == 0)
         scope_tree_free(&tree);
     return rc;
@@ -298,7 +338,7 @@ int cmd_model(int argc, char **argv)
     char err[1024];
     db *d;
     if (db_open(o.db_path, 0, &d, err, sizeof err) == 0) {
-        rc = o.show ? model_show(d, o.scope, stdout, err, sizeof err) : fit(d, &o, err, sizeof err);
+        rc = o.show ? model_show(d, o.scope, o.json, stdout, err, sizeof err) : fit(d, &o, err, sizeof err);
         db_close(d);
     } else
         rc = -1;

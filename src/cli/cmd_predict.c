@@ -24,6 +24,7 @@ typedef struct predict_cli {
     predict_output out;  /* --format, --top, --error-threshold, --plain-numbers */
     int threshold_given; /* to refuse --error-threshold where it does nothing */
     const char *machine; /* name or path; NULL: fully-associative --cache caches */
+    int show_startup;    /* --show-startup: rank the loader's and C runtime's start-up code too */
 } predict_cli;
 
 static void print_help(FILE *to)
@@ -31,7 +32,7 @@ static void print_help(FILE *to)
     fprintf(to,
             "usage: augur predict [--db FILE] --param NAME=VALUE... [--cache SIZE[:LINE]]...\n"
             "                     [--machine NAME|FILE] [--format text|json] [--top N]\n"
-            "                     [--error-threshold PERCENT] [--plain-numbers]\n"
+            "                     [--error-threshold PERCENT] [--plain-numbers] [--show-startup]\n"
             "\n"
             "Evaluate the models of `augur model` at parameters that were never run: the counts of\n"
             "the program, its functions, source lines and scopes, and the misses of fully-associative\n"
@@ -54,6 +55,8 @@ static void print_help(FILE *to)
             "                       with an error of at least PERCENT (default %g; 0 shows every row)\n"
             "  --plain-numbers      text: counts without thousands separators (1234567, not\n"
             "                       1,234,567), for scripts; JSON numbers are plain anyway\n"
+            "  --show-startup       also rank the dynamic loader's and the C runtime's start-up and exit\n"
+            "                       code, which the tables leave out by default and sum in one line\n"
             "  -h, --help           show this help\n"
             "\n"
             "examples:\n"
@@ -104,6 +107,9 @@ static int parse_option(int opt, const char *arg, void *ctx)
     case 'P':
         o->out.numbers = NUM_PLAIN;
         return 0;
+    case 'S':
+        o->show_startup = 1;
+        return 0;
     default:
         return EXIT_USAGE;
     }
@@ -116,7 +122,7 @@ static int parse_options(int argc, char **argv, predict_cli *o)
         {"cache", required_argument, NULL, 'c'},  {"format", required_argument, NULL, 'f'},
         {"top", required_argument, NULL, 't'},    {"machine", required_argument, NULL, 'm'},
         {"error-threshold", required_argument, NULL, 'e'}, {"plain-numbers", no_argument, NULL, 'P'},
-        {"help", no_argument, NULL, 'h'},
+        {"help", no_argument, NULL, 'h'},         {"show-startup", no_argument, NULL, 'S'},
         {NULL, 0, NULL, 0},
     };
     int operands, rc = cli_getopt("predict", argc, argv, longopts, parse_option, o, &operands);
@@ -149,8 +155,8 @@ static int evaluate(db *d, const predict_cli *o, const machine *m, prediction *p
         values[i] = strtod(o->params.values[i], NULL); /* checked by run_params_add */
     if (db_read_begin(d, err, errlen) != 0)
         return -1;
-    int rc = predict(d, (const char *const *)o->params.names, values, o->params.n, o->caches, o->ncaches, p, err,
-                     errlen);
+    int rc = predict(d, (const char *const *)o->params.names, values, o->params.n, o->caches, o->ncaches,
+                     o->show_startup, p, err, errlen);
     if (rc == 0 && m)
         rc = predict_perf_eval(d, p, m, pp, err, errlen);
     if (rc == 0 && m && predict_warn_wide_levels(p, pp) != 0)

@@ -4,6 +4,7 @@
  * wrong with the command line itself), 1 other errors (no database, unknown
  * run, a line size the run did not measure, ...). */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,17 +32,18 @@ typedef struct report_options {
     int threshold_given, top_given; /* to refuse them where they do nothing */
     const char *machine; /* --machine NAME|FILE: misses per level and time on it */
     num_style numbers;   /* --plain-numbers: counts without thousands separators */
+    int show_startup;    /* --show-startup: rank the loader's and C runtime's start-up code too */
 } report_options;
 
 static void print_help(FILE *to)
 {
     fprintf(to,
             "usage: augur report [--db FILE] [--run ID] [--cache SIZE[:LINE]]... [--format text|json] [--top N]\n"
-            "                    [--plain-numbers]\n"
+            "                    [--plain-numbers] [--show-startup]\n"
             "       augur report --scopes [--threshold PERCENT] [--db FILE] [--run ID] [--format text|json]\n"
             "                    [--plain-numbers]\n"
             "       augur report --machine NAME|FILE [--db FILE] [--run ID] [--format text|json] [--top N]\n"
-            "                    [--plain-numbers]\n"
+            "                    [--plain-numbers] [--show-startup]\n"
             "\n"
             "Show what a run executed: totals, then the functions and the source lines with the\n"
             "most executed instructions, with the misses of fully-associative LRU caches computed\n"
@@ -62,6 +64,9 @@ static void print_help(FILE *to)
             "  --top N              rows per table (default %d; 0 shows every row)\n"
             "  --plain-numbers      text: counts without thousands separators (1234567, not\n"
             "                       1,234,567), for scripts; JSON numbers are plain anyway\n"
+            "  --show-startup       also rank the dynamic loader's and the C runtime's start-up and exit\n"
+            "                       code (ld.so, _start, __libc_start_main, IFUNC resolvers, exit\n"
+            "                       handlers), which the tables leave out by default and sum in one line\n"
             "  --scopes             the scope view instead: per function, inlined function and loop,\n"
             "                       instructions per class, memory accesses, floating-point\n"
             "                       operations, loop entries and iterations per entry (binaries are\n"
@@ -118,6 +123,9 @@ static int parse_option(int opt, const char *arg, void *ctx)
     case 'P':
         o->numbers = NUM_PLAIN;
         return 0;
+    case 'S':
+        o->show_startup = 1;
+        return 0;
     default:
         return EXIT_USAGE;
     }
@@ -133,6 +141,7 @@ static int parse_options(int argc, char **argv, report_options *o)
         {"top", required_argument, NULL, 't'},   {"help", no_argument, NULL, 'h'},
         {"scopes", no_argument, NULL, 's'},      {"threshold", required_argument, NULL, 'p'},
         {"machine", required_argument, NULL, 'm'}, {"plain-numbers", no_argument, NULL, 'P'},
+        {"show-startup", no_argument, NULL, 'S'},
         {NULL, 0, NULL, 0},
     };
     *o = (report_options){.db_path = default_db_path(), .top = REPORT_DEFAULT_TOP,
@@ -149,9 +158,10 @@ static int parse_options(int argc, char **argv, report_options *o)
         return cli_plain_numbers_json("report");
     if (o->threshold_given && !o->scopes)
         return usage_error("--threshold goes with --scopes (it leaves small scopes out of the scope view)");
-    if (o->scopes && (o->ncaches || o->top_given))
+    if (o->scopes && (o->ncaches || o->top_given || o->show_startup))
         return usage_error("--scopes shows no cache misses and every scope above --threshold: %s does nothing "
-                           "there (leave it out, or drop --scopes)", o->ncaches ? "--cache" : "--top");
+                           "there (leave it out, or drop --scopes)",
+                           o->ncaches ? "--cache" : o->top_given ? "--top" : "--show-startup");
     return 0;
 }
 
@@ -187,6 +197,8 @@ static int print_snapshot(db *d, const report_options *o, char *err, size_t errl
         rc = report_cache_check(&caches[k], &run, err, errlen);
     if (rc == 0)
         rc = report_build(d, &run, caches, ncaches, &rep, err, errlen);
+    if (rc == 0)
+        rc = report_hide_startup(&rep, !o->show_startup, err, errlen);
     if (rc == 0) {
         errno = 0;
         rc = o->json ? report_write_json(&rep, o->top, stdout) : report_write_text(&rep, o->top, o->numbers, stdout);
@@ -212,7 +224,9 @@ static int load_run_trees(db *d, int64_t run_id, scope_tree **trees, size_t *n, 
         return -1;
     int rc = (*trees = calloc(nmods ? nmods : 1, sizeof **trees)) ? 0 : -1;
     for (size_t i = 0; i < nmods && rc == 0; i++) {
-        rc = structure_tree_if_current(d, mods[i].path, mods[i].build_id, &(*trees)[*n], err, errlen);
+        char label[PATH_MAX + 64];
+        snprintf(label, sizeof label, "%s (module %zu of %zu)", report_base_name(mods[i].path), i + 1, nmods);
+        rc = structure_tree_if_current(d, mods[i].path, mods[i].build_id, label, &(*trees)[*n], err, errlen);
         if (rc == 1 && *mods[i].build_id)
             fprintf(stderr, "augur report: warning: %s is missing or was rebuilt since the run; its scopes "
                             "are left out\n", mods[i].path);
@@ -265,6 +279,8 @@ static int write_machine(db *d, const db_run *run, const scope_tree *t, const ma
         return -1;
     int rc = predict_from_run(d, run, t, &p, &in, err, errlen);
     if (rc == 0)
+        rc = report_hide_startup(&p.rep, !o->show_startup, err, errlen);
+    if (rc == 0)
         rc = predict_perf_evaluate(d, &p, m, &in, &pp, err, errlen);
     db_read_end(d);
     if (rc == 0) {
@@ -304,7 +320,7 @@ static int print_machine(db *d, const report_options *o, char *err, size_t errle
     }
     if (rc == 0 && !mods[0].is_program) /* never time ld.so's loops as the program's */
         rc = db_program_unknown(id, err, errlen);
-    if (rc == 0 && (rc = structure_tree_if_current(d, mods[0].path, mods[0].build_id, &t, err, errlen)) == 1) {
+    if (rc == 0 && (rc = structure_tree_if_current(d, mods[0].path, mods[0].build_id, NULL, &t, err, errlen)) == 1) {
         snprintf(err, errlen, "%s is missing or was rebuilt since run %lld: its loops cannot be timed (collect "
                  "the run again)", mods[0].path, (long long)id);
         rc = -1;

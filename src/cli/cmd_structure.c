@@ -148,7 +148,9 @@ static int load_trees(db *d, const structure_options *o, char **paths, size_t n,
         int64_t id;
         int analysed;
         structure_timing tm;
-        if (structure_ensure(d, paths[i], &id, &analysed, &tm, err, errlen) != 0)
+        char label[PATH_MAX + 64];
+        snprintf(label, sizeof label, "%s (module %zu of %zu)", report_base_name(paths[i]), i + 1, n);
+        if (structure_ensure(d, paths[i], n > 1 ? label : NULL, &id, &analysed, &tm, err, errlen) != 0)
             return -1;
         if (o->timing && analysed)
             fprintf(stderr, "augur structure: %s: analysed in %.3f s, stored in %.3f s\n", paths[i], tm.analyse,

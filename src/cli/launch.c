@@ -230,12 +230,16 @@ static void for_each_log(const char *dir, void (*fn)(const char *path, void *ctx
     closedir(d);
 }
 
-/* The latest line of the logs in rq->out_dir that holds rq's progress
- * marker: what follows the marker, into buf ("" when there is none). */
+/* The progress the tools wrote to the logs in rq->out_dir: the latest
+ * line holding rq's progress marker in each log (one per process), their
+ * leading counts summed, followed by the rest of such a line ("12 M
+ * instructions" over a parent and its children; memspy's one process:
+ * its line). */
 typedef struct last_progress {
     const char *marker;
-    char *buf;
-    size_t len;
+    unsigned long long sum;
+    char rest[256];
+    int found;
 } last_progress;
 
 static void find_progress(const char *path, void *ctx)
@@ -243,26 +247,37 @@ static void find_progress(const char *path, void *ctx)
     last_progress *p = ctx;
     FILE *f = fopen(path, "r");
     char line[512];
+    const char *latest = NULL;
+    char keep[512];
     while (f && fgets(line, sizeof line, f)) {
         const char *at = strstr(line, p->marker);
-        if (at)
-            snprintf(p->buf, p->len, "%.*s", (int)strcspn(at + strlen(p->marker), "\n"), at + strlen(p->marker));
+        if (at) {
+            snprintf(keep, sizeof keep, "%s", at + strlen(p->marker));
+            latest = keep;
+        }
     }
     if (f)
         fclose(f);
+    if (!latest)
+        return;
+    char *end;
+    p->sum += strtoull(latest, &end, 10);
+    snprintf(p->rest, sizeof p->rest, "%.*s", (int)strcspn(end, "\n"), end);
+    p->found = 1;
 }
 
 /* The "still running" line (supervise_wait's tick, ctx the request): how
- * long, and the tool's own progress line. */
+ * long, and the tools' progress. */
 static void say_still_running(void *ctx, long seconds)
 {
     const launch_request *rq = ctx;
-    char note[256] = "";
-    if (rq->progress_marker) {
-        last_progress p = {rq->progress_marker, note, sizeof note};
+    last_progress p = {.marker = rq->progress_marker};
+    if (rq->progress_marker)
         for_each_log(rq->out_dir, find_progress, &p);
-    }
-    fprintf(stderr, "augur: still %s (%ld s so far%s%s)\n", rq->activity, seconds, note[0] ? "; " : "", note);
+    if (p.found)
+        fprintf(stderr, "augur: still %s (%ld s so far; %llu%s)\n", rq->activity, seconds, p.sum, p.rest);
+    else
+        fprintf(stderr, "augur: still %s (%ld s so far)\n", rq->activity, seconds);
 }
 
 int launch_tool(const launch_request *rq, const char *tool_dir, launch_result *res,

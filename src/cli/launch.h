@@ -24,8 +24,10 @@ typedef struct launch_request {
     int stdout_to_stderr;  /* the program's stdout goes to augur's stderr, so that
                               a report augur writes to stdout is not mixed with it */
     const char *progress_marker; /* NULL, or what starts the tool's progress lines in
-                                    its log ("memspy: progress: "): the latest is
-                                    shown with the periodic "still running" line */
+                                    its logs ("memspy: progress: "), each a count and
+                                    its unit: the latest of every log (process),
+                                    summed, is shown with the periodic "still
+                                    running" line */
 } launch_request;
 
 typedef struct launch_result {

@@ -14,12 +14,18 @@
 #include "report/report.h"
 #include "structure/structure.h"
 
-/* Progress on a terminal: functions analysed out of all. */
+/* A terminal's progress line while a binary is analysed and stored:
+ * "augur: analysing LABEL: 1216/3708 functions", rewritten in place, then
+ * "storing", ended by a newline once stored. */
+typedef struct progress_line {
+    const char *label; /* "libc.so.6 (module 3 of 4)", or the path */
+    const char *phase; /* "analysing", "storing" */
+} progress_line;
+
 static void show_progress(void *ctx, size_t done, size_t total)
 {
-    fprintf(stderr, "\raugur: analysing %s: %zu/%zu functions", (const char *)ctx, done, total);
-    if (done == total)
-        fputc('\n', stderr);
+    const progress_line *p = ctx;
+    fprintf(stderr, "\r\033[Kaugur: %s %s: %zu/%zu functions", p->phase, p->label, done, total); /* \033[K: a shorter line leaves no tail */
 }
 
 static double now_seconds(void)
@@ -29,8 +35,8 @@ static double now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int structure_ensure(db *d, const char *path, int64_t *binary_id, int *analysed, structure_timing *timing,
-                     char *err, size_t errlen)
+int structure_ensure(db *d, const char *path, const char *label, int64_t *binary_id, int *analysed,
+                     structure_timing *timing, char *err, size_t errlen)
 {
     structure_timing local;
     if (!timing)
@@ -53,16 +59,25 @@ int structure_ensure(db *d, const char *path, int64_t *binary_id, int *analysed,
     size_t nseen;
     if (db_indirect_targets(d, build_id, &seen, &nseen, err, errlen) != 0)
         return -1;
-    st_options opt = {.extra = seen, .nextra = nseen, .progress = isatty(2) ? show_progress : NULL,
-                      .progress_ctx = (void *)path};
+    int tty = isatty(STDERR_FILENO);
+    progress_line line = {label ? label : path, "analysing"};
+    if (tty) /* before the symbols and DWARF are read, which take a while for a large library */
+        fprintf(stderr, "augur: analysing %s...", line.label);
+    st_options opt = {.extra = seen, .nextra = nseen, .progress = tty ? show_progress : NULL, .progress_ctx = &line};
     st_module *m;
     double t0 = now_seconds();
     rc = st_analyse(path, &opt, &m, err, errlen);
     free(seen);
-    if (rc != 0)
+    if (rc != 0) {
+        if (tty)
+            fputc('\n', stderr);
         return -1;
+    }
     double t1 = now_seconds();
-    rc = db_store_structure(d, key, m, binary_id, err, errlen);
+    line.phase = "storing";
+    rc = db_store_structure(d, key, m, binary_id, opt.progress, &line, err, errlen);
+    if (tty)
+        fputc('\n', stderr);
     st_module_free(m);
     timing->analyse = t1 - t0;
     timing->store = now_seconds() - t1;
@@ -70,8 +85,8 @@ int structure_ensure(db *d, const char *path, int64_t *binary_id, int *analysed,
     return rc;
 }
 
-int structure_tree_if_current(db *d, const char *path, const char *build_id, scope_tree *t, char *err,
-                              size_t errlen)
+int structure_tree_if_current(db *d, const char *path, const char *build_id, const char *label, scope_tree *t,
+                              char *err, size_t errlen)
 {
     char now[BUILD_ID_HEX_MAX];
     elf_build_id(path, now, sizeof now);
@@ -79,7 +94,7 @@ int structure_tree_if_current(db *d, const char *path, const char *build_id, sco
         return 1;
     int64_t id;
     int analysed;
-    if (structure_ensure(d, path, &id, &analysed, NULL, err, errlen) != 0 ||
+    if (structure_ensure(d, path, label, &id, &analysed, NULL, err, errlen) != 0 ||
         scope_tree_load(d, id, t, err, errlen) != 0)
         return -1;
     /* The build may have been analysed at another path first (a copy, or a

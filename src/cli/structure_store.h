@@ -15,21 +15,24 @@ typedef struct structure_timing {
 
 /* The id of the stored structure of the ELF file at `path`: found by its
  * build-id, or analysed now (with the indirect-jump targets runs in the
- * database saw) and stored under its canonical path (realpath).  *analysed says which; `timing` (may be NULL)
- * receives the time of each step.  -1 with a message naming the file when
- * it cannot be analysed or stored. */
-int structure_ensure(db *d, const char *path, int64_t *binary_id, int *analysed, structure_timing *timing,
-                     char *err, size_t errlen);
+ * database saw) and stored under its canonical path (realpath).  *analysed
+ * says which; `timing` (may be NULL) receives the time of each step.  While
+ * it analyses and stores, a terminal on stderr shows a line with `label`
+ * (NULL: the path), the step and the functions done; a pipe shows nothing.
+ * -1 with a message naming the file when it cannot be analysed or stored. */
+int structure_ensure(db *d, const char *path, const char *label, int64_t *binary_id, int *analysed,
+                     structure_timing *timing, char *err, size_t errlen);
 
 struct scope_tree;
 
 /* Load into *t the scope tree of the module at `path` that a run executed
- * with `build_id`, analysing the file now if it never was; the tree's
- * binary.path is `path`, whatever path the build was analysed at.  Returns 1,
- * loading nothing, when the file is gone, has no build-id or was rebuilt
- * since the run (its build-id is another): its analysis would not be of
- * the code that ran.  -1 with a message on failure. */
-int structure_tree_if_current(db *d, const char *path, const char *build_id, struct scope_tree *t, char *err,
-                              size_t errlen);
+ * with `build_id`, analysing the file now if it never was (`label` as
+ * structure_ensure's); the tree's binary.path is `path`, whatever path the
+ * build was analysed at.  Returns 1, loading nothing, when the file is
+ * gone, has no build-id or was rebuilt since the run (its build-id is
+ * another): its analysis would not be of the code that ran.  -1 with a
+ * message on failure. */
+int structure_tree_if_current(db *d, const char *path, const char *build_id, const char *label,
+                              struct scope_tree *t, char *err, size_t errlen);
 
 #endif

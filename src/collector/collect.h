@@ -9,6 +9,7 @@
  *   collect_runtime.c     what instrumented code calls at run time; threads; fork
  *   collect_table.c       the instruction table and debug-info names
  *   collect_output.c      writing the raw profile (docs/profile-format.md)
+ *   collect_progress.c    progress lines in the log on long runs
  *
  * How instruction counts stay cheap: each superblock gets an array of 64-bit
  * counters, bumped by inline IR (no helper call): ctr[0] on entry and
@@ -117,6 +118,11 @@ typedef struct Collector {
      * thread's most recently touched block at the smallest block size. */
     ULong top_block;
 
+    /* progress lines (collect_progress.c): interval, clock, pacing */
+    UInt progress_interval;          /* ms between two lines, and before the first */
+    UInt progress_start, progress_next; /* ms timer values */
+    ULong progress_blocks;           /* blocks dispatched when the clock was last read */
+
     rd_allocator alloc;
 } Collector;
 
@@ -140,5 +146,12 @@ void collect_fold_counters(void);
 
 /* collect_output.c */
 void collect_write_profile(void);
+
+/* collect_progress.c: progress lines in the Valgrind log (read by `augur
+ * collect`); the clock is read every PROGRESS_BLOCKS dispatched blocks. */
+#define PROGRESS_BLOCKS 50000
+void collect_progress_init(void);
+void collect_progress_check(void);
+ULong collect_instructions_so_far(void); /* collect_runtime.c: executed so far, all threads */
 
 #endif

@@ -1,7 +1,8 @@
 /* collect_main.c — the augur Valgrind tool: registration, options, finish.
  *
  * Started by `augur collect` (src/cli/cmd_collect.c) as
- *   valgrind --tool=augur --augur-out=DIR [--augur-run=TOKEN] [--augur-block-sizes=64,4096] PROGRAM...
+ *   valgrind --tool=augur --augur-out=DIR [--augur-run=TOKEN] [--augur-block-sizes=64,4096]
+ *            [--augur-progress-ms=MS] PROGRAM...
  * with VALGRIND_LIB pointing at the build's vglib/ folder.  See collect.h
  * for how the parts fit together.
  */
@@ -53,11 +54,27 @@ static Bool is_run_token(const HChar *t)
     return n >= 1 && n <= 32;
 }
 
+/* --augur-progress-ms=MS: the run time between two progress lines, and
+ * before the first (collect_progress.c). */
+static void set_progress_interval(const HChar *value)
+{
+    HChar *end;
+    Long n = VG_(strtoll10)(value, &end);
+    if (*end || n < 1 || n > 3600000) {
+        VG_(fmsg_bad_option)("--augur-progress-ms", "'%s': expected milliseconds from 1 to 3600000\n", value);
+        VG_(exit)(1);
+    }
+    collector.progress_interval = (UInt)n;
+}
+
 static Bool process_option(const HChar *arg)
 {
+    const HChar *value;
     if VG_STR_CLO (arg, "--augur-out", collector.out_dir) {
     } else if VG_STR_CLO (arg, "--augur-run", collector.run_token) {
     } else if VG_STR_CLO (arg, "--augur-block-sizes", block_sizes_option) {
+    } else if VG_STR_CLO (arg, "--augur-progress-ms", value) {
+        set_progress_interval(value);
     } else
         return False;
     return True;
@@ -69,7 +86,8 @@ static void print_usage(void)
                 "    --augur-run=TOKEN             name them augur.<pid>.TOKEN.prof instead\n"
                 "                                  (1 to 32 of 0-9a-f: augur collect's mark of its run)\n"
                 "    --augur-block-sizes=B1,B2...  reuse-distance block sizes, ascending\n"
-                "                                  powers of two >= 8 [64,4096]\n");
+                "                                  powers of two >= 8 [64,4096]\n"
+                "    --augur-progress-ms=MS        run time between two progress lines in the log [10000]\n");
 }
 
 static void print_debug_usage(void)
@@ -107,6 +125,7 @@ static void post_clo_init(void)
     }
     collect_table_init();
     collect_runtime_init();
+    collect_progress_init();
 }
 
 /* Valgrind passes fini() no exit code, so take it from exit_group(2).  A
@@ -134,6 +153,7 @@ static void fini(Int exitcode)
 
 static void pre_clo_init(void)
 {
+    collector.progress_interval = 10000;
     VG_(details_name)("augur");
     VG_(details_version)(AUGUR_TOOL_VERSION);
     VG_(details_description)("exact instruction counts and reuse-distance histograms");

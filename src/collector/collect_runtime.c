@@ -29,11 +29,15 @@ static ThreadState *thread_state(ThreadId tid)
 }
 
 /* Valgrind runs one thread at a time; switch the fast path's notion of "the
- * most recent block" with it. */
+ * most recent block" with it.  Valgrind calls this at least once per
+ * scheduling quantum (100,000 blocks), which paces the progress lines. */
 static void on_start_client_code(ThreadId tid, ULong blocks_dispatched)
 {
-    (void)blocks_dispatched;
     Collector *c = &collector;
+    if (blocks_dispatched - c->progress_blocks >= PROGRESS_BLOCKS) {
+        c->progress_blocks = blocks_dispatched;
+        collect_progress_check();
+    }
     ThreadState *t = thread_state(tid);
     if (t == c->current)
         return;
@@ -147,7 +151,12 @@ VG_REGPARM(2) void collect_on_indirect(InstrRec *rec, Addr target)
     rec->targets[rec->ntargets++] = (IndirectTarget){target, 1};
 }
 
-static void fold_superblock(const SbCounters *sb)
+/* Calls fn(ctx, item, execs, taken) for each count item of sb, in order:
+ * execs the executions of the item's segment, taken the times the exit
+ * ending it was taken. */
+typedef void (*item_fn)(void *ctx, const CountItem *it, ULong execs, ULong taken);
+
+static void for_each_item(const SbCounters *sb, item_fn fn, void *ctx)
 {
     ULong execs = sb->ctr[0]; /* executions of segment `seg` */
     UInt seg = 0;
@@ -155,15 +164,38 @@ static void fold_superblock(const SbCounters *sb)
         const CountItem *it = &sb->items[i];
         for (; seg < it->seg; seg++)
             execs -= sb->ctr[seg + 1];
-        InstrRec *rec = it->rec;
-        switch ((ItemKind)it->kind) {
-        case ITEM_EXEC: rec->execs += execs; break;
-        case ITEM_READ: rec->reads += execs; break;
-        case ITEM_WRITE: rec->writes += execs; break;
-        case ITEM_TAKEN: rec->taken += sb->ctr[seg + 1]; break;
-        case ITEM_TAKEN_INVERTED: rec->taken += execs - sb->ctr[seg + 1]; break;
-        }
+        fn(ctx, it, execs, sb->ctr[seg + 1]);
     }
+}
+
+/* for_each_item's callback at the end: the counts into the records. */
+static void fold_item(void *ctx, const CountItem *it, ULong execs, ULong taken)
+{
+    (void)ctx;
+    InstrRec *rec = it->rec;
+    switch ((ItemKind)it->kind) {
+    case ITEM_EXEC: rec->execs += execs; break;
+    case ITEM_READ: rec->reads += execs; break;
+    case ITEM_WRITE: rec->writes += execs; break;
+    case ITEM_TAKEN: rec->taken += taken; break;
+    case ITEM_TAKEN_INVERTED: rec->taken += execs - taken; break;
+    }
+}
+
+/* for_each_item's callback for progress: executed instructions, summed. */
+static void count_item(void *ctx, const CountItem *it, ULong execs, ULong taken)
+{
+    (void)taken;
+    if (it->kind == ITEM_EXEC)
+        *(ULong *)ctx += execs;
+}
+
+ULong collect_instructions_so_far(void)
+{
+    ULong n = 0;
+    for (SbCounters *sb = collector.sbs; sb; sb = sb->next_sb)
+        for_each_item(sb, count_item, &n);
+    return n;
 }
 
 /* Accesses the fast path skipped had distance 0 at every block size. */
@@ -184,7 +216,7 @@ void collect_fold_counters(void)
 {
     Collector *c = &collector;
     for (SbCounters *sb = c->sbs; sb; sb = sb->next_sb)
-        fold_superblock(sb);
+        for_each_item(sb, fold_item, NULL);
     VG_(HT_ResetIter)(c->instrs);
     for (InstrRec *rec; (rec = VG_(HT_Next)(c->instrs));)
         add_skipped_accesses(rec);

@@ -194,8 +194,10 @@ int db_find_binary(db *d, const char *key, int64_t *binary_id, char *err, size_t
 
 /* Store an analysed module under `key` in one transaction.  When another
  * process stored the same key meanwhile, its result is kept and its id
- * returned. */
-int db_store_structure(db *d, const char *key, const struct st_module *m, int64_t *binary_id, char *err,
+ * returned.  progress (may be NULL) is called now and then with the
+ * functions stored and their total, last when all are (before the commit). */
+int db_store_structure(db *d, const char *key, const struct st_module *m, int64_t *binary_id,
+                       void (*progress)(void *ctx, size_t done, size_t total), void *progress_ctx, char *err,
                        size_t errlen);
 
 /* Targets of indirect jumps and calls that the runs in the database saw in

@@ -72,6 +72,8 @@ typedef struct storer {
     int64_t id;
     sqlite3_stmt *st[NSTORE];
     db_batch insns, deps;
+    void (*progress)(void *ctx, size_t done, size_t total);
+    void *progress_ctx;
     char *err;
     size_t errlen;
 } storer;
@@ -279,9 +281,13 @@ static int store_functions(storer *s)
         return -1;
     }
     int rc = 0;
-    for (size_t fi = 0; fi < s->m->nfunctions && rc == 0; fi++)
+    size_t n = s->m->nfunctions;
+    for (size_t fi = 0; fi < n && rc == 0; fi++) {
         rc = store_instructions(s, fi) || store_loop_edges(s, fi) || store_memops(s, fi) ||
              store_deps(s, fi, looped);
+        if (s->progress && (fi % ST_PROGRESS_EVERY == ST_PROGRESS_EVERY - 1 || fi + 1 == n))
+            s->progress(s->progress_ctx, fi + 1, n);
+    }
     free(looped);
     if (rc == 0)
         rc = db_batch_flush(s->d, &s->insns, DOING_STORE, s->err, s->errlen);
@@ -304,14 +310,16 @@ static int store_all(storer *s, const char *key, int64_t *binary_id)
     return 0;
 }
 
-int db_store_structure(db *d, const char *key, const st_module *m, int64_t *binary_id, char *err, size_t errlen)
+int db_store_structure(db *d, const char *key, const st_module *m, int64_t *binary_id,
+                       void (*progress)(void *ctx, size_t done, size_t total), void *progress_ctx, char *err,
+                       size_t errlen)
 {
     storer *s = calloc(1, sizeof *s); /* large: the batch keeps its values */
     if (!s) {
         snprintf(err, errlen, "%s: cannot %s: out of memory", d->path, DOING_STORE);
         return -1;
     }
-    *s = (storer){.d = d, .m = m, .err = err, .errlen = errlen};
+    *s = (storer){.d = d, .m = m, .progress = progress, .progress_ctx = progress_ctx, .err = err, .errlen = errlen};
     db_batch_init(&s->insns,
                   "INSERT INTO static_instructions (binary_id, addr, len, scope, line, class, width, elem_bits, "
                   "flops, loads, stores) VALUES ",

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binary/startup.h"
 #include "memspy_report/memspy_report.h"
 #include "report/report.h"
 
@@ -191,8 +192,66 @@ static long pair_of(memspy_report *rep, json_t *index, size_t *cap, uint32_t fun
     return (long)rep->npairs++;
 }
 
+/* ---- start-up and loader code ---------------------------------------------- */
+
+/* Whether each raw code location is start-up or loader code
+ * (src/binary/startup.h); NULL when memory runs out. */
+static uint8_t *startup_locations(const memspy_raw *r)
+{
+    uint8_t *is = calloc(r->ncodes ? r->ncodes : 1, 1);
+    startup_rules *rules = startup_rules_new();
+    int ok = is && rules;
+    for (size_t c = 0; ok && c < r->ncodes; c++) {
+        const mr_loc *l = &r->codes[c];
+        int v = startup_is(rules, l->fn >= 0 ? r->fns[l->fn] : NULL, l->module >= 0 ? r->module_paths[l->module] : NULL);
+        ok = v >= 0;
+        is[c] = v > 0;
+    }
+    startup_rules_free(rules);
+    if (!ok)
+        free(is);
+    return ok ? is : NULL;
+}
+
+/* rep's start-up flags from the locations' (loc) and each location's code
+ * objects (ids, nids; its function first): a code object is start-up when
+ * all its locations are, a pair when its function is, a data object when
+ * all its pairs are; the start-up pairs' counts summed into rep->startup.
+ * -1 when memory runs out. */
+static int mark_startup(memspy_report *rep, const uint8_t *loc, long (*ids)[2 + MAX_LOOPS], const int *nids)
+{
+    const memspy_raw *r = rep->raw;
+    rep->code_startup = malloc(rep->ncode ? rep->ncode : 1);
+    rep->data_startup = calloc(r->nobjs ? r->nobjs : 1, 1);
+    uint8_t *other = calloc(r->nobjs ? r->nobjs : 1, 1); /* referenced by a pair that is not start-up */
+    if (!rep->code_startup || !rep->data_startup || !other) {
+        free(other);
+        return -1;
+    }
+    memset(rep->code_startup, 1, rep->ncode);
+    for (size_t c = 0; c < r->ncodes; c++)
+        for (int j = 0; j < nids[c]; j++)
+            rep->code_startup[ids[c][j]] &= loc[c];
+    for (size_t i = 0; i < r->npairs; i++) {
+        const mr_pair *p = &r->pairs[i];
+        int startup = rep->code_startup[ids[p->code][0]];
+        other[p->obj] |= !startup;
+        rep->data_startup[p->obj] = 1; /* referenced */
+        if (startup)
+            mr_stats_add(&rep->startup, p, r->nlevels);
+    }
+    for (size_t o = 0; o < r->nobjs; o++) {
+        rep->data_startup[o] &= !other[o];
+        rep->startup_data += rep->data_startup[o];
+    }
+    for (size_t k = 0; k < rep->ncode; k++)
+        rep->startup_functions += rep->code[k].kind == MR_FUNCTION && rep->code_startup[k];
+    free(other);
+    return 0;
+}
+
 /* Add every raw pair into the code objects and the (function, object)
- * pairs; -1 when memory runs out. */
+ * pairs, and find the start-up code and data; -1 when memory runs out. */
 static int attribute(memspy_report *rep, mr_loops_fn loops, void *ctx)
 {
     const memspy_raw *r = rep->raw;
@@ -200,8 +259,9 @@ static int attribute(memspy_report *rep, mr_loops_fn loops, void *ctx)
     json_t *pair_index = json_object();
     long (*ids)[2 + MAX_LOOPS] = calloc(r->ncodes ? r->ncodes : 1, sizeof *ids);
     int *nids = calloc(r->ncodes ? r->ncodes : 1, sizeof *nids);
+    uint8_t *loc = startup_locations(r);
     size_t pair_cap = 0;
-    int rc = cs.index && pair_index && ids && nids ? 0 : -1;
+    int rc = cs.index && pair_index && ids && nids && loc ? 0 : -1;
     for (size_t c = 0; rc == 0 && c < r->ncodes; c++)
         rc = (nids[c] = code_objects_of(&cs, c, loops, ctx, ids[c])) < 0 ? -1 : 0;
     for (size_t i = 0; rc == 0 && i < r->npairs; i++) {
@@ -214,10 +274,13 @@ static int attribute(memspy_report *rep, mr_loops_fn loops, void *ctx)
         else
             mr_stats_add(&rep->pairs[q].s, p, r->nlevels);
     }
+    if (rc == 0)
+        rc = mark_startup(rep, loc, ids, nids);
     json_decref(cs.index);
     json_decref(pair_index);
     free(ids);
     free(nids);
+    free(loc);
     return rc;
 }
 
@@ -256,6 +319,7 @@ static int finish(memspy_report *rep)
 {
     const memspy_raw *r = rep->raw;
     mr_stats_stall(rep, &rep->total);
+    mr_stats_stall(rep, &rep->startup);
     for (size_t i = 0; i < r->nobjs; i++)
         mr_stats_stall(rep, &rep->data[i]);
     for (size_t i = 0; i < rep->ncode; i++)
@@ -297,6 +361,7 @@ void memspy_report_free(memspy_report *rep)
     for (size_t i = 0; i < rep->ncode; i++)
         free(rep->code[i].name), free(rep->code[i].function);
     free(rep->code), free(rep->data), free(rep->pairs);
+    free(rep->code_startup), free(rep->data_startup);
     free(rep->data_rank), free(rep->code_rank), free(rep->pair_rank);
     memset(rep, 0, sizeof *rep);
 }

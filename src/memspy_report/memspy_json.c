@@ -108,6 +108,8 @@ static json_t *data_json(const memspy_report *rep)
     for (size_t i = 0; i < r->nobjs; i++) {
         uint32_t o = rep->data_rank[i];
         const mr_obj *obj = &r->objs[o];
+        if (mr_data_hidden(rep, o))
+            continue;
         json_t *sites = json_array();
         for (uint32_t s = 0; s < obj->nsites; s++)
             json_array_append_new(sites, loc_json(r, &r->sites[obj->first_site + s]));
@@ -127,6 +129,8 @@ static json_t *code_json(const memspy_report *rep)
     json_t *a = json_array();
     for (size_t i = 0; i < rep->ncode; i++) {
         const mr_code_obj *c = &rep->code[rep->code_rank[i]];
+        if (mr_code_hidden(rep, rep->code_rank[i]))
+            continue;
         json_t *j = json_pack("{s:s, s:o, s:o, s:o}", "kind", kinds[c->kind], "name", json_string_lossy(c->name),
                               "function", json_string_lossy(c->function), "file", json_string_lossy(c->file));
         json_array_append_new(a, stats_json(rep, &c->s, j));
@@ -139,6 +143,8 @@ static json_t *pairs_json(const memspy_report *rep)
     json_t *a = json_array();
     for (size_t i = 0; i < rep->npairs; i++) {
         const mr_pair_stats *p = &rep->pairs[rep->pair_rank[i]];
+        if (mr_code_hidden(rep, p->function))
+            continue;
         json_t *j = json_pack("{s:o, s:o, s:I}", "function", json_string_lossy(rep->code[p->function].name),
                               "data_object", json_string_lossy(rep->raw->objs[p->obj].name), "data_object_id",
                               (json_int_t)p->obj);
@@ -189,6 +195,16 @@ static json_t *total_json(const memspy_report *rep)
     return t;
 }
 
+/* "startup": the start-up and loader code's references, misses and stall,
+ * how many functions and data objects it is, and whether the lists leave
+ * them out. */
+static json_t *startup_json(const memspy_report *rep)
+{
+    return stats_json(rep, &rep->startup,
+                      json_pack("{s:b, s:I, s:I}", "hidden", rep->hide_startup, "functions",
+                                (json_int_t)rep->startup_functions, "data_objects", (json_int_t)rep->startup_data));
+}
+
 /* The tool's warnings, then the report's notes on the run (mr_notes_of). */
 static json_t *warnings_json(const memspy_report *rep)
 {
@@ -211,6 +227,8 @@ int memspy_write_json(const memspy_report *rep, const mr_header *h, FILE *out)
                             "machine", machine_json(rep, h), "threads", r->threads, "warnings", warnings_json(rep), "sampling", sampling_json(rep),
                             "total", total_json(rep), "pairs", pairs_json(rep), "data_objects", data_json(rep),
                             "code_objects", code_json(rep));
+    if (doc && json_object_set_new(doc, "startup", startup_json(rep)) != 0)
+        json_decref(doc), doc = NULL;
     if (!doc)
         return -1;
     int rc = json_dumpf(doc, out, JSON_INDENT(2)) != 0 || fputc('\n', out) == EOF ? -1 : 0;

@@ -8,14 +8,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "binary/startup.h"
 #include "memspy_report/memspy_report.h"
 #include "report/report.h"
 
-/* Whether module m of r is the dynamic loader (ld-linux-x86-64.so.2, or
- * another architecture's ld-linux*). */
+/* Whether module m of r is the dynamic loader (ld-linux-x86-64.so.2). */
 static int is_loader(const memspy_raw *r, int32_t m)
 {
-    return m >= 0 && strncmp(report_base_name(r->module_paths[m]), "ld-linux", 8) == 0;
+    return m >= 0 && startup_is_loader(r->module_paths[m]);
 }
 
 double mr_loader_stall(const memspy_report *rep, const char **module)

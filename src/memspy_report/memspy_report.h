@@ -281,6 +281,15 @@ typedef struct memspy_report {
     mr_pair_stats *pairs;
     /* Ranks by stall, most first (ties: more first-level misses first). */
     uint32_t *data_rank, *code_rank, *pair_rank;
+    /* Start-up and loader code (src/binary/startup.h): a code object all of
+     * whose locations are start-up code, a data object only such code
+     * referenced (a pair is its function's); their references summed. */
+    uint8_t *code_startup, *data_startup;
+    size_t startup_functions, startup_data;
+    mr_stats startup;
+    /* How text and JSON show it, set by the caller (0 after building): */
+    int hide_startup; /* leave the start-up rows out of the lists */
+    size_t top;       /* rows per ranked list in text; 0: all (JSON: all) */
 } memspy_report;
 
 /* Stall cycles of counts m (whole-run estimates): every reference that
@@ -289,8 +298,8 @@ typedef struct memspy_report {
  *   stall = sum_{k<L-1} (M_k - M_{k+1}) * lat[k+1] + M_{L-1} * lat[L]. */
 double mr_stall(const mr_costs *c, unsigned nlevels, const double *misses);
 
-/* Build the report of raw r (which must outlive it).  -1 with a message
- * when memory runs out. */
+/* Build the report of raw r (which must outlive it), start-up rows found
+ * but shown, every row in text.  -1 with a message when memory runs out. */
 int memspy_report_build(const memspy_raw *r, const mr_costs *c, mr_loops_fn loops, void *loops_ctx,
                         memspy_report *out, char *err, size_t errlen);
 void memspy_report_free(memspy_report *rep);
@@ -335,7 +344,7 @@ typedef struct mr_notes {
     char text[MR_MAX_NOTES][256];
 } mr_notes;
 
-/* The stall cycles of code in the dynamic loader (a module ld-linux*),
+/* The stall cycles of code in the dynamic loader (startup_is_loader),
  * and *module its file name (NULL, and 0 returned, when it made no
  * references). */
 double mr_loader_stall(const memspy_report *rep, const char **module);
@@ -358,7 +367,17 @@ typedef struct mr_header {
                               or not known */
 } mr_header;
 
-#define MR_TOP 20 /* rows per ranked list in text */
+#define MR_DEFAULT_TOP 10 /* rows per ranked list in text (augur memspy --top) */
+
+/* Whether a row is out of the lists: start-up code or data while hidden. */
+static inline int mr_code_hidden(const memspy_report *rep, size_t code)
+{
+    return rep->hide_startup && rep->code_startup[code];
+}
+static inline int mr_data_hidden(const memspy_report *rep, size_t obj)
+{
+    return rep->hide_startup && rep->data_startup[obj];
+}
 
 /* The text: counts grouped by thousands or plain (util/numfmt.h). */
 int memspy_write_text(const memspy_report *rep, const mr_header *h, num_style numbers, FILE *out);

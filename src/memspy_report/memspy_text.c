@@ -90,6 +90,20 @@ static void sampling(const memspy_report *rep, num_style numbers, FILE *out)
                 s->groups ? "from the spread of 16 random groups of the sampled lines" : "binomial");
 }
 
+/* The line saying how much of the stall the hidden start-up and loader
+ * code makes; nothing when it is shown or there is none. */
+static void startup_line(const memspy_report *rep, num_style numbers, FILE *out)
+{
+    if (!rep->hide_startup || rep->startup_functions == 0)
+        return;
+    char n[NUMFMT_LEN];
+    fprintf(out, "  start-up and loader: %.1f%% of stall in %s functions", pct(rep->startup.stall, rep->total.stall),
+            numfmt_count(rep->startup_functions, numbers, n));
+    if (rep->startup_data)
+        fprintf(out, " and %s data objects only they use", numfmt_count(rep->startup_data, numbers, n));
+    fputs(", hidden below; --show-startup lists them\n", out);
+}
+
 static void overall(const memspy_report *rep, num_style numbers, FILE *out)
 {
     const memspy_raw *r = rep->raw;
@@ -107,6 +121,7 @@ static void overall(const memspy_report *rep, num_style numbers, FILE *out)
         fputc('\n', out);
     }
     fprintf(out, "  stall cycles %*s\n", REFS_WIDTH, whole(t->stall, numbers, a));
+    startup_line(rep, numbers, out);
 }
 
 static void miss_columns(const memspy_report *rep, const mr_stats *s, num_style numbers, FILE *out)
@@ -131,29 +146,43 @@ static void stall_columns(const memspy_report *rep, const mr_stats *s, num_style
     miss_columns(rep, s, numbers, out);
 }
 
-/* What a list left out: "(N more WHAT, P% of stall)", nothing when N is 0,
- * so that a reader knows the rows shown are not all. */
-static void more_rows(const memspy_report *rep, size_t n, double stall, const char *what, FILE *out)
+/* What a list left out: "(N more WHAT, P% of stall; --top 0 shows all)",
+ * nothing when N is 0, so that a reader knows the rows shown are not all. */
+static void more_rows(const memspy_report *rep, size_t n, double stall, const char *what, num_style numbers,
+                      FILE *out)
 {
+    char count[NUMFMT_LEN];
     if (n)
-        fprintf(out, "  (%zu more %s, %.1f%% of stall)\n", n, what, pct(stall, rep->total.stall));
+        fprintf(out, "  (%s more %s, %.1f%% of stall; --top 0 shows all)\n", numfmt_count(n, numbers, count), what,
+                pct(stall, rep->total.stall));
+}
+
+/* Whether the next row of a list is past --top: rows are counted in *shown,
+ * the others' count and stall in *more and *rest. */
+static int past_top(const memspy_report *rep, size_t *shown, size_t *more, double *rest, double stall)
+{
+    if (rep->top && *shown == rep->top) {
+        ++*more, *rest += stall;
+        return 1;
+    }
+    ++*shown;
+    return 0;
 }
 
 static void pairs(const memspy_report *rep, num_style numbers, FILE *out)
 {
     double rest = 0;
+    size_t shown = 0, more = 0;
     fprintf(out, "\n(Function, data object) pairs by stall\n");
     columns_title(rep, "function / data object", out);
     for (size_t i = 0; i < rep->npairs; i++) {
         const mr_pair_stats *p = &rep->pairs[rep->pair_rank[i]];
-        if (i >= MR_TOP) {
-            rest += p->s.stall;
+        if (mr_code_hidden(rep, p->function) || past_top(rep, &shown, &more, &rest, p->s.stall))
             continue;
-        }
         stall_columns(rep, &p->s, numbers, out);
         fprintf(out, "  %s / %s\n", rep->code[p->function].name, rep->raw->objs[p->obj].name);
     }
-    more_rows(rep, rep->npairs > MR_TOP ? rep->npairs - MR_TOP : 0, rest, "pairs", out);
+    more_rows(rep, more, rest, "pairs", numbers, out);
 }
 
 /* "cold 10.0%, conflict 90.0%": the causes at level k, nonzero only. */
@@ -260,15 +289,15 @@ static void data_objects(const memspy_report *rep, num_style numbers, FILE *out)
     uint64_t *by = calloc(r->nobjs ? r->nobjs : 1, sizeof *by);
     mr_evictor *e = calloc(r->nobjs ? r->nobjs : 1, sizeof *e);
     double rest = 0;
+    size_t shown = 0, more = 0;
     fprintf(out, "\nData objects by stall\n");
     columns_title(rep, "data object (kind, bytes, blocks)", out);
     for (size_t i = 0; i < r->nobjs; i++) {
-        if (i < MR_TOP)
-            data_object(rep, rep->data_rank[i], by, e, numbers, out);
-        else
-            rest += rep->data[rep->data_rank[i]].stall;
+        uint32_t o = rep->data_rank[i];
+        if (!mr_data_hidden(rep, o) && !past_top(rep, &shown, &more, &rest, rep->data[o].stall))
+            data_object(rep, o, by, e, numbers, out);
     }
-    more_rows(rep, r->nobjs > MR_TOP ? r->nobjs - MR_TOP : 0, rest, "data objects", out);
+    more_rows(rep, more, rest, "data objects", numbers, out);
     free(by);
     free(e);
 }
@@ -284,20 +313,16 @@ static void code_objects(const memspy_report *rep, enum mr_code_kind kind, const
     double rest = 0;
     for (size_t i = 0; i < rep->ncode; i++) {
         const mr_code_obj *c = &rep->code[rep->code_rank[i]];
-        if (c->kind != kind)
+        if (c->kind != kind || mr_code_hidden(rep, rep->code_rank[i]) ||
+            past_top(rep, &shown, &more, &rest, c->s.stall))
             continue;
-        if (shown == MR_TOP) {
-            more++, rest += c->s.stall;
-            continue;
-        }
         stall_columns(rep, &c->s, numbers, out);
         if (kind == MR_FUNCTION)
             fprintf(out, "  %s\n", c->name);
         else
             fprintf(out, "  %s (%s)\n", c->name, c->function);
-        shown++;
     }
-    more_rows(rep, more, rest, what, out);
+    more_rows(rep, more, rest, what, numbers, out);
 }
 
 int memspy_write_text(const memspy_report *rep, const mr_header *h, num_style numbers, FILE *out)

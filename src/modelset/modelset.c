@@ -111,9 +111,21 @@ int modelset_fit(db *d, const modelset_options *o, modelset_summary *out, char *
     out->set_id = set.id;
     out->runs = runs.n;
     out->models = f.models;
-    out->failed = f.failed;
+    out->failed = f.failures;
+    out->nfailed = f.nfailures;
+    for (int k = 0; rc == 0 && k < runs.nparams; k++)
+        if ((out->params[k] = strdup(runs.names[k])))
+            out->nparams = k + 1;
     free(set.runs), free(set.basis);
     ms_series_free(&series);
     ms_runs_free(&runs);
     return rc;
+}
+
+void modelset_summary_free(modelset_summary *s)
+{
+    ms_failures_free(s->failed, s->nfailed);
+    for (int k = 0; k < s->nparams; k++)
+        free(s->params[k]);
+    memset(s, 0, sizeof *s);
 }

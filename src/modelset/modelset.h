@@ -76,6 +76,12 @@ typedef struct ms_series {
 int ms_series_load(db *d, const ms_runs *runs, ms_series *out, char *err, size_t errlen);
 void ms_series_free(ms_series *s);
 
+/* A series that could not be modeled: what it is, for people ("reads of
+ * function work (prog)"), and the fitter's reason. */
+typedef struct ms_failure {
+    char *what, *why;
+} ms_failure;
+
 /* What the fitting stage shares: the writer, the options, counters. */
 typedef struct ms_fitter {
     db *d;
@@ -84,19 +90,34 @@ typedef struct ms_fitter {
     const modelset_options *opts;
     model_options mo;
     db_model_writer *w;
-    size_t models, failed; /* stored, not modelable */
+    size_t models;         /* stored */
+    ms_failure *failures;  /* not modelable, in the order met */
+    size_t nfailures, failures_cap;
     char *err;
     size_t errlen;
 } ms_fitter;
 
 /* Fit one series (one value per run) and store it for subject s.  A series
- * that cannot be fitted is counted in f->failed and skipped; -1 only on a
- * database error. */
+ * that cannot be fitted is recorded in f->failures and skipped; -1 only on
+ * a database error or when memory runs out. */
 int ms_fit_put(ms_fitter *f, const db_model_subject *s, const char *metric, const double *y);
+
+/* Record a series that could not be modeled, with the fitter's reason
+ * (modelset_failures.c): a count of subject s, or the reuse-distance group
+ * of the locations locs[0 .. nlocs) at block_size.  -1 when memory runs
+ * out. */
+int ms_fail_count(ms_fitter *f, const db_model_subject *s, const char *metric, const char *why);
+int ms_fail_group(ms_fitter *f, uint32_t block_size, const size_t *locs, size_t nlocs, const char *why);
+void ms_failures_free(ms_failure *failures, size_t n);
 
 /* Count models (modelset_counts.c). */
 int ms_fit_counts(ms_fitter *f);
 int ms_fit_scopes(ms_fitter *f);
+
+/* *v = the counter of c that a scope model of `metric` is fitted on
+ * (instructions, reads, writes, flops, headers, entries, class:NAME); -1
+ * for a metric scopes do not have. */
+int ms_scope_metric(const scope_counts *c, const char *metric, uint64_t *v);
 
 /* Reuse-distance group models, one block size (modelset_groups.c). */
 int ms_fit_groups(ms_fitter *f, uint32_t block_size, size_t *ngroups);
@@ -104,10 +125,16 @@ int ms_fit_groups(ms_fitter *f, uint32_t block_size, size_t *ngroups);
 /* What a fit produced. */
 typedef struct modelset_summary {
     int64_t set_id;
-    size_t runs, models, failed, groups;
+    size_t runs, models, groups;
+    size_t nfailed;
+    ms_failure *failed; /* the series that could not be modeled and why */
+    int nparams;
+    char *params[MODEL_MAX_PARAMS]; /* the modeled parameters, which reasons name by number (1, 2, ...) */
 } modelset_summary;
 
-/* Fit and store a model set (modelset.c), in one transaction. */
+/* Fit and store a model set (modelset.c), in one transaction.  Free *out
+ * with modelset_summary_free, also after failure. */
 int modelset_fit(db *d, const modelset_options *o, modelset_summary *out, char *err, size_t errlen);
+void modelset_summary_free(modelset_summary *s);
 
 #endif

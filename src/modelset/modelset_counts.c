@@ -25,10 +25,8 @@ int ms_fit_put(ms_fitter *f, const db_model_subject *s, const char *metric, cons
     model_series series = {.npoints = n, .nparams = f->runs->nparams, .x = f->runs->x, .y = y};
     model m;
     char why[512];
-    if (model_fit(&series, &f->mo, &m, why, sizeof why) != 0) {
-        f->failed++;
-        return 0;
-    }
+    if (model_fit(&series, &f->mo, &m, why, sizeof why) != 0)
+        return ms_fail_count(f, s, metric, why);
     if (db_model_put(f->w, s, metric, &m, NULL, f->err, f->errlen) != 0)
         return -1;
     f->models++;
@@ -229,6 +227,27 @@ static int put_scope_metric(ms_fitter *f, const db_model_subject *subj, const ch
     return ms_fit_put(f, subj, metric, y);
 }
 
+/* The scope counters modeled, by metric name; loops also have the last
+ * two, every scope a "class:NAME" per instruction class. */
+static const struct {
+    const char *metric;
+    counter_fn get;
+} scope_counters[] = {{"instructions", c_instructions}, {"reads", c_reads}, {"writes", c_writes},
+                      {"flops", c_flops}, {"headers", c_headers}, {"entries", c_entries}};
+#define PLAIN_COUNTERS 4 /* of every scope; the rest are loops' */
+#define CLASS_PREFIX "class:"
+
+int ms_scope_metric(const scope_counts *c, const char *metric, uint64_t *v)
+{
+    for (size_t k = 0; k < sizeof scope_counters / sizeof *scope_counters; k++)
+        if (!strcmp(metric, scope_counters[k].metric))
+            return *v = scope_counters[k].get(c, 0), 0;
+    for (int cls = 0; !strncmp(metric, CLASS_PREFIX, strlen(CLASS_PREFIX)) && cls < ST_CLASS_COUNT; cls++)
+        if (!strcmp(metric + strlen(CLASS_PREFIX), st_class_name((enum st_class)cls)))
+            return *v = c_class(c, cls), 0;
+    return -1;
+}
+
 static int put_scope(ms_fitter *f, scope_counts **per_run, size_t s, double *y)
 {
     const db_scope *sc = &f->opts->program->scopes[s];
@@ -239,20 +258,13 @@ static int put_scope(ms_fitter *f, scope_counts **per_run, size_t s, double *y)
                              .line = sc->first_line,
                              .scope = (int64_t)s,
                              .scope_kind = sc->kind};
-    static const struct {
-        const char *metric;
-        counter_fn get;
-    } plain[] = {{"instructions", c_instructions}, {"reads", c_reads}, {"writes", c_writes}, {"flops", c_flops}};
+    size_t ncounters = !strcmp(sc->kind, "loop") ? sizeof scope_counters / sizeof *scope_counters : PLAIN_COUNTERS;
     int rc = 0;
-    for (size_t k = 0; rc == 0 && k < sizeof plain / sizeof *plain; k++)
-        rc = put_scope_metric(f, &subj, plain[k].metric, per_run, s, plain[k].get, 0, y);
-    if (rc == 0 && !strcmp(sc->kind, "loop"))
-        rc = put_scope_metric(f, &subj, "headers", per_run, s, c_headers, 0, y);
-    if (rc == 0 && !strcmp(sc->kind, "loop"))
-        rc = put_scope_metric(f, &subj, "entries", per_run, s, c_entries, 0, y);
+    for (size_t k = 0; rc == 0 && k < ncounters; k++)
+        rc = put_scope_metric(f, &subj, scope_counters[k].metric, per_run, s, scope_counters[k].get, 0, y);
     for (int c = 0; rc == 0 && c < ST_CLASS_COUNT; c++) {
         char metric[64];
-        snprintf(metric, sizeof metric, "class:%s", st_class_name((enum st_class)c));
+        snprintf(metric, sizeof metric, CLASS_PREFIX "%s", st_class_name((enum st_class)c));
         rc = put_scope_metric(f, &subj, metric, per_run, s, c_class, c, y);
     }
     return rc;

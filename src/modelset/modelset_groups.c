@@ -262,7 +262,7 @@ static int fit_group(grouping *g, group_fit *gf, size_t group, const bin_rec *re
     char why[512];
     int rc = 0;
     if (rd_model_fit(pts, nruns, f->runs->nparams, &f->mo, &m, why, sizeof why) != 0)
-        f->failed++;
+        rc = ms_fail_group(f, gf->block_size, gf->locs, gf->nlocs, why);
     else {
         int64_t loop;
         char *strides = strides_of(f, gf->keys, gf->nkeys, gf->locs[0], &loop);

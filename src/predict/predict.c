@@ -562,7 +562,7 @@ static int warn_unconfirmed(prediction *p)
 /* ---- the whole ---------------------------------------------------------------------- */
 
 int predict(db *d, const char *const *names, const double *values, int n, const report_cache *caches,
-            size_t ncaches, prediction *out, char *err, size_t errlen)
+            size_t ncaches, int show_startup, prediction *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (ncaches > REPORT_MAX_CACHES) {
@@ -601,7 +601,7 @@ int predict(db *d, const char *const *names, const double *values, int n, const 
     if (rc == 0 && (predict_warn_wide(out) != 0 || warn_unconfirmed(out) != 0))
         rc = oom(err, errlen);
     if (rc == 0)
-        report_sort(&out->rep);
+        rc = report_hide_startup(&out->rep, !show_startup, err, errlen); /* sorts the rows */
     if (rc == 0 && predict_line_gap(out) != 0)
         rc = oom(err, errlen);
     if (rc == 0 && predict_attach_errors(out) != 0)

@@ -69,7 +69,9 @@ typedef struct prediction {
 } prediction;
 
 /* Evaluate the newest model set of d at the parameters names[i] = values[i]
- * (every parameter of the set, no other) for the given caches.  -1 with a
+ * (every parameter of the set, no other) for the given caches; the
+ * start-up and loader rows are out of the rankings unless show_startup
+ * (report_hide_startup).  -1 with a
  * message for a database without models, a missing or unknown parameter,
  * a cache whose line size the runs did not measure, a parameter outside the
  * domain of a model's terms (log2(N) at N <= 0), or a count that does not
@@ -78,7 +80,7 @@ typedef struct prediction {
  * outside the fitted range are predicted, with a warning in out->info.  Free with
  * prediction_free, also after failure. */
 int predict(db *d, const char *const *names, const double *values, int n, const report_cache *caches,
-            size_t ncaches, prediction *out, char *err, size_t errlen);
+            size_t ncaches, int show_startup, prediction *out, char *err, size_t errlen);
 void prediction_free(prediction *p);
 
 /* The relative uncertainty of a count model's value at `reach` (as
@@ -131,8 +133,11 @@ int predict_write_scopes_text(const prediction *p, const predict_output *o, FILE
 json_t *predict_scopes_json(const prediction *p);
 
 /* `augur model --show`: the newest model set's formulas and errors, for
- * the total, the functions and the program's scopes; with scope_filter,
- * only the functions and scopes whose name contains it (model_show.c). */
-int model_show(db *d, const char *scope_filter, FILE *out, char *err, size_t errlen);
+ * the total, the functions and the program's scopes, each with its points
+ * (what each training run measured, the model's value there, the
+ * residual); with scope_filter, only the functions and scopes whose name
+ * contains it; text, or JSON when `json` (model_show.c).  -1 with a
+ * message on a database or write error. */
+int model_show(db *d, const char *scope_filter, int json, FILE *out, char *err, size_t errlen);
 
 #endif

@@ -48,9 +48,14 @@ int predict_add_warning(prediction *p, const char *text);
 int predict_rows_at(const prediction *p, const double *x, const db_rd_group *groups, size_t n, report *out,
                     char *err, size_t errlen);
 
-/* p->train_runs and train_x: the runs of p->set.runs and their values of
- * the set's parameters.  -1 with a message when a run is gone or lacks a
- * parameter. */
+/* The runs of set->runs into *runs (*n of them) and their values of the
+ * set's parameters into *x (x[t * nparams + k]).  -1 with a message when
+ * a run is gone or lacks a parameter.  Free the runs with db_run_free and
+ * both arrays with free(), also after failure. */
+int predict_training_runs(db *d, const db_model_set *set, db_run **runs, double **x, size_t *n, char *err,
+                          size_t errlen);
+
+/* p->train_runs and train_x: predict_training_runs of p->set. */
 int predict_load_training(db *d, prediction *p, char *err, size_t errlen);
 
 /* The misses' in-sample errors (predict_miss_error) of p's total,
@@ -59,6 +64,12 @@ int predict_load_training(db *d, prediction *p, char *err, size_t errlen);
  * runs.  -1 with a message. */
 int predict_attach_miss_errors(db *d, prediction *p, const db_rd_group *groups, size_t n, char *err,
                                size_t errlen);
+
+/* The stored structure's binary id of the program training run `run_id`
+ * ran (path and build-id of its main module) into *binary_id, and its
+ * path into *path (free() it; path may be NULL); 1 when the database holds
+ * no structure of that build, -1 with a message on error. */
+int predict_program_binary(db *d, int64_t run_id, int64_t *binary_id, char **path, char *err, size_t errlen);
 
 /* Lower every predicted scope's nested counts (instructions, reads,
  * writes, flops, classes) to those of its nearest predicted ancestor in the
@@ -81,5 +92,26 @@ int predict_warn_wide(prediction *p);
  * when memory runs out; free with predict_line_gap_free. */
 int predict_line_gap(prediction *p);
 void predict_line_gap_free(report_prediction *info);
+/* ---- `augur model --show`'s points (model_show_points.c) ---------------- */
+
+/* What the runs a model set was fitted on measured. */
+typedef struct show_points {
+    size_t nruns;
+    db_run *runs;           /* the set's runs, in ascending order of their parameters */
+    int nparams;
+    double *x;              /* x[r * nparams + k]: run r's value of the set's parameter k */
+    report *reps;           /* per run: its report, rows sorted by key (predict_sort_rows) */
+    scope_counts **scopes;  /* per run: counts by scope id of the program's stored structure; NULL without one */
+    size_t nscopes;
+} show_points;
+
+/* Read the runs of set and what they measured.  -1 with a message (a run
+ * gone, a database error); free with show_points_free, also after failure. */
+int show_points_load(db *d, const db_model_set *set, show_points *p, char *err, size_t errlen);
+
+/* *v = what row's series was in run r (a total, function or scope row);
+ * 1 when known, 0 when not (another kind of row, no stored structure). */
+int show_measured(const show_points *p, size_t r, const db_model_row *row, double *v);
+void show_points_free(show_points *p);
 
 #endif

@@ -34,19 +34,19 @@ static int run_ids(const char *text, int64_t **ids, size_t *n)
     return rc;
 }
 
-/* x[k] = run r's value of the set's parameter k; -1 with a message when
- * the run has no such parameter. */
-static int run_point(const prediction *p, const db_run *r, double *x, char *err, size_t errlen)
+/* x[k] = run r's value of set's parameter k; -1 with a message when the
+ * run has no such parameter. */
+static int run_point(const db_model_set *set, const db_run *r, double *x, char *err, size_t errlen)
 {
-    for (int k = 0; k < p->set.nparams; k++) {
+    for (int k = 0; k < set->nparams; k++) {
         size_t i = 0;
-        while (i < r->nparams && strcmp(r->params[i].name, p->set.params[k]))
+        while (i < r->nparams && strcmp(r->params[i].name, set->params[k]))
             i++;
         if (i == r->nparams) {
             snprintf(err, errlen,
                      "run %lld, which model set %lld was fitted on, has no parameter %s; fit the models again "
                      "with augur model",
-                     (long long)r->id, (long long)p->set.id, p->set.params[k]);
+                     (long long)r->id, (long long)set->id, set->params[k]);
             return -1;
         }
         x[k] = r->params[i].value;
@@ -54,36 +54,43 @@ static int run_point(const prediction *p, const db_run *r, double *x, char *err,
     return 0;
 }
 
-int predict_load_training(db *d, prediction *p, char *err, size_t errlen)
+int predict_training_runs(db *d, const db_model_set *set, db_run **runs, double **x, size_t *n, char *err,
+                          size_t errlen)
 {
     int64_t *ids;
-    size_t n;
-    if (run_ids(p->set.runs, &ids, &n) != 0) {
+    size_t nids;
+    *runs = NULL, *x = NULL, *n = 0;
+    if (run_ids(set->runs, &ids, &nids) != 0) {
         free(ids);
         snprintf(err, errlen,
                  "model set %lld lists its runs as '%.100s', not a JSON array of run ids; fit the models again with "
                  "augur model",
-                 (long long)p->set.id, p->set.runs ? p->set.runs : "");
+                 (long long)set->id, set->runs ? set->runs : "");
         return -1;
     }
-    size_t np = (size_t)p->set.nparams;
-    p->train_runs = calloc(n + 1, sizeof *p->train_runs);
-    p->train_x = calloc(n * np + 1, sizeof *p->train_x);
-    int rc = p->train_runs && p->train_x ? 0 : -1;
+    size_t np = (size_t)set->nparams;
+    *runs = calloc(nids + 1, sizeof **runs);
+    *x = calloc(nids * np + 1, sizeof **x);
+    int rc = *runs && *x ? 0 : -1;
     if (rc != 0)
         snprintf(err, errlen, "out of memory");
-    for (size_t t = 0; rc == 0 && t < n; t++) {
+    for (size_t t = 0; rc == 0 && t < nids; t++) {
         char why[512];
-        p->ntrain = t + 1; /* db_run_free frees a partly read run too */
-        if (db_get_run(d, ids[t], &p->train_runs[t], why, sizeof why) != 0) {
+        *n = t + 1; /* db_run_free frees a partly read run too */
+        if (db_get_run(d, ids[t], &(*runs)[t], why, sizeof why) != 0) {
             snprintf(err, errlen, "run %lld, which model set %lld was fitted on, cannot be read (%s); fit the "
-                     "models again with augur model", (long long)ids[t], (long long)p->set.id, why);
+                     "models again with augur model", (long long)ids[t], (long long)set->id, why);
             rc = -1;
         } else
-            rc = run_point(p, &p->train_runs[t], p->train_x + t * np, err, errlen);
+            rc = run_point(set, &(*runs)[t], *x + t * np, err, errlen);
     }
     free(ids);
     return rc;
+}
+
+int predict_load_training(db *d, prediction *p, char *err, size_t errlen)
+{
+    return predict_training_runs(d, &p->set, &p->train_runs, &p->train_x, &p->ntrain, err, errlen);
 }
 
 /* Add to sum each cache's SMAPE term of the predicted misses of f against

@@ -93,7 +93,7 @@ static void write_loops(const predict_perf *pp, const predict_output *o, FILE *o
 
 static void write_functions(const prediction *p, const predict_perf *pp, const predict_output *o, FILE *out)
 {
-    size_t shown = o->top && o->top < p->rep.nfunctions ? o->top : p->rep.nfunctions;
+    size_t ranked = report_ranked_functions(&p->rep), shown = o->top && o->top < ranked ? o->top : ranked;
     double longest = 0;
     for (size_t k = 0; k < shown; k++)
         longest = pp->functions[k].seconds > longest ? pp->functions[k].seconds : longest;
@@ -244,6 +244,14 @@ int predict_perf_json(const prediction *p, const predict_perf *pp, json_t *doc)
             set_penalties(f, pp, fp->page_faults, fp->fault_cycles, fp->mispredicts, fp->mispredict_cycles) != 0)
             return -1;
     }
+    /* the hidden start-up rows (last in rep.functions) are part of the total: their time too */
+    json_t *startup = json_object_get(doc, "startup");
+    double startup_cycles = 0, startup_seconds = 0;
+    for (size_t k = report_ranked_functions(&p->rep); k < p->rep.nfunctions; k++)
+        startup_cycles += pp->functions[k].cycles, startup_seconds += pp->functions[k].seconds;
+    if (json_is_object(startup) && (json_object_set_new(startup, "cycles", json_real(startup_cycles)) != 0 ||
+                                    json_object_set_new(startup, "time_seconds", json_real(startup_seconds)) != 0))
+        return -1;
     json_t *machine = json_pack("{s:s, s:f}", "name", pp->m->name, "clock_ghz", pp->m->clock_ghz);
     if (!machine || json_object_set_new(doc, "machine", machine) != 0)
         return -1;

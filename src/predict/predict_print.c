@@ -134,7 +134,7 @@ int predict_write_errors_text(const prediction *p, const predict_output *o, FILE
 {
     if (!p->function_errors)
         return 0;
-    size_t shown = o->top && o->top < p->rep.nfunctions ? o->top : p->rep.nfunctions, left_out = 0;
+    size_t ranked = report_ranked_functions(&p->rep), shown = o->top && o->top < ranked ? o->top : ranked, left_out = 0;
     fprintf(out, "\nModel errors (leave-one-out cross-validation, %% of the value; an extrapolation can be off by "
                  "more):\n");
     fprintf(out, "  %-40s %12s %8s %8s\n", "counts of", "instructions", "reads", "writes");

@@ -16,28 +16,34 @@
 
 #include "predict/predict_internal.h"
 
-/* The stored scopes of the program of training run `run_id` into *out
- * (ascending id), its module's path into *path (free() it); 1 when the
- * database holds no structure of that build. */
-static int program_scopes(db *d, int64_t run_id, db_scope **out, size_t *n, char **path, char *err, size_t errlen)
+int predict_program_binary(db *d, int64_t run_id, int64_t *binary_id, char **path, char *err, size_t errlen)
 {
     db_run_module *m = NULL;
     size_t nm = 0;
-    int64_t binary_id = 0;
     int rc = db_run_modules(d, run_id, &m, &nm, err, errlen);
     if (rc == 0 && (nm == 0 || !m[0].is_program))
         rc = 1;
     if (rc == 0) {
         char key[4200];
         db_binary_key(m[0].path, m[0].build_id, key, sizeof key);
-        rc = db_find_binary(d, key, &binary_id, err, errlen);
+        rc = db_find_binary(d, key, binary_id, err, errlen);
         rc = rc == DB_NOT_FOUND ? 1 : rc;
     }
-    if (rc == 0 && !(*path = strdup(m[0].path))) {
+    if (rc == 0 && path && !(*path = strdup(m[0].path))) {
         snprintf(err, errlen, "out of memory");
         rc = -1;
     }
     db_run_modules_free(m, nm);
+    return rc;
+}
+
+/* The stored scopes of the program of training run `run_id` into *out
+ * (ascending id), its module's path into *path (free() it); 1 when the
+ * database holds no structure of that build. */
+static int program_scopes(db *d, int64_t run_id, db_scope **out, size_t *n, char **path, char *err, size_t errlen)
+{
+    int64_t binary_id = 0;
+    int rc = predict_program_binary(d, run_id, &binary_id, path, err, errlen);
     return rc == 0 ? db_get_scopes(d, binary_id, out, n, err, errlen) : rc;
 }
 

@@ -75,6 +75,7 @@ typedef struct report_function {
     char *function; /* NULL: unknown */
     char *module;   /* NULL: code outside any known object */
     report_counts c;
+    int startup;    /* hidden start-up or loader code (report_hide_startup) */
 } report_function;
 
 typedef struct report_line {
@@ -82,6 +83,7 @@ typedef struct report_line {
     uint32_t line;  /* 0: unknown */
     char *function; /* NULL: unknown */
     report_counts c;
+    int startup;    /* as report_function's */
 } report_line;
 
 /* What a prediction's lines leave of its total: the total minus the sum
@@ -94,6 +96,15 @@ typedef struct report_line_gap {
     int64_t instructions, reads, writes;
     double misses[REPORT_MAX_CACHES];
 } report_line_gap;
+/* The start-up and loader code of a report (src/binary/startup.h): the
+ * functions, and the lines of functions whose name is start-up code in
+ * every module that has one. */
+typedef struct report_startup {
+    int classified;             /* report_hide_startup was called */
+    int hidden;                 /* the rows are marked and last, out of the rankings */
+    size_t nfunctions, nlines;  /* start-up rows */
+    report_counts c;            /* the start-up functions' counts, summed */
+} report_startup;
 
 /* What a predicted report (`augur predict`) shows instead of a run. */
 typedef struct report_prediction {
@@ -119,6 +130,7 @@ typedef struct report {
     report_function *functions; /* all, most instructions first */
     size_t nlines;
     report_line *lines;         /* all, most instructions first */
+    report_startup startup;     /* zero until report_hide_startup */
 } report;
 
 /* Gather the report of `run` (from db_get_run) for the given caches (at most
@@ -133,8 +145,26 @@ int report_build(db *d, const db_run *run, const report_cache *caches, size_t nc
 void report_free(report *r);
 
 /* Order functions and lines as a report shows them: most instructions
- * first, then most accesses, then by name. */
+ * first, then most accesses, then by name; rows marked start-up last. */
 void report_sort(report *r);
+
+/* Find r's start-up and loader rows and sum them into r->startup; with
+ * `hide`, mark them and order them last (report_sort), so that the
+ * rankings (report_ranked_functions, _lines) leave them out.  Call it
+ * before anything is attached to the rows' order (predict's errors).  -1
+ * with a message when memory runs out (report_startup.c). */
+int report_hide_startup(report *r, int hide, char *err, size_t errlen);
+
+/* How many rows a ranking shows: all, or those before the hidden start-up
+ * rows. */
+static inline size_t report_ranked_functions(const report *r)
+{
+    return r->nfunctions - (r->startup.hidden ? r->startup.nfunctions : 0);
+}
+static inline size_t report_ranked_lines(const report *r)
+{
+    return r->nlines - (r->startup.hidden ? r->startup.nlines : 0);
+}
 
 /* ---- rendering (report_text.c, report_json.c) ----------------------------
  * `top` limits the rows of each table (functions, lines); 0 shows all.

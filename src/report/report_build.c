@@ -146,7 +146,8 @@ static int group_by(const builder *b, key_of key, group **out, size_t *ngroups)
 
 /* ---- ordering ------------------------------------------------------------ */
 
-/* Most instructions first, then most accesses. */
+/* Most instructions first, then most accesses (start-up rows are put last
+ * before this, when hidden). */
 static int by_counts(const report_counts *a, const report_counts *b)
 {
     if (a->instructions != b->instructions)
@@ -166,7 +167,9 @@ static int by_name(const char *a, const char *b)
 static int compare_functions(const void *pa, const void *pb)
 {
     const report_function *a = pa, *b = pb;
-    int c = by_counts(&a->c, &b->c);
+    int c = a->startup - b->startup;
+    if (!c)
+        c = by_counts(&a->c, &b->c);
     if (!c)
         c = by_name(a->function, b->function);
     return c ? c : by_name(a->module, b->module);
@@ -175,7 +178,9 @@ static int compare_functions(const void *pa, const void *pb)
 static int compare_lines(const void *pa, const void *pb)
 {
     const report_line *a = pa, *b = pb;
-    int c = by_counts(&a->c, &b->c);
+    int c = a->startup - b->startup;
+    if (!c)
+        c = by_counts(&a->c, &b->c);
     if (!c)
         c = by_name(a->file, b->file);
     if (!c && a->line != b->line)

@@ -2,18 +2,10 @@
  * for programs: the run, the caches, the totals, then the functions and the
  * source lines with the most executed instructions. */
 #include <limits.h>
-#include <math.h>
 
 #include "report/report.h"
 #include "util/json_util.h"
 
-/* An integer when v is whole (as misses at bin boundaries are), else a real. */
-static json_t *json_number(double v)
-{
-    if (v == floor(v) && fabs(v) < 9.2e18)
-        return json_integer((json_int_t)v);
-    return json_real(v);
-}
 
 static json_t *json_count(uint64_t v)
 {
@@ -42,8 +34,8 @@ static json_t *ranges_json(const report *r, const report_counts *c)
     for (size_t k = 0; o && k < r->ncaches; k++) {
         char key[64];
         report_cache_key(&r->caches[k], key, sizeof key);
-        if (json_object_set_new(o, key, json_pack("[o, o]", json_number(c->misses_low[k]),
-                                                  json_number(c->misses_high[k]))) != 0) {
+        if (json_object_set_new(o, key, json_pack("[o, o]", json_whole_or_real(c->misses_low[k]),
+                                                  json_whole_or_real(c->misses_high[k]))) != 0) {
             json_decref(o);
             o = NULL;
         }
@@ -58,7 +50,7 @@ static json_t *with_counts(json_t *o, const report *r, const report_counts *c)
     if (o && json_object_update_new(o, json_pack("{s:o, s:o, s:o, s:o, s:o}", "instructions",
                                                  json_count(c->instructions), "accesses",
                                                  json_count(c->reads + c->writes), "reads", json_count(c->reads),
-                                                 "writes", json_count(c->writes), "misses", report_caches_json(r, c->misses, json_number))) == 0 &&
+                                                 "writes", json_count(c->writes), "misses", report_caches_json(r, c->misses, json_whole_or_real))) == 0 &&
         (!r->prediction || (json_object_set_new(o, "misses_range", ranges_json(r, c)) == 0 &&
                             json_object_update_new(o, json_pack("{s:[f,f], s:[f,f], s:[f,f]}", "instructions_range",
                                                                 c->count_low[0], c->count_high[0], "reads_range",
@@ -73,7 +65,7 @@ static json_t *params_json(const db_run *run)
 {
     json_t *o = json_object();
     for (size_t i = 0; o && i < run->nparams; i++)
-        if (json_object_set_new(o, run->params[i].name, json_number(run->params[i].value)) != 0) {
+        if (json_object_set_new(o, run->params[i].name, json_whole_or_real(run->params[i].value)) != 0) {
             json_decref(o);
             o = NULL;
         }
@@ -158,7 +150,7 @@ static json_t *prediction_json(const report_prediction *p)
 {
     json_t *params = json_object(), *warnings = json_array(), *runs = json_loads(p->runs, 0, NULL);
     for (int k = 0; params && k < p->nparams; k++)
-        json_object_set_new(params, p->names[k], json_number(p->values[k]));
+        json_object_set_new(params, p->names[k], json_whole_or_real(p->values[k]));
     for (size_t i = 0; warnings && i < p->nwarnings; i++)
         json_array_append_new(warnings, json_string_lossy(p->warnings[i]));
     return json_pack("{s:o, s:I, s:o, s:o}", "params", params ? params : json_null(), "model_set",
@@ -195,23 +187,35 @@ static json_t *line_gap_json(const report *r, const report_prediction *p)
     return o;
 }
 
+/* "startup": the start-up and loader rows' count and sums, and whether the
+ * rankings leave them out; null when they were not looked for. */
+static json_t *startup_json(const report *r)
+{
+    const report_startup *s = &r->startup;
+    if (!s->classified)
+        return json_null();
+    return with_counts(json_pack("{s:b, s:I, s:I}", "hidden", s->hidden, "functions", (json_int_t)s->nfunctions,
+                                 "lines", (json_int_t)s->nlines),
+                       r, &s->c);
+}
+
 json_t *report_json(const report *r, size_t top)
 {
-    if (r->prediction)
-        return json_pack("{s:o, s:o, s:o, s:o, s:I, s:o, s:I, s:o}", "prediction", prediction_json(r->prediction),
-                         "caches", caches_json(r), "total", with_counts(json_object(), r, &r->total), "functions",
-                         rows_json(r, r->functions, sizeof *r->functions, shown_rows(r->nfunctions, top),
+    json_t *o = r->prediction ? json_pack("{s:o}", "prediction", prediction_json(r->prediction))
+                              : json_pack("{s:[o]}", "runs", run_json(r->run));
+    if (o &&
+        json_object_update_new(
+            o, json_pack("{s:o, s:o, s:o, s:I, s:o, s:I, s:o}", "caches", caches_json(r), "total",
+                         with_counts(json_object(), r, &r->total), "functions",
+                         rows_json(r, r->functions, sizeof *r->functions, shown_rows(report_ranked_functions(r), top),
                                    function_json),
                          "function_count", (json_int_t)r->nfunctions, "lines",
-                         rows_json(r, r->lines, sizeof *r->lines, shown_rows(r->nlines, top), line_json),
-                         "line_count", (json_int_t)r->nlines, "line_model_difference",
-                         line_gap_json(r, r->prediction));
-    return json_pack("{s:[o], s:o, s:o, s:o, s:I, s:o, s:I}", "runs", run_json(r->run), "caches", caches_json(r),
-                     "total", with_counts(json_object(), r, &r->total), "functions",
-                     rows_json(r, r->functions, sizeof *r->functions, shown_rows(r->nfunctions, top), function_json),
-                     "function_count", (json_int_t)r->nfunctions, "lines",
-                     rows_json(r, r->lines, sizeof *r->lines, shown_rows(r->nlines, top), line_json), "line_count",
-                     (json_int_t)r->nlines);
+                         rows_json(r, r->lines, sizeof *r->lines, shown_rows(report_ranked_lines(r), top), line_json),
+                         "line_count", (json_int_t)r->nlines, "startup", startup_json(r))) == 0 &&
+        (!r->prediction || json_object_set_new(o, "line_model_difference", line_gap_json(r, r->prediction)) == 0))
+        return o;
+    json_decref(o);
+    return NULL;
 }
 
 int report_write_json(const report *r, size_t top, FILE *out)

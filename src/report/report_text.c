@@ -312,10 +312,26 @@ static size_t print_title(const char *what, size_t n, size_t top, FILE *out)
     return shown;
 }
 
+/* Under a ranking: how many start-up and loader rows it leaves out, with
+ * their instructions (functions) and the option that lists them. */
+static void print_startup_note(const report *r, size_t hidden, const char *rows, int with_instructions,
+                               num_style numbers, FILE *out)
+{
+    if (!r->startup.hidden || hidden == 0)
+        return;
+    char n[NUMFMT_LEN];
+    fputs("  start-up and loader: ", out);
+    if (with_instructions)
+        fprintf(out, "%s instructions (%.1f%%) in ", numfmt_count(r->startup.c.instructions, numbers, n),
+                r->total.instructions ? 100.0 * (double)r->startup.c.instructions / (double)r->total.instructions
+                                      : 0.0);
+    fprintf(out, "%s %s, hidden; --show-startup lists them\n", numfmt_count(hidden, numbers, n), rows);
+}
+
 static int print_functions(const report *r, size_t top, num_style numbers, FILE *out)
 {
     static const char *const names[] = {"function", "module", NULL};
-    size_t shown = print_title("Functions", r->nfunctions, top, out);
+    size_t shown = print_title("Functions", report_ranked_functions(r), top, out);
     table t = counts_table(r, 2);
     header_cells(&t, r, names);
     for (size_t i = 0; i < shown; i++) {
@@ -327,13 +343,14 @@ static int print_functions(const report *r, size_t top, num_style numbers, FILE 
     }
     int rc = table_print(&t, out);
     table_free(&t);
+    print_startup_note(r, r->startup.nfunctions, "functions", 1, numbers, out);
     return rc;
 }
 
 static int print_lines(const report *r, size_t top, num_style numbers, FILE *out)
 {
     static const char *const names[] = {"file:line", "function", NULL};
-    size_t shown = print_title("Source lines", r->nlines, top, out);
+    size_t shown = print_title("Source lines", report_ranked_lines(r), top, out);
     table t = counts_table(r, 2);
     header_cells(&t, r, names);
     for (size_t i = 0; i < shown; i++) {
@@ -349,6 +366,7 @@ static int print_lines(const report *r, size_t top, num_style numbers, FILE *out
     }
     int rc = table_print(&t, out);
     table_free(&t);
+    print_startup_note(r, r->startup.nlines, "source lines", 0, numbers, out);
     return rc;
 }
 
@@ -377,9 +395,10 @@ static int print_line_gap(const report *r, num_style numbers, FILE *out)
         return -1;
     int64_t accesses = g->reads + g->writes;
     fprintf(s,
-            "the lines' models add up to %s instructions and %s accesses; the total (the functions' models summed) "
+            "the lines' models%s add up to %s instructions and %s accesses; the total (the functions' models summed) "
             "differs by %s and %s (line_model_difference in JSON): each line and each function is modeled on its "
             "own, and series that no polynomial fits exactly extrapolate each their own way.",
+            r->startup.hidden && r->startup.nlines ? " (the hidden start-up and loader lines included)" : "",
             numfmt_count(r->total.instructions - (uint64_t)g->instructions, numbers, a),
             numfmt_count(r->total.reads + r->total.writes - (uint64_t)accesses, numbers, b),
             signed_count(g->instructions, numbers, c), signed_count(accesses, numbers, d));

@@ -41,7 +41,7 @@ static int analyse_functions(st_module *m, const st_image *img, const st_options
         if (st_build_cfg(f, img, opt ? opt->extra : NULL, opt ? opt->nextra : 0, err, errlen) != 0 ||
             st_find_loops(f, err, errlen) != 0 || st_dataflow_compute(f, &m->dataflow[i], err, errlen) != 0)
             return -1;
-        if (opt && opt->progress && (i % 4096 == 4095 || i + 1 == m->nfunctions))
+        if (opt && opt->progress && (i % ST_PROGRESS_EVERY == ST_PROGRESS_EVERY - 1 || i + 1 == m->nfunctions))
             opt->progress(opt->progress_ctx, i + 1, m->nfunctions);
     }
     return 0;

@@ -523,10 +523,15 @@ void st_function_free(st_function *f);
 typedef struct st_options {
     const st_jump_target *extra; /* indirect-jump targets seen in profiles */
     size_t nextra;
-    /* Called now and then with functions analysed and their total (NULL: silent). */
+    /* Called every ST_PROGRESS_EVERY functions analysed and after the last,
+     * with the functions analysed and their total (NULL: silent). */
     void (*progress)(void *ctx, size_t done, size_t total);
     void *progress_ctx;
 } st_options;
+
+/* Functions between two progress calls of the analysis and of storing it
+ * (db_store_structure): libc's 3708 make 58 updates of a terminal line. */
+#define ST_PROGRESS_EVERY 64
 
 /* Analyse the ELF file at `path` into *out (free with st_module_free).
  * Fails, with a message naming the file, for what is not an x86-64 ELF

@@ -1,6 +1,8 @@
-/* json_util.c — JSON strings from arbitrary bytes (see json_util.h). */
+/* json_util.c — JSON strings from arbitrary bytes, numbers as integers
+ * when whole (see json_util.h). */
 #include "util/json_util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,4 +79,11 @@ json_t *json_string_array(char *const *v, size_t n)
             a = NULL;
         }
     return a;
+}
+
+json_t *json_whole_or_real(double v)
+{
+    if (v == floor(v) && fabs(v) < 9.2e18) /* within json_int_t (long long) */
+        return json_integer((json_int_t)v);
+    return json_real(v);
 }

@@ -89,6 +89,17 @@ line_writes() {
                                       | .writes] | add | round' "$1"
 }
 
+# train DB PROG N... — augur collect PROG N (with --param N) into DB for each
+# N, then augur model --quiet over them; returns model's status.
+train() {
+    local db=$1 prog=$2 n
+    shift 2
+    for n in "$@"; do
+        "$AUGUR" collect --db "$db" --param N="$n" -- "$prog" "$n" >/dev/null 2>&1
+    done
+    "$AUGUR" model --db "$db" --quiet >/dev/null 2>&1
+}
+
 # collect_to DIR ARGS... — augur collect into $WORK/test.db, keeping the raw
 # profiles in DIR (in the run's folder DIR/augur-collect-XXXXXX: use
 # kept_profiles); the program's stdout is discarded.

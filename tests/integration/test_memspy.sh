@@ -14,7 +14,8 @@ zen4_two_levels "$WORK/two.yaml"
 memspy_json() {
     local name=$1
     shift
-    "$AUGUR" memspy --machine "$WORK/two.yaml" --format json --output "$WORK/$name.json" -- "$@" 2>"$WORK/$name.err"
+    "$AUGUR" memspy --machine "$WORK/two.yaml" --format json --show-startup --output "$WORK/$name.json" -- "$@" \
+        2>"$WORK/$name.err"
 }
 
 # causes NAME OBJECT LEVEL — "misses cold capacity conflict true false" of a data object.
@@ -150,7 +151,8 @@ done
 mkdir -p "$WORK/objs"
 DIR=$WORK/objs eval "$(sed 's/DIR/"$DIR"/g' "$WORK/objs.cmd")" >/dev/null
 for format in json text; do
-    "$AUGUR" memspy --machine "$WORK/two.yaml" --format $format --output "$WORK/objs.$format" --raw "$WORK"/objs/memspy.*.out
+    "$AUGUR" memspy --machine "$WORK/two.yaml" --format $format --show-startup --output "$WORK/objs.$format" \
+        --raw "$WORK"/objs/memspy.*.out
 done
 SRC=$SRC_PROGRAMS/memobjs.c
 site="new_block:$(line_of ALLOC:new_block "$SRC")"
@@ -167,23 +169,25 @@ check "replaced_by: by_id is the object named by" \
     "$(jq '(.data_objects | map({(.id | tostring): .name}) | add) as $n |
         [.data_objects[].replaced_by[] | $n[.by_id | tostring] == .by] | (length > 0 and all)' "$WORK/objs.json")" true
 
-# Text lists show 20 rows and say how many they left out and their share
-# of the stall: the JSON's objects past the 20th, their stall_percent summed.
-# more_rows WHAT — "N P" from the text's "(N more WHAT, P% of stall)".
+# Text lists show 10 rows (--top's default) and say how many they left out
+# and their share of the stall: the JSON's objects past the 10th, their
+# stall_percent summed (JSON keeps every row).
+# more_rows WHAT — "N P" from the text's "(N more WHAT, P% of stall; ...)",
+# N without its thousands separators.
 more_rows() {
-    sed -n "s/^  (\([0-9]*\) more $1, \([0-9.]*\)% of stall)$/\1 \2/p" "$WORK/objs.text"
+    sed -n "s/^  (\([0-9,]*\) more $1, \([0-9.]*\)% of stall; --top 0 shows all)$/\1 \2/p" "$WORK/objs.text" | tr -d ,
 }
-# json_rest SELECT — "N P" of the JSON bins selected past the 20th (P
+# json_rest SELECT — "N P" of the JSON bins selected past the 10th (P
 # printed as C prints it).
 json_rest() {
-    jq -r "[$1][20:] | \"\(length) \([.[].stall_percent] | add)\"" "$WORK/objs.json" | awk '{ printf "%d %.1f\n", $1, $2 }'
+    jq -r "[$1][10:] | \"\(length) \([.[].stall_percent] | add)\"" "$WORK/objs.json" | awk '{ printf "%d %.1f\n", $1, $2 }'
 }
 check "text: data objects left out, and their stall" "$(more_rows "data objects")" "$(json_rest '.data_objects[]')"
 check "text: source lines left out, and their stall" "$(more_rows "source lines")" \
     "$(json_rest '.code_objects[] | select(.kind == "line")')"
 check "text: pairs left out, and their stall" "$(more_rows pairs)" "$(json_rest '.pairs[]')"
-check "text: 20 data objects shown" "$(sed -n '/^Data objects by stall/,/^Functions by stall/p' "$WORK/objs.text" |
-    grep -c '^ *[0-9.]*% ')" 20
+check "text: 10 data objects shown" "$(sed -n '/^Data objects by stall/,/^Functions by stall/p' "$WORK/objs.text" |
+    grep -c '^ *[0-9.]*% ')" 10
 
 # JSON names source lines as loops and the text do, by the file's base
 # name; the full path is in `file`.
@@ -233,7 +237,7 @@ check "text: stack objects' size is -" \
 # and any that rounds to 0.0% (self included) left out.
 check "text: replaced by, without 0.0% shares" \
     "$(grep '^      L1 replaced by:' "$WORK/objs.text")" \
-    "$(jq -r '.data_objects[:20][] | select(.levels[0].misses > 0) | [.replaced_by[] | select(.level == "L1")] |
+    "$(jq -r '.data_objects[:10][] | select(.levels[0].misses > 0) | [.replaced_by[] | select(.level == "L1")] |
         select(length > 0) | (map(.count) | add) as $t | ([.[] | select(.self) | .count] | add // 0) as $s |
         [$t, $s] + ([.[] | select(.self | not)][:3] | map(.by, .count)) | @tsv' "$WORK/objs.json" |
         awk -F'\t' '{

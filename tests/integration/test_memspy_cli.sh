@@ -258,4 +258,31 @@ AUGUR_PROGRESS_SECONDS=0 script -qec "$(printf '%q ' "${MEMSPY[@]}" --output "$W
 check "progress 0, run on a terminal: warned once" "$(grep -c "^augur: AUGUR_PROGRESS_SECONDS='0' is not" "$WORK/tty0")" 1
 check "progress 0, run on a terminal: no progress line" "$(grep -c '^augur: still simulating' "$WORK/tty0")" 0
 check "progress 0, run on a terminal: report written" "$(head -c 14 "$WORK/p0.txt")" "memspy report:"
+# --top N: each ranked list of the text shows at most N rows and says how
+# many it left out (default 10, as the other commands' --top; before it, a
+# 3-array program's text was 218 lines, 20 rows per list); --top 0 shows
+# every row; JSON keeps every row whatever --top.  The lists are counted
+# against the JSON of the same raw file (start-up code listed in both).
+"${MEMSPY[@]}" --keep-raw "$WORK/top.raw" --output /dev/null -- "$PROGRAMS/memobjs" 200 3 2>/dev/null
+topv() { "${MEMSPY[@]}" --raw "$WORK/top.raw" --show-startup "$@" 2>/dev/null; }
+topv --format json --top 3 >"$WORK/top.json"
+# rows SECTION FILE — the rows of a text list (lines starting with a share).
+rows() { sed -n "/^$1 by stall/,/^\$/p" "$2" | grep -c '^ *[0-9.]*% '; }
+topv >"$WORK/top.default"
+topv --top 3 >"$WORK/top.3"
+topv --top 0 >"$WORK/top.0"
+njson() { jq "[$1] | length" "$WORK/top.json"; }
+check "--top: default 10 rows" "$(rows 'Data objects' "$WORK/top.default") $(rows Functions "$WORK/top.default")" "10 10"
+check "--top 3: 3 rows per list" \
+    "$(for s in '(Function, data object) pairs' 'Data objects' Functions 'Source lines'; do rows "$s" "$WORK/top.3"; done | xargs)" \
+    "3 3 3 3"
+check "--top 3: what was left out" "$(grep -c '^  ([0-9]* more data objects, [0-9.]*% of stall; --top 0 shows all)$' "$WORK/top.3")" 1
+check "--top 0: every row, as in the JSON" \
+    "$(rows 'Data objects' "$WORK/top.0") $(rows 'Source lines' "$WORK/top.0")" \
+    "$(njson '.data_objects[]') $(njson '.code_objects[] | select(.kind == "line")')"
+check "--top 0: nothing left out" "$(grep -c 'more data objects' "$WORK/top.0")" 0
+check "--top 3: JSON keeps every row" "$(njson '.data_objects[]' | awk '{ print ($1 > 3) }')" 1
+"${MEMSPY[@]}" --top many --raw "$WORK/top.raw" >/dev/null 2>"$WORK/err"
+check "--top many: usage error" "$?" 2
+
 finish

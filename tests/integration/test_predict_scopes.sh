@@ -86,13 +86,14 @@ check "headers lowered to the loop's instructions, entries to its headers" \
 # ---- doctored: function sweep 1e9, above its module -----------------------------------
 # A function's scope is held by the module scope, which has no model: its
 # bound is the sum of the module's predicted function rows (here 2516 at
-# N = 100: sweep's 34 + 2400, main's and the start-up code's); the loops
+# N = 100: sweep's 34 + 2400, main's and the start-up code's, which
+# --show-startup lists); the loops
 # (28 + 2400, 2400) stay below it and are not lowered.
 cp "$DB" "$WORK/fn.db"
 sqlite3 "$WORK/fn.db" "UPDATE models SET constant = 1e9, terms = '[]', formula = '1e9'
                        WHERE kind = 'scope' AND metric = 'instructions' AND scope_kind = 'function'
                        AND function = 'sweep'"
-"$AUGUR" predict --db "$WORK/fn.db" --param N=100 --format json --top 0 >"$WORK/fn.json" 2>"$WORK/fn.err"
+"$AUGUR" predict --db "$WORK/fn.db" --param N=100 --format json --top 0 --show-startup >"$WORK/fn.json" 2>"$WORK/fn.err"
 check "function above its module: predicted" "$?" 0
 MODULE=$(jq '[.functions[] | select((.module // "") | endswith("/memsweep")) | .instructions] | add' "$WORK/fn.json")
 check "memsweep's function rows sum to more than sweep's 2434" "$([ "$MODULE" -gt 2434 ] && echo yes)" yes

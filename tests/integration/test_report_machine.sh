@@ -18,7 +18,7 @@ N=72
 
 "$AUGUR" collect --db "$DB" --param N=$N -- "$PROG" $N >/dev/null 2>&1
 check "collect exit" "$?" 0
-"$AUGUR" report --db "$DB" --machine zen4 --format json --top 0 > "$WORK/rep.json" 2> "$WORK/rep.err"
+"$AUGUR" report --db "$DB" --machine zen4 --format json --top 0 --show-startup > "$WORK/rep.json" 2> "$WORK/rep.err"
 check "report --machine exit" "$?" 0
 
 check_zen4_misses "$WORK/rep.json" 0.01 "$PROG" $N

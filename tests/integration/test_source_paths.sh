@@ -37,7 +37,7 @@ check "profile: the program's file keeps its absolute path" "$(grep -cx "$SRC" "
 # ---- the same names in the report and the structure analysis -------------------
 "$AUGUR" structure --db "$DB" --libs --format json "$PROG" > "$WORK/s.json" 2>"$WORK/s.err"
 check "structure --libs exit" "$?" 0
-"$AUGUR" report --db "$DB" --format json --top 0 > "$WORK/r.json"
+"$AUGUR" report --db "$DB" --format json --top 0 --show-startup > "$WORK/r.json"
 check "report exit" "$?" 0
 # (function, file) of every function scope of ld.so with a file
 jq -r '.children[] | select(.name == "ld-linux-x86-64.so.2") | .children[]

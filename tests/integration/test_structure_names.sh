@@ -29,7 +29,8 @@ check "no fn_<address> names in sized code" \
 # every ld.so function of the run's report has its scope under the same name
 "$AUGUR" collect --db "$WORK/s.db" -- "$PROG" 10 1 > /dev/null
 check "collect exit" "$?" 0
-"$AUGUR" report --db "$WORK/s.db" --format json | jq -r '.functions[] | select(.module | test("ld-linux")) | .function' | sort -u > "$WORK/report.txt"
+"$AUGUR" report --db "$WORK/s.db" --format json --show-startup | jq -r '.functions[] | select(.module | test("ld-linux")) | .function' |
+    sort -u > "$WORK/report.txt"
 "$AUGUR" report --db "$WORK/s.db" --scopes --threshold 0 --format json |
     jq -r '[.scopes[] | select(.name | test("ld-linux")) | .. | objects | select(.kind == "function") | .name] | unique[]' > "$WORK/scopes.txt"
 check "ld.so functions in the report" "$([ "$(wc -l < "$WORK/report.txt")" -ge 10 ] && echo yes || echo no)" yes
