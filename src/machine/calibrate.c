@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #define HUGE_PAGE (2u << 20)
-#define MAX_CHASES (MACHINE_MAX_CACHES + 40)
+#define MAX_CHASES (MACHINE_MAX_CACHES + 64) /* levels, a sweep of at most 63 doublings, memory */
 #define MAX_SERIES (MAX_CHASES + 4)
 #define MAX_CHANGES (2 * MACHINE_MAX_CACHES + 6)
 
@@ -220,10 +220,11 @@ static int chases_init(bench *b, const machine *m)
         if (chase_init(b, m->cache[i].size / 2, line, 1, what) != 0)
             return -1;
     }
-    for (uint64_t s = last > 0 ? 2 * m->cache[last - 1].size : UINT64_MAX; s <= m->cache[last].size / 2; s *= 2) {
+    uint64_t from = last > 0 ? 2 * m->cache[last - 1].size : UINT64_MAX; /* one level: no sweep */
+    for (uint64_t s = from; s <= m->cache[last].size / 2; s *= 2) {
         char what[48];
         snprintf(what, sizeof what, "%s sweep", m->cache[last].name);
-        if (b->nchase + 1 >= MAX_CHASES || chase_init(b, s, line, 1, what) != 0)
+        if (chase_init(b, s, line, 1, what) != 0)
             return -1;
         b->nsweep++;
     }
