@@ -33,13 +33,20 @@ double cal_spread(const cal_series *s)
     return lo > 0 ? hi / lo : INFINITY;
 }
 
-double cal_agreement(const cal_series *s)
+double cal_typical(const cal_series *s)
 {
     if (s->n < 1)
         return NAN;
     double sorted[CAL_MAX_ROUNDS];
     memcpy(sorted, s->round, (size_t)s->n * sizeof *sorted);
-    double median = cal_median(sorted, (size_t)s->n), value = cal_value(s);
+    return cal_median(sorted, (size_t)s->n);
+}
+
+double cal_agreement(const cal_series *s)
+{
+    if (s->n < 1)
+        return NAN;
+    double median = cal_typical(s), value = cal_value(s);
     double lo = s->rate ? median : value, hi = s->rate ? value : median;
     return lo > 0 ? hi / lo : INFINITY;
 }

@@ -44,6 +44,9 @@ double cal_median(double *x, size_t n);
  * time; NAN when it has no rounds. */
 double cal_value(const cal_series *s);
 
+/* The series' typical round: the median of its rounds (NAN with none). */
+double cal_typical(const cal_series *s);
+
 /* How far its rounds disagree: the most over the least (1 when they agree,
  * infinity when a round is 0 or below; NAN with no rounds). */
 double cal_spread(const cal_series *s);
@@ -75,8 +78,11 @@ void cal_figure(double x, char *buf, size_t len);
 int cal_disagreements(const cal_series *s, size_t n, double tolerance, char *msg, size_t len);
 
 /* The last level as one core sees it, from a sweep of chases over buffers
- * bytes[0..nb) (growing; the last is half the reported size) with
- * latencies ns[0..nb), between the level above's latency and memory's. */
+ * bytes[0..nb) (growing; the last is half the reported size) whose typical
+ * rounds (cal_typical) took ns[0..nb), between the level above's latency
+ * and memory's: a buffer fits when its typical round is below the midpoint
+ * (one that hits in one round of five, the other tenants of a shared cache
+ * having left it alone for a moment, does not). */
 typedef struct cal_reach {
     double mid_ns; /* the midpoint of the level above's and memory's latency */
     int fit;       /* the last buffer of the leading run below mid_ns, -1 when the first is not */

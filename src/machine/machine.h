@@ -9,6 +9,7 @@
  *   machine_write.c    machine -> YAML text (for detect and calibrate)
  *   machine_detect.c   the host's caches and topology from hwloc
  *   calibrate.c        the host's latencies and bandwidths, measured
+ *   calibrate_rules.c  what calibrate makes of its rounds of measurements
  *
  * Units are fixed by the field names: bytes, cycles of the core clock,
  * nanoseconds and GB/s (10^9 bytes per second). */

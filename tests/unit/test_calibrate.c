@@ -148,7 +148,7 @@ static void last_level_that_holds_keeps_its_size(void **state)
 static void shared_last_level_reach(void **state)
 {
     (void)state;
-    /* measured here at load 10 (calibrate --quick, least of 5 rounds):
+    /* a sweep as measured here at load 10 (calibrate --quick):
      * midpoint (3.77 + 214) / 2 = 108.9; 1, 2 and 4 MiB below it */
     cal_reach r = zen3_reach((const double[]){14.4, 25.7, 102.0, 153.0, 133.0}, 3.77, 214.0);
     assert_int_equal(r.fit, 2);
