@@ -29,7 +29,7 @@
 # within minutes).  The prediction is the median of the REPS predictions,
 # one per run, each for the host as calibrated just before that run.  A
 # calibration that refuses (its rounds disagree: a loaded host) is tried
-# again, up to 3 times; --tolerance F is passed to calibrate (its default
+# again, up to 5 times; --tolerance F is passed to calibrate (its default
 # 1.5 unless given).  With --machine FILE that file instead (for a host
 # described by hand).  The report's first line names the CPU (lscpu's
 # "Model name"), the description detect took the core from, and the load
@@ -104,15 +104,15 @@ gcc -O2 -I "$ROOT/src" -o "$WORK/clock_ghz" "$ROOT/bench/clock_ghz.c" "$ROOT/src
 # (which detects first), seconds before K's R-th timed run: the memory
 # figures of a shared host move by 30-50% within minutes (docs/machines.md),
 # so each run is predicted for the host as it is while that run runs.  A
-# refusal (rounds that disagree under load) is tried again, 3 times in all.
+# refusal (rounds that disagree under load) is tried again, 5 times in all.
 calibrate() {
     local try
-    for try in 1 2 3; do
+    for try in 1 2 3 4 5; do
         "$AUGUR" machine calibrate --quick ${TOLERANCE:+--tolerance "$TOLERANCE"} \
             --output "$WORK/$1/host-$2.yaml" 2> "$WORK/$1/calibrate.err" && { echo "$WORK/$1/host-$2.yaml"; return; }
         echo "time_bench: $1: calibration $try refused: $(tail -1 "$WORK/$1/calibrate.err")" >&2
     done
-    die "augur machine calibrate refused 3 times (see $WORK/$1/calibrate.err; a quieter host, or --tolerance)"
+    die "augur machine calibrate refused 5 times (see $WORK/$1/calibrate.err; a quieter host, or --tolerance)"
 }
 
 # host_summary FILE — "GHz ns GB/s" of a description: clock, memory latency, one core's bandwidth

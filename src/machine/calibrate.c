@@ -405,13 +405,16 @@ static void decide(bench *b, const machine *m, const machine_calibrate_options *
         }
         cal_last_level_reach(&m->cache[last], &m->cache[last - 1], bytes, typical, b->nsweep, out->ns[last - 1],
                              cal_value(&s[S_MEM(b)]), &out->reach);
-        int k = out->reach.latency;
+        /* a level that does not hold its size keeps its described latency
+         * with its described size; --measured-capacity takes both from the sweep */
+        int resized = o->measured_capacity && out->reach.size && !out->reach.holds;
+        int k = out->reach.holds || resized ? out->reach.latency : -1;
         if (k >= 0) {
             out->from[last] = &s[S_CHASE(b->nlevels + k)];
             s[S_CHASE(b->nlevels + k)].written = 1;
             out->ns[last] = cal_value(out->from[last]);
         }
-        if (o->measured_capacity && out->reach.size)
+        if (resized)
             out->last_size = out->reach.size;
     }
     s[S_MEM(b)].written = s[S_TRIAD(b)].written = s[S_FAULT(b)].written = 1;
@@ -550,11 +553,12 @@ static void say_reach(FILE *t, const bench *b, const machine *m, const outcome *
                "%s (%s ns) and memory (%s ns): this core reaches about %s of it (a cache shared with other cores or "
                "tenants)",
             c->name, over, reported, mid, m->cache[last - 1].name, above, mem, r->size ? reach : "none");
-    if (o->measured_capacity && r->size)
-        fprintf(t, "; --measured-capacity: its size becomes %s\n", reach);
-    else
-        fprintf(t, "; its size stays %s as reported%s\n", reported,
-                r->size ? " (--measured-capacity writes the reach instead)" : "");
+    if (!o->measured_capacity || !r->size) {
+        fprintf(t, "; its size stays %s as reported, and its latency_cycles as described%s\n", reported,
+                r->size ? " (--measured-capacity takes both from the sweep)" : "");
+        return;
+    }
+    fprintf(t, "; --measured-capacity: its size becomes %s\n", reach);
     if (r->latency >= 0) {
         char first[32];
         size_text(b->ch[b->nlevels].bytes, first, sizeof first);
