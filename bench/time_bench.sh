@@ -23,10 +23,12 @@
 # HOST is the host's own description: `augur machine detect` (hwloc's caches,
 # the nearest shipped description's core; WORK/host-detected.yaml, written
 # once to record what the host was taken for), then `augur machine calibrate
-# --quick` seconds before each timed run (WORK/KERNEL/host-REP.yaml: clock,
-# cache and memory latencies, triad bandwidth, page-fault cost measured
-# here, the geometry as detected; the memory figures of a shared host move
-# within minutes).  The prediction is the median of the REPS predictions,
+# --quick --measured-capacity` seconds before each timed run
+# (WORK/KERNEL/host-REP.yaml: clock, cache and memory latencies, triad
+# bandwidth, page-fault cost measured here, the geometry as detected but for
+# the last level's size, which is the share of it one core reaches: on a
+# shared host, what its programs see; the memory figures of a shared host
+# move within minutes).  The prediction is the median of the REPS predictions,
 # one per run, each for the host as calibrated just before that run.  A
 # calibration that refuses (its rounds disagree: a loaded host) is tried
 # again, up to 5 times; --tolerance F is passed to calibrate (its default
@@ -108,7 +110,7 @@ gcc -O2 -I "$ROOT/src" -o "$WORK/clock_ghz" "$ROOT/bench/clock_ghz.c" "$ROOT/src
 calibrate() {
     local try
     for try in 1 2 3 4 5; do
-        "$AUGUR" machine calibrate --quick ${TOLERANCE:+--tolerance "$TOLERANCE"} \
+        "$AUGUR" machine calibrate --quick --measured-capacity ${TOLERANCE:+--tolerance "$TOLERANCE"} \
             --output "$WORK/$1/host-$2.yaml" 2> "$WORK/$1/calibrate.err" && { echo "$WORK/$1/host-$2.yaml"; return; }
         echo "time_bench: $1: calibration $try refused: $(tail -1 "$WORK/$1/calibrate.err")" >&2
     done
@@ -169,7 +171,7 @@ LOAD_AFTER=$(uptime | sed 's/.*load average: //')
 GHZ_AFTER=$([ -x "$WORK/clock_ghz" ] && "$WORK/clock_ghz" 301 | cut -d" " -f1 || echo "-")
 
 report() {
-    echo "CPU: $CPU_MODEL ($(nproc) CPUs; detect took its core from $NEAREST). Machine: ${MACHINE:-this host, detected, then calibrated (--quick${TOLERANCE:+ --tolerance $TOLERANCE}) before each timed run: WORK/KERNEL/host-REP.yaml; medians of the predictions and of the runs}; clock measured after the timing: $GHZ_AFTER GHz; load average before training: $LOAD_BEFORE; after timing: $LOAD_AFTER"
+    echo "CPU: $CPU_MODEL ($(nproc) CPUs; detect took its core from $NEAREST). Machine: ${MACHINE:-this host, detected, then calibrated (--quick --measured-capacity${TOLERANCE:+ --tolerance $TOLERANCE}) before each timed run: WORK/KERNEL/host-REP.yaml; medians of the predictions and of the runs}; clock measured after the timing: $GHZ_AFTER GHz; load average before training: $LOAD_BEFORE; after timing: $LOAD_AFTER"
     echo
     echo "| kernel | N | host (medians): clock, memory latency, bandwidth | predicted s | of it page faults s | of it mispredictions s | wall s | user s | sys s | error % (wall) | error % (user+sys) | loop bounds (share of predicted time) |"
     echo "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
