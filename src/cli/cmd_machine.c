@@ -2,8 +2,6 @@
  * list the known ones, show or check one, and describe this host from the
  * hardware (detect) and from measurements (calibrate).  Exit status: 0
  * success, 2 usage error, 1 other errors. */
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +11,7 @@
 #include "cli/options.h"
 #include "cli/output_file.h"
 #include "machine/machine.h"
+#include "util/parse.h"
 
 typedef struct machine_cli {
     const char *output;              /* --output FILE, NULL for stdout */
@@ -59,15 +58,12 @@ static void print_help(FILE *to)
 static int parse_option(int opt, const char *arg, void *ctx)
 {
     machine_cli *o = ctx;
-    char *end;
     switch (opt) {
     case 'o':
         o->output = arg;
         return 0;
     case 't':
-        errno = 0;
-        o->cal.tolerance = strtod(arg, &end);
-        if (errno || end == arg || *end || !(o->cal.tolerance >= 1) || isinf(o->cal.tolerance))
+        if (parse_double(arg, &o->cal.tolerance) != 0 || !(o->cal.tolerance >= 1))
             return cli_usage_error("machine", "--tolerance '%s': give a factor of at least 1, such as 1.5", arg);
         break;
     case 'c':

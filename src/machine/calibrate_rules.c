@@ -4,6 +4,8 @@
  * (calibrate_rules.h). */
 #include "machine/calibrate_rules.h"
 
+#include "util/numfmt.h"
+
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -64,12 +66,9 @@ void cal_spread_text(const cal_series *s, char *buf, size_t len)
 
 void cal_figure(double x, char *buf, size_t len)
 {
-    snprintf(buf, len, "%#.3g", x); /* '#': 4.00, not 4, beside 4 */
-    if (strchr(buf, 'e') && fabs(x) >= 1)
-        snprintf(buf, len, "%.0f", strtod(buf, NULL)); /* 1.23e+03 -> 1230 */
-    size_t n = strlen(buf);
-    if (n > 1 && buf[n - 1] == '.')
-        buf[n - 1] = '\0'; /* 223. -> 223 */
+    char fig[NUMFMT_LEN];
+    numfmt_fixed(numfmt_round_sig(x, 3), numfmt_decimals(fabs(x), 3), NUM_PLAIN, fig);
+    snprintf(buf, len, "%s", fig);
 }
 
 void cal_rounds_text(const cal_series *s, char *buf, size_t len)

@@ -190,9 +190,10 @@ typedef struct machine_calibrate_options {
  * progress, every figure's rounds and spread, the machine's load average
  * (with a warning when it is above the CPUs) and each field changed, old
  * -> new; `note` receives the same for machine_write's comment.  Returns
- * 0; -1 with err when out of memory, or, m unchanged, when a written
- * figure's rounds disagree by more than o->tolerance (err names each, its
- * rounds and their max/min). */
+ * 0; -1 with err when out of memory; when a written figure's rounds
+ * disagree beyond o->tolerance (m unchanged; err names each figure, its
+ * rounds and how far they are from it); or when a figure measured is past
+ * machine_load's limits (machine_validate). */
 int machine_calibrate(machine *m, const machine_calibrate_options *o, FILE *screen, char *note, size_t notelen,
                       char *err, size_t errlen);
 
