@@ -1,7 +1,7 @@
 /* clock_ghz.c — the clock this core really runs at, for time predictions:
  * `augur machine calibrate`'s own probe (calibrate_clock_ghz, a timed chain
  * of dependent 64-bit adds, the fastest of REPS chains), as a small program
- * that bench/time_bench.sh runs just before its timings.  /proc/cpuinfo's
+ * that bench/time_bench.sh runs after its timings.  /proc/cpuinfo's
  * "cpu MHz" under KVM is the TSC's, not the core's, hence this.
  * Build: cc -O2 -I src -o clock_ghz bench/clock_ghz.c src/machine/calibrate_probes.c
  * usage: clock_ghz [REPS]   prints "GHZ NS_PER_ADD" */

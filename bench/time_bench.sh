@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # time_bench.sh — predicted time of `augur predict --machine` against native
-# run time on this host (issue 5, deliverable 5b).
+# run time on whatever host it runs on, described by the host itself (issue
+# 5, deliverable 5b; issue 22: no description named for a CPU the host may
+# not have).
 #
 # For each kernel of bench/model_kernels (gcc -O2 -g -march=x86-64-v2):
 #   train     five small runs under `augur collect --param N=v`, then
@@ -18,22 +20,25 @@
 # the CPU time (user + sys): on a shared host the wall time also holds the time
 # the process waited for a core, which no model of the program predicts.
 #
-# HOST is, with --calibrate, what `augur machine calibrate --quick` writes
-# seconds before each timed run (WORK/KERNEL/host-REP.yaml; the prediction
-# is then the median of the REPS predictions, one per run, each for the host
-# as calibrated just before that run:
-# clock, latencies, last-level capacity, triad bandwidth, page-fault cost
-# measured here; the memory figures of this shared host move within
-# minutes); with
-# --machine FILE that file; else machines/sapphire-rapids.yaml (the nearest
-# published description of this Emerald Rapids under KVM; docs/machines.md)
-# with core.clock_ghz set to the clock measured by bench/clock_ghz.c (a chain
-# of dependent adds, one cycle each: GHz = adds / ns, least time of 301
-# repetitions of 5-8 ms).  The load average (uptime) is printed before
-# training and after timing.
+# HOST is the host's own description: `augur machine detect` (hwloc's caches,
+# the nearest shipped description's core; WORK/host-detected.yaml, written
+# once to record what the host was taken for), then `augur machine calibrate
+# --quick --measured-capacity` seconds before each timed run
+# (WORK/KERNEL/host-REP.yaml: clock, cache and memory latencies, triad
+# bandwidth, page-fault cost measured here, the geometry as detected but for
+# the last level's size, which is the share of it one core reaches: on a
+# shared host, what its programs see; the memory figures of a shared host
+# move within minutes).  The prediction is the median of the REPS predictions,
+# one per run, each for the host as calibrated just before that run.  A
+# calibration that refuses (its rounds disagree: a loaded host) is tried
+# again, up to 5 times; --tolerance F is passed to calibrate (its default
+# 1.5 unless given).  With --machine FILE that file instead (for a host
+# described by hand).  The report's first line names the CPU (lscpu's
+# "Model name"), the description detect took the core from, and the load
+# average (uptime) before training and after timing.
 #
 # usage: bench/time_bench.sh [--kernels "triad ..."] [--markdown FILE] [--work DIR]
-#                            [--machine FILE | --calibrate] [--reps N] [--no-timing]
+#                            [--machine FILE] [--tolerance F] [--reps N] [--no-timing]
 #   --no-timing  train and predict only (WORK/time-predicted.txt)
 # Environment: BUILD_DIR (default: build), WORK (default /tmp/augur-time-bench).
 set -euo pipefail
@@ -43,7 +48,7 @@ case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
 AUGUR=$BUILD_DIR/augur
 WORK=${WORK:-/tmp/augur-time-bench}
 KERNELS="dot matmul sort triad jacobi1d stencil2d trisolve spmv chase"
-MARKDOWN= MACHINE= REPS=5 TIMING=1 CALIBRATE=0
+MARKDOWN= MACHINE= REPS=5 TIMING=1 TOLERANCE=
 die() { echo "time_bench.sh: $*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
     case $1 in
@@ -51,16 +56,16 @@ while [ $# -gt 0 ]; do
     --markdown) MARKDOWN=$2; shift 2 ;;
     --work) WORK=$2; shift 2 ;;
     --machine) MACHINE=$2; shift 2 ;;
-    --calibrate) CALIBRATE=1; shift ;;
+    --tolerance) TOLERANCE=$2; shift 2 ;;
     --reps) REPS=$2; shift 2 ;;
     --no-timing) TIMING=0; shift ;;
     *) echo "time_bench.sh: unknown option $1 (see the header of the script)" >&2; exit 2 ;;
     esac
 done
-[ "$CALIBRATE" = 0 ] || [ -z "$MACHINE" ] || { echo "time_bench.sh: give --machine FILE or --calibrate, not both" >&2; exit 2; }
+[[ -z $TOLERANCE || $TOLERANCE =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "time_bench.sh: --tolerance '$TOLERANCE' is not a number" >&2; exit 2; }
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || { echo "time_bench.sh: --reps '$REPS' is not a positive number" >&2; exit 2; }
 [ -x "$AUGUR" ] || die "no $AUGUR: build first (BUILD_DIR=...)"
-for c in valgrind jq gcc /usr/bin/time; do command -v $c >/dev/null || die "$c is missing (apt-get install ${c##*/})"; done
+for c in valgrind jq gcc lscpu /usr/bin/time; do command -v $c >/dev/null || die "$c is missing (apt-get install ${c##*/})"; done
 mkdir -p "$WORK"
 
 # Training sizes (five, small: 0.3-3 s each under augur collect) and the native size T.
@@ -73,6 +78,10 @@ declare -A TARGET=([dot]=1000000 [matmul]=1500 [sort]=15000000 [triad]=16000000 
 for k in $KERNELS; do [ -n "${TARGET[$k]:-}" ] || die "unknown kernel '$k' (one of: ${!TARGET[*]})"; done
 
 LOAD_BEFORE=$(uptime | sed 's/.*load average: //')
+# Which CPU gives the figures: lscpu's model name, and what detect takes it for.
+CPU_MODEL=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
+"$AUGUR" machine detect --output "$WORK/host-detected.yaml" || die "augur machine detect failed"
+NEAREST=$(sed -n 's/^# ports, classes, TLBs, memory, cache latencies and bandwidths: \([^ ]*\) .*/\1/p' "$WORK/host-detected.yaml")
 
 source "$ROOT/bench/train_lib.sh" # train K
 
@@ -89,29 +98,23 @@ ROWS=$WORK/time-rows.txt
 : > "$ROWS"
 : > "$ROWS.pred"
 for k in $KERNELS; do train "$k"; echo "time_bench: $k trained" >&2; done
-# The clock is measured after training (augur's own runs would slow it) and just
-# before the predictions and the timing: on this shared VM it moves with the load.
-# The host description: calibrated before each kernel (--calibrate), a given
-# file, or sapphire-rapids at the measured clock.
+# The clock after the timing (bench/clock_ghz.c: calibrate's own probe), for
+# the report's first line.
 gcc -O2 -I "$ROOT/src" -o "$WORK/clock_ghz" "$ROOT/bench/clock_ghz.c" "$ROOT/src/machine/calibrate_probes.c"
-if [ "$CALIBRATE" = 0 ] && [ -z "$MACHINE" ]; then
-    read -r GHZ NS < <("$WORK/clock_ghz" 301)
-    MACHINE=$WORK/host.yaml
-    awk -v g="$GHZ" '/^  clock_ghz:/ { print "  clock_ghz: " g "   # measured by bench/clock_ghz.c"; next } { print }' \
-        "$ROOT/machines/sapphire-rapids.yaml" > "$MACHINE.tmp"
-    "$AUGUR" machine check "$MACHINE.tmp" >/dev/null || die "the host description $MACHINE.tmp does not load"
-    mv "$MACHINE.tmp" "$MACHINE"
-    echo "time_bench: clock $GHZ GHz (a dependent add takes $NS ns); host description $MACHINE" >&2
-fi
 
-# calibrate K R — WORK/K/host-R.yaml from `augur machine calibrate --quick`,
-# seconds before K's R-th timed run: the memory figures of this shared host
-# move by 30-50% within minutes (docs/machines.md), so each run is predicted
-# for the host as it is while that run runs.
+# calibrate K R — WORK/K/host-R.yaml from `augur machine calibrate --quick`
+# (which detects first), seconds before K's R-th timed run: the memory
+# figures of a shared host move by 30-50% within minutes (docs/machines.md),
+# so each run is predicted for the host as it is while that run runs.  A
+# refusal (rounds that disagree under load) is tried again, 5 times in all.
 calibrate() {
-    "$AUGUR" machine calibrate --quick --output "$WORK/$1/host-$2.yaml" 2> "$WORK/$1/calibrate.err" ||
-        die "augur machine calibrate failed: $(cat "$WORK/$1/calibrate.err")"
-    echo "$WORK/$1/host-$2.yaml"
+    local try
+    for try in 1 2 3 4 5; do
+        "$AUGUR" machine calibrate --quick --measured-capacity ${TOLERANCE:+--tolerance "$TOLERANCE"} \
+            --output "$WORK/$1/host-$2.yaml" 2> "$WORK/$1/calibrate.err" && { echo "$WORK/$1/host-$2.yaml"; return; }
+        echo "time_bench: $1: calibration $try refused: $(tail -1 "$WORK/$1/calibrate.err")" >&2
+    done
+    die "augur machine calibrate refused 5 times (see $WORK/$1/calibrate.err; a quieter host, or --tolerance)"
 }
 
 # host_summary FILE — "GHz ns GB/s" of a description: clock, memory latency, one core's bandwidth
@@ -146,11 +149,11 @@ for k in $KERNELS; do
     : > "$WORK/$k/reps.txt"
     for r in $(seq "$REPS"); do
         m=$MACHINE
-        [ "$CALIBRATE" = 0 ] || m=$(calibrate "$k" "$r")
+        [ -n "$MACHINE" ] || m=$(calibrate "$k" "$r")
         read -r pred pf mp labels < <(predict_kernel "$k" "$m")
         [ "$TIMING" = 1 ] && times=$(time_once "$k") || times="0 0 0"
         echo "$pred $pf $mp $labels $times $(host_summary "$m")" >> "$WORK/$k/reps.txt"
-        [ "$CALIBRATE" = 1 ] || [ "$TIMING" = 1 ] || break # one prediction of a fixed host is enough
+        [ -z "$MACHINE" ] || [ "$TIMING" = 1 ] || break # one prediction of a fixed host is enough
     done
     reps=$WORK/$k/reps.txt
     pred=$(median_of 1 "$reps") pf=$(median_of 2 "$reps") mp=$(median_of 3 "$reps") labels=$(tail -1 "$reps" | cut -d" " -f4)
@@ -168,7 +171,7 @@ LOAD_AFTER=$(uptime | sed 's/.*load average: //')
 GHZ_AFTER=$([ -x "$WORK/clock_ghz" ] && "$WORK/clock_ghz" 301 | cut -d" " -f1 || echo "-")
 
 report() {
-    echo "Machine: ${MACHINE:-calibrated (--quick) before each timed run: WORK/KERNEL/host-REP.yaml; medians of the predictions and of the runs}; clock measured after the timing: $GHZ_AFTER GHz; load average before training: $LOAD_BEFORE; after timing: $LOAD_AFTER"
+    echo "CPU: $CPU_MODEL ($(nproc) CPUs; detect took its core from $NEAREST). Machine: ${MACHINE:-this host, detected, then calibrated (--quick --measured-capacity${TOLERANCE:+ --tolerance $TOLERANCE}) before each timed run: WORK/KERNEL/host-REP.yaml; medians of the predictions and of the runs}; clock measured after the timing: $GHZ_AFTER GHz; load average before training: $LOAD_BEFORE; after timing: $LOAD_AFTER"
     echo
     echo "| kernel | N | host (medians): clock, memory latency, bandwidth | predicted s | of it page faults s | of it mispredictions s | wall s | user s | sys s | error % (wall) | error % (user+sys) | loop bounds (share of predicted time) |"
     echo "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"

@@ -11,10 +11,12 @@
 #include "cli/options.h"
 #include "cli/output_file.h"
 #include "machine/machine.h"
+#include "util/parse.h"
 
 typedef struct machine_cli {
-    const char *output; /* --output FILE, NULL for stdout */
-    int quick;          /* --quick */
+    const char *output;              /* --output FILE, NULL for stdout */
+    int calibrate_only;              /* an option only calibrate takes was given */
+    machine_calibrate_options cal;   /* --quick, --tolerance, --measured-capacity */
 } machine_cli;
 
 static void print_help(FILE *to)
@@ -24,7 +26,7 @@ static void print_help(FILE *to)
             "       augur machine show NAME|FILE\n"
             "       augur machine check NAME|FILE\n"
             "       augur machine detect [--output FILE]\n"
-            "       augur machine calibrate [--output FILE] [--quick]\n"
+            "       augur machine calibrate [--output FILE] [--quick] [--tolerance F] [--measured-capacity]\n"
             "\n"
             "Machine descriptions (YAML, docs/machines.md): a core's ports and instruction classes,\n"
             "its caches, TLBs and memory, for predictions with --machine NAME|FILE.\n"
@@ -35,13 +37,19 @@ static void print_help(FILE *to)
             "  check      validate a description; errors name FILE:LINE: field\n"
             "  detect     describe this host: cores and caches from hwloc, the rest from the\n"
             "             nearest known description (named in the output's header comment)\n"
-            "  calibrate  detect, then measure the latency of each cache level and of memory\n"
-            "             (pointer chase) and one core's read bandwidth; under a minute\n"
+            "  calibrate  detect, then measure the clock, the latency of each cache level and of\n"
+            "             memory (pointer chase), one core's bandwidth and the page-fault cost, in\n"
+            "             interleaved rounds; shows every figure's rounds and every field changed;\n"
+            "             the cache geometry stays as detected\n"
             "\n"
             "options:\n"
             "  --output FILE  write the description to FILE (a temporary beside it, checked, then renamed)\n"
             "                 instead of standard output\n"
-            "  --quick        calibrate with fewer, shorter measurements (a few seconds)\n"
+            "  --quick        calibrate with fewer rounds and pieces (seconds; the full one, under a minute)\n"
+            "  --tolerance F  refuse (exit 1, nothing written) when fewer than half the rounds of a figure\n"
+            "                 written lie within the factor F of it (default 1.5; 1 refuses any difference)\n"
+            "  --measured-capacity  let the last cache level's size be the reach its sweep measures\n"
+            "                 (a share of a shared cache) instead of the size hwloc reports\n"
             "  -h, --help     show this help\n"
             "\n"
             "Exit status: 0 success, 2 usage error, 1 other errors.\n");
@@ -50,10 +58,22 @@ static void print_help(FILE *to)
 static int parse_option(int opt, const char *arg, void *ctx)
 {
     machine_cli *o = ctx;
-    if (opt == 'o')
+    switch (opt) {
+    case 'o':
         o->output = arg;
-    else
-        o->quick = 1;
+        return 0;
+    case 't':
+        if (parse_double(arg, &o->cal.tolerance) != 0 || !(o->cal.tolerance >= 1))
+            return cli_usage_error("machine", "--tolerance '%s': give a factor of at least 1, such as 1.5", arg);
+        break;
+    case 'c':
+        o->cal.measured_capacity = 1;
+        break;
+    default:
+        o->cal.quick = 1;
+        break;
+    }
+    o->calibrate_only = 1;
     return 0;
 }
 
@@ -133,7 +153,7 @@ static int write_file(const char *path, const machine *m, const char *note)
 static int describe_host(const machine_cli *o, int calibrate)
 {
     machine m;
-    char note[4096] = "", err[2048];
+    char note[16384] = "", err[4096];
     if (o->output && output_check(o->output, err, sizeof err) != 0) {
         fprintf(stderr, "augur machine: %s; nothing was measured\n", err);
         return EXIT_FAILURE_OTHER;
@@ -143,7 +163,7 @@ static int describe_host(const machine_cli *o, int calibrate)
         return EXIT_FAILURE_OTHER;
     }
     int rc = 0;
-    if (calibrate && machine_calibrate(&m, o->quick, stderr, note, sizeof note, err, sizeof err) != 0) {
+    if (calibrate && machine_calibrate(&m, &o->cal, stderr, note, sizeof note, err, sizeof err) != 0) {
         fprintf(stderr, "augur machine: %s\n", err);
         rc = -1;
     }
@@ -161,8 +181,10 @@ static int run_action(const char *act, const machine_cli *o, int nargs, char **a
         return cli_usage_error("machine", "'%s' takes no argument, got '%s'", act, args[0]);
     if (wants && nargs != 1)
         return cli_usage_error("machine", "'%s' takes one NAME or FILE", act);
-    if ((o->output || o->quick) && strcmp(act, "calibrate") && (o->quick || strcmp(act, "detect")))
-        return cli_usage_error("machine", "'%s' takes no --output or --quick", act);
+    if (o->calibrate_only && strcmp(act, "calibrate"))
+        return cli_usage_error("machine", "'%s' takes no --quick, --tolerance or --measured-capacity", act);
+    if (o->output && strcmp(act, "calibrate") && strcmp(act, "detect"))
+        return cli_usage_error("machine", "'%s' takes no --output", act);
     if (!strcmp(act, "list"))
         return list_machines();
     if (wants)
@@ -177,10 +199,12 @@ int cmd_machine(int argc, char **argv)
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
         {"quick", no_argument, NULL, 'q'},
+        {"tolerance", required_argument, NULL, 't'},
+        {"measured-capacity", no_argument, NULL, 'c'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    machine_cli o = {NULL, 0};
+    machine_cli o = {.cal = {.tolerance = 1.5}};
     int first;
     int rc = cli_getopt("machine", argc, argv, longopts, parse_option, &o, &first);
     if (rc == SHOW_HELP) {

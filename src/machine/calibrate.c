@@ -1,43 +1,81 @@
-/* calibrate.c — the host's latencies and bandwidth, measured (machine.h,
+/* calibrate.c — the host's latencies and bandwidths, measured (machine.h,
  * machine_calibrate): a pointer chase through a random cyclic permutation
- * of cache lines in a buffer of half of each cache level and in one well
- * past the last level (each load depends on the one before, so the time
- * per step is the load-to-use latency), a read-sum and a STREAM triad over
- * buffers of that size for one core's streaming bandwidth; the clock and
- * the page-fault cost are calibrate_probes.c's.  Buffers are 2 MiB aligned
- * and advised to transparent huge pages so TLB misses stay out of the
- * cache latencies.  Latencies are the least of several repetitions, the
- * bandwidths their best (other processes only ever add time). */
-#define _GNU_SOURCE /* madvise's MADV_HUGEPAGE */
+ * of cache lines over half of each cache level, over a sweep from twice the
+ * level above to half the last level, and over a buffer well past the last
+ * level (each load depends on the one before, so the time per step is the
+ * load-to-use latency); a read-sum and a STREAM triad over buffers of that
+ * size for one core's streaming bandwidth; the clock and the page-fault
+ * cost are calibrate_probes.c's.  Buffers are 2 MiB aligned and advised to
+ * transparent huge pages so TLB misses stay out of the cache latencies.
+ *
+ * Every quantity is measured once per round, the rounds one after the
+ * other, each time as many short timed pieces; calibrate_rules.c says what
+ * the rounds make (least time, most bandwidth, refusal when they disagree)
+ * and this file applies it to the description and says what changed. */
+#define _GNU_SOURCE /* madvise's MADV_HUGEPAGE, open_memstream */
 #include "machine/machine.h"
 
 #include "machine/calibrate_probes.h"
+#include "machine/calibrate_rules.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 
 #define HUGE_PAGE (2u << 20)
+#define MAX_CHASES (MACHINE_MAX_CACHES + 64) /* levels, a sweep of at most 63 doublings, memory */
+#define MAX_SERIES (MAX_CHASES + 4)
+#define MAX_CHANGES (2 * MACHINE_MAX_CACHES + 6)
 
 /* How much measuring a run does. */
 typedef struct plan {
-    int reps;          /* repetitions (at most 16): least latency, best bandwidth */
-    size_t steps;      /* pointer-chase steps per repetition */
-    uint64_t mem_cap;  /* largest buffer for memory, bytes */
-    int clock_reps;    /* add chains timed for the clock */
-    size_t fault_bytes; /* fresh mapping touched per page-fault repetition */
+    int rounds;          /* interleaved rounds, at most CAL_MAX_ROUNDS */
+    int pieces;          /* timed pieces per quantity per round, at most CAL_MAX_PIECES */
+    double piece_ns;     /* a chase piece's length: well inside a time slice under load */
+    int clock_chains;    /* add chains per round; the round's clock is the fastest */
+    size_t fault_pages;  /* fresh pages touched per page-fault piece */
+    size_t stream_piece; /* bytes a bandwidth piece moves */
+    uint64_t mem_cap;    /* largest buffer for memory, bytes */
 } plan;
 
-/* The least of x[0..n) (infinity when n is 0). */
-static double least(const double *x, int n)
-{
-    double b = INFINITY;
-    for (int i = 0; i < n; i++)
-        b = x[i] < b ? x[i] : b;
-    return b;
-}
+static const plan quick_plan = {5, 15, 5e4, 20, 64, 1u << 20, 512u << 20};
+static const plan full_plan = {11, 41, 5e4, 33, 64, 1u << 20, 512u << 20};
+
+/* One pointer-chase buffer and where its chase goes on from. */
+typedef struct chase_buf {
+    uint64_t bytes;
+    char *buf;
+    size_t lines; /* cache lines in its cycle */
+    size_t steps; /* loads per timed piece */
+    void **at;    /* the next load's address: a piece goes on where the last stopped */
+    int warm;     /* a cache level's buffer: one untimed lap before each round's pieces */
+} chase_buf;
+
+/* Everything measured: the buffers, and a series per quantity in the order
+ * clock, chases (levels but the last at half their size, the last level's
+ * sweep, memory), read-sum, triad, page faults. */
+typedef struct bench {
+    plan pl;
+    int nchase, nlevels, nsweep; /* chases: nlevels half-size levels, nsweep sweep buffers, memory */
+    chase_buf ch[MAX_CHASES];
+    const uint64_t *read; /* the read-sum's stream: memory's chase buffer */
+    size_t read_words, read_at;
+    double *a, *b, *c; /* the triad's arrays */
+    size_t triad_n, triad_at;
+    cal_series s[MAX_SERIES];
+} bench;
+
+enum { S_CLOCK = 0 };
+#define S_CHASE(i) (1 + (i))
+#define S_READ(b) (1 + (b)->nchase)
+#define S_TRIAD(b) (2 + (b)->nchase)
+#define S_FAULT(b) (3 + (b)->nchase)
+#define S_MEM(b) S_CHASE((b)->nchase - 1)
 
 /* xorshift64*: a deterministic stream, so runs chase the same cycle. */
 static uint64_t next_random(uint64_t *s)
@@ -82,36 +120,15 @@ static int link_cycle(char *buf, size_t n, size_t line)
     return 0;
 }
 
-/* Follow `steps` links from *p; the loads are dependent, so none overlap.
- * The empty asm takes the end pointer as an input, so the compiler must
- * compute it: the loop stays at -O2. */
-static void chase(void **p, size_t steps)
+/* Follow `steps` links from p and return where they end; the loads are
+ * dependent, so none overlap.  The empty asm takes the end pointer, so the
+ * loop stays at -O2. */
+static void **chase(void **p, size_t steps)
 {
     for (size_t i = 0; i < steps; i++)
         p = (void **)*p;
-    __asm__ volatile("" : : "r"(p));
-}
-
-/* The fewest nanoseconds per dependent load over a `bytes` buffer among
- * the repetitions (other processes only ever add time, so the minimum is
- * the least disturbed); -1 when out of memory. */
-static double chase_latency_ns(size_t bytes, size_t line, const plan *pl)
-{
-    size_t n = bytes / line;
-    char *buf = huge_alloc(n * line);
-    if (!buf || link_cycle(buf, n, line) != 0) {
-        free(buf);
-        return -1;
-    }
-    chase((void **)buf, n < pl->steps ? n : pl->steps); /* warm the caches and TLBs */
-    double t[16];
-    for (int r = 0; r < pl->reps; r++) {
-        double t0 = calibrate_now_ns();
-        chase((void **)buf, pl->steps);
-        t[r] = (calibrate_now_ns() - t0) / (double)pl->steps;
-    }
-    free(buf);
-    return least(t, pl->reps);
+    __asm__ volatile("" : "+r"(p));
+    return p;
 }
 
 /* Sum the words of buf; the sum is an input of an empty asm, so the loads
@@ -124,25 +141,6 @@ static void read_sum(const uint64_t *buf, size_t words)
     __asm__ volatile("" : : "r"(s));
 }
 
-/* The best GB/s (10^9 bytes/s) of a read-sum over `bytes` (as STREAM
- * reports its best time: other processes only take bandwidth away); -1
- * when out of memory. */
-static double stream_gbs(size_t bytes, const plan *pl)
-{
-    uint64_t *buf = huge_alloc(bytes);
-    if (!buf)
-        return -1;
-    memset(buf, 1, bytes); /* fault every page in before timing */
-    double t[16];
-    for (int r = 0; r < pl->reps; r++) {
-        double t0 = calibrate_now_ns();
-        read_sum(buf, bytes / sizeof *buf);
-        t[r] = calibrate_now_ns() - t0;
-    }
-    free(buf);
-    return (double)bytes / least(t, pl->reps);
-}
-
 /* One pass of a[i] = b[i] + 3 c[i] over n doubles. */
 static void triad(double *a, const double *b, const double *c, size_t n)
 {
@@ -151,238 +149,536 @@ static void triad(double *a, const double *b, const double *c, size_t n)
     __asm__ volatile("" : : "r"(a) : "memory");
 }
 
-/* The best GB/s of a STREAM triad over three arrays of bytes / 4 each,
- * counted as the bytes that move: 32 per element (b and c read, a read
- * for the write-allocate and written back).  The memory model counts the
- * same (a stored line's miss and its write-back), so this prices mixed
- * read and write streams as the model sees them.  -1 when out of memory. */
-static double triad_gbs(size_t bytes, const plan *pl)
+/* "16 KiB" or "128 MiB". */
+static void size_text(uint64_t bytes, char *buf, size_t len)
 {
-    size_t n = bytes / 4 / sizeof(double);
-    double *a = huge_alloc(n * sizeof *a), *b = huge_alloc(n * sizeof *b), *c = huge_alloc(n * sizeof *c);
-    if (!a || !b || !c) {
-        free(a), free(b), free(c);
-        return -1;
-    }
-    memset(a, 0, n * sizeof *a); /* fault every page in before timing */
-    memset(b, 0, n * sizeof *b);
-    memset(c, 0, n * sizeof *c);
-    double t[16];
-    for (int r = 0; r < pl->reps; r++) {
+    if (bytes % (1u << 20) == 0)
+        snprintf(buf, len, "%llu MiB", (unsigned long long)(bytes >> 20));
+    else
+        snprintf(buf, len, "%llu KiB", (unsigned long long)(bytes >> 10));
+}
+
+/* Loads per piece of about piece_ns, from the fastest of three probes of
+ * 256 loads (a probe a preemption hits only shortens the pieces). */
+static size_t piece_steps(chase_buf *c, double piece_ns)
+{
+    double best = INFINITY;
+    for (int k = 0; k < 3; k++) {
         double t0 = calibrate_now_ns();
-        triad(a, b, c, n);
-        t[r] = calibrate_now_ns() - t0;
+        c->at = chase(c->at, 256);
+        double ns = (calibrate_now_ns() - t0) / 256;
+        best = ns < best ? ns : best;
     }
-    free(a), free(b), free(c);
-    return 4.0 * (double)(n * sizeof(double)) / least(t, pl->reps);
+    double steps = piece_ns / (best > 0 ? best : 1);
+    return steps < 64 ? 64 : steps > (1 << 22) ? 1 << 22 : (size_t)steps;
+}
+
+/* A chase over `bytes`, its series named "WHAT (chase over SIZE)"; -1 when
+ * out of memory. */
+static int chase_init(bench *b, uint64_t bytes, size_t line, int warm, const char *what)
+{
+    chase_buf *c = &b->ch[b->nchase];
+    cal_series *s = &b->s[S_CHASE(b->nchase)];
+    char size[32];
+    size_text(bytes, size, sizeof size);
+    snprintf(s->what, sizeof s->what, "%s (chase over %s)", what, size);
+    s->unit = "ns";
+    b->nchase++;
+    c->bytes = bytes;
+    c->lines = bytes / line;
+    c->warm = warm;
+    if (!(c->buf = huge_alloc(c->lines * line)) || link_cycle(c->buf, c->lines, line) != 0)
+        return -1;
+    c->at = (void **)c->buf;
+    if (warm)
+        c->at = chase(c->at, c->lines);
+    c->steps = piece_steps(c, b->pl.piece_ns);
+    return 0;
 }
 
 /* The memory buffer: 4x the last level, at least 64 MiB, at most the cap. */
-static size_t memory_bytes(const machine *m, const plan *pl)
+static uint64_t memory_bytes(const machine *m, const plan *pl)
 {
     uint64_t b = 4 * m->cache[m->ncaches - 1].size;
     if (b < (64u << 20))
         b = 64u << 20;
-    return (size_t)(b < pl->mem_cap ? b : pl->mem_cap);
+    return b < pl->mem_cap ? b : pl->mem_cap;
 }
 
-static void progress_line(FILE *progress, const char *what, int step, int steps)
+/* The chase buffers: levels but the last at half their size; the last
+ * level's sweep, 2x the level above, 4x, ... up to half its size (none
+ * when it is not 4x the level above; a single level is measured at half
+ * its size); memory.  -1 when out of memory. */
+static int chases_init(bench *b, const machine *m)
 {
-    if (progress) {
-        fprintf(progress, "calibrating %s (%d/%d)...\n", what, step, steps);
-        fflush(progress);
+    size_t line = m->cache[0].line;
+    uint32_t last = m->ncaches - 1;
+    b->nlevels = last > 0 ? (int)last : 1;
+    for (int i = 0; i < b->nlevels; i++) {
+        char what[48];
+        snprintf(what, sizeof what, "%s latency", m->cache[i].name);
+        if (chase_init(b, m->cache[i].size / 2, line, 1, what) != 0)
+            return -1;
     }
+    uint64_t from = last > 0 ? 2 * m->cache[last - 1].size : UINT64_MAX; /* one level: no sweep */
+    for (uint64_t s = from; s <= m->cache[last].size / 2; s *= 2) {
+        char what[48];
+        snprintf(what, sizeof what, "%s sweep", m->cache[last].name);
+        if (chase_init(b, s, line, 1, what) != 0)
+            return -1;
+        b->nsweep++;
+    }
+    return chase_init(b, memory_bytes(m, &b->pl), line, 0, "memory latency");
 }
 
-/* Append printf-style text to note. */
-__attribute__((format(printf, 3, 4))) static void note_add(char *note, size_t notelen, const char *fmt, ...)
+/* The streams of the bandwidths: the read-sum over memory's chase buffer,
+ * the triad over three arrays of a quarter of it each, every page faulted
+ * in before timing.  -1 when out of memory. */
+static int streams_init(bench *b)
 {
-    size_t len = strlen(note);
+    const chase_buf *mem = &b->ch[b->nchase - 1];
+    b->read = (const uint64_t *)mem->buf;
+    b->read_words = mem->bytes / sizeof(uint64_t);
+    b->triad_n = mem->bytes / 4 / sizeof(double);
+    size_t bytes = b->triad_n * sizeof(double);
+    if (!(b->a = huge_alloc(bytes)) || !(b->b = huge_alloc(bytes)) || !(b->c = huge_alloc(bytes)))
+        return -1;
+    memset(b->a, 0, bytes);
+    memset(b->b, 0, bytes);
+    memset(b->c, 0, bytes);
+    char piece[32], size[32];
+    size_text(b->pl.stream_piece, piece, sizeof piece);
+    size_text(mem->bytes, size, sizeof size);
+    snprintf(b->s[S_READ(b)].what, sizeof b->s[0].what, "read-sum bandwidth (%s pieces of %s)", piece, size);
+    snprintf(b->s[S_TRIAD(b)].what, sizeof b->s[0].what, "triad bandwidth (%s pieces of 3 x %llu MiB)", piece,
+             (unsigned long long)(bytes >> 20));
+    b->s[S_READ(b)].unit = b->s[S_TRIAD(b)].unit = "GB/s";
+    b->s[S_READ(b)].rate = b->s[S_TRIAD(b)].rate = 1;
+    return 0;
+}
+
+static void bench_free(bench *b)
+{
+    for (int i = 0; i < b->nchase; i++)
+        free(b->ch[i].buf);
+    free(b->a), free(b->b), free(b->c);
+}
+
+/* Set up every buffer and name every series; -1 when out of memory (what
+ * was allocated is freed by bench_free). */
+static int bench_init(bench *b, const machine *m, const plan *pl)
+{
+    memset(b, 0, sizeof *b);
+    b->pl = *pl;
+    snprintf(b->s[S_CLOCK].what, sizeof b->s[0].what, "clock (fastest of %d add chains)", pl->clock_chains);
+    b->s[S_CLOCK].unit = "GHz";
+    b->s[S_CLOCK].rate = 1;
+    if (chases_init(b, m) != 0 || streams_init(b) != 0)
+        return -1;
+    snprintf(b->s[S_FAULT(b)].what, sizeof b->s[0].what, "page fault (pieces of %zu fresh 4 KiB pages)",
+             pl->fault_pages);
+    b->s[S_FAULT(b)].unit = "ns";
+    return 0;
+}
+
+/* The median ns per load of one round of c's pieces (after a lap that
+ * brings a cache level's buffer back in). */
+static double chase_round(chase_buf *c, const plan *pl, double *t)
+{
+    if (c->warm)
+        c->at = chase(c->at, c->lines);
+    for (int p = 0; p < pl->pieces; p++) {
+        double t0 = calibrate_now_ns();
+        c->at = chase(c->at, c->steps);
+        t[p] = (calibrate_now_ns() - t0) / (double)c->steps;
+    }
+    return cal_median(t, (size_t)pl->pieces);
+}
+
+/* The median GB/s of one round of read-sum pieces, each going on where the
+ * last stopped. */
+static double read_round(bench *b, double *t)
+{
+    size_t words = b->pl.stream_piece / sizeof(uint64_t);
+    for (int p = 0; p < b->pl.pieces; p++) {
+        if (b->read_at + words > b->read_words)
+            b->read_at = 0;
+        double t0 = calibrate_now_ns();
+        read_sum(b->read + b->read_at, words);
+        t[p] = (double)b->pl.stream_piece / (calibrate_now_ns() - t0);
+        b->read_at += words;
+    }
+    return cal_median(t, (size_t)b->pl.pieces);
+}
+
+/* The median GB/s of one round of triad pieces, counted as the bytes that
+ * move: 32 per element (b and c read, a read for the write-allocate and
+ * written back).  The memory model counts the same (a stored line's miss
+ * and its write-back), so this prices mixed read and write streams as the
+ * model sees them. */
+static double triad_round(bench *b, double *t)
+{
+    size_t n = b->pl.stream_piece / 32;
+    for (int p = 0; p < b->pl.pieces; p++) {
+        if (b->triad_at + n > b->triad_n)
+            b->triad_at = 0;
+        size_t at = b->triad_at;
+        double t0 = calibrate_now_ns();
+        triad(b->a + at, b->b + at, b->c + at, n);
+        t[p] = 32.0 * (double)n / (calibrate_now_ns() - t0);
+        b->triad_at += n;
+    }
+    return cal_median(t, (size_t)b->pl.pieces);
+}
+
+/* One round of every quantity into round r of its series; -1 when a fresh
+ * mapping for the page faults fails. */
+static int measure_round(bench *b, int r)
+{
+    double t[CAL_MAX_PIECES];
+    b->s[S_CLOCK].round[r] = calibrate_clock_ghz(b->pl.clock_chains);
+    for (int i = 0; i < b->nchase; i++)
+        b->s[S_CHASE(i)].round[r] = chase_round(&b->ch[i], &b->pl, t);
+    b->s[S_READ(b)].round[r] = read_round(b, t);
+    b->s[S_TRIAD(b)].round[r] = triad_round(b, t);
+    if (calibrate_page_fault_pieces(b->pl.fault_pages, b->pl.pieces, t) != 0)
+        return -1;
+    b->s[S_FAULT(b)].round[r] = cal_median(t, (size_t)b->pl.pieces);
+    for (int i = 0; i <= S_FAULT(b); i++)
+        b->s[i].n = r + 1;
+    return 0;
+}
+
+/* The 1-minute load average, -1 when /proc/loadavg cannot be read. */
+static double load_average(void)
+{
+    double load = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &load) != 1)
+            load = -1;
+        fclose(f);
+    }
+    return load;
+}
+
+/* A field calibrate changed. */
+typedef struct change {
+    char field[64];
+    double was, now;
+    const cal_series *s; /* the series it comes from */
+} change;
+
+/* What the measurements make of the description, before it is changed. */
+typedef struct outcome {
+    double ghz;                         /* the clock cycles are counted at */
+    double ns[MACHINE_MAX_CACHES];      /* each level's hit latency; NAN: kept as described */
+    const cal_series *from[MACHINE_MAX_CACHES]; /* the series of ns[] */
+    cal_reach reach;                    /* the last level's, when it was swept */
+    uint64_t last_size;                 /* the last level's size to write */
+    int swept;
+} outcome;
+
+/* Each level's latency and the last level's size, as the rules say; marks
+ * the series whose values are written. */
+static void decide(bench *b, const machine *m, const machine_calibrate_options *o, outcome *out)
+{
+    cal_series *s = b->s;
+    uint32_t last = m->ncaches - 1;
+    out->ghz = cal_value(&s[S_CLOCK]) > 0 ? cal_value(&s[S_CLOCK]) : m->clock_ghz;
+    s[S_CLOCK].written = cal_value(&s[S_CLOCK]) > 0; /* 0 off x86-64: the described clock stays */
+    for (uint32_t i = 0; i < MACHINE_MAX_CACHES; i++)
+        out->ns[i] = NAN;
+    for (int i = 0; i < b->nlevels; i++) {
+        s[S_CHASE(i)].written = 1;
+        out->ns[i] = cal_value(&s[S_CHASE(i)]);
+        out->from[i] = &s[S_CHASE(i)];
+    }
+    out->last_size = m->cache[last].size;
+    out->swept = b->nsweep > 0;
+    if (out->swept) {
+        uint64_t bytes[MAX_CHASES];
+        double typical[MAX_CHASES];
+        for (int k = 0; k < b->nsweep; k++) {
+            bytes[k] = b->ch[b->nlevels + k].bytes;
+            typical[k] = cal_typical(&s[S_CHASE(b->nlevels + k)]);
+        }
+        cal_last_level_reach(&m->cache[last], &m->cache[last - 1], bytes, typical, b->nsweep, out->ns[last - 1],
+                             cal_value(&s[S_MEM(b)]), &out->reach);
+        /* a level that does not hold its size keeps its described latency
+         * with its described size; --measured-capacity takes both from the sweep */
+        int resized = o->measured_capacity && out->reach.size && !out->reach.holds;
+        int k = out->reach.holds || resized ? out->reach.latency : -1;
+        if (k >= 0) {
+            out->from[last] = &s[S_CHASE(b->nlevels + k)];
+            s[S_CHASE(b->nlevels + k)].written = 1;
+            out->ns[last] = cal_value(out->from[last]);
+        }
+        if (resized)
+            out->last_size = out->reach.size;
+    }
+    s[S_MEM(b)].written = s[S_TRIAD(b)].written = s[S_FAULT(b)].written = 1;
+}
+
+/* Set *field to now, and record the change when it is one. */
+static void set_field(change *ch, int *n, const char *field, double *at, double now, const cal_series *s)
+{
+    if (*at != now && *n < MAX_CHANGES) {
+        snprintf(ch[*n].field, sizeof ch[0].field, "%s", field);
+        ch[*n].was = *at;
+        ch[*n].now = now;
+        ch[(*n)++].s = s;
+    }
+    *at = now;
+}
+
+/* Write the outcome and the memory figures into m; the changes into ch. */
+static int apply(const bench *b, const outcome *out, machine *m, change *ch)
+{
+    int n = 0;
+    uint32_t last = m->ncaches - 1;
+    set_field(ch, &n, "core.clock_ghz", &m->clock_ghz, out->ghz, &b->s[S_CLOCK]);
+    for (uint32_t i = 0; i < m->ncaches; i++) {
+        char field[64];
+        snprintf(field, sizeof field, "caches[%u].latency_cycles (%s)", i, m->cache[i].name);
+        if (!isnan(out->ns[i]))
+            set_field(ch, &n, field, &m->cache[i].latency, out->ns[i] * out->ghz, out->from[i]);
+    }
+    double size = (double)m->cache[last].size;
+    char field[64];
+    snprintf(field, sizeof field, "caches[%u].size (%s; --measured-capacity)", last, m->cache[last].name);
+    set_field(ch, &n, field, &size, (double)out->last_size, NULL);
+    m->cache[last].size = out->last_size;
+    set_field(ch, &n, "memory.latency_ns", &m->mem_latency_ns, cal_value(&b->s[S_MEM(b)]), &b->s[S_MEM(b)]);
+    double triad_gbs = cal_value(&b->s[S_TRIAD(b)]);
+    set_field(ch, &n, "memory.bandwidth_core_gbs", &m->mem_bandwidth_core_gbs, triad_gbs, &b->s[S_TRIAD(b)]);
+    if (m->mem_bandwidth_gbs < triad_gbs) /* all cores reach at least what one does */
+        set_field(ch, &n, "memory.bandwidth_gbs", &m->mem_bandwidth_gbs, triad_gbs, &b->s[S_TRIAD(b)]);
+    set_field(ch, &n, "memory.page_fault_ns", &m->page_fault_ns, cal_value(&b->s[S_FAULT(b)]), &b->s[S_FAULT(b)]);
+    return n;
+}
+
+/* A progress line on screen (may be NULL). */
+__attribute__((format(printf, 2, 3))) static void progress(FILE *screen, const char *fmt, ...)
+{
+    if (!screen)
+        return;
     va_list ap;
     va_start(ap, fmt);
-    if (len < notelen)
-        vsnprintf(note + len, notelen - len, fmt, ap);
+    fputs("calibrating: ", screen);
+    vfprintf(screen, fmt, ap);
+    fputs("...\n", screen);
+    fflush(screen);
     va_end(ap);
 }
 
-/* The chase latency, ns, of levels [0, n) over half their size each, into
- * ns[]; -1 when out of memory. */
-static int cache_pass(const machine *m, uint32_t n, const plan *pl, FILE *progress, int *step, int steps,
-                      double *ns)
+/* How the figures were measured and combined. */
+static void say_plan(FILE *t, const plan *pl, const machine_calibrate_options *o)
 {
-    for (uint32_t i = 0; i < n; i++) {
-        char what[64];
-        snprintf(what, sizeof what, "%s latency", m->cache[i].name);
-        progress_line(progress, what, ++*step, steps);
-        if ((ns[i] = chase_latency_ns(m->cache[i].size / 2, m->cache[0].line, pl)) < 0)
-            return -1;
-    }
-    return 0;
+    char when[32];
+    time_t now = time(NULL);
+    strftime(when, sizeof when, "%Y-%m-%d %H:%M", localtime(&now));
+    fprintf(t,
+            "Calibrated by 'augur machine calibrate%s' (%s): %d rounds of every figure, interleaved; a round's "
+            "figure is the median of %d timed pieces (chases of about %.0f us, %zu KiB streams, %zu-page faults); "
+            "a time is the least of its rounds, a bandwidth or the clock the most; every figure written is "
+            "within %.2fx of the median of its rounds (--tolerance); cycles at the clock measured.\n",
+            o->quick ? " --quick" : "", when, pl->rounds, pl->pieces, pl->piece_ns / 1e3, pl->stream_piece >> 10,
+            pl->fault_pages, o->tolerance);
 }
 
-/* The largest slices * line * ways * 2^k (the sizes machine_check_cache
- * accepts) that is at most `bytes` and above `floor`; 0 when none is. */
-static uint64_t geometry_at_most(const machine_cache *c, uint64_t bytes, uint64_t floor)
+/* The load average at the start and the end, with a warning when either
+ * is above the CPUs. */
+static void say_load(FILE *t, double start, double end)
 {
-    uint64_t unit = (uint64_t)c->slices * c->line * c->ways, largest = 0;
-    for (uint64_t s = unit; s <= bytes; s *= 2)
-        if (s > floor)
-            largest = s;
-    return largest;
-}
-
-/* The last level as one core sees it (a VM's share of a socket's L3 is
- * far below what hwloc reports): chases over 2x the level above, 4x, ...
- * up to half the level; the largest buffer whose latency is below the
- * midpoint of the level above's and memory's still fits, so the level's
- * size becomes the largest valid size at most twice that buffer, and its
- * latency that buffer's.  A level that holds half its size keeps it.
- * above_ns and mem_ns: the latencies of the level above and of memory. */
-static int calibrate_last_level(machine *m, const plan *pl, double above_ns, double mem_ns, FILE *progress, int step,
-                                int steps, char *note, size_t notelen)
-{
-    machine_cache *c = &m->cache[m->ncaches - 1];
-    const machine_cache *above = &m->cache[m->ncaches - 2];
-    double mid = (above_ns + mem_ns) / 2, fit_ns = -1, first_ns = -1;
-    uint64_t fit = 0, b;
-    char what[64];
-    snprintf(what, sizeof what, "%s capacity and latency", c->name);
-    progress_line(progress, what, step, steps);
-    for (b = 2 * above->size; b <= c->size / 2; b *= 2) {
-        double ns = chase_latency_ns(b, m->cache[0].line, pl);
-        if (ns < 0)
-            return -1;
-        first_ns = first_ns < 0 ? ns : first_ns;
-        note_add(note, notelen, "\n  %s sweep: chase over %llu KiB: %.1f ns", c->name,
-                 (unsigned long long)(b >> 10), ns);
-        if (ns >= mid)
-            break;
-        fit = b, fit_ns = ns;
-    }
-    uint64_t size = b > c->size / 2 ? c->size : geometry_at_most(c, 2 * (fit ? fit : above->size), above->size);
-    if (size == 0 || first_ns < 0)
-        return note_add(note, notelen, "\n%s: no size to sweep between the level above and it; kept as detected",
-                        c->name), 0;
-    if (fit == 0) { /* even twice the level above misses: the level adds next to nothing */
-        note_add(note, notelen, "\n%s: %.2f ns = %.1f cycles (chase over %llu KiB, already above the midpoint "
-                 "%.1f ns of %s and memory: the smallest valid size, %llu KiB of %llu detected)",
-                 c->name, first_ns, first_ns * m->clock_ghz, (unsigned long long)(above->size >> 9), mid,
-                 above->name, (unsigned long long)(size >> 10), (unsigned long long)(c->size >> 10));
-        c->size = size;
-        c->latency = first_ns * m->clock_ghz;
-        return 0;
-    }
-    note_add(note, notelen, "\n%s: %.2f ns = %.1f cycles (chase over %llu KiB; size %llu KiB of %llu detected: "
-             "the largest buffer below the midpoint %.1f ns of %s and memory, x2)",
-             c->name, fit_ns, fit_ns * m->clock_ghz, (unsigned long long)(fit >> 10),
-             (unsigned long long)(size >> 10), (unsigned long long)(c->size >> 10), mid, above->name);
-    c->size = size;
-    c->latency = fit_ns * m->clock_ghz;
-    return 0;
-}
-
-/* The clock, before anything converts nanoseconds to cycles. */
-static void calibrate_clock(machine *m, const plan *pl, char *note, size_t notelen)
-{
-    double ghz = calibrate_clock_ghz(pl->clock_reps);
-    if (ghz <= 0)
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (start < 0 || end < 0) {
+        fputs("load average: /proc/loadavg cannot be read\n", t);
         return;
-    note_add(note, notelen,
-             "\nclock_ghz: %.3f (was %.3g): fastest of %d chains of 1.6e5 dependent adds, one cycle each", ghz,
-             m->clock_ghz, pl->clock_reps);
-    m->clock_ghz = ghz;
-}
-
-/* One pass over memory: latency, read and triad bandwidth, page faults. */
-typedef struct mem_pass {
-    double ns, read, triad, fault;
-} mem_pass;
-
-/* Measure one mem_pass; -1 when out of memory. */
-static int memory_pass(const machine *m, const plan *pl, size_t mem, FILE *progress, int *step, int steps,
-                       mem_pass *out)
-{
-    progress_line(progress, "memory latency", ++*step, steps);
-    out->ns = chase_latency_ns(mem, m->cache[0].line, pl);
-    progress_line(progress, "memory read bandwidth", ++*step, steps);
-    out->read = out->ns > 0 ? stream_gbs(mem, pl) : -1;
-    progress_line(progress, "memory triad bandwidth", ++*step, steps);
-    out->triad = out->read > 0 ? triad_gbs(mem, pl) : -1;
-    progress_line(progress, "page faults", ++*step, steps);
-    out->fault = out->triad > 0 ? calibrate_page_fault_ns(pl->fault_bytes, pl->reps) : -1;
-    return out->fault < 0 ? -1 : 0;
-}
-
-/* The better of two passes, field by field: less time, more bandwidth. */
-static void keep_best(mem_pass *a, const mem_pass *b)
-{
-    a->ns = b->ns < a->ns ? b->ns : a->ns;
-    a->read = b->read > a->read ? b->read : a->read;
-    a->triad = b->triad > a->triad ? b->triad : a->triad;
-    a->fault = b->fault < a->fault ? b->fault : a->fault;
-}
-
-/* The memory figures into m and note. */
-static void apply_memory(machine *m, const plan *pl, size_t mem, const mem_pass *p, char *note, size_t notelen)
-{
-    m->mem_latency_ns = p->ns;
-    m->mem_bandwidth_core_gbs = p->triad;
-    if (m->mem_bandwidth_gbs < p->triad)
-        m->mem_bandwidth_gbs = p->triad; /* all cores reach at least what one does */
-    m->page_fault_ns = p->fault;
-    note_add(note, notelen,
-             "\nmemory: %.1f ns (chase over %zu MiB); one core's bandwidth: read %.2f GB/s (read-sum of %zu MiB), "
-             "triad %.2f GB/s (a = b + 3c over 3 x %zu MiB, 32 B per element: write-allocate and write-back "
-             "included), best of %d; bandwidth_core_gbs is the triad's; bandwidth_gbs (all cores) is not measured."
-             "\npage_fault_ns: %.0f ns per first touch of a fresh 4 KiB page (least of %d maps of %zu MiB)",
-             p->ns, mem >> 20, p->read, mem >> 20, p->triad, mem >> 22, pl->reps, p->fault, pl->reps,
-             pl->fault_bytes >> 20);
-}
-
-/* Latencies of levels [0, n) and the memory figures, in two passes, then
- * the last level's sweep: each figure is the better of the two passes,
- * since on a shared host a burst of other work can spoil every repetition
- * of one pass (measured here: memory 268 ns in one pass, 148 in the next). */
-static int calibrate_passes(machine *m, const plan *pl, FILE *progress, int steps, char *note, size_t notelen)
-{
-    uint32_t sweep = m->ncaches >= 2; /* the last level is swept once memory's latency is known */
-    uint32_t n = m->ncaches - sweep;
-    double ns[MACHINE_MAX_CACHES], again[MACHINE_MAX_CACHES];
-    mem_pass first, second;
-    int step = 0;
-    size_t mem = memory_bytes(m, pl); /* from the detected last level, before the sweep changes it */
-    if (cache_pass(m, n, pl, progress, &step, steps, ns) != 0 ||
-        memory_pass(m, pl, mem, progress, &step, steps, &first) != 0 ||
-        cache_pass(m, n, pl, progress, &step, steps, again) != 0 ||
-        memory_pass(m, pl, mem, progress, &step, steps, &second) != 0)
-        return -1;
-    for (uint32_t i = 0; i < n; i++) {
-        ns[i] = again[i] < ns[i] ? again[i] : ns[i];
-        m->cache[i].latency = ns[i] * m->clock_ghz;
-        note_add(note, notelen, "\n%s: %.2f ns = %.1f cycles (chase over %llu KiB)", m->cache[i].name, ns[i],
-                 m->cache[i].latency, (unsigned long long)(m->cache[i].size / 2 / 1024));
     }
-    keep_best(&first, &second);
-    apply_memory(m, pl, mem, &first, note, notelen);
-    return sweep ? calibrate_last_level(m, pl, ns[n - 1], first.ns, progress, ++step, steps, note, notelen) : 0;
+    fprintf(t, "load average (1 min): %.2f at the start, %.2f at the end, on %ld CPUs\n", start, end, cpus);
+    double most = start > end ? start : end;
+    if (cpus > 0 && most > (double)cpus)
+        fprintf(t, "warning: the load average, %.2f, is above the %ld CPUs: other processes share the cores, caches "
+                   "and memory, so these figures are the host's under that load (calibrate an idle machine for a "
+                   "description to keep)\n",
+                most, cpus);
 }
 
-int machine_calibrate(machine *m, int quick, FILE *progress, char *note, size_t notelen, char *err, size_t errlen)
+/* Every series: its rounds, value and spread. */
+static void say_figures(FILE *t, const bench *b)
 {
-    plan pl = quick ? (plan){3, 500000, 512u << 20, 101, 64u << 20} : (plan){11, 1000000, 1u << 30, 301, 256u << 20};
-    int steps = 2 * ((int)m->ncaches - (m->ncaches >= 2) + 4) + (m->ncaches >= 2);
-    calibrate_clock(m, &pl, note, notelen);
-    note_add(note, notelen,
-             "\nCalibrated by 'augur machine calibrate%s': pointer-chase latencies (least of %d runs of "
-             "%zu dependent loads), cycles at clock_ghz %.3f; every latency and bandwidth is the better of two "
-             "passes, before and after the last level's sweep:",
-             quick ? " --quick" : "", pl.reps, pl.steps, m->clock_ghz);
-    if (calibrate_passes(m, &pl, progress, steps, note, notelen) != 0) {
-        snprintf(err, errlen, "out of memory for a %zu MiB buffer (free memory, or use --quick)",
-                 memory_bytes(m, &pl) >> 20);
+    for (int i = 0; i <= S_FAULT(b); i++) {
+        const cal_series *s = &b->s[i];
+        char rounds[512], value[32], spread[64];
+        cal_rounds_text(s, rounds, sizeof rounds);
+        cal_figure(cal_value(s), value, sizeof value);
+        cal_spread_text(s, spread, sizeof spread);
+        fprintf(t, "%s: %s; %s %s (%s)%s\n", s->what, rounds, s->rate ? "most" : "least", value, spread,
+                s->written ? "" : ", not written");
+    }
+}
+
+/* What the last level's sweep says of its reported size, and what was
+ * done about it. */
+static void say_reach(FILE *t, const bench *b, const machine *m, const outcome *oc,
+                      const machine_calibrate_options *o)
+{
+    uint32_t last = m->ncaches - 1;
+    const machine_cache *c = &m->cache[last];
+    if (last == 0)
+        return;
+    if (!oc->swept) {
+        fprintf(t, "%s: not swept (not 4x the size of %s); its latency_cycles is kept as described\n", c->name,
+                m->cache[last - 1].name);
+        return;
+    }
+    const cal_reach *r = &oc->reach;
+    char half[32], reported[32], over[32], mid[32], mem[32], above[32], reach[32];
+    size_text(c->size / 2, half, sizeof half);
+    size_text(c->size, reported, sizeof reported);
+    size_text(b->ch[b->nlevels + r->fit + 1 < b->nlevels + b->nsweep ? b->nlevels + r->fit + 1 : 0].bytes, over,
+              sizeof over); /* the first buffer above the midpoint, when it does not hold */
+    cal_figure(r->mid_ns, mid, sizeof mid);
+    cal_figure(oc->ns[last - 1], above, sizeof above);
+    cal_figure(cal_value(&b->s[S_MEM(b)]), mem, sizeof mem);
+    if (r->holds) {
+        fprintf(t, "%s holds half its reported %s: every chase up to %s is typically below the midpoint %s ns of "
+                   "%s (%s ns) and memory (%s ns)\n",
+                c->name, reported, half, mid, m->cache[last - 1].name, above, mem);
+        return;
+    }
+    size_text(r->size, reach, sizeof reach);
+    fprintf(t, "warning: %s: the chase over %s, within the %s reported, is typically above the midpoint %s ns of "
+               "%s (%s ns) and memory (%s ns): this core reaches about %s of it (a cache shared with other cores or "
+               "tenants)",
+            c->name, over, reported, mid, m->cache[last - 1].name, above, mem, r->size ? reach : "none");
+    if (!o->measured_capacity || !r->size) {
+        fprintf(t, "; its size stays %s as reported, and its latency_cycles as described%s\n", reported,
+                r->size ? " (--measured-capacity takes both from the sweep)" : "");
+        return;
+    }
+    fprintf(t, "; --measured-capacity: its size becomes %s\n", reach);
+    if (r->latency >= 0) {
+        char first[32];
+        size_text(b->ch[b->nlevels].bytes, first, sizeof first);
+        fprintf(t, "%s latency: the chase over %s (twice %s: the sweep's buffer with the most hits)\n", c->name,
+                first, m->cache[last - 1].name);
+    } else
+        fprintf(t, "%s latency: no chase is typically below the midpoint, so its latency_cycles is kept as "
+                   "described\n",
+                c->name);
+}
+
+/* Every field changed, was -> now, with the spread of its rounds. */
+static void say_changes(FILE *t, const change *ch, int n)
+{
+    fprintf(t, "changed (was -> now)%s\n", n ? ":" : ": nothing");
+    for (int i = 0; i < n; i++) {
+        char now[32];
+        if (ch[i].s)
+            cal_figure(ch[i].now, now, sizeof now);
+        else
+            snprintf(now, sizeof now, "%.0f", ch[i].now);
+        fprintf(t, "  %s: %.15g -> %s", ch[i].field, ch[i].was, now);
+        char spread[64];
+        if (ch[i].s) {
+            cal_spread_text(ch[i].s, spread, sizeof spread);
+            fprintf(t, " (rounds: %s)\n", spread);
+        } else
+            fputs(" (the sweep's reach)\n", t);
+    }
+}
+
+/* Append "\n" and text, without its last newline, to note. */
+static void note_add(char *note, size_t notelen, const char *text)
+{
+    size_t len = strlen(note), n = strlen(text);
+    if (len < notelen)
+        snprintf(note + len, notelen - len, "\n%.*s", (int)(n - (n && text[n - 1] == '\n')), text);
+}
+
+/* Measure every round into b; -1 with err when a page-fault mapping fails. */
+static int measure(bench *b, FILE *screen, char *err, size_t errlen)
+{
+    for (int r = 0; r < b->pl.rounds; r++) {
+        progress(screen, "round %d/%d", r + 1, b->pl.rounds);
+        if (measure_round(b, r) != 0) {
+            snprintf(err, errlen, "cannot map %zu KiB for the page-fault pieces: %s (free memory)",
+                     b->pl.fault_pages * (size_t)b->pl.pieces * 4, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The figures made into m, said in *text (a new string); -1 with err, m
+ * unchanged, when the rounds of a written figure disagree beyond the
+ * tolerance. */
+static int conclude(bench *b, machine *m, const machine_calibrate_options *o, double load_start, char **text,
+                    char *err, size_t errlen)
+{
+    size_t len;
+    FILE *t = open_memstream(text, &len);
+    if (!t) {
+        snprintf(err, errlen, "out of memory for calibrate's report");
         return -1;
     }
-    /* a measurement spoilt past a limit (a latency of more than 100 us under
-     * extreme load) is refused as a file with it would be */
-    return machine_validate(m, "the calibrated description", err, errlen);
+    outcome oc;
+    char disagree[3072];
+    double load_end = load_average();
+    decide(b, m, o, &oc);
+    say_plan(t, &b->pl, o);
+    say_load(t, load_start, load_end);
+    say_figures(t, b);
+    say_reach(t, b, m, &oc, o);
+    int bad = cal_disagreements(b->s, (size_t)S_FAULT(b) + 1, o->tolerance, disagree, sizeof disagree);
+    if (!bad) {
+        change ch[MAX_CHANGES];
+        say_changes(t, ch, apply(b, &oc, m, ch));
+    }
+    fclose(t);
+    if (bad)
+        snprintf(err, errlen, "the rounds disagree: fewer than half of them lie within %.2fx (--tolerance) of the "
+                 "figure taken: %s; load average %.2f on %ld CPUs; nothing was written (calibrate again on an idle "
+                 "machine%s, or accept more spread with --tolerance)",
+                 o->tolerance, disagree, load_end, sysconf(_SC_NPROCESSORS_ONLN),
+                 o->quick ? ", or without --quick: more pieces a round" : "");
+    return bad ? -1 : 0;
+}
+
+int machine_calibrate(machine *m, const machine_calibrate_options *o, FILE *screen, char *note, size_t notelen,
+                      char *err, size_t errlen)
+{
+    const plan *pl = o->quick ? &quick_plan : &full_plan;
+    double load_start = load_average();
+    bench *b = calloc(1, sizeof *b);
+    progress(screen, "setting up the buffers");
+    if (!b || bench_init(b, m, pl) != 0) {
+        uint64_t mem = memory_bytes(m, pl);
+        snprintf(err, errlen, "out of memory for the buffers (a %llu MiB memory chase, 3 x %llu MiB triad arrays, "
+                 "the cache levels' chases): free memory and calibrate again",
+                 (unsigned long long)(mem >> 20), (unsigned long long)(mem >> 22));
+        if (b)
+            bench_free(b);
+        free(b);
+        return -1;
+    }
+    char *text = NULL;
+    int rc = measure(b, screen, err, errlen);
+    if (rc == 0) {
+        rc = conclude(b, m, o, load_start, &text, err, errlen);
+        if (screen && text)
+            fputs(text, screen);
+        if (rc == 0)
+            note_add(note, notelen, text);
+        /* a measurement spoilt past a limit (a latency of more than 100 us
+         * under extreme load) is refused as a file with it would be */
+        if (rc == 0)
+            rc = machine_validate(m, "the calibrated description", err, errlen);
+    }
+    free(text);
+    bench_free(b);
+    free(b);
+    return rc;
 }

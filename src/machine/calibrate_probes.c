@@ -49,29 +49,20 @@ double calibrate_clock_ghz(int reps)
     return best > 0 ? (double)ADDS_PER_ITER * CHAIN_ITERS / best : 0;
 }
 
-/* Nanoseconds per page of touching every page of one fresh mapping. */
-static double touch_fresh_ns(size_t bytes)
+int calibrate_page_fault_pieces(size_t pages, int pieces, double *ns)
 {
+    size_t bytes = pages * (size_t)pieces * PAGE;
     char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         return -1;
     madvise(p, bytes, MADV_NOHUGEPAGE); /* programs' malloc'd arrays fault in 4 KiB pages */
-    double t0 = calibrate_now_ns();
-    for (size_t off = 0; off < bytes; off += PAGE)
-        ((volatile char *)p)[off] = 1;
-    double ns = (calibrate_now_ns() - t0) / (double)(bytes / PAGE);
-    munmap(p, bytes);
-    return ns;
-}
-
-double calibrate_page_fault_ns(size_t bytes, int reps)
-{
-    double best = -1;
-    for (int r = 0; r < reps; r++) {
-        double t = touch_fresh_ns(bytes);
-        if (t < 0)
-            return -1;
-        best = best < 0 || t < best ? t : best;
+    for (int k = 0; k < pieces; k++) {
+        char *piece = p + (size_t)k * pages * PAGE;
+        double t0 = calibrate_now_ns();
+        for (size_t off = 0; off < pages * PAGE; off += PAGE)
+            ((volatile char *)piece)[off] = 1;
+        ns[k] = (calibrate_now_ns() - t0) / (double)pages;
     }
-    return best;
+    munmap(p, bytes);
+    return 0;
 }

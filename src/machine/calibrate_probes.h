@@ -16,10 +16,12 @@
 double calibrate_clock_ghz(int reps);
 
 /* Nanoseconds per first touch of a fresh 4 KiB anonymous page (the kernel's
- * fault, zeroing and mapping): one byte written per page of a new `bytes`
- * mapping advised against huge pages, the least of `reps` mappings.  -1
- * when the mapping fails. */
-double calibrate_page_fault_ns(size_t bytes, int reps);
+ * fault, zeroing and mapping), `pieces` times: one fresh mapping of
+ * pages * pieces pages advised against huge pages, touched (one byte
+ * written per page) `pages` at a time, each piece timed on its own into
+ * ns[k] (short pieces, so that the caller's median leaves out the ones a
+ * preemption hit).  -1 when the mapping fails. */
+int calibrate_page_fault_pieces(size_t pages, int pieces, double *ns);
 
 /* CLOCK_MONOTONIC in nanoseconds: the clock every calibration times with. */
 double calibrate_now_ns(void);

@@ -9,6 +9,7 @@
  *   machine_write.c    machine -> YAML text (for detect and calibrate)
  *   machine_detect.c   the host's caches and topology from hwloc
  *   calibrate.c        the host's latencies and bandwidths, measured
+ *   calibrate_rules.c  what calibrate makes of its rounds of measurements
  *
  * Units are fixed by the field names: bytes, cycles of the core clock,
  * nanoseconds and GB/s (10^9 bytes per second). */
@@ -167,18 +168,34 @@ const char *machine_host_nearest(char *cpu, size_t cpulen, double *mhz);
  * comment).  Returns 0, or -1 with err. */
 int machine_detect(machine *m, char *note, size_t notelen, char *err, size_t errlen);
 
-/* Measure the host's latencies and bandwidth into m, a description of it
- * (from machine_detect), and append what was measured, how, to `note`
- * (calibrate.c): the core clock (a dependent add chain), per cache level
- * the pointer-chase latency over a buffer of half its size, the memory
- * latency over a buffer well past the last level, one core's streaming
- * bandwidth (read-sum and STREAM triad, medians of repetitions; the
- * triad's becomes bandwidth_core_gbs) and the page-fault cost.
- * Progress lines go to `progress` (may be NULL).  `quick` uses fewer and
- * shorter repetitions (a few seconds in all).  Returns 0, or -1 with err
- * (out of memory). */
-int machine_calibrate(machine *m, int quick, FILE *progress, char *note, size_t notelen, char *err,
-                      size_t errlen);
+/* How `augur machine calibrate` measures and what it may change. */
+typedef struct machine_calibrate_options {
+    int quick;             /* fewer rounds and pieces (--quick) */
+    double tolerance;      /* the largest max / min of a written figure's rounds accepted (>= 1) */
+    int measured_capacity; /* the last level's size becomes the reach measured (--measured-capacity);
+                              else the geometry stays as described */
+} machine_calibrate_options;
+
+/* Measure the host's latencies and bandwidths into m, a description of it
+ * (from machine_detect), in interleaved rounds (calibrate.c; rules in
+ * calibrate_rules.h): the core clock (dependent add chains), per cache
+ * level the pointer-chase latency over a buffer of half its size (the
+ * last level's over a sweep from twice the level above to half its size,
+ * which checks its reach), the memory latency over a buffer well past the
+ * last level, one core's streaming bandwidth (read-sum, and the STREAM
+ * triad that becomes bandwidth_core_gbs) and the page-fault cost.  Cache
+ * geometry (levels, sizes, lines, ways) is never changed, but for the last
+ * level's size with o->measured_capacity; a sweep that contradicts the
+ * reported size is said on `screen`.  `screen` (may be NULL) receives
+ * progress, every figure's rounds and spread, the machine's load average
+ * (with a warning when it is above the CPUs) and each field changed, old
+ * -> new; `note` receives the same for machine_write's comment.  Returns
+ * 0; -1 with err when out of memory; when a written figure's rounds
+ * disagree beyond o->tolerance (m unchanged; err names each figure, its
+ * rounds and how far they are from it); or when a figure measured is past
+ * machine_load's limits (machine_validate). */
+int machine_calibrate(machine *m, const machine_calibrate_options *o, FILE *screen, char *note, size_t notelen,
+                      char *err, size_t errlen);
 
 /* Index of the class named `name` ("fp_add", "load", ...), or -1. */
 int machine_class_index(const char *name);

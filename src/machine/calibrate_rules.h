@@ -1,0 +1,103 @@
+/* calibrate_rules.h — what `augur machine calibrate` makes of its
+ * measurements (calibrate.c measures; docs/machines.md, "calibrate"):
+ *
+ *   - each quantity is measured in rounds, interleaved with the others, so
+ *     that a burst of other work spoils one round of everything rather than
+ *     every round of one thing;
+ *   - a round's figure is the median of many short timed pieces (a piece that
+ *     a preemption or an interrupt hits is an outlier the median ignores);
+ *   - the quantity's value is the least of its rounds for a time (other
+ *     processes only add time) and the most for a rate (they only take
+ *     bandwidth away);
+ *   - rounds whose figures differ by more than a tolerance (max / min) make
+ *     the calibration refuse: the figures are the load's, not the host's;
+ *   - the last cache level's reach, from a sweep of chases of growing size,
+ *     is compared with the size hwloc reports.
+ *
+ * No measuring here, so that unit tests (tests/unit/test_calibrate.c) can
+ * give these rules synthetic series.  Internal to src/machine. */
+#ifndef AUGUR_CALIBRATE_RULES_H
+#define AUGUR_CALIBRATE_RULES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "machine/machine.h"
+
+#define CAL_MAX_ROUNDS 16
+#define CAL_MAX_PIECES 64
+
+/* One measured quantity: its figure in each round. */
+typedef struct cal_series {
+    char what[64];    /* "L2 latency (chase over 256 KiB)" */
+    const char *unit; /* "ns", "GB/s", "GHz", "ns per page" */
+    int rate;         /* 1: more is better (a bandwidth, the clock); 0: a time */
+    int written;      /* 1: its value goes into the description, so the tolerance holds it */
+    int n;            /* rounds measured, at most CAL_MAX_ROUNDS */
+    double round[CAL_MAX_ROUNDS];
+} cal_series;
+
+/* The median of x[0..n) (n >= 1); x is sorted in place. */
+double cal_median(double *x, size_t n);
+
+/* The series' value: the most of its rounds for a rate, the least for a
+ * time; NAN when it has no rounds. */
+double cal_value(const cal_series *s);
+
+/* The series' typical round: the median of its rounds (NAN with none). */
+double cal_typical(const cal_series *s);
+
+/* How far its rounds disagree: the most over the least (1 when they agree,
+ * infinity when a round is 0 or below; NAN with no rounds). */
+double cal_spread(const cal_series *s);
+
+/* How far the value is from its typical round: the median of the rounds
+ * over the least for a time, the most over the median for a rate (>= 1;
+ * infinity when a round is 0 or below; NAN with no rounds).  At most T
+ * when at least half the rounds lie within the factor T of the value: the
+ * value is reproduced, not a fluke, though a burst of load may have hit
+ * the other rounds. */
+double cal_agreement(const cal_series *s);
+
+/* The rounds as "3.84, 9.61, 4.02 ns" (3 significant digits, no exponent)
+ * into buf. */
+void cal_rounds_text(const cal_series *s, char *buf, size_t len);
+
+/* The series' agreement and spread as "median/least 1.05, max/min 2.87"
+ * ("most/median" for a rate) into buf. */
+void cal_spread_text(const cal_series *s, char *buf, size_t len);
+
+/* A figure with 3 significant digits and no exponent ("3.84", "4.00",
+ * "27.7", "223"; 1234 is "1230"): measurements are not more precise than
+ * that. */
+void cal_figure(double x, char *buf, size_t len);
+
+/* Each written series of s[0..n) whose agreement exceeds `tolerance`, as
+ * "L2 latency (chase over 256 KiB) 3.84, 9.61, 9.02 ns (median/least 2.35)"
+ * joined by "; " into msg (empty when none).  Returns how many. */
+int cal_disagreements(const cal_series *s, size_t n, double tolerance, char *msg, size_t len);
+
+/* The last level as one core sees it, from a sweep of chases over buffers
+ * bytes[0..nb) (growing; the last is half the reported size) whose typical
+ * rounds (cal_typical) took ns[0..nb), between the level above's latency
+ * and memory's: a buffer fits when its typical round is below the midpoint
+ * (one that hits in one round of five, the other tenants of a shared cache
+ * having left it alone for a moment, does not). */
+typedef struct cal_reach {
+    double mid_ns; /* the midpoint of the level above's and memory's latency */
+    int fit;       /* the last buffer of the leading run below mid_ns, -1 when the first is not */
+    int holds;     /* every buffer is below mid_ns: the level holds half its reported size */
+    int latency;   /* the buffer whose latency is the level's: the last (half the level) when it
+                      holds, else the first (twice the level above: the most hits) when it is
+                      below mid_ns; -1 when none is (the described latency stays) */
+    uint64_t size; /* what the level holds as seen: the largest valid size (slices * line * ways
+                      * 2^k) at most twice the fit buffer and above the level above; with no fit
+                      buffer, the smallest valid size above the level above; the reported size
+                      when it holds; 0 when no valid size lies in between */
+} cal_reach;
+
+/* The reach of level c below `above`, as cal_reach says. */
+void cal_last_level_reach(const machine_cache *c, const machine_cache *above, const uint64_t *bytes,
+                          const double *ns, int nb, double above_ns, double mem_ns, cal_reach *out);
+
+#endif

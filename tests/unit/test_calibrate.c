@@ -1,0 +1,204 @@
+/* test_calibrate.c — unit tests of the rules by which `augur machine
+ * calibrate` turns rounds of measurements into figures (calibrate_rules.h),
+ * on synthetic series whose answers are worked out by hand here: the
+ * median of a round's pieces ignores a preempted piece; a time is the least
+ * of its rounds and a rate the most; a written figure whose rounds disagree
+ * (fewer than half within the tolerance of it) is refused by name with its
+ * rounds, one that a single disturbed round contradicts is not; figures
+ * are printed with three significant digits; the last level's reach and
+ * latency from a sweep, for a full level, a shared one and one that holds
+ * nothing, on Zen 3's and a sliced L3's geometry. */
+#include "host_fixtures.h"
+
+#include <math.h>
+
+#include "machine/calibrate_rules.h"
+
+/* A series of n rounds from the variadic doubles (n <= CAL_MAX_ROUNDS). */
+static cal_series series(const char *what, const char *unit, int rate, int written, int n, ...)
+{
+    cal_series s;
+    memset(&s, 0, sizeof s);
+    snprintf(s.what, sizeof s.what, "%s", what);
+    s.unit = unit;
+    s.rate = rate;
+    s.written = written;
+    s.n = n;
+    va_list ap;
+    va_start(ap, n);
+    for (int r = 0; r < n; r++)
+        s.round[r] = va_arg(ap, double);
+    va_end(ap);
+    return s;
+}
+
+static void median_of_pieces_ignores_a_preempted_one(void **state)
+{
+    (void)state;
+    /* Pieces of an L2 chase as measured under load: one piece held a
+     * preemption (1484.9 ns per load), the next a refill. */
+    double pieces[] = {3.8, 3.8, 1484.9, 5.9, 3.8, 3.9, 3.8};
+    assert_true(fabs(cal_median(pieces, 7) - 3.8) < 1e-12);
+    double even[] = {4, 1, 3, 2};
+    assert_true(fabs(cal_median(even, 4) - 2.5) < 1e-12);
+}
+
+static void least_time_most_rate(void **state)
+{
+    (void)state;
+    cal_series lat = series("L2 latency", "ns", 0, 1, 5, 4.39, 9.85, 12.5, 4.45, 4.38);
+    assert_true(cal_value(&lat) == 4.38);
+    assert_true(fabs(cal_spread(&lat) - 12.5 / 4.38) < 1e-12);
+    assert_true(fabs(cal_agreement(&lat) - 4.45 / 4.38) < 1e-12); /* the median round over the least */
+    cal_series bw = series("triad", "GB/s", 1, 1, 3, 10.0, 12.0, 11.0);
+    assert_true(cal_value(&bw) == 12.0);
+    assert_true(fabs(cal_agreement(&bw) - 12.0 / 11.0) < 1e-12); /* the most over the median */
+    cal_series none = series("nothing", "ns", 0, 1, 0);
+    assert_true(isnan(cal_value(&none)) && isnan(cal_agreement(&none)));
+    cal_series zero = series("clock", "GHz", 1, 0, 2, 0.0, 0.0); /* not x86-64: the probe gives 0 */
+    assert_true(isinf(cal_spread(&zero)) && isinf(cal_agreement(&zero)));
+}
+
+static void one_disturbed_round_is_not_a_disagreement(void **state)
+{
+    (void)state;
+    /* 4 of 5 rounds within 1.5x of the least: reproduced, whatever the fifth */
+    cal_series s[] = {series("L2 latency (chase over 256 KiB)", "ns", 0, 1, 5, 4.39, 9.85, 12.5, 4.45, 4.38)};
+    char msg[512];
+    assert_int_equal(cal_disagreements(s, 1, 1.5, msg, sizeof msg), 0);
+    assert_string_equal(msg, "");
+}
+
+static void disagreeing_rounds_are_named_with_their_values(void **state)
+{
+    (void)state;
+    cal_series s[] = {
+        series("L2 latency (chase over 256 KiB)", "ns", 0, 1, 3, 3.84, 9.61, 9.02), /* 9.02 / 3.84 = 2.35 */
+        series("L3 sweep (chase over 8 MiB)", "ns", 0, 0, 3, 20.0, 140.0, 150.0),  /* not written: not held */
+        series("triad bandwidth", "GB/s", 1, 1, 3, 30.0, 12.0, 13.0),               /* 30 / 13 = 2.31 */
+        series("clock", "GHz", 1, 1, 3, 3.1, 3.2, 3.15),                            /* 3.2 / 3.15: agrees */
+    };
+    char msg[1024];
+    assert_int_equal(cal_disagreements(s, 4, 1.5, msg, sizeof msg), 2);
+    assert_string_equal(msg, "L2 latency (chase over 256 KiB) 3.84, 9.61, 9.02 ns (median/least 2.35); "
+                             "triad bandwidth 30.0, 12.0, 13.0 GB/s (most/median 2.31)");
+    /* the same rounds pass a tolerance that allows them */
+    assert_int_equal(cal_disagreements(s, 4, 2.4, msg, sizeof msg), 0);
+}
+
+static void tolerance_is_inclusive(void **state)
+{
+    (void)state;
+    cal_series at = series("page fault", "ns", 0, 1, 3, 2000.0, 3000.0, 3000.0); /* exactly 1.5 */
+    cal_series above = series("page fault", "ns", 0, 1, 3, 2000.0, 3010.0, 3010.0);
+    cal_series zero = series("memory latency", "ns", 0, 1, 3, 0.0, 100.0, 100.0);
+    char msg[512];
+    assert_int_equal(cal_disagreements(&at, 1, 1.5, msg, sizeof msg), 0);
+    assert_int_equal(cal_disagreements(&above, 1, 1.5, msg, sizeof msg), 1);
+    assert_int_equal(cal_disagreements(&zero, 1, 1.5, msg, sizeof msg), 1);
+    /* tolerance 1 refuses any difference at all */
+    cal_series close = series("L1 latency", "ns", 0, 1, 3, 1.26, 1.27, 1.27);
+    assert_int_equal(cal_disagreements(&close, 1, 1.0, msg, sizeof msg), 1);
+}
+
+static void figures_have_three_significant_digits(void **state)
+{
+    (void)state;
+    char b[32];
+    cal_figure(4.0034, b, sizeof b);
+    assert_string_equal(b, "4.00");
+    cal_figure(223.4, b, sizeof b);
+    assert_string_equal(b, "223");
+    cal_figure(1234.0, b, sizeof b);
+    assert_string_equal(b, "1230");
+    cal_figure(27.66, b, sizeof b);
+    assert_string_equal(b, "27.7");
+    cal_figure(0.012345, b, sizeof b);
+    assert_string_equal(b, "0.0123");
+    cal_series s = series("clock", "GHz", 1, 1, 3, 3.111, 3.2449, 3.0);
+    cal_rounds_text(&s, b, sizeof b);
+    assert_string_equal(b, "3.11, 3.24, 3.00 GHz");
+    cal_spread_text(&s, b, sizeof b);
+    assert_string_equal(b, "most/median 1.04, max/min 1.08");
+}
+
+/* The reach of Zen 3's L3 as hwloc reports it on this host (512 KiB 8-way
+ * L2, 32 MiB 16-way L3) for a sweep over 1, 2, 4, 8, 16 MiB taking ns[]. */
+static cal_reach zen3_reach(const double ns[5], double above_ns, double mem_ns)
+{
+    const machine_cache l2 = {.name = "L2", .size = 512 << 10, .line = 64, .ways = 8, .slices = 1};
+    const machine_cache l3 = {.name = "L3", .size = 32 << 20, .line = 64, .ways = 16, .slices = 1};
+    const uint64_t sweep[] = {1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20};
+    cal_reach r;
+    cal_last_level_reach(&l3, &l2, sweep, ns, 5, above_ns, mem_ns, &r);
+    return r;
+}
+
+static void last_level_that_holds_keeps_its_size(void **state)
+{
+    (void)state;
+    cal_reach r = zen3_reach((const double[]){14.0, 14.5, 15.0, 16.0, 18.0}, 3.8, 110.0);
+    assert_true(fabs(r.mid_ns - 56.9) < 1e-9);
+    assert_int_equal(r.fit, 4);
+    assert_int_equal(r.holds, 1);
+    assert_int_equal(r.latency, 4); /* half the level, as every other level */
+    assert_int_equal(r.size, 32 << 20);
+}
+
+static void shared_last_level_reach(void **state)
+{
+    (void)state;
+    /* a sweep as measured here at load 10 (calibrate --quick):
+     * midpoint (3.77 + 214) / 2 = 108.9; 1, 2 and 4 MiB below it */
+    cal_reach r = zen3_reach((const double[]){14.4, 25.7, 102.0, 153.0, 133.0}, 3.77, 214.0);
+    assert_int_equal(r.fit, 2);
+    assert_int_equal(r.holds, 0);
+    assert_int_equal(r.latency, 0); /* twice L2: the most hits, not the 4 MiB chase half of memory */
+    assert_int_equal(r.size, 8 << 20); /* 2 x 4 MiB = 64 x 16 x 2^13 */
+    /* a buffer below the midpoint after one above it is not in the leading run */
+    r = zen3_reach((const double[]){14.4, 120.0, 50.0, 153.0, 133.0}, 3.77, 214.0);
+    assert_int_equal(r.fit, 0);
+    assert_int_equal(r.size, 2 << 20);
+}
+
+static void last_level_that_holds_nothing(void **state)
+{
+    (void)state;
+    cal_reach r = zen3_reach((const double[]){150.0, 160.0, 170.0, 180.0, 190.0}, 3.8, 200.0);
+    assert_int_equal(r.fit, -1);
+    assert_int_equal(r.latency, -1);   /* no hit latency measured: the described one stays */
+    assert_int_equal(r.size, 1 << 20); /* the smallest valid size above L2 */
+}
+
+static void sliced_last_level_reach(void **state)
+{
+    (void)state;
+    /* Emerald Rapids under KVM: hwloc's 300 MiB 20-way L3, 15 slices of
+     * 2^14 sets; the chase reached memory latency from 16 MiB */
+    machine_cache l2 = {.name = "L2", .size = 2 << 20, .line = 64, .ways = 16, .slices = 1};
+    machine_cache l3 = {.name = "L3", .size = 300ull << 20, .line = 64, .ways = 20, .slices = 15};
+    const uint64_t bytes[] = {4 << 20, 8 << 20, 16 << 20, 32 << 20, 64 << 20, 128 << 20};
+    const double ns[] = {33.0, 34.3, 111.1, 140.0, 148.0, 150.0};
+    cal_reach r;
+    cal_last_level_reach(&l3, &l2, bytes, ns, 6, 6.65, 150.0, &r);
+    assert_int_equal(r.fit, 1);
+    /* the largest 15 x 64 x 20 x 2^k at most 2 x 8 MiB: 19200 x 2^9 = 9600 KiB */
+    assert_int_equal(r.size, 9600 << 10);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(median_of_pieces_ignores_a_preempted_one),
+        cmocka_unit_test(least_time_most_rate),
+        cmocka_unit_test(one_disturbed_round_is_not_a_disagreement),
+        cmocka_unit_test(disagreeing_rounds_are_named_with_their_values),
+        cmocka_unit_test(tolerance_is_inclusive),
+        cmocka_unit_test(figures_have_three_significant_digits),
+        cmocka_unit_test(last_level_that_holds_keeps_its_size),
+        cmocka_unit_test(shared_last_level_reach),
+        cmocka_unit_test(last_level_that_holds_nothing),
+        cmocka_unit_test(sliced_last_level_reach),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
