@@ -232,6 +232,7 @@ typedef struct Memspy {
     Bool simulate; /* --simulate=no: buffer references but simulate none and
                       write nothing (the instrumentation's own cost) */
     ULong unsimulated; /* entries dropped under --simulate=no */
+    ULong unsimulated_in_sets; /* of those, the ones in the sampled sets */
     Bool exited;  /* the process called exit_group(exit_code) */
     Int exit_code;
     /* While the file is written before an execve: the program about to

@@ -86,6 +86,9 @@ void memspy_simulate_run(const RefBuf *b, const RefEntry *from, const RefEntry *
         m->set_appended += (ULong)(to - from); /* no markers without time sampling */
     if (UNLIKELY(!m->simulate)) {
         m->unsimulated += (ULong)(to - from);
+        ULong mask = (ULong)(m->config.set_sample - 1) * m->config.level[0].line;
+        for (const RefEntry *e = from; e < to; e++)
+            m->unsimulated_in_sets += e->site != REF_SAMPLE_MARK && (e->addr & mask) == 0;
         return;
     }
     for (const RefEntry *e = from; e < to; e++) {

@@ -338,8 +338,12 @@ static void fini(Int exitcode)
     (void)exitcode; /* always 0 in Valgrind 3.19 */
     memspy_flush();
     if (!memspy.simulate) {
-        VG_(umsg)("memspy: --simulate=no: %llu references buffered, none simulated; no file "
-                  "written\n", memspy.unsimulated);
+        if (memspy.config.set_sample > 1) /* the shadows' lines are buffered too */
+            VG_(umsg)("memspy: --simulate=no: %llu references buffered (%llu in the sampled sets), none "
+                      "simulated; no file written\n", memspy.unsimulated, memspy.unsimulated_in_sets);
+        else
+            VG_(umsg)("memspy: --simulate=no: %llu references buffered, none simulated; no file "
+                      "written\n", memspy.unsimulated);
         return;
     }
     memspy_write_output();

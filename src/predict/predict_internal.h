@@ -81,9 +81,9 @@ int predict_program_binary(db *d, int64_t run_id, int64_t *binary_id, char **pat
  * p->train_runs.  -1 with a message. */
 int predict_nest_scopes(db *d, prediction *p, char *err, size_t errlen);
 
-/* One warning per cache of p naming the functions (those holding 1% of
- * the cache's misses or more) whose predicted misses have a wide range:
- * above 1.5 times the misses, or below them divided by 1.5
+/* One warning for the instructions and one per cache of p naming the
+ * functions (those holding 1% of the count or more) whose predicted count
+ * has a wide range: above 1.5 times the count, or below it divided by 1.5
  * (predict_wide.c).  -1 when memory runs out. */
 int predict_warn_wide(prediction *p);
 

@@ -1,6 +1,6 @@
-/* predict_wide.c — the uncertainty warning of `augur predict`: for each
- * cache (--cache) or machine level (--machine), the functions whose
- * predicted misses have a wide range (docs/models.md, "Uncertainty"): the
+/* predict_wide.c — the uncertainty warnings of `augur predict`: for the
+ * instructions and for each cache (--cache) or machine level (--machine),
+ * the functions whose predicted count has a wide range (docs/models.md, "Uncertainty"): the
  * truth may lie more than half as far again from the prediction, so the
  * number alone would mislead.  Functions with a narrow range are not
  * named, so the warning says where to look, not that something somewhere
@@ -60,10 +60,15 @@ static void append_row(char *buf, size_t len, const ranged *r, int first)
              sig3(r->misses), sig3(r->low), sig3(r->high));
 }
 
-/* The warning of one level (`label`) from its functions' ranges rows[0..n)
- * (reordered) and the level's total high end; nothing when no function
- * holding MIN_SHARE of it has a wide range.  -1 when memory runs out. */
-static int warn_level(prediction *p, const char *label, ranged *rows, size_t n, double total_high)
+/* Why a range of misses is wide. */
+static const char MISSES_WHY[] = "their reuse distances lie near the capacity, or their models extrapolate far "
+                                 "(ranges: misses_range in JSON)";
+
+/* The warning of one count (`label`: "misses L1 of zen4", "instructions")
+ * from its functions' ranges rows[0..n) (reordered) and the count's total
+ * high end; nothing when no function holding MIN_SHARE of it has a wide
+ * range.  `why` ends the warning.  -1 when memory runs out. */
+static int warn_count(prediction *p, const char *label, const char *why, ranged *rows, size_t n, double total_high)
 {
     size_t nwide = 0;
     double misses = 0;
@@ -79,11 +84,33 @@ static int warn_level(prediction *p, const char *label, ranged *rows, size_t n, 
     for (size_t i = 0; i < nwide && i < MAX_NAMED; i++)
         append_row(named, sizeof named, &rows[i], i == 0);
     predict_params_text(p, params, sizeof params);
-    snprintf(text, sizeof text,
-             "misses %s: uncertain for %zu function%s at %s: %s%s; their reuse distances lie near the "
-             "capacity, or their models extrapolate far (ranges: misses_range in JSON)",
-             label, nwide, nwide == 1 ? "" : "s", params, named, nwide > MAX_NAMED ? ", ..." : "");
+    snprintf(text, sizeof text, "%s: uncertain for %zu function%s at %s: %s%s; %s", label, nwide,
+             nwide == 1 ? "" : "s", params, named, nwide > MAX_NAMED ? ", ..." : "", why);
     return predict_add_warning(p, text);
+}
+
+/* The warning of one cache or level `where` (see warn_count). */
+static int warn_level(prediction *p, const char *where, ranged *rows, size_t n, double total_high)
+{
+    char label[128];
+    snprintf(label, sizeof label, "misses %s", where);
+    return warn_count(p, label, MISSES_WHY, rows, n, total_high);
+}
+
+/* The functions whose predicted instructions have a wide range (issue 21:
+ * a library routine such as memcpy takes another path at a size no
+ * training run reached, and its model cannot know that path's cost). */
+static int warn_instructions(prediction *p, ranged *rows)
+{
+    const report *r = &p->rep;
+    for (size_t i = 0; i < r->nfunctions; i++) {
+        const report_counts *k = &r->functions[i].c;
+        rows[i] = (ranged){r->functions[i].function, (double)k->instructions, k->count_low[0], k->count_high[0]};
+    }
+    return warn_count(p, "instructions",
+                      "their models extrapolate far: a library routine may take another path at this size "
+                      "(train nearer to it; ranges: instructions_range in JSON)",
+                      rows, r->nfunctions, r->total.count_high[0]);
 }
 
 int predict_warn_wide(prediction *p)
@@ -92,7 +119,7 @@ int predict_warn_wide(prediction *p)
     ranged *rows = malloc((r->nfunctions + 1) * sizeof *rows);
     if (!rows)
         return -1;
-    int rc = 0;
+    int rc = warn_instructions(p, rows);
     for (size_t c = 0; rc == 0 && c < r->ncaches; c++) {
         for (size_t i = 0; i < r->nfunctions; i++) {
             const report_counts *k = &r->functions[i].c;
