@@ -18,6 +18,23 @@
  * every count the profile needs follows from these at the end (see
  * SbCounters and collect_fold_counters()).
  *
+ * Call edges: a direct call to a named function is counted from the
+ * counters at the end (its executions, to its target: direct_callee).  A
+ * superblock that ends in any other call leaves its call instruction
+ * in Collector.pending_call (inline store); the next superblock of a named
+ * function that the thread enters takes it (an inline test, a helper only
+ * then) and counts the edge call -> that instruction.  Code without a
+ * name between them, such as a PLT stub, is passed through, so a call
+ * through the PLT is counted to the library function it reaches.  A tail
+ * call (a jump from a named function to the entry of another, or into
+ * unnamed code) waits the same way, and counts only where it enters a
+ * function at its entry, as Callgrind counts jumps between functions.  The
+ * first call of a lazily bound function enters glibc's resolver
+ * (_dl_runtime_resolve*), which jumps to the function when it has found
+ * it: the resolver's entry keeps the call in Collector.resolve_call and
+ * its final indirect jump makes it pending again, so that the call is
+ * counted to the resolver and to the function, as Callgrind shows it.
+ *
  * No libc here: only VG_(...) functions.  Everything mutable lives in the
  * single Collector instance `collector` below.
  */
@@ -37,10 +54,19 @@
 #define MAX_BLOCK_SIZES 8
 #define MAX_THREADS 512 /* above VG_N_THREADS (500) */
 
-typedef struct IndirectTarget {
-    Addr target;
+/* How often an instruction went to one place: an indirect branch's target
+ * address, or a call's callee (the InstrRec * of the first instruction of
+ * the named function it entered, collect_on_enter). */
+typedef struct KeyCount {
+    UWord key;
     ULong count;
-} IndirectTarget;
+} KeyCount;
+
+/* A growing array of KeyCounts, one per key. */
+typedef struct KeyCounts {
+    UInt n, cap;
+    KeyCount *e;
+} KeyCounts;
 
 /* One guest instruction, keyed by its run-time address. */
 typedef struct InstrRec {
@@ -51,13 +77,15 @@ typedef struct InstrRec {
     UInt line;
     Bool is_cond_branch;
     Bool accesses_memory;
+    Bool tail_jump; /* a jump that may be a tail call (see collect_on_enter) */
+    Addr direct_callee; /* a direct call to a named function: its target; else 0 */
     /* Folded from superblock counters at the end: */
     ULong execs, reads, writes, taken;
     /* Counted at run time by helpers: */
     ULong fast_path_misses; /* unguarded accesses that reached the helper */
     ULong guarded_reads, guarded_writes;
-    UInt ntargets, targets_cap;
-    IndirectTarget *targets;
+    KeyCounts targets; /* an indirect jump or call: its target addresses */
+    KeyCounts callees; /* a call: the named functions it entered */
     rd_hist hist[MAX_BLOCK_SIZES];
 } InstrRec;
 
@@ -91,6 +119,9 @@ typedef struct SbCounters {
 typedef struct ThreadState {
     rd_stack *stack[MAX_BLOCK_SIZES];
     ULong top_block; /* last block touched at the smallest block size */
+    HWord pending_call; /* Collector.pending_call while another thread runs */
+    HWord resolve_call; /* Collector.resolve_call while another thread runs */
+    HWord signal_call;  /* pending_call while a signal handler runs */
 } ThreadState;
 
 typedef struct Collector {
@@ -122,6 +153,14 @@ typedef struct Collector {
     UInt progress_interval;          /* ms between two lines, and before the first */
     UInt progress_start, progress_next; /* ms timer values */
     ULong progress_blocks;           /* blocks dispatched when the clock was last read */
+    /* Read and written by inline IR: the current thread's call instruction
+     * (an InstrRec *) whose callee has not been entered yet, or 0.  Set at
+     * the end of a superblock that calls, cleared by one that returns and
+     * by collect_on_enter at the first superblock of a named function. */
+    HWord pending_call;
+    /* The call that entered the lazy-binding resolver, made pending again
+     * when the resolver jumps to the function it resolved (inline IR). */
+    HWord resolve_call;
 
     rd_allocator alloc;
 } Collector;
@@ -141,6 +180,7 @@ IRSB *collect_instrument(VgCallbackClosure *closure, IRSB *sb_in,
 VG_REGPARM(3) void collect_on_access(InstrRec *rec, Addr addr, UWord size);
 VG_REGPARM(3) void collect_on_guarded_access(InstrRec *rec, Addr addr, UWord size_and_write);
 VG_REGPARM(2) void collect_on_indirect(InstrRec *rec, Addr target);
+VG_REGPARM(3) void collect_on_enter(InstrRec *call, InstrRec *entered, UWord is_entry);
 void collect_runtime_init(void);
 void collect_fold_counters(void);
 

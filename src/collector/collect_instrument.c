@@ -7,11 +7,26 @@
  *                      collect_on_access(rec, addr, size)    (guarded helper)
  *   each exit k    ctr[k+1] += guard; the next segment begins (inline IR)
  *   the end        indirect jump/call: collect_on_indirect(rec, target)
+ * and for call edges (collect.h):
+ *   entry          the first instruction has a function name and
+ *                  collector.pending_call is set:
+ *                      collect_on_enter(pending_call, rec)   (guarded helper)
+ *   each exit k    a conditional tail call:
+ *                      pending_call = guard ? rec : pending_call (inline IR)
+ *   the end        a direct call to a named function: pending_call = 0 (its
+ *                  edge follows from the counters); another call or a tail
+ *                  call: pending_call = the instruction; a return:
+ *                  pending_call = 0                          (inline IR)
+ * and in glibc's lazy-binding resolver (collect.h):
+ *   entry          resolve_call = pending_call, if set       (inline IR)
+ *   indirect jump  pending_call = resolve_call               (inline IR)
  * The counts of instructions, reads, writes and taken branches are derived
  * from the counters after the run (collect_fold_counters()).
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
+#include "pub_tool_debuginfo.h"
+#include "pub_tool_libcbase.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_tooliface.h"
@@ -103,16 +118,55 @@ static void instrument_access(void *ctx, IRExpr *addr, Int size, Bool is_write, 
     call_helper(b->out, "collect_on_access", collect_on_access, 3, args, go);
 }
 
+/* *where = value (an I64 atom). */
+static void store_word(IRSB *out, HWord *where, IRExpr *value)
+{
+    addStmtToIRSB(out, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)where), value));
+}
+
+static IRExpr *load_word(IRSB *out, HWord *where)
+{
+    return tmp(assign(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)where))));
+}
+
+/* Does code at `target` belong to a named function? */
+static Bool names_function(Addr target)
+{
+    const HChar *name;
+    return VG_(get_fnname)(VG_(current_DiEpoch)(), target, &name);
+}
+
+/* Is a jump from the named instruction rec to `target` a tail call: into
+ * code without a name (a PLT stub, passed through to the function it
+ * reaches) or to the entry of another named function? */
+static Bool tail_call_target(const InstrRec *rec, Addr target)
+{
+    DiEpoch ep = VG_(current_DiEpoch)();
+    const HChar *name;
+    if (!names_function(target))
+        return True;
+    return VG_(get_fnname_if_entry)(ep, target, &name) &&
+           VG_(strcmp)(name, vgn_fn_name(&collector.names, rec->fn)) != 0;
+}
+
 /* A side exit: count it when taken, and if it is the current instruction's
- * conditional branch, remember how its taken count follows from the counter. */
+ * conditional branch, remember how its taken count follows from the
+ * counter; a conditional tail call waits for its callee when taken. */
 static void instrument_exit(SbBuilder *b, IRStmt *st)
 {
     IRExpr *taken = tmp(assign(b->out, Ity_I64, IRExpr_Unop(Iop_1Uto64, st->Ist.Exit.guard)));
     add_to_counter(b->out, &b->ctr[b->seg + 1], taken);
     InstrRec *rec = b->cur;
-    if (rec && rec->is_cond_branch && st->Ist.Exit.jk == Ijk_Boring) {
-        Addr dst = (Addr)st->Ist.Exit.dst->Ico.U64;
+    if (!rec || st->Ist.Exit.jk != Ijk_Boring)
+        return;
+    Addr dst = (Addr)st->Ist.Exit.dst->Ico.U64;
+    if (rec->is_cond_branch)
         add_item(b, rec, dst == rec->addr + rec->len ? ITEM_TAKEN_INVERTED : ITEM_TAKEN);
+    if (rec->fn >= 0 && tail_call_target(rec, dst)) {
+        rec->tail_jump = True;
+        IRExpr *was = load_word(b->out, &collector.pending_call);
+        store_word(b->out, &collector.pending_call,
+                   tmp(assign(b->out, Ity_I64, IRExpr_ITE(st->Ist.Exit.guard, mkIRExpr_HWord((HWord)rec), was))));
     }
 }
 
@@ -130,6 +184,67 @@ static void instrument_stmt(SbBuilder *b, IRSB *in, IRStmt *st)
         vg_memrefs(in, st, instrument_access, b);
         break;
     }
+}
+
+/* Is rec in glibc's lazy-binding resolver (_dl_runtime_resolve_xsave,
+ * _xsavec, _fxsave), which jumps to the function it resolved? */
+static Bool in_lazy_resolver(const InstrRec *rec)
+{
+    static const HChar prefix[] = "_dl_runtime_resolve";
+    return rec && rec->fn >= 0 &&
+           VG_(strncmp)(vgn_fn_name(&collector.names, rec->fn), prefix, sizeof prefix - 1) == 0;
+}
+
+/* Entry of a superblock whose first instruction `first` belongs to a named
+ * function: if a call of this thread is waiting for its callee, this is it
+ * (and if `first` is in the resolver, the call waits again for the function
+ * the resolver jumps to). */
+static void instrument_entry(SbBuilder *b, InstrRec *first)
+{
+    if (first->fn < 0) /* unnamed code (a PLT stub) passes the call on */
+        return;
+    IRExpr *call = load_word(b->out, &collector.pending_call);
+    IRExpr *waiting = tmp(assign(b->out, Ity_I1, IRExpr_Binop(Iop_CmpNE64, call, mkIRExpr_HWord(0))));
+    if (in_lazy_resolver(first)) {
+        IRExpr *kept = load_word(b->out, &collector.resolve_call);
+        store_word(b->out, &collector.resolve_call,
+                   tmp(assign(b->out, Ity_I64, IRExpr_ITE(waiting, call, kept))));
+    }
+    const HChar *name;
+    UWord is_entry = VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), first->addr, &name);
+    IRExpr **args = mkIRExprVec_3(call, mkIRExpr_HWord((HWord)first), mkIRExpr_HWord(is_entry));
+    call_helper(b->out, "collect_on_enter", collect_on_enter, 3, args, waiting);
+}
+
+/* End of a superblock: a call or tail call leaves its instruction waiting
+ * for the callee; a return ends any wait (the callee never reached named
+ * code); the resolver's indirect jump to the function it resolved makes
+ * the call that entered it wait for that function.  Jumps in unnamed code
+ * (a PLT stub) leave the wait as it is. */
+static void instrument_call_or_return(SbBuilder *b, IRSB *in, InstrRec *first)
+{
+    InstrRec *rec = b->cur;
+    Bool indirect = in->next->tag != Iex_Const;
+    if (in->jumpkind == Ijk_Ret) {
+        store_word(b->out, &collector.pending_call, mkIRExpr_HWord(0));
+        return;
+    }
+    if (!rec || (in->jumpkind != Ijk_Call && in->jumpkind != Ijk_Boring))
+        return;
+    if (in->jumpkind == Ijk_Boring) {
+        if (indirect && in_lazy_resolver(first)) {
+            store_word(b->out, &collector.pending_call, load_word(b->out, &collector.resolve_call));
+            return;
+        }
+        if (rec->fn < 0 || (!indirect && !tail_call_target(rec, (Addr)in->next->Iex.Const.con->Ico.U64)))
+            return;
+        rec->tail_jump = True;
+    } else if (!indirect && names_function((Addr)in->next->Iex.Const.con->Ico.U64)) {
+        rec->direct_callee = (Addr)in->next->Iex.Const.con->Ico.U64; /* counted at the end */
+        store_word(b->out, &collector.pending_call, mkIRExpr_HWord(0));
+        return;
+    }
+    store_word(b->out, &collector.pending_call, mkIRExpr_HWord((HWord)rec));
 }
 
 static UInt count_exits(IRSB *in)
@@ -174,6 +289,11 @@ IRSB *collect_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLay
     for (; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
         addStmtToIRSB(b.out, in->stmts[i]); /* preamble */
     add_to_counter(b.out, &b.ctr[0], mkIRExpr_HWord(1));
+    InstrRec *first = NULL;
+    if (i < in->stmts_used) {
+        first = collect_instr((Addr)in->stmts[i]->Ist.IMark.addr, in->stmts[i]->Ist.IMark.len);
+        instrument_entry(&b, first);
+    }
 
     for (; i < in->stmts_used; i++) {
         IRStmt *st = in->stmts[i];
@@ -191,6 +311,7 @@ IRSB *collect_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLay
         IRExpr **args = mkIRExprVec_2(mkIRExpr_HWord((HWord)b.cur), in->next);
         call_helper(b.out, "collect_on_indirect", collect_on_indirect, 2, args, NULL);
     }
+    instrument_call_or_return(&b, in, first);
     register_counters(&b, nexits);
     return b.out;
 }

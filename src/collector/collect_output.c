@@ -23,7 +23,7 @@ static void write_header(profile_writer *w)
 {
     Collector *c = &collector;
     pw_key(w, "augur-profile");
-    pw_u64(w, 1);
+    pw_u64(w, PROFILE_VERSION);
     pw_eol(w);
     pw_key(w, "tool");
     pw_str(w, "augur-collect");
@@ -88,13 +88,24 @@ static void write_instr(profile_writer *w, const InstrRec *rec)
         pw_u64(w, rec->taken);
         pw_eol(w);
     }
-    for (UInt i = 0; i < rec->ntargets; i++) {
-        if (!rec->targets[i].count)
+    for (UInt i = 0; i < rec->targets.n; i++) {
+        const KeyCount *t = &rec->targets.e[i];
+        if (!t->count)
             continue;
         Addr bias;
         pw_key(w, "ind");
-        write_location(w, vgn_module(&collector.names, rec->targets[i].target, &bias), rec->targets[i].target);
-        pw_u64(w, rec->targets[i].count);
+        write_location(w, vgn_module(&collector.names, t->key, &bias), t->key);
+        pw_u64(w, t->count);
+        pw_eol(w);
+    }
+    for (UInt i = 0; i < rec->callees.n; i++) {
+        const KeyCount *e = &rec->callees.e[i];
+        const InstrRec *callee = (const InstrRec *)e->key;
+        if (!e->count)
+            continue;
+        pw_key(w, "call");
+        write_location(w, callee->module, callee->addr);
+        pw_u64(w, e->count);
         pw_eol(w);
     }
     if (rec->reads + rec->writes > 0)
@@ -119,9 +130,9 @@ static void write_body(profile_writer *w, void *ctx)
     /* Resolve indirect-branch targets to modules before the header lists the
      * modules: a target may lie in a module no executed code came from. */
     for (UInt i = 0; i < n; i++)
-        for (UInt k = 0; k < recs[i]->ntargets; k++) {
+        for (UInt k = 0; k < recs[i]->targets.n; k++) {
             Addr bias;
-            vgn_module(&collector.names, recs[i]->targets[k].target, &bias);
+            vgn_module(&collector.names, recs[i]->targets.e[k].key, &bias);
         }
     write_header(w);
     if (n)

@@ -29,8 +29,9 @@ static ThreadState *thread_state(ThreadId tid)
 }
 
 /* Valgrind runs one thread at a time; switch the fast path's notion of "the
- * most recent block" with it.  Valgrind calls this at least once per
- * scheduling quantum (100,000 blocks), which paces the progress lines. */
+ * most recent block", and the call waiting for its callee, with it.
+ * Valgrind calls this at least once per scheduling quantum (100,000
+ * blocks), which paces the progress lines. */
 static void on_start_client_code(ThreadId tid, ULong blocks_dispatched)
 {
     Collector *c = &collector;
@@ -41,10 +42,33 @@ static void on_start_client_code(ThreadId tid, ULong blocks_dispatched)
     ThreadState *t = thread_state(tid);
     if (t == c->current)
         return;
-    if (c->current)
+    if (c->current) {
         c->current->top_block = c->top_block;
+        c->current->pending_call = c->pending_call;
+        c->current->resolve_call = c->resolve_call;
+    }
     c->current = t;
     c->top_block = t->top_block;
+    c->pending_call = t->pending_call;
+    c->resolve_call = t->resolve_call;
+}
+
+/* A signal handler is no callee of the call the thread may be between:
+ * the wait is set aside while the handler runs. */
+static void on_pre_deliver_signal(ThreadId tid, Int sig, Bool alt_stack)
+{
+    (void)sig, (void)alt_stack;
+    ThreadState *t = thread_state(tid);
+    t->signal_call = collector.pending_call;
+    collector.pending_call = 0;
+}
+
+static void on_post_deliver_signal(ThreadId tid, Int sig)
+{
+    (void)sig;
+    ThreadState *t = thread_state(tid);
+    collector.pending_call = t->signal_call;
+    t->signal_call = 0;
 }
 
 /* Valgrind reuses the ids of exited threads: a new thread must not inherit
@@ -60,6 +84,7 @@ static void on_thread_exit(ThreadId tid)
     if (c->current == t) {
         c->current = NULL;
         c->top_block = NO_BLOCK;
+        c->pending_call = c->resolve_call = 0;
     }
     VG_(free)(t);
     c->thread[tid] = NULL;
@@ -84,8 +109,10 @@ static void on_fork_child(ThreadId tid)
     VG_(HT_ResetIter)(c->instrs);
     for (InstrRec *rec; (rec = VG_(HT_Next)(c->instrs));) {
         rec->fast_path_misses = rec->guarded_reads = rec->guarded_writes = 0;
-        for (UInt i = 0; i < rec->ntargets; i++)
-            rec->targets[i].count = 0;
+        for (UInt i = 0; i < rec->targets.n; i++)
+            rec->targets.e[i].count = 0;
+        for (UInt i = 0; i < rec->callees.n; i++)
+            rec->callees.e[i].count = 0;
         for (UInt i = 0; i < c->nblock_sizes; i++)
             rd_hist_clear(&rec->hist[i]);
     }
@@ -100,6 +127,8 @@ void collect_runtime_init(void)
     VG_(track_start_client_code)(on_start_client_code);
     VG_(track_pre_thread_ll_create)(on_thread_create);
     VG_(track_pre_thread_ll_exit)(on_thread_exit);
+    VG_(track_pre_deliver_signal)(on_pre_deliver_signal);
+    VG_(track_post_deliver_signal)(on_post_deliver_signal);
     VG_(atfork)(NULL, NULL, on_fork_child);
 }
 
@@ -135,20 +164,38 @@ VG_REGPARM(3) void collect_on_guarded_access(InstrRec *rec, Addr addr, UWord siz
     touch(rec, addr, size_and_write >> 1);
 }
 
-VG_REGPARM(2) void collect_on_indirect(InstrRec *rec, Addr target)
+/* Count n more goes to `key`. */
+static void count_key(KeyCounts *k, UWord key, ULong n)
 {
-    for (UInt i = 0; i < rec->ntargets; i++) {
-        if (rec->targets[i].target == target) {
-            rec->targets[i].count++;
+    for (UInt i = 0; i < k->n; i++) {
+        if (k->e[i].key == key) {
+            k->e[i].count += n;
             return;
         }
     }
-    if (rec->ntargets == rec->targets_cap) {
-        rec->targets_cap = rec->targets_cap ? 2 * rec->targets_cap : 4;
-        rec->targets = VG_(realloc)("augur.targets", rec->targets,
-                                    rec->targets_cap * sizeof *rec->targets);
+    if (k->n == k->cap) {
+        k->cap = k->cap ? 2 * k->cap : 4;
+        k->e = VG_(realloc)("augur.keycounts", k->e, k->cap * sizeof *k->e);
     }
-    rec->targets[rec->ntargets++] = (IndirectTarget){target, 1};
+    k->e[k->n++] = (KeyCount){key, n};
+}
+
+VG_REGPARM(2) void collect_on_indirect(InstrRec *rec, Addr target)
+{
+    count_key(&rec->targets, target, 1);
+}
+
+/* The first superblock of a named function after `call` (the current
+ * thread's pending call or tail jump), starting at the function's entry
+ * when is_entry: count the edge, end the wait.  A jump counts only into
+ * another function's entry: an indirect jump that stays in its function
+ * (a switch) or lands inside one (longjmp) is no call. */
+VG_REGPARM(3) void collect_on_enter(InstrRec *call, InstrRec *entered, UWord is_entry)
+{
+    collector.pending_call = 0;
+    if (call->tail_jump && (!is_entry || call->fn == entered->fn))
+        return;
+    count_key(&call->callees, (UWord)entered, 1);
 }
 
 /* Calls fn(ctx, item, execs, taken) for each count item of sb, in order:
@@ -212,12 +259,25 @@ static void add_skipped_accesses(InstrRec *rec)
     rec->writes += rec->guarded_writes;
 }
 
+/* A direct call to a named function entered its target every time it
+ * executed.  (The target executed, so it has a record, unless Valgrind
+ * redirected the call to a replacement, which the augur tool asks for
+ * none of.) */
+static void add_direct_call(InstrRec *rec)
+{
+    InstrRec *callee = rec->direct_callee ? VG_(HT_lookup)(collector.instrs, rec->direct_callee) : NULL;
+    if (callee && rec->execs)
+        count_key(&rec->callees, (UWord)callee, rec->execs);
+}
+
 void collect_fold_counters(void)
 {
     Collector *c = &collector;
     for (SbCounters *sb = c->sbs; sb; sb = sb->next_sb)
         for_each_item(sb, fold_item, NULL);
     VG_(HT_ResetIter)(c->instrs);
-    for (InstrRec *rec; (rec = VG_(HT_Next)(c->instrs));)
+    for (InstrRec *rec; (rec = VG_(HT_Next)(c->instrs));) {
         add_skipped_accesses(rec);
+        add_direct_call(rec);
+    }
 }

@@ -22,7 +22,7 @@
 #include "rd/rd.h"
 
 /* Version of the schema this augur writes (meta.schema_version). */
-#define DB_SCHEMA_VERSION 7
+#define DB_SCHEMA_VERSION 8
 
 /* Return value of lookups that found nothing. */
 #define DB_NOT_FOUND 1

@@ -56,12 +56,13 @@ static const char *const stmt_sql[NSTMTS] = {
     [ST_LAST_INSTR] = "SELECT max(ifnull((SELECT max(id) FROM instructions), 0), "
                       "ifnull((SELECT max(instruction_id) FROM histograms), 0), "
                       "ifnull((SELECT max(instruction_id) FROM hist_bins), 0), "
-                      "ifnull((SELECT max(instruction_id) FROM branch_targets), 0))",
+                      "ifnull((SELECT max(instruction_id) FROM branch_targets), 0), "
+                      "ifnull((SELECT max(call_id) FROM call_edges), 0))",
     [ST_TARGET] = "INSERT INTO branch_targets (instruction_id, module_id, addr, count) VALUES (?, ?, ?, ?)",
 };
 
 /* The bulk of a run goes through multi-row inserts. */
-enum batch_id { B_INSTR, B_HIST, B_BIN, NBATCHES };
+enum batch_id { B_INSTR, B_HIST, B_BIN, B_CALL, NBATCHES };
 
 static const struct {
     const char *insert;
@@ -72,6 +73,7 @@ static const struct {
                  12},
     [B_HIST] = {"INSERT INTO histograms (instruction_id, block_size, cold, touches) VALUES ", 4},
     [B_BIN] = {"INSERT INTO hist_bins (instruction_id, block_size, bin, count, sum) VALUES ", 5},
+    [B_CALL] = {"INSERT INTO call_edges (call_id, callee_id, count) VALUES ", 3},
 };
 
 /* One import in progress.  Binding a value cannot fail with these
@@ -89,9 +91,10 @@ typedef struct importer {
 } importer;
 
 /* Database ids of one profile's modules, functions and files, indexed by
- * the profile's ids. */
+ * the profile's ids; its instruction i gets id first_instr + i. */
 typedef struct id_maps {
     int64_t *module, *fn, *file;
+    int64_t first_instr;
 } id_maps;
 
 /* The database id for a profile id; 0 (NULL) for -1, unknown. */
@@ -339,6 +342,20 @@ static int insert_targets(importer *im, const prof_instr *in, int64_t instr_id, 
     return 0;
 }
 
+/* The call's callees: instructions of the same process. */
+static int insert_calls(importer *im, const prof_instr *in, int64_t instr_id, const id_maps *maps)
+{
+    db_batch *b = &im->batch[B_CALL];
+    for (uint32_t c = 0; c < in->ncalls; c++) {
+        db_batch_int(b, instr_id);
+        db_batch_int(b, maps->first_instr + (int64_t)in->calls[c].instr);
+        db_batch_u64(b, in->calls[c].count);
+        if (end_row(im, B_CALL) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int insert_hist(importer *im, const prof_hist *h, int64_t instr_id)
 {
     db_batch *b = &im->batch[B_HIST];
@@ -380,7 +397,8 @@ static int insert_instr(importer *im, const prof_instr *in, int64_t process_id, 
         db_batch_u64(b, in->taken);
     else
         db_batch_null(b);
-    if (end_row(im, B_INSTR) != 0 || insert_targets(im, in, instr_id, maps) != 0)
+    if (end_row(im, B_INSTR) != 0 || insert_targets(im, in, instr_id, maps) != 0 ||
+        insert_calls(im, in, instr_id, maps) != 0)
         return -1;
     for (uint32_t h = 0; h < in->nhists; h++)
         if (insert_hist(im, &in->hists[h], instr_id) != 0)
@@ -400,7 +418,8 @@ static int import_process(importer *im, const profile *p, const char *cwd, int64
         snprintf(im->err, im->errlen, "%s: cannot %s: out of memory", im->d->path, DOING);
         return -1;
     }
-    id_maps maps = {.module = ids, .fn = ids + p->nmodules, .file = ids + p->nmodules + p->nfns};
+    id_maps maps = {.module = ids, .fn = ids + p->nmodules, .file = ids + p->nmodules + p->nfns,
+                    .first_instr = im->last_instr_id + 1};
     int rc = intern_modules(im, p, process_id, maps.module);
     if (rc == 0)
         rc = set_exe_module(im, p, cwd, process_id, maps.module);

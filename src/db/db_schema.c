@@ -320,6 +320,17 @@ static const char model_schema_sql[] =
     "  PRIMARY KEY (group_id, position)\n"
     ") WITHOUT ROWID;\n";
 
+/* Version 8: calls, counted per call instruction and callee (the first
+ * instruction of the function the call entered, of the same process);
+ * older databases gain the table, empty, when opened. */
+static const char call_schema_sql[] =
+    "CREATE TABLE IF NOT EXISTS call_edges (\n"
+    "  call_id   INTEGER NOT NULL REFERENCES instructions(id) ON DELETE CASCADE,\n"
+    "  callee_id INTEGER NOT NULL REFERENCES instructions(id) ON DELETE CASCADE,\n"
+    "  count     INTEGER NOT NULL,\n"
+    "  PRIMARY KEY (call_id, callee_id)\n"
+    ") WITHOUT ROWID;\n";
+
 static const char *class_name(int c)
 {
     return st_class_name((enum st_class)c);
@@ -393,7 +404,8 @@ static int create_schema(db *d, char *err, size_t errlen)
         db_exec(d, meta, "create the schema", err, errlen) != 0 || fill_rd_bins(d, err, errlen) != 0)
         return -1;
     if (create_structure_schema(d, err, errlen) != 0 ||
-        db_exec(d, model_schema_sql, "create the schema", err, errlen) != 0)
+        db_exec(d, model_schema_sql, "create the schema", err, errlen) != 0 ||
+        db_exec(d, call_schema_sql, "create the schema", err, errlen) != 0)
         return -1;
     return set_version(d, err, errlen);
 }
@@ -504,6 +516,8 @@ static int initialise(db *d, int64_t *version, char *err, size_t errlen)
         rc = db_exec(d, model_schema_sql, "create the schema", err, errlen);
     if (rc == 0 && *version >= 1 && *version < 6) /* version 6 renamed class none */
         rc = rename_load_store(d, *version, err, errlen);
+    if (rc == 0 && *version >= 1 && *version < 8) /* version 8 added the call edges */
+        rc = db_exec(d, call_schema_sql, "upgrade the schema", err, errlen);
     if (rc == 0 && *version >= 1 && *version < DB_SCHEMA_VERSION)
         rc = set_version(d, err, errlen);
     if (rc == 0 && *version < DB_SCHEMA_VERSION)

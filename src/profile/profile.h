@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "profile/profile_writer.h" /* PROFILE_VERSION */
 #include "rd/rd.h"
 
-#define PROFILE_VERSION 1
 #define PROFILE_MAX_BLOCK_SIZES 8
 
 typedef struct prof_module {
@@ -22,10 +22,11 @@ typedef struct prof_module {
     char build_id[129];  /* hex GNU build-id, "" when unknown (filled by the importer) */
 } prof_module;
 
-typedef struct prof_target { /* one indirect-branch target */
+typedef struct prof_target { /* one indirect-branch target, or a call's callee */
     int32_t module;          /* -1: addr is absolute */
     uint64_t addr;
     uint64_t count;
+    size_t instr;            /* a callee: the index of its instruction in profile.instrs */
 } prof_target;
 
 typedef struct prof_hist { /* one instruction's histogram at one block size */
@@ -47,6 +48,8 @@ typedef struct prof_instr {
     uint64_t taken;
     uint32_t ntargets;
     prof_target *targets;
+    uint32_t ncalls;     /* a call instruction: the functions it entered (`call` lines) */
+    prof_target *calls;
     uint32_t nhists; /* 0, or the profile's nblock_sizes */
     prof_hist *hists; /* in the order of profile.block_sizes */
 } prof_instr;

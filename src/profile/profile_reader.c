@@ -8,7 +8,8 @@
  *
  * Everything a later stage relies on is checked here: identifiers are
  * defined before use, histograms add up, bins are ascending and in range,
- * hist lines follow the block-size lines, br/ind/hist lines follow an ins.
+ * hist lines follow the block-size lines, br/ind/call/hist lines follow an
+ * ins, and every call's callee is an instruction of the profile.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,18 +29,20 @@
 enum rank { R_MAGIC, R_TOOL, R_PID, R_PPID, R_EXE, R_ARG, R_BLOCK, R_THREADS, R_BODY, R_EXIT };
 
 /* What the last line attached to the current instruction was; an
- * instruction's lines come in the order ins, br, ind..., hist... */
-enum stage { S_INS, S_BR, S_IND, S_HIST };
+ * instruction's lines come in the order ins, br, ind..., call..., hist... */
+enum stage { S_INS, S_BR, S_IND, S_CALL, S_HIST };
 
 typedef struct reader {
     rawtext t;       /* the file, its error buffer and the line being parsed */
     profile *p;
-    size_t cap_instrs, cap_modules, cap_fns, cap_files, cap_args, cap_targets;
+    size_t cap_instrs, cap_modules, cap_fns, cap_files, cap_args, cap_targets, cap_calls;
     rawtext_order order; /* the keyword table and the lines seen so far */
     prof_instr *cur; /* the last ins, NULL before the first */
     size_t cur_lineno;
     enum stage cur_stage;
     uint64_t cur_target_total; /* sum of the current instruction's ind COUNTs */
+    size_t *call_lines;        /* the line of each call line, in the order read */
+    size_t ncall_lines, cap_call_lines;
     size_t *ins_lines;         /* the line of each instruction's ins line */
     size_t cap_ins_lines;
     uint64_t touches[PROFILE_MAX_BLOCK_SIZES]; /* the TOUCHES of each block size, summed */
@@ -200,7 +203,7 @@ static int parse_ins(reader *r, char **f)
     r->cur = in;
     r->cur_lineno = r->t.lineno;
     r->cur_stage = S_INS;
-    r->cap_targets = 0;
+    r->cap_targets = r->cap_calls = 0;
     r->cur_target_total = 0;
     return 0;
 }
@@ -210,12 +213,14 @@ static int parse_ins(reader *r, char **f)
 static prof_instr *attach(reader *r, const char *keyword, enum stage stage)
 {
     if (!r->cur) {
-        fail(r, "'%s' line before any 'ins' line (br, ind and hist lines belong to the ins line above them)",
+        fail(r, "'%s' line before any 'ins' line (br, ind, call and hist lines belong to the ins line above "
+                "them)",
              keyword);
         return NULL;
     }
     if (r->cur_stage > stage || (stage == S_BR && r->cur_stage == S_BR)) {
-        fail(r, "misplaced '%s' line: the lines of an instruction come in the order ins, br, ind..., hist...",
+        fail(r, "misplaced '%s' line: the lines of an instruction come in the order ins, br, ind..., call..., "
+                "hist...",
              keyword);
         return NULL;
     }
@@ -235,25 +240,59 @@ static int parse_br(reader *r, char **f)
     return 0;
 }
 
-static int parse_ind(reader *r, char **f)
+/* One more place the current instruction went (an `ind` target or a
+ * `call` callee: MODULE ADDR-hex COUNT) appended to *list; each COUNT, and
+ * when `total` is given their sum there, at most the instruction's
+ * executions. */
+static int parse_place(reader *r, char **f, prof_instr *in, prof_target **list, uint32_t *n, size_t *cap,
+                       uint64_t *total, const char *what)
 {
-    prof_instr *in = attach(r, "ind", S_IND);
-    if (!in)
-        return -1;
-    prof_target *t = array_grow(in->targets, in->ntargets, &r->cap_targets, sizeof *t);
+    prof_target *t = array_grow(*list, *n, cap, sizeof *t);
     if (!t)
         return out_of_memory(r);
-    in->targets = t;
-    t = &in->targets[in->ntargets];
+    *list = t;
+    t = &(*list)[*n];
+    memset(t, 0, sizeof *t);
     if (rawtext_id(&r->t, f[1], "module", r->p->nmodules, 1, &t->module) != 0 ||
         rawtext_hex(&r->t, f[2], "target address", &t->addr) != 0 || rawtext_u64(&r->t, f[3], "COUNT", &t->count) != 0)
         return -1;
-    if (__builtin_add_overflow(r->cur_target_total, t->count, &r->cur_target_total) ||
-        r->cur_target_total > in->execs)
-        return fail(r, "indirect targets taken more often than the instruction executed (%llu times)",
+    uint64_t sum = t->count;
+    if (t->count > in->execs || (total && (__builtin_add_overflow(*total, t->count, &sum) || sum > in->execs)))
+        return fail(r, "%s more often than the instruction executed (%llu times)", what,
                     (unsigned long long)in->execs);
-    in->ntargets++;
+    if (total)
+        *total = sum;
+    ++*n;
     return 0;
+}
+
+static int parse_ind(reader *r, char **f)
+{
+    prof_instr *in = attach(r, "ind", S_IND);
+    return in ? parse_place(r, f, in, &in->targets, &in->ntargets, &r->cap_targets, &r->cur_target_total,
+                            "indirect targets taken")
+              : -1;
+}
+
+/* A call's callee (format version 2): resolved to its instruction once the
+ * whole file is read (resolve_calls).  The callees' counts need not add up
+ * to at most the executions: a lazily bound call enters the resolver and
+ * then the function (docs/collector.md). */
+static int parse_call(reader *r, char **f)
+{
+    if (r->t.found < 2)
+        return fail(r, "'call' line in a version-%d profile: calls are recorded from version 2 on (the file is "
+                       "damaged; %s)",
+                    r->t.found, r->t.redo);
+    prof_instr *in = attach(r, "call", S_CALL);
+    if (!in)
+        return -1;
+    size_t *lines = array_grow(r->call_lines, r->ncall_lines, &r->cap_call_lines, sizeof *lines);
+    if (!lines)
+        return out_of_memory(r);
+    r->call_lines = lines;
+    r->call_lines[r->ncall_lines++] = r->t.lineno;
+    return parse_place(r, f, in, &in->calls, &in->ncalls, &r->cap_calls, NULL, "a callee entered");
 }
 
 /* Check one bin record and, when it is not empty, append it to h.  *total
@@ -358,6 +397,7 @@ static const keyword keywords[] = {
     {{"ins", R_BODY, 0, 0, 9}, parse_ins, NULL},
     {{"br", R_BODY, 0, 0, 1}, parse_br, NULL},
     {{"ind", R_BODY, 0, 0, 3}, parse_ind, NULL},
+    {{"call", R_BODY, 0, 0, 3}, parse_call, NULL},
     {{"hist", R_BODY, 0, 0, -1}, NULL, parse_hist},
     {{"exit", R_EXIT, 1, 0, 1}, parse_exit, NULL},
 };
@@ -401,29 +441,64 @@ static int by_location(const void *a, const void *b)
     return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
-/* One ins line per instruction: a second line for the same module and
- * address would be counted twice. */
-static int check_duplicates(reader *r)
+/* The instructions sorted by location (by_location), into a new array;
+ * NULL when memory runs out. */
+static prof_instr **sorted_instrs(const profile *p)
 {
-    const profile *p = r->p;
-    if (p->ninstrs < 2)
-        return 0;
-    prof_instr **sorted = malloc(p->ninstrs * sizeof *sorted);
+    prof_instr **sorted = malloc((p->ninstrs + 1) * sizeof *sorted);
     if (!sorted)
-        return out_of_memory(r);
+        return NULL;
     for (size_t i = 0; i < p->ninstrs; i++)
         sorted[i] = &p->instrs[i];
     qsort(sorted, p->ninstrs, sizeof *sorted, by_location);
-    int rc = 0;
-    for (size_t i = 1; i < p->ninstrs && rc == 0; i++) {
+    return sorted;
+}
+
+/* One ins line per instruction: a second line for the same module and
+ * address would be counted twice. */
+static int check_duplicates(reader *r, prof_instr *const *sorted)
+{
+    const profile *p = r->p;
+    for (size_t i = 1; i < p->ninstrs; i++) {
         if (by_location(&sorted[i - 1], &sorted[i]) != 0)
             continue;
         size_t a = r->ins_lines[sorted[i - 1] - p->instrs], b = r->ins_lines[sorted[i] - p->instrs];
-        rc = rawtext_fail(&r->t, a > b ? a : b,
-                          "a second 'ins' line for module %d address %llx, first on line %zu (one line per "
-                          "instruction): the profile is damaged (collect the profile again)",
-                          sorted[i]->module, (unsigned long long)sorted[i]->addr, a < b ? a : b);
+        return rawtext_fail(&r->t, a > b ? a : b,
+                            "a second 'ins' line for module %d address %llx, first on line %zu (one line per "
+                            "instruction): the profile is damaged (collect the profile again)",
+                            sorted[i]->module, (unsigned long long)sorted[i]->addr, a < b ? a : b);
     }
+    return 0;
+}
+
+/* Every callee is the first instruction of a function entered, which
+ * executed: it has an ins line.  Its index goes into the call's `instr`. */
+static int resolve_calls(reader *r, prof_instr *const *sorted)
+{
+    profile *p = r->p;
+    size_t k = 0; /* call lines come in file order: instruction by instruction */
+    for (size_t i = 0; i < p->ninstrs; i++)
+        for (uint32_t c = 0; c < p->instrs[i].ncalls; c++, k++) {
+            prof_target *t = &p->instrs[i].calls[c];
+            prof_instr key = {.module = t->module, .addr = t->addr}, *pkey = &key;
+            prof_instr *const *hit = bsearch(&pkey, sorted, p->ninstrs, sizeof *sorted, by_location);
+            if (!hit)
+                return rawtext_fail(&r->t, r->call_lines[k],
+                                    "the callee at module %d address %llx is no instruction of the profile (it "
+                                    "has no 'ins' line): the profile is damaged (collect the profile again)",
+                                    t->module, (unsigned long long)t->addr);
+            t->instr = (size_t)(*hit - p->instrs);
+        }
+    return 0;
+}
+
+/* The checks of the instructions as a whole. */
+static int check_instrs(reader *r)
+{
+    prof_instr **sorted = sorted_instrs(r->p);
+    if (!sorted)
+        return out_of_memory(r);
+    int rc = check_duplicates(r, sorted) != 0 || resolve_calls(r, sorted) != 0 ? -1 : 0;
     free(sorted);
     return rc;
 }
@@ -436,10 +511,11 @@ static int parse_body(void *reader_, char *buf, size_t body_len)
     int rc = 0;
     if (rawtext_each_line(&r->t, buf, body_len, parse_line, r) != 0 || finish_instr(r) != 0 ||
         rawtext_required_before(&r->t, &r->order, R_EXIT + 1, "the 'end' line") != 0 || check_threads(r) != 0 ||
-        check_duplicates(r) != 0)
+        check_instrs(r) != 0)
         rc = -1;
     free(r->ins_lines);
-    r->ins_lines = NULL;
+    free(r->call_lines);
+    r->ins_lines = r->call_lines = NULL;
     return rc;
 }
 
@@ -460,7 +536,8 @@ static void free_out(void *out)
 
 int profile_read(const char *path, profile *out, char *err, size_t errlen)
 {
-    const rawtext t = {.path = path, .magic = "augur-profile", .version = PROFILE_VERSION, .kind = "profile",
+    const rawtext t = {.path = path, .magic = "augur-profile", .version = PROFILE_VERSION,
+                       .oldest = PROFILE_OLDEST_VERSION, .kind = "profile",
                        .hint = TRUNCATED_HINT, .redo = "collect the profile again", .err = err, .errlen = errlen};
     static const rawtext_reader how = {.size = sizeof(reader), .setup = setup, .parse = parse_body,
                                        .free_out = free_out};
@@ -473,6 +550,7 @@ static void free_instr(prof_instr *in)
         free(in->hists[h].bins);
     free(in->hists);
     free(in->targets);
+    free(in->calls);
 }
 
 void profile_free(profile *p)

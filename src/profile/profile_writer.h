@@ -12,6 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The format version the collector writes, and the oldest one readers
+ * still take (version 1 has no `call` lines). */
+#define PROFILE_VERSION 2
+#define PROFILE_OLDEST_VERSION 1
+
 /* Receives formatted bytes; returns 0 on success, nonzero on a write error
  * (which the writer remembers and reports from pw_finish). */
 typedef int (*pw_sink)(void *ctx, const char *buf, size_t n);

@@ -80,10 +80,18 @@ int rawtext_version(rawtext *t, const char *f)
     uint64_t v;
     if (rawtext_u64(t, f, "format version", &v) != 0)
         return -1;
-    if (v != (uint64_t)t->version)
-        return fail(t, "%s format version %llu is not supported: this augur reads version %d "
+    int oldest = t->oldest ? t->oldest : t->version;
+    if (v < (uint64_t)oldest || v > (uint64_t)t->version) {
+        char versions[48];
+        if (oldest < t->version)
+            snprintf(versions, sizeof versions, "versions %d to %d", oldest, t->version);
+        else
+            snprintf(versions, sizeof versions, "version %d", t->version);
+        return fail(t, "%s format version %llu is not supported: this augur reads %s "
                        "(use the augur that wrote it, or %s)",
-                    t->kind, (unsigned long long)v, t->version, t->redo);
+                    t->kind, (unsigned long long)v, versions, t->redo);
+    }
+    t->found = (int)v;
     return 0;
 }
 

@@ -19,7 +19,9 @@
 typedef struct rawtext {
     const char *path;
     const char *magic; /* "augur-profile" */
-    int version;       /* the one version this reader accepts */
+    int version;       /* the newest version this reader accepts */
+    int oldest;        /* the oldest version it accepts; 0: only `version` */
+    int found;         /* the file's version, once its first line is read */
     const char *kind;  /* "profile": used in "not an augur profile" */
     const char *hint;  /* why a file may be truncated */
     const char *redo;  /* how to get a good file: "collect the profile again" */
@@ -117,7 +119,8 @@ int rawtext_add_count(rawtext *t, uint64_t *total, uint64_t x, const char *what)
 int rawtext_u64(rawtext *t, const char *f, const char *what, uint64_t *out);
 int rawtext_hex(rawtext *t, const char *f, const char *what, uint64_t *out);
 int rawtext_bounded(rawtext *t, const char *f, const char *what, uint64_t max, uint64_t *out);
-/* A format version number that must be t->version. */
+/* A format version number from t->oldest (or t->version) to t->version,
+ * kept in t->found. */
 int rawtext_version(rawtext *t, const char *f);
 /* An identifier: -1 (unknown, when allowed) or one of the `defined` ids
  * defined so far by `kind` lines. */

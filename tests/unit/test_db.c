@@ -14,8 +14,8 @@
 #include "structure/structure.h"
 
 /* The main process: sweep() loads at distances 3 and ~100, a branch and an
- * indirect call in main(). */
-static const char main_body[] = "augur-profile 1\n"
+ * indirect call in main() that entered sweep once. */
+static const char main_body[] = "augur-profile 2\n"
                                 "tool augur-collect 0.1.0\n"
                                 "pid 100\n"
                                 "ppid 99\n"
@@ -35,6 +35,7 @@ static const char main_body[] = "augur-profile 1\n"
                                 "br 990\n"
                                 "ins 0 1010 5 0 0 20 1 0 1\n"
                                 "ind 0 1000 1\n"
+                                "call 0 1000 1\n"
                                 "hist 64 1 1 0\n"
                                 "hist 4096 1 1 0\n"
                                 "exit 0\n";
@@ -234,6 +235,8 @@ static void test_import_rows(void **state)
                     "ifnull(line, 0)) FROM instructions WHERE id = 5",
                     "7fff0000 1 abs ? 0");
     assert_sql_text(s, "SELECT printf('%d %x %d', instruction_id, addr, count) FROM branch_targets", "3 1000 1");
+    /* the call's callee is the instruction of its own process at 0x1000 */
+    assert_sql_text(s, "SELECT printf('%d %d %d', call_id, callee_id, count) FROM call_edges", "3 1 1");
 
     assert_int_equal(sql_int(s, "SELECT count(*) FROM histograms"), 6);
     assert_int_equal(sql_int(s, "SELECT count(*) FROM hist_bins"), 5);
@@ -542,7 +545,7 @@ static void test_foreign_files(void **state)
     s = sql_open(f->db_path);
     sql_exec(s, "UPDATE meta SET value = '99' WHERE key = 'schema_version'");
     sqlite3_close(s);
-    expect_open_error(f->db_path, 0, "has schema version 99, newer than this augur understands (7): use a newer");
+    expect_open_error(f->db_path, 0, "has schema version 99, newer than this augur understands (8): use a newer");
     /* a version-1 database (before the structure tables) is upgraded in place */
     s = sql_open(f->db_path);
     sql_exec(s, "UPDATE meta SET value = '1' WHERE key = 'schema_version';"
@@ -556,7 +559,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "7");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "8");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM instruction_classes"), ST_CLASS_COUNT);
     /* a version-2 database (before the model tables) gains them */
     sql_exec(s, "UPDATE meta SET value = '2' WHERE key = 'schema_version';"
@@ -566,7 +569,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "7");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "8");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM model_sets"), 0);
     /* a version-3 database keeps its model sets, but one fitted then (leads
      * stored as single shares) is refused rather than misread */
@@ -583,7 +586,7 @@ static void test_foreign_files(void **state)
     db_model_set_free(&set);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "7");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "8");
     /* a version-4 database gains processes.exe_module_id, NULL in its rows */
     sql_exec(s, "UPDATE meta SET value = '4' WHERE key = 'schema_version';"
                 "ALTER TABLE processes DROP COLUMN exe_module_id;");
@@ -591,7 +594,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "7");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "8");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM processes WHERE exe_module_id IS NULL"),
                      sql_int(s, "SELECT count(*) FROM processes"));
     /* a version-5 database calls class 0 `none`, in its class table and in
@@ -605,10 +608,19 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "7");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "8");
     assert_sql_text(s, "SELECT name FROM instruction_classes WHERE id = 0", "load_store");
     assert_sql_text(s, "SELECT group_concat(metric, ' ') FROM (SELECT metric FROM models ORDER BY id)",
                     "class:load_store class:move");
+    /* a version-7 database gains the call edges' table, empty: its runs
+     * were collected before calls were recorded */
+    sql_exec(s, "UPDATE meta SET value = '7' WHERE key = 'schema_version'; DROP TABLE call_edges;");
+    sqlite3_close(s);
+    assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
+    db_close(d);
+    s = sql_open(f->db_path);
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "8");
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM call_edges"), 0);
     sqlite3_close(s);
 }
 
@@ -635,7 +647,8 @@ static void expect_import_error(const fixture *f, const run_info *ri, profile *c
     if (!strstr(err, want))
         fail_msg("error\n  %s\ndoes not contain\n  %s", err, want);
     static const char *const tables[] = {"runs", "params", "processes", "modules", "functions", "files",
-                                         "instructions", "histograms", "hist_bins", "branch_targets"};
+                                         "instructions", "histograms", "hist_bins", "branch_targets",
+                                         "call_edges"};
     for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)
         if (count_rows(f->db_path, tables[t]) != 0)
             fail_msg("a failed import left rows in %s", tables[t]);

@@ -7,7 +7,7 @@
 #include "profile/profile.h"
 
 /* Every kind of line; line numbers are quoted by the cases below. */
-static const char sample[] = "augur-profile 1\n"                                     /* 1 */
+static const char sample[] = "augur-profile 2\n"                                     /* 1 */
                              "tool augur-collect 0.1.0\n"                            /* 2 */
                              "pid 4242\n"                                            /* 3 */
                              "ppid 4241\n"                                           /* 4 */
@@ -32,10 +32,12 @@ static const char sample[] = "augur-profile 1\n"                                
                              "ins 1 2a0 3 1 -1 0 5 0 5\n"                            /* 23 */
                              "ind 0 1139 3\n"                                        /* 24 */
                              "ind -1 7fff0000 2\n"                                   /* 25 */
-                             "hist 64 5 1 1 20 4 100\n"                              /* 26 */
-                             "hist 4096 5 5 0\n"                                     /* 27 */
-                             "ins -1 7fff0010 1 -1 -1 0 7 0 0\n"                     /* 28 */
-                             "exit 3\n";                                             /* 29 */
+                             "call 0 1139 3\n"                                       /* 26 */
+                             "call -1 7fff0010 2\n"                                  /* 27 */
+                             "hist 64 5 1 1 20 4 100\n"                              /* 28 */
+                             "hist 4096 5 5 0\n"                                     /* 29 */
+                             "ins -1 7fff0010 1 -1 -1 0 7 0 0\n"                     /* 30 */
+                             "exit 3\n";                                             /* 31 */
 
 typedef struct fixture {
     char *dir, *path;
@@ -157,6 +159,11 @@ static void test_round_trip(void **state)
     assert_int_equal(in->targets[1].module, -1);
     assert_int_equal(in->targets[1].addr, 0x7fff0000);
     assert_int_equal(in->targets[1].count, 2);
+    assert_int_equal(in->ncalls, 2); /* callees resolved to the instructions they entered */
+    assert_int_equal(in->calls[0].count, 3);
+    assert_int_equal(in->calls[0].instr, 0);
+    assert_int_equal(in->calls[1].module, -1);
+    assert_int_equal(in->calls[1].instr, 3);
     assert_int_equal(in->hists[0].cold, 1);
     assert_int_equal(in->hists[0].nbins, 1);
     assert_int_equal(in->hists[0].bins[0].bin, 20);
@@ -209,7 +216,7 @@ static const edit_case edit_cases[] = {
     {"7ffff7d80000", "7FFFF7D80000", "line 14: module bias '7FFFF7D80000' is not a lower-case hexadecimal number"},
     {"my%20prog\n", "my%2prog\n", "line 5: exe: bad escape at byte 11"},
     {"arg 1000", "arg 10\t00", "line 6: arg: byte 0x09 at byte 3 must be percent-encoded"},
-    {"exit 3", "exit 256", "line 29: exit code 256 is out of range"},
+    {"exit 3", "exit 256", "line 31: exit code 256 is out of range"},
     /* undefined identifiers */
     {"ins 0 1139 4 0 0 12", "ins 0 1139 4 7 0 12", "line 18: fn 7 is not defined"},
     {"ins 0 1139 4 0 0 12", "ins 0 1139 4 0 3 12", "line 18: file 3 is not defined"},
@@ -221,10 +228,13 @@ static const edit_case edit_cases[] = {
      "line 19: histogram counts add up to 1001 (COLD + the bins' COUNTs), TOUCHES says 1000"},
     {"br 10", "br 1001", "line 22: branch taken 1001 times but executed 1000 times"},
     {"ind 0 1139 3", "ind 0 1139 4", "line 25: indirect targets taken more often than the instruction executed"},
-    {"20 4 100", "20 4 200", "line 26: bin 20: SUM 200 is impossible for 4 distances in [24, 26)"},
+    {"call 0 1139 3", "call 0 1139 6", "line 26: a callee entered more often than the instruction executed (5 times)"},
+    {"call 0 1139 3", "call 0 1138 3", "line 26: the callee at module 0 address 1138 is no instruction of the profile"},
+    {"call 0 1139 3", "call 2 1139 3", "line 26: module 2 is not defined"},
+    {"20 4 100", "20 4 200", "line 28: bin 20: SUM 200 is impossible for 4 distances in [24, 26)"},
     /* bins */
-    {"hist 64 5 1 1 20 4 100", "hist 64 5 1 2 20 2 50 3 2 6", "line 26: bin 3 after bin 20: bins must be listed"},
-    {"hist 64 5 1 1 20 4 100", "hist 64 5 1 1 496 4 100", "line 26: bin 496 is out of range"},
+    {"hist 64 5 1 1 20 4 100", "hist 64 5 1 2 20 2 50 3 2 6", "line 28: bin 3 after bin 20: bins must be listed"},
+    {"hist 64 5 1 1 20 4 100", "hist 64 5 1 1 496 4 100", "line 28: bin 496 is out of range"},
     {"hist 4096 1000 2 1 0 998 0", "hist 4096 1000 2 1 0 998",
      "line 20: 'hist' line with N = 1 bins has 6 fields, expected 7"},
     /* hist lines and block sizes */
@@ -245,21 +255,24 @@ static const edit_case edit_cases[] = {
     {"ins 0 1139 4 0 0 12 1000 1000 0", "ins 0 1139 4 0 0 12 1000 1000 9223372036854775807",
      "line 23: the instructions' WRITES add up to more than"},
     {"hist 64 1000 125 2", "hist 64 9223372036854775807 9223372036854774932 2",
-     "line 26: the instructions' TOUCHES add up to more than"},
+     "line 28: the instructions' TOUCHES add up to more than"},
     /* what the process cannot have done */
     {"threads 2", "threads 4294967295",
      "line 12: threads 4294967295, but the process executed 2012 instructions, and each thread after the first is "
      "made by one"},
     {"exit 3\n", "ins 0 1140 2 0 0 13 1 0 0\nexit 3\n",
-     "line 29: a second 'ins' line for module 0 address 1140, first on line 21"},
+     "line 31: a second 'ins' line for module 0 address 1140, first on line 21"},
     /* order of lines */
     {"file 0 /home/u/sweep.c\n", "file 0 /home/u/sweep.c\nbr 1\n", "line 18: 'br' line before any 'ins' line"},
-    {"hist 4096 5 5 0\n", "hist 4096 5 5 0\nbr 1\n", "line 28: misplaced 'br' line"},
+    {"hist 4096 5 5 0\n", "hist 4096 5 5 0\nbr 1\n", "line 30: misplaced 'br' line"},
+    {"call 0 1139 3\n", "call 0 1139 3\nind 0 1139 1\n", "line 27: misplaced 'ind' line"},
+    {"hist 4096 5 5 0\n", "hist 4096 5 5 0\ncall 0 1139 1\n", "line 30: misplaced 'call' line"},
+    {"augur-profile 2", "augur-profile 1", "line 26: 'call' line in a version-1 profile: calls are recorded from version 2"},
     {"pid 4242\nppid 4241\n", "ppid 4241\npid 4242\n", "line 3: no 'pid' line before this 'ppid' line"},
     {"ppid 4241\n", "ppid 4241\npid 1\n", "line 5: 'pid' line after a 'ppid' line"},
     {"threads 2\n", "threads 2\nthreads 3\n", "line 13: a second 'threads' line"},
     {"threads 2\n", "", "line 12: no 'threads' line before this 'module' line"},
-    {"exit 3\n", "exit 3\nins 0 1 1 0 0 1 1 0 0\n", "line 30: 'ins' line after a 'exit' line"},
+    {"exit 3\n", "exit 3\nins 0 1 1 0 0 1 1 0 0\n", "line 32: 'ins' line after a 'exit' line"},
 };
 
 static void test_edits_refused(void **state)
@@ -285,7 +298,7 @@ static void test_flipped_byte(void **state)
     char *text = fixture_with_end(sample);
     text[strstr(text, "arg 1000") - text + 5] ^= 1; /* one bit: "arg 1000" becomes "arg 1100" */
     fixture_write(f->path, text, strlen(text));
-    expect_error(f->path, "line 30: checksum mismatch");
+    expect_error(f->path, "line 32: checksum mismatch");
     free(text);
 }
 
@@ -296,13 +309,13 @@ static void test_truncated(void **state)
     size_t end_line = (size_t)(strstr(text, "end ") - text);
 
     fixture_write(f->path, text, end_line); /* cut after a whole line: no end line */
-    expect_error(f->path, "truncated: no 'end' line after line 29 (the process may have been killed");
+    expect_error(f->path, "truncated: no 'end' line after line 31 (the process may have been killed");
 
     fixture_write(f->path, text, end_line - 3); /* cut inside a line */
-    expect_error(f->path, "line 29: truncated: the last line is incomplete");
+    expect_error(f->path, "line 31: truncated: the last line is incomplete");
 
     fixture_write(f->path, text, strlen(text) - 1); /* the end line lacks its newline */
-    expect_error(f->path, "line 30: truncated: the 'end' line is incomplete");
+    expect_error(f->path, "line 32: truncated: the 'end' line is incomplete");
 
     fixture_write(f->path, text, 0);
     expect_error(f->path, "empty file: the profile is truncated");
@@ -315,7 +328,7 @@ static void test_bytes_after_end(void **state)
     char *text = fixture_with_end(sample), *longer;
     assert_true(asprintf(&longer, "%sx\n", text) > 0);
     fixture_write(f->path, longer, strlen(longer));
-    expect_error(f->path, "line 30: 2 bytes after the 'end' line: the file is corrupt");
+    expect_error(f->path, "line 32: 2 bytes after the 'end' line: the file is corrupt");
     free(longer);
     free(text);
 }
@@ -324,9 +337,9 @@ static void test_wrong_line_count(void **state)
 {
     fixture *f = *state;
     char *text;
-    assert_true(asprintf(&text, "%send 28 %lx\n", sample, crc32(0, (const Bytef *)sample, (uInt)strlen(sample))) > 0);
+    assert_true(asprintf(&text, "%send 30 %lx\n", sample, crc32(0, (const Bytef *)sample, (uInt)strlen(sample))) > 0);
     fixture_write(f->path, text, strlen(text));
-    expect_error(f->path, "line 30: the 'end' line counts 28 lines but 29 precede it");
+    expect_error(f->path, "line 32: the 'end' line counts 30 lines but 31 precede it");
     free(text);
 }
 
@@ -334,9 +347,9 @@ static void test_not_a_profile(void **state)
 {
     fixture *f = *state;
     fixture_write(f->path, "hello\n", 6);
-    expect_error(f->path, "line 1: not an augur profile (the first line is not 'augur-profile 1')");
-    fixture_profile(f->path, "augur-profile 2\n");
-    expect_error(f->path, "line 1: profile format version 2 is not supported: this augur reads version 1");
+    expect_error(f->path, "line 1: not an augur profile (the first line is not 'augur-profile 2')");
+    fixture_profile(f->path, "augur-profile 3\n");
+    expect_error(f->path, "line 1: profile format version 3 is not supported: this augur reads versions 1 to 2");
 }
 
 /* A NUL byte ended its line early, unseen: "ins ... 0<NUL>junk" read as
