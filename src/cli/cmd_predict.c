@@ -13,6 +13,7 @@
 #include "cli/runs.h"
 #include "machine/machine.h"
 #include "predict/predict.h"
+#include "predict/predict_callgrind.h"
 #include "predict/predict_perf.h"
 
 
@@ -22,7 +23,8 @@ typedef struct predict_cli {
     size_t ncaches;
     report_cache caches[REPORT_MAX_CACHES];
     predict_output out;  /* --format, --top, --error-threshold, --plain-numbers */
-    int threshold_given; /* to refuse --error-threshold where it does nothing */
+    int callgrind;       /* --format callgrind */
+    int threshold_given, top_given; /* to refuse them where they do nothing */
     const char *machine; /* name or path; NULL: fully-associative --cache caches */
     int show_startup;    /* --show-startup: rank the loader's and C runtime's start-up code too */
 } predict_cli;
@@ -31,7 +33,7 @@ static void print_help(FILE *to)
 {
     fprintf(to,
             "usage: augur predict [--db FILE] --param NAME=VALUE... [--cache SIZE[:LINE]]...\n"
-            "                     [--machine NAME|FILE] [--format text|json] [--top N]\n"
+            "                     [--machine NAME|FILE] [--format text|json|callgrind] [--top N]\n"
             "                     [--error-threshold PERCENT] [--plain-numbers] [--show-startup]\n"
             "\n"
             "Evaluate the models of `augur model` at parameters that were never run: the counts of\n"
@@ -48,7 +50,12 @@ static void print_help(FILE *to)
             "  --machine NAME|FILE  a described machine (machines/NAME.yaml, or a file): misses per\n"
             "                       cache level and TLB of its geometry, and the time of every loop,\n"
             "                       function and the program on it (instead of --cache)\n"
-            "  --format text|json   aligned tables (default) or JSON\n"
+            "  --format text|json|callgrind\n"
+            "                       aligned tables (default), JSON, or Callgrind's file format for\n"
+            "                       KCachegrind and callgrind_annotate: every function and line with its\n"
+            "                       predicted instructions (Ir), accesses (Acc), misses per cache or\n"
+            "                       per level and cycles (--machine), and the calls between functions\n"
+            "                       at their predicted counts, with inclusive costs (docs/exports.md)\n"
             "  --top N              rows per table (default %d; 0 for all)\n"
             "  --error-threshold PERCENT\n"
             "                       text: the error tables show the functions (of the --top ones)\n"
@@ -63,6 +70,7 @@ static void print_help(FILE *to)
             "  augur predict --param N=1000\n"
             "  augur predict --param N=4000 --cache 32K --cache 1M --cache 32M --format json\n"
             "  augur predict --param N=4000 --machine zen4\n"
+            "  augur predict --param N=4000 --format callgrind > callgrind.out.4000\n"
             "\n"
             "Values outside the range the models were fitted on are predicted with a warning; a value\n"
             "outside a term's domain (N <= 0 where a model has log2(N) or N^k) and counts at or above\n"
@@ -97,9 +105,14 @@ static int parse_option(int opt, const char *arg, void *ctx)
     case 'm':
         o->machine = arg;
         return 0;
-    case 'f':
-        return cli_take_format("predict", arg, &o->out.json);
+    case 'f': {
+        static const char *const formats[] = {"text", "json", "callgrind", NULL};
+        int format, rc = cli_take_format_of("predict", arg, formats, &format);
+        o->out.json = format == 1, o->callgrind = format == 2;
+        return rc;
+    }
     case 't':
+        o->top_given = 1;
         return cli_take_top("predict", arg, &o->out.top);
     case 'e':
         o->threshold_given = 1;
@@ -134,6 +147,10 @@ static int parse_options(int argc, char **argv, predict_cli *o)
         return usage_error("give the parameters to predict at, e.g. --param N=1000");
     if (o->out.json && o->out.numbers == NUM_PLAIN)
         return cli_plain_numbers_json("predict");
+    if (o->callgrind && (o->top_given || o->threshold_given || o->out.numbers == NUM_PLAIN || o->show_startup))
+        return usage_error("--format callgrind writes every function and line: %s does nothing there (drop it)",
+                           o->top_given ? "--top" : o->threshold_given ? "--error-threshold"
+                                         : o->show_startup ? "--show-startup" : "--plain-numbers");
     if (o->out.json && o->threshold_given)
         return usage_error("--error-threshold selects rows of the text's error tables: the JSON has every "
                            "row's errors (drop one of --error-threshold and --format json)");
@@ -165,16 +182,35 @@ static int evaluate(db *d, const predict_cli *o, const machine *m, prediction *p
     return rc;
 }
 
+/* The prediction as a Callgrind file, its header naming the program, the
+ * parameters and the models. */
+static int write_callgrind(db *d, prediction *p, const predict_perf *pp, char *err, size_t errlen)
+{
+    cg_header h = {0};
+    char params[256];
+    predict_params_text(p, params, sizeof params);
+    snprintf(h.cmd, sizeof h.cmd, "%s", p->set.program ? p->set.program : "");
+    cg_header_add(&h, "Prediction: %s (model set %lld, fitted on runs %s)", params, (long long)p->set.id,
+                  p->set.runs ? p->set.runs : "[]");
+    if (pp)
+        cg_header_add(&h, "Costs: predicted; misses per level and cycles of %s from its models", pp->m->name);
+    else
+        cg_header_add(&h, "Costs: predicted; misses of fully-associative LRU caches from the reuse-distance models");
+    return predict_callgrind_write(d, &p->rep, p, pp, NULL, &h, "predict", stdout, err, errlen);
+}
+
 static int run_predict(db *d, const predict_cli *o, const machine *m, char *err, size_t errlen)
 {
     prediction p;
     predict_perf pp = {0};
     int rc = evaluate(d, o, m, &p, &pp, err, errlen);
-    /* Each warning once: the text holds them; the JSON is for programs, so
-     * people see them on stderr. */
-    for (size_t i = 0; rc == 0 && o->out.json && i < p.info.nwarnings; i++)
+    /* Each warning once: the text holds them; the JSON and the callgrind
+     * file are for programs, so people see them on stderr. */
+    for (size_t i = 0; rc == 0 && (o->out.json || o->callgrind) && i < p.info.nwarnings; i++)
         report_print_wrapped(stderr, "augur predict: warning:", p.info.warnings[i], REPORT_WRAP_COLUMN);
-    if (rc == 0) {
+    if (rc == 0 && o->callgrind)
+        rc = write_callgrind(d, &p, m ? &pp : NULL, err, errlen);
+    else if (rc == 0) {
         errno = 0;
         rc = prediction_write(&p, m ? &pp : NULL, &o->out, stdout);
         if (rc == 0 && fflush(stdout) != 0)

@@ -14,6 +14,7 @@
 #include "cli/structure_store.h"
 #include "db/db.h"
 #include "machine/machine.h"
+#include "predict/predict_callgrind.h"
 #include "predict/predict_run.h"
 #include "report/report.h"
 #include "util/parse.h"
@@ -25,7 +26,7 @@ typedef struct report_options {
     int64_t run_id; /* 0: the newest run */
     size_t ncaches;
     report_cache caches[REPORT_MAX_CACHES];
-    int json;
+    int json, callgrind; /* --format json, --format callgrind */
     size_t top;
     int scopes;       /* --scopes: the scope view instead of the tables */
     double threshold; /* percent, for the scope view */
@@ -40,10 +41,11 @@ static void print_help(FILE *to)
     fprintf(to,
             "usage: augur report [--db FILE] [--run ID] [--cache SIZE[:LINE]]... [--format text|json] [--top N]\n"
             "                    [--plain-numbers] [--show-startup]\n"
+            "       augur report --format callgrind [--db FILE] [--run ID] [--cache SIZE[:LINE]]...\n"
             "       augur report --scopes [--threshold PERCENT] [--db FILE] [--run ID] [--format text|json]\n"
             "                    [--plain-numbers]\n"
-            "       augur report --machine NAME|FILE [--db FILE] [--run ID] [--format text|json] [--top N]\n"
-            "                    [--plain-numbers] [--show-startup]\n"
+            "       augur report --machine NAME|FILE [--db FILE] [--run ID] [--format text|json|callgrind]\n"
+            "                    [--top N] [--plain-numbers] [--show-startup]\n"
             "\n"
             "Show what a run executed: totals, then the functions and the source lines with the\n"
             "most executed instructions, with the misses of fully-associative LRU caches computed\n"
@@ -60,7 +62,13 @@ static void print_help(FILE *to)
             "                       and must be one of the block sizes the run measured.  Repeat for\n"
             "                       more caches (at most %d).  Default: --cache 32K --cache 1M when\n"
             "                       the run measured %d-byte blocks, else none.\n"
-            "  --format text|json   aligned tables for people (default), or JSON for programs\n"
+            "  --format text|json|callgrind\n"
+            "                       aligned tables for people (default), JSON for programs, or Callgrind's\n"
+            "                       file format for KCachegrind and callgrind_annotate: every function\n"
+            "                       and source line with instructions (Ir), accesses (Acc) and misses\n"
+            "                       per cache (--cache) or per level with cycles (--machine), and the\n"
+            "                       calls between functions with their inclusive costs\n"
+            "                       (docs/exports.md)\n"
             "  --top N              rows per table (default %d; 0 shows every row)\n"
             "  --plain-numbers      text: counts without thousands separators (1234567, not\n"
             "                       1,234,567), for scripts; JSON numbers are plain anyway\n"
@@ -83,6 +91,7 @@ static void print_help(FILE *to)
             "  augur report\n"
             "  augur report --db app.db --run 3 --cache 32K --cache 1MiB:64 --top 10\n"
             "  augur report --format json --top 0 > run3.json\n"
+            "  augur report --format callgrind > callgrind.out.run && kcachegrind callgrind.out.run\n"
             "\n"
             "Exit status: 0 success, 2 usage error, 1 other errors.  See docs/report.md.\n",
             default_db_path(), REPORT_DEFAULT_LINE, REPORT_MAX_CACHES, REPORT_DEFAULT_LINE, REPORT_DEFAULT_TOP,
@@ -106,8 +115,12 @@ static int parse_option(int opt, const char *arg, void *ctx)
         return 0;
     case 'c':
         return cli_take_cache("report", arg, o->caches, &o->ncaches);
-    case 'f':
-        return cli_take_format("report", arg, &o->json);
+    case 'f': {
+        static const char *const formats[] = {"text", "json", "callgrind", NULL};
+        int format, rc = cli_take_format_of("report", arg, formats, &format);
+        o->json = format == 1, o->callgrind = format == 2;
+        return rc;
+    }
     case 'm':
         o->machine = arg;
         return 0;
@@ -156,6 +169,10 @@ static int parse_options(int argc, char **argv, report_options *o)
                            o->scopes ? "--scopes" : "--cache");
     if (o->numbers == NUM_PLAIN && o->json)
         return cli_plain_numbers_json("report");
+    if (o->callgrind && (o->scopes || o->top_given || o->numbers == NUM_PLAIN || o->show_startup))
+        return usage_error("--format callgrind writes every function and line of the run: %s does nothing there "
+                           "(drop it)", o->scopes ? "--scopes" : o->top_given ? "--top"
+                                        : o->show_startup ? "--show-startup" : "--plain-numbers");
     if (o->threshold_given && !o->scopes)
         return usage_error("--threshold goes with --scopes (it leaves small scopes out of the scope view)");
     if (o->scopes && (o->ncaches || o->top_given || o->show_startup))
@@ -197,9 +214,13 @@ static int print_snapshot(db *d, const report_options *o, char *err, size_t errl
         rc = report_cache_check(&caches[k], &run, err, errlen);
     if (rc == 0)
         rc = report_build(d, &run, caches, ncaches, &rep, err, errlen);
-    if (rc == 0)
+    if (rc == 0 && !o->callgrind) /* the callgrind file has every row */
         rc = report_hide_startup(&rep, !o->show_startup, err, errlen);
-    if (rc == 0) {
+    if (rc == 0 && o->callgrind) {
+        cg_header h;
+        cg_header_run(&run, "measured; misses of fully-associative LRU caches from the reuse distances", &h);
+        rc = predict_callgrind_write(d, &rep, NULL, NULL, &run, &h, "report", stdout, err, errlen);
+    } else if (rc == 0) {
         errno = 0;
         rc = o->json ? report_write_json(&rep, o->top, stdout) : report_write_text(&rep, o->top, o->numbers, stdout);
         if (rc == 0 && fflush(stdout) != 0)
@@ -283,7 +304,13 @@ static int write_machine(db *d, const db_run *run, const scope_tree *t, const ma
     if (rc == 0)
         rc = predict_perf_evaluate(d, &p, m, &in, &pp, err, errlen);
     db_read_end(d);
-    if (rc == 0) {
+    if (rc == 0 && o->callgrind) {
+        cg_header h;
+        char what[160];
+        snprintf(what, sizeof what, "measured; misses per level and cycles of %s from its models", m->name);
+        cg_header_run(run, what, &h);
+        rc = predict_callgrind_write(d, &p.rep, &p, &pp, run, &h, "report", stdout, err, errlen);
+    } else if (rc == 0) {
         errno = 0;
         predict_output out = {.json = o->json, .top = o->top, .numbers = o->numbers};
         rc = prediction_write(&p, &pp, &out, stdout);

@@ -60,12 +60,24 @@ int cli_getopt_program(const char *command, int argc, char **argv, const struct 
     return getopt_loop(command, "+:h", argc, argv, longopts, take, ctx, operands);
 }
 
+int cli_take_format_of(const char *command, const char *arg, const char *const *names, int *format)
+{
+    char list[256] = "";
+    for (int i = 0; names[i]; i++) {
+        if (!strcmp(arg, names[i])) {
+            *format = i;
+            return 0;
+        }
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s--format %s", i == 0 ? "" : names[i + 1] ? ", " : " or ",
+                 names[i]);
+    }
+    return cli_usage_error(command, "bad format '%s': give %s", arg, list);
+}
+
 int cli_take_format(const char *command, const char *arg, int *json)
 {
-    if (strcmp(arg, "text") != 0 && strcmp(arg, "json") != 0)
-        return cli_usage_error(command, "bad format '%s': give --format text or --format json", arg);
-    *json = strcmp(arg, "json") == 0;
-    return 0;
+    static const char *const names[] = {"text", "json", NULL};
+    return cli_take_format_of(command, arg, names, json);
 }
 
 int cli_take_percent(const char *command, const char *option, const char *arg, double *out)

@@ -43,6 +43,10 @@ int cli_getopt_program(const char *command, int argc, char **argv, const struct 
  * EXIT_USAGE (message printed) for anything else. */
 int cli_take_format(const char *command, const char *arg, int *json);
 
+/* The value of --format among `names` (NULL-terminated): *format is its
+ * index; EXIT_USAGE (message printed, listing them) for anything else. */
+int cli_take_format_of(const char *command, const char *arg, const char *const *names, int *format);
+
 /* The value of a percentage option (--threshold, --error-threshold) from 0
  * to 100 into *out, or EXIT_USAGE (message printed, naming `option`). */
 int cli_take_percent(const char *command, const char *option, const char *arg, double *out);

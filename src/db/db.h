@@ -170,6 +170,26 @@ typedef int (*db_hist_fn)(void *ctx, int64_t instr_id, uint64_t cold, const rd_b
 int db_for_each_histogram(db *d, int64_t run_id, uint32_t block_size, db_hist_fn fn, void *ctx, char *err,
                           size_t errlen);
 
+/* Calls from one call instruction to one function (db_calls.c): names are
+ * NULL when unknown. */
+typedef struct db_call {
+    char *caller, *caller_module; /* the function and module of the call instruction */
+    char *file;                   /* the call site: its source file and line (0: unknown) */
+    uint32_t line;
+    uint64_t addr;                /* the call instruction, module-relative */
+    char *callee, *callee_module; /* the function it entered */
+    uint64_t count;               /* times, summed over the run's processes */
+    uint64_t executions;          /* of the call instruction, summed likewise */
+} db_call;
+
+/* The calls of run `run_id` (table call_edges), one element per call
+ * instruction and function entered, ordered by the call's module and
+ * address, into a new array (free with db_calls_free).  None for a run
+ * stored before schema version 8.  A count that is not a whole number
+ * from 0 to 2^63 - 1 is refused as damage. */
+int db_run_calls(db *d, int64_t run_id, db_call **out, size_t *n, char *err, size_t errlen);
+void db_calls_free(db_call *c, size_t n);
+
 enum db_name_kind { DB_FUNCTION_NAME, DB_FILE_PATH, DB_MODULE_PATH };
 
 /* Look up the names of `n` ids of one kind: names[i] becomes a new string

@@ -83,6 +83,9 @@ int predict(db *d, const char *const *names, const double *values, int n, const 
             size_t ncaches, int show_startup, prediction *out, char *err, size_t errlen);
 void prediction_free(prediction *p);
 
+/* "N=1000, M=3": the parameters predicted at, for messages. */
+void predict_params_text(const prediction *p, char *buf, size_t len);
+
 /* The relative uncertainty of a count model's value at `reach` (as
  * predict_reach gives it): the larger of the spread of its plausible
  * alternatives there (model.spread, interpolated in log2 of the reach) and

@@ -33,8 +33,6 @@ void predict_error_metric(predict_error *e, const char *metric, double cv);
  * runs out. */
 int predict_attach_errors(prediction *p);
 
-/* "N=1000, M=3": the parameters predicted at, for messages. */
-void predict_params_text(const prediction *p, char *buf, size_t len);
 
 /* Add a copy of text to p's warnings unless it is there already (each
  * warning is shown once); -1 when memory runs out. */

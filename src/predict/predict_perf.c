@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "binary/buildid.h"
+#include "predict/predict_internal.h"
 #include "predict/predict_perf.h"
 #include "predict/predict_perf_body.h"
 
@@ -146,6 +147,37 @@ static predict_function_perf *function_of(const prediction *p, predict_perf *pp,
     return NULL;
 }
 
+/* The report's line rows sorted by key (file, line, function), to find a
+ * group member's row. */
+typedef struct line_index {
+    const report_line **sorted;
+    size_t n;
+} line_index;
+
+static int by_line_row(const void *pa, const void *pb)
+{
+    return predict_by_line_key(*(const report_line *const *)pa, *(const report_line *const *)pb);
+}
+
+static int line_index_make(const report *r, line_index *ix)
+{
+    ix->n = r->nlines;
+    if (!(ix->sorted = malloc((r->nlines + 1) * sizeof *ix->sorted)))
+        return -1;
+    for (size_t k = 0; k < r->nlines; k++)
+        ix->sorted[k] = &r->lines[k];
+    qsort(ix->sorted, ix->n, sizeof *ix->sorted, by_line_row);
+    return 0;
+}
+
+/* The index in r->lines of the row of (file, line, function), or -1. */
+static ptrdiff_t line_row(const report *r, const line_index *ix, const char *file, uint32_t line, const char *function)
+{
+    report_line key = {.file = (char *)file, .line = line, .function = (char *)function}, *pkey = &key;
+    const report_line **hit = bsearch(&pkey, ix->sorted, ix->n, sizeof *ix->sorted, by_line_row);
+    return hit ? *hit - r->lines : -1;
+}
+
 /* ---- misses of the groups -------------------------------------------------------------- */
 
 /* Misses of one group at every level of pp whose block is the group's. */
@@ -265,8 +297,8 @@ static int group_stores(const prediction *p, const st_module *mod, const db_rd_g
     return 0;
 }
 
-static void attribute_group(const prediction *p, predict_perf *pp, const st_module *mod, const db_rd_group *g,
-                            int regular, const group_misses *gm)
+static void attribute_group(const prediction *p, predict_perf *pp, const st_module *mod, const line_index *lines,
+                            const db_rd_group *g, int regular, const group_misses *gm)
 {
     int mine = in_program(p, g), dirty = group_stores(p, mod, g);
     for (size_t i = 0; i < pp->nlevels; i++) {
@@ -279,6 +311,9 @@ static void attribute_group(const prediction *p, predict_perf *pp, const st_modu
     for (size_t k = 0; k < g->nmembers; k++) {
         const struct db_rd_member_row *mb = &g->members[k];
         predict_function_perf *f = function_of(p, pp, mb->function, g->module);
+        ptrdiff_t l = line_row(&p->rep, lines, mb->file, mb->line, mb->function);
+        for (size_t i = 0; l >= 0 && i < pp->nlevels; i++)
+            pp->line_misses[(size_t)l * PERF_MAX_LEVELS + i] += mb->share * gm->cache[i];
         int64_t scope = !mine ? -1 : g->loop >= 0 ? g->loop : loop_scope_at(mod, mb->addr);
         predict_loop *L = scope >= 0 ? loop_of_scope(pp, scope) : NULL;
         if (L)
@@ -302,14 +337,20 @@ static void attribute_group(const prediction *p, predict_perf *pp, const st_modu
 static int eval_groups(const prediction *p, const predict_perf_input *in, predict_perf *pp, const st_module *mod,
                        char *err, size_t errlen)
 {
+    line_index lines;
+    if (line_index_make(&p->rep, &lines) != 0)
+        return fail(err, errlen, "out of memory");
     for (size_t i = 0; i < in->ngroups; i++) {
         group_misses gm;
         const db_rd_group *g = &in->groups[i];
         int regular = group_regular(p, mod, g);
-        if (group_eval(p, pp, g, in->dists ? &in->dists[i] : NULL, regular, &gm) != 0)
+        if (group_eval(p, pp, g, in->dists ? &in->dists[i] : NULL, regular, &gm) != 0) {
+            free(lines.sorted);
             return fail(err, errlen, "out of memory");
-        attribute_group(p, pp, mod, g, regular, &gm);
+        }
+        attribute_group(p, pp, mod, &lines, g, regular, &gm);
     }
+    free(lines.sorted);
     return 0;
 }
 
@@ -423,7 +464,8 @@ int predict_perf_evaluate(db *d, const prediction *p, const machine *m, const pr
         return -1;
     out->structure = mod;
     out->functions = calloc(p->rep.nfunctions + 1, sizeof *out->functions);
-    if (!out->functions || setup_loops(p, out) != 0)
+    out->line_misses = calloc((p->rep.nlines + 1) * PERF_MAX_LEVELS, sizeof *out->line_misses);
+    if (!out->functions || !out->line_misses || setup_loops(p, out) != 0)
         return fail(err, errlen, "out of memory");
     for (size_t i = 0; i < out->nloops; i++)
         if ((size_t)out->loops[i].scope >= mod->nscopes || mod->scopes[out->loops[i].scope].kind != ST_SCOPE_LOOP) {
@@ -465,6 +507,7 @@ void predict_perf_free(predict_perf *pp)
 {
     free(pp->loops);
     free(pp->functions);
+    free(pp->line_misses);
     if (pp->structure)
         st_module_free(pp->structure);
     memset(pp, 0, sizeof *pp);

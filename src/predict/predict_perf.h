@@ -65,6 +65,9 @@ typedef struct predict_perf {
     size_t nloops;
     predict_loop *loops;    /* ascending scope */
     predict_function_perf *functions;
+    /* Misses of cache level i on line row k of the prediction's report:
+     * line_misses[k * PERF_MAX_LEVELS + i], attributed as to functions. */
+    double *line_misses;
     void *structure;        /* st_module of the program (owned) */
 } predict_perf;
 

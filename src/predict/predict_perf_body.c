@@ -109,8 +109,7 @@ static double count_at(const block_count *b, size_t n, uint64_t addr)
     return lo < n && b[lo].addr <= addr ? b[lo].executions : 0;
 }
 
-/* Executions of the instruction at addr. */
-static double executions_at(const predict_blocks *bl, uint64_t addr)
+double predict_blocks_executions(const predict_blocks *bl, uint64_t addr)
 {
     return count_at(bl->b, bl->n, addr);
 }
@@ -124,7 +123,7 @@ int predict_body_weights(const predict_blocks *bl, const st_function *f, const u
         const st_block *b = &f->blocks[k];
         int mine = b->loop >= 0 && loop_scopes[b->loop] == scope; /* not an inner loop's block */
         for (uint32_t i = b->first; i < b->first + b->n; i++)
-            weight[i] = mine ? executions_at(bl, f->insns[i].addr) / headers : 0;
+            weight[i] = mine ? predict_blocks_executions(bl, f->insns[i].addr) / headers : 0;
     }
     return 0;
 }
@@ -170,7 +169,7 @@ double predict_loop_mispredicts(const predict_blocks *bl, const st_function *f, 
         const st_insn *last = &f->insns[b->first + b->n - 1];
         if (last->flow != ST_FLOW_CJUMP)
             continue;
-        sum += perf_branch_mispredicts(executions_at(bl, last->addr), count_at(bl->taken, bl->ntaken, last->addr),
+        sum += perf_branch_mispredicts(predict_blocks_executions(bl, last->addr), count_at(bl->taken, bl->ntaken, last->addr),
                                        ends_back_edge(f, k));
     }
     return sum;

@@ -15,6 +15,10 @@ typedef struct predict_blocks predict_blocks;
 int predict_blocks_load(const prediction *p, const char *module, predict_blocks **out);
 void predict_blocks_free(predict_blocks *bl);
 
+/* The executions of the instruction at addr: its block's (0 when none
+ * holds it: a series that is 0 in every run is not stored). */
+double predict_blocks_executions(const predict_blocks *bl, uint64_t addr);
+
 /* The measured executions of a run's instructions of module `module_id`
  * (ins as db_run_instructions returns them), as predict_blocks_load's
  * blocks: one per instruction.  -1 when memory runs out. */

@@ -16,11 +16,11 @@ static int oom(char *err, size_t errlen)
     return -1;
 }
 
-/* The run's instructions with their function and module names. */
+/* The run's instructions with their function, module and file names. */
 typedef struct run_insns {
     db_instr *ins;
     size_t n;
-    char **function, **module;
+    char **function, **module, **file;
 } run_insns;
 
 static int insns_load(db *d, const db_run *run, run_insns *r, char *err, size_t errlen)
@@ -30,7 +30,8 @@ static int insns_load(db *d, const db_run *run, run_insns *r, char *err, size_t 
     int64_t *ids = malloc((r->n + 1) * sizeof *ids);
     r->function = calloc(r->n + 1, sizeof *r->function);
     r->module = calloc(r->n + 1, sizeof *r->module);
-    if (!ids || !r->function || !r->module) {
+    r->file = calloc(r->n + 1, sizeof *r->file);
+    if (!ids || !r->function || !r->module || !r->file) {
         free(ids);
         return oom(err, errlen);
     }
@@ -41,6 +42,10 @@ static int insns_load(db *d, const db_run *run, run_insns *r, char *err, size_t 
         ids[i] = r->ins[i].module_id;
     if (rc == 0)
         rc = db_names(d, DB_MODULE_PATH, ids, r->n, r->module, err, errlen);
+    for (size_t i = 0; i < r->n; i++)
+        ids[i] = r->ins[i].file_id;
+    if (rc == 0)
+        rc = db_names(d, DB_FILE_PATH, ids, r->n, r->file, err, errlen);
     free(ids);
     return rc;
 }
@@ -52,9 +57,12 @@ static void insns_free(run_insns *r)
             free(r->function[i]);
         if (r->module)
             free(r->module[i]);
+        if (r->file)
+            free(r->file[i]);
     }
     free(r->function);
     free(r->module);
+    free(r->file);
     free(r->ins);
 }
 
@@ -103,8 +111,9 @@ static int on_histogram(void *ctx, int64_t instr_id, uint64_t cold, const rd_bin
     }
     g->members[0] = (struct db_rd_member_row){.addr = b->r->ins[i].addr, .line = b->r->ins[i].line, .share = 1};
     g->members[0].function = b->r->function[i] ? strdup(b->r->function[i]) : NULL;
+    g->members[0].file = b->r->file[i] ? strdup(b->r->file[i]) : NULL;
     if (perf_rd_dist_measured(cold, bins, nbins, &b->in->dists[b->in->ngroups]) != 0) {
-        free(g->members[0].function), free(g->members), free(g->module);
+        free(g->members[0].function), free(g->members[0].file), free(g->members), free(g->module);
         return 1;
     }
     b->in->ngroups++;

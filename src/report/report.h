@@ -185,6 +185,10 @@ const char *report_signal_text(int sig, char *buf, size_t len);
  * [A-Za-z0-9_./=:,+@%-], else single-quoted (a ' as '\''). */
 void report_shell_word(const char *s, FILE *out);
 
+/* A run's command (runs.command, a JSON array of words) as a shell would
+ * take it, words by report_shell_word. */
+void report_print_command(const char *command_json, FILE *out);
+
 /* `lead`, then the words of `text`, wrapped before column `width` with
  * continuation lines indented, then a newline: warnings name groups,
  * shares and parameters and can be longer than a terminal is wide. */

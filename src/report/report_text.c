@@ -188,8 +188,7 @@ void report_shell_word(const char *s, FILE *out)
     fputc('\'', out);
 }
 
-/* The command as a shell would take it (report_shell_word). */
-static void print_command(const char *command_json, FILE *out)
+void report_print_command(const char *command_json, FILE *out)
 {
     json_t *cmd = json_loads(command_json, 0, NULL);
     size_t i;
@@ -209,7 +208,7 @@ static int print_run(const report *r, FILE *out)
 {
     const db_run *run = r->run;
     fprintf(out, "Run %lld: ", (long long)run->id);
-    print_command(run->command, out);
+    report_print_command(run->command, out);
     fputc('\n', out);
     table t = {.ncols = 2, .align = "ll"};
     cell(&t, "status");
