@@ -74,30 +74,6 @@ static void print_help(FILE *to)
 
 #define usage_error(...) cli_usage_error("model", __VA_ARGS__)
 
-/* "1-5,8" into o->runs. */
-static int parse_runs(const char *arg, model_cli *o)
-{
-    char *copy = strdup(arg), *save = NULL;
-    int rc = copy ? 0 : -1;
-    for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; rc == 0 && tok; tok = strtok_r(NULL, ",", &save)) {
-        char *dash = strchr(tok, '-');
-        uint64_t lo, hi;
-        if (dash)
-            *dash = '\0';
-        if (parse_u64(tok, &lo) != 0 || lo == 0 || (dash && (parse_u64(dash + 1, &hi) != 0 || hi < lo)))
-            rc = -1;
-        if (!dash)
-            hi = lo;
-        for (uint64_t id = lo; rc == 0 && id <= hi; id++)
-            if (o->nruns == MAX_RUNS)
-                rc = -1;
-            else
-                o->runs[o->nruns++] = (int64_t)id;
-    }
-    free(copy);
-    return rc;
-}
-
 /* 0 when the basis term is well formed, whatever its parameters are called
  * (the runs, read later, say which exist); else -1 with the parser's
  * message.  Every identifier of the term is offered as a parameter name, so
@@ -132,9 +108,7 @@ static int parse_option(int opt, const char *arg, void *ctx)
         o->db_path = arg;
         return 0;
     case 'r':
-        if (parse_runs(arg, o) != 0)
-            return usage_error("bad --runs '%s': give run ids and ranges such as 1-5,8", arg);
-        return 0;
+        return cli_take_runs("model", arg, o->runs, &o->nruns, MAX_RUNS);
     case 'p':
         if (o->nparams == MODEL_MAX_PARAMS)
             return usage_error("too many --param options (at most %d)", MODEL_MAX_PARAMS);

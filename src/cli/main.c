@@ -20,6 +20,8 @@ static const subcommand subcommands[] = {
     {"predict", cmd_predict, "counts and cache misses predicted at parameters never run"},
     {"machine", cmd_machine, "machine descriptions: list, show, check, detect and calibrate the host"},
     {"memspy", cmd_memspy, "where cache misses come from and why, by code and by data (simulated)"},
+    {"export", cmd_export, "the counts of many runs for Extra-P (its text format) or as a CSV table"},
+    {"diff", cmd_diff, "the change in counts and misses per function and line between two runs"},
 };
 
 const char *default_db_path(void)

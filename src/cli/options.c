@@ -68,8 +68,8 @@ int cli_take_format_of(const char *command, const char *arg, const char *const *
             *format = i;
             return 0;
         }
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s--format %s", i == 0 ? "" : names[i + 1] ? ", " : " or ",
-                 names[i]);
+        const char *sep = i == 0 ? "" : names[i + 1] ? ", " : " or ";
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s--format %s", sep, names[i]);
     }
     return cli_usage_error(command, "bad format '%s': give %s", arg, list);
 }
@@ -94,6 +94,32 @@ int cli_plain_numbers_json(const char *command)
 {
     return cli_usage_error(command, "--plain-numbers is for the text output: JSON numbers have no separators "
                                     "(drop one of --plain-numbers and --format json)");
+}
+
+int cli_take_runs(const char *command, const char *arg, int64_t *runs, size_t *n, size_t max)
+{
+    char *copy = strdup(arg), *save = NULL;
+    int rc = copy ? 0 : -1, full = 0;
+    for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; rc == 0 && tok; tok = strtok_r(NULL, ",", &save)) {
+        char *dash = strchr(tok, '-');
+        uint64_t lo, hi;
+        if (dash)
+            *dash = '\0';
+        if (parse_u64(tok, &lo) != 0 || lo == 0 || lo > INT64_MAX ||
+            (dash && (parse_u64(dash + 1, &hi) != 0 || hi < lo || hi > INT64_MAX)))
+            rc = -1;
+        if (!dash)
+            hi = lo;
+        for (uint64_t id = lo; rc == 0 && id <= hi; id++)
+            if (*n == max)
+                rc = -1, full = 1;
+            else
+                runs[(*n)++] = (int64_t)id;
+    }
+    free(copy);
+    if (full)
+        return cli_usage_error(command, "too many runs in --runs '%s' (at most %zu)", arg, max);
+    return rc == 0 ? 0 : cli_usage_error(command, "bad --runs '%s': give run ids and ranges such as 1-5,8", arg);
 }
 
 int cli_take_top(const char *command, const char *arg, size_t *top)

@@ -6,6 +6,7 @@
 
 #include <getopt.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct report_cache; /* report/report.h (not included: its names would clash with the subcommands') */
 
@@ -54,6 +55,11 @@ int cli_take_percent(const char *command, const char *option, const char *arg, d
 /* The refusal of --plain-numbers with --format json (JSON numbers have no
  * separators to drop): prints the usage error, returns EXIT_USAGE. */
 int cli_plain_numbers_json(const char *command);
+
+/* The value of --runs LIST ("1-5,8": ids and ranges), appended to
+ * runs[*n] (room for max); EXIT_USAGE (message printed) when it does not
+ * parse or there are more than max. */
+int cli_take_runs(const char *command, const char *arg, int64_t *runs, size_t *n, size_t max);
 
 /* The value of --top N, rows per table (0: all): into *top, or EXIT_USAGE
  * (message printed) when it is not a number. */

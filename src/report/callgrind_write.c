@@ -148,37 +148,6 @@ static int plan_lines(const cg_graph *g, plan *p)
     return rc;
 }
 
-/* The file name of a path (after its last '/'). */
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
-/* A function's name in the file: its name ("(unknown)" when it has none),
- * with " [MODULE]" when another row has the same name (one name in several
- * modules, or unknown code in several), so that every function of the
- * file has a name of its own. */
-static int plan_names(const cg_graph *g, plan *p)
-{
-    const report *r = g->r;
-    for (size_t f = 0; f < r->nfunctions; f++) {
-        const report_function *fn = &r->functions[f];
-        const char *name = fn->function ? fn->function : "(unknown)";
-        int shared = 0;
-        for (size_t i = 0; i < r->nfunctions && !shared; i++)
-            shared = i != f && ((!fn->function && !r->functions[i].function) ||
-                                (fn->function && r->functions[i].function &&
-                                 !strcmp(fn->function, r->functions[i].function)));
-        const char *module = fn->module ? base_name(fn->module) : "no module";
-        size_t len = strlen(name) + strlen(module) + 4;
-        if (!(p->display[f] = malloc(len)))
-            return -1;
-        snprintf(p->display[f], len, shared ? "%s [%s]" : "%s", name, module);
-    }
-    return 0;
-}
-
 static int plan_calls(const cg_graph *g, plan *p)
 {
     size_t n = g->r->nfunctions, nev = g->nev;
@@ -226,7 +195,7 @@ static int plan_make(const cg_graph *g, plan *p)
     for (size_t f = 0; f < r->nfunctions; f++)
         for (size_t e = 0; e < g->nev; e++)
             p->self[f * CG_MAX_EVENTS + e] = whole(g->fn_cost[f * CG_MAX_EVENTS + e]);
-    if (plan_lines(g, p) != 0 || plan_names(g, p) != 0)
+    if (plan_lines(g, p) != 0 || report_function_labels(r->functions, r->nfunctions, p->display) != 0)
         return -1;
     return plan_calls(g, p);
 }

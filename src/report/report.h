@@ -177,6 +177,17 @@ int report_write_text(const report *r, size_t top, num_style numbers, FILE *out)
 /* The file name of a path (after its last '/'); NULL for NULL. */
 const char *report_base_name(const char *path);
 
+/* A source path relative to the run's directory cwd when it lies below
+ * it, else the path. */
+const char *report_relative_path(const char *path, const char *cwd);
+
+/* A name for each of rows[0..n) that tells it from the others in files
+ * that name a function by one string (report_labels.c): its name,
+ * "(unknown)" when it has none, with " [MODULE]" (the module's file name,
+ * or "no module") when another row shows the same name.  labels[i] gets a
+ * new string (free() each); -1 when memory runs out (then all NULL). */
+int report_function_labels(const report_function *rows, size_t n, char **labels);
+
 /* "signal N (SIGNAME)" for signal sig, in buf (SIG? for a number with no
  * name); returns buf. */
 const char *report_signal_text(int sig, char *buf, size_t len);
@@ -200,6 +211,11 @@ void report_print_wrapped(FILE *out, const char *lead, const char *text, int wid
  * when memory runs out. */
 json_t *report_caches_json(const report *r, const double *values, json_t *(*value)(double));
 json_t *report_json(const report *r, size_t top);
+
+/* The JSON object of a run (a report's "runs" element) and the array of
+ * caches (its "caches"); NULL when memory runs out. */
+json_t *report_run_json(const db_run *run);
+json_t *report_caches_array_json(const report_cache *caches, size_t n);
 int report_write_json(const report *r, size_t top, FILE *out);
 
 

@@ -83,7 +83,7 @@ static json_t *block_sizes_json(const db_run *run)
     return a;
 }
 
-static json_t *run_json(const db_run *run)
+json_t *report_run_json(const db_run *run)
 {
     json_t *command = json_loads(run->command, 0, NULL);
     return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:o, s:o}", "id", (json_int_t)run->id,
@@ -95,11 +95,11 @@ static json_t *run_json(const db_run *run)
                      "augur_version", json_string_lossy(run->augur_version));
 }
 
-static json_t *caches_json(const report *r)
+json_t *report_caches_array_json(const report_cache *caches, size_t n)
 {
     json_t *a = json_array();
-    for (size_t k = 0; a && k < r->ncaches; k++) {
-        const report_cache *c = &r->caches[k];
+    for (size_t k = 0; a && k < n; k++) {
+        const report_cache *c = &caches[k];
         char key[64];
         report_cache_key(c, key, sizeof key);
         if (json_array_append_new(a, json_pack("{s:s, s:I, s:i, s:I}", "key", key, "size", (json_int_t)c->size,
@@ -202,10 +202,10 @@ static json_t *startup_json(const report *r)
 json_t *report_json(const report *r, size_t top)
 {
     json_t *o = r->prediction ? json_pack("{s:o}", "prediction", prediction_json(r->prediction))
-                              : json_pack("{s:[o]}", "runs", run_json(r->run));
+                              : json_pack("{s:[o]}", "runs", report_run_json(r->run));
     if (o &&
         json_object_update_new(
-            o, json_pack("{s:o, s:o, s:o, s:I, s:o, s:I, s:o}", "caches", caches_json(r), "total",
+            o, json_pack("{s:o, s:o, s:o, s:I, s:o, s:I, s:o}", "caches", report_caches_array_json(r->caches, r->ncaches), "total",
                          with_counts(json_object(), r, &r->total), "functions",
                          rows_json(r, r->functions, sizeof *r->functions, shown_rows(report_ranked_functions(r), top),
                                    function_json),

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "report/text_table.h"
 #include "util/array.h"
 #include "util/numfmt.h"
 
@@ -22,99 +23,31 @@ static const char *name_cell(const char *function, char *buf, size_t len)
     return function ? st_short_name(function, REPORT_NAME_WIDTH, buf, len) : UNKNOWN;
 }
 
-/* ---- tables -------------------------------------------------------------- */
-
-/* Cells filled row by row; printed with each column as wide as its widest
- * cell.  Out of memory is remembered and reported by table_print. */
-typedef struct table {
-    size_t ncols;
-    char align[8 + REPORT_MAX_CACHES]; /* per column: 'l' (left) or 'r' (right) */
-    size_t ncells, cap;
-    char **cells;
-    int failed;
-} table;
-
-__attribute__((format(printf, 2, 3))) static void cell(table *t, const char *fmt, ...)
-{
-    if (t->failed)
-        return;
-    char **c = array_grow(t->cells, t->ncells, &t->cap, sizeof *c);
-    if (!c) {
-        t->failed = 1;
-        return;
-    }
-    t->cells = c;
-    va_list ap;
-    va_start(ap, fmt);
-    if (vasprintf(&t->cells[t->ncells], fmt, ap) < 0)
-        t->failed = 1;
-    else
-        t->ncells++;
-    va_end(ap);
-}
-
-/* Print the rows, each indented by two spaces, columns two spaces apart,
- * without trailing blanks.  Returns -1 when memory ran out while filling it. */
-static int table_print(const table *t, FILE *out)
-{
-    if (t->failed)
-        return -1;
-    size_t width[sizeof t->align] = {0}, row_len = 1;
-    for (size_t i = 0; i < t->ncells; i++) {
-        size_t n = strlen(t->cells[i]);
-        if (n > width[i % t->ncols])
-            width[i % t->ncols] = n;
-    }
-    for (size_t c = 0; c < t->ncols; c++)
-        row_len += 2 + width[c];
-    char *row = malloc(row_len);
-    if (!row)
-        return -1;
-    for (size_t i = 0; i < t->ncells; i += t->ncols) {
-        size_t len = 0;
-        for (size_t c = 0; c < t->ncols; c++)
-            len += (size_t)sprintf(row + len, t->align[c] == 'r' ? "  %*s" : "  %-*s", (int)width[c], t->cells[i + c]);
-        while (len > 0 && row[len - 1] == ' ')
-            len--;
-        row[len] = '\0';
-        fprintf(out, "%s\n", row);
-    }
-    free(row);
-    return 0;
-}
-
-static void table_free(table *t)
-{
-    for (size_t i = 0; i < t->ncells; i++)
-        free(t->cells[i]);
-    free(t->cells);
-}
-
 /* ---- cells --------------------------------------------------------------- */
 
 /* A count's cell, grouped by thousands or plain. */
-static void count_cell(table *t, uint64_t v, num_style numbers)
+static void count_cell(text_table *t, uint64_t v, num_style numbers)
 {
     char buf[NUMFMT_LEN];
-    cell(t, "%s", numfmt_count(v, numbers, buf));
+    text_table_cell(t, "%s", numfmt_count(v, numbers, buf));
 }
 
 /* Misses as whole numbers, measured or predicted: a fraction comes from a
  * capacity inside a histogram bin or from a model, and is not a figure
  * known to a tenth of a miss (JSON keeps it). */
-static void misses_cell(table *t, double misses, num_style numbers)
+static void misses_cell(text_table *t, double misses, num_style numbers)
 {
     char buf[NUMFMT_LEN];
-    cell(t, "%s", numfmt_fixed(misses, 0, numbers, buf));
+    text_table_cell(t, "%s", numfmt_fixed(misses, 0, numbers, buf));
 }
 
-static void percent_cell(table *t, uint64_t part, uint64_t whole)
+static void percent_cell(text_table *t, uint64_t part, uint64_t whole)
 {
-    cell(t, "%.1f", whole ? 100.0 * (double)part / (double)whole : 0.0);
+    text_table_cell(t, "%.1f", whole ? 100.0 * (double)part / (double)whole : 0.0);
 }
 
 /* The counts columns shared by the function and line tables. */
-static void counts_cells(table *t, const report *r, const report_counts *c, num_style numbers)
+static void counts_cells(text_table *t, const report *r, const report_counts *c, num_style numbers)
 {
     count_cell(t, c->instructions, numbers);
     percent_cell(t, c->instructions, r->total.instructions);
@@ -124,24 +57,24 @@ static void counts_cells(table *t, const report *r, const report_counts *c, num_
 }
 
 /* Header row of the counts columns, then `names` (NULL-terminated). */
-static void header_cells(table *t, const report *r, const char *const *names)
+static void header_cells(text_table *t, const report *r, const char *const *names)
 {
-    cell(t, "instructions");
-    cell(t, "%%");
-    cell(t, "accesses");
+    text_table_cell(t, "instructions");
+    text_table_cell(t, "%%");
+    text_table_cell(t, "accesses");
     for (size_t k = 0; k < r->ncaches; k++) {
         char label[64];
         report_cache_label(&r->caches[k], label, sizeof label);
-        cell(t, "misses %s", label);
+        text_table_cell(t, "misses %s", label);
     }
     for (; *names; names++)
-        cell(t, "%s", *names);
+        text_table_cell(t, "%s", *names);
 }
 
 /* A table for the counts columns and `extra` name columns. */
-static table counts_table(const report *r, size_t extra)
+static text_table counts_table(const report *r, size_t extra)
 {
-    table t = {.ncols = 3 + r->ncaches + extra};
+    text_table t = {.ncols = 3 + r->ncaches + extra};
     memset(t.align, 'r', 3 + r->ncaches);
     memset(t.align + 3 + r->ncaches, 'l', extra);
     return t;
@@ -153,8 +86,7 @@ const char *report_base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* A source path relative to the run's directory when it lies below it. */
-static const char *relative_path(const char *path, const char *cwd)
+const char *report_relative_path(const char *path, const char *cwd)
 {
     size_t n = strlen(cwd);
     if (n > 0 && strncmp(path, cwd, n) == 0 && path[n] == '/')
@@ -210,14 +142,14 @@ static int print_run(const report *r, FILE *out)
     fprintf(out, "Run %lld: ", (long long)run->id);
     report_print_command(run->command, out);
     fputc('\n', out);
-    table t = {.ncols = 2, .align = "ll"};
-    cell(&t, "status");
+    text_table t = {.ncols = 2, .align = "ll"};
+    text_table_cell(&t, "status");
     if (*run->status_detail) /* "killed by signal 11 (SIGSEGV)": its 139 is augur's status, not an exit */
-        cell(&t, "%s: %s", run->status, run->status_detail);
+        text_table_cell(&t, "%s: %s", run->status, run->status_detail);
     else
-        cell(&t, "%s, exit status %d", run->status, run->exit_code);
+        text_table_cell(&t, "%s, exit status %d", run->status, run->exit_code);
     if (run->nparams) {
-        cell(&t, "parameters");
+        text_table_cell(&t, "parameters");
         char *list = NULL;
         size_t len = 0;
         FILE *s = open_memstream(&list, &len);
@@ -225,17 +157,17 @@ static int print_run(const report *r, FILE *out)
             fprintf(s, "%s%s=%s", i ? " " : "", run->params[i].name, run->params[i].text);
         if (s)
             fclose(s);
-        cell(&t, "%s", list ? list : "");
+        text_table_cell(&t, "%s", list ? list : "");
         free(list);
     }
-    cell(&t, "started");
-    cell(&t, "%s, finished %s", run->started, run->finished);
-    cell(&t, "host");
-    cell(&t, "%s, in %s", run->host, run->cwd);
-    cell(&t, "processes");
-    cell(&t, "%d", run->nprocesses);
-    int rc = table_print(&t, out);
-    table_free(&t);
+    text_table_cell(&t, "started");
+    text_table_cell(&t, "%s, finished %s", run->started, run->finished);
+    text_table_cell(&t, "host");
+    text_table_cell(&t, "%s, in %s", run->host, run->cwd);
+    text_table_cell(&t, "processes");
+    text_table_cell(&t, "%d", run->nprocesses);
+    int rc = text_table_print(&t, out);
+    text_table_free(&t);
     return rc;
 }
 
@@ -267,36 +199,36 @@ static int print_prediction(const report *r, FILE *out)
 static int print_totals(const report *r, num_style numbers, FILE *out)
 {
     const report_counts *c = &r->total;
-    table t = {.ncols = 3, .align = "lrl"};
+    text_table t = {.ncols = 3, .align = "lrl"};
     char reads[NUMFMT_LEN], writes[NUMFMT_LEN], lines[NUMFMT_LEN];
-    cell(&t, "instructions");
+    text_table_cell(&t, "instructions");
     count_cell(&t, c->instructions, numbers);
     if (r->prediction && c->count_high[0] > c->count_low[0]) {
         char lo[NUMFMT_LEN], hi[NUMFMT_LEN];
-        cell(&t, "range %s to %s", numfmt_fixed(c->count_low[0], 0, numbers, lo),
+        text_table_cell(&t, "range %s to %s", numfmt_fixed(c->count_low[0], 0, numbers, lo),
              numfmt_fixed(c->count_high[0], 0, numbers, hi));
     } else
-        cell(&t, "%s", "");
-    cell(&t, "accesses");
+        text_table_cell(&t, "%s", "");
+    text_table_cell(&t, "accesses");
     count_cell(&t, c->reads + c->writes, numbers);
-    cell(&t, "reads %s, writes %s", numfmt_count(c->reads, numbers, reads), numfmt_count(c->writes, numbers, writes));
+    text_table_cell(&t, "reads %s, writes %s", numfmt_count(c->reads, numbers, reads), numfmt_count(c->writes, numbers, writes));
     for (size_t k = 0; k < r->ncaches; k++) {
         char label[64];
         report_cache_label(&r->caches[k], label, sizeof label);
-        cell(&t, "misses %s", label);
+        text_table_cell(&t, "misses %s", label);
         misses_cell(&t, c->misses[k], numbers);
         if (r->prediction) {
             char lo[NUMFMT_LEN], hi[NUMFMT_LEN];
-            cell(&t, "range %s to %s; fully-associative LRU cache of %s lines of %u bytes",
+            text_table_cell(&t, "range %s to %s; fully-associative LRU cache of %s lines of %u bytes",
                  numfmt_fixed(c->misses_low[k], 0, numbers, lo), numfmt_fixed(c->misses_high[k], 0, numbers, hi),
                  numfmt_count(r->caches[k].size / r->caches[k].line, numbers, lines), r->caches[k].line);
         } else
-            cell(&t, "fully-associative LRU cache of %s lines of %u bytes",
+            text_table_cell(&t, "fully-associative LRU cache of %s lines of %u bytes",
                  numfmt_count(r->caches[k].size / r->caches[k].line, numbers, lines), r->caches[k].line);
     }
     fputs("\nTotals\n", out);
-    int rc = table_print(&t, out);
-    table_free(&t);
+    int rc = text_table_print(&t, out);
+    text_table_free(&t);
     return rc;
 }
 
@@ -331,17 +263,17 @@ static int print_functions(const report *r, size_t top, num_style numbers, FILE 
 {
     static const char *const names[] = {"function", "module", NULL};
     size_t shown = print_title("Functions", report_ranked_functions(r), top, out);
-    table t = counts_table(r, 2);
+    text_table t = counts_table(r, 2);
     header_cells(&t, r, names);
     for (size_t i = 0; i < shown; i++) {
         const report_function *f = &r->functions[i];
         counts_cells(&t, r, &f->c, numbers);
         char name[REPORT_NAME_WIDTH + 1];
-        cell(&t, "%s", name_cell(f->function, name, sizeof name));
-        cell(&t, "%s", f->module ? report_base_name(f->module) : UNKNOWN);
+        text_table_cell(&t, "%s", name_cell(f->function, name, sizeof name));
+        text_table_cell(&t, "%s", f->module ? report_base_name(f->module) : UNKNOWN);
     }
-    int rc = table_print(&t, out);
-    table_free(&t);
+    int rc = text_table_print(&t, out);
+    text_table_free(&t);
     print_startup_note(r, r->startup.nfunctions, "functions", 1, numbers, out);
     return rc;
 }
@@ -350,31 +282,23 @@ static int print_lines(const report *r, size_t top, num_style numbers, FILE *out
 {
     static const char *const names[] = {"file:line", "function", NULL};
     size_t shown = print_title("Source lines", report_ranked_lines(r), top, out);
-    table t = counts_table(r, 2);
+    text_table t = counts_table(r, 2);
     header_cells(&t, r, names);
     for (size_t i = 0; i < shown; i++) {
         const report_line *l = &r->lines[i];
         counts_cells(&t, r, &l->c, numbers);
-        const char *file = l->file ? relative_path(l->file, r->run ? r->run->cwd : "") : UNKNOWN;
+        const char *file = l->file ? report_relative_path(l->file, r->run ? r->run->cwd : "") : UNKNOWN;
         if (l->line)
-            cell(&t, "%s:%u", file, l->line);
+            text_table_cell(&t, "%s:%u", file, l->line);
         else
-            cell(&t, "%s", file);
+            text_table_cell(&t, "%s", file);
         char name[REPORT_NAME_WIDTH + 1];
-        cell(&t, "%s", name_cell(l->function, name, sizeof name));
+        text_table_cell(&t, "%s", name_cell(l->function, name, sizeof name));
     }
-    int rc = table_print(&t, out);
-    table_free(&t);
+    int rc = text_table_print(&t, out);
+    text_table_free(&t);
     print_startup_note(r, r->startup.nlines, "source lines", 0, numbers, out);
     return rc;
-}
-
-/* A signed count, "+56" or "-303", grouped as the tables are. */
-static const char *signed_count(int64_t v, num_style numbers, char *buf)
-{
-    buf[0] = v < 0 ? '-' : '+';
-    numfmt_count((uint64_t)llabs(v), numbers, buf + 1);
-    return buf;
 }
 
 /* How many functions the lines-and-total note names. */
@@ -400,13 +324,13 @@ static int print_line_gap(const report *r, num_style numbers, FILE *out)
             r->startup.hidden && r->startup.nlines ? " (the hidden start-up and loader lines included)" : "",
             numfmt_count(r->total.instructions - (uint64_t)g->instructions, numbers, a),
             numfmt_count(r->total.reads + r->total.writes - (uint64_t)accesses, numbers, b),
-            signed_count(g->instructions, numbers, c), signed_count(accesses, numbers, d));
+            numfmt_signed(g->instructions, numbers, c), numfmt_signed(accesses, numbers, d));
     const report_prediction *p = r->prediction;
     for (size_t i = 0; i < p->ngap_functions && i < GAP_FUNCTIONS_NAMED; i++) {
         char name[REPORT_NAME_WIDTH + 1];
         fprintf(s, "%s %s %s", i ? "," : " The largest differences, a function's instructions minus its lines':",
                 name_cell(p->gap_functions[i].function, name, sizeof name),
-                signed_count(p->gap_functions[i].instructions, numbers, a));
+                numfmt_signed(p->gap_functions[i].instructions, numbers, a));
     }
     fclose(s);
     if (!text)

@@ -32,6 +32,13 @@ const char *numfmt_count(uint64_t v, num_style style, char *buf)
     return buf;
 }
 
+const char *numfmt_signed(int64_t v, num_style style, char *buf)
+{
+    buf[0] = v < 0 ? '-' : '+';
+    numfmt_count(v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, style, buf + 1);
+    return buf;
+}
+
 const char *numfmt_fixed(double v, int decimals, num_style style, char *buf)
 {
     if (decimals < 0)

@@ -28,6 +28,10 @@ typedef enum num_style {
 /* v in buf (at least NUMFMT_LEN bytes), grouped or plain; returns buf. */
 const char *numfmt_count(uint64_t v, num_style style, char *buf);
 
+/* v with its sign always written ("+56", "-303", "+0"), grouped or plain;
+ * returns buf (at least NUMFMT_LEN bytes). */
+const char *numfmt_signed(int64_t v, num_style style, char *buf);
+
 /* v rounded to `decimals` places (0 to 9), in fixed notation with its
  * integer part grouped or plain; a value that rounds to zero is written
  * without a sign.  Infinite and NaN values as "inf" and "nan".  Returns
