@@ -4,7 +4,7 @@
  * usage: calltree N K
  *   top() calls mid() K times and leaf() K times; mid() calls leaf() twice:
  *   leaf() is called 3K times, each time on the same N longs of `data`
- *   (N loads on the line tagged LOAD:leaf), so every call of it costs the
+ *   (N loads on its tagged line), so every call of it costs the
  *   same and its inclusive costs are exact under any sharing by calls.
  *   near() and far() call work() once each, on N and 8N longs: calls of
  *   one function that cost differently (the inclusive costs of near and
