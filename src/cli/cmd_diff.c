@@ -201,7 +201,8 @@ static int write_diff(const diff_options *o, loaded *l, char *err, size_t errlen
     if (rc == 0) {
         d.db_a = o->side[0].db_path, d.db_b = o->side[1].db_path;
         errno = 0;
-        rc = o->json ? report_diff_write_json(&d, o->top, stdout) : report_diff_write_text(&d, o->top, o->numbers, stdout);
+        rc = o->json ? report_diff_write_json(&d, o->top, stdout)
+                     : report_diff_write_text(&d, o->top, o->numbers, stdout);
         if (rc == 0 && fflush(stdout) != 0)
             rc = -1;
         if (rc != 0)

@@ -51,24 +51,16 @@ static int same(const char *a, const char *b)
     return a == b || (a && b && !strcmp(a, b));
 }
 
-/* strcmp with NULL last. */
-static int cmp_name(const char *a, const char *b)
-{
-    if (!a || !b)
-        return !a - !b;
-    return strcmp(a, b);
-}
-
 /* qsort order of calls by call instruction (module, address) and callee. */
 static int by_call(const void *pa, const void *pb)
 {
     const db_call *a = &((const call_sum *)pa)->c, *b = &((const call_sum *)pb)->c;
-    int c = cmp_name(a->caller_module, b->caller_module);
+    int c = report_cmp_names(a->caller_module, b->caller_module);
     if (!c && a->addr != b->addr)
         c = a->addr < b->addr ? -1 : 1;
     if (!c)
-        c = cmp_name(a->callee_module, b->callee_module);
-    return c ? c : cmp_name(a->callee, b->callee);
+        c = report_cmp_names(a->callee_module, b->callee_module);
+    return c ? c : report_cmp_names(a->callee, b->callee);
 }
 
 /* The calls of every run (runs[t][0..nruns[t])) summed per call

@@ -9,22 +9,14 @@
 
 /* ---- functions and lines ---------------------------------------------------- */
 
-/* Names in byte order, unknown (NULL) last. */
-static int name_cmp(const char *a, const char *b)
-{
-    if (!a || !b)
-        return !a - !b;
-    return strcmp(a, b);
-}
-
 /* qsort_r order of function rows of report r by (name, module). */
 static int by_name_cmp(const void *pa, const void *pb, void *r)
 {
     const report_function *a = &((const report *)r)->functions[*(const size_t *)pa];
     const report_function *b = &((const report *)r)->functions[*(const size_t *)pb];
-    int c = name_cmp(a->function, b->function);
+    int c = report_cmp_names(a->function, b->function);
     if (!c)
-        c = name_cmp(a->module, b->module);
+        c = report_cmp_names(a->module, b->module);
     size_t x = *(const size_t *)pa, y = *(const size_t *)pb;
     return c ? c : (x > y) - (x < y);
 }
@@ -35,7 +27,7 @@ static size_t first_named(const cg_graph *g, const char *name)
     size_t lo = 0, hi = g->r->nfunctions;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (name_cmp(g->r->functions[g->by_name[mid]].function, name) < 0)
+        if (report_cmp_names(g->r->functions[g->by_name[mid]].function, name) < 0)
             lo = mid + 1;
         else
             hi = mid;
@@ -48,9 +40,9 @@ static size_t find_function(const cg_graph *g, const char *name, const char *mod
 {
     for (size_t i = first_named(g, name); i < g->r->nfunctions; i++) {
         const report_function *f = &g->r->functions[g->by_name[i]];
-        if (name_cmp(f->function, name) != 0)
+        if (report_cmp_names(f->function, name) != 0)
             break;
-        if (!name_cmp(f->module, module))
+        if (!report_cmp_names(f->module, module))
             return g->by_name[i];
     }
     return CG_NONE;
@@ -65,7 +57,7 @@ static size_t function_of_line(const cg_graph *g, const char *name)
     size_t best = CG_NONE;
     for (size_t i = first_named(g, name); i < g->r->nfunctions; i++) {
         size_t f = g->by_name[i];
-        if (name_cmp(g->r->functions[f].function, name) != 0)
+        if (report_cmp_names(g->r->functions[f].function, name) != 0)
             break;
         if (f < best)
             best = f;
@@ -73,7 +65,16 @@ static size_t function_of_line(const cg_graph *g, const char *name)
     return best;
 }
 
-/* Set event e of every row from the report's counts. */
+/* The count events of one row: instructions, accesses, misses per cache. */
+static void set_counts(double *cost, const report_counts *c, size_t ncaches)
+{
+    cost[0] = (double)c->instructions;
+    cost[1] = (double)(c->reads + c->writes);
+    for (size_t k = 0; k < ncaches; k++)
+        cost[2 + k] = c->misses[k];
+}
+
+/* The count events of every row and of the total. */
 static void set_count_events(cg_graph *g)
 {
     const report *r = g->r;
@@ -83,26 +84,11 @@ static void set_count_events(cg_graph *g)
         snprintf(g->name[e], CG_EVENT_NAME, "%s", names[e]);
         g->desc[e] = strdup(descs[e]);
     }
-    g->total[0] = (double)r->total.instructions;
-    g->total[1] = (double)(r->total.reads + r->total.writes);
-    for (size_t k = 0; k < r->ncaches; k++)
-        g->total[2 + k] = r->total.misses[k];
-    for (size_t f = 0; f < r->nfunctions; f++) {
-        const report_counts *c = &r->functions[f].c;
-        double *cost = &g->fn_cost[f * CG_MAX_EVENTS];
-        cost[0] = (double)c->instructions;
-        cost[1] = (double)(c->reads + c->writes);
-        for (size_t k = 0; k < r->ncaches; k++)
-            cost[2 + k] = c->misses[k];
-    }
-    for (size_t l = 0; l < r->nlines; l++) {
-        const report_counts *c = &r->lines[l].c;
-        double *cost = &g->line_cost[l * CG_MAX_EVENTS];
-        cost[0] = (double)c->instructions;
-        cost[1] = (double)(c->reads + c->writes);
-        for (size_t k = 0; k < r->ncaches; k++)
-            cost[2 + k] = c->misses[k];
-    }
+    set_counts(g->total, &r->total, r->ncaches);
+    for (size_t f = 0; f < r->nfunctions; f++)
+        set_counts(&g->fn_cost[f * CG_MAX_EVENTS], &r->functions[f].c, r->ncaches);
+    for (size_t l = 0; l < r->nlines; l++)
+        set_counts(&g->line_cost[l * CG_MAX_EVENTS], &r->lines[l].c, r->ncaches);
 }
 
 /* The cache events: "M32KiB_64", misses of the cache of label 32KiB:64. */

@@ -18,19 +18,11 @@
 
 #include "report/export.h"
 
-/* strcmp with NULL last. */
-static int cmp_name(const char *a, const char *b)
-{
-    if (!a || !b)
-        return !a - !b;
-    return strcmp(a, b);
-}
-
 static int by_key(const void *pa, const void *pb)
 {
     const report_function *a = *(const report_function *const *)pa, *b = *(const report_function *const *)pb;
-    int c = cmp_name(a->function, b->function);
-    return c ? c : cmp_name(a->module, b->module);
+    int c = report_cmp_names(a->function, b->function);
+    return c ? c : report_cmp_names(a->module, b->module);
 }
 
 /* ---- parameters and points ------------------------------------------------------- */

@@ -144,6 +144,9 @@ int report_build(db *d, const db_run *run, const report_cache *caches, size_t nc
                  size_t errlen);
 void report_free(report *r);
 
+/* Names in byte order (strcmp), unknown (NULL) last. */
+int report_cmp_names(const char *a, const char *b);
+
 /* Order functions and lines as a report shows them: most instructions
  * first, then most accesses, then by name; rows marked start-up last. */
 void report_sort(report *r);

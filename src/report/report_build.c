@@ -156,8 +156,7 @@ static int by_counts(const report_counts *a, const report_counts *b)
     return aa != ba ? (aa > ba ? -1 : 1) : 0;
 }
 
-/* Names in byte order, unknown (NULL) last. */
-static int by_name(const char *a, const char *b)
+int report_cmp_names(const char *a, const char *b)
 {
     if (!a || !b)
         return !a - !b;
@@ -171,8 +170,8 @@ static int compare_functions(const void *pa, const void *pb)
     if (!c)
         c = by_counts(&a->c, &b->c);
     if (!c)
-        c = by_name(a->function, b->function);
-    return c ? c : by_name(a->module, b->module);
+        c = report_cmp_names(a->function, b->function);
+    return c ? c : report_cmp_names(a->module, b->module);
 }
 
 static int compare_lines(const void *pa, const void *pb)
@@ -182,10 +181,10 @@ static int compare_lines(const void *pa, const void *pb)
     if (!c)
         c = by_counts(&a->c, &b->c);
     if (!c)
-        c = by_name(a->file, b->file);
+        c = report_cmp_names(a->file, b->file);
     if (!c && a->line != b->line)
         c = a->line < b->line ? -1 : 1;
-    return c ? c : by_name(a->function, b->function);
+    return c ? c : report_cmp_names(a->function, b->function);
 }
 
 void report_sort(report *r)

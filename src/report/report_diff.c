@@ -17,21 +17,13 @@ typedef struct row_key {
     const report_counts *c;
 } row_key;
 
-/* strcmp with NULL last. */
-static int cmp_name(const char *a, const char *b)
-{
-    if (!a || !b)
-        return !a - !b;
-    return strcmp(a, b);
-}
-
 static int by_key(const void *pa, const void *pb)
 {
     const row_key *a = pa, *b = pb;
-    int c = cmp_name(a->s[0], b->s[0]);
+    int c = report_cmp_names(a->s[0], b->s[0]);
     if (!c && a->line != b->line)
         c = a->line < b->line ? -1 : 1;
-    return c ? c : cmp_name(a->s[1], b->s[1]);
+    return c ? c : report_cmp_names(a->s[1], b->s[1]);
 }
 
 static row_key *function_keys(const report *r)
@@ -127,12 +119,12 @@ static int by_change(const void *pa, const void *pb, void *ctx)
     ma = magnitude(a, DIFF_BY_INSTRUCTIONS), mb = magnitude(b, DIFF_BY_INSTRUCTIONS);
     if (ma != mb)
         return ma > mb ? -1 : 1;
-    int c = cmp_name(a->function, b->function);
+    int c = report_cmp_names(a->function, b->function);
     if (!c)
-        c = cmp_name(a->file, b->file);
+        c = report_cmp_names(a->file, b->file);
     if (!c && a->line != b->line)
         c = a->line < b->line ? -1 : 1;
-    return c ? c : cmp_name(a->module, b->module);
+    return c ? c : report_cmp_names(a->module, b->module);
 }
 
 static size_t order(diff_row *rows, size_t n, const report_diff *d)

@@ -205,7 +205,8 @@ json_t *report_json(const report *r, size_t top)
                               : json_pack("{s:[o]}", "runs", report_run_json(r->run));
     if (o &&
         json_object_update_new(
-            o, json_pack("{s:o, s:o, s:o, s:I, s:o, s:I, s:o}", "caches", report_caches_array_json(r->caches, r->ncaches), "total",
+            o, json_pack("{s:o, s:o, s:o, s:I, s:o, s:I, s:o}", "caches",
+                         report_caches_array_json(r->caches, r->ncaches), "total",
                          with_counts(json_object(), r, &r->total), "functions",
                          rows_json(r, r->functions, sizeof *r->functions, shown_rows(report_ranked_functions(r), top),
                                    function_json),

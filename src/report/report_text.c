@@ -206,12 +206,13 @@ static int print_totals(const report *r, num_style numbers, FILE *out)
     if (r->prediction && c->count_high[0] > c->count_low[0]) {
         char lo[NUMFMT_LEN], hi[NUMFMT_LEN];
         text_table_cell(&t, "range %s to %s", numfmt_fixed(c->count_low[0], 0, numbers, lo),
-             numfmt_fixed(c->count_high[0], 0, numbers, hi));
+                        numfmt_fixed(c->count_high[0], 0, numbers, hi));
     } else
         text_table_cell(&t, "%s", "");
     text_table_cell(&t, "accesses");
     count_cell(&t, c->reads + c->writes, numbers);
-    text_table_cell(&t, "reads %s, writes %s", numfmt_count(c->reads, numbers, reads), numfmt_count(c->writes, numbers, writes));
+    text_table_cell(&t, "reads %s, writes %s", numfmt_count(c->reads, numbers, reads),
+                    numfmt_count(c->writes, numbers, writes));
     for (size_t k = 0; k < r->ncaches; k++) {
         char label[64];
         report_cache_label(&r->caches[k], label, sizeof label);
@@ -220,11 +221,12 @@ static int print_totals(const report *r, num_style numbers, FILE *out)
         if (r->prediction) {
             char lo[NUMFMT_LEN], hi[NUMFMT_LEN];
             text_table_cell(&t, "range %s to %s; fully-associative LRU cache of %s lines of %u bytes",
-                 numfmt_fixed(c->misses_low[k], 0, numbers, lo), numfmt_fixed(c->misses_high[k], 0, numbers, hi),
-                 numfmt_count(r->caches[k].size / r->caches[k].line, numbers, lines), r->caches[k].line);
+                            numfmt_fixed(c->misses_low[k], 0, numbers, lo),
+                            numfmt_fixed(c->misses_high[k], 0, numbers, hi),
+                            numfmt_count(r->caches[k].size / r->caches[k].line, numbers, lines), r->caches[k].line);
         } else
             text_table_cell(&t, "fully-associative LRU cache of %s lines of %u bytes",
-                 numfmt_count(r->caches[k].size / r->caches[k].line, numbers, lines), r->caches[k].line);
+                            numfmt_count(r->caches[k].size / r->caches[k].line, numbers, lines), r->caches[k].line);
     }
     fputs("\nTotals\n", out);
     int rc = text_table_print(&t, out);

@@ -49,9 +49,9 @@ compare() { # NAME JSON FILE
     check "$1: callgrind_annotate's totals and every function equal augur's" "$?" 0
     check "$1: functions compared" "$(grep -cE '^[0-9]{2,} functions compared$' "$WORK/$1.cmp")" 1
 }
-"$AUGUR" report --db "$DB" --format json --top 0 >"$WORK/run.json"
+"$AUGUR" report --db "$DB" --show-startup --format json --top 0 >"$WORK/run.json"
 compare report "$WORK/run.json" "$WORK/run.cg"
-"$AUGUR" report --db "$DB" --machine zen4 --format json --top 0 >"$WORK/machine.json" 2>/dev/null
+"$AUGUR" report --db "$DB" --machine zen4 --show-startup --format json --top 0 >"$WORK/machine.json" 2>/dev/null
 "$AUGUR" report --db "$DB" --machine zen4 --format callgrind >"$WORK/machine.cg" 2>/dev/null
 check "report --machine: events" "$(grep '^events:' "$WORK/machine.cg")" "events: Ir Acc L1m L2m L3m Cyc"
 compare "report --machine" "$WORK/machine.json" "$WORK/machine.cg"
@@ -68,7 +68,7 @@ check "near and far share work's by calls (1 each)" \
 # ---- predictions --------------------------------------------------------------------------
 "$AUGUR" model --db "$DB" --quiet >/dev/null 2>&1
 check "model exit" "$?" 0
-"$AUGUR" predict --db "$DB" --param N=2048 --format json --top 0 >"$WORK/pred.json" 2>/dev/null
+"$AUGUR" predict --db "$DB" --param N=2048 --show-startup --format json --top 0 >"$WORK/pred.json" 2>/dev/null
 "$AUGUR" predict --db "$DB" --param N=2048 --format callgrind >"$WORK/pred.cg" 2>"$WORK/pred.err"
 check "predict --format callgrind exit" "$?" 0
 check "predict: the extrapolation is warned on stderr" "$(grep -c 'N=2048 is 6.4x the largest fitted value' "$WORK/pred.err")" 1
@@ -79,7 +79,7 @@ own_sum=$(jq '[.functions[] | select(.function == "top" or .function == "mid" or
                | .instructions] | add | round' "$WORK/pred.json")
 check "predicted inclusive Ir of top = top + mid + leaf (within rounding)" \
     "$($CHECK inclusive "$WORK/pred.cg" top | awk -v w="$own_sum" '{ d = $1 - w; print (d * d <= 1) }')" 1
-"$AUGUR" predict --db "$DB" --param N=2048 --machine zen4 --format json --top 0 >"$WORK/predm.json" 2>/dev/null
+"$AUGUR" predict --db "$DB" --param N=2048 --machine zen4 --show-startup --format json --top 0 >"$WORK/predm.json" 2>/dev/null
 "$AUGUR" predict --db "$DB" --param N=2048 --machine zen4 --format callgrind >"$WORK/predm.cg" 2>/dev/null
 compare "predict --machine" "$WORK/predm.json" "$WORK/predm.cg"
 
