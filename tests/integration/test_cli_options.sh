@@ -14,9 +14,12 @@ refused() {
     check "$name: message" "$(cat "$WORK/err")" "$want"
 }
 
-for cmd in report predict structure; do
+refused "structure --format xml" \
+    "augur structure: bad format 'xml': give --format text or --format json (see augur structure --help)" \
+    structure --format xml
+for cmd in report predict; do
     refused "$cmd --format xml" \
-        "augur $cmd: bad format 'xml': give --format text or --format json (see augur $cmd --help)" \
+        "augur $cmd: bad format 'xml': give --format text, --format json or --format callgrind (see augur $cmd --help)" \
         $cmd --format xml
 done
 for cmd in report predict; do
