@@ -13,6 +13,7 @@ int cmd_model(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_machine(int argc, char **argv);
 int cmd_memspy(int argc, char **argv);
+int cmd_explore(int argc, char **argv);
 
 /* The database used when --db is not given: $AUGUR_DB, else "augur.db". */
 const char *default_db_path(void);

@@ -20,6 +20,7 @@ static const subcommand subcommands[] = {
     {"predict", cmd_predict, "counts and cache misses predicted at parameters never run"},
     {"machine", cmd_machine, "machine descriptions: list, show, check, detect and calibrate the host"},
     {"memspy", cmd_memspy, "where cache misses come from and why, by code and by data (simulated)"},
+    {"explore", cmd_explore, "one HTML page of the runs, models and predictions, with plots and sliders"},
 };
 
 const char *default_db_path(void)
