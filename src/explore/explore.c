@@ -347,6 +347,29 @@ int explore_build(db *d, const explore_options *o, json_t **out, char *err, size
 
 /* ---- memspy ------------------------------------------------------------------------ */
 
+/* Keep of the memspy report what the page shows: the process, the
+ * machine, the total and the first EXPLORE_MEMSPY_ROWS rows of each
+ * ranking (most stall first), so that a large report stays small. */
+static json_t *memspy_trim(json_t *report)
+{
+    static const char *const kept[] = {"program", "args", "machine", "total", "warnings", "sampling"};
+    static const char *const ranked[] = {"pairs", "data_objects", "code_objects"};
+    json_t *o = json_object();
+    for (size_t i = 0; o && i < sizeof kept / sizeof *kept; i++)
+        if (json_object_get(report, kept[i]))
+            json_object_set(o, kept[i], json_object_get(report, kept[i]));
+    for (size_t i = 0; o && i < sizeof ranked / sizeof *ranked; i++) {
+        json_t *all = json_object_get(report, ranked[i]), *top = json_array();
+        for (size_t k = 0; top && k < json_array_size(all) && k < EXPLORE_MEMSPY_ROWS; k++)
+            json_array_append(top, json_array_get(all, k));
+        if (json_object_set_new(o, ranked[i], top ? top : json_null()) != 0) {
+            json_decref(o);
+            o = NULL;
+        }
+    }
+    return o;
+}
+
 int explore_memspy_load(const char *path, json_t **out, char *err, size_t errlen)
 {
     json_error_t je;
@@ -367,5 +390,10 @@ int explore_memspy_load(const char *path, json_t **out, char *err, size_t errlen
             *out = NULL;
             return -1;
         }
-    return 0;
+    json_t *trimmed = memspy_trim(*out);
+    json_decref(*out);
+    *out = trimmed;
+    if (!trimmed)
+        snprintf(err, errlen, "out of memory");
+    return trimmed ? 0 : -1;
 }

@@ -32,6 +32,7 @@
 #define EXPLORE_GRID_REACH 16.0          /* the grid runs to this times the largest fitted value */
 #define EXPLORE_FILE_MAX_BYTES (1u << 20)   /* a source file larger than this is not embedded */
 #define EXPLORE_SOURCES_MAX_BYTES (4u << 20) /* nor files beyond this much source in all */
+#define EXPLORE_MEMSPY_ROWS 50              /* rows of each memspy ranking kept */
 
 struct scope_tree;
 
@@ -63,7 +64,8 @@ typedef struct explore_options {
 int explore_build(db *d, const explore_options *o, json_t **out, char *err, size_t errlen);
 
 /* The memspy report at path, checked to be one (program, total, pairs,
- * data_objects and code_objects present); -1 with a message. */
+ * data_objects and code_objects present), with the first
+ * EXPLORE_MEMSPY_ROWS rows of each ranking; -1 with a message. */
 int explore_memspy_load(const char *path, json_t **out, char *err, size_t errlen);
 
 /* Write the page: the HTML template with the styles, uPlot and the page's

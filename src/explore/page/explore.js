@@ -219,9 +219,11 @@ function indexModels() {
 }
 const MODELS = indexModels();
 
-/* Counts of a row's models at x: {instructions, reads, writes, ...} as counts. */
+/* Counts of a row's models at x: {instructions, reads, writes, ...} as
+ * counts; a count without a model (a series never modeled) is 0, as predict
+ * leaves it. */
 function rowCounts(rows, x) {
-  const c = {};
+  const c = { instructions: 0, reads: 0, writes: 0, flops: 0 };
   for (const [metric, r] of Object.entries(rows)) c[metric] = asCount(modelEval(r.model, x));
   return c;
 }
@@ -770,7 +772,14 @@ function renderSource(cur) {
   const more = () => {
     const end = Math.min(next + SOURCE_CHUNK, lines.length);
     for (; next < end; next++) table.append(sourceRow(next + 1, lines[next], per.get(next + 1), levels, value, max));
-    if (next < lines.length) { const s = el("tr"); s.className = "sentinel"; table.append(s); sourceObserver.observe(s); }
+    if (next < lines.length) {
+      /* a row with height, so that the observer sees it come into view */
+      const s = el("tr", null, "sentinel"), td = el("td", `… lines ${next + 1} to ${lines.length} follow`, "muted");
+      td.colSpan = 6 + levels.length;
+      s.append(td);
+      table.append(s);
+      sourceObserver.observe(s);
+    }
   };
   sourceObserver = new IntersectionObserver(entries => {
     for (const e of entries) if (e.isIntersecting) { sourceObserver.unobserve(e.target); e.target.remove(); more(); }
