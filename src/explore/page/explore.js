@@ -689,13 +689,20 @@ function renderHistogram() {
   const hs = (run.histograms[String(block)] || []).find(h => h.scope === loop.id);
   label.textContent = `of ${loop.name}, run ${run.id}, ${block}-byte lines`;
   if (!hs || !hs.bins.length) { box.append(el("div", "No reuse of this loop's memory accesses in this run.", "muted")); return; }
+  /* each bin a step at its accesses per distance; a gap (null) where no bin follows at once */
   const xs = [], ys = [];
-  for (const [lo, hi, count] of hs.bins) { xs.push(Math.max(lo, 0.5)); ys.push(count / Math.max(hi - lo, 1)); }
-  xs.push(hs.bins[hs.bins.length - 1][1]); ys.push(null);
+  hs.bins.forEach(([lo, hi, count], i) => {
+    xs.push(Math.max(lo, 0.5)); ys.push(count / Math.max(hi - lo, 1));
+    const next = hs.bins[i + 1];
+    if (!next || next[0] !== hi) { xs.push(hi); ys.push(null); }
+  });
   const caps = m.levels.filter(l => l.line === block).map(l => [l.name, l.size / l.line]);
   const opts = {
     width: chartWidth("chart-panel"), height: 220,
-    scales: { x: { time: false, distr: 3 }, y: { distr: document.getElementById("logscale").checked ? 3 : 1 } },
+    /* the x range holds every capacity, so each level is marked */
+    scales: { x: { time: false, distr: 3, range: (u, lo, hi) => [0.5, Math.max(hi, ...caps.map(c => 2 * c[1]))] },
+              y: { distr: document.getElementById("logscale").checked ? 3 : 1 } },
+    legend: { live: false },
     axes: [{ label: "reuse distance (distinct lines)", values: (u, vals) => vals.map(fmtAxis) },
            { label: "accesses per distance", size: 64, values: (u, vals) => vals.map(fmtAxis) }],
     series: [{}, { label: `accesses (cold: ${fmtCount(hs.cold)})`, stroke: "#2a7d4f", fill: "rgba(42,125,79,0.2)",
@@ -809,7 +816,8 @@ function renderMemspy() {
   if (!ms) return;
   document.getElementById("memspy-panel").hidden = false;
   const box = document.getElementById("memspy");
-  box.append(el("div", `${ms.program} on ${ms.machine ? ms.machine.name : "?"}: ${fmtCount(ms.total.references)} references, ` +
+  const args = (ms.args || []).join(" ");
+  box.append(el("div", `${ms.program} ${args} on ${ms.machine ? ms.machine.name : "?"}: ${fmtCount(ms.total.references)} references, ` +
     `stall ${fmtCount(ms.total.stall_cycles)} cycles`, "muted"));
   const causes = ["cold", "capacity", "conflict", "true_sharing", "false_sharing"];
   const table = (title, rows, name) => {
@@ -826,7 +834,7 @@ function renderMemspy() {
     box.append(t);
   };
   table("Data objects, most stall first", ms.data_objects || [], r => `${r.name} (${r.kind})`);
-  table("Code objects", ms.code_objects || [], r => `${r.kind} ${r.name}`);
+  table("Code objects", ms.code_objects || [], r => r.kind === "loop" ? r.name : `${r.kind} ${r.name}`);
   table("Code x data pairs", ms.pairs || [], r => `${r.function} × ${r.data_object}`);
 }
 
