@@ -156,7 +156,7 @@ static int run_tree(db *d, int64_t run_id, run_set *s, const scope_tree **tree, 
         size_t i = 0;
         while (i < s->ntrees && strcmp(s->keys[i], key))
             i++;
-        if (i == s->ntrees && (rc = structure_tree_if_current(d, mods[0].path, mods[0].build_id, &s->trees[i], err,
+        if (i == s->ntrees && (rc = structure_tree_if_current(d, mods[0].path, mods[0].build_id, NULL, &s->trees[i], err,
                                                               errlen)) == 0) {
             if (!(s->keys[i] = strdup(key))) {
                 scope_tree_free(&s->trees[i]);

@@ -118,7 +118,8 @@ int explore_model_point(db *d, const db_model_set *set, const double *x, const m
     prediction p;
     predict_perf pp = {0};
     *out = NULL;
-    int rc = predict(d, (const char *const *)set->params, x, set->nparams, NULL, 0, &p, err, errlen);
+    /* every row: the page ranks its own tables (show_startup) */
+    int rc = predict(d, (const char *const *)set->params, x, set->nparams, NULL, 0, 1, &p, err, errlen);
     if (rc == 0)
         rc = predict_perf_eval(d, &p, m, &pp, err, errlen);
     if (rc == 0)

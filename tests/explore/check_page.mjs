@@ -7,7 +7,8 @@
 //   - names with HTML special characters shown as text, nothing injected;
 //   - the prediction the page computes in the browser at a parameter value
 //     off the machine grid (typed into the box) agrees with `augur predict
-//     --cache` (the machines' levels, fully associative) to 6 significant
+//     --show-startup --cache` (every row; the machines' levels, fully
+//     associative) to 6 significant
 //     digits: total, every function, every line of the embedded files and
 //     every scope, counts and misses;
 //   - moving the slider changes the shown values to augur predict's at the
@@ -136,7 +137,7 @@ const off = Math.round(grid[grid.length - 1] * 0.77) + 1;
 check("the typed value is off the machine grid", !grid.includes(off), `${param}=${off}, grid ${grid.join(" ")}`);
 await page.fill(`#value-${param}`, String(off));
 await page.dispatchEvent(`#value-${param}`, "change");
-const offWant = augur("predict", "--db", cfg.db, "--param", `${param}=${off}`, ...caches, "--format", "json", "--top", "0");
+const offWant = augur("predict", "--db", cfg.db, "--param", `${param}=${off}`, "--show-startup", ...caches, "--format", "json", "--top", "0");
 check(`total instructions shown at ${param}=${off} are augur predict's`,
       (await text(page, "#total-instructions")) === fmtCount(offWant.total.instructions),
       `${await text(page, "#total-instructions")} vs ${offWant.total.instructions}`);
@@ -152,7 +153,7 @@ const at = Number(await page.inputValue(`#value-${param}`));
 check("the slider moved to a grid value", grid.includes(at) && at !== off, String(at));
 const after = await text(page, "#total-instructions");
 check("moving the slider changes the instructions", after !== before, `${before} -> ${after}`);
-const gridWant = augur("predict", "--db", cfg.db, "--param", `${param}=${at}`, ...caches, "--format", "json", "--top", "0");
+const gridWant = augur("predict", "--db", cfg.db, "--param", `${param}=${at}`, "--show-startup", ...caches, "--format", "json", "--top", "0");
 check(`after the slider, the instructions are augur predict's at ${param}=${at}`,
       after === fmtCount(gridWant.total.instructions), `${after} vs ${gridWant.total.instructions}`);
 await comparePrediction(page, [at], gridWant, `${param}=${at}`);
