@@ -4,7 +4,8 @@
 # (augur structure) and its counts per function and loop (report --scopes),
 # fit models of them (augur model) and predict a size never run (augur predict),
 # also on a described machine (--machine zen4); then memspy on a matrix multiply
-# whose power-of-two rows conflict in the cache.
+# whose power-of-two rows conflict in the cache; last, the example's explore page
+# (one HTML file: source, scopes, models, sliders, histograms, memspy's ranking).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -32,3 +33,8 @@ build/augur predict --db "$DB" --param N=400 --machine zen4 --top 5
 echo
 build/augur memspy --machine zen4 --output build/demo-memspy.txt -- build/examples/mm_conflict 128 128
 head -n 40 build/demo-memspy.txt # the whole report is in build/demo-memspy.txt
+echo
+build/augur memspy --machine zen4 --format json --output build/demo-memspy.json -- build/examples/matmul 96 >/dev/null
+build/augur explore --db "$DB" --machine zen4 --machine sapphire-rapids --memspy build/demo-memspy.json \
+    --output build/demo-explore.html --quiet
+echo "The explore page of the example: $(pwd)/build/demo-explore.html (open it in a browser; docs/explore.md)"

@@ -22,6 +22,7 @@ static const subcommand subcommands[] = {
     {"memspy", cmd_memspy, "where cache misses come from and why, by code and by data (simulated)"},
     {"export", cmd_export, "the counts of many runs for Extra-P (its text format) or as a CSV table"},
     {"diff", cmd_diff, "the change in counts and misses per function and line between two runs"},
+    {"explore", cmd_explore, "one HTML page of the runs, models and predictions, with plots and sliders"},
 };
 
 const char *default_db_path(void)

@@ -117,6 +117,11 @@ int predict_perf_write_text(const prediction *p, const predict_perf *pp, const p
  * bound; loop scopes the same plus every term.  -1 when memory runs out. */
 int predict_perf_json(const prediction *p, const predict_perf *pp, json_t *doc);
 
+/* The JSON document prediction_write writes (report_json with `top`
+ * rows, the scopes, the models' errors and, when pp is set, the machine's
+ * members); NULL when memory runs out.  json_decref it. */
+json_t *prediction_json(const prediction *p, const predict_perf *pp, size_t top);
+
 /* The report, the scopes and, when pp is set, the machine's levels and
  * times: text tables or one JSON document (`augur predict`, `augur report
  * --machine`).  -1 on a write error or when memory runs out. */

@@ -259,6 +259,21 @@ int predict_perf_json(const prediction *p, const predict_perf *pp, json_t *doc)
     return scopes ? add_loops(pp, scopes) : 0;
 }
 
+json_t *prediction_json(const prediction *p, const predict_perf *pp, size_t top)
+{
+    json_t *j = report_json(&p->rep, top), *scopes = predict_scopes_json(p);
+    int rc = j && scopes && json_object_set_new(j, "scopes", scopes) == 0 && predict_errors_json(p, j) == 0 ? 0 : -1;
+    if (!j)
+        json_decref(scopes);
+    if (rc == 0 && pp)
+        rc = predict_perf_json(p, pp, j);
+    if (rc != 0) {
+        json_decref(j);
+        return NULL;
+    }
+    return j;
+}
+
 int prediction_write(const prediction *p, const predict_perf *pp, const predict_output *o, FILE *out)
 {
     if (!o->json)
@@ -267,12 +282,8 @@ int prediction_write(const prediction *p, const predict_perf *pp, const predict_
                        (pp && predict_perf_write_text(p, pp, o, out) != 0)
                    ? -1
                    : 0;
-    json_t *j = report_json(&p->rep, o->top), *scopes = predict_scopes_json(p);
-    int rc = j && scopes && json_object_set_new(j, "scopes", scopes) == 0 && predict_errors_json(p, j) == 0 ? 0 : -1;
-    if (rc == 0 && pp)
-        rc = predict_perf_json(p, pp, j);
-    if (rc == 0)
-        rc = json_dumpf(j, out, JSON_INDENT(2) | JSON_REAL_PRECISION(12)) == 0 && fputc('\n', out) != EOF ? 0 : -1;
+    json_t *j = prediction_json(p, pp, o->top);
+    int rc = j && json_dumpf(j, out, JSON_INDENT(2) | JSON_REAL_PRECISION(12)) == 0 && fputc('\n', out) != EOF ? 0 : -1;
     json_decref(j);
     return rc;
 }
