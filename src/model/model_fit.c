@@ -78,14 +78,64 @@
 #define SNAP_REL 1e-9    /* a coefficient this close to k/d (d <= 12) is k/d */
 #define NO_SKIP ((size_t)-1)
 
+/* ---- the least-squares solver ---------------------------------------------- */
+
+/* What every least-squares solve of one model_fit uses, allocated once for
+ * its largest system (nmax points, MODEL_MAX_TERMS + 1 coefficients): GSL
+ * solves smaller ones on views of it, with the same arithmetic, and an
+ * allocation per solve was a third of the fitting time.  B holds the basis
+ * values of the hypothesis being solved (hyp_basis), which the n + 1 solves
+ * of a leave-one-out scoring share. */
+typedef struct solver {
+    size_t nmax;
+    gsl_matrix *X, *cov;
+    gsl_vector *yv, *c;
+    gsl_multifit_linear_workspace *w;
+    double *B; /* B[i * MODEL_MAX_TERMS + j]: term j at point i */
+} solver;
+
+/* Release what solver_alloc allocated. */
+static void solver_free(solver *sv)
+{
+    gsl_multifit_linear_free(sv->w);
+    gsl_vector_free(sv->c);
+    gsl_vector_free(sv->yv);
+    gsl_matrix_free(sv->cov);
+    gsl_matrix_free(sv->X);
+    free(sv->B);
+    memset(sv, 0, sizeof *sv);
+}
+
+/* A solver for systems of up to nmax points; 0, or -1 when out of memory
+ * (sv is then freed). */
+static int solver_alloc(solver *sv, size_t nmax)
+{
+    size_t k = MODEL_MAX_TERMS + 1;
+    nmax = nmax > k ? nmax : k;
+    sv->nmax = nmax;
+    sv->X = gsl_matrix_alloc(nmax, k);
+    sv->cov = gsl_matrix_alloc(k, k);
+    sv->yv = gsl_vector_alloc(nmax);
+    sv->c = gsl_vector_alloc(k);
+    sv->w = gsl_multifit_linear_alloc(nmax, k);
+    sv->B = malloc(nmax * MODEL_MAX_TERMS * sizeof *sv->B);
+    if (!sv->X || !sv->cov || !sv->yv || !sv->c || !sv->w || !sv->B) {
+        solver_free(sv);
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- points -------------------------------------------------------------- */
 
-/* Distinct points with averaged values: x[i * np + k], y[i]. */
+/* Distinct points with averaged values: x[i * np + k], y[i]; sv solves
+ * over them (any points of one model_fit share its solver). */
 typedef struct points {
     size_t n;
     int np;
     double *x;
     double *y;
+    solver *sv;
 } points;
 
 /* Free the arrays of P (P itself is the caller's). */
@@ -97,11 +147,12 @@ static void points_free(points *P)
     P->n = 0;
 }
 
-/* Allocate P for n points of np coordinates; 0 or -1. */
-static int points_alloc(points *P, size_t n, int np)
+/* Allocate P for n points of np coordinates, solved by sv; 0 or -1. */
+static int points_alloc(points *P, size_t n, int np, solver *sv)
 {
     P->n = n;
     P->np = np;
+    P->sv = sv;
     P->x = malloc((n ? n : 1) * (size_t)np * sizeof *P->x);
     P->y = malloc((n ? n : 1) * sizeof *P->y);
     if (!P->x || !P->y) {
@@ -128,7 +179,7 @@ static int cmp_coords(const void *a, const void *b, void *ctx)
 static int points_average(const model_series *s, points *P)
 {
     size_t *idx = malloc(s->npoints * sizeof *idx);
-    if (!idx || points_alloc(P, s->npoints, s->nparams)) {
+    if (!idx || points_alloc(P, s->npoints, s->nparams, NULL)) {
         free(idx);
         return -1;
     }
@@ -219,8 +270,44 @@ typedef struct hyp {
 typedef struct score {
     double c0, coef[MODEL_MAX_TERMS]; /* fitted on all points */
     double fit_smape, cv_smape, max_rel;
-    int exact; /* every LOO prediction and every fitted value exact1 */
+    int exact;    /* every LOO prediction and every fitted value exact1 */
+    double floor; /* the least leave-one-out SMAPE the fit on all points allows (loo_floor), or -1 */
 } score;
+
+/* The hypotheses scored in a one-parameter search, each with its
+ * leave-one-out SMAPE and its values at 2^(i+1) times the largest
+ * training value: the alternatives model.spread is made of.  Room for
+ * every hypothesis of the largest search (subset_search over
+ * MODEL_MAX_TERMS terms: the constant and 2^8 - 1 subsets; pmnf_search
+ * scores at most 107), so that none is left out and the spread does not
+ * depend on the order they are scored in.  pending[0..npending) are the
+ * hypotheses whose cross-validation a shortcut left out, with their
+ * floor: plausible alternatives among them are cross-validated once the
+ * search's best is known (resolve_alts). */
+#define MAX_ALTS (1 << MODEL_MAX_TERMS)
+typedef struct alts {
+    size_t n;
+    double far[MODEL_SPREAD_POINTS]; /* the points of the values */
+    struct {
+        double cv, v[MODEL_SPREAD_POINTS];
+        int nterms;
+    } a[MAX_ALTS];
+    size_t npending, cap;
+    int lost; /* a pending hypothesis found no memory: no spread */
+    struct pending {
+        hyp h;
+        double floor;
+    } *pending;
+} alts;
+
+/* The best hypothesis seen so far; alt, when set, records every
+ * hypothesis scored. */
+typedef struct best {
+    int have;
+    hyp h;
+    score s;
+    alts *alt;
+} best;
 
 /* 1 if a and b have the same factors (both sorted by parameter). */
 static int same_basis(const model_term *a, const model_term *b)
@@ -281,26 +368,35 @@ static model_term term_make(int k, double e, int j)
     return t;
 }
 
+/* The basis values of h's terms at every point of P into P->sv->B, for
+ * hyp_solve. */
+static void hyp_basis(const points *P, const hyp *h)
+{
+    for (size_t i = 0; i < P->n; i++)
+        for (int j = 0; j < h->nterms; j++)
+            P->sv->B[i * MODEL_MAX_TERMS + (size_t)j] = model_term_basis(&h->t[j], P->x + i * (size_t)P->np);
+}
+
 /* Least squares fit of y ~ c0 + sum_j coef[j] * basis_j(x) over the points
  * of P except point `skip` (NO_SKIP: all), with y given separately so that
- * residuals can be fitted too.  The residuals are relative: each row is
+ * residuals can be fitted too, and the basis values of h at P in P->sv->B
+ * (hyp_basis).  The residuals are relative: each row is
  * divided by max(|y_i|, 1e-9 max|y|) (weighted least squares, weights
  * 1/y^2), because measurements spanning decades carry relative noise and
  * the models are judged by relative errors; then each column is scaled to
  * a largest magnitude of 1 for conditioning.  0, or -1 if there are fewer
- * points than coefficients, the solver fails or memory runs out. */
+ * points than coefficients or the solver fails. */
 static int hyp_solve(const points *P, const double *y, const hyp *h, size_t skip, double *c0, double *coef)
 {
     size_t m = P->n - (skip < P->n ? 1 : 0);
     size_t k = (size_t)h->nterms + 1;
     if (m < k)
         return -1;
-    int rc = -1;
-    gsl_matrix *X = gsl_matrix_alloc(m, k), *cov = gsl_matrix_alloc(k, k);
-    gsl_vector *yv = gsl_vector_alloc(m), *c = gsl_vector_alloc(k);
-    gsl_multifit_linear_workspace *w = gsl_multifit_linear_alloc(m, k);
-    if (!X || !cov || !yv || !c || !w)
-        goto out;
+    solver *sv = P->sv;
+    gsl_matrix_view Xv = gsl_matrix_submatrix(sv->X, 0, 0, m, k), covv = gsl_matrix_submatrix(sv->cov, 0, 0, k, k);
+    gsl_vector_view yvv = gsl_vector_subvector(sv->yv, 0, m), cv = gsl_vector_subvector(sv->c, 0, k);
+    gsl_matrix *X = &Xv.matrix, *cov = &covv.matrix;
+    gsl_vector *yv = &yvv.vector, *c = &cv.vector;
     double scale[MODEL_MAX_TERMS + 1], ymax = 0.0;
     for (size_t i = 0; i < P->n; i++)
         if (i != skip)
@@ -311,10 +407,10 @@ static int hyp_solve(const points *P, const double *y, const hyp *h, size_t skip
     for (size_t i = 0, r = 0; i < P->n; i++) {
         if (i == skip)
             continue;
-        const double *x = P->x + i * (size_t)P->np;
+        const double *b = sv->B + i * MODEL_MAX_TERMS;
         double wi = 1.0 / fmax(fabs(y[i]), floor_y);
         for (size_t j = 0; j < k; j++) {
-            double v = (j == 0 ? 1.0 : model_term_basis(&h->t[j - 1], x)) * wi;
+            double v = (j == 0 ? 1.0 : b[j - 1]) * wi;
             gsl_matrix_set(X, r, j, v);
             scale[j] = fmax(scale[j], fabs(v));
         }
@@ -328,21 +424,15 @@ static int hyp_solve(const points *P, const double *y, const hyp *h, size_t skip
         for (size_t j = 0; j < k; j++)
             gsl_matrix_set(X, r, j, gsl_matrix_get(X, r, j) / scale[j]);
     double chisq;
-    if (gsl_multifit_linear(X, yv, c, cov, &chisq, w) == 0) {
-        *c0 = gsl_vector_get(c, 0) / scale[0];
-        for (size_t j = 1; j < k; j++)
-            coef[j - 1] = gsl_vector_get(c, j) / scale[j];
-        rc = isfinite(*c0) ? 0 : -1;
-        for (size_t j = 1; j < k; j++)
-            if (!isfinite(coef[j - 1]))
-                rc = -1;
-    }
-out:
-    gsl_multifit_linear_free(w);
-    gsl_vector_free(c);
-    gsl_vector_free(yv);
-    gsl_matrix_free(cov);
-    gsl_matrix_free(X);
+    if (gsl_multifit_linear(X, yv, c, cov, &chisq, sv->w) != 0)
+        return -1;
+    *c0 = gsl_vector_get(c, 0) / scale[0];
+    for (size_t j = 1; j < k; j++)
+        coef[j - 1] = gsl_vector_get(c, j) / scale[j];
+    int rc = isfinite(*c0) ? 0 : -1;
+    for (size_t j = 1; j < k; j++)
+        if (!isfinite(coef[j - 1]))
+            rc = -1;
     return rc;
 }
 
@@ -418,32 +508,121 @@ static int turns_down(const points *P, const hyp *h, double c0, const double *co
     return 0;
 }
 
+/* h with coefficients c0, coef at point i of P, from the basis values in
+ * P->sv->B (the same value as hyp_eval at that point). */
+static double hyp_eval_row(const points *P, const hyp *h, double c0, const double *coef, size_t i)
+{
+    const double *b = P->sv->B + i * MODEL_MAX_TERMS;
+    double v = c0;
+    for (int j = 0; j < h->nterms; j++)
+        v += coef[j] * b[j];
+    return v;
+}
+
+/* Whether the fit on all points bounds every leave-one-out fit of P from
+ * below (loo_floor): each row keeps its weight 1/|y_i| whichever point is
+ * left out, i.e. no |y_i| is below the floor 1e-9 max|y| of hyp_solve. */
+static int loo_boundable(const points *P)
+{
+    double ymax = points_ymax(P);
+    for (size_t i = 0; i < P->n; i++)
+        if (!(fabs(P->y[i]) >= 1e-9 * ymax) || P->y[i] == 0.0)
+            return 0;
+    return 1;
+}
+
+/* The least SMAPE term of point i's leave-one-out prediction g, given the
+ * value f of the fit on all points: |g - y| >= |f - y| = d (the fit on all
+ * points minimises the weighted squares with the point, the other without
+ * it, and the point's weight is the same in both), and 200 |g - y| /
+ * (|g| + |y|) >= 200 d / (2|y| + d), which rises with d. */
+static double loo_floor(double f, double y)
+{
+    double d = fabs(f - y);
+    return 200.0 * d / (2.0 * fabs(y) + d);
+}
+
+/* Whether a leave-one-out SMAPE of at least `floor` is above `limit`
+ * with a margin (1% and 1e-4 percent) far above the rounding that
+ * separates the computed errors from the exact ones. */
+static int clearly_above(double floor, double limit)
+{
+    return floor > 1.01 * limit + 1e-4;
+}
+
+/* Whether a hypothesis of h's terms whose leave-one-out SMAPE is at least
+ * `floor` cannot be better() than the best b: the least cv that could win
+ * against b's is clearly below floor. */
+static int cannot_beat(const hyp *h, double floor, const best *b)
+{
+    if (!b->have)
+        return 0;
+    double y = b->s.cv_smape, lose; /* any cv above `lose` loses (better()) */
+    if (h->nterms > b->h.nterms)
+        lose = (1.0 - TERM_MARGIN) * y;
+    else if (h->nterms < b->h.nterms)
+        lose = (y + TIE_ABS) / (1.0 - TERM_MARGIN);
+    else
+        lose = (y + TIE_ABS) / (1.0 - TIE_REL);
+    return clearly_above(floor, lose);
+}
+
+/* What a scoring may leave out because it cannot change the outcome: with
+ * exact_only, the leave-one-out fits when the fit on all points is not
+ * exact (the score's `exact` is then 0 whatever they give, and only an
+ * exact score is wanted); the leave-one-out fits when their error is
+ * bounded above anything that could beat every one of rivals[0..nrivals)
+ * (loo_floor, cannot_beat). */
+typedef struct shortcut {
+    int exact_only;
+    int nrivals;
+    const struct best *rivals[2];
+} shortcut;
+
 /* Fit h on all points of P and cross-validate it (leave-one-out) into *s.
- * 0, or -1 when h needs more points than P has (t terms need t+2), a fit
- * fails, or — with reject_small — a term is negligible everywhere. */
-static int hyp_score(const points *P, const hyp *h, int reject_small, score *s)
+ * 0; 1 when the shortcut `sc` (NULL: none) left the cross-validation out,
+ * so that *s holds only the fit on all points (and, unless exact_only
+ * did, s->floor); -1 when h needs more points
+ * than P has (t terms need t+2), a fit fails, or — with reject_small — a
+ * term is negligible everywhere or the model turns down beyond the data. */
+static int hyp_score(const points *P, const hyp *h, int reject_small, const shortcut *sc, score *s)
 {
     if (P->n < (size_t)h->nterms + 2)
         return -1;
+    hyp_basis(P, h);
     if (hyp_solve(P, P->y, h, NO_SKIP, &s->c0, s->coef))
         return -1;
     if (reject_small && (has_small_term(P, h, s->c0, s->coef) || turns_down(P, h, s->c0, s->coef)))
         return -1;
     s->fit_smape = s->cv_smape = s->max_rel = 0.0;
     s->exact = 1;
+    double floor = 0.0;
     for (size_t i = 0; i < P->n; i++) {
-        const double *x = P->x + i * (size_t)P->np;
-        double f = hyp_eval(h, s->c0, s->coef, x), c0, coef[MODEL_MAX_TERMS];
+        double f = hyp_eval_row(P, h, s->c0, s->coef, i);
         s->fit_smape += model_smape_point(f, P->y[i]);
         s->max_rel = fmax(s->max_rel, rel1(f, P->y[i]));
         s->exact &= exact1(f, P->y[i]);
+        floor += loo_floor(f, P->y[i]);
+    }
+    s->fit_smape /= (double)P->n;
+    if (sc && sc->exact_only && !s->exact)
+        return 1;
+    s->floor = loo_boundable(P) ? floor / (double)P->n : -1.0;
+    if (sc && sc->nrivals && s->floor >= 0) {
+        int lost = 1;
+        for (int r = 0; r < sc->nrivals && lost; r++)
+            lost = cannot_beat(h, s->floor, sc->rivals[r]);
+        if (lost)
+            return 1;
+    }
+    for (size_t i = 0; i < P->n; i++) {
+        double c0, coef[MODEL_MAX_TERMS];
         if (hyp_solve(P, P->y, h, i, &c0, coef))
             return -1;
-        double g = hyp_eval(h, c0, coef, x);
+        double g = hyp_eval_row(P, h, c0, coef, i);
         s->cv_smape += model_smape_point(g, P->y[i]);
         s->exact &= exact1(g, P->y[i]);
     }
-    s->fit_smape /= (double)P->n;
     s->cv_smape /= (double)P->n;
     return 0;
 }
@@ -504,28 +683,6 @@ static int better(const hyp *a, const score *sa, const hyp *b, const score *sb)
     return !same_terms(a, b) && x < y;
 }
 
-/* The hypotheses scored in a one-parameter search, each with its
- * leave-one-out SMAPE and its values at 2^(i+1) times the largest
- * training value: the alternatives model.spread is made of. */
-#define MAX_ALTS 160
-typedef struct alts {
-    size_t n;
-    double far[MODEL_SPREAD_POINTS]; /* the points of the values */
-    struct {
-        double cv, v[MODEL_SPREAD_POINTS];
-        int nterms;
-    } a[MAX_ALTS];
-} alts;
-
-/* The best hypothesis seen so far; alt, when set, records every
- * hypothesis scored. */
-typedef struct best {
-    int have;
-    hyp h;
-    score s;
-    alts *alt;
-} best;
-
 /* Record h, fitted as s, in A (when there is room). */
 static void record_alt(alts *A, const hyp *h, const score *s)
 {
@@ -538,21 +695,47 @@ static void record_alt(alts *A, const hyp *h, const score *s)
     A->n++;
 }
 
-/* Score h on P and keep it in *b if it is better.  Returns 1 if h could
- * be scored. */
-static int consider(const points *P, const hyp *h, best *b)
+/* Keep h, whose cross-validation was left out at a leave-one-out SMAPE of
+ * at least `floor`, in A's pending ones (without memory, A is lost: no
+ * spread, as without memory for A). */
+static void defer_alt(alts *A, const hyp *h, double floor)
 {
+    if (A->npending == A->cap) {
+        size_t cap = A->cap ? 2 * A->cap : 32;
+        struct pending *grown = realloc(A->pending, cap * sizeof *grown);
+        if (!grown) {
+            A->lost = 1;
+            return;
+        }
+        A->pending = grown;
+        A->cap = cap;
+    }
+    A->pending[A->npending++] = (struct pending){*h, floor};
+}
+
+/* Score h on P once and keep it in *b, and in *b2 unless NULL, where it is
+ * better; the cross-validation is left out when the fit on all points
+ * shows that h can beat neither (shortcut).  b's alternatives, if it
+ * records them, get h, cross-validated or pending. */
+static void consider(const points *P, const hyp *h, best *b, best *b2)
+{
+    shortcut sc = {.nrivals = b2 ? 2 : 1, .rivals = {b, b2}};
     score s;
-    if (hyp_score(P, h, 1, &s))
-        return 0;
+    int status = hyp_score(P, h, 1, &sc, &s);
+    if (status == 1 && b->alt)
+        defer_alt(b->alt, h, s.floor);
+    if (status != 0)
+        return;
     if (b->alt)
         record_alt(b->alt, h, &s);
-    if (!b->have || better(h, &s, &b->h, &b->s)) {
-        b->have = 1;
-        b->h = *h;
-        b->s = s;
+    for (int r = 0; r < sc.nrivals; r++) {
+        best *to = r ? b2 : b;
+        if (!to->have || better(h, &s, &to->h, &to->s)) {
+            to->have = 1;
+            to->h = *h;
+            to->s = s;
+        }
     }
-    return 1;
 }
 
 /* ---- the model out of a hypothesis ---------------------------------------- */
@@ -654,6 +837,7 @@ static int snap_fit(const points *P, const hyp *h, double *c0, double *coef)
                     res[i] -= val[j] * model_term_basis(&h->t[j], P->x + i * (size_t)P->np);
         }
         double rc[MODEL_MAX_TERMS];
+        hyp_basis(P, &rest);
         if (hyp_solve(P, res, &rest, NO_SKIP, &k0, rc)) {
             ok = 0;
             break;
@@ -726,7 +910,8 @@ static int fit_exact_poly(const points *P, model *m)
         for (int e = d; e >= 1; e--) /* highest power first, as people write it */
             h.t[h.nterms++] = term_make(0, e, 0);
         score s;
-        if (hyp_score(P, &h, 0, &s) || !s.exact)
+        shortcut sc = {.exact_only = 1};
+        if (hyp_score(P, &h, 0, &sc, &s) != 0 || !s.exact)
             continue;
         double c0 = s.c0, coef[MODEL_MAX_TERMS];
         memcpy(coef, s.coef, sizeof coef);
@@ -773,7 +958,7 @@ static void pmnf_search(const points *P, const model_options *o, int param, best
 {
     hyp h = {.method = MODEL_PMNF};
     b->have = 0;
-    consider(P, &h, b); /* the constant: n >= 3, always scores */
+    consider(P, &h, b, NULL); /* the constant: n >= 3, always scores */
     best one = {0};
     for (size_t e = 0; e < sizeof pmnf_exp / sizeof *pmnf_exp; e++)
         for (int j = 0; j <= 2; j++) {
@@ -782,8 +967,7 @@ static void pmnf_search(const points *P, const model_options *o, int param, best
                 continue;
             h.nterms = 1;
             h.t[0] = term_make(0, ex, j);
-            consider(P, &h, b);
-            consider(P, &h, &one);
+            consider(P, &h, b, &one);
         }
     size_t npair = sizeof pair_terms / sizeof *pair_terms;
     for (size_t a = 0; a < npair; a++)
@@ -793,20 +977,19 @@ static void pmnf_search(const points *P, const model_options *o, int param, best
             h.nterms = 2;
             h.t[0] = term_make(0, pair_terms[a][0], pair_terms[a][1]);
             h.t[1] = term_make(0, pair_terms[c][0], pair_terms[c][1]);
-            consider(P, &h, b);
+            consider(P, &h, b, NULL);
         }
     for (int u = 0; o && u < o->nbasis; u++) {
         h.nterms = 1;
         if (user_term_for(&o->basis[u], param, &h.t[0])) {
-            consider(P, &h, b);
-            consider(P, &h, &one);
+            consider(P, &h, b, &one);
         }
     }
     for (int u = 0; o && u < o->nbasis && one.have; u++) {
         h = one.h;
         model_term t;
         if (user_term_for(&o->basis[u], param, &t) && hyp_add(&h, &t) == 0 && h.nterms > one.h.nterms)
-            consider(P, &h, b);
+            consider(P, &h, b, NULL);
     }
 }
 
@@ -817,7 +1000,7 @@ static void subset_search(const points *P, const model_options *o, best *b)
 {
     hyp h = {.method = MODEL_PMNF};
     b->have = 0;
-    consider(P, &h, b);
+    consider(P, &h, b, NULL);
     int n = o->nonly < MODEL_MAX_TERMS ? o->nonly : MODEL_MAX_TERMS;
     for (unsigned sub = 1; sub < 1u << n; sub++) {
         h.nterms = 0;
@@ -826,7 +1009,7 @@ static void subset_search(const points *P, const model_options *o, best *b)
                 h.t[h.nterms] = o->only[j];
                 h.t[h.nterms++].coef = 1.0;
             }
-        consider(P, &h, b);
+        consider(P, &h, b, NULL);
     }
 }
 
@@ -888,7 +1071,10 @@ static int fit_interpolating_poly(const points *P, model *m)
     for (int e = d; e >= 1; e--)
         h.t[h.nterms++] = term_make(0, e, 0);
     double c0, coef[MODEL_MAX_TERMS];
-    if (!rises_at_every_run(P) || hyp_solve(P, P->y, &h, NO_SKIP, &c0, coef) || !snap_fit(P, &h, &c0, coef) ||
+    if (!rises_at_every_run(P))
+        return 0;
+    hyp_basis(P, &h);
+    if (hyp_solve(P, P->y, &h, NO_SKIP, &c0, coef) || !snap_fit(P, &h, &c0, coef) ||
         !simple_fraction(c0))
         return 0;
     for (int j = 0; j < h.nterms; j++)
@@ -900,24 +1086,49 @@ static int fit_interpolating_poly(const points *P, model *m)
     return 1;
 }
 
-/* m->spread from the alternatives A: at each far point, the largest
- * relative difference from m of a plausible alternative, one the training
- * runs cannot tell from m: its leave-one-out SMAPE is at most
- * MODEL_PLAUSIBLE_FACTOR times m's plus MODEL_PLAUSIBLE_ABS (percent)
- * when it has no more terms than m, and at most m's when it has more
- * (as in better(), more terms must earn their place: a term that fits
- * noise no better than m, 64 64 63 63 63 by a constant, is no evidence of
- * a growth the runs did not see). */
+/* The largest leave-one-out SMAPE of a plausible alternative with
+ * `nterms` terms to a model of model_nterms terms, one the training runs
+ * cannot tell from the model: MODEL_PLAUSIBLE_FACTOR times the best's
+ * (best_cv, the search's best) plus MODEL_PLAUSIBLE_ABS (percent) when it
+ * has no more terms than the model, and the best's when it has more (as in
+ * better(), more terms must earn their place: a term that fits noise no
+ * better than the model, 64 64 63 63 63 by a constant, is no evidence of a
+ * growth the runs did not see). */
 #define MODEL_PLAUSIBLE_FACTOR 2.0
 #define MODEL_PLAUSIBLE_ABS 1e-6
+static double plausible_cv(int nterms, int model_nterms, double best_cv)
+{
+    if (nterms > model_nterms)
+        return best_cv + MODEL_PLAUSIBLE_ABS;
+    return MODEL_PLAUSIBLE_FACTOR * best_cv + MODEL_PLAUSIBLE_ABS;
+}
+
+/* Cross-validate the pending hypotheses of A that may be plausible
+ * alternatives (plausible_cv) to a model of model_nterms terms whose
+ * search's best has leave-one-out SMAPE best_cv, and record those that
+ * score: A then holds every alternative an exhaustive search would have
+ * recorded that can be plausible.  The others' floor is clearly above the
+ * plausible errors: they count for nothing in the spread. */
+static void resolve_alts(const points *P, alts *A, double best_cv, int model_nterms)
+{
+    for (size_t k = 0; k < A->npending; k++) {
+        const hyp *h = &A->pending[k].h;
+        score s;
+        if (!clearly_above(A->pending[k].floor, plausible_cv(h->nterms, model_nterms, best_cv)) &&
+            hyp_score(P, h, 1, NULL, &s) == 0)
+            record_alt(A, h, &s);
+    }
+    A->npending = 0;
+}
+
+/* m->spread from the alternatives A: at each far point, the largest
+ * relative difference from m of a plausible alternative (plausible_cv). */
 static void set_spread(const alts *A, double best_cv, model *m)
 {
-    double limit = MODEL_PLAUSIBLE_FACTOR * best_cv + MODEL_PLAUSIBLE_ABS;
     for (int i = 0; i < MODEL_SPREAD_POINTS; i++) {
         double v = model_eval(m, &A->far[i]), worst = 0;
         for (size_t k = 0; k < A->n; k++) {
-            double cv = A->a[k].cv;
-            int plausible = A->a[k].nterms > m->nterms ? cv <= best_cv + MODEL_PLAUSIBLE_ABS : cv <= limit;
+            int plausible = A->a[k].cv <= plausible_cv(A->a[k].nterms, m->nterms, best_cv);
             if (plausible && isfinite(A->a[k].v[i]) && v != 0)
                 worst = fmax(worst, fabs(A->a[k].v[i] - v) / fabs(v));
         }
@@ -929,15 +1140,18 @@ static void set_spread(const alts *A, double best_cv, model *m)
  * equal): exact polynomial when `integer`, else/then the PMNF search (or
  * the search over o->only's subsets when it has terms); an interpolating
  * polynomial of simple fractions wins over the search with integer counts.
- * Every model but a confirmed exact one gets its spread. */
-static void fit_one(const points *P, const model_options *o, int param, int integer, model *m)
+ * With `spread`, every model but a confirmed exact one gets its spread
+ * (the fits whose model only lends its terms to another need none). */
+static void fit_one(const points *P, const model_options *o, int param, int integer, int spread, model *m)
 {
     if (integer && fit_exact_poly(P, m))
         return;
-    alts *A = malloc(sizeof *A); /* without memory, no spread */
+    alts *A = spread ? malloc(sizeof *A) : NULL; /* without memory, no spread */
     best b = {.alt = A};
     if (A) {
-        A->n = 0;
+        A->n = A->npending = A->cap = 0;
+        A->pending = NULL;
+        A->lost = 0;
         double xmax = P->x[0];
         for (size_t i = 1; i < P->n; i++)
             xmax = fmax(xmax, P->x[i]);
@@ -950,8 +1164,12 @@ static void fit_one(const points *P, const model_options *o, int param, int inte
         pmnf_search(P, o, param, &b);
     if (!(integer && fit_interpolating_poly(P, m)))
         store_best(P, &b, integer, m);
-    if (A)
+    if (A && !A->lost) {
+        resolve_alts(P, A, b.s.cv_smape, m->nterms);
         set_spread(A, b.s.cv_smape, m);
+    }
+    if (A)
+        free(A->pending);
     free(A);
 }
 
@@ -977,7 +1195,7 @@ static int longest_line(const points *P, int k, points *L)
             best_i = i;
         }
     }
-    if (points_alloc(L, best_n, 1))
+    if (points_alloc(L, best_n, 1, P->sv))
         return -1;
     size_t r = 0;
     for (size_t j = 0; j < P->n; j++) {
@@ -1038,7 +1256,7 @@ static void consider_combo(const points *P, const param_terms *pt, const int *ac
         if (add_products(&h, pt, act, nact, subs[s]))
             return;
     }
-    consider(P, &h, b);
+    consider(P, &h, b, NULL);
 }
 
 /* Every additive/multiplicative combination of the active parameters'
@@ -1089,7 +1307,7 @@ static int nested_hyp(const points *P, const param_terms *pt, int inner, int out
     points line = {0};
     size_t nv = distinct_values(P, outer);
     double *cval = malloc(nv * (size_t)(ni + 1) * sizeof *cval), *ov = malloc(nv * sizeof *ov);
-    if (!cval || !ov || points_alloc(&line, P->n, 1))
+    if (!cval || !ov || points_alloc(&line, P->n, 1, P->sv))
         goto out;
     size_t nout = 0;
     for (size_t i = 0; i < P->n; i++) {
@@ -1106,7 +1324,10 @@ static int nested_hyp(const points *P, const param_terms *pt, int inner, int out
                 line.y[line.n++] = P->y[j];
             }
         double c0, cf[MODEL_MAX_TERMS];
-        if (line.n < (size_t)ni + 1 || hyp_solve(&line, line.y, &hin, NO_SKIP, &c0, cf))
+        if (line.n < (size_t)ni + 1)
+            continue;
+        hyp_basis(&line, &hin);
+        if (hyp_solve(&line, line.y, &hin, NO_SKIP, &c0, cf))
             continue;
         ov[nout] = v;
         cval[nout * (size_t)(ni + 1)] = c0;
@@ -1117,7 +1338,7 @@ static int nested_hyp(const points *P, const param_terms *pt, int inner, int out
     *h = (hyp){.method = MODEL_NESTED};
     if (nout >= 3) {
         points cs = {0};
-        if (points_alloc(&cs, nout, 1) == 0) {
+        if (points_alloc(&cs, nout, 1, P->sv) == 0) {
             rc = 0;
             for (int q = 0; q <= ni && rc == 0; q++) {
                 double cmax = 0.0;
@@ -1130,7 +1351,7 @@ static int nested_hyp(const points *P, const param_terms *pt, int inner, int out
                 if (points_constant(&cs))
                     cm = (model){.constant = cs.y[0]};
                 else
-                    fit_one(&cs, NULL, 0, 0, &cm);
+                    fit_one(&cs, NULL, 0, 0, 0, &cm);
                 model_term unit = {.coef = 1.0};
                 const model_term *base = q == 0 ? &unit : &pt->T[inner][q - 1];
                 if (q > 0 && fabs(cm.constant) > 1e-6 * cmax && hyp_add(h, base))
@@ -1175,7 +1396,7 @@ static int fit_multi(const points *P, const model_options *o, model *m, char *er
         }
         model mk = {0};
         if (!points_constant(&L))
-            fit_one(&L, o, k, integer, &mk);
+            fit_one(&L, o, k, integer, 0, &mk);
         points_free(&L);
         for (int j = 0; j < mk.nterms; j++) {
             model_term t = mk.terms[j];
@@ -1189,13 +1410,13 @@ static int fit_multi(const points *P, const model_options *o, model *m, char *er
     }
     best b = {0};
     hyp h = {.method = MODEL_ADDITIVE};
-    consider(P, &h, &b); /* the constant */
+    consider(P, &h, &b, NULL); /* the constant */
     if (nact)
         combos(P, &pt, act, nact, &b);
     if (nact == 2)
         for (int r = 0; r < 2; r++)
             if (nested_hyp(P, &pt, act[r], act[1 - r], &h) == 0 && h.nterms)
-                consider(P, &h, &b);
+                consider(P, &h, &b, NULL);
     hyp base = b.h;
     for (int u = 0; o && u < o->nbasis; u++) {
         int ok = o->basis[u].nfactors > 0;
@@ -1203,7 +1424,7 @@ static int fit_multi(const points *P, const model_options *o, model *m, char *er
             ok &= o->basis[u].factors[f].param >= 0 && o->basis[u].factors[f].param < P->np;
         h = base;
         if (ok && hyp_add(&h, &o->basis[u]) == 0 && h.nterms > base.nterms)
-            consider(P, &h, &b);
+            consider(P, &h, &b, NULL);
     }
     store_best(P, &b, integer, m);
     return 0;
@@ -1298,19 +1519,26 @@ int model_fit(const model_series *s, const model_options *o, model *out, char *e
             rc = -1;
             goto done;
         }
+    solver sv = {0};
+    if (solver_alloc(&sv, P.n)) {
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
+        goto done;
+    }
+    P.sv = &sv;
     if (P.np == 1) {
         if (P.n < 3) {
             snprintf(err, errlen,
                      "%zu distinct values of parameter 1, a model needs at least 3 (5 or more recommended)", P.n);
             rc = -1;
-            goto done;
-        }
-        fit_one(&P, o, 0, o && o->integer_counts, out);
+        } else
+            fit_one(&P, o, 0, o && o->integer_counts, 1, out);
     } else {
         model_options mo = o ? *o : (model_options){0};
         mo.nonly = 0; /* a term set is over one parameter only */
         rc = fit_multi(&P, &mo, out, err, errlen);
     }
+    solver_free(&sv);
 done:
     points_free(&P);
     return rc;

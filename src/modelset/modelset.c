@@ -68,11 +68,8 @@ static int fit_everything(ms_fitter *f, modelset_summary *out)
     int rc = ms_fit_counts(f);
     if (rc == 0)
         rc = ms_fit_scopes(f);
-    for (int b = 0; rc == 0 && b < f->runs->nblock_sizes; b++) {
-        size_t groups;
-        rc = ms_fit_groups(f, f->runs->block_sizes[b], &groups);
-        out->groups += groups;
-    }
+    if (rc == 0)
+        rc = ms_fit_groups(f, &out->groups);
     return rc;
 }
 

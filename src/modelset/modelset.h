@@ -30,6 +30,8 @@ typedef struct modelset_options {
     int nbasis;
     const scope_tree *program; /* the program's stored structure, or NULL: no scope models, no groups */
     FILE *progress;            /* progress lines, or NULL */
+    int progress_counts;       /* progress is a terminal: also counts of the groups fitted, in place */
+    int jobs;                  /* threads that fit (>= 1; the stored set is the same for any number) */
 } modelset_options;
 
 /* The training runs: the points every series is fitted on. */
@@ -119,8 +121,9 @@ int ms_fit_scopes(ms_fitter *f);
  * for a metric scopes do not have. */
 int ms_scope_metric(const scope_counts *c, const char *metric, uint64_t *v);
 
-/* Reuse-distance group models, one block size (modelset_groups.c). */
-int ms_fit_groups(ms_fitter *f, uint32_t block_size, size_t *ngroups);
+/* Reuse-distance group models at every block size of the runs
+ * (modelset_groups.c); *ngroups: the groups of all block sizes. */
+int ms_fit_groups(ms_fitter *f, size_t *ngroups);
 
 /* What a fit produced. */
 typedef struct modelset_summary {
