@@ -91,7 +91,8 @@ typedef struct solver {
     gsl_matrix *X, *cov;
     gsl_vector *yv, *c;
     gsl_multifit_linear_workspace *w;
-    double *B; /* B[i * MODEL_MAX_TERMS + j]: term j at point i */
+    double *B;   /* B[i * MODEL_MAX_TERMS + j]: term j at point i */
+    double *lev; /* the leverages of the last fit on all points (solver_leverages) */
 } solver;
 
 /* Release what solver_alloc allocated. */
@@ -103,6 +104,7 @@ static void solver_free(solver *sv)
     gsl_matrix_free(sv->cov);
     gsl_matrix_free(sv->X);
     free(sv->B);
+    free(sv->lev);
     memset(sv, 0, sizeof *sv);
 }
 
@@ -119,7 +121,8 @@ static int solver_alloc(solver *sv, size_t nmax)
     sv->c = gsl_vector_alloc(k);
     sv->w = gsl_multifit_linear_alloc(nmax, k);
     sv->B = malloc(nmax * MODEL_MAX_TERMS * sizeof *sv->B);
-    if (!sv->X || !sv->cov || !sv->yv || !sv->c || !sv->w || !sv->B) {
+    sv->lev = malloc(nmax * sizeof *sv->lev);
+    if (!sv->X || !sv->cov || !sv->yv || !sv->c || !sv->w || !sv->B || !sv->lev) {
         solver_free(sv);
         return -1;
     }
@@ -271,7 +274,7 @@ typedef struct score {
     double c0, coef[MODEL_MAX_TERMS]; /* fitted on all points */
     double fit_smape, cv_smape, max_rel;
     int exact;    /* every LOO prediction and every fitted value exact1 */
-    double floor; /* the least leave-one-out SMAPE the fit on all points allows (loo_floor), or -1 */
+    double floor; /* the leave-one-out SMAPE as estimated from the fit on all points (loo_estimate), or -1 */
 } score;
 
 /* The hypotheses scored in a one-parameter search, each with its
@@ -436,6 +439,33 @@ static int hyp_solve(const points *P, const double *y, const hyp *h, size_t skip
     return rc;
 }
 
+/* The leverages h_ii of the weighted least-squares fit of k coefficients
+ * that hyp_solve just made on all n points of P, into P->sv->lev: the
+ * squared row norms of U of its SVD, which GSL leaves in the workspace
+ * (multifit_linear_svd: "work->A contains the matrix U").  0, or -1 when
+ * the fit is rank deficient or the values fail their identities (each in
+ * [0, 1], summing to k), which would say the workspace holds something
+ * else. */
+static int solver_leverages(const points *P, size_t k)
+{
+    solver *sv = P->sv;
+    if (gsl_multifit_linear_rank(GSL_DBL_EPSILON, sv->w) != k || sv->w->n != P->n || sv->w->p != k)
+        return -1;
+    double sum = 0.0;
+    for (size_t i = 0; i < P->n; i++) {
+        double h = 0.0;
+        for (size_t j = 0; j < k; j++) {
+            double u = gsl_matrix_get(sv->w->A, i, j);
+            h += u * u;
+        }
+        if (!(h >= 0.0 && h <= 1.0 + 1e-9))
+            return -1;
+        sv->lev[i] = h;
+        sum += h;
+    }
+    return fabs(sum - (double)k) <= 1e-6 * (double)k ? 0 : -1;
+}
+
 /* The value of hypothesis h with coefficients c0, coef at x. */
 static double hyp_eval(const hyp *h, double c0, const double *coef, const double *x)
 {
@@ -531,28 +561,34 @@ static int loo_boundable(const points *P)
     return 1;
 }
 
-/* The least SMAPE term of point i's leave-one-out prediction g, given the
- * value f of the fit on all points: |g - y| >= |f - y| = d (the fit on all
- * points minimises the weighted squares with the point, the other without
- * it, and the point's weight is the same in both), and 200 |g - y| /
- * (|g| + |y|) >= 200 d / (2|y| + d), which rises with d. */
-static double loo_floor(double f, double y)
+/* Point i's SMAPE term of its leave-one-out prediction g, from the value
+ * f of the fit on all points, without refitting: with its leverage lev
+ * (solver_leverages; a negative lev: unknown), g = y - (y - f) / (1 - lev),
+ * the identity of least squares (the point keeps its weight whichever
+ * point is left out: loo_boundable), exact up to rounding; without one,
+ * the floor 200 d / (2|y| + d), d = |f - y|, since |g - y| >= d (the fit
+ * on all points minimises the weighted squares with the point, the other
+ * without it) and the SMAPE term rises with |g - y|. */
+static double loo_estimate(double f, double y, double lev)
 {
     double d = fabs(f - y);
+    if (lev >= 0.0 && 1.0 - lev > 1e-6)
+        return model_smape_point(y - (y - f) / (1.0 - lev), y);
     return 200.0 * d / (2.0 * fabs(y) + d);
 }
 
-/* Whether a leave-one-out SMAPE of at least `floor` is above `limit`
- * with a margin (1% and 1e-4 percent) far above the rounding that
- * separates the computed errors from the exact ones. */
+/* Whether a leave-one-out SMAPE of at least `floor` (or estimated at
+ * `floor`) is above `limit` with a margin (1% and 1e-4 percent) far above
+ * the rounding that separates the computed errors from the exact ones and
+ * from loo_estimate's. */
 static int clearly_above(double floor, double limit)
 {
     return floor > 1.01 * limit + 1e-4;
 }
 
-/* Whether a hypothesis of h's terms whose leave-one-out SMAPE is at least
- * `floor` cannot be better() than the best b: the least cv that could win
- * against b's is clearly below floor. */
+/* Whether a hypothesis of h's terms whose leave-one-out SMAPE is (at
+ * least) `floor` cannot be better() than the best b: the least cv that
+ * could win against b's is clearly below floor. */
 static int cannot_beat(const hyp *h, double floor, const best *b)
 {
     if (!b->have)
@@ -570,9 +606,9 @@ static int cannot_beat(const hyp *h, double floor, const best *b)
 /* What a scoring may leave out because it cannot change the outcome: with
  * exact_only, the leave-one-out fits when the fit on all points is not
  * exact (the score's `exact` is then 0 whatever they give, and only an
- * exact score is wanted); the leave-one-out fits when their error is
- * bounded above anything that could beat every one of rivals[0..nrivals)
- * (loo_floor, cannot_beat). */
+ * exact score is wanted); the leave-one-out fits when their error, known
+ * from the fit on all points (loo_estimate), is above anything that could
+ * beat every one of rivals[0..nrivals) (cannot_beat). */
 typedef struct shortcut {
     int exact_only;
     int nrivals;
@@ -594,6 +630,8 @@ static int hyp_score(const points *P, const hyp *h, int reject_small, const shor
         return -1;
     if (reject_small && (has_small_term(P, h, s->c0, s->coef) || turns_down(P, h, s->c0, s->coef)))
         return -1;
+    int bounded = sc && sc->nrivals && loo_boundable(P);
+    int lev = bounded && solver_leverages(P, (size_t)h->nterms + 1) == 0;
     s->fit_smape = s->cv_smape = s->max_rel = 0.0;
     s->exact = 1;
     double floor = 0.0;
@@ -602,13 +640,13 @@ static int hyp_score(const points *P, const hyp *h, int reject_small, const shor
         s->fit_smape += model_smape_point(f, P->y[i]);
         s->max_rel = fmax(s->max_rel, rel1(f, P->y[i]));
         s->exact &= exact1(f, P->y[i]);
-        floor += loo_floor(f, P->y[i]);
+        floor += loo_estimate(f, P->y[i], lev ? P->sv->lev[i] : -1.0);
     }
     s->fit_smape /= (double)P->n;
     if (sc && sc->exact_only && !s->exact)
         return 1;
-    s->floor = loo_boundable(P) ? floor / (double)P->n : -1.0;
-    if (sc && sc->nrivals && s->floor >= 0) {
+    s->floor = bounded ? floor / (double)P->n : -1.0;
+    if (bounded) {
         int lost = 1;
         for (int r = 0; r < sc->nrivals && lost; r++)
             lost = cannot_beat(h, s->floor, sc->rivals[r]);
