@@ -93,6 +93,10 @@ typedef struct model_options {
      * reuse-distance histogram) is fitted with one such term set. */
     int nonly;
     model_term only[MODEL_MAX_TERMS];
+    /* Cross-validate every hypothesis in full, as if no shortcut existed
+     * (model_fit.c: the shortcuts skip only what cannot change the model;
+     * tests compare against this). */
+    int exhaustive;
 } model_options;
 
 /* 1 when m is an exact polynomial that no spare run confirms: fitted

@@ -92,7 +92,8 @@ typedef struct solver {
     gsl_vector *yv, *c;
     gsl_multifit_linear_workspace *w;
     double *B;   /* B[i * MODEL_MAX_TERMS + j]: term j at point i */
-    double *lev; /* the leverages of the last fit on all points (solver_leverages) */
+    double *lev;    /* the leverages of the last fit on all points (solver_leverages) */
+    int exhaustive; /* model_options.exhaustive: no shortcut (hyp_score) */
 } solver;
 
 /* Release what solver_alloc allocated. */
@@ -625,6 +626,8 @@ static int hyp_score(const points *P, const hyp *h, int reject_small, const shor
 {
     if (P->n < (size_t)h->nterms + 2)
         return -1;
+    if (P->sv->exhaustive)
+        sc = NULL;
     hyp_basis(P, h);
     if (hyp_solve(P, P->y, h, NO_SKIP, &s->c0, s->coef))
         return -1;
@@ -1564,6 +1567,7 @@ int model_fit(const model_series *s, const model_options *o, model *out, char *e
         goto done;
     }
     P.sv = &sv;
+    sv.exhaustive = o && o->exhaustive;
     if (P.np == 1) {
         if (P.n < 3) {
             snprintf(err, errlen,
