@@ -140,6 +140,7 @@ typedef struct points {
     double *x;
     double *y;
     solver *sv;
+    model_memo *memo; /* scores of hypotheses on these points, or NULL */
 } points;
 
 /* Free the arrays of P (P itself is the caller's). */
@@ -157,6 +158,7 @@ static int points_alloc(points *P, size_t n, int np, solver *sv)
     P->n = n;
     P->np = np;
     P->sv = sv;
+    P->memo = NULL;
     P->x = malloc((n ? n : 1) * (size_t)np * sizeof *P->x);
     P->y = malloc((n ? n : 1) * sizeof *P->y);
     if (!P->x || !P->y) {
@@ -616,6 +618,16 @@ typedef struct shortcut {
     const struct best *rivals[2];
 } shortcut;
 
+/* Whether h, with leave-one-out SMAPE estimated at `floor` (>= 0), can
+ * beat none of sc's rivals. */
+static int loses_to_all(const hyp *h, double floor, const shortcut *sc)
+{
+    for (int r = 0; r < sc->nrivals; r++)
+        if (!cannot_beat(h, floor, sc->rivals[r]))
+            return 0;
+    return 1;
+}
+
 /* Fit h on all points of P and cross-validate it (leave-one-out) into *s.
  * 0; 1 when the shortcut `sc` (NULL: none) left the cross-validation out,
  * so that *s holds only the fit on all points (and, unless exact_only
@@ -649,13 +661,8 @@ static int hyp_score(const points *P, const hyp *h, int reject_small, const shor
     if (sc && sc->exact_only && !s->exact)
         return 1;
     s->floor = bounded ? floor / (double)P->n : -1.0;
-    if (bounded) {
-        int lost = 1;
-        for (int r = 0; r < sc->nrivals && lost; r++)
-            lost = cannot_beat(h, s->floor, sc->rivals[r]);
-        if (lost)
-            return 1;
-    }
+    if (bounded && loses_to_all(h, s->floor, sc))
+        return 1;
     for (size_t i = 0; i < P->n; i++) {
         double c0, coef[MODEL_MAX_TERMS];
         if (hyp_solve(P, P->y, h, i, &c0, coef))
@@ -754,6 +761,77 @@ static void defer_alt(alts *A, const hyp *h, double floor)
     A->pending[A->npending++] = (struct pending){*h, floor};
 }
 
+/* ---- the memo of scores (model.h) ------------------------------------------ */
+
+/* One hypothesis as scored on the memo's series: status is hyp_score's
+ * result (-1 rejected, 1 fitted on all points only, 0 cross-validated). */
+typedef struct memo_entry {
+    hyp h;
+    int status;
+    score s;
+} memo_entry;
+
+struct model_memo {
+    memo_entry *e;
+    size_t n, cap;
+};
+
+model_memo *model_memo_new(void)
+{
+    return calloc(1, sizeof(model_memo));
+}
+
+void model_memo_free(model_memo *m)
+{
+    if (m)
+        free(m->e);
+    free(m);
+}
+
+/* 1 if a and b have the same terms in the same order (the order of the
+ * columns changes the rounding of a fit). */
+static int same_hyp(const hyp *a, const hyp *b)
+{
+    if (a->nterms != b->nterms)
+        return 0;
+    for (int j = 0; j < a->nterms; j++)
+        if (!same_basis(&a->t[j], &b->t[j]))
+            return 0;
+    return 1;
+}
+
+/* The score of h on P, as hyp_score(P, h, 1, sc, s) gives it, from P's
+ * memo when h was scored on P before (cross-validating it now if it was
+ * skipped then and could win now, or sc is NULL); new results go into the
+ * memo (unless memory runs out: then they are only returned). */
+static int memo_score(const points *P, const hyp *h, const shortcut *sc, score *s)
+{
+    model_memo *m = P->memo;
+    if (!m)
+        return hyp_score(P, h, 1, sc, s);
+    memo_entry *e = NULL;
+    for (size_t i = 0; i < m->n && !e; i++)
+        if (same_hyp(&m->e[i].h, h))
+            e = &m->e[i];
+    if (e && (e->status != 1 || (sc && e->s.floor >= 0 && loses_to_all(h, e->s.floor, sc)))) {
+        *s = e->s;
+        return e->status;
+    }
+    int status = hyp_score(P, h, 1, e ? NULL : sc, s);
+    if (!e && m->n == m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 16;
+        memo_entry *grown = realloc(m->e, cap * sizeof *grown);
+        if (!grown)
+            return status;
+        m->e = grown;
+        m->cap = cap;
+    }
+    if (!e)
+        e = &m->e[m->n++];
+    *e = (memo_entry){.h = *h, .status = status, .s = *s};
+    return status;
+}
+
 /* Score h on P once and keep it in *b, and in *b2 unless NULL, where it is
  * better; the cross-validation is left out when the fit on all points
  * shows that h can beat neither (shortcut).  b's alternatives, if it
@@ -762,7 +840,7 @@ static void consider(const points *P, const hyp *h, best *b, best *b2)
 {
     shortcut sc = {.nrivals = b2 ? 2 : 1, .rivals = {b, b2}};
     score s;
-    int status = hyp_score(P, h, 1, &sc, &s);
+    int status = memo_score(P, h, &sc, &s);
     if (status == 1 && b->alt)
         defer_alt(b->alt, h, s.floor);
     if (status != 0)
@@ -1156,7 +1234,7 @@ static void resolve_alts(const points *P, alts *A, double best_cv, int model_nte
         const hyp *h = &A->pending[k].h;
         score s;
         if (!clearly_above(A->pending[k].floor, plausible_cv(h->nterms, model_nterms, best_cv)) &&
-            hyp_score(P, h, 1, NULL, &s) == 0)
+            memo_score(P, h, NULL, &s) == 0)
             record_alt(A, h, &s);
     }
     A->npending = 0;
@@ -1499,7 +1577,6 @@ static int check_series(const model_series *s, char *err, size_t errlen)
     return 0;
 }
 
-/* Fit the series (model.h; the method in the header of this file). */
 /* Integer counts that differ by one count at most (cold misses of the
  * dynamic loader, 64 64 63 63 63 as the environment's alignment moves)
  * show no growth the runs could resolve: any shape fitted to the one-count
@@ -1527,7 +1604,14 @@ static int constant_within_one(const points *P, model *m)
     return 1;
 }
 
+/* Fit the series (model.h; the method in the header of this file). */
 int model_fit(const model_series *s, const model_options *o, model *out, char *err, size_t errlen)
+{
+    return model_fit_memo(s, o, NULL, out, err, errlen);
+}
+
+int model_fit_memo(const model_series *s, const model_options *o, model_memo *memo, model *out, char *err,
+                   size_t errlen)
 {
     char dummy[1];
     if (!err || !errlen) {
@@ -1567,6 +1651,7 @@ int model_fit(const model_series *s, const model_options *o, model *out, char *e
         goto done;
     }
     P.sv = &sv;
+    P.memo = memo;
     sv.exhaustive = o && o->exhaustive;
     if (P.np == 1) {
         if (P.n < 3) {

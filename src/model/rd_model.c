@@ -227,16 +227,17 @@ static uint64_t bin_count(const rd_series_point *p, unsigned bin)
 }
 
 /* Fit y[0..n) over the points xs (n * nparams coordinates) with the user's
- * options and the given integer_counts.  Returns 0, or -1 with model_fit's
- * message prefixed by `what`. */
+ * options and the given integer_counts, with the memo of this series'
+ * earlier fits (NULL: none).  Returns 0, or -1 with model_fit's message
+ * prefixed by `what`. */
 static int fit_values(const double *xs, const double *y, size_t n, int nparams, const model_options *o,
-                      int integer_counts, model *out, const char *what, char *err, size_t errlen)
+                      int integer_counts, model_memo *memo, model *out, const char *what, char *err, size_t errlen)
 {
     model_options opt = *o;
     opt.integer_counts = integer_counts;
     model_series s = {n, nparams, xs, y};
     char msg[256] = "";
-    if (model_fit(&s, &opt, out, msg, sizeof msg) != 0) {
+    if (model_fit_memo(&s, &opt, memo, out, msg, sizeof msg) != 0) {
         set_err(err, errlen, "reuse-distance model: %s: %s", what, msg);
         return -1;
     }
@@ -557,14 +558,15 @@ static void slice_values(const slicer *sl, double u0, double u1, int which, doub
 }
 
 /* Fit the values ys of quantity `which` (as slice_values) of slice
- * [u0,u1] over the used points.  Returns 0 or -1 (message). */
+ * [u0,u1] over the used points, with their memo (NULL: none).  Returns 0
+ * or -1 (message). */
 static int fit_part_values(slicer *sl, const model_options *o, double u0, double u1, int which, const double *ys,
-                           model *out)
+                           model_memo *memo, model *out)
 {
     static const char *const names[] = {"low edge of a slice", "high edge of a slice", "mean of a slice"};
     char what[96];
     snprintf(what, sizeof what, "%s [%.6g, %.6g] of the non-leading distances", names[which], u0, u1);
-    return fit_values(sl->xs, ys, sl->nuse, sl->nparams, o, 0, out, what, sl->err, sl->errlen);
+    return fit_values(sl->xs, ys, sl->nuse, sl->nparams, o, 0, memo, out, what, sl->err, sl->errlen);
 }
 
 /* Fit the model of one quantity of slice [u0,u1] (as slice_values).
@@ -572,15 +574,17 @@ static int fit_part_values(slicer *sl, const model_options *o, double u0, double
 static int fit_slice_part(slicer *sl, const model_options *o, double u0, double u1, int which, model *out)
 {
     slice_values(sl, u0, u1, which, sl->ys);
-    return fit_part_values(sl, o, u0, u1, which, sl->ys, out);
+    return fit_part_values(sl, o, u0, u1, which, sl->ys, NULL, out);
 }
 
 /* Fit all three models of slice [u0,u1] into *out with options o; `mean`,
  * unless NULL, is its mean's model with these options, fitted before.  A
  * series equal to one fitted before (the three are one when the slice is
  * one distance at every point) gets its model, which the fit would
- * repeat.  Returns 0 or -1. */
-static int fit_slice(slicer *sl, const model_options *o, double u0, double u1, const model *mean, rd_model_bin *out)
+ * repeat.  memo, unless NULL, holds the memos of the low, high and mean
+ * series (model_fit_memo).  Returns 0 or -1. */
+static int fit_slice(slicer *sl, const model_options *o, double u0, double u1, const model *mean, model_memo **memo,
+                     rd_model_bin *out)
 {
     memset(out, 0, sizeof *out);
     out->u_low = u0;
@@ -597,7 +601,7 @@ static int fit_slice(slicer *sl, const model_options *o, double u0, double u1, c
             *m[w] = *m[same];
         else if (w == 2 && mean)
             *m[w] = *mean;
-        else if (fit_part_values(sl, o, u0, u1, w, ys, m[w]))
+        else if (fit_part_values(sl, o, u0, u1, w, ys, memo ? memo[w] : NULL, m[w]))
             return -1;
     }
     return 0;
@@ -667,7 +671,7 @@ static int add_leaf(slicer *sl, double u0, double u1, const model *mean)
         return -1;
     }
     sl->bins = bins;
-    if (fit_slice(sl, sl->opt, u0, u1, mean, &sl->bins[sl->nbins]))
+    if (fit_slice(sl, sl->opt, u0, u1, mean, NULL, &sl->bins[sl->nbins]))
         return -1;
     sl->nbins++;
     return 0;
@@ -719,7 +723,7 @@ static int coalesce(slicer *sl)
             continue;
         }
         rd_model_bin merged;
-        if (fit_slice(sl, sl->opt, sl->bins[i].u_low, sl->bins[i + 1].u_high, NULL, &merged))
+        if (fit_slice(sl, sl->opt, sl->bins[i].u_low, sl->bins[i + 1].u_high, NULL, NULL, &merged))
             return -1;
         sl->bins[i] = merged;
         memmove(&sl->bins[i + 1], &sl->bins[i + 2], (sl->nbins - i - 2) * sizeof *sl->bins);
@@ -809,12 +813,14 @@ static int term_set(const slicer *sl, const model_term *base, int nb, int code, 
 
 /* Fit every slice of sl->bins with the options o into out[0..nbins), and
  * return in *score the group's leave-one-out error: the sum over slices
- * of (u1 - u0) * (cv of low + cv of high + cv of mean).  0 or -1. */
-static int fit_all_slices(slicer *sl, const model_options *o, rd_model_bin *out, double *score)
+ * of (u1 - u0) * (cv of low + cv of high + cv of mean).  memo[3 i + w]
+ * is the memo of slice i's series w (low, high, mean): the term sets
+ * share most hypotheses.  0 or -1. */
+static int fit_all_slices(slicer *sl, const model_options *o, model_memo **memo, rd_model_bin *out, double *score)
 {
     *score = 0;
     for (size_t i = 0; i < sl->nbins; i++) {
-        if (fit_slice(sl, o, sl->bins[i].u_low, sl->bins[i].u_high, NULL, &out[i]))
+        if (fit_slice(sl, o, sl->bins[i].u_low, sl->bins[i].u_high, NULL, memo + 3 * i, &out[i]))
             return -1;
         *score += (out[i].u_high - out[i].u_low) * (out[i].low.cv_smape + out[i].high.cv_smape + out[i].mean.cv_smape);
     }
@@ -832,9 +838,12 @@ static int share_terms(slicer *sl)
     model_term base[4 + MODEL_MAX_BASIS];
     int nb = base_terms(sl, base), most = sl->nuse - 2 < 3 ? (int)sl->nuse - 2 : 3;
     rd_model_bin *best = malloc(sl->nbins * sizeof *best), *cand = malloc(sl->nbins * sizeof *cand);
+    model_memo **memo = calloc(3 * sl->nbins, sizeof *memo);
     int rc = -1, have = 0, best_terms = 0;
     double best_score = 0;
-    if (!best || !cand) {
+    for (size_t i = 0; memo && i < 3 * sl->nbins; i++)
+        memo[i] = model_memo_new(); /* NULL when out of memory: that series is fitted without */
+    if (!best || !cand || !memo) {
         set_err(sl->err, sl->errlen, "reuse-distance model: out of memory");
         goto done;
     }
@@ -844,7 +853,7 @@ static int share_terms(slicer *sl)
         int k = term_set(sl, base, nb, code, most, &set);
         if (k == 0)
             continue;
-        if (fit_all_slices(sl, &set, cand, &score))
+        if (fit_all_slices(sl, &set, memo, cand, &score))
             goto done;
         int tie = have && fabs(score - best_score) <= 0.01 * fmax(score, best_score) + 1e-9;
         if (!have || (tie ? k < best_terms : score < best_score)) {
@@ -860,6 +869,9 @@ static int share_terms(slicer *sl)
         memcpy(sl->bins, best, sl->nbins * sizeof *best);
     rc = 0;
 done:
+    for (size_t i = 0; memo && i < 3 * sl->nbins; i++)
+        model_memo_free(memo[i]);
+    free(memo);
     free(best);
     free(cand);
     return rc;
@@ -929,7 +941,7 @@ static int fit_leads(const rd_series_point *pts, size_t npoints, int nparams, co
         char what[80];
         snprintf(what, sizeof what, "share of the touches at leading distances up to %.0f", dist[i]);
         m->lead[i].distance = dist[i];
-        if (fit_values(xs, y, npoints, nparams, &fo, 0, &m->lead[i].fraction, what, err, errlen)) {
+        if (fit_values(xs, y, npoints, nparams, &fo, 0, NULL, &m->lead[i].fraction, what, err, errlen)) {
             free(y);
             return -1;
         }
@@ -1006,8 +1018,8 @@ static int fit_all(const rd_series_point *pts, size_t npoints, int nparams, cons
         cold[s] = (double)pts[s].cold;
         T[s] = touches_of(&pts[s]);
     }
-    if (fit_values(xs, cold, npoints, nparams, o, 1, &out->cold, "first touches", err, errlen) ||
-        fit_values(xs, T, npoints, nparams, o, 1, &out->touches, "non-cold touches", err, errlen))
+    if (fit_values(xs, cold, npoints, nparams, o, 1, NULL, &out->cold, "first touches", err, errlen) ||
+        fit_values(xs, T, npoints, nparams, o, 1, NULL, &out->touches, "non-cold touches", err, errlen))
         goto done;
     unsigned lead[MAX_LEADS];
     double dist[MAX_LEADS];
