@@ -113,6 +113,8 @@ int modelset_fit(db *d, const modelset_options *o, modelset_summary *out, char *
     for (int k = 0; rc == 0 && k < runs.nparams; k++)
         if ((out->params[k] = strdup(runs.names[k])))
             out->nparams = k + 1;
+    ms_fit_clear(&f);
+    free(f.jobs);
     free(set.runs), free(set.basis);
     ms_series_free(&series);
     ms_runs_free(&runs);
