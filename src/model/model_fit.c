@@ -57,7 +57,17 @@
  * choice and the snapping are as for one parameter; the method says which
  * family won (sums only: additive; products: multiplicative; nested).
  *
- * Nothing here keeps state between calls.
+ * Shortcuts that change no result (docs/models.md, "Speed"; with
+ * model_options.exhaustive they are off, for tests): the leave-one-out
+ * fits of a hypothesis are skipped when its leave-one-out error, estimated
+ * from the fit on all points and its leverages (loo_estimate), is above
+ * anything that could beat the best so far (cannot_beat), and for an exact
+ * polynomial candidate whose fit on all points is not exact; a hypothesis
+ * offered to two bests is scored once; model_fit_memo keeps the scores of
+ * one series across fits with different options.
+ *
+ * Nothing here keeps state between calls (but a caller's memo), so that
+ * series can be fitted on several threads at once.
  */
 #define _GNU_SOURCE /* qsort_r */
 #include <math.h>
