@@ -87,6 +87,7 @@
 #define TERM_MARGIN 0.5  /* an extra term must cut the LOO SMAPE by this share */
 #define SNAP_REL 1e-9    /* a coefficient this close to k/d (d <= 12) is k/d */
 #define NO_SKIP ((size_t)-1)
+#define MIN_RCOND 1e-7   /* worse conditioned fits are always cross-validated (loo_boundable) */
 
 /* ---- the least-squares solver ---------------------------------------------- */
 
@@ -562,11 +563,16 @@ static double hyp_eval_row(const points *P, const hyp *h, double c0, const doubl
     return v;
 }
 
-/* Whether the fit on all points bounds every leave-one-out fit of P from
- * below (loo_floor): each row keeps its weight 1/|y_i| whichever point is
- * left out, i.e. no |y_i| is below the floor 1e-9 max|y| of hyp_solve. */
+/* Whether the fit just made on all points of P tells its leave-one-out
+ * errors (loo_estimate): each row keeps its weight 1/|y_i| whichever point
+ * is left out, i.e. no |y_i| is below the floor 1e-9 max|y| of hyp_solve;
+ * and the system is conditioned well enough (reciprocal condition number
+ * of the balanced matrix >= MIN_RCOND) that the rounding of the fits stays
+ * far below the margins of cannot_beat. */
 static int loo_boundable(const points *P)
 {
+    if (!(gsl_multifit_linear_rcond(P->sv->w) >= MIN_RCOND))
+        return 0;
     double ymax = points_ymax(P);
     for (size_t i = 0; i < P->n; i++)
         if (!(fabs(P->y[i]) >= 1e-9 * ymax) || P->y[i] == 0.0)
