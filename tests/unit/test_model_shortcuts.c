@@ -191,11 +191,8 @@ static void test_histograms(void **state)
         for (int i = 0; i < 5; i++) {
             double N = x[i] = 8.0 * (i + 2);
             size_t n = 0;
-            if (item % 2) { /* random bins */
-                for (unsigned b = (unsigned)rng_below(4); b < 200 && n < 40; b += 1 + (unsigned)rng_below(12)) {
-                    uint64_t cnt = 1 + rng_below(1000);
-                    bins[i][n++] = (rd_binrec){b, cnt, cnt * rd_bin_low(b)};
-                }
+            if (item % 2) {
+                n = rng_bins(bins[i], 40);
             } else { /* a leading bin and three growing groups */
                 bins[i][n++] = (rd_binrec){0, (uint64_t)(7 * N * N), 0};
                 double d[3] = {2 * N + (double)rng_below(3), N * N / 4, N * N * N / 8 + (double)rng_below(5)};
