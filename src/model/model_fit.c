@@ -563,21 +563,25 @@ static double hyp_eval_row(const points *P, const hyp *h, double c0, const doubl
     return v;
 }
 
-/* Whether the fit just made on all points of P tells its leave-one-out
- * errors (loo_estimate): each row keeps its weight 1/|y_i| whichever point
- * is left out, i.e. no |y_i| is below the floor 1e-9 max|y| of hyp_solve;
- * and the system is conditioned well enough (reciprocal condition number
- * of the balanced matrix >= MIN_RCOND) that the rounding of the fits stays
- * far below the margins of cannot_beat. */
-static int loo_boundable(const points *P)
+/* Whether each point of P keeps its weight 1/|y_i| in hyp_solve whichever
+ * point is left out: no |y_i| is below the floor 1e-9 max|y|. */
+static int weights_fixed(const points *P)
 {
-    if (!(gsl_multifit_linear_rcond(P->sv->w) >= MIN_RCOND))
-        return 0;
     double ymax = points_ymax(P);
     for (size_t i = 0; i < P->n; i++)
         if (!(fabs(P->y[i]) >= 1e-9 * ymax) || P->y[i] == 0.0)
             return 0;
     return 1;
+}
+
+/* Whether the fit just made on all points of P tells its leave-one-out
+ * errors (loo_estimate): the weights are fixed, and the system is
+ * conditioned well enough (reciprocal condition number of the balanced
+ * matrix >= MIN_RCOND) that the rounding of the fits stays far below the
+ * margins of cannot_beat. */
+static int loo_boundable(const points *P)
+{
+    return gsl_multifit_linear_rcond(P->sv->w) >= MIN_RCOND && weights_fixed(P);
 }
 
 /* Point i's SMAPE term of its leave-one-out prediction g, from the value
@@ -603,6 +607,39 @@ static double loo_estimate(double f, double y, double lev)
 static int clearly_above(double floor, double limit)
 {
     return floor > 1.01 * limit + 1e-4;
+}
+
+/* The leave-one-out SMAPE of the one-term hypothesis c0 + c1 t on P
+ * (its basis values t in P->sv->B: hyp_basis), estimated without a solve:
+ * the weighted least-squares line in closed form from centred sums, its
+ * leverages W_i (1/S + (t_i - mean t)^2 / Stt) and loo_estimate.  -1 when
+ * the weights are not fixed or the two columns are so nearly parallel
+ * (Stt below 1e-10 of the weighted sum of t^2: a condition number above
+ * about 1e5) that the closed form could stray from the solver. */
+static double line_loo_estimate(const points *P)
+{
+    if (!weights_fixed(P))
+        return -1.0;
+    const double *B = P->sv->B;
+    double S = 0.0, St = 0.0, Sy = 0.0;
+    for (size_t i = 0; i < P->n; i++) {
+        double W = 1.0 / (P->y[i] * P->y[i]), t = B[i * MODEL_MAX_TERMS];
+        S += W, St += W * t, Sy += W * P->y[i];
+    }
+    double tm = St / S, ym = Sy / S, Stt = 0.0, Sty = 0.0, Wtt = 0.0;
+    for (size_t i = 0; i < P->n; i++) {
+        double W = 1.0 / (P->y[i] * P->y[i]), t = B[i * MODEL_MAX_TERMS], dt = t - tm;
+        Stt += W * dt * dt, Sty += W * dt * (P->y[i] - ym), Wtt += W * t * t;
+    }
+    if (!(Stt > 1e-10 * Wtt) || !isfinite(Stt) || !isfinite(Sty))
+        return -1.0;
+    double b = Sty / Stt, a = ym - b * tm, est = 0.0;
+    for (size_t i = 0; i < P->n; i++) {
+        double t = B[i * MODEL_MAX_TERMS], dt = t - tm, W = 1.0 / (P->y[i] * P->y[i]);
+        est += loo_estimate(a + b * t, P->y[i], W * (1.0 / S + dt * dt / Stt));
+    }
+    est /= (double)P->n;
+    return isfinite(est) ? est : -1.0;
 }
 
 /* Whether a hypothesis of h's terms whose leave-one-out SMAPE is (at
@@ -647,7 +684,8 @@ static int loses_to_all(const hyp *h, double floor, const shortcut *sc)
 /* Fit h on all points of P and cross-validate it (leave-one-out) into *s.
  * 0; 1 when the shortcut `sc` (NULL: none) left the cross-validation out,
  * so that *s holds only the fit on all points (and, unless exact_only
- * did, s->floor); -1 when h needs more points
+ * did, s->floor), or for one term, when the line's closed form ruled it
+ * out (line_loo_estimate), only s->floor; -1 when h needs more points
  * than P has (t terms need t+2), a fit fails, or — with reject_small — a
  * term is negligible everywhere or the model turns down beyond the data. */
 static int hyp_score(const points *P, const hyp *h, int reject_small, const shortcut *sc, score *s)
@@ -657,6 +695,11 @@ static int hyp_score(const points *P, const hyp *h, int reject_small, const shor
     if (P->sv->exhaustive)
         sc = NULL;
     hyp_basis(P, h);
+    if (sc && sc->nrivals && h->nterms == 1) { /* most hypotheses: try to rule it out before solving */
+        s->floor = line_loo_estimate(P);
+        if (s->floor >= 0 && loses_to_all(h, s->floor, sc))
+            return 1;
+    }
     if (hyp_solve(P, P->y, h, NO_SKIP, &s->c0, s->coef))
         return -1;
     if (reject_small && (has_small_term(P, h, s->c0, s->coef) || turns_down(P, h, s->c0, s->coef)))
