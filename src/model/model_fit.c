@@ -104,6 +104,7 @@ typedef struct solver {
     gsl_multifit_linear_workspace *w;
     double *B;   /* B[i * MODEL_MAX_TERMS + j]: term j at point i */
     double *lev;    /* the leverages of the last fit on all points (solver_leverages) */
+    double *Q, *r;  /* mgs_loo_estimate's columns (nmax x (MODEL_MAX_TERMS + 1)) and residuals */
     int exhaustive; /* model_options.exhaustive: no shortcut (hyp_score) */
 } solver;
 
@@ -117,6 +118,8 @@ static void solver_free(solver *sv)
     gsl_matrix_free(sv->X);
     free(sv->B);
     free(sv->lev);
+    free(sv->Q);
+    free(sv->r);
     memset(sv, 0, sizeof *sv);
 }
 
@@ -134,7 +137,9 @@ static int solver_alloc(solver *sv, size_t nmax)
     sv->w = gsl_multifit_linear_alloc(nmax, k);
     sv->B = malloc(nmax * MODEL_MAX_TERMS * sizeof *sv->B);
     sv->lev = malloc(nmax * sizeof *sv->lev);
-    if (!sv->X || !sv->cov || !sv->yv || !sv->c || !sv->w || !sv->B || !sv->lev) {
+    sv->Q = malloc(nmax * k * sizeof *sv->Q);
+    sv->r = malloc(nmax * sizeof *sv->r);
+    if (!sv->X || !sv->cov || !sv->yv || !sv->c || !sv->w || !sv->B || !sv->lev || !sv->Q || !sv->r) {
         solver_free(sv);
         return -1;
     }
@@ -609,36 +614,60 @@ static int clearly_above(double floor, double limit)
     return floor > 1.01 * limit + 1e-4;
 }
 
-/* The leave-one-out SMAPE of the one-term hypothesis c0 + c1 t on P
- * (its basis values t in P->sv->B: hyp_basis), estimated without a solve:
- * the weighted least-squares line in closed form from centred sums, its
- * leverages W_i (1/S + (t_i - mean t)^2 / Stt) and loo_estimate.  -1 when
- * the weights are not fixed or the two columns are so nearly parallel
- * (Stt below 1e-10 of the weighted sum of t^2: a condition number above
- * about 1e5) that the closed form could stray from the solver. */
-static double line_loo_estimate(const points *P)
+/* v -= (q . v) q over n elements, q and v with strides qs and vs. */
+static void orthogonalise(const double *q, size_t qs, double *v, size_t vs, size_t n)
+{
+    double dot = 0.0;
+    for (size_t i = 0; i < n; i++)
+        dot += q[i * qs] * v[i * vs];
+    for (size_t i = 0; i < n; i++)
+        v[i * vs] -= dot * q[i * qs];
+}
+
+/* The leave-one-out SMAPE of h on P (its basis values in P->sv->B:
+ * hyp_basis), estimated without GSL's solve: the weighted columns
+ * [1, t_1, ..., t_k] / |y| and the right-hand side y / |y| are
+ * orthogonalised by modified Gram-Schmidt (Bjorck: backward stable for
+ * least squares on the augmented system), which gives the residuals and,
+ * as the squared row norms of Q, the leverages for loo_estimate.  -1 when
+ * the weights are not fixed, or a column keeps less than 1e-5 of its norm
+ * (a condition number above about 1e5, where the estimate could stray from
+ * the solver's fits). */
+static double mgs_loo_estimate(const points *P, const hyp *h)
 {
     if (!weights_fixed(P))
         return -1.0;
-    const double *B = P->sv->B;
-    double S = 0.0, St = 0.0, Sy = 0.0;
-    for (size_t i = 0; i < P->n; i++) {
-        double W = 1.0 / (P->y[i] * P->y[i]), t = B[i * MODEL_MAX_TERMS];
-        S += W, St += W * t, Sy += W * P->y[i];
+    enum { K = MODEL_MAX_TERMS + 1 };
+    size_t n = P->n, k = (size_t)h->nterms + 1;
+    double *Q = P->sv->Q, *r = P->sv->r, norm0[K] = {0}, est = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double w = 1.0 / fabs(P->y[i]);
+        for (size_t j = 0; j < k; j++) {
+            Q[i * K + j] = w * (j ? P->sv->B[i * MODEL_MAX_TERMS + j - 1] : 1.0);
+            norm0[j] += Q[i * K + j] * Q[i * K + j];
+        }
+        r[i] = w * P->y[i];
     }
-    double tm = St / S, ym = Sy / S, Stt = 0.0, Sty = 0.0, Wtt = 0.0;
-    for (size_t i = 0; i < P->n; i++) {
-        double W = 1.0 / (P->y[i] * P->y[i]), t = B[i * MODEL_MAX_TERMS], dt = t - tm;
-        Stt += W * dt * dt, Sty += W * dt * (P->y[i] - ym), Wtt += W * t * t;
+    for (size_t j = 0; j < k; j++) {
+        double norm = 0.0;
+        for (size_t i = 0; i < n; i++)
+            norm += Q[i * K + j] * Q[i * K + j];
+        if (!(norm > 1e-10 * norm0[j]) || !isfinite(norm)) /* 1e-10 of the squared norm */
+            return -1.0;
+        norm = sqrt(norm);
+        for (size_t i = 0; i < n; i++)
+            Q[i * K + j] /= norm;
+        for (size_t l = j + 1; l < k; l++)
+            orthogonalise(Q + j, K, Q + l, K, n);
+        orthogonalise(Q + j, K, r, 1, n);
     }
-    if (!(Stt > 1e-10 * Wtt) || !isfinite(Stt) || !isfinite(Sty))
-        return -1.0;
-    double b = Sty / Stt, a = ym - b * tm, est = 0.0;
-    for (size_t i = 0; i < P->n; i++) {
-        double t = B[i * MODEL_MAX_TERMS], dt = t - tm, W = 1.0 / (P->y[i] * P->y[i]);
-        est += loo_estimate(a + b * t, P->y[i], W * (1.0 / S + dt * dt / Stt));
+    for (size_t i = 0; i < n; i++) {
+        double lev = 0.0;
+        for (size_t j = 0; j < k; j++)
+            lev += Q[i * K + j] * Q[i * K + j];
+        est += loo_estimate(P->y[i] - r[i] * fabs(P->y[i]), P->y[i], lev);
     }
-    est /= (double)P->n;
+    est /= (double)n;
     return isfinite(est) ? est : -1.0;
 }
 
@@ -684,8 +713,8 @@ static int loses_to_all(const hyp *h, double floor, const shortcut *sc)
 /* Fit h on all points of P and cross-validate it (leave-one-out) into *s.
  * 0; 1 when the shortcut `sc` (NULL: none) left the cross-validation out,
  * so that *s holds only the fit on all points (and, unless exact_only
- * did, s->floor), or for one term, when the line's closed form ruled it
- * out (line_loo_estimate), only s->floor; -1 when h needs more points
+ * did, s->floor), or, when the estimate without a solve ruled it out
+ * (mgs_loo_estimate), only s->floor; -1 when h needs more points
  * than P has (t terms need t+2), a fit fails, or — with reject_small — a
  * term is negligible everywhere or the model turns down beyond the data. */
 static int hyp_score(const points *P, const hyp *h, int reject_small, const shortcut *sc, score *s)
@@ -695,8 +724,8 @@ static int hyp_score(const points *P, const hyp *h, int reject_small, const shor
     if (P->sv->exhaustive)
         sc = NULL;
     hyp_basis(P, h);
-    if (sc && sc->nrivals && h->nterms == 1) { /* most hypotheses: try to rule it out before solving */
-        s->floor = line_loo_estimate(P);
+    if (sc && sc->nrivals) { /* most hypotheses: try to rule it out before solving */
+        s->floor = mgs_loo_estimate(P, h);
         if (s->floor >= 0 && loses_to_all(h, s->floor, sc))
             return 1;
     }
