@@ -64,7 +64,11 @@
  * anything that could beat the best so far (cannot_beat), and for an exact
  * polynomial candidate whose fit on all points is not exact; a hypothesis
  * offered to two bests is scored once; model_fit_memo keeps the scores of
- * one series across fits with different options.
+ * one series across fits with different options.  A hypothesis left out
+ * may still be a plausible alternative for model.spread: it waits until
+ * the search's best is known and is cross-validated then if it could be
+ * one and would widen the spread (resolve_alts), so that the spread too is
+ * the exhaustive search's.
  *
  * Nothing here keeps state between calls (but a caller's memo), so that
  * series can be fitted on several threads at once.
@@ -319,6 +323,8 @@ typedef struct alts {
     struct pending {
         hyp h;
         double floor;
+        double part[MODEL_SPREAD_POINTS]; /* resolve_alts: what it would add to the spread (spread_part) */
+        int open;                         /* resolve_alts: it could still change the spread */
     } *pending;
 } alts;
 
@@ -691,11 +697,14 @@ static int cannot_beat(const hyp *h, double floor, const best *b)
 /* What a scoring may leave out because it cannot change the outcome: with
  * exact_only, the leave-one-out fits when the fit on all points is not
  * exact (the score's `exact` is then 0 whatever they give, and only an
- * exact score is wanted); the leave-one-out fits when their error, known
- * from the fit on all points (loo_estimate), is above anything that could
- * beat every one of rivals[0..nrivals) (cannot_beat). */
+ * exact score is wanted); with fit_only, the leave-one-out fits always
+ * (the caller wants the fit on all points, and whether it is rejected);
+ * the leave-one-out fits when their error, known from the fit on all
+ * points (loo_estimate), is above anything that could beat every one of
+ * rivals[0..nrivals) (cannot_beat). */
 typedef struct shortcut {
     int exact_only;
+    int fit_only;
     int nrivals;
     const struct best *rivals[2];
 } shortcut;
@@ -733,6 +742,8 @@ static int hyp_score(const points *P, const hyp *h, int reject_small, const shor
         return -1;
     if (reject_small && (has_small_term(P, h, s->c0, s->coef) || turns_down(P, h, s->c0, s->coef)))
         return -1;
+    if (sc && sc->fit_only)
+        return 1;
     int bounded = sc && sc->nrivals && loo_boundable(P);
     int lev = bounded && solver_leverages(P, (size_t)h->nterms + 1) == 0;
     s->fit_smape = s->cv_smape = s->max_rel = 0.0;
@@ -846,7 +857,7 @@ static void defer_alt(alts *A, const hyp *h, double floor)
         A->pending = grown;
         A->cap = cap;
     }
-    A->pending[A->npending++] = (struct pending){*h, floor};
+    A->pending[A->npending++] = (struct pending){.h = *h, .floor = floor};
 }
 
 /* ---- the memo of scores (model.h) ------------------------------------------ */
@@ -1310,37 +1321,88 @@ static double plausible_cv(int nterms, int model_nterms, double best_cv)
     return MODEL_PLAUSIBLE_FACTOR * best_cv + MODEL_PLAUSIBLE_ABS;
 }
 
-/* Cross-validate the pending hypotheses of A that may be plausible
- * alternatives (plausible_cv) to a model of model_nterms terms whose
- * search's best has leave-one-out SMAPE best_cv, and record those that
- * score: A then holds every alternative an exhaustive search would have
- * recorded that can be plausible.  The others' floor is clearly above the
- * plausible errors: they count for nothing in the spread. */
-static void resolve_alts(const points *P, alts *A, double best_cv, int model_nterms)
+/* What an alternative of value a at a far point adds to a spread against
+ * the model's value v there: their relative difference, or 0 when a is
+ * not finite or v is 0. */
+static double spread_part(double a, double v)
 {
+    return isfinite(a) && v != 0 ? fabs(a - v) / fabs(v) : 0;
+}
+
+/* The spread at far point i of the alternatives recorded in A that are
+ * plausible (plausible_cv) against a model of model_nterms terms whose
+ * value there is v and whose search's best has leave-one-out SMAPE
+ * best_cv: the largest spread_part of any. */
+static double spread_at(const alts *A, int i, double v, double best_cv, int model_nterms)
+{
+    double worst = 0;
+    for (size_t k = 0; k < A->n; k++)
+        if (A->a[k].cv <= plausible_cv(A->a[k].nterms, model_nterms, best_cv))
+            worst = fmax(worst, spread_part(A->a[k].v[i], v));
+    return worst;
+}
+
+/* The pending hypothesis of A that would widen the spread worst[] the
+ * most at some far point (the largest part above worst there), or NULL
+ * when none would. */
+static struct pending *widest_pending(alts *A, const double *worst)
+{
+    struct pending *widest = NULL;
+    double most = 0;
+    for (size_t k = 0; k < A->npending; k++)
+        for (int i = 0; A->pending[k].open && i < MODEL_SPREAD_POINTS; i++)
+            if (A->pending[k].part[i] > worst[i] && A->pending[k].part[i] > most) {
+                most = A->pending[k].part[i];
+                widest = &A->pending[k];
+            }
+    return widest;
+}
+
+/* Record in A those of its pending hypotheses that could change the
+ * spread of m, whose search's best has leave-one-out SMAPE best_cv: the
+ * spread is then the one of every alternative an exhaustive search would
+ * have recorded.  A pending hypothesis whose floor is clearly above the
+ * plausible errors counts for nothing; the others are fitted on all
+ * points (rejected ones, as in the search, count for nothing either) for
+ * what they would add at each far point.  The spread being a largest
+ * value, only those that would widen it need their leave-one-out error:
+ * the widest first, cross-validated and recorded, and if plausible its
+ * parts widen the spread, which may leave the rest nothing to add. */
+static void resolve_alts(const points *P, alts *A, double best_cv, const model *m)
+{
+    double v[MODEL_SPREAD_POINTS], worst[MODEL_SPREAD_POINTS];
+    for (int i = 0; i < MODEL_SPREAD_POINTS; i++) {
+        v[i] = model_eval(m, &A->far[i]);
+        worst[i] = spread_at(A, i, v[i], best_cv, m->nterms);
+    }
+    shortcut fit_only = {.fit_only = 1};
     for (size_t k = 0; k < A->npending; k++) {
-        const hyp *h = &A->pending[k].h;
+        struct pending *q = &A->pending[k];
         score s;
-        if (!clearly_above(A->pending[k].floor, plausible_cv(h->nterms, model_nterms, best_cv)) &&
-            memo_score(P, h, NULL, &s) == 0)
-            record_alt(A, h, &s);
+        q->open = !clearly_above(q->floor, plausible_cv(q->h.nterms, m->nterms, best_cv)) &&
+                  hyp_score(P, &q->h, 1, &fit_only, &s) == 1;
+        for (int i = 0; q->open && i < MODEL_SPREAD_POINTS; i++)
+            q->part[i] = spread_part(hyp_eval(&q->h, s.c0, s.coef, &A->far[i]), v[i]);
+    }
+    struct pending *q;
+    while ((q = widest_pending(A, worst)) != NULL) {
+        q->open = 0;
+        score s;
+        if (memo_score(P, &q->h, NULL, &s) != 0)
+            continue;
+        record_alt(A, &q->h, &s);
+        if (s.cv_smape <= plausible_cv(q->h.nterms, m->nterms, best_cv))
+            for (int i = 0; i < MODEL_SPREAD_POINTS; i++)
+                worst[i] = fmax(worst[i], spread_part(hyp_eval(&q->h, s.c0, s.coef, &A->far[i]), v[i]));
     }
     A->npending = 0;
 }
 
-/* m->spread from the alternatives A: at each far point, the largest
- * relative difference from m of a plausible alternative (plausible_cv). */
+/* m->spread from the alternatives A (spread_at). */
 static void set_spread(const alts *A, double best_cv, model *m)
 {
-    for (int i = 0; i < MODEL_SPREAD_POINTS; i++) {
-        double v = model_eval(m, &A->far[i]), worst = 0;
-        for (size_t k = 0; k < A->n; k++) {
-            int plausible = A->a[k].cv <= plausible_cv(A->a[k].nterms, m->nterms, best_cv);
-            if (plausible && isfinite(A->a[k].v[i]) && v != 0)
-                worst = fmax(worst, fabs(A->a[k].v[i] - v) / fabs(v));
-        }
-        m->spread[i] = worst;
-    }
+    for (int i = 0; i < MODEL_SPREAD_POINTS; i++)
+        m->spread[i] = spread_at(A, i, model_eval(m, &A->far[i]), best_cv, m->nterms);
 }
 
 /* Fit the 1-parameter points P (np = 1, n >= 3 distinct values, not all
@@ -1372,7 +1434,7 @@ static void fit_one(const points *P, const model_options *o, int param, int inte
     if (!(integer && fit_interpolating_poly(P, m)))
         store_best(P, &b, integer, m);
     if (A && !A->lost) {
-        resolve_alts(P, A, b.s.cv_smape, m->nterms);
+        resolve_alts(P, A, b.s.cv_smape, m);
         set_spread(A, b.s.cv_smape, m);
     }
     if (A)
