@@ -41,6 +41,7 @@
 #
 # usage: bench/model_bench.sh [--kernels "matmul stencil2d ..."] [--markdown FILE]
 #                             [--work DIR] [--fresh] [--no-build]
+#        bench/model_bench.sh --speed [--before AUGUR] [--markdown FILE] [--work DIR] [--no-build]
 #   --kernels LIST     which kernels (default: matmul stencil2d stencil3d trisolve sort spmv)
 #   --markdown FILE    also write the tables to FILE
 #   --work DIR         working directory (default: $WORK or /tmp/augur-model-bench);
@@ -48,6 +49,17 @@
 #                      and the logs, in DIR/KERNEL/ and DIR/measured/
 #   --fresh            delete the cached measurements first
 #   --no-build         do not run cmake; use what is in $BUILD_DIR
+#   --speed            instead of the accuracy, the speed of `augur model` itself: two
+#                      Fortran programs of the kind `augur model` is slowest on
+#                      (bench/model_speed/: ssor3d, an LU-SSOR CFD solver, and sweep3d_sn,
+#                      an S_N transport sweep; gfortran -O2), collected at N = SPEED_SIZES
+#                      (default 8 10 12 14 16: 1-6 s each under augur) into databases kept
+#                      in WORK/speed/ (per binary hash); then `augur model --quiet` on a
+#                      copy, 3 times, reporting the median wall and CPU (user + system)
+#                      seconds and the reuse-distance groups; with --before, the same for
+#                      that augur (e.g. main's build) and whether the two stored the same
+#                      rows (scripts/model_rows.sh)
+#   --before AUGUR     the augur binary to compare with (--speed only)
 # Environment: BUILD_DIR (default: build), WORK, and the training sizes per kernel:
 #   MATMUL_SIZES, STENCIL2D_SIZES, STENCIL3D_SIZES, TRISOLVE_SIZES, SORT_SIZES,
 #   SPMV_SIZES (five or more values of N, ascending; targets are 4x and 8x the last).
@@ -64,6 +76,10 @@ KERNELS="matmul stencil2d stencil3d trisolve sort spmv"
 ALL_KERNELS="matmul stencil2d stencil3d trisolve sort spmv"
 FRESH=0
 DO_BUILD=1
+SPEED=0
+BEFORE=
+SPEED_SIZES=${SPEED_SIZES:-"8 10 12 14 16"}
+SPEED_PROGRAMS="ssor3d sweep3d_sn"
 
 # Training sizes of N.  The 8x targets as measured under `augur collect` on the
 # reference machine (2 vCPUs under KVM, Xeon 2.1 GHz, Valgrind 3.19; shared and
@@ -109,6 +125,8 @@ while [ $# -gt 0 ]; do
     --work) [ $# -ge 2 ] || die "--work needs a directory"; WORK=$2; shift 2 ;;
     --fresh) FRESH=1; shift ;;
     --no-build) DO_BUILD=0; shift ;;
+    --speed) SPEED=1; shift ;;
+    --before) [ $# -ge 2 ] || die "--before needs an augur binary"; BEFORE=$2; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
     esac
@@ -141,6 +159,88 @@ AUGUR=$(augur_built "$ROOT" "$BUILD_DIR" "$DO_BUILD" "$WORK/build.log")
 for cmd in model predict; do
     "$AUGUR" "$cmd" --help >/dev/null 2>&1 || die "$AUGUR has no '$cmd' command ($AUGUR $cmd --help fails): build a version with models"
 done
+
+# ---- --speed: the time `augur model` takes -------------------------------------------
+# speed_db PROG — WORK/speed/PROG-HASH.db: the runs of bench/model_speed/PROG.f90 at
+# SPEED_SIZES and its structure, collected once per binary; prints its path.
+speed_db() {
+    local p=$1 dir=$WORK/speed bin hash db n
+    mkdir -p "$dir"
+    bin=$dir/$p
+    gfortran "${CFLAGS_BENCH[@]}" -o "$bin" "$ROOT/bench/model_speed/$p.f90" || die "cannot compile bench/model_speed/$p.f90"
+    hash=$(sha256sum <"$bin" | cut -c1-16)
+    db=$dir/$p-$hash.db
+    if [ ! -s "$db.done" ]; then
+        rm -f "$db"
+        for n in $SPEED_SIZES; do
+            "$AUGUR" collect --db "$db" --param N="$n" -- "$bin" "$n" >"$dir/$p-N$n.log" 2>&1 ||
+                die "$p: augur collect at N=$n failed (see $dir/$p-N$n.log)"
+        done
+        "$AUGUR" structure --db "$db" "$bin" >/dev/null || die "$p: augur structure failed"
+        echo "$SPEED_SIZES" >"$db.done"
+    fi
+    echo "$db"
+}
+
+# time_model AUGUR DB OUT — `AUGUR model --quiet` on a copy of DB (OUT.db), 3 times;
+# prints "median-wall median-cpu groups" and leaves OUT.rows (the last set's rows).
+time_model() {
+    local augur=$1 db=$2 out=$3 i t
+    : >"$out.times"
+    for i in 1 2 3; do
+        cp "$db" "$out.db"
+        /usr/bin/time -f "%e %U %S" -o "$out.t" "$augur" model --db "$out.db" --quiet >"$out.log" 2>&1 ||
+            die "$augur model failed on $db (see $out.log)"
+        awk '{ printf "%s %.2f\n", $1, $2 + $3 }' "$out.t" >>"$out.times"
+    done
+    bash "$ROOT/scripts/model_rows.sh" "$out.db" >"$out.rows"
+    t=$(sort -n -k1,1 "$out.times" | sed -n 2p | cut -d' ' -f1)
+    echo "$t $(sort -n -k2,2 "$out.times" | sed -n 2p | cut -d' ' -f2) $(sqlite3 "$out.db" "SELECT count(*) FROM rd_groups")"
+}
+
+speed_bench() {
+    need gfortran "apt-get install gfortran"
+    need sqlite3 "apt-get install sqlite3"
+    [ -z "$BEFORE" ] || [ -x "$BEFORE" ] || die "--before: $BEFORE is not an executable"
+    local cpu p db a b same rows
+    cpu=$(lscpu | awk -F: '/^Model name/ { sub(/^ +/, "", $2); print $2; exit }')
+    say "augur model speed: $(nproc) cores ($cpu), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+    rows="| program | runs (N) | reuse-distance groups |"
+    [ -n "$BEFORE" ] && rows="$rows before: wall s | before: CPU s |"
+    rows="$rows after: wall s | after: CPU s |"
+    [ -n "$BEFORE" ] && rows="$rows wall speed-up | same rows |"
+    {
+        echo "$(date -u +%Y-%m-%d), $(nproc) cores ($cpu), load average at the start $(cut -d' ' -f1-3 /proc/loadavg);"
+        echo "\`augur model --quiet\` (default --jobs: $(nproc)), median of 3 runs; after: $("$AUGUR" --version 2>/dev/null | head -1)."
+        echo
+        echo "$rows"
+        echo "$rows" | sed 's/[^|]*|/---|/g; s/^---|/|/'
+    } >"$WORK/speed.md"
+    for p in $SPEED_PROGRAMS; do
+        db=$(speed_db "$p")
+        a=$(time_model "$AUGUR" "$db" "$WORK/speed/after-$p")
+        say "$p: after: wall, CPU, groups: $a"
+        line="| $p | 5 ($(echo $SPEED_SIZES | tr ' ' ',')) | ${a##* } |"
+        if [ -n "$BEFORE" ]; then
+            b=$(time_model "$BEFORE" "$db" "$WORK/speed/before-$p")
+            say "$p: before: wall, CPU, groups: $b"
+            cmp -s "$WORK/speed/before-$p.rows" "$WORK/speed/after-$p.rows" && same=yes || same=NO
+            line="$line $(echo "$b" | cut -d' ' -f1) | $(echo "$b" | cut -d' ' -f2) |"
+        fi
+        line="$line $(echo "$a" | cut -d' ' -f1) | $(echo "$a" | cut -d' ' -f2) |"
+        [ -n "$BEFORE" ] && line="$line $(awk -v b="${b%% *}" -v a="${a%% *}" 'BEGIN { printf "%.1fx", b / a }') | $same |"
+        echo "$line" >>"$WORK/speed.md"
+    done
+    cat "$WORK/speed.md"
+    [ -z "$MARKDOWN" ] || cp "$WORK/speed.md" "$MARKDOWN"
+    grep -q '| NO |' "$WORK/speed.md" && { say "the stored rows differ between $BEFORE and $AUGUR"; return 1; }
+    return 0
+}
+
+if [ "$SPEED" = 1 ]; then
+    speed_bench
+    exit $?
+fi
 
 if [ "$FRESH" = 1 ]; then
     say "--fresh: forgetting the cached measurements in $WORK/measured"

@@ -8,15 +8,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/structure_store.h"
 #include "modelset/modelset.h"
 #include "predict/predict.h"
+#include "util/parallel.h"
 #include "util/parse.h"
 
 #define MAX_RUNS 4096
+#define MAX_JOBS 1024
 
 typedef struct model_cli {
     const char *db_path;
@@ -27,6 +30,7 @@ typedef struct model_cli {
     const char *basis[MODEL_MAX_BASIS];
     int nbasis;
     int show, quiet;
+    int jobs; /* --jobs: fitting threads; 0: not given, the processors online */
     int include_failed; /* --include-failed: also runs whose program exited non-zero */
     const char *scope; /* --scope NAME for --show */
     int json, format_given; /* --format for --show */
@@ -36,7 +40,7 @@ static void print_help(FILE *to)
 {
     fprintf(to,
             "usage: augur model [--db FILE] [--runs LIST] [--include-failed] [--param NAME]...\n"
-            "                   [--basis TERM]... [--quiet]\n"
+            "                   [--basis TERM]... [--jobs N] [--quiet]\n"
             "       augur model --show [--scope NAME] [--format text|json] [--db FILE]\n"
             "\n"
             "Fit, over the runs in the database, a model of every count (total, function, line,\n"
@@ -54,12 +58,15 @@ static void print_help(FILE *to)
             "                 parameter that varies.  Runs must agree on the others.\n"
             "  --basis TERM   also try TERM as a basis function, e.g. 'N^2*log2(N)', 'sqrt(N)',\n"
             "                 'N^(1/3)', 'N*M' (repeat for several, at most %d)\n"
+            "  --jobs N       fit on N threads (default: the processors online, now %d); the\n"
+            "                 models stored are the same for any N\n"
             "  --show         print the newest model set's formulas with their errors and, under each,\n"
             "                 what every training run measured, the model's value there and the\n"
             "                 residual\n"
             "  --scope NAME   with --show: only functions and scopes whose name contains NAME\n"
             "  --format text|json  with --show: text (default) or JSON (docs/models.md)\n"
-            "  --quiet        no progress lines\n"
+            "  --quiet        no progress lines (on a terminal they include a count of the\n"
+            "                 reuse-distance groups fitted, updated in place)\n"
             "  -h, --help     show this help\n"
             "\n"
             "examples:\n"
@@ -69,7 +76,7 @@ static void print_help(FILE *to)
             "  augur predict --param N=400 --cache 32K --cache 1M\n"
             "\n"
             "Exit status: 0 success, 2 usage error, 1 other errors.  See docs/models.md.\n",
-            default_db_path(), MODEL_MAX_PARAMS, MODEL_MAX_BASIS);
+            default_db_path(), MODEL_MAX_PARAMS, MODEL_MAX_BASIS, par_online_cpus());
 }
 
 #define usage_error(...) cli_usage_error("model", __VA_ARGS__)
@@ -130,6 +137,13 @@ static int parse_option(int opt, const char *arg, void *ctx)
     case 'q':
         o->quiet = 1;
         return 0;
+    case 'j': {
+        uint64_t n;
+        if (parse_u64(arg, &n) != 0 || n < 1 || n > MAX_JOBS)
+            return usage_error("bad --jobs '%s': give a number of threads from 1 to %d", arg, MAX_JOBS);
+        o->jobs = (int)n;
+        return 0;
+    }
     case 'f':
         o->include_failed = 1;
         return 0;
@@ -149,6 +163,7 @@ static int parse_options(int argc, char **argv, model_cli *o)
         {"show", no_argument, NULL, 's'},        {"scope", required_argument, NULL, 'S'},
         {"quiet", no_argument, NULL, 'q'},       {"help", no_argument, NULL, 'h'},
         {"include-failed", no_argument, NULL, 'f'}, {"format", required_argument, NULL, 'F'},
+        {"jobs", required_argument, NULL, 'j'},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -162,9 +177,9 @@ static int parse_options(int argc, char **argv, model_cli *o)
         return usage_error("--scope goes with --show");
     if (o->format_given && !o->show)
         return usage_error("--format goes with --show (a fit prints one summary line)");
-    if (o->show && (o->nruns || o->include_failed || o->nparams || o->nbasis))
-        return usage_error("--show prints the newest model set as stored; --runs, --include-failed, --param and "
-                           "--basis choose what a new fit uses (run augur model with them, then --show)");
+    if (o->show && (o->nruns || o->include_failed || o->nparams || o->nbasis || o->jobs))
+        return usage_error("--show prints the newest model set as stored; --runs, --include-failed, --param, "
+                           "--basis and --jobs choose what a new fit uses (run augur model with them, then --show)");
     return 0;
 }
 
@@ -284,7 +299,8 @@ static int fit(db *d, model_cli *o, char *err, size_t errlen)
     modelset_options mo = {.runs = o->nruns ? o->runs : NULL, .nruns = o->nruns,
                            .params = o->nparams ? o->params : NULL, .nparams = o->nparams,
                            .basis = o->basis, .nbasis = o->nbasis, .program = have == 0 ? &tree : NULL,
-                           .progress = o->quiet ? NULL : stderr};
+                           .progress = o->quiet ? NULL : stderr, .progress_counts = isatty(STDERR_FILENO),
+                           .jobs = o->jobs ? o->jobs : par_online_cpus()};
     modelset_summary sum;
     int rc = modelset_fit(d, &mo, &sum, err, errlen);
     if (rc == 0)

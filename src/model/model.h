@@ -93,6 +93,10 @@ typedef struct model_options {
      * reuse-distance histogram) is fitted with one such term set. */
     int nonly;
     model_term only[MODEL_MAX_TERMS];
+    /* Cross-validate every hypothesis in full, as if no shortcut existed
+     * (model_fit.c: the shortcuts skip only what cannot change the model;
+     * tests compare against this). */
+    int exhaustive;
 } model_options;
 
 /* 1 when m is an exact polynomial that no spare run confirms: fitted
@@ -139,6 +143,23 @@ int model_parse_term(const char *text, const char *const *names, int nnames, mod
  * needs (naming how many are needed), a parameter that never varies, or
  * non-finite values. */
 int model_fit(const model_series *s, const model_options *o, model *out, char *err, size_t errlen);
+
+/* The scores of the hypotheses tried on one series, kept across fits of
+ * that series with different options (the term sets of a histogram's
+ * slices, rd_model.c, share most of their hypotheses): a hypothesis met
+ * again is not fitted again.  Opaque; one memo serves one series (the
+ * same x and y) only. */
+typedef struct model_memo model_memo;
+
+/* A new empty memo, or NULL when out of memory. */
+model_memo *model_memo_new(void);
+void model_memo_free(model_memo *m);
+
+/* model_fit, with the scores of hypotheses met before on this series taken
+ * from memo and the new ones added to it (memo NULL: model_fit).  The
+ * model is the one model_fit gives. */
+int model_fit_memo(const model_series *s, const model_options *o, model_memo *memo, model *out, char *err,
+                   size_t errlen);
 
 /* One point's SMAPE term in percent, 200 |f - y| / (|f| + |y|) (0 when
  * both are 0): fit_smape and cv_smape are its mean over the points. */

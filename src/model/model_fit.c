@@ -57,7 +57,21 @@
  * choice and the snapping are as for one parameter; the method says which
  * family won (sums only: additive; products: multiplicative; nested).
  *
- * Nothing here keeps state between calls.
+ * Shortcuts that change no result (docs/models.md, "Speed"; with
+ * model_options.exhaustive they are off, for tests): the leave-one-out
+ * fits of a hypothesis are skipped when its leave-one-out error, estimated
+ * from the fit on all points and its leverages (loo_estimate), is above
+ * anything that could beat the best so far (cannot_beat), and for an exact
+ * polynomial candidate whose fit on all points is not exact; a hypothesis
+ * offered to two bests is scored once; model_fit_memo keeps the scores of
+ * one series across fits with different options.  A hypothesis left out
+ * may still be a plausible alternative for model.spread: it waits until
+ * the search's best is known and is cross-validated then if it could be
+ * one and would widen the spread (resolve_alts), so that the spread too is
+ * the exhaustive search's.
+ *
+ * Nothing here keeps state between calls (but a caller's memo), so that
+ * series can be fitted on several threads at once.
  */
 #define _GNU_SOURCE /* qsort_r */
 #include <math.h>
@@ -77,15 +91,76 @@
 #define TERM_MARGIN 0.5  /* an extra term must cut the LOO SMAPE by this share */
 #define SNAP_REL 1e-9    /* a coefficient this close to k/d (d <= 12) is k/d */
 #define NO_SKIP ((size_t)-1)
+#define MIN_RCOND 1e-7   /* worse conditioned fits are always cross-validated (loo_boundable) */
+
+/* ---- the least-squares solver ---------------------------------------------- */
+
+/* What every least-squares solve of one model_fit uses, allocated once for
+ * its largest system (nmax points, MODEL_MAX_TERMS + 1 coefficients): GSL
+ * solves smaller ones on views of it, with the same arithmetic, and an
+ * allocation per solve was a third of the fitting time.  B holds the basis
+ * values of the hypothesis being solved (hyp_basis), which the n + 1 solves
+ * of a leave-one-out scoring share. */
+typedef struct solver {
+    size_t nmax;
+    gsl_matrix *X, *cov;
+    gsl_vector *yv, *c;
+    gsl_multifit_linear_workspace *w;
+    double *B;   /* B[i * MODEL_MAX_TERMS + j]: term j at point i */
+    double *lev;    /* the leverages of the last fit on all points (solver_leverages) */
+    double *Q, *r;  /* mgs_loo_estimate's columns (nmax x (MODEL_MAX_TERMS + 1)) and residuals */
+    int exhaustive; /* model_options.exhaustive: no shortcut (hyp_score) */
+} solver;
+
+/* Release what solver_alloc allocated. */
+static void solver_free(solver *sv)
+{
+    gsl_multifit_linear_free(sv->w);
+    gsl_vector_free(sv->c);
+    gsl_vector_free(sv->yv);
+    gsl_matrix_free(sv->cov);
+    gsl_matrix_free(sv->X);
+    free(sv->B);
+    free(sv->lev);
+    free(sv->Q);
+    free(sv->r);
+    memset(sv, 0, sizeof *sv);
+}
+
+/* A solver for systems of up to nmax points; 0, or -1 when out of memory
+ * (sv is then freed). */
+static int solver_alloc(solver *sv, size_t nmax)
+{
+    size_t k = MODEL_MAX_TERMS + 1;
+    nmax = nmax > k ? nmax : k;
+    sv->nmax = nmax;
+    sv->X = gsl_matrix_alloc(nmax, k);
+    sv->cov = gsl_matrix_alloc(k, k);
+    sv->yv = gsl_vector_alloc(nmax);
+    sv->c = gsl_vector_alloc(k);
+    sv->w = gsl_multifit_linear_alloc(nmax, k);
+    sv->B = malloc(nmax * MODEL_MAX_TERMS * sizeof *sv->B);
+    sv->lev = malloc(nmax * sizeof *sv->lev);
+    sv->Q = malloc(nmax * k * sizeof *sv->Q);
+    sv->r = malloc(nmax * sizeof *sv->r);
+    if (!sv->X || !sv->cov || !sv->yv || !sv->c || !sv->w || !sv->B || !sv->lev || !sv->Q || !sv->r) {
+        solver_free(sv);
+        return -1;
+    }
+    return 0;
+}
 
 /* ---- points -------------------------------------------------------------- */
 
-/* Distinct points with averaged values: x[i * np + k], y[i]. */
+/* Distinct points with averaged values: x[i * np + k], y[i]; sv solves
+ * over them (any points of one model_fit share its solver). */
 typedef struct points {
     size_t n;
     int np;
     double *x;
     double *y;
+    solver *sv;
+    model_memo *memo; /* scores of hypotheses on these points, or NULL */
 } points;
 
 /* Free the arrays of P (P itself is the caller's). */
@@ -97,11 +172,13 @@ static void points_free(points *P)
     P->n = 0;
 }
 
-/* Allocate P for n points of np coordinates; 0 or -1. */
-static int points_alloc(points *P, size_t n, int np)
+/* Allocate P for n points of np coordinates, solved by sv; 0 or -1. */
+static int points_alloc(points *P, size_t n, int np, solver *sv)
 {
     P->n = n;
     P->np = np;
+    P->sv = sv;
+    P->memo = NULL;
     P->x = malloc((n ? n : 1) * (size_t)np * sizeof *P->x);
     P->y = malloc((n ? n : 1) * sizeof *P->y);
     if (!P->x || !P->y) {
@@ -128,7 +205,7 @@ static int cmp_coords(const void *a, const void *b, void *ctx)
 static int points_average(const model_series *s, points *P)
 {
     size_t *idx = malloc(s->npoints * sizeof *idx);
-    if (!idx || points_alloc(P, s->npoints, s->nparams)) {
+    if (!idx || points_alloc(P, s->npoints, s->nparams, NULL)) {
         free(idx);
         return -1;
     }
@@ -219,8 +296,46 @@ typedef struct hyp {
 typedef struct score {
     double c0, coef[MODEL_MAX_TERMS]; /* fitted on all points */
     double fit_smape, cv_smape, max_rel;
-    int exact; /* every LOO prediction and every fitted value exact1 */
+    int exact;    /* every LOO prediction and every fitted value exact1 */
+    double floor; /* the leave-one-out SMAPE as estimated from the fit on all points (loo_estimate), or -1 */
 } score;
+
+/* The hypotheses scored in a one-parameter search, each with its
+ * leave-one-out SMAPE and its values at 2^(i+1) times the largest
+ * training value: the alternatives model.spread is made of.  Room for
+ * every hypothesis of the largest search (subset_search over
+ * MODEL_MAX_TERMS terms: the constant and 2^8 - 1 subsets; pmnf_search
+ * scores at most 107), so that none is left out and the spread does not
+ * depend on the order they are scored in.  pending[0..npending) are the
+ * hypotheses whose cross-validation a shortcut left out, with their
+ * floor: plausible alternatives among them are cross-validated once the
+ * search's best is known (resolve_alts). */
+#define MAX_ALTS (1 << MODEL_MAX_TERMS)
+typedef struct alts {
+    size_t n;
+    double far[MODEL_SPREAD_POINTS]; /* the points of the values */
+    struct {
+        double cv, v[MODEL_SPREAD_POINTS];
+        int nterms;
+    } a[MAX_ALTS];
+    size_t npending, cap;
+    int lost; /* a pending hypothesis found no memory: no spread */
+    struct pending {
+        hyp h;
+        double floor;
+        double part[MODEL_SPREAD_POINTS]; /* resolve_alts: what it would add to the spread (spread_part) */
+        int open;                         /* resolve_alts: it could still change the spread */
+    } *pending;
+} alts;
+
+/* The best hypothesis seen so far; alt, when set, records every
+ * hypothesis scored. */
+typedef struct best {
+    int have;
+    hyp h;
+    score s;
+    alts *alt;
+} best;
 
 /* 1 if a and b have the same factors (both sorted by parameter). */
 static int same_basis(const model_term *a, const model_term *b)
@@ -281,26 +396,35 @@ static model_term term_make(int k, double e, int j)
     return t;
 }
 
+/* The basis values of h's terms at every point of P into P->sv->B, for
+ * hyp_solve. */
+static void hyp_basis(const points *P, const hyp *h)
+{
+    for (size_t i = 0; i < P->n; i++)
+        for (int j = 0; j < h->nterms; j++)
+            P->sv->B[i * MODEL_MAX_TERMS + (size_t)j] = model_term_basis(&h->t[j], P->x + i * (size_t)P->np);
+}
+
 /* Least squares fit of y ~ c0 + sum_j coef[j] * basis_j(x) over the points
  * of P except point `skip` (NO_SKIP: all), with y given separately so that
- * residuals can be fitted too.  The residuals are relative: each row is
+ * residuals can be fitted too, and the basis values of h at P in P->sv->B
+ * (hyp_basis).  The residuals are relative: each row is
  * divided by max(|y_i|, 1e-9 max|y|) (weighted least squares, weights
  * 1/y^2), because measurements spanning decades carry relative noise and
  * the models are judged by relative errors; then each column is scaled to
  * a largest magnitude of 1 for conditioning.  0, or -1 if there are fewer
- * points than coefficients, the solver fails or memory runs out. */
+ * points than coefficients or the solver fails. */
 static int hyp_solve(const points *P, const double *y, const hyp *h, size_t skip, double *c0, double *coef)
 {
     size_t m = P->n - (skip < P->n ? 1 : 0);
     size_t k = (size_t)h->nterms + 1;
     if (m < k)
         return -1;
-    int rc = -1;
-    gsl_matrix *X = gsl_matrix_alloc(m, k), *cov = gsl_matrix_alloc(k, k);
-    gsl_vector *yv = gsl_vector_alloc(m), *c = gsl_vector_alloc(k);
-    gsl_multifit_linear_workspace *w = gsl_multifit_linear_alloc(m, k);
-    if (!X || !cov || !yv || !c || !w)
-        goto out;
+    solver *sv = P->sv;
+    gsl_matrix_view Xv = gsl_matrix_submatrix(sv->X, 0, 0, m, k), covv = gsl_matrix_submatrix(sv->cov, 0, 0, k, k);
+    gsl_vector_view yvv = gsl_vector_subvector(sv->yv, 0, m), cv = gsl_vector_subvector(sv->c, 0, k);
+    gsl_matrix *X = &Xv.matrix, *cov = &covv.matrix;
+    gsl_vector *yv = &yvv.vector, *c = &cv.vector;
     double scale[MODEL_MAX_TERMS + 1], ymax = 0.0;
     for (size_t i = 0; i < P->n; i++)
         if (i != skip)
@@ -311,10 +435,10 @@ static int hyp_solve(const points *P, const double *y, const hyp *h, size_t skip
     for (size_t i = 0, r = 0; i < P->n; i++) {
         if (i == skip)
             continue;
-        const double *x = P->x + i * (size_t)P->np;
+        const double *b = sv->B + i * MODEL_MAX_TERMS;
         double wi = 1.0 / fmax(fabs(y[i]), floor_y);
         for (size_t j = 0; j < k; j++) {
-            double v = (j == 0 ? 1.0 : model_term_basis(&h->t[j - 1], x)) * wi;
+            double v = (j == 0 ? 1.0 : b[j - 1]) * wi;
             gsl_matrix_set(X, r, j, v);
             scale[j] = fmax(scale[j], fabs(v));
         }
@@ -328,22 +452,43 @@ static int hyp_solve(const points *P, const double *y, const hyp *h, size_t skip
         for (size_t j = 0; j < k; j++)
             gsl_matrix_set(X, r, j, gsl_matrix_get(X, r, j) / scale[j]);
     double chisq;
-    if (gsl_multifit_linear(X, yv, c, cov, &chisq, w) == 0) {
-        *c0 = gsl_vector_get(c, 0) / scale[0];
-        for (size_t j = 1; j < k; j++)
-            coef[j - 1] = gsl_vector_get(c, j) / scale[j];
-        rc = isfinite(*c0) ? 0 : -1;
-        for (size_t j = 1; j < k; j++)
-            if (!isfinite(coef[j - 1]))
-                rc = -1;
-    }
-out:
-    gsl_multifit_linear_free(w);
-    gsl_vector_free(c);
-    gsl_vector_free(yv);
-    gsl_matrix_free(cov);
-    gsl_matrix_free(X);
+    if (gsl_multifit_linear(X, yv, c, cov, &chisq, sv->w) != 0)
+        return -1;
+    *c0 = gsl_vector_get(c, 0) / scale[0];
+    for (size_t j = 1; j < k; j++)
+        coef[j - 1] = gsl_vector_get(c, j) / scale[j];
+    int rc = isfinite(*c0) ? 0 : -1;
+    for (size_t j = 1; j < k; j++)
+        if (!isfinite(coef[j - 1]))
+            rc = -1;
     return rc;
+}
+
+/* The leverages h_ii of the weighted least-squares fit of k coefficients
+ * that hyp_solve just made on all n points of P, into P->sv->lev: the
+ * squared row norms of U of its SVD, which GSL leaves in the workspace
+ * (multifit_linear_svd: "work->A contains the matrix U").  0, or -1 when
+ * the fit is rank deficient or the values fail their identities (each in
+ * [0, 1], summing to k), which would say the workspace holds something
+ * else. */
+static int solver_leverages(const points *P, size_t k)
+{
+    solver *sv = P->sv;
+    if (gsl_multifit_linear_rank(GSL_DBL_EPSILON, sv->w) != k || sv->w->n != P->n || sv->w->p != k)
+        return -1;
+    double sum = 0.0;
+    for (size_t i = 0; i < P->n; i++) {
+        double h = 0.0;
+        for (size_t j = 0; j < k; j++) {
+            double u = gsl_matrix_get(sv->w->A, i, j);
+            h += u * u;
+        }
+        if (!(h >= 0.0 && h <= 1.0 + 1e-9))
+            return -1;
+        sv->lev[i] = h;
+        sum += h;
+    }
+    return fabs(sum - (double)k) <= 1e-6 * (double)k ? 0 : -1;
 }
 
 /* The value of hypothesis h with coefficients c0, coef at x. */
@@ -418,32 +563,213 @@ static int turns_down(const points *P, const hyp *h, double c0, const double *co
     return 0;
 }
 
+/* h with coefficients c0, coef at point i of P, from the basis values in
+ * P->sv->B (the same value as hyp_eval at that point). */
+static double hyp_eval_row(const points *P, const hyp *h, double c0, const double *coef, size_t i)
+{
+    const double *b = P->sv->B + i * MODEL_MAX_TERMS;
+    double v = c0;
+    for (int j = 0; j < h->nterms; j++)
+        v += coef[j] * b[j];
+    return v;
+}
+
+/* Whether each point of P keeps its weight 1/|y_i| in hyp_solve whichever
+ * point is left out: no |y_i| is below the floor 1e-9 max|y|. */
+static int weights_fixed(const points *P)
+{
+    double ymax = points_ymax(P);
+    for (size_t i = 0; i < P->n; i++)
+        if (!(fabs(P->y[i]) >= 1e-9 * ymax) || P->y[i] == 0.0)
+            return 0;
+    return 1;
+}
+
+/* Whether the fit just made on all points of P tells its leave-one-out
+ * errors (loo_estimate): the weights are fixed, and the system is
+ * conditioned well enough (reciprocal condition number of the balanced
+ * matrix >= MIN_RCOND) that the rounding of the fits stays far below the
+ * margins of cannot_beat. */
+static int loo_boundable(const points *P)
+{
+    return gsl_multifit_linear_rcond(P->sv->w) >= MIN_RCOND && weights_fixed(P);
+}
+
+/* Point i's SMAPE term of its leave-one-out prediction g, from the value
+ * f of the fit on all points, without refitting: with its leverage lev
+ * (solver_leverages; a negative lev: unknown), g = y - (y - f) / (1 - lev),
+ * the identity of least squares (the point keeps its weight whichever
+ * point is left out: loo_boundable), exact up to rounding; without one,
+ * the floor 200 d / (2|y| + d), d = |f - y|, since |g - y| >= d (the fit
+ * on all points minimises the weighted squares with the point, the other
+ * without it) and the SMAPE term rises with |g - y|. */
+static double loo_estimate(double f, double y, double lev)
+{
+    double d = fabs(f - y);
+    if (lev >= 0.0 && 1.0 - lev > 1e-6)
+        return model_smape_point(y - (y - f) / (1.0 - lev), y);
+    return 200.0 * d / (2.0 * fabs(y) + d);
+}
+
+/* Whether a leave-one-out SMAPE of at least `floor` (or estimated at
+ * `floor`) is above `limit` with a margin (1% and 1e-4 percent) far above
+ * the rounding that separates the computed errors from the exact ones and
+ * from loo_estimate's. */
+static int clearly_above(double floor, double limit)
+{
+    return floor > 1.01 * limit + 1e-4;
+}
+
+/* v -= (q . v) q over n elements, q and v with strides qs and vs. */
+static void orthogonalise(const double *q, size_t qs, double *v, size_t vs, size_t n)
+{
+    double dot = 0.0;
+    for (size_t i = 0; i < n; i++)
+        dot += q[i * qs] * v[i * vs];
+    for (size_t i = 0; i < n; i++)
+        v[i * vs] -= dot * q[i * qs];
+}
+
+/* The leave-one-out SMAPE of h on P (its basis values in P->sv->B:
+ * hyp_basis), estimated without GSL's solve: the weighted columns
+ * [1, t_1, ..., t_k] / |y| and the right-hand side y / |y| are
+ * orthogonalised by modified Gram-Schmidt (Bjorck: backward stable for
+ * least squares on the augmented system), which gives the residuals and,
+ * as the squared row norms of Q, the leverages for loo_estimate.  -1 when
+ * the weights are not fixed, or a column keeps less than 1e-5 of its norm
+ * (a condition number above about 1e5, where the estimate could stray from
+ * the solver's fits). */
+static double mgs_loo_estimate(const points *P, const hyp *h)
+{
+    if (!weights_fixed(P))
+        return -1.0;
+    enum { K = MODEL_MAX_TERMS + 1 };
+    size_t n = P->n, k = (size_t)h->nterms + 1;
+    double *Q = P->sv->Q, *r = P->sv->r, norm0[K] = {0}, est = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double w = 1.0 / fabs(P->y[i]);
+        for (size_t j = 0; j < k; j++) {
+            Q[i * K + j] = w * (j ? P->sv->B[i * MODEL_MAX_TERMS + j - 1] : 1.0);
+            norm0[j] += Q[i * K + j] * Q[i * K + j];
+        }
+        r[i] = w * P->y[i];
+    }
+    for (size_t j = 0; j < k; j++) {
+        double norm = 0.0;
+        for (size_t i = 0; i < n; i++)
+            norm += Q[i * K + j] * Q[i * K + j];
+        if (!(norm > 1e-10 * norm0[j]) || !isfinite(norm)) /* 1e-10 of the squared norm */
+            return -1.0;
+        norm = sqrt(norm);
+        for (size_t i = 0; i < n; i++)
+            Q[i * K + j] /= norm;
+        for (size_t l = j + 1; l < k; l++)
+            orthogonalise(Q + j, K, Q + l, K, n);
+        orthogonalise(Q + j, K, r, 1, n);
+    }
+    for (size_t i = 0; i < n; i++) {
+        double lev = 0.0;
+        for (size_t j = 0; j < k; j++)
+            lev += Q[i * K + j] * Q[i * K + j];
+        est += loo_estimate(P->y[i] - r[i] * fabs(P->y[i]), P->y[i], lev);
+    }
+    est /= (double)n;
+    return isfinite(est) ? est : -1.0;
+}
+
+/* Whether a hypothesis of h's terms whose leave-one-out SMAPE is (at
+ * least) `floor` cannot be better() than the best b: the least cv that
+ * could win against b's is clearly below floor. */
+static int cannot_beat(const hyp *h, double floor, const best *b)
+{
+    if (!b->have)
+        return 0;
+    double y = b->s.cv_smape, lose; /* any cv above `lose` loses (better()) */
+    if (h->nterms > b->h.nterms)
+        lose = (1.0 - TERM_MARGIN) * y;
+    else if (h->nterms < b->h.nterms)
+        lose = (y + TIE_ABS) / (1.0 - TERM_MARGIN);
+    else
+        lose = (y + TIE_ABS) / (1.0 - TIE_REL);
+    return clearly_above(floor, lose);
+}
+
+/* What a scoring may leave out because it cannot change the outcome: with
+ * exact_only, the leave-one-out fits when the fit on all points is not
+ * exact (the score's `exact` is then 0 whatever they give, and only an
+ * exact score is wanted); with fit_only, the leave-one-out fits always
+ * (the caller wants the fit on all points, and whether it is rejected);
+ * the leave-one-out fits when their error, known from the fit on all
+ * points (loo_estimate), is above anything that could beat every one of
+ * rivals[0..nrivals) (cannot_beat). */
+typedef struct shortcut {
+    int exact_only;
+    int fit_only;
+    int nrivals;
+    const struct best *rivals[2];
+} shortcut;
+
+/* Whether h, with leave-one-out SMAPE estimated at `floor` (>= 0), can
+ * beat none of sc's rivals. */
+static int loses_to_all(const hyp *h, double floor, const shortcut *sc)
+{
+    for (int r = 0; r < sc->nrivals; r++)
+        if (!cannot_beat(h, floor, sc->rivals[r]))
+            return 0;
+    return 1;
+}
+
 /* Fit h on all points of P and cross-validate it (leave-one-out) into *s.
- * 0, or -1 when h needs more points than P has (t terms need t+2), a fit
- * fails, or — with reject_small — a term is negligible everywhere. */
-static int hyp_score(const points *P, const hyp *h, int reject_small, score *s)
+ * 0; 1 when the shortcut `sc` (NULL: none) left the cross-validation out,
+ * so that *s holds only the fit on all points (and, unless exact_only
+ * did, s->floor), or, when the estimate without a solve ruled it out
+ * (mgs_loo_estimate), only s->floor; -1 when h needs more points
+ * than P has (t terms need t+2), a fit fails, or — with reject_small — a
+ * term is negligible everywhere or the model turns down beyond the data. */
+static int hyp_score(const points *P, const hyp *h, int reject_small, const shortcut *sc, score *s)
 {
     if (P->n < (size_t)h->nterms + 2)
         return -1;
+    if (P->sv->exhaustive)
+        sc = NULL;
+    hyp_basis(P, h);
+    if (sc && sc->nrivals) { /* most hypotheses: try to rule it out before solving */
+        s->floor = mgs_loo_estimate(P, h);
+        if (s->floor >= 0 && loses_to_all(h, s->floor, sc))
+            return 1;
+    }
     if (hyp_solve(P, P->y, h, NO_SKIP, &s->c0, s->coef))
         return -1;
     if (reject_small && (has_small_term(P, h, s->c0, s->coef) || turns_down(P, h, s->c0, s->coef)))
         return -1;
+    if (sc && sc->fit_only)
+        return 1;
+    int bounded = sc && sc->nrivals && loo_boundable(P);
+    int lev = bounded && solver_leverages(P, (size_t)h->nterms + 1) == 0;
     s->fit_smape = s->cv_smape = s->max_rel = 0.0;
     s->exact = 1;
+    double floor = 0.0;
     for (size_t i = 0; i < P->n; i++) {
-        const double *x = P->x + i * (size_t)P->np;
-        double f = hyp_eval(h, s->c0, s->coef, x), c0, coef[MODEL_MAX_TERMS];
+        double f = hyp_eval_row(P, h, s->c0, s->coef, i);
         s->fit_smape += model_smape_point(f, P->y[i]);
         s->max_rel = fmax(s->max_rel, rel1(f, P->y[i]));
         s->exact &= exact1(f, P->y[i]);
+        floor += loo_estimate(f, P->y[i], lev ? P->sv->lev[i] : -1.0);
+    }
+    s->fit_smape /= (double)P->n;
+    if (sc && sc->exact_only && !s->exact)
+        return 1;
+    s->floor = bounded ? floor / (double)P->n : -1.0;
+    if (bounded && loses_to_all(h, s->floor, sc))
+        return 1;
+    for (size_t i = 0; i < P->n; i++) {
+        double c0, coef[MODEL_MAX_TERMS];
         if (hyp_solve(P, P->y, h, i, &c0, coef))
             return -1;
-        double g = hyp_eval(h, c0, coef, x);
+        double g = hyp_eval_row(P, h, c0, coef, i);
         s->cv_smape += model_smape_point(g, P->y[i]);
         s->exact &= exact1(g, P->y[i]);
     }
-    s->fit_smape /= (double)P->n;
     s->cv_smape /= (double)P->n;
     return 0;
 }
@@ -504,28 +830,6 @@ static int better(const hyp *a, const score *sa, const hyp *b, const score *sb)
     return !same_terms(a, b) && x < y;
 }
 
-/* The hypotheses scored in a one-parameter search, each with its
- * leave-one-out SMAPE and its values at 2^(i+1) times the largest
- * training value: the alternatives model.spread is made of. */
-#define MAX_ALTS 160
-typedef struct alts {
-    size_t n;
-    double far[MODEL_SPREAD_POINTS]; /* the points of the values */
-    struct {
-        double cv, v[MODEL_SPREAD_POINTS];
-        int nterms;
-    } a[MAX_ALTS];
-} alts;
-
-/* The best hypothesis seen so far; alt, when set, records every
- * hypothesis scored. */
-typedef struct best {
-    int have;
-    hyp h;
-    score s;
-    alts *alt;
-} best;
-
 /* Record h, fitted as s, in A (when there is room). */
 static void record_alt(alts *A, const hyp *h, const score *s)
 {
@@ -538,21 +842,118 @@ static void record_alt(alts *A, const hyp *h, const score *s)
     A->n++;
 }
 
-/* Score h on P and keep it in *b if it is better.  Returns 1 if h could
- * be scored. */
-static int consider(const points *P, const hyp *h, best *b)
+/* Keep h, whose cross-validation was left out at a leave-one-out SMAPE of
+ * at least `floor`, in A's pending ones (without memory, A is lost: no
+ * spread, as without memory for A). */
+static void defer_alt(alts *A, const hyp *h, double floor)
 {
+    if (A->npending == A->cap) {
+        size_t cap = A->cap ? 2 * A->cap : 32;
+        struct pending *grown = realloc(A->pending, cap * sizeof *grown);
+        if (!grown) {
+            A->lost = 1;
+            return;
+        }
+        A->pending = grown;
+        A->cap = cap;
+    }
+    A->pending[A->npending++] = (struct pending){.h = *h, .floor = floor};
+}
+
+/* ---- the memo of scores (model.h) ------------------------------------------ */
+
+/* One hypothesis as scored on the memo's series: status is hyp_score's
+ * result (-1 rejected, 1 fitted on all points only, 0 cross-validated). */
+typedef struct memo_entry {
+    hyp h;
+    int status;
     score s;
-    if (hyp_score(P, h, 1, &s))
+} memo_entry;
+
+struct model_memo {
+    memo_entry *e;
+    size_t n, cap;
+};
+
+model_memo *model_memo_new(void)
+{
+    return calloc(1, sizeof(model_memo));
+}
+
+void model_memo_free(model_memo *m)
+{
+    if (m)
+        free(m->e);
+    free(m);
+}
+
+/* 1 if a and b have the same terms in the same order (the order of the
+ * columns changes the rounding of a fit). */
+static int same_hyp(const hyp *a, const hyp *b)
+{
+    if (a->nterms != b->nterms)
         return 0;
+    for (int j = 0; j < a->nterms; j++)
+        if (!same_basis(&a->t[j], &b->t[j]))
+            return 0;
+    return 1;
+}
+
+/* The score of h on P, as hyp_score(P, h, 1, sc, s) gives it, from P's
+ * memo when h was scored on P before (cross-validating it now if it was
+ * skipped then and could win now, or sc is NULL); new results go into the
+ * memo (unless memory runs out: then they are only returned). */
+static int memo_score(const points *P, const hyp *h, const shortcut *sc, score *s)
+{
+    model_memo *m = P->memo;
+    if (!m)
+        return hyp_score(P, h, 1, sc, s);
+    memo_entry *e = NULL;
+    for (size_t i = 0; i < m->n && !e; i++)
+        if (same_hyp(&m->e[i].h, h))
+            e = &m->e[i];
+    if (e && (e->status != 1 || (sc && e->s.floor >= 0 && loses_to_all(h, e->s.floor, sc)))) {
+        *s = e->s;
+        return e->status;
+    }
+    int status = hyp_score(P, h, 1, e ? NULL : sc, s);
+    if (!e && m->n == m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 16;
+        memo_entry *grown = realloc(m->e, cap * sizeof *grown);
+        if (!grown)
+            return status;
+        m->e = grown;
+        m->cap = cap;
+    }
+    if (!e)
+        e = &m->e[m->n++];
+    *e = (memo_entry){.h = *h, .status = status, .s = *s};
+    return status;
+}
+
+/* Score h on P once and keep it in *b, and in *b2 unless NULL, where it is
+ * better; the cross-validation is left out when the fit on all points
+ * shows that h can beat neither (shortcut).  b's alternatives, if it
+ * records them, get h, cross-validated or pending. */
+static void consider(const points *P, const hyp *h, best *b, best *b2)
+{
+    shortcut sc = {.nrivals = b2 ? 2 : 1, .rivals = {b, b2}};
+    score s;
+    int status = memo_score(P, h, &sc, &s);
+    if (status == 1 && b->alt)
+        defer_alt(b->alt, h, s.floor);
+    if (status != 0)
+        return;
     if (b->alt)
         record_alt(b->alt, h, &s);
-    if (!b->have || better(h, &s, &b->h, &b->s)) {
-        b->have = 1;
-        b->h = *h;
-        b->s = s;
+    for (int r = 0; r < sc.nrivals; r++) {
+        best *to = r ? b2 : b;
+        if (!to->have || better(h, &s, &to->h, &to->s)) {
+            to->have = 1;
+            to->h = *h;
+            to->s = s;
+        }
     }
-    return 1;
 }
 
 /* ---- the model out of a hypothesis ---------------------------------------- */
@@ -654,6 +1055,7 @@ static int snap_fit(const points *P, const hyp *h, double *c0, double *coef)
                     res[i] -= val[j] * model_term_basis(&h->t[j], P->x + i * (size_t)P->np);
         }
         double rc[MODEL_MAX_TERMS];
+        hyp_basis(P, &rest);
         if (hyp_solve(P, res, &rest, NO_SKIP, &k0, rc)) {
             ok = 0;
             break;
@@ -726,7 +1128,8 @@ static int fit_exact_poly(const points *P, model *m)
         for (int e = d; e >= 1; e--) /* highest power first, as people write it */
             h.t[h.nterms++] = term_make(0, e, 0);
         score s;
-        if (hyp_score(P, &h, 0, &s) || !s.exact)
+        shortcut sc = {.exact_only = 1};
+        if (hyp_score(P, &h, 0, &sc, &s) != 0 || !s.exact)
             continue;
         double c0 = s.c0, coef[MODEL_MAX_TERMS];
         memcpy(coef, s.coef, sizeof coef);
@@ -773,7 +1176,7 @@ static void pmnf_search(const points *P, const model_options *o, int param, best
 {
     hyp h = {.method = MODEL_PMNF};
     b->have = 0;
-    consider(P, &h, b); /* the constant: n >= 3, always scores */
+    consider(P, &h, b, NULL); /* the constant: n >= 3, always scores */
     best one = {0};
     for (size_t e = 0; e < sizeof pmnf_exp / sizeof *pmnf_exp; e++)
         for (int j = 0; j <= 2; j++) {
@@ -782,8 +1185,7 @@ static void pmnf_search(const points *P, const model_options *o, int param, best
                 continue;
             h.nterms = 1;
             h.t[0] = term_make(0, ex, j);
-            consider(P, &h, b);
-            consider(P, &h, &one);
+            consider(P, &h, b, &one);
         }
     size_t npair = sizeof pair_terms / sizeof *pair_terms;
     for (size_t a = 0; a < npair; a++)
@@ -793,20 +1195,19 @@ static void pmnf_search(const points *P, const model_options *o, int param, best
             h.nterms = 2;
             h.t[0] = term_make(0, pair_terms[a][0], pair_terms[a][1]);
             h.t[1] = term_make(0, pair_terms[c][0], pair_terms[c][1]);
-            consider(P, &h, b);
+            consider(P, &h, b, NULL);
         }
     for (int u = 0; o && u < o->nbasis; u++) {
         h.nterms = 1;
         if (user_term_for(&o->basis[u], param, &h.t[0])) {
-            consider(P, &h, b);
-            consider(P, &h, &one);
+            consider(P, &h, b, &one);
         }
     }
     for (int u = 0; o && u < o->nbasis && one.have; u++) {
         h = one.h;
         model_term t;
         if (user_term_for(&o->basis[u], param, &t) && hyp_add(&h, &t) == 0 && h.nterms > one.h.nterms)
-            consider(P, &h, b);
+            consider(P, &h, b, NULL);
     }
 }
 
@@ -817,7 +1218,7 @@ static void subset_search(const points *P, const model_options *o, best *b)
 {
     hyp h = {.method = MODEL_PMNF};
     b->have = 0;
-    consider(P, &h, b);
+    consider(P, &h, b, NULL);
     int n = o->nonly < MODEL_MAX_TERMS ? o->nonly : MODEL_MAX_TERMS;
     for (unsigned sub = 1; sub < 1u << n; sub++) {
         h.nterms = 0;
@@ -826,7 +1227,7 @@ static void subset_search(const points *P, const model_options *o, best *b)
                 h.t[h.nterms] = o->only[j];
                 h.t[h.nterms++].coef = 1.0;
             }
-        consider(P, &h, b);
+        consider(P, &h, b, NULL);
     }
 }
 
@@ -888,7 +1289,10 @@ static int fit_interpolating_poly(const points *P, model *m)
     for (int e = d; e >= 1; e--)
         h.t[h.nterms++] = term_make(0, e, 0);
     double c0, coef[MODEL_MAX_TERMS];
-    if (!rises_at_every_run(P) || hyp_solve(P, P->y, &h, NO_SKIP, &c0, coef) || !snap_fit(P, &h, &c0, coef) ||
+    if (!rises_at_every_run(P))
+        return 0;
+    hyp_basis(P, &h);
+    if (hyp_solve(P, P->y, &h, NO_SKIP, &c0, coef) || !snap_fit(P, &h, &c0, coef) ||
         !simple_fraction(c0))
         return 0;
     for (int j = 0; j < h.nterms; j++)
@@ -900,44 +1304,123 @@ static int fit_interpolating_poly(const points *P, model *m)
     return 1;
 }
 
-/* m->spread from the alternatives A: at each far point, the largest
- * relative difference from m of a plausible alternative, one the training
- * runs cannot tell from m: its leave-one-out SMAPE is at most
- * MODEL_PLAUSIBLE_FACTOR times m's plus MODEL_PLAUSIBLE_ABS (percent)
- * when it has no more terms than m, and at most m's when it has more
- * (as in better(), more terms must earn their place: a term that fits
- * noise no better than m, 64 64 63 63 63 by a constant, is no evidence of
- * a growth the runs did not see). */
+/* The largest leave-one-out SMAPE of a plausible alternative with
+ * `nterms` terms to a model of model_nterms terms, one the training runs
+ * cannot tell from the model: MODEL_PLAUSIBLE_FACTOR times the best's
+ * (best_cv, the search's best) plus MODEL_PLAUSIBLE_ABS (percent) when it
+ * has no more terms than the model, and the best's when it has more (as in
+ * better(), more terms must earn their place: a term that fits noise no
+ * better than the model, 64 64 63 63 63 by a constant, is no evidence of a
+ * growth the runs did not see). */
 #define MODEL_PLAUSIBLE_FACTOR 2.0
 #define MODEL_PLAUSIBLE_ABS 1e-6
+static double plausible_cv(int nterms, int model_nterms, double best_cv)
+{
+    if (nterms > model_nterms)
+        return best_cv + MODEL_PLAUSIBLE_ABS;
+    return MODEL_PLAUSIBLE_FACTOR * best_cv + MODEL_PLAUSIBLE_ABS;
+}
+
+/* What an alternative of value a at a far point adds to a spread against
+ * the model's value v there: their relative difference, or 0 when a is
+ * not finite or v is 0. */
+static double spread_part(double a, double v)
+{
+    return isfinite(a) && v != 0 ? fabs(a - v) / fabs(v) : 0;
+}
+
+/* The spread at far point i of the alternatives recorded in A that are
+ * plausible (plausible_cv) against a model of model_nterms terms whose
+ * value there is v and whose search's best has leave-one-out SMAPE
+ * best_cv: the largest spread_part of any. */
+static double spread_at(const alts *A, int i, double v, double best_cv, int model_nterms)
+{
+    double worst = 0;
+    for (size_t k = 0; k < A->n; k++)
+        if (A->a[k].cv <= plausible_cv(A->a[k].nterms, model_nterms, best_cv))
+            worst = fmax(worst, spread_part(A->a[k].v[i], v));
+    return worst;
+}
+
+/* The pending hypothesis of A that would widen the spread worst[] the
+ * most at some far point (the largest part above worst there), or NULL
+ * when none would. */
+static struct pending *widest_pending(alts *A, const double *worst)
+{
+    struct pending *widest = NULL;
+    double most = 0;
+    for (size_t k = 0; k < A->npending; k++)
+        for (int i = 0; A->pending[k].open && i < MODEL_SPREAD_POINTS; i++)
+            if (A->pending[k].part[i] > worst[i] && A->pending[k].part[i] > most) {
+                most = A->pending[k].part[i];
+                widest = &A->pending[k];
+            }
+    return widest;
+}
+
+/* Record in A those of its pending hypotheses that could change the
+ * spread of m, whose search's best has leave-one-out SMAPE best_cv: the
+ * spread is then the one of every alternative an exhaustive search would
+ * have recorded.  A pending hypothesis whose floor is clearly above the
+ * plausible errors counts for nothing; the others are fitted on all
+ * points (rejected ones, as in the search, count for nothing either) for
+ * what they would add at each far point.  The spread being a largest
+ * value, only those that would widen it need their leave-one-out error:
+ * the widest first, cross-validated and recorded, and if plausible its
+ * parts widen the spread, which may leave the rest nothing to add. */
+static void resolve_alts(const points *P, alts *A, double best_cv, const model *m)
+{
+    double v[MODEL_SPREAD_POINTS], worst[MODEL_SPREAD_POINTS];
+    for (int i = 0; i < MODEL_SPREAD_POINTS; i++) {
+        v[i] = model_eval(m, &A->far[i]);
+        worst[i] = spread_at(A, i, v[i], best_cv, m->nterms);
+    }
+    shortcut fit_only = {.fit_only = 1};
+    for (size_t k = 0; k < A->npending; k++) {
+        struct pending *q = &A->pending[k];
+        score s;
+        q->open = !clearly_above(q->floor, plausible_cv(q->h.nterms, m->nterms, best_cv)) &&
+                  hyp_score(P, &q->h, 1, &fit_only, &s) == 1;
+        for (int i = 0; q->open && i < MODEL_SPREAD_POINTS; i++)
+            q->part[i] = spread_part(hyp_eval(&q->h, s.c0, s.coef, &A->far[i]), v[i]);
+    }
+    struct pending *q;
+    while ((q = widest_pending(A, worst)) != NULL) {
+        q->open = 0;
+        score s;
+        if (memo_score(P, &q->h, NULL, &s) != 0)
+            continue;
+        record_alt(A, &q->h, &s);
+        if (s.cv_smape <= plausible_cv(q->h.nterms, m->nterms, best_cv))
+            for (int i = 0; i < MODEL_SPREAD_POINTS; i++)
+                worst[i] = fmax(worst[i], spread_part(hyp_eval(&q->h, s.c0, s.coef, &A->far[i]), v[i]));
+    }
+    A->npending = 0;
+}
+
+/* m->spread from the alternatives A (spread_at). */
 static void set_spread(const alts *A, double best_cv, model *m)
 {
-    double limit = MODEL_PLAUSIBLE_FACTOR * best_cv + MODEL_PLAUSIBLE_ABS;
-    for (int i = 0; i < MODEL_SPREAD_POINTS; i++) {
-        double v = model_eval(m, &A->far[i]), worst = 0;
-        for (size_t k = 0; k < A->n; k++) {
-            double cv = A->a[k].cv;
-            int plausible = A->a[k].nterms > m->nterms ? cv <= best_cv + MODEL_PLAUSIBLE_ABS : cv <= limit;
-            if (plausible && isfinite(A->a[k].v[i]) && v != 0)
-                worst = fmax(worst, fabs(A->a[k].v[i] - v) / fabs(v));
-        }
-        m->spread[i] = worst;
-    }
+    for (int i = 0; i < MODEL_SPREAD_POINTS; i++)
+        m->spread[i] = spread_at(A, i, model_eval(m, &A->far[i]), best_cv, m->nterms);
 }
 
 /* Fit the 1-parameter points P (np = 1, n >= 3 distinct values, not all
  * equal): exact polynomial when `integer`, else/then the PMNF search (or
  * the search over o->only's subsets when it has terms); an interpolating
  * polynomial of simple fractions wins over the search with integer counts.
- * Every model but a confirmed exact one gets its spread. */
-static void fit_one(const points *P, const model_options *o, int param, int integer, model *m)
+ * With `spread`, every model but a confirmed exact one gets its spread
+ * (the fits whose model only lends its terms to another need none). */
+static void fit_one(const points *P, const model_options *o, int param, int integer, int spread, model *m)
 {
     if (integer && fit_exact_poly(P, m))
         return;
-    alts *A = malloc(sizeof *A); /* without memory, no spread */
+    alts *A = spread ? malloc(sizeof *A) : NULL; /* without memory, no spread */
     best b = {.alt = A};
     if (A) {
-        A->n = 0;
+        A->n = A->npending = A->cap = 0;
+        A->pending = NULL;
+        A->lost = 0;
         double xmax = P->x[0];
         for (size_t i = 1; i < P->n; i++)
             xmax = fmax(xmax, P->x[i]);
@@ -950,8 +1433,12 @@ static void fit_one(const points *P, const model_options *o, int param, int inte
         pmnf_search(P, o, param, &b);
     if (!(integer && fit_interpolating_poly(P, m)))
         store_best(P, &b, integer, m);
-    if (A)
+    if (A && !A->lost) {
+        resolve_alts(P, A, b.s.cv_smape, m);
         set_spread(A, b.s.cv_smape, m);
+    }
+    if (A)
+        free(A->pending);
     free(A);
 }
 
@@ -977,7 +1464,7 @@ static int longest_line(const points *P, int k, points *L)
             best_i = i;
         }
     }
-    if (points_alloc(L, best_n, 1))
+    if (points_alloc(L, best_n, 1, P->sv))
         return -1;
     size_t r = 0;
     for (size_t j = 0; j < P->n; j++) {
@@ -1038,7 +1525,7 @@ static void consider_combo(const points *P, const param_terms *pt, const int *ac
         if (add_products(&h, pt, act, nact, subs[s]))
             return;
     }
-    consider(P, &h, b);
+    consider(P, &h, b, NULL);
 }
 
 /* Every additive/multiplicative combination of the active parameters'
@@ -1089,7 +1576,7 @@ static int nested_hyp(const points *P, const param_terms *pt, int inner, int out
     points line = {0};
     size_t nv = distinct_values(P, outer);
     double *cval = malloc(nv * (size_t)(ni + 1) * sizeof *cval), *ov = malloc(nv * sizeof *ov);
-    if (!cval || !ov || points_alloc(&line, P->n, 1))
+    if (!cval || !ov || points_alloc(&line, P->n, 1, P->sv))
         goto out;
     size_t nout = 0;
     for (size_t i = 0; i < P->n; i++) {
@@ -1106,7 +1593,10 @@ static int nested_hyp(const points *P, const param_terms *pt, int inner, int out
                 line.y[line.n++] = P->y[j];
             }
         double c0, cf[MODEL_MAX_TERMS];
-        if (line.n < (size_t)ni + 1 || hyp_solve(&line, line.y, &hin, NO_SKIP, &c0, cf))
+        if (line.n < (size_t)ni + 1)
+            continue;
+        hyp_basis(&line, &hin);
+        if (hyp_solve(&line, line.y, &hin, NO_SKIP, &c0, cf))
             continue;
         ov[nout] = v;
         cval[nout * (size_t)(ni + 1)] = c0;
@@ -1117,7 +1607,7 @@ static int nested_hyp(const points *P, const param_terms *pt, int inner, int out
     *h = (hyp){.method = MODEL_NESTED};
     if (nout >= 3) {
         points cs = {0};
-        if (points_alloc(&cs, nout, 1) == 0) {
+        if (points_alloc(&cs, nout, 1, P->sv) == 0) {
             rc = 0;
             for (int q = 0; q <= ni && rc == 0; q++) {
                 double cmax = 0.0;
@@ -1130,7 +1620,7 @@ static int nested_hyp(const points *P, const param_terms *pt, int inner, int out
                 if (points_constant(&cs))
                     cm = (model){.constant = cs.y[0]};
                 else
-                    fit_one(&cs, NULL, 0, 0, &cm);
+                    fit_one(&cs, NULL, 0, 0, 0, &cm);
                 model_term unit = {.coef = 1.0};
                 const model_term *base = q == 0 ? &unit : &pt->T[inner][q - 1];
                 if (q > 0 && fabs(cm.constant) > 1e-6 * cmax && hyp_add(h, base))
@@ -1175,7 +1665,7 @@ static int fit_multi(const points *P, const model_options *o, model *m, char *er
         }
         model mk = {0};
         if (!points_constant(&L))
-            fit_one(&L, o, k, integer, &mk);
+            fit_one(&L, o, k, integer, 0, &mk);
         points_free(&L);
         for (int j = 0; j < mk.nterms; j++) {
             model_term t = mk.terms[j];
@@ -1189,13 +1679,13 @@ static int fit_multi(const points *P, const model_options *o, model *m, char *er
     }
     best b = {0};
     hyp h = {.method = MODEL_ADDITIVE};
-    consider(P, &h, &b); /* the constant */
+    consider(P, &h, &b, NULL); /* the constant */
     if (nact)
         combos(P, &pt, act, nact, &b);
     if (nact == 2)
         for (int r = 0; r < 2; r++)
             if (nested_hyp(P, &pt, act[r], act[1 - r], &h) == 0 && h.nterms)
-                consider(P, &h, &b);
+                consider(P, &h, &b, NULL);
     hyp base = b.h;
     for (int u = 0; o && u < o->nbasis; u++) {
         int ok = o->basis[u].nfactors > 0;
@@ -1203,7 +1693,7 @@ static int fit_multi(const points *P, const model_options *o, model *m, char *er
             ok &= o->basis[u].factors[f].param >= 0 && o->basis[u].factors[f].param < P->np;
         h = base;
         if (ok && hyp_add(&h, &o->basis[u]) == 0 && h.nterms > base.nterms)
-            consider(P, &h, &b);
+            consider(P, &h, &b, NULL);
     }
     store_best(P, &b, integer, m);
     return 0;
@@ -1237,7 +1727,6 @@ static int check_series(const model_series *s, char *err, size_t errlen)
     return 0;
 }
 
-/* Fit the series (model.h; the method in the header of this file). */
 /* Integer counts that differ by one count at most (cold misses of the
  * dynamic loader, 64 64 63 63 63 as the environment's alignment moves)
  * show no growth the runs could resolve: any shape fitted to the one-count
@@ -1265,7 +1754,14 @@ static int constant_within_one(const points *P, model *m)
     return 1;
 }
 
+/* Fit the series (model.h; the method in the header of this file). */
 int model_fit(const model_series *s, const model_options *o, model *out, char *err, size_t errlen)
+{
+    return model_fit_memo(s, o, NULL, out, err, errlen);
+}
+
+int model_fit_memo(const model_series *s, const model_options *o, model_memo *memo, model *out, char *err,
+                   size_t errlen)
 {
     char dummy[1];
     if (!err || !errlen) {
@@ -1298,19 +1794,28 @@ int model_fit(const model_series *s, const model_options *o, model *out, char *e
             rc = -1;
             goto done;
         }
+    solver sv = {0};
+    if (solver_alloc(&sv, P.n)) {
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
+        goto done;
+    }
+    P.sv = &sv;
+    P.memo = memo;
+    sv.exhaustive = o && o->exhaustive;
     if (P.np == 1) {
         if (P.n < 3) {
             snprintf(err, errlen,
                      "%zu distinct values of parameter 1, a model needs at least 3 (5 or more recommended)", P.n);
             rc = -1;
-            goto done;
-        }
-        fit_one(&P, o, 0, o && o->integer_counts, out);
+        } else
+            fit_one(&P, o, 0, o && o->integer_counts, 1, out);
     } else {
         model_options mo = o ? *o : (model_options){0};
         mo.nonly = 0; /* a term set is over one parameter only */
         rc = fit_multi(&P, &mo, out, err, errlen);
     }
+    solver_free(&sv);
 done:
     points_free(&P);
     return rc;

@@ -227,16 +227,17 @@ static uint64_t bin_count(const rd_series_point *p, unsigned bin)
 }
 
 /* Fit y[0..n) over the points xs (n * nparams coordinates) with the user's
- * options and the given integer_counts.  Returns 0, or -1 with model_fit's
- * message prefixed by `what`. */
+ * options and the given integer_counts, with the memo of this series'
+ * earlier fits (NULL: none).  Returns 0, or -1 with model_fit's message
+ * prefixed by `what`. */
 static int fit_values(const double *xs, const double *y, size_t n, int nparams, const model_options *o,
-                      int integer_counts, model *out, const char *what, char *err, size_t errlen)
+                      int integer_counts, model_memo *memo, model *out, const char *what, char *err, size_t errlen)
 {
     model_options opt = *o;
     opt.integer_counts = integer_counts;
     model_series s = {n, nparams, xs, y};
     char msg[256] = "";
-    if (model_fit(&s, &opt, out, msg, sizeof msg) != 0) {
+    if (model_fit_memo(&s, &opt, memo, out, msg, sizeof msg) != 0) {
         set_err(err, errlen, "reuse-distance model: %s: %s", what, msg);
         return -1;
     }
@@ -536,7 +537,7 @@ typedef struct slicer {
     rest_q *q;                     /* per point */
     size_t *use, nuse;
     double *xs;                    /* nuse * nparams coordinates */
-    double *ys;                    /* nuse values, scratch */
+    double *ys;                    /* 3 * nuse values, scratch */
     double xext[MODEL_MAX_PARAMS]; /* 8x the largest coordinates */
     rd_model_bin *bins;            /* leaves, ascending u */
     size_t nbins, cap;
@@ -544,32 +545,65 @@ typedef struct slicer {
     size_t errlen;
 } slicer;
 
-/* Fit the model of one quantity of slice [u0,u1] over the used points:
- * which = 0 low edge, 1 high edge, 2 mean.  Returns 0 or -1 (message). */
-static int fit_slice_part(slicer *sl, const model_options *o, double u0, double u1, int which, model *out)
+/* The values of one quantity of slice [u0,u1] at the used points into
+ * ys[0..nuse): which = 0 low edge, 1 high edge, 2 mean. */
+static void slice_values(const slicer *sl, double u0, double u1, int which, double *ys)
 {
-    static const char *const names[] = {"low edge of a slice", "high edge of a slice", "mean of a slice"};
     for (size_t i = 0; i < sl->nuse; i++) {
         const rest_q *q = &sl->q[sl->use[i]];
         double a, b;
         slice_edges(q, u0, u1, &a, &b);
-        sl->ys[i] = which == 0 ? a : which == 1 ? b : q_mean(q, u0, u1);
+        ys[i] = which == 0 ? a : which == 1 ? b : q_mean(q, u0, u1);
     }
-    char what[96];
-    snprintf(what, sizeof what, "%s [%.6g, %.6g] of the non-leading distances", names[which], u0, u1);
-    return fit_values(sl->xs, sl->ys, sl->nuse, sl->nparams, o, 0, out, what, sl->err, sl->errlen);
 }
 
-/* Fit all three models of slice [u0,u1] into *out with options o.
- * Returns 0 or -1. */
-static int fit_slice(slicer *sl, const model_options *o, double u0, double u1, rd_model_bin *out)
+/* Fit the values ys of quantity `which` (as slice_values) of slice
+ * [u0,u1] over the used points, with their memo (NULL: none).  Returns 0
+ * or -1 (message). */
+static int fit_part_values(slicer *sl, const model_options *o, double u0, double u1, int which, const double *ys,
+                           model_memo *memo, model *out)
+{
+    static const char *const names[] = {"low edge of a slice", "high edge of a slice", "mean of a slice"};
+    char what[96];
+    snprintf(what, sizeof what, "%s [%.6g, %.6g] of the non-leading distances", names[which], u0, u1);
+    return fit_values(sl->xs, ys, sl->nuse, sl->nparams, o, 0, memo, out, what, sl->err, sl->errlen);
+}
+
+/* Fit the model of one quantity of slice [u0,u1] (as slice_values).
+ * Returns 0 or -1 (message). */
+static int fit_slice_part(slicer *sl, const model_options *o, double u0, double u1, int which, model *out)
+{
+    slice_values(sl, u0, u1, which, sl->ys);
+    return fit_part_values(sl, o, u0, u1, which, sl->ys, NULL, out);
+}
+
+/* Fit all three models of slice [u0,u1] into *out with options o; `mean`,
+ * unless NULL, is its mean's model with these options, fitted before.  A
+ * series equal to one fitted before (the three are one when the slice is
+ * one distance at every point) gets its model, which the fit would
+ * repeat.  memo, unless NULL, holds the memos of the low, high and mean
+ * series (model_fit_memo).  Returns 0 or -1. */
+static int fit_slice(slicer *sl, const model_options *o, double u0, double u1, const model *mean, model_memo **memo,
+                     rd_model_bin *out)
 {
     memset(out, 0, sizeof *out);
     out->u_low = u0;
     out->u_high = u1;
-    if (fit_slice_part(sl, o, u0, u1, 0, &out->low) || fit_slice_part(sl, o, u0, u1, 1, &out->high) ||
-        fit_slice_part(sl, o, u0, u1, 2, &out->mean))
-        return -1;
+    model *m[3] = {&out->low, &out->high, &out->mean};
+    for (int w = 0; w < 3; w++) {
+        double *ys = sl->ys + (size_t)w * sl->nuse;
+        slice_values(sl, u0, u1, w, ys);
+        int same = -1;
+        for (int v = 0; v < w && same < 0; v++)
+            if (!memcmp(sl->ys + (size_t)v * sl->nuse, ys, sl->nuse * sizeof *ys))
+                same = v;
+        if (same >= 0)
+            *m[w] = *m[same];
+        else if (w == 2 && mean)
+            *m[w] = *mean;
+        else if (fit_part_values(sl, o, u0, u1, w, ys, memo ? memo[w] : NULL, m[w]))
+            return -1;
+    }
     return 0;
 }
 
@@ -627,8 +661,9 @@ static double split_point(const slicer *sl, double u0, double u1)
     return u;
 }
 
-/* Append the leaf slice [u0,u1] with its fitted models.  Returns 0 or -1. */
-static int add_leaf(slicer *sl, double u0, double u1)
+/* Append the leaf slice [u0,u1] with its fitted models (`mean`: as in
+ * fit_slice).  Returns 0 or -1. */
+static int add_leaf(slicer *sl, double u0, double u1, const model *mean)
 {
     rd_model_bin *bins = array_grow(sl->bins, sl->nbins, &sl->cap, sizeof *bins);
     if (!bins) {
@@ -636,7 +671,7 @@ static int add_leaf(slicer *sl, double u0, double u1)
         return -1;
     }
     sl->bins = bins;
-    if (fit_slice(sl, sl->opt, u0, u1, &sl->bins[sl->nbins]))
+    if (fit_slice(sl, sl->opt, u0, u1, mean, NULL, &sl->bins[sl->nbins]))
         return -1;
     sl->nbins++;
     return 0;
@@ -656,22 +691,24 @@ static int slice_narrow(const slicer *sl, double u0, double u1)
 }
 
 /* Split slice [u0,u1] recursively (rules in the file header), appending
- * its leaves in ascending u.  Returns 0 or -1. */
-static int split_slice(slicer *sl, double u0, double u1, int depth)
+ * its leaves in ascending u; `mean`, unless NULL, is the slice's mean
+ * model, fitted as a half of its parent.  Returns 0 or -1. */
+static int split_slice(slicer *sl, double u0, double u1, int depth, const model *mean)
 {
     double u = depth < MAX_DEPTH && !slice_small(sl, u0, u1, MIN_SLICE_SHARE) ? split_point(sl, u0, u1) : -1;
     if (u < 0)
-        return add_leaf(sl, u0, u1);
-    if (slice_small(sl, u0, u1, NARROW_MIN_SHARE) || slice_narrow(sl, u0, u1)) {
-        model left, right;
+        return add_leaf(sl, u0, u1, mean);
+    model left, right;
+    int halves = slice_small(sl, u0, u1, NARROW_MIN_SHARE) || slice_narrow(sl, u0, u1);
+    if (halves) {
         if (fit_slice_part(sl, sl->opt, u0, u, 2, &left) || fit_slice_part(sl, sl->opt, u, u1, 2, &right))
             return -1;
         if (models_agree(sl, &left, &right))
-            return add_leaf(sl, u0, u1);
+            return add_leaf(sl, u0, u1, mean);
     }
-    if (split_slice(sl, u0, u, depth + 1))
+    if (split_slice(sl, u0, u, depth + 1, halves ? &left : NULL))
         return -1;
-    return split_slice(sl, u, u1, depth + 1);
+    return split_slice(sl, u, u1, depth + 1, halves ? &right : NULL);
 }
 
 /* Merge adjacent leaves whose mean models agree, left to right, refitting
@@ -686,7 +723,7 @@ static int coalesce(slicer *sl)
             continue;
         }
         rd_model_bin merged;
-        if (fit_slice(sl, sl->opt, sl->bins[i].u_low, sl->bins[i + 1].u_high, &merged))
+        if (fit_slice(sl, sl->opt, sl->bins[i].u_low, sl->bins[i + 1].u_high, NULL, NULL, &merged))
             return -1;
         sl->bins[i] = merged;
         memmove(&sl->bins[i + 1], &sl->bins[i + 2], (sl->nbins - i - 2) * sizeof *sl->bins);
@@ -776,12 +813,14 @@ static int term_set(const slicer *sl, const model_term *base, int nb, int code, 
 
 /* Fit every slice of sl->bins with the options o into out[0..nbins), and
  * return in *score the group's leave-one-out error: the sum over slices
- * of (u1 - u0) * (cv of low + cv of high + cv of mean).  0 or -1. */
-static int fit_all_slices(slicer *sl, const model_options *o, rd_model_bin *out, double *score)
+ * of (u1 - u0) * (cv of low + cv of high + cv of mean).  memo[3 i + w]
+ * is the memo of slice i's series w (low, high, mean): the term sets
+ * share most hypotheses.  0 or -1. */
+static int fit_all_slices(slicer *sl, const model_options *o, model_memo **memo, rd_model_bin *out, double *score)
 {
     *score = 0;
     for (size_t i = 0; i < sl->nbins; i++) {
-        if (fit_slice(sl, o, sl->bins[i].u_low, sl->bins[i].u_high, &out[i]))
+        if (fit_slice(sl, o, sl->bins[i].u_low, sl->bins[i].u_high, NULL, memo + 3 * i, &out[i]))
             return -1;
         *score += (out[i].u_high - out[i].u_low) * (out[i].low.cv_smape + out[i].high.cv_smape + out[i].mean.cv_smape);
     }
@@ -799,9 +838,12 @@ static int share_terms(slicer *sl)
     model_term base[4 + MODEL_MAX_BASIS];
     int nb = base_terms(sl, base), most = sl->nuse - 2 < 3 ? (int)sl->nuse - 2 : 3;
     rd_model_bin *best = malloc(sl->nbins * sizeof *best), *cand = malloc(sl->nbins * sizeof *cand);
+    model_memo **memo = calloc(3 * sl->nbins, sizeof *memo);
     int rc = -1, have = 0, best_terms = 0;
     double best_score = 0;
-    if (!best || !cand) {
+    for (size_t i = 0; memo && i < 3 * sl->nbins; i++)
+        memo[i] = model_memo_new(); /* NULL when out of memory: that series is fitted without */
+    if (!best || !cand || !memo) {
         set_err(sl->err, sl->errlen, "reuse-distance model: out of memory");
         goto done;
     }
@@ -811,7 +853,7 @@ static int share_terms(slicer *sl)
         int k = term_set(sl, base, nb, code, most, &set);
         if (k == 0)
             continue;
-        if (fit_all_slices(sl, &set, cand, &score))
+        if (fit_all_slices(sl, &set, memo, cand, &score))
             goto done;
         int tie = have && fabs(score - best_score) <= 0.01 * fmax(score, best_score) + 1e-9;
         if (!have || (tie ? k < best_terms : score < best_score)) {
@@ -827,6 +869,9 @@ static int share_terms(slicer *sl)
         memcpy(sl->bins, best, sl->nbins * sizeof *best);
     rc = 0;
 done:
+    for (size_t i = 0; memo && i < 3 * sl->nbins; i++)
+        model_memo_free(memo[i]);
+    free(memo);
     free(best);
     free(cand);
     return rc;
@@ -840,7 +885,7 @@ static int model_rest(slicer *sl)
         return 0;
     if (sl->nuse < 3)
         return constant_slice(sl);
-    if (split_slice(sl, 0, 1, 0) || coalesce(sl))
+    if (split_slice(sl, 0, 1, 0, NULL) || coalesce(sl))
         return -1;
     return share_terms(sl);
 }
@@ -896,7 +941,7 @@ static int fit_leads(const rd_series_point *pts, size_t npoints, int nparams, co
         char what[80];
         snprintf(what, sizeof what, "share of the touches at leading distances up to %.0f", dist[i]);
         m->lead[i].distance = dist[i];
-        if (fit_values(xs, y, npoints, nparams, &fo, 0, &m->lead[i].fraction, what, err, errlen)) {
+        if (fit_values(xs, y, npoints, nparams, &fo, 0, NULL, &m->lead[i].fraction, what, err, errlen)) {
             free(y);
             return -1;
         }
@@ -916,7 +961,7 @@ static int fit_rest(const rd_series_point *pts, size_t npoints, int nparams, con
     sl.q = calloc(npoints, sizeof *sl.q);
     sl.use = malloc(npoints * sizeof *sl.use);
     sl.xs = malloc(npoints * (size_t)nparams * sizeof *sl.xs);
-    sl.ys = malloc(npoints * sizeof *sl.ys);
+    sl.ys = malloc(3 * npoints * sizeof *sl.ys);
     if (!sl.q || !sl.use || !sl.xs || !sl.ys)
         goto oom;
     for (size_t s = 0; s < npoints; s++) {
@@ -973,8 +1018,8 @@ static int fit_all(const rd_series_point *pts, size_t npoints, int nparams, cons
         cold[s] = (double)pts[s].cold;
         T[s] = touches_of(&pts[s]);
     }
-    if (fit_values(xs, cold, npoints, nparams, o, 1, &out->cold, "first touches", err, errlen) ||
-        fit_values(xs, T, npoints, nparams, o, 1, &out->touches, "non-cold touches", err, errlen))
+    if (fit_values(xs, cold, npoints, nparams, o, 1, NULL, &out->cold, "first touches", err, errlen) ||
+        fit_values(xs, T, npoints, nparams, o, 1, NULL, &out->touches, "non-cold touches", err, errlen))
         goto done;
     unsigned lead[MAX_LEADS];
     double dist[MAX_LEADS];

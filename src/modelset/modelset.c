@@ -68,11 +68,8 @@ static int fit_everything(ms_fitter *f, modelset_summary *out)
     int rc = ms_fit_counts(f);
     if (rc == 0)
         rc = ms_fit_scopes(f);
-    for (int b = 0; rc == 0 && b < f->runs->nblock_sizes; b++) {
-        size_t groups;
-        rc = ms_fit_groups(f, f->runs->block_sizes[b], &groups);
-        out->groups += groups;
-    }
+    if (rc == 0)
+        rc = ms_fit_groups(f, &out->groups);
     return rc;
 }
 
@@ -116,6 +113,8 @@ int modelset_fit(db *d, const modelset_options *o, modelset_summary *out, char *
     for (int k = 0; rc == 0 && k < runs.nparams; k++)
         if ((out->params[k] = strdup(runs.names[k])))
             out->nparams = k + 1;
+    ms_fit_clear(&f);
+    free(f.jobs);
     free(set.runs), free(set.basis);
     ms_series_free(&series);
     ms_runs_free(&runs);

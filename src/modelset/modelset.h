@@ -30,6 +30,8 @@ typedef struct modelset_options {
     int nbasis;
     const scope_tree *program; /* the program's stored structure, or NULL: no scope models, no groups */
     FILE *progress;            /* progress lines, or NULL */
+    int progress_counts;       /* progress is a terminal: also counts of the groups fitted, in place */
+    int jobs;                  /* threads that fit (>= 1; the stored set is the same for any number) */
 } modelset_options;
 
 /* The training runs: the points every series is fitted on. */
@@ -82,6 +84,16 @@ typedef struct ms_failure {
     char *what, *why;
 } ms_failure;
 
+/* A count series waiting to be fitted (ms_fit_put) and its model. */
+typedef struct ms_job {
+    db_model_subject subject; /* its strings are the series' or the structure's, which outlive the job */
+    char *metric;
+    double *y; /* one value per run */
+    model m;
+    int fitted; /* model_fit succeeded */
+    char *why;  /* it did not: the fitter's reason (NULL when memory ran out) */
+} ms_job;
+
 /* What the fitting stage shares: the writer, the options, counters. */
 typedef struct ms_fitter {
     db *d;
@@ -93,14 +105,26 @@ typedef struct ms_fitter {
     size_t models;         /* stored */
     ms_failure *failures;  /* not modelable, in the order met */
     size_t nfailures, failures_cap;
+    ms_job *jobs;          /* series put and not yet flushed */
+    size_t njobs, cap;
     char *err;
     size_t errlen;
 } ms_fitter;
 
-/* Fit one series (one value per run) and store it for subject s.  A series
- * that cannot be fitted is recorded in f->failures and skipped; -1 only on
- * a database error or when memory runs out. */
+/* Queue one series (one value per run) to be fitted and stored for
+ * subject s by ms_fit_flush; a series that is 0 in every run is left out
+ * (a missing model means 0).  0, or -1 when out of memory. */
 int ms_fit_put(ms_fitter *f, const db_model_subject *s, const char *metric, const double *y);
+
+/* Fit the queued series on f->opts->jobs threads and store them in the
+ * order they were put (so the stored set does not depend on the threads);
+ * a series that cannot be fitted is recorded in f->failures and skipped.
+ * The queue is empty afterwards, also after an error.  0, or -1 on a
+ * database error or when memory runs out. */
+int ms_fit_flush(ms_fitter *f);
+
+/* Empty the queue without fitting (what an error left in it). */
+void ms_fit_clear(ms_fitter *f);
 
 /* Record a series that could not be modeled, with the fitter's reason
  * (modelset_failures.c): a count of subject s, or the reuse-distance group
@@ -119,8 +143,9 @@ int ms_fit_scopes(ms_fitter *f);
  * for a metric scopes do not have. */
 int ms_scope_metric(const scope_counts *c, const char *metric, uint64_t *v);
 
-/* Reuse-distance group models, one block size (modelset_groups.c). */
-int ms_fit_groups(ms_fitter *f, uint32_t block_size, size_t *ngroups);
+/* Reuse-distance group models at every block size of the runs
+ * (modelset_groups.c); *ngroups: the groups of all block sizes. */
+int ms_fit_groups(ms_fitter *f, size_t *ngroups);
 
 /* What a fit produced. */
 typedef struct modelset_summary {

@@ -8,11 +8,17 @@
  * one function that executed equally often in every run: the basic blocks
  * of the CFG, merged where the runs cannot tell them apart.
  *
- * Series that are 0 in every run are not stored: a missing model means 0. */
+ * Series that are 0 in every run are not stored: a missing model means 0.
+ *
+ * The series of each kind are queued (ms_fit_put), then fitted on
+ * f->opts->jobs threads and stored in the order they were queued
+ * (ms_fit_flush, util/parallel.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "modelset/modelset.h"
+#include "util/array.h"
+#include "util/parallel.h"
 
 int ms_fit_put(ms_fitter *f, const db_model_subject *s, const char *metric, const double *y)
 {
@@ -22,15 +28,60 @@ int ms_fit_put(ms_fitter *f, const db_model_subject *s, const char *metric, cons
         zero &= y[r] == 0;
     if (zero)
         return 0;
-    model_series series = {.npoints = n, .nparams = f->runs->nparams, .x = f->runs->x, .y = y};
-    model m;
+    ms_job *jobs = array_grow(f->jobs, f->njobs, &f->cap, sizeof *jobs);
+    if (!jobs)
+        return snprintf(f->err, f->errlen, "out of memory"), -1;
+    f->jobs = jobs;
+    ms_job *j = &f->jobs[f->njobs];
+    *j = (ms_job){.subject = *s, .metric = strdup(metric), .y = malloc(n * sizeof *j->y)};
+    if (!j->metric || !j->y) {
+        free(j->metric), free(j->y);
+        return snprintf(f->err, f->errlen, "out of memory"), -1;
+    }
+    memcpy(j->y, y, n * sizeof *y);
+    f->njobs++;
+    return 0;
+}
+
+/* par_work_fn: fit job i (on any thread: it writes only the job). */
+static void fit_job(void *ctx, size_t i)
+{
+    ms_fitter *f = ctx;
+    ms_job *j = &f->jobs[i];
+    model_series series = {.npoints = f->runs->n, .nparams = f->runs->nparams, .x = f->runs->x, .y = j->y};
     char why[512];
-    if (model_fit(&series, &f->mo, &m, why, sizeof why) != 0)
-        return ms_fail_count(f, s, metric, why);
-    if (db_model_put(f->w, s, metric, &m, NULL, f->err, f->errlen) != 0)
+    j->fitted = model_fit(&series, &f->mo, &j->m, why, sizeof why) == 0;
+    if (!j->fitted)
+        j->why = strdup(why);
+}
+
+/* par_take_fn: store job i's model (on the calling thread, in order). */
+static int store_job(void *ctx, size_t i)
+{
+    ms_fitter *f = ctx;
+    ms_job *j = &f->jobs[i];
+    if (!j->fitted && !j->why)
+        return snprintf(f->err, f->errlen, "out of memory"), -1;
+    if (!j->fitted)
+        return ms_fail_count(f, &j->subject, j->metric, j->why);
+    if (db_model_put(f->w, &j->subject, j->metric, &j->m, NULL, f->err, f->errlen) != 0)
         return -1;
     f->models++;
     return 0;
+}
+
+int ms_fit_flush(ms_fitter *f)
+{
+    int rc = par_ordered(f->njobs, f->opts->jobs, fit_job, store_job, f);
+    ms_fit_clear(f);
+    return rc;
+}
+
+void ms_fit_clear(ms_fitter *f)
+{
+    for (size_t i = 0; i < f->njobs; i++)
+        free(f->jobs[i].metric), free(f->jobs[i].y), free(f->jobs[i].why);
+    f->njobs = 0;
 }
 
 /* ---- grouping locations ---------------------------------------------------- */
@@ -194,11 +245,15 @@ int ms_fit_counts(ms_fitter *f)
         if (f->opts->progress)
             fprintf(f->opts->progress, "augur model: fitting %s counts\n", row_kinds[k].kind);
         rc = fit_rows(f, &row_kinds[k]);
+        if (rc == 0)
+            rc = ms_fit_flush(f);
     }
     if (rc == 0 && f->opts->progress)
         fprintf(f->opts->progress, "augur model: fitting block counts\n");
     if (rc == 0)
         rc = fit_blocks(f);
+    if (rc == 0)
+        rc = ms_fit_flush(f);
     return rc;
 }
 
@@ -287,6 +342,8 @@ int ms_fit_scopes(ms_fitter *f)
         rc = report_scope_counts(f->d, f->runs->ids[r], t, &per_run[r], f->err, f->errlen);
     for (size_t s = 1; rc == 0 && s < t->nscopes; s++) /* scope 0 is the module: the function rows cover it */
         rc = put_scope(f, per_run, s, y);
+    if (rc == 0)
+        rc = ms_fit_flush(f);
     for (size_t r = 0; per_run && r < n; r++)
         free(per_run[r]);
     free(per_run), free(y);

@@ -13,7 +13,13 @@
  * Per run, the group's histogram is the sum of its members' histograms
  * (all processes).  rd_model_fit models the series; each member gets its
  * share of the group's touches in the run with the most touches, by which
- * `augur predict` attributes the group's misses to lines and functions. */
+ * `augur predict` attributes the group's misses to lines and functions.
+ *
+ * The groups of every block size are fitted in one pass over
+ * (block size, group) items on f->opts->jobs threads (util/parallel.h):
+ * each item's model goes to a slot of its own, and the calling thread
+ * stores them in item order, so the stored model set does not depend on
+ * the number of threads. */
 #define _GNU_SOURCE /* asprintf */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +27,7 @@
 
 #include "modelset/modelset.h"
 #include "util/array.h"
+#include "util/parallel.h"
 
 #define NO_GROUP SIZE_MAX
 
@@ -31,14 +38,22 @@ typedef struct bin_rec {
     rd_binrec bin;
 } bin_rec;
 
+/* The histograms of every group at one block size. */
+typedef struct histos {
+    uint32_t block_size;
+    double *cold;        /* [group * nruns + r] */
+    double *loc_touches; /* [loc * nruns + r] */
+    bin_rec *recs;       /* by group, run, bin */
+    size_t nrecs, cap;
+    size_t *first;       /* the records of group k: recs[first[k] .. first[k + 1]) */
+} histos;
+
 typedef struct grouping {
     ms_fitter *f;
     size_t ngroups;
     size_t *group_of;   /* per location, NO_GROUP when it touched no memory */
-    double *cold;       /* [group * nruns + r] */
-    double *loc_touches; /* [loc * nruns + r] */
-    bin_rec *recs;
-    size_t nrecs, cap;
+    histos *hist;       /* per block size of the runs */
+    histos *reading;    /* the one being read */
     uint32_t run;       /* the run being read */
 } grouping;
 
@@ -121,6 +136,7 @@ static int form_groups(grouping *g, const db_memory_key *keys, size_t nkeys)
 static int on_histogram(void *ctx, int64_t instr_id, uint64_t cold, const rd_binrec *bins, size_t nbins)
 {
     grouping *g = ctx;
+    histos *h = g->reading;
     const ms_series *s = g->f->series;
     size_t nruns = s->runs->n;
     size_t i = db_instr_find(s->run_ins[g->run], s->run_nins[g->run], instr_id);
@@ -129,17 +145,17 @@ static int on_histogram(void *ctx, int64_t instr_id, uint64_t cold, const rd_bin
     size_t loc = s->run_loc[g->run][i], group = g->group_of[loc];
     if (group == NO_GROUP)
         return 0;
-    g->cold[group * nruns + g->run] += (double)cold;
+    h->cold[group * nruns + g->run] += (double)cold;
     double touches = (double)cold;
     for (size_t b = 0; b < nbins; b++) {
-        bin_rec *grown = array_grow(g->recs, g->nrecs, &g->cap, sizeof *g->recs);
+        bin_rec *grown = array_grow(h->recs, h->nrecs, &h->cap, sizeof *h->recs);
         if (!grown)
             return -1;
-        g->recs = grown;
-        g->recs[g->nrecs++] = (bin_rec){.group = group, .run = g->run, .bin = bins[b]};
+        h->recs = grown;
+        h->recs[h->nrecs++] = (bin_rec){.group = group, .run = g->run, .bin = bins[b]};
         touches += (double)bins[b].count;
     }
-    g->loc_touches[loc * nruns + g->run] += touches;
+    h->loc_touches[loc * nruns + g->run] += touches;
     return 0;
 }
 
@@ -153,37 +169,47 @@ static int by_group_run_bin(const void *pa, const void *pb)
     return (a->bin.bin > b->bin.bin) - (a->bin.bin < b->bin.bin);
 }
 
-/* Sort the records and add up equal (group, run, bin) ones. */
-static void combine(grouping *g)
+/* Sort the records and add up equal (group, run, bin) ones; then find
+ * where each of the ngroups groups' records begin. */
+static void combine(histos *h, size_t ngroups)
 {
-    qsort(g->recs, g->nrecs, sizeof *g->recs, by_group_run_bin);
+    qsort(h->recs, h->nrecs, sizeof *h->recs, by_group_run_bin);
     size_t n = 0;
-    for (size_t i = 0; i < g->nrecs; i++) {
-        bin_rec *last = n ? &g->recs[n - 1] : NULL;
-        if (last && last->group == g->recs[i].group && last->run == g->recs[i].run &&
-            last->bin.bin == g->recs[i].bin.bin) {
-            last->bin.count += g->recs[i].bin.count;
-            last->bin.sum += g->recs[i].bin.sum;
+    for (size_t i = 0; i < h->nrecs; i++) {
+        bin_rec *last = n ? &h->recs[n - 1] : NULL;
+        if (last && last->group == h->recs[i].group && last->run == h->recs[i].run &&
+            last->bin.bin == h->recs[i].bin.bin) {
+            last->bin.count += h->recs[i].bin.count;
+            last->bin.sum += h->recs[i].bin.sum;
         } else
-            g->recs[n++] = g->recs[i];
+            h->recs[n++] = h->recs[i];
     }
-    g->nrecs = n;
+    h->nrecs = n;
+    for (size_t k = 0, r = 0; k <= ngroups; k++) {
+        while (r < h->nrecs && h->recs[r].group < k)
+            r++;
+        h->first[k] = r;
+    }
 }
 
-static int read_histograms(grouping *g, uint32_t block_size)
+/* Read every run's histograms at h->block_size into h. */
+static int read_histograms(grouping *g, histos *h)
 {
     ms_fitter *f = g->f;
     size_t nruns = f->runs->n;
-    g->cold = calloc(g->ngroups * nruns + 1, sizeof *g->cold);
-    g->loc_touches = calloc(f->series->nlocs * nruns + 1, sizeof *g->loc_touches);
-    if (!g->cold || !g->loc_touches)
+    h->cold = calloc(g->ngroups * nruns + 1, sizeof *h->cold);
+    h->loc_touches = calloc(f->series->nlocs * nruns + 1, sizeof *h->loc_touches);
+    h->first = malloc((g->ngroups + 1) * sizeof *h->first);
+    if (!h->cold || !h->loc_touches || !h->first)
         return snprintf(f->err, f->errlen, "out of memory"), -1;
+    g->reading = h;
     for (g->run = 0; g->run < nruns; g->run++) {
-        int rc = db_for_each_histogram(f->d, f->runs->ids[g->run], block_size, on_histogram, g, f->err, f->errlen);
+        int rc =
+            db_for_each_histogram(f->d, f->runs->ids[g->run], h->block_size, on_histogram, g, f->err, f->errlen);
         if (rc != 0)
             return rc > 0 ? (snprintf(f->err, f->errlen, "out of memory"), -1) : -1;
     }
-    combine(g);
+    combine(h, g->ngroups);
     return 0;
 }
 
@@ -191,7 +217,7 @@ static int read_histograms(grouping *g, uint32_t block_size)
 
 /* The members of a group with their shares of its touches in the run
  * where the group touched most. */
-static db_rd_member *members_of(const grouping *g, const size_t *locs, size_t n)
+static db_rd_member *members_of(const grouping *g, const histos *h, const size_t *locs, size_t n)
 {
     const ms_series *s = g->f->series;
     size_t nruns = s->runs->n, best = 0;
@@ -199,14 +225,14 @@ static db_rd_member *members_of(const grouping *g, const size_t *locs, size_t n)
     for (size_t r = 0; r < nruns; r++) {
         double t = 0;
         for (size_t i = 0; i < n; i++)
-            t += g->loc_touches[locs[i] * nruns + r];
+            t += h->loc_touches[locs[i] * nruns + r];
         if (t > most)
             most = t, best = r;
     }
     db_rd_member *m = calloc(n + 1, sizeof *m);
     for (size_t i = 0; m && i < n; i++) {
         const ms_loc *l = &s->locs[locs[i]];
-        double t = g->loc_touches[locs[i] * nruns + best];
+        double t = h->loc_touches[locs[i] * nruns + best];
         m[i] = (db_rd_member){.addr = l->addr,
                               .function = s->function[locs[i]],
                               .file = s->file[locs[i]],
@@ -232,49 +258,99 @@ static char *strides_of(const ms_fitter *f, const db_memory_key *keys, size_t nk
     return strides;
 }
 
-typedef struct group_fit {
+/* One (block size, group) item of the fitting pass and what became of it. */
+typedef struct group_slot {
+    enum { SLOT_FITTED, SLOT_UNMODELABLE, SLOT_NO_MEMORY } status;
+    rd_model m;
+    char *why; /* SLOT_UNMODELABLE: the fitter's reason */
+} group_slot;
+
+/* The fitting pass over every block size's groups: item i is group
+ * i % ngroups at block size i / ngroups. */
+typedef struct fit_pass {
+    grouping *g;
     const db_memory_key *keys;
     size_t nkeys;
-    uint32_t block_size;
-    size_t *locs; /* members of the group being fitted */
-    size_t nlocs;
-} group_fit;
+    size_t *locs, *first; /* members of group k: locs[first[k] .. first[k + 1]) */
+    group_slot *slots;
+    size_t nitems;
+} fit_pass;
 
-static int fit_group(grouping *g, group_fit *gf, size_t group, const bin_rec *recs, size_t nrecs)
+/* par_work_fn: fit item i's histogram series into its slot (on any
+ * thread: it reads the grouping and writes only the slot). */
+static void fit_item(void *ctx, size_t i)
 {
-    ms_fitter *f = g->f;
-    size_t nruns = f->runs->n;
+    fit_pass *p = ctx;
+    const ms_fitter *f = p->g->f;
+    const histos *h = &p->g->hist[i / p->g->ngroups];
+    size_t group = i % p->g->ngroups, nruns = f->runs->n;
+    const bin_rec *recs = h->recs + h->first[group];
+    size_t nrecs = h->first[group + 1] - h->first[group];
+    group_slot *slot = &p->slots[i];
     rd_series_point *pts = calloc(nruns + 1, sizeof *pts);
     rd_binrec *bins = malloc((nrecs + 1) * sizeof *bins);
-    if (!pts || !bins) {
-        free(pts), free(bins);
-        return snprintf(f->err, f->errlen, "out of memory"), -1;
+    slot->status = SLOT_NO_MEMORY;
+    if (pts && bins) {
+        size_t k = 0;
+        for (size_t r = 0; r < nruns; r++) {
+            pts[r] = (rd_series_point){.x = f->runs->x + r * (size_t)f->runs->nparams,
+                                       .cold = (uint64_t)h->cold[group * nruns + r],
+                                       .bins = bins + k};
+            for (; k < nrecs && recs[k].run == r; k++)
+                bins[k] = recs[k].bin, pts[r].nbins++;
+        }
+        char why[512];
+        if (rd_model_fit(pts, nruns, f->runs->nparams, &f->mo, &slot->m, why, sizeof why) == 0)
+            slot->status = SLOT_FITTED;
+        else if ((slot->why = strdup(why)))
+            slot->status = SLOT_UNMODELABLE;
     }
-    size_t i = 0;
-    for (size_t r = 0; r < nruns; r++) {
-        pts[r] = (rd_series_point){.x = f->runs->x + r * (size_t)f->runs->nparams,
-                                   .cold = (uint64_t)g->cold[group * nruns + r],
-                                   .bins = bins + i};
-        for (; i < nrecs && recs[i].run == r; i++)
-            bins[i] = recs[i].bin, pts[r].nbins++;
-    }
-    rd_model m;
-    char why[512];
+    free(pts), free(bins);
+}
+
+/* On a terminal, "reuse groups: DONE of TOTAL" in place, about every 0.5%
+ * and at the end (then a new line). */
+static void show_count(const ms_fitter *f, size_t done, size_t total)
+{
+    if (!f->opts->progress || !f->opts->progress_counts)
+        return;
+    size_t step = total / 200 + 1;
+    if (done % step && done != total)
+        return;
+    fprintf(f->opts->progress, "\raugur model: reuse groups: %zu of %zu%s", done, total, done == total ? "\n" : "");
+    fflush(f->opts->progress);
+}
+
+/* par_take_fn: store item i's model (on the calling thread, in order). */
+static int store_item(void *ctx, size_t i)
+{
+    fit_pass *p = ctx;
+    ms_fitter *f = p->g->f;
+    const histos *h = &p->g->hist[i / p->g->ngroups];
+    size_t group = i % p->g->ngroups;
+    group_slot *slot = &p->slots[i];
+    const size_t *locs = p->locs + p->first[group];
+    size_t nlocs = p->first[group + 1] - p->first[group];
     int rc = 0;
-    if (rd_model_fit(pts, nruns, f->runs->nparams, &f->mo, &m, why, sizeof why) != 0)
-        rc = ms_fail_group(f, gf->block_size, gf->locs, gf->nlocs, why);
+    if (slot->status == SLOT_NO_MEMORY) {
+        snprintf(f->err, f->errlen, "out of memory");
+        rc = -1;
+    } else if (slot->status == SLOT_UNMODELABLE)
+        rc = ms_fail_group(f, h->block_size, locs, nlocs, slot->why);
     else {
         int64_t loop;
-        char *strides = strides_of(f, gf->keys, gf->nkeys, gf->locs[0], &loop);
-        db_rd_member *members = members_of(g, gf->locs, gf->nlocs);
-        rc = members ? db_rd_group_put(f->w, gf->block_size, f->series->module[gf->locs[0]], loop, strides, members,
-                                       gf->nlocs, &m, f->err, f->errlen)
+        char *strides = strides_of(f, p->keys, p->nkeys, locs[0], &loop);
+        db_rd_member *members = members_of(p->g, h, locs, nlocs);
+        rc = members ? db_rd_group_put(f->w, h->block_size, f->series->module[locs[0]], loop, strides, members,
+                                       nlocs, &slot->m, f->err, f->errlen)
                      : (snprintf(f->err, f->errlen, "out of memory"), -1);
         free(strides), free(members);
         f->models++;
     }
-    rd_model_free(&m);
-    free(pts), free(bins);
+    rd_model_free(&slot->m);
+    free(slot->why);
+    slot->why = NULL;
+    show_count(f, i + 1, p->nitems);
     return rc;
 }
 
@@ -306,47 +382,57 @@ static size_t *members_by_group(const grouping *g, size_t **first)
     return locs;
 }
 
-static int fit_all(grouping *g, group_fit *gf)
+/* Fit every block size's groups and store them in order (file header). */
+static int fit_all(grouping *g, const db_memory_key *keys, size_t nkeys)
 {
-    size_t *first = NULL, *locs = members_by_group(g, &first);
-    if (!locs)
-        return snprintf(g->f->err, g->f->errlen, "out of memory"), -1;
-    int rc = 0;
-    size_t r = 0;
-    for (size_t group = 0; rc == 0 && group < g->ngroups; group++) {
-        size_t begin = r;
-        while (r < g->nrecs && g->recs[r].group == group)
-            r++;
-        gf->locs = locs + first[group];
-        gf->nlocs = first[group + 1] - first[group];
-        rc = fit_group(g, gf, group, g->recs + begin, r - begin);
+    fit_pass p = {.g = g, .keys = keys, .nkeys = nkeys, .nitems = g->ngroups * (size_t)g->f->runs->nblock_sizes};
+    p.locs = members_by_group(g, &p.first);
+    p.slots = calloc(p.nitems + 1, sizeof *p.slots);
+    int rc = -1;
+    if (!p.locs || !p.slots)
+        snprintf(g->f->err, g->f->errlen, "out of memory");
+    else
+        rc = par_ordered(p.nitems, g->f->opts->jobs, fit_item, store_item, &p);
+    for (size_t i = 0; p.slots && i < p.nitems; i++) { /* the items not stored when it stopped */
+        rd_model_free(&p.slots[i].m);
+        free(p.slots[i].why);
     }
-    free(first), free(locs);
+    free(p.first), free(p.locs), free(p.slots);
     return rc;
 }
 
-int ms_fit_groups(ms_fitter *f, uint32_t block_size, size_t *ngroups)
+int ms_fit_groups(ms_fitter *f, size_t *ngroups)
 {
     grouping g = {.f = f};
     db_memory_key *keys = NULL;
     size_t nkeys = 0;
-    int rc = 0;
+    int nb = f->runs->nblock_sizes, rc = 0;
+    *ngroups = 0;
+    if (nb == 0)
+        return 0;
     if (f->opts->program)
         rc = db_memory_keys(f->d, f->opts->program->binary.id, &keys, &nkeys, f->err, f->errlen);
-    if (rc == 0 && form_groups(&g, keys, nkeys) != 0) {
+    g.hist = calloc((size_t)nb + 1, sizeof *g.hist);
+    if (rc == 0 && (!g.hist || form_groups(&g, keys, nkeys) != 0)) {
         snprintf(f->err, f->errlen, "out of memory");
         rc = -1;
     }
+    for (int b = 0; rc == 0 && b < nb; b++) {
+        g.hist[b].block_size = f->runs->block_sizes[b];
+        if (f->opts->progress)
+            fprintf(f->opts->progress, "augur model: reading the reuse distances of %zu groups at %u-byte blocks\n",
+                    g.ngroups, g.hist[b].block_size);
+        rc = read_histograms(&g, &g.hist[b]);
+    }
     if (rc == 0 && f->opts->progress)
-        fprintf(f->opts->progress, "augur model: fitting reuse-distance models of %zu groups at %u-byte blocks\n",
-                g.ngroups, block_size);
+        fprintf(f->opts->progress, "augur model: fitting reuse-distance models of %zu groups at %d block size%s\n",
+                g.ngroups, nb, nb == 1 ? "" : "s");
     if (rc == 0)
-        rc = read_histograms(&g, block_size);
-    group_fit gf = {.keys = keys, .nkeys = nkeys, .block_size = block_size};
-    if (rc == 0)
-        rc = fit_all(&g, &gf);
-    *ngroups = g.ngroups;
+        rc = fit_all(&g, keys, nkeys);
+    *ngroups = g.ngroups * (size_t)nb;
     db_memory_keys_free(keys, nkeys);
-    free(g.group_of), free(g.cold), free(g.loc_touches), free(g.recs);
+    for (int b = 0; g.hist && b < nb; b++)
+        free(g.hist[b].cold), free(g.hist[b].loc_touches), free(g.hist[b].recs), free(g.hist[b].first);
+    free(g.group_of), free(g.hist);
     return rc;
 }

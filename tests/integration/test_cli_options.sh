@@ -47,7 +47,7 @@ refused "report --scopes --top" \
     "augur report: --scopes shows no cache misses and every scope above --threshold: --top does nothing there (leave it out, or drop --scopes) (see augur report --help)" \
     report --scopes --top 3
 refused "model --show --runs" \
-    "augur model: --show prints the newest model set as stored; --runs, --include-failed, --param and --basis choose what a new fit uses (run augur model with them, then --show) (see augur model --help)" \
+    "augur model: --show prints the newest model set as stored; --runs, --include-failed, --param, --basis and --jobs choose what a new fit uses (run augur model with them, then --show) (see augur model --help)" \
     model --show --runs 1-3
 "$AUGUR" model --db "$WORK/none.db" --basis 'N^^2' > /dev/null 2> "$WORK/err"
 check "model --basis 'N^^2': exit" "$?" 2

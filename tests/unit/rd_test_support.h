@@ -78,4 +78,17 @@ static uint64_t rng_below(uint64_t n)
     return rng_next() % n;
 }
 
+/* Random sparse histogram bins into bins[0..max): ascending bins below
+ * 200, gaps of 1 to 12, 1 to 1000 touches each, every touch at the bin's
+ * lowest distance; returns how many.  (inline: not every test uses it.) */
+static inline size_t rng_bins(rd_binrec *bins, size_t max)
+{
+    size_t n = 0;
+    for (unsigned b = (unsigned)rng_below(4); b < 200 && n < max; b += 1 + (unsigned)rng_below(12)) {
+        uint64_t c = 1 + rng_below(1000);
+        bins[n++] = (rd_binrec){b, c, c * rd_bin_low(b)};
+    }
+    return n;
+}
+
 #endif

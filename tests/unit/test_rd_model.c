@@ -425,11 +425,7 @@ static void test_random_sane(void **state)
         rd_series_point pts[5];
         for (int i = 0; i < 5; i++) {
             x[i] = 10.0 * (i + 1);
-            size_t n = 0;
-            for (unsigned b = (unsigned)rng_below(4); b < 200 && n < 40; b += 1 + (unsigned)rng_below(12)) {
-                uint64_t c = 1 + rng_below(1000);
-                bins[i][n++] = (rd_binrec){b, c, c * rd_bin_low(b)};
-            }
+            size_t n = rng_bins(bins[i], 40);
             pts[i] = (rd_series_point){&x[i], rng_below(100), n, bins[i]};
         }
         rd_model m;
