@@ -598,10 +598,10 @@ int predict(db *d, const char *const *names, const double *values, int n, const 
         rc = predict_load_training(d, out, err, errlen);
     if (rc == 0)
         rc = predict_nest_scopes(d, out, err, errlen);
-    if (rc == 0 && (predict_warn_wide(out) != 0 || warn_unconfirmed(out) != 0))
-        rc = oom(err, errlen);
     if (rc == 0)
         rc = report_hide_startup(&out->rep, !show_startup, err, errlen); /* sorts the rows */
+    if (rc == 0 && (predict_warn_wide(out) != 0 || warn_unconfirmed(out) != 0))
+        rc = oom(err, errlen);
     if (rc == 0 && predict_line_gap(out) != 0)
         rc = oom(err, errlen);
     if (rc == 0 && predict_attach_errors(out) != 0)
