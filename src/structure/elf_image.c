@@ -159,6 +159,18 @@ static int in_exec(const st_image *img, uint64_t addr)
     return 0;
 }
 
+/* Of aliases at one address, the name Valgrind's debuginfo reader keeps
+ * (preferName in its storage.c), so that structure and report name a
+ * function alike: the shorter name, then the alphabetically first.  Hence
+ * memcpy over memmove in ld.so, __tunable_get_val over its __GI_ alias. */
+static int valgrind_name_order(const char *a, const char *b)
+{
+    size_t la = strcspn(a, "@"), lb = strcspn(b, "@"); /* lengths without a version */
+    if (la != lb)
+        return la < lb ? -1 : 1;
+    return strcmp(a, b);
+}
+
 static int by_addr_then_size(const void *a, const void *b)
 {
     const st_symbol *x = a, *y = b;
@@ -166,13 +178,7 @@ static int by_addr_then_size(const void *a, const void *b)
         return x->addr < y->addr ? -1 : 1;
     if ((x->size == 0) != (y->size == 0))
         return x->size == 0 ? 1 : -1; /* sized first */
-    return (x->binding < y->binding) - (x->binding > y->binding); /* then global, weak, local */
-}
-
-/* The st_symbol.binding rank of an ELF symbol binding. */
-static uint8_t binding_rank(int bind)
-{
-    return bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
+    return valgrind_name_order(x->name, y->name);
 }
 
 /* Append the function symbols of one symbol table. */
@@ -199,13 +205,13 @@ static int read_symtab(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, st_image *img,
         char *copy = st_demangle(name); /* C++ names as Valgrind prints them */
         if (!copy)
             return -1;
-        img->symbols[img->nsymbols++] = (st_symbol){copy, sym.st_value, sym.st_size, binding_rank(GELF_ST_BIND(sym.st_info))};
+        img->symbols[img->nsymbols++] = (st_symbol){copy, sym.st_value, sym.st_size};
     }
     return 0;
 }
 
 /* Keep one symbol per address: the first after sorting (a sized one, the
- * global one of aliases). */
+ * name Valgrind keeps of aliases). */
 static void dedup_symbols(st_image *img)
 {
     if (img->nsymbols > 1) /* no symbols: no array */

@@ -349,8 +349,6 @@ typedef struct st_section {
 typedef struct st_symbol {
     char *name;
     uint64_t addr, size; /* size 0 when the symbol does not say */
-    uint8_t binding;     /* 2 global, 1 weak, 0 local: of aliases at one
-                            address the global name is kept, as Valgrind does */
 } st_symbol;
 
 typedef struct st_segment {
