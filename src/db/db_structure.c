@@ -55,7 +55,7 @@ int db_find_binary(db *d, const char *key, int64_t *binary_id, char *err, size_t
 /* ---- storing ------------------------------------------------------------- */
 
 /* The statements of one store, prepared once. */
-enum { S_BINARY, S_SCOPE, S_EDGE, S_MEMOP, NSTORE };
+enum { S_BINARY, S_SCOPE, S_EDGE, S_MEMOP, S_UNIT, NSTORE };
 static const char *const store_sql[NSTORE] = {
     "INSERT INTO binaries (key, build_id, path, stripped, has_dwarf, text_bytes, functions, instructions, loops, "
     "warnings, analysed, augur_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -64,6 +64,7 @@ static const char *const store_sql[NSTORE] = {
     "INSERT INTO loop_edges (binary_id, scope, kind, addr) VALUES (?, ?, ?, ?)",
     "INSERT INTO memory_operands (binary_id, addr, operand, access, size, formula, loops, strides) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO binary_units (binary_id, position, file, producer) VALUES (?, ?, ?, ?)",
 };
 
 typedef struct storer {
@@ -133,6 +134,20 @@ static int store_scopes(storer *s)
         db_bind_text(st, 11, sc->call_file);
         db_bind_id(st, 12, sc->call_line);
         if (done(s, S_SCOPE) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int store_units(storer *s)
+{
+    sqlite3_stmt *st = s->st[S_UNIT];
+    for (size_t i = 0; i < s->m->nunits; i++) {
+        sqlite3_bind_int64(st, 1, s->id);
+        sqlite3_bind_int64(st, 2, (int64_t)i);
+        sqlite3_bind_text(st, 3, s->m->units[i].file, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, s->m->units[i].producer, -1, SQLITE_STATIC);
+        if (done(s, S_UNIT) != 0)
             return -1;
     }
     return 0;
@@ -304,7 +319,7 @@ static int store_all(storer *s, const char *key, int64_t *binary_id)
     for (int k = 0; k < NSTORE; k++)
         if (db_prepare(s->d, store_sql[k], &s->st[k], DOING_STORE, s->err, s->errlen) != 0)
             return -1;
-    if (store_binary(s, key) != 0 || store_scopes(s) != 0 || store_functions(s) != 0)
+    if (store_binary(s, key) != 0 || store_units(s) != 0 || store_scopes(s) != 0 || store_functions(s) != 0)
         return -1;
     *binary_id = s->id;
     return 0;
