@@ -90,27 +90,30 @@ static void append_word(char *out, size_t len, const char *sep, const char *w, s
         snprintf(out + used, len - used, "%s%.*s", used ? sep : "", (int)n, w);
 }
 
-/* Does the space-separated list `words` hold the word w (n bytes)? */
-static int has_word(const char *words, const char *w, size_t n)
+/* How often the space-separated list `words`, up to `end` (NULL: all of
+ * it), holds the word w (n bytes). */
+static size_t count_word(const char *words, const char *end, const char *w, size_t n)
 {
-    for (const char *p = words; *p;) {
+    size_t k = 0;
+    for (const char *p = words; *p && (!end || p < end);) {
         size_t m = strcspn(p, " ");
-        if (m == n && !strncmp(p, w, n))
-            return 1;
+        k += m == n && !strncmp(p, w, n);
         p += m;
         while (*p == ' ')
             p++;
     }
-    return 0;
+    return k;
 }
 
-/* Into out: the words of x that y lacks, "none" when there is none. */
+/* Into out: the words of x that y lacks, as multisets (`-O2 -O2` against
+ * `-O2 -O0` lacks one -O2: the later option is the one that counts),
+ * "none" when there is none. */
 static void words_only_in(const char *x, const char *y, char *out, size_t len)
 {
     out[0] = '\0';
     for (const char *p = x; *p;) {
         size_t m = strcspn(p, " ");
-        if (m && !has_word(y, p, m))
+        if (m && count_word(x, p + m, p, m) > count_word(y, NULL, p, m))
             append_word(out, len, " ", p, m);
         p += m;
         while (*p == ' ')

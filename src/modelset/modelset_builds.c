@@ -163,23 +163,70 @@ static int note_reference(const ms_runs *runs, ms_builds *bs)
     return 0;
 }
 
-/* The outermost scopes of build b that match nothing of the reference. */
-static int note_build(const ms_runs *runs, ms_builds *bs, size_t b)
+/* An outermost scope of a build that matches nothing of the reference. */
+typedef struct stray {
+    char *label;
+    size_t build;
+} stray;
+
+static int by_label(const void *pa, const void *pb)
 {
-    const scope_tree *t = &bs->b[b].tree;
-    for (size_t s = 1; s < t->nscopes; s++) {
-        int64_t parent = t->scopes[s].parent;
-        if (bs->b[b].ref_of[s] >= 0 || (parent > 0 && bs->b[b].ref_of[parent] < 0))
-            continue;
-        char label[1024], text[2048], name[512], ref[512];
-        build_scope_label(t->scopes, t->nscopes, (int64_t)s, label, sizeof label);
-        build_name(runs, b, name, sizeof name);
-        build_name(runs, 0, ref, sizeof ref);
-        snprintf(text, sizeof text, "%s in the build of %s: not matched in the reference build, %s", label, name, ref);
-        if (add_note(bs, text) != 0)
-            return -1;
+    const stray *a = pa, *b = pb;
+    int c = strcmp(a->label, b->label);
+    return c ? c : (a->build > b->build) - (a->build < b->build);
+}
+
+/* The strays of every build but the reference, into a new array. */
+static stray *strays_of(const ms_builds *bs, size_t *n)
+{
+    size_t cap = 1;
+    for (size_t b = 1; b < bs->n; b++)
+        cap += bs->b[b].tree.nscopes;
+    stray *out = calloc(cap, sizeof *out);
+    *n = 0;
+    for (size_t b = 1; out && b < bs->n; b++) {
+        const scope_tree *t = &bs->b[b].tree;
+        for (size_t s = 1; s < t->nscopes; s++) {
+            int64_t parent = t->scopes[s].parent;
+            if (bs->b[b].ref_of[s] >= 0 || (parent > 0 && bs->b[b].ref_of[parent] < 0))
+                continue;
+            char label[1024];
+            build_scope_label(t->scopes, t->nscopes, (int64_t)s, label, sizeof label);
+            out[*n] = (stray){strdup(label), b};
+            if (!out[(*n)++].label)
+                return out; /* the caller sees a NULL label: out of memory */
+        }
     }
-    return 0;
+    return out;
+}
+
+/* The outermost scopes of the other builds that match nothing of the
+ * reference: one sentence per scope label, with the builds that have it. */
+static int note_builds(const ms_runs *runs, ms_builds *bs)
+{
+    size_t n;
+    stray *st = strays_of(bs, &n);
+    int rc = st ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = st[i].label ? 0 : -1;
+    if (rc == 0)
+        qsort(st, n, sizeof *st, by_label);
+    char ref[512];
+    build_name(runs, 0, ref, sizeof ref);
+    for (size_t i = 0, j; rc == 0 && i < n; i = j) {
+        char having[1024] = "", name[512], text[3072];
+        for (j = i; j < n && !strcmp(st[j].label, st[i].label); j++) {
+            build_name(runs, st[j].build, name, sizeof name);
+            snprintf(having + strlen(having), sizeof having - strlen(having), "%s%s", j > i ? ", " : "", name);
+        }
+        snprintf(text, sizeof text, "%s, in the build%s of %s: not matched in the reference build, %s", st[i].label,
+                 j - i > 1 ? "s" : "", having, ref);
+        rc = add_note(bs, text);
+    }
+    for (size_t i = 0; st && i < n; i++)
+        free(st[i].label);
+    free(st);
+    return rc;
 }
 
 /* ---- matching ------------------------------------------------------------------------------ */
@@ -255,9 +302,8 @@ int ms_builds_load(db *d, const ms_runs *runs, ms_builds *out, char *err, size_t
         rc = match_insns(d, out, err, errlen);
     if (rc == 0 && note_reference(runs, out) != 0)
         rc = oom(err, errlen);
-    for (size_t b = 1; rc == 0 && b < out->n; b++)
-        if (note_build(runs, out, b) != 0)
-            rc = oom(err, errlen);
+    if (rc == 0 && note_builds(runs, out) != 0)
+        rc = oom(err, errlen);
     return rc;
 }
 

@@ -82,8 +82,9 @@ check "unmodeled parameter differs: exit" "$?" 1
 check "unmodeled parameter differs: message" "$(grep -c 'differ in parameter M, which is not modeled: add --param M' "$WORK/e3")" 1
 "$AUGUR" collect --db "$DB" --param N=8 -- "$PROGRAMS/kernels_O0" 8 >/dev/null 2>&1
 "$AUGUR" model --db "$DB" --runs 1-4,7 --quiet 2> "$WORK/e4"
-check "another program: exit" "$?" 1
-check "another program: message" "$(grep -c 'a model set is of one build of one program' "$WORK/e4")" 1
+check "another build, other flags: exit" "$?" 1
+check "another build, other flags: message" \
+    "$(grep -c 'run 1 (kernels_O2) and run 7 (kernels_O0) ran builds of the same sources compiled with other flags (-O2 in the build of run 1, -O0 in that of run 7, compiling .*kernels.c)' "$WORK/e4")" 1
 "$AUGUR" model --db "$DB" --basis 'Q^2' --runs 1-5 --quiet 2> "$WORK/e5"
 check "bad basis: exit" "$?" 1
 check "bad basis: message" "$(grep -c 'unknown parameter' "$WORK/e5")" 1

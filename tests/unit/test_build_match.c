@@ -69,6 +69,12 @@ static void units_compared(void **state)
     build_compare_units(NULL, 0, s40, 2, &d);
     assert_int_equal(d.verdict, BUILD_NO_DEBUG);
     assert_int_equal(d.a_empty, 1);
+    /* CMake's -O2 before the target's own -O: one -O2 more is the difference */
+    st_unit twice[] = {{"/src/p.c", "GNU C11 12.2.0 -g -g -O2 -O2"}}, zero[] = {{"/src/p.c", "GNU C11 12.2.0 -g -g -O2 -O0"}};
+    build_compare_units(twice, 1, zero, 1, &d);
+    assert_int_equal(d.verdict, BUILD_OTHER_FLAGS);
+    assert_string_equal(d.a, "-O2");
+    assert_string_equal(d.b, "-O0");
     st_unit extra[] = {{"/src/p.c", "GNU C17 12.2.0 -O2 -ffast-math"}}, plain[] = {{"/src/p.c", "GNU C17 12.2.0 -O2"}};
     build_compare_units(extra, 1, plain, 1, &d);
     assert_int_equal(d.verdict, BUILD_OTHER_FLAGS);
