@@ -48,6 +48,8 @@ static void print_help(FILE *to)
             "histograms, as functions of the run parameters (--param of augur collect), and store\n"
             "them as a new model set.  Counts of affine loops are found as exact polynomials; other\n"
             "series by a search over c0 + c*p^i*log2(p)^j chosen by leave-one-out cross-validation.\n"
+            "Runs of several builds of one source (one per size compiled in, -DN=...) are modeled\n"
+            "together, matched by source location (function, file, line, loop).\n"
             "\n"
             "options:\n"
             "  --db FILE      the experiment database (default: $AUGUR_DB, else augur.db; now %s)\n"

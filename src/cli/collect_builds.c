@@ -25,13 +25,6 @@ typedef struct earlier {
     int known; /* its units could be read */
 } earlier;
 
-/* Is the file at `path` the build with `build_id`? */
-static int current(const char *path, const char *build_id)
-{
-    char now[BUILD_ID_HEX_MAX];
-    return *build_id && elf_build_id(path, now, sizeof now) == 0 && !strcmp(now, build_id);
-}
-
 /* The compilation units of an earlier build: stored with its structure,
  * else read from its file while it is still that build; e->known says
  * whether either worked. */
@@ -53,7 +46,7 @@ static int units_of(db *d, earlier *e, char *err, size_t errlen)
         if (e->known)
             return 0;
     }
-    if (!current(e->path, e->build_id))
+    if (!elf_is_build(e->path, e->build_id))
         return 0;
     e->known = 1;
     return st_read_units(e->path, &e->units, &e->nunits, err, errlen);
@@ -264,7 +257,7 @@ void collect_store_structure(const char *db_path, int64_t run_id)
     size_t n = 0;
     int rc = db_run_modules(d, run_id, &m, &n, err, sizeof err);
     int64_t id;
-    if (rc == 0 && n && m[0].is_program && current(m[0].path, m[0].build_id) &&
+    if (rc == 0 && n && m[0].is_program && elf_is_build(m[0].path, m[0].build_id) &&
         (rc = db_binary_of_build(d, m[0].build_id, &id, err, sizeof err)) == DB_NOT_FOUND) {
         int analysed;
         rc = structure_ensure(d, m[0].path, NULL, &id, &analysed, NULL, err, sizeof err);

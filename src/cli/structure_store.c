@@ -88,9 +88,7 @@ int structure_ensure(db *d, const char *path, const char *label, int64_t *binary
 int structure_tree_if_current(db *d, const char *path, const char *build_id, const char *label, scope_tree *t,
                               char *err, size_t errlen)
 {
-    char now[BUILD_ID_HEX_MAX];
-    elf_build_id(path, now, sizeof now);
-    if (!*build_id || strcmp(now, build_id) != 0)
+    if (!elf_is_build(path, build_id))
         return 1;
     int64_t id;
     int analysed;

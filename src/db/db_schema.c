@@ -472,17 +472,24 @@ static int read_version(db *d, int64_t *version, char *err, size_t errlen)
     return 0;
 }
 
+/* Run `alter` unless `table` has `column` already (a database upgraded
+ * before, or made with it). */
+static int add_column(db *d, const char *table, const char *column, const char *alter, char *err, size_t errlen)
+{
+    char sql[256];
+    int64_t has = 0;
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pragma_table_info('%s') WHERE name = '%s'", table, column);
+    if (query_int(d, sql, &has, err, errlen) != 0)
+        return -1;
+    return has ? 0 : db_exec(d, alter, "upgrade the schema", err, errlen);
+}
+
 /* Version 5's processes.exe_module_id, added to an older database (NULL in
  * its rows: db_run_modules then resolves the executable when asked). */
 static int add_exe_module_column(db *d, char *err, size_t errlen)
 {
-    int64_t has = 0;
-    if (query_int(d, "SELECT count(*) FROM pragma_table_info('processes') WHERE name = 'exe_module_id'", &has, err,
-                  errlen) != 0)
-        return -1;
-    return has ? 0
-               : db_exec(d, "ALTER TABLE processes ADD COLUMN exe_module_id INTEGER REFERENCES modules(id)",
-                         "upgrade the schema", err, errlen);
+    return add_column(d, "processes", "exe_module_id",
+                      "ALTER TABLE processes ADD COLUMN exe_module_id INTEGER REFERENCES modules(id)", err, errlen);
 }
 
 /* Version 6 names instruction class 0 `load_store` (loads and stores with
@@ -503,24 +510,16 @@ static int rename_load_store(db *d, int64_t version, char *err, size_t errlen)
  * model tables (NULL in its rows: no alternatives known). */
 static int add_spread_column(db *d, char *err, size_t errlen)
 {
-    int64_t has = 0;
-    if (query_int(d, "SELECT count(*) FROM pragma_table_info('models') WHERE name = 'spread'", &has, err, errlen) != 0)
-        return -1;
-    return has ? 0 : db_exec(d, "ALTER TABLE models ADD COLUMN spread TEXT", "upgrade the schema", err, errlen);
+    return add_column(d, "models", "spread", "ALTER TABLE models ADD COLUMN spread TEXT", err, errlen);
 }
 
 /* Version 9's model_sets.builds and unmatched, added to an older database
  * that has the model tables (NULL in its rows: sets of one build). */
 static int add_builds_columns(db *d, char *err, size_t errlen)
 {
-    int64_t has = 0;
-    if (query_int(d, "SELECT count(*) FROM pragma_table_info('model_sets') WHERE name = 'builds'", &has, err,
-                  errlen) != 0)
-        return -1;
-    return has ? 0
-               : db_exec(d, "ALTER TABLE model_sets ADD COLUMN builds TEXT; ALTER TABLE model_sets ADD COLUMN "
-                            "unmatched TEXT",
-                         "upgrade the schema", err, errlen);
+    return add_column(d, "model_sets", "builds",
+                      "ALTER TABLE model_sets ADD COLUMN builds TEXT; ALTER TABLE model_sets ADD COLUMN unmatched TEXT",
+                      err, errlen);
 }
 
 /* Create the schema in an empty database, or upgrade an older one.  In a

@@ -33,12 +33,15 @@ void db_binary_key(const char *path, const char *build_id, char *key, size_t key
         snprintf(key, keylen, "file:%s", path);
 }
 
-int db_find_binary(db *d, const char *key, int64_t *binary_id, char *err, size_t errlen)
+/* The id of the binary `sql` selects with `value` bound to ?1; DB_NOT_FOUND,
+ * with a message naming `what`, when none. */
+static int find_binary_by(db *d, const char *sql, const char *value, const char *what, int64_t *binary_id,
+                          char *err, size_t errlen)
 {
     sqlite3_stmt *st;
-    if (db_prepare(d, "SELECT id FROM binaries WHERE key = ?", &st, DOING_READ, err, errlen) != 0)
+    if (db_prepare(d, sql, &st, DOING_READ, err, errlen) != 0)
         return -1;
-    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 1, value, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
         *binary_id = sqlite3_column_int64(st, 0);
@@ -46,10 +49,24 @@ int db_find_binary(db *d, const char *key, int64_t *binary_id, char *err, size_t
     if (rc == SQLITE_ROW)
         return 0;
     if (rc == SQLITE_DONE) {
-        snprintf(err, errlen, "%s: no structure stored for %s", d->path, key);
+        snprintf(err, errlen, "%s: no structure stored for %s%s", d->path, what, value);
         return DB_NOT_FOUND;
     }
     return db_fail(d, DOING_READ, err, errlen);
+}
+
+int db_find_binary(db *d, const char *key, int64_t *binary_id, char *err, size_t errlen)
+{
+    return find_binary_by(d, "SELECT id FROM binaries WHERE key = ?1", key, "", binary_id, err, errlen);
+}
+
+int db_binary_of_build(db *d, const char *build_id, int64_t *binary_id, char *err, size_t errlen)
+{
+    /* a stripped copy of the build is a row of its own: the one with DWARF first */
+    return find_binary_by(d,
+                          "SELECT id FROM binaries WHERE build_id = ?1 AND build_id <> ''"
+                          " ORDER BY has_dwarf DESC, stripped, id LIMIT 1",
+                          build_id ? build_id : "", "build-id ", binary_id, err, errlen);
 }
 
 /* ---- storing ------------------------------------------------------------- */

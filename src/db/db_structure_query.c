@@ -209,28 +209,6 @@ void db_run_modules_free(db_run_module *m, size_t n)
     free(m);
 }
 
-int db_binary_of_build(db *d, const char *build_id, int64_t *binary_id, char *err, size_t errlen)
-{
-    /* a stripped copy of the build is a row of its own: the one with DWARF first */
-    static const char sql[] = "SELECT id FROM binaries WHERE build_id = ?1 AND build_id <> ''"
-                              " ORDER BY has_dwarf DESC, stripped, id LIMIT 1";
-    sqlite3_stmt *st;
-    if (db_prepare(d, sql, &st, DOING, err, errlen) != 0)
-        return -1;
-    sqlite3_bind_text(st, 1, build_id ? build_id : "", -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
-        *binary_id = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    if (rc == SQLITE_ROW)
-        return 0;
-    if (rc == SQLITE_DONE) {
-        snprintf(err, errlen, "%s: no structure stored for build-id %s", d->path, build_id ? build_id : "");
-        return DB_NOT_FOUND;
-    }
-    return db_fail(d, DOING, err, errlen);
-}
-
 static int fill_unit(void *elem, sqlite3_stmt *st, void *ctx)
 {
     (void)ctx;

@@ -505,13 +505,6 @@ int build_match_insns(size_t nbuilds, const db_static_insn *const *insns, const 
 
 const build_insn_map *build_insn_find(const build_insn_map *map, size_t n, uint64_t addr)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (map[mid].addr < addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && map[lo].addr == addr ? &map[lo] : NULL;
+    build_insn_map key = {.addr = addr};
+    return n ? bsearch(&key, map, n, sizeof *map, by_map_addr) : NULL;
 }

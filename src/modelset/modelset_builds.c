@@ -36,13 +36,6 @@ static void build_name(const ms_runs *runs, size_t b, char *buf, size_t len)
     snprintf(buf, len, "run %lld (%s)", (long long)first_run(runs, b), report_base_name(runs->builds[b].path));
 }
 
-/* Is the file at `path` the build with `build_id`? */
-static int current(const char *path, const char *build_id)
-{
-    char now[BUILD_ID_HEX_MAX];
-    return *build_id && elf_build_id(path, now, sizeof now) == 0 && !strcmp(now, build_id);
-}
-
 /* The stored structure of build b into bd->tree; -1 with the fix when the
  * database holds none. */
 static int load_tree(db *d, const ms_runs *runs, size_t b, ms_build *bd, char *err, size_t errlen)
@@ -78,7 +71,7 @@ static int load_units(const ms_runs *runs, size_t b, db *d, ms_build *bd, char *
     const ms_program *p = &runs->builds[b];
     if (bd->nunits || !bd->tree.binary.has_dwarf)
         return 0;
-    if (current(p->path, p->build_id))
+    if (elf_is_build(p->path, p->build_id))
         return st_read_units(p->path, &bd->units, &bd->nunits, err, errlen);
     snprintf(err, errlen,
              "the compilation units of %s (the build of run %lld), by which builds are compared, were not stored "

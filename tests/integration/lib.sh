@@ -70,6 +70,14 @@ grouped() {
                            print n s }'
 }
 
+# show_formula FILE PATTERN METRIC — the formula (and its note in brackets)
+# of METRIC under the first heading of FILE, `augur model --show`'s output,
+# that matches PATTERN ("function matmul \(kernels", "loop at k.c:12$").
+show_formula() {
+    awk -v pat="$2" -v m="$3" '/^(scope|function|program)/ { on = ($0 ~ pat) }
+                               on && $1 == m { sub(/^ *[^=]*= /, ""); print; exit }' "$1"
+}
+
 # line_of TAG FILE — the line number of the source line containing TAG.
 line_of() {
     grep -n -- "$1" "$2" | head -n 1 | cut -d: -f1

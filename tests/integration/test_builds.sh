@@ -42,7 +42,7 @@ check "no warning" "$(cat "$WORK/model.err")" ""
 check "--show: the builds" "$(grep -c '^  5 builds of one source, matched by source location' "$WORK/show.txt")" 1
 check "--show: the reference is the newest run's build" "$(grep -c "^    $SZ, runs \[5\] (the reference" "$WORK/show.txt")" 1
 check "--show: no scope left out" "$(grep -c 'left out with the scopes inside: none$' "$WORK/show.txt")" 1
-formula() { awk -v pat="$1" -v m="$2" '/^(scope|function|program)/ { on = ($0 ~ pat) } on && $1 == m { sub(/^ *[^=]*= /, ""); print; exit }' "$WORK/show.txt"; }
+formula() { show_formula "$WORK/show.txt" "$@"; }
 K=$(line_of LOOP:multiply_k "$SRC")
 check "multiply flops" "$(formula 'function multiply \(sized' flops)" "2*N^3  [exact]"
 check "multiply's inner loop entries" "$(formula "loop at sized.c:$K\$" entries)" "N^2  [exact]"

@@ -24,7 +24,7 @@ check "model set stored" "$(grep -c '^model set 1 stored' "$WORK/model.out")" 1
 # ---- closed forms, exact ------------------------------------------------------
 "$AUGUR" model --db "$DB" --show > "$WORK/show.txt"
 # the formula of METRIC of the scope whose heading matches PATTERN
-formula() { awk -v pat="$1" -v m="$2" '/^(scope|function|program)/ { on = ($0 ~ pat) } on && $1 == m { sub(/^ *[^=]*= /, ""); print; exit }' "$WORK/show.txt"; }
+formula() { show_formula "$WORK/show.txt" "$@"; }
 check "matmul fp_add" "$(formula 'function matmul \(kernels' class:fp_add)" "N^3  [exact]"
 check "matmul flops" "$(formula 'function matmul \(kernels' flops)" "2*N^3  [exact]"
 check "matmul inner loop entries" "$(formula "loop at kernels.c:$(line_of LOOP:matmul_k "$SRC_PROGRAMS/structure/kernels.c")" entries)" "N^2  [exact]"
