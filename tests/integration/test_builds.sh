@@ -84,6 +84,13 @@ done
 check "every memory instruction of the program matched: no group of unmatched code" \
     "$(sqlite3 "$DB" "SELECT count(*) FROM rd_members WHERE addr >= 4611686018427387904")" 0
 
+"$AUGUR" predict --db "$DB" --param N=$TARGET --machine zen4 >"$WORK/pred-zen4.txt" 2>&1
+check "predict --machine on the set (the reference build analysed): exit" "$?" 0
+check "predict --machine: multiply's inner loop timed" "$(grep -cE "^  sized.c:$K +multiply +64,000 " "$WORK/pred-zen4.txt")" 1
+"$AUGUR" report --db "$DB" --run 1 --scopes --threshold 0 --format json >"$WORK/run1-scopes.json" 2>"$WORK/run1.err"
+check "report --scopes of a build whose file was replaced: its stored structure" \
+    "$(jq --arg n "loop at sized.c:$K" '[.. | objects | select(.name? == $n) | .entries] | add' "$WORK/run1-scopes.json") $(grep -c warning "$WORK/run1.err")" "400 0"
+
 # ---- a build that lacks a loop ---------------------------------------------------------
 "$AUGUR" collect --db "$DB" --block-sizes 64 --param N=8 -- "$PROGRAMS/sized_N8" >/dev/null 2>"$WORK/c8.err"
 check "another path, same sources: another build" \
