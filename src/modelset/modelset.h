@@ -99,6 +99,20 @@ typedef struct ms_builds {
 int ms_builds_load(db *d, const ms_runs *runs, ms_builds *out, char *err, size_t errlen);
 void ms_builds_free(ms_builds *bs);
 
+/* The counts of run `run_id`, counted in its build's structure `own`, per
+ * scope of the reference (nref scopes): scope s gets own's scope of_ref[s]
+ * (none when -1: 0).  A new array (free() it); -1 with a message. */
+int ms_counts_in_reference(db *d, int64_t run_id, const scope_tree *own, const int64_t *of_ref, size_t nref,
+                           scope_counts **out, char *err, size_t errlen);
+
+/* The counts of run `run_id` per scope of the reference structure `ref`:
+ * for a run of ref's build report_scope_counts; for a run of another build
+ * of its source, counted in that build's stored structure and moved to the
+ * scopes of ref they match (build_match_scopes; the others 0).  A new
+ * array (free() it); DB_NOT_FOUND when that build's structure is not
+ * stored, -1 with a message. */
+int ms_run_scope_counts(db *d, int64_t run_id, const scope_tree *ref, scope_counts **out, char *err, size_t errlen);
+
 /* Addresses from here up stand for the instructions of one source line
  * (function, file, line) that are not matched across builds: their counts
  * go to that line and function; they make no blocks, and their accesses one

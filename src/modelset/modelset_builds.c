@@ -313,3 +313,45 @@ void ms_builds_free(ms_builds *bs)
     free(bs->unmatched), free(bs->modeled), free(bs->b);
     memset(bs, 0, sizeof *bs);
 }
+
+int ms_counts_in_reference(db *d, int64_t run_id, const scope_tree *own, const int64_t *of_ref, size_t nref,
+                           scope_counts **out, char *err, size_t errlen)
+{
+    scope_counts *c = NULL;
+    int rc = report_scope_counts(d, run_id, own, &c, err, errlen);
+    *out = rc == 0 ? calloc(nref + 1, sizeof **out) : NULL;
+    if (rc == 0 && !*out)
+        rc = oom(err, errlen);
+    for (size_t s = 0; rc == 0 && s < nref; s++)
+        if (of_ref[s] >= 0)
+            (*out)[s] = c[of_ref[s]];
+    free(c);
+    return rc;
+}
+
+int ms_run_scope_counts(db *d, int64_t run_id, const scope_tree *ref, scope_counts **out, char *err, size_t errlen)
+{
+    db_run_module *m = NULL;
+    size_t n = 0;
+    *out = NULL;
+    int rc = db_run_modules(d, run_id, &m, &n, err, errlen);
+    if (rc == 0 && (!n || !m[0].is_program || !strcmp(m[0].build_id, ref->binary.build_id))) {
+        db_run_modules_free(m, n); /* the reference's build, or a program unknown: counted as it is */
+        return report_scope_counts(d, run_id, ref, out, err, errlen);
+    }
+    int64_t id;
+    scope_tree own = {0};
+    int64_t *of_ref = rc == 0 ? malloc((ref->nscopes + 1) * sizeof *of_ref) : NULL,
+            *ref_of = NULL;
+    if (rc == 0 && (rc = db_binary_of_build(d, m[0].build_id, &id, err, errlen)) == 0)
+        rc = scope_tree_load(d, id, &own, err, errlen);
+    if (rc == 0 && (!of_ref || !(ref_of = malloc((own.nscopes + 1) * sizeof *ref_of)) ||
+                    build_match_scopes(ref->scopes, ref->nscopes, own.scopes, own.nscopes, of_ref, ref_of) != 0))
+        rc = oom(err, errlen);
+    if (rc == 0)
+        rc = ms_counts_in_reference(d, run_id, &own, of_ref, ref->nscopes, out, err, errlen);
+    scope_tree_free(&own);
+    free(of_ref), free(ref_of);
+    db_run_modules_free(m, n);
+    return rc;
+}

@@ -336,16 +336,8 @@ static int run_scope_counts(ms_fitter *f, size_t r, scope_counts **out)
     size_t b = bs ? f->runs->run_build[r] : 0;
     if (!bs || b == 0)
         return report_scope_counts(f->d, f->runs->ids[r], f->program, out, f->err, f->errlen);
-    scope_counts *own = NULL;
-    int rc = report_scope_counts(f->d, f->runs->ids[r], &bs->b[b].tree, &own, f->err, f->errlen);
-    *out = rc == 0 ? calloc(f->program->nscopes + 1, sizeof **out) : NULL;
-    if (rc == 0 && !*out)
-        rc = (snprintf(f->err, f->errlen, "out of memory"), -1);
-    for (size_t s = 0; rc == 0 && s < f->program->nscopes; s++)
-        if (bs->b[b].of_ref[s] >= 0)
-            (*out)[s] = own[bs->b[b].of_ref[s]];
-    free(own);
-    return rc;
+    return ms_counts_in_reference(f->d, f->runs->ids[r], &bs->b[b].tree, bs->b[b].of_ref, f->program->nscopes, out,
+                                  f->err, f->errlen);
 }
 
 int ms_fit_scopes(ms_fitter *f)

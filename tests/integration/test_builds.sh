@@ -43,6 +43,10 @@ check "--show: the builds" "$(grep -c '^  5 builds of one source, matched by sou
 check "--show: the reference is the newest run's build" "$(grep -c "^    $SZ, runs \[5\] (the reference" "$WORK/show.txt")" 1
 check "--show: no scope left out" "$(grep -c 'left out with the scopes inside: none$' "$WORK/show.txt")" 1
 formula() { show_formula "$WORK/show.txt" "$@"; }
+"$AUGUR" model --db "$DB" --show --format json >"$WORK/show.json"
+check "--show JSON: the builds and nothing left out" "$(jq -c '[(.builds | length), .unmatched]' "$WORK/show.json")" "[5,[]]"
+check "--show: every run measured in its own build, residual 0 for the exact models of functions and scopes" \
+    "$(jq '[.models[] | select(.method == "exact" and (.kind == "function" or .kind == "scope"))] | length > 20' "$WORK/show.json") $(jq '[.models[] | select(.method == "exact" and (.kind == "function" or .kind == "scope")) | .points[] | select(.measured == null or .residual != 0)] | length' "$WORK/show.json")" "true 0"
 K=$(line_of LOOP:multiply_k "$SRC")
 check "multiply flops" "$(formula 'function multiply \(sized' flops)" "2*N^3  [exact]"
 check "multiply's inner loop entries" "$(formula "loop at sized.c:$K\$" entries)" "N^2  [exact]"
