@@ -59,7 +59,6 @@ check "lower flops (N(N-1)/2 multiply-subtracts, N divisions)" "$(formula 'funct
 "$AUGUR" report --db "$WORK/n$TARGET.db" --scopes --threshold 0 --format json >"$WORK/real-scopes.json"
 "$AUGUR" predict --db "$DB" --param N=$TARGET --cache 32K --cache 1M --format json --top 0 >"$WORK/pred.json" 2>"$WORK/pred.err"
 check "predict exit" "$?" 0
-fn_count() { jq --arg f "$2" '[.functions[] | select(.function == $f) | .instructions] | add' "$1"; }
 for fn in main multiply lower; do
     check "$fn instructions at N=$TARGET" "$(fn_count "$WORK/pred.json" $fn)" "$(fn_count "$WORK/real.json" $fn)"
 done
@@ -78,13 +77,8 @@ jq -r --arg f "$SRC" '.scopes[] | select(.file == $f) | "\(.kind) \(.name) \(.in
     sort >"$WORK/pred.scopes"
 check "loops of sized.c measured" "$(grep -c '^loop' "$WORK/real.scopes")" 8
 check "every function and loop of sized.c at N=$TARGET" "$(diff "$WORK/real.scopes" "$WORK/pred.scopes")" ""
-P=$(jq .total.instructions "$WORK/pred.json"); M=$(jq .total.instructions "$WORK/real.json")
-check "total instructions within 0.1% ($P vs $M)" "$(within "$P" "$M" 0.001)" 1
 # misses from reuse-distance groups of instructions matched across the builds
-for key in 32768:64 1048576:64; do
-    P=$(jq --arg k $key '.total.misses[$k]' "$WORK/pred.json"); M=$(jq --arg k $key '.total.misses[$k]' "$WORK/real.json")
-    check "misses $key within 10% ($P vs $M)" "$(within "$P" "$M" 0.10)" 1
-done
+check_totals "$WORK/pred.json" "$WORK/real.json" 32768:64 1048576:64
 check "every memory instruction of the program matched: no group of unmatched code" \
     "$(sqlite3 "$DB" "SELECT count(*) FROM rd_members WHERE addr >= 4611686018427387904")" 0
 

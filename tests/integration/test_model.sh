@@ -53,17 +53,11 @@ check "prediction JSON names its parameters" "$(jq '.prediction.params.N' "$WORK
 "$AUGUR" collect --db "$WORK/real.db" --param N=$TARGET -- "$PROG" $TARGET >/dev/null 2>&1
 "$AUGUR" report --db "$WORK/real.db" --cache 32K --cache 4K --format json --top 0 > "$WORK/real.json"
 
-fn_count() { jq --arg f "$2" '[.functions[] | select(.function == $f) | .instructions] | add' "$1"; }
 # (dispatch is left out: its switch on i % 9 makes its count periodic, not polynomial)
 for fn in matmul triangular imperfect inlined vector unrolled fib; do
     check "$fn instructions at N=$TARGET" "$(fn_count "$WORK/pred.json" $fn)" "$(fn_count "$WORK/real.json" $fn)"
 done
-P=$(jq .total.instructions "$WORK/pred.json"); M=$(jq .total.instructions "$WORK/real.json")
-check "total instructions within 0.1% ($P vs $M)" "$(within "$P" "$M" 0.001)" 1
-for key in 32768:64 4096:64; do
-    P=$(jq --arg k $key '.total.misses[$k]' "$WORK/pred.json"); M=$(jq --arg k $key '.total.misses[$k]' "$WORK/real.json")
-    check "misses $key within 10% ($P vs $M)" "$(within "$P" "$M" 0.10)" 1
-done
+check_totals "$WORK/pred.json" "$WORK/real.json" 32768:64 4096:64
 check "scopes in the JSON" "$(jq '[.scopes[] | select(.kind == "loop")] | length > 5' "$WORK/pred.json")" true
 "$AUGUR" predict --db "$DB" --param N=$TARGET > "$WORK/pred.txt" 2>/dev/null
 check "text prediction header" "$(head -n 1 "$WORK/pred.txt")" "Prediction at N=72"
