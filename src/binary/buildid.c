@@ -89,3 +89,9 @@ int elf_build_id(const char *path, char *hex, size_t hexlen)
         hex[0] = '\0';
     return rc == NOTE_TOO_LONG ? -1 : 0;
 }
+
+int elf_is_build(const char *path, const char *build_id)
+{
+    char now[BUILD_ID_HEX_MAX];
+    return build_id && *build_id && elf_build_id(path, now, sizeof now) == 0 && !strcmp(now, build_id);
+}

@@ -17,4 +17,9 @@
  * small for the id. */
 int elf_build_id(const char *path, char *hex, size_t hexlen);
 
+/* 1 when the file at `path` is the build with `build_id` (not ""), 0 when
+ * it is another, has none, or is gone: whether a run's module can still be
+ * analysed from its file. */
+int elf_is_build(const char *path, const char *build_id);
+
 #endif

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/collect_builds.h"
 #include "cli/commands.h"
 #include "cli/launch.h"
 #include "cli/run_dir.h"
@@ -324,7 +325,10 @@ static int collect(const collect_options *o, const char *tool_dir, const char *o
         .detail = detail,
         .exit_code = lr.exited ? lr.exit_code : 128 + lr.term_signal,
     };
-    int rc = store_run(o->db_path, o->program_argv, &o->params, &outcome, s, "collect");
+    int64_t run_id = 0;
+    int rc = store_run(o->db_path, o->program_argv, &o->params, &outcome, s, "collect", &run_id);
+    if (rc == 0)
+        collect_store_structure(o->db_path, run_id);
     if (rc == 0 && !lr.exited)
         fprintf(stderr, "augur: the program was %s; its partial profile is stored\n", detail);
     if (rc == 0 && lr.exited && lr.exit_code != 0)
@@ -355,6 +359,14 @@ int cmd_collect(int argc, char **argv)
         return fail(EXIT_AUGUR_FAILED, "%s", err);
     if (check_database(o.db_path, err, sizeof err) != 0)
         return fail(EXIT_AUGUR_FAILED, "%s", err);
+    char notice[4096];
+    if (collect_check_build(o.db_path, program, notice, sizeof notice, err, sizeof err) != 0)
+        return fail(EXIT_AUGUR_FAILED, "%s", err);
+    for (char *line = notice[0] ? notice : NULL, *next; line; line = next) {
+        if ((next = strchr(line, '\n')))
+            *next++ = '\0';
+        report_print_wrapped(stderr, "augur:", line, 100);
+    }
     if (make_run_token(token, err, sizeof err) != 0 || make_out_dir(&o, out_dir, sizeof out_dir, err, sizeof err) != 0)
         return fail(EXIT_AUGUR_FAILED, "%s", err);
     rc = collect(&o, tool_dir, out_dir, token);

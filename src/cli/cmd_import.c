@@ -139,7 +139,7 @@ static int import_files(const char *db_path, const run_params *params, char **fi
         .exit_code = main_proc->has_exit ? main_proc->exit_code : 0,
     };
     char **argv = command_of(main_proc);
-    int rc = store_run(db_path, argv, params, &outcome, s, "import");
+    int rc = store_run(db_path, argv, params, &outcome, s, "import", NULL);
     free(argv);
     process_set_free(s);
     free(s);

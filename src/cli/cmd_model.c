@@ -48,6 +48,8 @@ static void print_help(FILE *to)
             "histograms, as functions of the run parameters (--param of augur collect), and store\n"
             "them as a new model set.  Counts of affine loops are found as exact polynomials; other\n"
             "series by a search over c0 + c*p^i*log2(p)^j chosen by leave-one-out cross-validation.\n"
+            "Runs of several builds of one source (one per size compiled in, -DN=...) are modeled\n"
+            "together, matched by source location (function, file, line, loop).\n"
             "\n"
             "options:\n"
             "  --db FILE      the experiment database (default: $AUGUR_DB, else augur.db; now %s)\n"
@@ -183,21 +185,57 @@ static int parse_options(int argc, char **argv, model_cli *o)
     return 0;
 }
 
-/* The stored structure of the program the runs ran, analysed now if never
- * before; 1 (with a warning) when the program is gone or was rebuilt. */
+/* Analyse and store the structure of every build the candidate runs
+ * (o->runs, else every run) ran whose file is still that build and whose
+ * structure is not stored yet: runs of several builds are matched by their
+ * structures, which `augur collect` stores, but not an older one. */
+static int store_builds(db *d, const model_cli *o, char *err, size_t errlen)
+{
+    db_run_program *p;
+    size_t n;
+    if (db_run_programs(d, &p, &n, err, errlen) != 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        int wanted = !o->nruns;
+        for (size_t k = 0; k < o->nruns; k++)
+            wanted |= o->runs[k] == p[i].run_id;
+        int64_t id;
+        if (!wanted || !p[i].path || !*p[i].build_id ||
+            (rc = db_binary_of_build(d, p[i].build_id, &id, err, errlen)) != DB_NOT_FOUND)
+            continue;
+        scope_tree t;
+        rc = structure_tree_if_current(d, p[i].path, p[i].build_id, NULL, &t, err, errlen);
+        if (rc == 0)
+            scope_tree_free(&t);
+        rc = rc < 0 ? -1 : 0;
+    }
+    db_run_programs_free(p, n);
+    return rc;
+}
+
+/* The structure of the program the newest candidate run ran (the
+ * reference build when there are several): stored, or analysed now if
+ * never before; 1 (with a warning) when the program is gone or was rebuilt
+ * and its structure was not stored. */
 static int program_tree(db *d, const model_cli *o, scope_tree *t, char *err, size_t errlen)
 {
-    int64_t run = o->nruns ? o->runs[0] : 0;
+    int64_t run = 0;
+    for (size_t k = 0; k < o->nruns; k++)
+        run = o->runs[k] > run ? o->runs[k] : run;
     if (!run && db_newest_run(d, &run, err, errlen) != 0)
+        return -1;
+    if (store_builds(d, o, err, errlen) != 0)
         return -1;
     db_run_module *mods;
     size_t n;
     if (db_run_modules(d, run, &mods, &n, err, errlen) != 0)
         return -1;
-    int rc = n ? structure_tree_if_current(d, mods[0].path, mods[0].build_id, NULL, t, err, errlen) : 1;
+    int rc = n ? structure_tree_of_build(d, mods[0].path, mods[0].build_id, NULL, t, err, errlen) : 1;
     if (rc == 1 && n)
-        fprintf(stderr, "augur model: warning: %s is missing or was rebuilt since the runs: no scope models, and "
-                        "every memory instruction of the program is a reuse-distance group of its own\n", mods[0].path);
+        fprintf(stderr, "augur model: warning: %s is missing or was rebuilt since the runs, and its structure was "
+                        "not stored: no scope models, and every memory instruction of the program is a "
+                        "reuse-distance group of its own\n", mods[0].path);
     db_run_modules_free(mods, n);
     return rc;
 }
@@ -303,12 +341,21 @@ static int fit(db *d, model_cli *o, char *err, size_t errlen)
                            .jobs = o->jobs ? o->jobs : par_online_cpus()};
     modelset_summary sum;
     int rc = modelset_fit(d, &mo, &sum, err, errlen);
+    char builds[64] = "";
+    if (rc == 0 && sum.builds > 1)
+        snprintf(builds, sizeof builds, " (%zu builds, matched by source location)", sum.builds);
     if (rc == 0)
-        printf("model set %lld stored: %zu models over %zu runs, %zu reuse-distance groups%s\n",
-               (long long)sum.set_id, sum.models, sum.runs, sum.groups,
+        printf("model set %lld stored: %zu models over %zu runs%s, %zu reuse-distance groups%s\n",
+               (long long)sum.set_id, sum.models, sum.runs, builds, sum.groups,
                sum.nfailed ? " (some series could not be modeled: named on standard error)" : "");
     if (rc == 0)
         warn_unmodeled(&sum);
+    if (rc == 0 && sum.nunmatched)
+        fprintf(stderr, "augur model: warning: %zu scope%s could not be matched across the %zu builds and %s left "
+                        "out, with the scopes inside (augur model --show lists them):\n",
+                sum.nunmatched, sum.nunmatched == 1 ? "" : "s", sum.builds, sum.nunmatched == 1 ? "is" : "are");
+    for (size_t i = 0; rc == 0 && i < sum.nunmatched; i++)
+        fprintf(stderr, "  %s\n", sum.unmatched[i]);
     modelset_summary_free(&sum);
     if (have == 0)
         scope_tree_free(&tree);

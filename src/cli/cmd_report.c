@@ -247,10 +247,10 @@ static int load_run_trees(db *d, int64_t run_id, scope_tree **trees, size_t *n, 
     for (size_t i = 0; i < nmods && rc == 0; i++) {
         char label[PATH_MAX + 64];
         snprintf(label, sizeof label, "%s (module %zu of %zu)", report_base_name(mods[i].path), i + 1, nmods);
-        rc = structure_tree_if_current(d, mods[i].path, mods[i].build_id, label, &(*trees)[*n], err, errlen);
+        rc = structure_tree_of_build(d, mods[i].path, mods[i].build_id, label, &(*trees)[*n], err, errlen);
         if (rc == 1 && *mods[i].build_id)
-            fprintf(stderr, "augur report: warning: %s is missing or was rebuilt since the run; its scopes "
-                            "are left out\n", mods[i].path);
+            fprintf(stderr, "augur report: warning: %s is missing or was rebuilt since the run, and its "
+                            "structure was not stored; its scopes are left out\n", mods[i].path);
         if (rc == 0)
             ++*n;
         rc = rc == 1 ? 0 : rc;

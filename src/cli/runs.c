@@ -213,7 +213,7 @@ static void print_summary(const char *db_path, int64_t run_id, const process_set
 }
 
 int store_run(const char *db_path, char **argv, const run_params *params, const run_outcome *outcome,
-              process_set *s, const char *command_name)
+              process_set *s, const char *command_name, int64_t *run_id_out)
 {
     char err[1024], finished[32], host[256] = "", cwd[PATH_MAX] = "";
     iso_now(finished, sizeof finished);
@@ -249,5 +249,7 @@ int store_run(const char *db_path, char **argv, const run_params *params, const 
         return EXIT_AUGUR_FAILED;
     }
     print_summary(db_path, run_id, s, ri.status, ri.status_detail);
+    if (run_id_out)
+        *run_id_out = run_id;
     return 0;
 }

@@ -56,10 +56,11 @@ typedef struct run_outcome {
 } run_outcome;
 
 /* Store the run in the database at db_path (created if missing) in one
- * transaction, and tell the user where it went.  Returns 0, or
- * EXIT_AUGUR_FAILED after printing the error (the database is unchanged). */
+ * transaction, and tell the user where it went; *run_id (may be NULL) gets
+ * its id.  Returns 0, or EXIT_AUGUR_FAILED after printing the error (the
+ * database is unchanged). */
 int store_run(const char *db_path, char **argv, const run_params *params, const run_outcome *outcome,
-              process_set *s, const char *command_name);
+              process_set *s, const char *command_name, int64_t *run_id);
 
 /* The status detail of a process that exited with `code`: "" for 0, else
  * "exited with status N" (so a failed program is told from a good one). */

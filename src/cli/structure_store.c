@@ -88,9 +88,7 @@ int structure_ensure(db *d, const char *path, const char *label, int64_t *binary
 int structure_tree_if_current(db *d, const char *path, const char *build_id, const char *label, scope_tree *t,
                               char *err, size_t errlen)
 {
-    char now[BUILD_ID_HEX_MAX];
-    elf_build_id(path, now, sizeof now);
-    if (!*build_id || strcmp(now, build_id) != 0)
+    if (!elf_is_build(path, build_id))
         return 1;
     int64_t id;
     int analysed;
@@ -102,6 +100,29 @@ int structure_tree_if_current(db *d, const char *path, const char *build_id, con
      * module at `path`, and says so. */
     char *own = strdup(path);
     if (!own) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    free(t->binary.path);
+    t->binary.path = own;
+    return 0;
+}
+
+int structure_tree_of_build(db *d, const char *path, const char *build_id, const char *label, scope_tree *t,
+                            char *err, size_t errlen)
+{
+    int rc = structure_tree_if_current(d, path, build_id, label, t, err, errlen);
+    if (rc != 1 || !*build_id)
+        return rc;
+    int64_t id;
+    rc = db_binary_of_build(d, build_id, &id, err, errlen);
+    if (rc != 0)
+        return rc == DB_NOT_FOUND ? 1 : -1;
+    if (scope_tree_load(d, id, t, err, errlen) != 0)
+        return -1;
+    char *own = strdup(path); /* the tree is of the module at `path`, as above */
+    if (!own) {
+        scope_tree_free(t);
         snprintf(err, errlen, "out of memory");
         return -1;
     }

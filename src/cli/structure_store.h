@@ -35,4 +35,11 @@ struct scope_tree;
 int structure_tree_if_current(db *d, const char *path, const char *build_id, const char *label,
                               struct scope_tree *t, char *err, size_t errlen);
 
+/* As structure_tree_if_current, but a build whose file is gone or was
+ * rebuilt is loaded from the structure stored for its build-id (`augur
+ * collect` stores it while the file is that build); 1 when neither is
+ * there. */
+int structure_tree_of_build(db *d, const char *path, const char *build_id, const char *label,
+                            struct scope_tree *t, char *err, size_t errlen);
+
 #endif

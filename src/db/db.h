@@ -22,7 +22,7 @@
 #include "rd/rd.h"
 
 /* Version of the schema this augur writes (meta.schema_version). */
-#define DB_SCHEMA_VERSION 8
+#define DB_SCHEMA_VERSION 9
 
 /* Return value of lookups that found nothing. */
 #define DB_NOT_FOUND 1
@@ -237,6 +237,32 @@ typedef struct db_binary {
 int db_get_binary(db *d, int64_t binary_id, db_binary *out, char *err, size_t errlen);
 void db_binary_free(db_binary *b);
 
+/* The id of a stored structure of the build with `build_id` (not ""),
+ * whatever path it was analysed at and whether its file still exists: the
+ * one with DWARF first, as a stripped copy is stored apart; DB_NOT_FOUND
+ * when none is. */
+int db_binary_of_build(db *d, const char *build_id, int64_t *binary_id, char *err, size_t errlen);
+
+struct st_unit;
+
+/* The compilation units stored with a binary (binary_units), in DWARF
+ * order, into a new array (st_units_free).  None for a binary without
+ * DWARF, or one analysed before schema version 9. */
+int db_binary_units(db *d, int64_t binary_id, struct st_unit **out, size_t *n, char *err, size_t errlen);
+
+/* One decoded instruction of a stored binary (static_instructions). */
+typedef struct db_static_insn {
+    uint64_t addr;
+    uint32_t len, line; /* line 0: unknown */
+    int64_t scope;      /* its innermost scope */
+    int cls;            /* enum st_class */
+    int loads, stores;  /* memory operands read and written */
+} db_static_insn;
+
+/* Every decoded instruction of a binary, ascending addr, into a new array
+ * (free() it). */
+int db_static_instructions(db *d, int64_t binary_id, db_static_insn **out, size_t *n, char *err, size_t errlen);
+
 /* One scope, with static totals of the instructions it holds, inner
  * scopes included. */
 typedef struct db_scope {
@@ -292,6 +318,17 @@ typedef struct db_run_module {
 int db_run_modules(db *d, int64_t run_id, db_run_module **out, size_t *n, char *err, size_t errlen);
 void db_run_modules_free(db_run_module *m, size_t n);
 
+/* The program of every run (the executable of its first process, as
+ * db_run_modules identifies it), ascending run id: module 0 and NULL
+ * strings when it cannot be identified.  Free with db_run_programs_free. */
+typedef struct db_run_program {
+    int64_t run_id, module_id;
+    char *path, *build_id;
+} db_run_program;
+
+int db_run_programs(db *d, db_run_program **out, size_t *n, char *err, size_t errlen);
+void db_run_programs_free(db_run_program *p, size_t n);
+
 /* ---- models (db_model.c) -------------------------------------------------
  * A model set is what one `augur model` fitted: models of counts and
  * reuse-distance groups over the runs of one program.  Tables: docs/
@@ -318,6 +355,11 @@ typedef struct db_model_set {
     double lo[DB_MODEL_MAX_PARAMS], hi[DB_MODEL_MAX_PARAMS]; /* fitted range */
     char *runs;  /* JSON array of run ids */
     char *basis; /* JSON array of the user basis terms as given */
+    /* A set fitted across builds of one source (docs/models.md, "Builds of
+     * one source"): JSON array of the builds, the reference first
+     * ({"program", "build_id", "runs"}), and JSON array of the scopes left
+     * out as not matched (sentences); both NULL for a set of one build. */
+    char *builds, *unmatched;
     int nblock_sizes;
     uint32_t block_sizes[PROFILE_MAX_BLOCK_SIZES];
 } db_model_set;

@@ -129,3 +129,58 @@ int db_run_program_id(db *d, int64_t run_id, int64_t *id, char *err, size_t errl
     free(p);
     return rc;
 }
+
+static int fill_run_id(void *elem, sqlite3_stmt *st, void *ctx)
+{
+    (void)ctx;
+    ((db_run_program *)elem)->run_id = sqlite3_column_int64(st, 0);
+    return 0;
+}
+
+static int fill_module_names(void *elem, sqlite3_stmt *st, void *ctx)
+{
+    (void)ctx;
+    db_run_program *p = elem;
+    p->path = db_column_strdup(st, 0);
+    p->build_id = db_column_strdup(st, 1);
+    return p->path && p->build_id ? 0 : -1;
+}
+
+/* p's module id, path and build-id (left 0 and NULL when its program is
+ * not identified). */
+static int name_program(db *d, db_run_program *p, char *err, size_t errlen)
+{
+    if (db_run_program_id(d, p->run_id, &p->module_id, err, errlen) != 0)
+        return -1;
+    if (!p->module_id)
+        return 0;
+    db_run_program *row = NULL;
+    size_t n = 0;
+    db_row_array a = {(void **)&row, &n, 0, sizeof *row, fill_module_names, NULL};
+    int rc = db_query_rows(d, "SELECT path, build_id FROM modules WHERE id = ?1", p->module_id, 0, &a, DOING, err,
+                           errlen);
+    if (rc == 0 && n == 1)
+        p->path = row->path, p->build_id = row->build_id;
+    else if (n == 1)
+        free(row->path), free(row->build_id);
+    free(row);
+    return rc;
+}
+
+int db_run_programs(db *d, db_run_program **out, size_t *n, char *err, size_t errlen)
+{
+    *out = NULL;
+    *n = 0;
+    db_row_array a = {(void **)out, n, 0, sizeof **out, fill_run_id, NULL};
+    int rc = db_query_rows(d, "SELECT id FROM runs WHERE id >= ?1 ORDER BY id", 0, 0, &a, DOING, err, errlen);
+    for (size_t i = 0; rc == 0 && i < *n; i++)
+        rc = name_program(d, &(*out)[i], err, errlen);
+    return rc;
+}
+
+void db_run_programs_free(db_run_program *p, size_t n)
+{
+    for (size_t i = 0; p && i < n; i++)
+        free(p[i].path), free(p[i].build_id);
+    free(p);
+}

@@ -195,13 +195,15 @@ static int insert_set(db_model_writer *w, db_model_set *set, char *err, size_t e
     if (rc == 0)
         rc = db_prepare(w->d,
                         "INSERT INTO model_sets (created, program, params, ranges, runs, basis, block_sizes, "
-                        "augur_version, rd_method) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        "augur_version, rd_method, builds, unmatched) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         &st, DOING_STORE, err, errlen);
     if (rc == 0) {
         const char *text[8] = {created, set->program, params, ranges, set->runs, set->basis, sizes, AUGUR_VERSION};
         for (int i = 0; i < 8; i++)
             sqlite3_bind_text(st, i + 1, text[i], -1, SQLITE_STATIC);
         sqlite3_bind_int(st, 9, DB_RD_METHOD);
+        db_bind_text(st, 10, set->builds);
+        db_bind_text(st, 11, set->unmatched);
         rc = db_step_done(w->d, st, DOING_STORE, err, errlen);
         set->id = sqlite3_last_insert_rowid(w->d->sql);
     }
@@ -414,6 +416,8 @@ void db_model_set_free(db_model_set *s)
         free(s->params[k]);
     free(s->runs);
     free(s->basis);
+    free(s->builds);
+    free(s->unmatched);
     memset(s, 0, sizeof *s);
 }
 
@@ -444,13 +448,22 @@ static int parse_set_json(db_model_set *s, const char *params, const char *range
     return rc;
 }
 
+/* Is text NULL or a JSON array? */
+static int array_or_null(const char *text)
+{
+    json_t *a = text ? json_loads(text, 0, NULL) : NULL;
+    int ok = !text || json_is_array(a);
+    json_decref(a);
+    return ok;
+}
+
 int db_model_set_newest(db *d, db_model_set *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     sqlite3_stmt *st;
     if (db_prepare(d,
-                   "SELECT id, created, program, params, ranges, runs, basis, block_sizes, rd_method FROM model_sets "
-                   "ORDER BY id DESC LIMIT 1",
+                   "SELECT id, created, program, params, ranges, runs, basis, block_sizes, rd_method, builds, "
+                   "unmatched FROM model_sets ORDER BY id DESC LIMIT 1",
                    &st, DOING_READ, err, errlen) != 0)
         return -1;
     int rc = sqlite3_step(st);
@@ -477,11 +490,14 @@ int db_model_set_newest(db *d, db_model_set *out, char *err, size_t errlen)
     out->program = db_column_strdup(st, 2);
     out->runs = db_column_strdup(st, 5);
     out->basis = db_column_strdup(st, 6);
+    out->builds = db_column_strdup(st, 9);
+    out->unmatched = db_column_strdup(st, 10);
     int bad = parse_set_json(out, (const char *)sqlite3_column_text(st, 3), (const char *)sqlite3_column_text(st, 4),
-                             (const char *)sqlite3_column_text(st, 7));
+                             (const char *)sqlite3_column_text(st, 7)) ||
+              !array_or_null(out->builds) || !array_or_null(out->unmatched);
     sqlite3_finalize(st);
     if (bad || !out->created || !out->program || !out->runs || !out->basis) {
-        snprintf(err, errlen, "%s: model set %lld is damaged (unreadable parameters or ranges): run `augur model` "
+        snprintf(err, errlen, "%s: model set %lld is damaged (unreadable parameters, ranges or builds): run `augur model` "
                               "again",
                  d->path, (long long)out->id);
         return -1;

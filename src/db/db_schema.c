@@ -247,6 +247,19 @@ static const char structure_schema_sql[] =
     "         s.first_line, s.last_line, printf('%x', s.entry_addr) AS entry_hex, s.folded\n"
     "  FROM scopes s JOIN binaries b ON b.id = s.binary_id;\n";
 
+/* Version 9: the compilation units of each analysed binary, by which
+ * builds of one program are compared and matched (docs/database.md,
+ * "binary_units").  IF NOT EXISTS: created by the upgrade of any older
+ * version, whichever tables it had. */
+static const char units_schema_sql[] =
+    "CREATE TABLE IF NOT EXISTS binary_units (\n"
+    "  binary_id INTEGER NOT NULL REFERENCES binaries(id) ON DELETE CASCADE,\n"
+    "  position  INTEGER NOT NULL,\n"
+    "  file      TEXT NOT NULL,\n"
+    "  producer  TEXT NOT NULL,\n"
+    "  PRIMARY KEY (binary_id, position)\n"
+    ") WITHOUT ROWID;\n";
+
 /* Version 3: model sets fitted by `augur model` (docs/database.md,
  * "Models"); older databases gain these tables when opened for writing. */
 static const char model_schema_sql[] =
@@ -260,7 +273,9 @@ static const char model_schema_sql[] =
     "  basis         TEXT NOT NULL,\n"
     "  block_sizes   TEXT NOT NULL,\n"
     "  augur_version TEXT NOT NULL,\n"
-    "  rd_method     INTEGER NOT NULL DEFAULT 1\n"
+    "  rd_method     INTEGER NOT NULL DEFAULT 1,\n"
+    "  builds        TEXT,\n"
+    "  unmatched     TEXT\n"
     ");\n"
     "CREATE TABLE models (\n"
     "  id          INTEGER PRIMARY KEY,\n"
@@ -404,6 +419,7 @@ static int create_schema(db *d, char *err, size_t errlen)
         db_exec(d, meta, "create the schema", err, errlen) != 0 || fill_rd_bins(d, err, errlen) != 0)
         return -1;
     if (create_structure_schema(d, err, errlen) != 0 ||
+        db_exec(d, units_schema_sql, "create the schema", err, errlen) != 0 ||
         db_exec(d, model_schema_sql, "create the schema", err, errlen) != 0 ||
         db_exec(d, call_schema_sql, "create the schema", err, errlen) != 0)
         return -1;
@@ -456,17 +472,24 @@ static int read_version(db *d, int64_t *version, char *err, size_t errlen)
     return 0;
 }
 
+/* Run `alter` unless `table` has `column` already (a database upgraded
+ * before, or made with it). */
+static int add_column(db *d, const char *table, const char *column, const char *alter, char *err, size_t errlen)
+{
+    char sql[256];
+    int64_t has = 0;
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pragma_table_info('%s') WHERE name = '%s'", table, column);
+    if (query_int(d, sql, &has, err, errlen) != 0)
+        return -1;
+    return has ? 0 : db_exec(d, alter, "upgrade the schema", err, errlen);
+}
+
 /* Version 5's processes.exe_module_id, added to an older database (NULL in
  * its rows: db_run_modules then resolves the executable when asked). */
 static int add_exe_module_column(db *d, char *err, size_t errlen)
 {
-    int64_t has = 0;
-    if (query_int(d, "SELECT count(*) FROM pragma_table_info('processes') WHERE name = 'exe_module_id'", &has, err,
-                  errlen) != 0)
-        return -1;
-    return has ? 0
-               : db_exec(d, "ALTER TABLE processes ADD COLUMN exe_module_id INTEGER REFERENCES modules(id)",
-                         "upgrade the schema", err, errlen);
+    return add_column(d, "processes", "exe_module_id",
+                      "ALTER TABLE processes ADD COLUMN exe_module_id INTEGER REFERENCES modules(id)", err, errlen);
 }
 
 /* Version 6 names instruction class 0 `load_store` (loads and stores with
@@ -487,10 +510,16 @@ static int rename_load_store(db *d, int64_t version, char *err, size_t errlen)
  * model tables (NULL in its rows: no alternatives known). */
 static int add_spread_column(db *d, char *err, size_t errlen)
 {
-    int64_t has = 0;
-    if (query_int(d, "SELECT count(*) FROM pragma_table_info('models') WHERE name = 'spread'", &has, err, errlen) != 0)
-        return -1;
-    return has ? 0 : db_exec(d, "ALTER TABLE models ADD COLUMN spread TEXT", "upgrade the schema", err, errlen);
+    return add_column(d, "models", "spread", "ALTER TABLE models ADD COLUMN spread TEXT", err, errlen);
+}
+
+/* Version 9's model_sets.builds and unmatched, added to an older database
+ * that has the model tables (NULL in its rows: sets of one build). */
+static int add_builds_columns(db *d, char *err, size_t errlen)
+{
+    return add_column(d, "model_sets", "builds",
+                      "ALTER TABLE model_sets ADD COLUMN builds TEXT; ALTER TABLE model_sets ADD COLUMN unmatched TEXT",
+                      err, errlen);
 }
 
 /* Create the schema in an empty database, or upgrade an older one.  In a
@@ -512,8 +541,12 @@ static int initialise(db *d, int64_t *version, char *err, size_t errlen)
         rc = add_exe_module_column(d, err, errlen);
     if (rc == 0 && *version >= 3 && *version < 7) /* version 7 keeps each model's spread */
         rc = add_spread_column(d, err, errlen);
+    if (rc == 0 && *version >= 3 && *version < 9) /* version 9 keeps the builds of a set */
+        rc = add_builds_columns(d, err, errlen);
     if (rc == 0 && *version >= 1 && *version < 3) /* version 3 added the model tables */
         rc = db_exec(d, model_schema_sql, "create the schema", err, errlen);
+    if (rc == 0 && *version >= 1 && *version < 9) /* version 9 added the compilation units */
+        rc = db_exec(d, units_schema_sql, "upgrade the schema", err, errlen);
     if (rc == 0 && *version >= 1 && *version < 6) /* version 6 renamed class none */
         rc = rename_load_store(d, *version, err, errlen);
     if (rc == 0 && *version >= 1 && *version < 8) /* version 8 added the call edges */

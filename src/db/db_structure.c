@@ -33,12 +33,15 @@ void db_binary_key(const char *path, const char *build_id, char *key, size_t key
         snprintf(key, keylen, "file:%s", path);
 }
 
-int db_find_binary(db *d, const char *key, int64_t *binary_id, char *err, size_t errlen)
+/* The id of the binary `sql` selects with `value` bound to ?1; DB_NOT_FOUND,
+ * with a message naming `what`, when none. */
+static int find_binary_by(db *d, const char *sql, const char *value, const char *what, int64_t *binary_id,
+                          char *err, size_t errlen)
 {
     sqlite3_stmt *st;
-    if (db_prepare(d, "SELECT id FROM binaries WHERE key = ?", &st, DOING_READ, err, errlen) != 0)
+    if (db_prepare(d, sql, &st, DOING_READ, err, errlen) != 0)
         return -1;
-    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 1, value, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
         *binary_id = sqlite3_column_int64(st, 0);
@@ -46,16 +49,30 @@ int db_find_binary(db *d, const char *key, int64_t *binary_id, char *err, size_t
     if (rc == SQLITE_ROW)
         return 0;
     if (rc == SQLITE_DONE) {
-        snprintf(err, errlen, "%s: no structure stored for %s", d->path, key);
+        snprintf(err, errlen, "%s: no structure stored for %s%s", d->path, what, value);
         return DB_NOT_FOUND;
     }
     return db_fail(d, DOING_READ, err, errlen);
 }
 
+int db_find_binary(db *d, const char *key, int64_t *binary_id, char *err, size_t errlen)
+{
+    return find_binary_by(d, "SELECT id FROM binaries WHERE key = ?1", key, "", binary_id, err, errlen);
+}
+
+int db_binary_of_build(db *d, const char *build_id, int64_t *binary_id, char *err, size_t errlen)
+{
+    /* a stripped copy of the build is a row of its own: the one with DWARF first */
+    return find_binary_by(d,
+                          "SELECT id FROM binaries WHERE build_id = ?1 AND build_id <> ''"
+                          " ORDER BY has_dwarf DESC, stripped, id LIMIT 1",
+                          build_id ? build_id : "", "build-id ", binary_id, err, errlen);
+}
+
 /* ---- storing ------------------------------------------------------------- */
 
 /* The statements of one store, prepared once. */
-enum { S_BINARY, S_SCOPE, S_EDGE, S_MEMOP, NSTORE };
+enum { S_BINARY, S_SCOPE, S_EDGE, S_MEMOP, S_UNIT, NSTORE };
 static const char *const store_sql[NSTORE] = {
     "INSERT INTO binaries (key, build_id, path, stripped, has_dwarf, text_bytes, functions, instructions, loops, "
     "warnings, analysed, augur_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -64,6 +81,7 @@ static const char *const store_sql[NSTORE] = {
     "INSERT INTO loop_edges (binary_id, scope, kind, addr) VALUES (?, ?, ?, ?)",
     "INSERT INTO memory_operands (binary_id, addr, operand, access, size, formula, loops, strides) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO binary_units (binary_id, position, file, producer) VALUES (?, ?, ?, ?)",
 };
 
 typedef struct storer {
@@ -133,6 +151,20 @@ static int store_scopes(storer *s)
         db_bind_text(st, 11, sc->call_file);
         db_bind_id(st, 12, sc->call_line);
         if (done(s, S_SCOPE) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int store_units(storer *s)
+{
+    sqlite3_stmt *st = s->st[S_UNIT];
+    for (size_t i = 0; i < s->m->nunits; i++) {
+        sqlite3_bind_int64(st, 1, s->id);
+        sqlite3_bind_int64(st, 2, (int64_t)i);
+        sqlite3_bind_text(st, 3, s->m->units[i].file, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, s->m->units[i].producer, -1, SQLITE_STATIC);
+        if (done(s, S_UNIT) != 0)
             return -1;
     }
     return 0;
@@ -304,7 +336,7 @@ static int store_all(storer *s, const char *key, int64_t *binary_id)
     for (int k = 0; k < NSTORE; k++)
         if (db_prepare(s->d, store_sql[k], &s->st[k], DOING_STORE, s->err, s->errlen) != 0)
             return -1;
-    if (store_binary(s, key) != 0 || store_scopes(s) != 0 || store_functions(s) != 0)
+    if (store_binary(s, key) != 0 || store_units(s) != 0 || store_scopes(s) != 0 || store_functions(s) != 0)
         return -1;
     *binary_id = s->id;
     return 0;

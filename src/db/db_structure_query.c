@@ -208,3 +208,44 @@ void db_run_modules_free(db_run_module *m, size_t n)
         free(m[i].path), free(m[i].build_id);
     free(m);
 }
+
+static int fill_unit(void *elem, sqlite3_stmt *st, void *ctx)
+{
+    (void)ctx;
+    st_unit *u = elem;
+    u->file = db_column_strdup(st, 0);
+    u->producer = db_column_strdup(st, 1);
+    return u->file && u->producer ? 0 : -1;
+}
+
+int db_binary_units(db *d, int64_t binary_id, st_unit **out, size_t *n, char *err, size_t errlen)
+{
+    static const char sql[] = "SELECT file, producer FROM binary_units WHERE binary_id = ?1 ORDER BY position";
+    *out = NULL;
+    *n = 0;
+    db_row_array a = {(void **)out, n, 0, sizeof **out, fill_unit, NULL};
+    return db_query_rows(d, sql, binary_id, 0, &a, DOING, err, errlen);
+}
+
+static int fill_static_insn(void *elem, sqlite3_stmt *st, void *ctx)
+{
+    (void)ctx;
+    *(db_static_insn *)elem = (db_static_insn){.addr = db_column_u64(st, 0),
+                                               .len = (uint32_t)sqlite3_column_int64(st, 1),
+                                               .scope = sqlite3_column_int64(st, 2),
+                                               .line = (uint32_t)sqlite3_column_int64(st, 3),
+                                               .cls = sqlite3_column_int(st, 4),
+                                               .loads = sqlite3_column_int(st, 5),
+                                               .stores = sqlite3_column_int(st, 6)};
+    return 0;
+}
+
+int db_static_instructions(db *d, int64_t binary_id, db_static_insn **out, size_t *n, char *err, size_t errlen)
+{
+    static const char sql[] = "SELECT addr, len, scope, line, class, loads, stores FROM static_instructions"
+                              " WHERE binary_id = ?1 ORDER BY addr";
+    *out = NULL;
+    *n = 0;
+    db_row_array a = {(void **)out, n, 0, sizeof **out, fill_static_insn, NULL};
+    return db_query_rows(d, sql, binary_id, 0, &a, DOING, err, errlen);
+}

@@ -37,6 +37,24 @@ static char *ids_json(const ms_runs *r)
     return text;
 }
 
+/* The builds of a set across builds as JSON text (free() it): the
+ * reference first, each {"program", "build_id", "runs"}. */
+static char *builds_json(const ms_runs *r)
+{
+    json_t *a = json_array();
+    for (size_t b = 0; a && b < r->nbuilds; b++) {
+        json_t *ids = json_array();
+        for (size_t i = 0; ids && i < r->n; i++)
+            if (r->run_build[i] == b)
+                json_array_append_new(ids, json_integer(r->ids[i]));
+        json_array_append_new(a, json_pack("{s:s, s:s, s:o}", "program", r->builds[b].path, "build_id",
+                                           r->builds[b].build_id, "runs", ids ? ids : json_null()));
+    }
+    char *text = a ? json_dumps(a, JSON_COMPACT) : NULL;
+    json_decref(a);
+    return text;
+}
+
 static char *basis_json(const modelset_options *o)
 {
     json_t *a = json_string_array((char *const *)o->basis, (size_t)o->nbasis);
@@ -73,25 +91,57 @@ static int fit_everything(ms_fitter *f, modelset_summary *out)
     return rc;
 }
 
+/* The set's builds and the scopes left out, for a set across builds. */
+static int describe_builds(const ms_runs *runs, const ms_builds *bs, db_model_set *set)
+{
+    json_t *notes = json_string_array(bs->unmatched, bs->nunmatched);
+    set->builds = builds_json(runs);
+    set->unmatched = notes ? json_dumps(notes, JSON_COMPACT) : NULL;
+    json_decref(notes);
+    return set->builds && set->unmatched ? 0 : -1;
+}
+
+/* With runs of several builds, read and match them (ms_builds_load) and
+ * fit on the reference build's structure; else on o->program. */
+static int choose_structure(db *d, const modelset_options *o, ms_fitter *f, ms_builds *bs, char *err, size_t errlen)
+{
+    f->program = o->program;
+    if (f->runs->nbuilds < 2)
+        return 0;
+    if (o->progress)
+        fprintf(o->progress, "augur model: matching %zu builds of %s by source location\n", f->runs->nbuilds,
+                report_base_name(f->runs->program));
+    if (ms_builds_load(d, f->runs, bs, err, errlen) != 0)
+        return -1;
+    f->builds = bs;
+    f->program = &bs->b[0].tree;
+    return 0;
+}
+
 int modelset_fit(db *d, const modelset_options *o, modelset_summary *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     ms_runs runs;
     ms_series series = {0};
+    ms_builds builds = {0};
     ms_fitter f = {.d = d, .runs = &runs, .series = &series, .opts = o, .err = err, .errlen = errlen};
     db_model_set set = {0};
     int rc = ms_runs_select(d, o, &runs, err, errlen);
+    if (rc == 0)
+        rc = choose_structure(d, o, &f, &builds, err, errlen);
     if (rc == 0)
         rc = parse_basis(o, &runs, &f.mo, err, errlen);
     if (rc == 0 && o->progress)
         fprintf(o->progress, "augur model: reading %zu runs\n", runs.n);
     if (rc == 0)
-        rc = ms_series_load(d, &runs, &series, err, errlen);
+        rc = ms_series_load(d, &runs, f.builds, &series, err, errlen);
     if (rc == 0)
         rc = check_total(&f, err, errlen);
     if (rc == 0) {
         set = (db_model_set){.program = runs.program, .nparams = runs.nparams, .runs = ids_json(&runs),
                              .basis = basis_json(o), .nblock_sizes = runs.nblock_sizes};
+        if (f.builds && describe_builds(&runs, f.builds, &set) != 0)
+            set.runs = (free(set.runs), NULL); /* out of memory: reported below */
         memcpy(set.params, runs.names, sizeof set.params);
         memcpy(set.lo, runs.lo, sizeof set.lo);
         memcpy(set.hi, runs.hi, sizeof set.hi);
@@ -115,8 +165,14 @@ int modelset_fit(db *d, const modelset_options *o, modelset_summary *out, char *
             out->nparams = k + 1;
     ms_fit_clear(&f);
     free(f.jobs);
-    free(set.runs), free(set.basis);
+    out->builds = runs.nbuilds;
+    if (rc == 0) { /* the summary owns them now */
+        out->unmatched = builds.unmatched, out->nunmatched = builds.nunmatched;
+        builds.unmatched = NULL, builds.nunmatched = 0;
+    }
+    free(set.runs), free(set.basis), free(set.builds), free(set.unmatched);
     ms_series_free(&series);
+    ms_builds_free(&builds);
     ms_runs_free(&runs);
     return rc;
 }
@@ -126,5 +182,8 @@ void modelset_summary_free(modelset_summary *s)
     ms_failures_free(s->failed, s->nfailed);
     for (int k = 0; k < s->nparams; k++)
         free(s->params[k]);
+    for (size_t i = 0; i < s->nunmatched; i++)
+        free(s->unmatched[i]);
+    free(s->unmatched);
     memset(s, 0, sizeof *s);
 }

@@ -3,6 +3,9 @@
  *
  *   modelset_runs.c    choosing the runs and the modeled parameters, with
  *                      the errors for what cannot be modeled
+ *   modelset_builds.c  runs of several builds of one source (sizes
+ *                      compiled in): compared, and matched by source
+ *                      location (builds.h, build_match.c)
  *   modelset_series.c  every executed instruction as a series over the runs
  *   modelset_counts.c  count models: total, functions, lines, blocks, scopes
  *   modelset_groups.c  reuse-distance groups and their histogram models
@@ -19,6 +22,7 @@
 
 #include "db/db.h"
 #include "model/model.h"
+#include "modelset/builds.h"
 #include "report/report.h"
 
 typedef struct modelset_options {
@@ -34,6 +38,12 @@ typedef struct modelset_options {
     int jobs;                  /* threads that fit (>= 1; the stored set is the same for any number) */
 } modelset_options;
 
+/* A program as a run ran it: its main module. */
+typedef struct ms_program {
+    char *path, *build_id;
+    int64_t module_id;
+} ms_program;
+
 /* The training runs: the points every series is fitted on. */
 typedef struct ms_runs {
     size_t n;
@@ -42,19 +52,72 @@ typedef struct ms_runs {
     char *names[MODEL_MAX_PARAMS];
     double *x; /* x[r * nparams + k]: parameter k of run r */
     double lo[MODEL_MAX_PARAMS], hi[MODEL_MAX_PARAMS];
-    char *program;    /* path of the main module of every run */
+    char *program;    /* path of the main module of the reference build */
     int64_t program_module; /* its modules.id */
+    size_t nbuilds;   /* builds of the program the runs ran: 1, or more (modelset_builds.c) */
+    ms_program *builds; /* the reference first: the build of the newest run */
+    size_t *run_build;  /* per run: the index of its build */
     int nblock_sizes; /* block sizes every run measured */
     uint32_t block_sizes[PROFILE_MAX_BLOCK_SIZES];
 } ms_runs;
 
 /* Select and check the runs (modelset_runs.c).  -1 with a message when
  * they cannot be modeled: fewer than 3, a run without a modeled parameter,
- * runs that differ in a parameter that is not modeled, runs of different
- * programs.  Runs repeating another run's parameters are dropped, the
- * newest kept, with a note on o->progress. */
+ * runs that differ in a parameter that is not modeled, a run whose program
+ * is unknown.  Runs repeating another run's parameters are dropped, the
+ * newest kept, with a note on o->progress.  Runs of several builds are
+ * grouped by build (out->builds); whether those can be modeled together is
+ * ms_builds_load's to say. */
 int ms_runs_select(db *d, const modelset_options *o, ms_runs *out, char *err, size_t errlen);
 void ms_runs_free(ms_runs *r);
+
+/* One build of a model set across builds: its stored structure and
+ * compilation units, and how it matches the reference (build 0). */
+typedef struct ms_build {
+    scope_tree tree;
+    st_unit *units;
+    size_t nunits;
+    int64_t *of_ref;     /* per scope of the reference: this build's matched scope, or -1 */
+    int64_t *ref_of;     /* per scope of this build: the reference's, or -1 */
+    build_insn_map *map; /* this build's matched instructions, ascending addr */
+    size_t nmap;
+} ms_build;
+
+typedef struct ms_builds {
+    size_t n;
+    ms_build *b;            /* as ms_runs.builds: the reference first */
+    unsigned char *modeled; /* per scope of the reference: matched in every build */
+    char **unmatched;       /* the outermost scopes left out, as sentences */
+    size_t nunmatched;
+} ms_builds;
+
+/* The builds of runs (runs->nbuilds > 1) read, compared and matched
+ * (modelset_builds.c).  -1 with a message naming the builds and the
+ * difference when they are not builds of one source with the same flags
+ * (-D/-U aside), when a build has no debug information, or when a build's
+ * structure is not stored.  Free with ms_builds_free, also after failure. */
+int ms_builds_load(db *d, const ms_runs *runs, ms_builds *out, char *err, size_t errlen);
+void ms_builds_free(ms_builds *bs);
+
+/* The counts of run `run_id`, counted in its build's structure `own`, per
+ * scope of the reference (nref scopes): scope s gets own's scope of_ref[s]
+ * (none when -1: 0).  A new array (free() it); -1 with a message. */
+int ms_counts_in_reference(db *d, int64_t run_id, const scope_tree *own, const int64_t *of_ref, size_t nref,
+                           scope_counts **out, char *err, size_t errlen);
+
+/* The counts of run `run_id` per scope of the reference structure `ref`:
+ * for a run of ref's build report_scope_counts; for a run of another build
+ * of its source, counted in that build's stored structure and moved to the
+ * scopes of ref they match (build_match_scopes; the others 0).  A new
+ * array (free() it); DB_NOT_FOUND when that build's structure is not
+ * stored, -1 with a message. */
+int ms_run_scope_counts(db *d, int64_t run_id, const scope_tree *ref, scope_counts **out, char *err, size_t errlen);
+
+/* Addresses from here up stand for the instructions of one source line
+ * (function, file, line) that are not matched across builds: their counts
+ * go to that line and function; they make no blocks, and their accesses one
+ * reuse-distance group. */
+#define MS_UNMATCHED_ADDR (UINT64_C(1) << 62)
 
 /* Every executed instruction location over the runs (modelset_series.c). */
 typedef struct ms_loc {
@@ -75,7 +138,12 @@ typedef struct ms_series {
     char **function, **file, **module; /* names of each location, NULL when unknown */
 } ms_series;
 
-int ms_series_load(db *d, const ms_runs *runs, ms_series *out, char *err, size_t errlen);
+/* Read every run's instructions into locations.  With builds (NULL for a
+ * set of one build), the program's instructions of each run are first
+ * moved to the reference build's: a matched instruction to the address and
+ * length of the one it stands for, any other to MS_UNMATCHED_ADDR + the
+ * index of its (function, file, line). */
+int ms_series_load(db *d, const ms_runs *runs, const ms_builds *builds, ms_series *out, char *err, size_t errlen);
 void ms_series_free(ms_series *s);
 
 /* A series that could not be modeled: what it is, for people ("reads of
@@ -100,6 +168,8 @@ typedef struct ms_fitter {
     const ms_runs *runs;
     const ms_series *series;
     const modelset_options *opts;
+    const scope_tree *program; /* the (reference build's) structure, or NULL */
+    const ms_builds *builds;   /* NULL for a set of one build */
     model_options mo;
     db_model_writer *w;
     size_t models;         /* stored */
@@ -155,6 +225,9 @@ typedef struct modelset_summary {
     ms_failure *failed; /* the series that could not be modeled and why */
     int nparams;
     char *params[MODEL_MAX_PARAMS]; /* the modeled parameters, which reasons name by number (1, 2, ...) */
+    size_t builds;      /* builds of the program the runs ran */
+    char **unmatched;   /* across builds: the scopes left out, as sentences */
+    size_t nunmatched;
 } modelset_summary;
 
 /* Fit and store a model set (modelset.c), in one transaction.  Free *out

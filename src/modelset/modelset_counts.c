@@ -191,7 +191,7 @@ static int same_block(const ms_series *s, size_t i)
 {
     const ms_loc *a = &s->locs[i - 1], *b = &s->locs[i];
     size_t n = s->runs->n;
-    return a->module_id == b->module_id && a->function_id == b->function_id && a->addr + a->len == b->addr &&
+    return b->addr < MS_UNMATCHED_ADDR && a->module_id == b->module_id && a->function_id == b->function_id && a->addr + a->len == b->addr &&
            !memcmp(&s->exec[(i - 1) * n], &s->exec[i * n], n * sizeof *s->exec);
 }
 
@@ -230,6 +230,8 @@ static int fit_blocks(ms_fitter *f)
     for (size_t first = 0, end; rc == 0 && first < s->nlocs; first = end) {
         for (end = first + 1; end < s->nlocs && same_block(s, end); end++)
             ;
+        if (s->locs[first].addr >= MS_UNMATCHED_ADDR)
+            continue; /* code not matched across builds: no address to give a block */
         db_model_subject subj = block_subject(s, first, end);
         rc = ms_fit_put(f, &subj, "executions", &s->exec[first * s->runs->n]);
         if (rc == 0)
@@ -305,9 +307,9 @@ int ms_scope_metric(const scope_counts *c, const char *metric, uint64_t *v)
 
 static int put_scope(ms_fitter *f, scope_counts **per_run, size_t s, double *y)
 {
-    const db_scope *sc = &f->opts->program->scopes[s];
+    const db_scope *sc = &f->program->scopes[s];
     db_model_subject subj = {.kind = "scope",
-                             .module = f->opts->program->binary.path,
+                             .module = f->program->binary.path,
                              .function = sc->name,
                              .file = sc->file,
                              .line = sc->first_line,
@@ -325,9 +327,22 @@ static int put_scope(ms_fitter *f, scope_counts **per_run, size_t s, double *y)
     return rc;
 }
 
+/* The counts of run r per scope of the reference: a run of another build
+ * counted in its own structure, moved to the reference's scopes it matches
+ * (the others stay 0: they are not modeled).  -1 with a message. */
+static int run_scope_counts(ms_fitter *f, size_t r, scope_counts **out)
+{
+    const ms_builds *bs = f->builds;
+    size_t b = bs ? f->runs->run_build[r] : 0;
+    if (!bs || b == 0)
+        return report_scope_counts(f->d, f->runs->ids[r], f->program, out, f->err, f->errlen);
+    return ms_counts_in_reference(f->d, f->runs->ids[r], &bs->b[b].tree, bs->b[b].of_ref, f->program->nscopes, out,
+                                  f->err, f->errlen);
+}
+
 int ms_fit_scopes(ms_fitter *f)
 {
-    const scope_tree *t = f->opts->program;
+    const scope_tree *t = f->program;
     if (!t)
         return 0;
     if (f->opts->progress)
@@ -339,9 +354,10 @@ int ms_fit_scopes(ms_fitter *f)
     if (rc != 0)
         snprintf(f->err, f->errlen, "out of memory");
     for (size_t r = 0; rc == 0 && r < n; r++)
-        rc = report_scope_counts(f->d, f->runs->ids[r], t, &per_run[r], f->err, f->errlen);
+        rc = run_scope_counts(f, r, &per_run[r]);
     for (size_t s = 1; rc == 0 && s < t->nscopes; s++) /* scope 0 is the module: the function rows cover it */
-        rc = put_scope(f, per_run, s, y);
+        if (!f->builds || f->builds->modeled[s])
+            rc = put_scope(f, per_run, s, y);
     if (rc == 0)
         rc = ms_fit_flush(f);
     for (size_t r = 0; per_run && r < n; r++)

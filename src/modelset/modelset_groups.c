@@ -410,8 +410,8 @@ int ms_fit_groups(ms_fitter *f, size_t *ngroups)
     *ngroups = 0;
     if (nb == 0)
         return 0;
-    if (f->opts->program)
-        rc = db_memory_keys(f->d, f->opts->program->binary.id, &keys, &nkeys, f->err, f->errlen);
+    if (f->program)
+        rc = db_memory_keys(f->d, f->program->binary.id, &keys, &nkeys, f->err, f->errlen);
     g.hist = calloc((size_t)nb + 1, sizeof *g.hist);
     if (rc == 0 && (!g.hist || form_groups(&g, keys, nkeys) != 0)) {
         snprintf(f->err, f->errlen, "out of memory");

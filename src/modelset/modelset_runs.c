@@ -1,24 +1,37 @@
 /* modelset_runs.c — which runs a model set is fitted over and which of
  * their parameters it models, and the refusals for what cannot be modeled:
  * too few runs, a run without a modeled parameter, runs that differ in a
- * parameter left out, runs of different programs. */
+ * parameter left out, runs whose program is unknown.  Runs of several
+ * builds are grouped by build here, the newest run's build first;
+ * modelset_builds.c judges whether they are builds of one source. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "modelset/modelset.h"
 
-/* The runs as db_get_run reads them. */
+/* The runs as db_get_run reads them, and the program each ran. */
 typedef struct run_list {
     size_t n;
     db_run *runs;
+    ms_program *progs;
 } run_list;
+
+static void program_free(ms_program *p)
+{
+    free(p->path), free(p->build_id);
+    memset(p, 0, sizeof *p);
+}
 
 static void run_list_free(run_list *l)
 {
-    for (size_t i = 0; i < l->n; i++)
+    for (size_t i = 0; i < l->n; i++) {
         db_run_free(&l->runs[i]);
+        if (l->progs)
+            program_free(&l->progs[i]);
+    }
     free(l->runs);
+    free(l->progs);
 }
 
 static int load_runs(db *d, const modelset_options *o, run_list *l, char *err, size_t errlen)
@@ -32,7 +45,8 @@ static int load_runs(db *d, const modelset_options *o, run_list *l, char *err, s
     } else if (db_complete_runs(d, &ids, &n, err, errlen) != 0)
         return -1;
     l->runs = calloc(n + 1, sizeof *l->runs);
-    int rc = l->runs ? 0 : -1;
+    l->progs = calloc(n + 1, sizeof *l->progs);
+    int rc = l->runs && l->progs ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < n; i++, l->n++)
         rc = db_get_run(d, ids[i], &l->runs[i], err, errlen) != 0 ? -1 : 0;
     free(ids);
@@ -121,11 +135,11 @@ static int check_params(const run_list *l, const ms_runs *out, char *err, size_t
     return 0;
 }
 
-/* All runs ran the same program (path and build-id of the main module,
- * which db_run_modules identifies and lists first), and it is known. */
-static int check_program(db *d, const run_list *l, ms_runs *out, char *err, size_t errlen)
+/* The program of every run (path and build-id of the main module, which
+ * db_run_modules identifies and lists first) into l->progs; -1 with a
+ * message when a run's program is unknown. */
+static int find_programs(db *d, run_list *l, char *err, size_t errlen)
 {
-    char *build_id = NULL;
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < l->n; i++) {
         db_run_module *m = NULL;
@@ -135,26 +149,56 @@ static int check_program(db *d, const run_list *l, ms_runs *out, char *err, size
         if (n == 0) {
             snprintf(err, errlen, "run %lld executed no instruction of a known module", (long long)l->runs[i].id);
             rc = -1;
-        } else if (!m[0].is_program) {
+        } else if (!m[0].is_program)
             rc = db_program_unknown(l->runs[i].id, err, errlen);
-        } else if (!out->program) {
-            out->program = strdup(m[0].path);
-            build_id = strdup(m[0].build_id);
-            rc = out->program && build_id ? 0 : -1;
-        } else if (strcmp(out->program, m[0].path) || strcmp(build_id, m[0].build_id)) {
-            snprintf(err, errlen,
-                     "run %lld ran %s%s, the earlier runs %s: a model set is of one build of one program (choose "
-                     "its runs with --runs, or use one database per program)",
-                     (long long)l->runs[i].id, m[0].path, strcmp(out->program, m[0].path) ? "" : " (another build)",
-                     out->program);
-            rc = -1;
+        else {
+            l->progs[i] = (ms_program){.path = strdup(m[0].path), .build_id = strdup(m[0].build_id)};
+            rc = l->progs[i].path && l->progs[i].build_id ? 0 : (snprintf(err, errlen, "out of memory"), -1);
         }
         db_run_modules_free(m, n);
     }
-    if (rc == 0)
-        rc = db_module_id(d, out->program, build_id, &out->program_module, err, errlen) != 0 ? -1 : 0;
-    free(build_id);
     return rc;
+}
+
+static int same_program(const ms_program *a, const ms_program *b)
+{
+    return !strcmp(a->path, b->path) && !strcmp(a->build_id, b->build_id);
+}
+
+/* The builds the kept runs ran, the newest run's first (the reference,
+ * whose addresses and scopes a set across builds is stored in), each with
+ * its modules.id, and each run's build. */
+static int group_builds(db *d, run_list *l, ms_runs *out, char *err, size_t errlen)
+{
+    size_t newest = 0;
+    for (size_t i = 1; i < l->n; i++)
+        if (l->runs[i].id > l->runs[newest].id)
+            newest = i;
+    out->builds = calloc(l->n + 1, sizeof *out->builds);
+    out->run_build = calloc(l->n + 1, sizeof *out->run_build);
+    if (!out->builds || !out->run_build)
+        return snprintf(err, errlen, "out of memory"), -1;
+    out->builds[out->nbuilds++] = l->progs[newest]; /* moved: l->progs[newest] no longer owns it */
+    memset(&l->progs[newest], 0, sizeof l->progs[newest]);
+    for (size_t i = 0; i < l->n; i++) {
+        if (i == newest)
+            continue;
+        size_t b = 0;
+        while (b < out->nbuilds && !same_program(&out->builds[b], &l->progs[i]))
+            b++;
+        if (b == out->nbuilds) {
+            out->builds[out->nbuilds++] = l->progs[i];
+            memset(&l->progs[i], 0, sizeof l->progs[i]);
+        }
+        out->run_build[i] = b;
+    }
+    for (size_t b = 0; b < out->nbuilds; b++)
+        if (db_module_id(d, out->builds[b].path, out->builds[b].build_id, &out->builds[b].module_id, err,
+                         errlen) != 0)
+            return -1;
+    out->program = strdup(out->builds[0].path);
+    out->program_module = out->builds[0].module_id;
+    return out->program ? 0 : (snprintf(err, errlen, "out of memory"), -1);
 }
 
 /* The newest run at each distinct parameter point, ascending id. */
@@ -172,10 +216,13 @@ static void drop_repeats(run_list *l, const ms_runs *out, FILE *progress)
                 fprintf(progress, "augur model: run %lld repeats the parameters of run %lld; using run %lld\n",
                         (long long)l->runs[i].id, (long long)l->runs[j].id, (long long)l->runs[j].id);
         }
-        if (repeated)
+        if (repeated) {
             db_run_free(&l->runs[i]);
-        else
+            program_free(&l->progs[i]);
+        } else {
+            l->progs[kept] = l->progs[i];
             l->runs[kept++] = l->runs[i];
+        }
     }
     l->n = kept;
 }
@@ -236,7 +283,7 @@ int ms_runs_select(db *d, const modelset_options *o, ms_runs *out, char *err, si
     if (rc == 0)
         rc = check_params(&l, out, err, errlen);
     if (rc == 0)
-        rc = check_program(d, &l, out, err, errlen);
+        rc = find_programs(d, &l, err, errlen);
     if (rc == 0) {
         drop_repeats(&l, out, o->progress);
         common_block_sizes(&l, out);
@@ -245,6 +292,8 @@ int ms_runs_select(db *d, const modelset_options *o, ms_runs *out, char *err, si
             rc = -1;
         }
     }
+    if (rc == 0)
+        rc = group_builds(d, &l, out, err, errlen);
     if (rc == 0 && out->n < 3) {
         snprintf(err, errlen,
                  "the runs have %zu distinct parameter points: a model needs at least 3 (5 or more recommended)",
@@ -262,5 +311,9 @@ void ms_runs_free(ms_runs *r)
     for (int k = 0; k < r->nparams; k++)
         free(r->names[k]);
     free(r->program);
+    for (size_t b = 0; r->builds && b < r->nbuilds; b++)
+        program_free(&r->builds[b]);
+    free(r->builds);
+    free(r->run_build);
     memset(r, 0, sizeof *r);
 }

@@ -2,7 +2,9 @@
  * address) as a series over the training runs: its executions, reads and
  * writes in each run, the processes of a run added up.  A location a run
  * never executed has 0 there.  Instruction rows of all runs are sorted by
- * location once and swept, so the cost is O(R log R) for R rows. */
+ * location once and swept, so the cost is O(R log R) for R rows.  Runs of
+ * several builds have their program's rows moved to the reference build's
+ * locations first (ms_series_load). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,7 +120,92 @@ static int load_names(db *d, ms_series *s, char *err, size_t errlen)
     return rc;
 }
 
-int ms_series_load(db *d, const ms_runs *runs, ms_series *out, char *err, size_t errlen)
+/* ---- builds: rows moved to the reference's locations -------------------------- */
+
+/* A source line of a function: where unmatched instructions are counted. */
+typedef struct line_key {
+    int64_t function_id, file_id;
+    uint32_t line;
+} line_key;
+
+static int by_line_key(const void *pa, const void *pb)
+{
+    const line_key *a = pa, *b = pb;
+    if (a->function_id != b->function_id)
+        return a->function_id < b->function_id ? -1 : 1;
+    if (a->file_id != b->file_id)
+        return a->file_id < b->file_id ? -1 : 1;
+    return (a->line > b->line) - (a->line < b->line);
+}
+
+/* Is row `in` of run r an instruction of its build's program that is not
+ * matched to the reference's? *m gets the match, when there is one. */
+static int unmatched_row(const ms_series *s, const ms_builds *bs, size_t r, const db_instr *in,
+                         const build_insn_map **m)
+{
+    size_t b = s->runs->run_build[r];
+    *m = NULL;
+    if (in->module_id != s->runs->builds[b].module_id)
+        return 0;
+    *m = build_insn_find(bs->b[b].map, bs->b[b].nmap, in->addr);
+    return *m == NULL;
+}
+
+/* The distinct lines of the unmatched rows of all runs, sorted; NULL when
+ * memory runs out. */
+static line_key *unmatched_lines(const ms_series *s, const ms_builds *bs, size_t *n)
+{
+    size_t cap = 1;
+    for (size_t r = 0; r < s->runs->n; r++)
+        cap += s->run_nins[r];
+    line_key *k = malloc(cap * sizeof *k);
+    *n = 0;
+    for (size_t r = 0; k && r < s->runs->n; r++)
+        for (size_t i = 0; i < s->run_nins[r]; i++) {
+            const db_instr *in = &s->run_ins[r][i];
+            const build_insn_map *m;
+            if (unmatched_row(s, bs, r, in, &m))
+                k[(*n)++] = (line_key){in->function_id, in->file_id, in->line};
+        }
+    if (!k)
+        return NULL;
+    qsort(k, *n, sizeof *k, by_line_key);
+    size_t kept = 0;
+    for (size_t i = 0; i < *n; i++)
+        if (kept == 0 || by_line_key(&k[kept - 1], &k[i]))
+            k[kept++] = k[i];
+    *n = kept;
+    return k;
+}
+
+/* Move every run's program rows to the reference build's locations. */
+static int move_to_reference(ms_series *s, const ms_builds *bs)
+{
+    size_t nlines;
+    line_key *lines = unmatched_lines(s, bs, &nlines);
+    if (!lines)
+        return -1;
+    for (size_t r = 0; r < s->runs->n; r++)
+        for (size_t i = 0; i < s->run_nins[r]; i++) {
+            db_instr *in = &s->run_ins[r][i];
+            const build_insn_map *m;
+            if (unmatched_row(s, bs, r, in, &m)) {
+                line_key key = {in->function_id, in->file_id, in->line};
+                const line_key *at = bsearch(&key, lines, nlines, sizeof *lines, by_line_key);
+                in->addr = MS_UNMATCHED_ADDR + (uint64_t)(at - lines);
+                in->len = 0;
+            } else if (m) {
+                in->addr = m->to;
+                in->len = m->len;
+            } else
+                continue; /* another module: the same in every build */
+            in->module_id = s->runs->program_module;
+        }
+    free(lines);
+    return 0;
+}
+
+int ms_series_load(db *d, const ms_runs *runs, const ms_builds *builds, ms_series *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->runs = runs;
@@ -130,6 +217,8 @@ int ms_series_load(db *d, const ms_runs *runs, ms_series *out, char *err, size_t
     for (size_t r = 0; r < runs->n; r++)
         if (db_run_instructions(d, runs->ids[r], &out->run_ins[r], &out->run_nins[r], err, errlen) != 0)
             return -1;
+    if (builds && move_to_reference(out, builds) != 0)
+        return snprintf(err, errlen, "out of memory"), -1;
     size_t nrows;
     row_ref *rows = sorted_rows(out, &nrows);
     if (!rows || allocate(out, count_locations(rows, nrows)) != 0) {

@@ -4,7 +4,10 @@
  * value there and the residual (model_show_points.c); as text or as JSON
  * (docs/models.md, "Showing the models").  Shown are the program's totals,
  * the program's functions and every scope of the program; or only the
- * functions (of any module) and scopes whose name contains a given text. */
+ * functions (of any module) and scopes whose name contains a given text.
+ * A set fitted across builds of one source first names its builds and the
+ * scopes that could not be matched across them. */
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +71,33 @@ static int wanted(const db_model_row *r, const db_model_set *set, const char *sc
     if (!scope_filter)
         return strcmp(r->kind, "function") || (r->module && !strcmp(r->module, set->program));
     return strcmp(r->kind, "total") && r->function && strstr(r->function, scope_filter);
+}
+
+/* For a set across builds: its builds (the reference first) and the
+ * scopes left out as not matched in every build (db_model_set_newest
+ * checked that both are JSON arrays). */
+static void print_builds(const db_model_set *set, FILE *out)
+{
+    if (!set->builds)
+        return;
+    json_t *b = json_loads(set->builds, 0, NULL), *u = json_loads(set->unmatched ? set->unmatched : "[]", 0, NULL);
+    fprintf(out, "  %zu builds of one source, matched by source location (function, file, line, loop):\n",
+            json_array_size(b));
+    size_t i;
+    json_t *v;
+    json_array_foreach(b, i, v)
+    {
+        const char *program = json_string_value(json_object_get(v, "program"));
+        char *runs = json_dumps(json_object_get(v, "runs"), JSON_COMPACT);
+        fprintf(out, "    %s, runs %s%s\n", program ? program : "?", runs ? runs : "?",
+                i == 0 ? " (the reference: scopes and addresses are its)" : "");
+        free(runs);
+    }
+    fprintf(out, "  scopes not matched across the builds, left out with the scopes inside:%s\n",
+            json_array_size(u) ? "" : " none");
+    json_array_foreach(u, i, v)
+        fprintf(out, "    %s\n", json_string_value(v) ? json_string_value(v) : "?");
+    json_decref(b), json_decref(u);
 }
 
 /* One point of a model: run t's measured value (when known), the model's
@@ -162,7 +192,9 @@ static int write_text(const db_model_set *set, const db_model_row *rows, size_t 
             set->created, set->runs);
     for (int k = 0; k < set->nparams; k++)
         fprintf(out, " %s in [%g, %g]", set->params[k], set->lo[k], set->hi[k]);
-    fputs("\n  under each model: the runs it was fitted on, what each measured, the model's value there and "
+    fputc('\n', out);
+    print_builds(set, out);
+    fputs("  under each model: the runs it was fitted on, what each measured, the model's value there and "
           "the\n  residual (measured - model; % of the measured)\n", out);
     size_t shown = 0;
     for (size_t i = 0; i < n; i++) {
@@ -228,9 +260,12 @@ static json_t *set_json(const db_model_set *set, const show_points *p)
         json_array_append_new(runs, json_pack("{s:I, s:o}", "id", (json_int_t)p->runs[t].id, "params",
                                               x ? x : json_null()));
     }
-    return json_pack("{s:I, s:o, s:o, s:o, s:o}", "model_set", (json_int_t)set->id, "program",
+    json_t *builds = set->builds ? json_loads(set->builds, 0, NULL) : NULL;
+    json_t *unmatched = set->unmatched ? json_loads(set->unmatched, 0, NULL) : NULL;
+    return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "model_set", (json_int_t)set->id, "program",
                      json_string_lossy(set->program), "created", json_string_lossy(set->created), "params",
-                     params ? params : json_null(), "runs", runs ? runs : json_null());
+                     params ? params : json_null(), "runs", runs ? runs : json_null(), "builds",
+                     builds ? builds : json_null(), "unmatched", unmatched ? unmatched : json_null());
 }
 
 static int write_json(const db_model_set *set, const db_model_row *rows, size_t n, const show_points *p,

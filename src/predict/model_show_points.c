@@ -3,7 +3,8 @@
  * read again from the runs as `augur model` read them (the program's total
  * and its functions as report_build adds up the run's instructions, the
  * scopes as report_scope_counts charges them to the program's stored
- * structure, ms_scope_metric naming the counter), so that the measured
+ * structure, ms_scope_metric naming the counter; for a set across builds,
+ * each run in its own build's structure, ms_run_scope_counts), so that the measured
  * value, the model's value at the run's parameters and their difference
  * can be set side by side (docs/models.md, "Showing the models"). */
 #include <stdlib.h>
@@ -12,12 +13,15 @@
 #include "modelset/modelset.h"
 #include "predict/predict_internal.h"
 
-/* The program's stored structure (of the build the runs ran) into *t;
- * 1, loading nothing, when the database holds none. */
+/* The program's stored structure (of the build the runs ran, or the
+ * reference's of several: the newest run's) into *t; 1, loading nothing,
+ * when the database holds none. */
 static int program_tree(db *d, const show_points *p, scope_tree *t, char *err, size_t errlen)
 {
     int64_t binary_id;
-    int rc = p->nruns ? predict_program_binary(d, p->runs[0].id, &binary_id, NULL, err, errlen) : 1;
+    int rc = p->nruns ? predict_program_binary(d, predict_newest_run(p->runs, p->nruns), &binary_id, NULL, err,
+                                               errlen)
+                      : 1;
     return rc == 0 ? scope_tree_load(d, binary_id, t, err, errlen) : rc;
 }
 
@@ -65,10 +69,12 @@ int show_points_load(db *d, const db_model_set *set, show_points *p, char *err, 
     int rc = p->reps && (have_tree != 0 || p->scopes) ? 0 : (snprintf(err, errlen, "out of memory"), -1);
     for (size_t r = 0; rc == 0 && r < p->nruns; r++) {
         rc = report_build(d, &p->runs[r], NULL, 0, &p->reps[r], err, errlen);
+        if (rc == 0) /* a run of another build of the set's: its program's functions by the set's name */
+            rc = predict_as_set_program(d, set, p->runs[r].id, &p->reps[r], err, errlen);
         if (rc == 0)
             predict_sort_rows(&p->reps[r]);
-        if (rc == 0 && p->scopes)
-            rc = report_scope_counts(d, p->runs[r].id, &t, &p->scopes[r], err, errlen);
+        if (rc == 0 && p->scopes) /* a build without stored structure: its scopes unknown (NULL) */
+            rc = ms_run_scope_counts(d, p->runs[r].id, &t, &p->scopes[r], err, errlen) < 0 ? -1 : 0;
     }
     if (have_tree == 0)
         scope_tree_free(&t);
@@ -101,7 +107,8 @@ int show_measured(const show_points *p, size_t r, const db_model_row *row, doubl
         return counts_metric(f ? &f->c : &none, row->metric, v);
     }
     uint64_t u;
-    if (strcmp(row->kind, "scope") || !p->scopes || row->scope < 0 || (size_t)row->scope >= p->nscopes ||
+    if (strcmp(row->kind, "scope") || !p->scopes || !p->scopes[r] || row->scope < 0 ||
+        (size_t)row->scope >= p->nscopes ||
         ms_scope_metric(&p->scopes[r][row->scope], row->metric, &u) != 0)
         return 0;
     *v = (double)u;

@@ -56,6 +56,17 @@ int predict_training_runs(db *d, const db_model_set *set, db_run **runs, double 
 /* p->train_runs and train_x: predict_training_runs of p->set. */
 int predict_load_training(db *d, prediction *p, char *err, size_t errlen);
 
+/* The newest of runs[0..n): its program is the one a model set's scopes,
+ * blocks and groups are of (the reference build of a set across builds,
+ * docs/models.md); 0 when n is 0. */
+int64_t predict_newest_run(const db_run *runs, size_t n);
+
+/* In report r of run `run`, measured: when set spans builds and the run ran
+ * another build than the reference, the function rows of its program
+ * renamed to set->program, whose rows the models have.  -1 with a
+ * message. */
+int predict_as_set_program(db *d, const db_model_set *set, int64_t run, report *r, char *err, size_t errlen);
+
 /* The misses' in-sample errors (predict_miss_error) of p's total,
  * functions and lines (in their final order), from the groups and the
  * training runs' measured reports; nothing without caches or training

@@ -93,6 +93,38 @@ int predict_load_training(db *d, prediction *p, char *err, size_t errlen)
     return predict_training_runs(d, &p->set, &p->train_runs, &p->train_x, &p->ntrain, err, errlen);
 }
 
+int64_t predict_newest_run(const db_run *runs, size_t n)
+{
+    int64_t newest = 0;
+    for (size_t t = 0; t < n; t++)
+        newest = runs[t].id > newest ? runs[t].id : newest;
+    return newest;
+}
+
+int predict_as_set_program(db *d, const db_model_set *set, int64_t run, report *r, char *err, size_t errlen)
+{
+    if (!set->builds)
+        return 0;
+    db_run_module *m = NULL;
+    size_t n = 0;
+    int rc = db_run_modules(d, run, &m, &n, err, errlen);
+    const char *own = rc == 0 && n && m[0].is_program ? m[0].path : NULL;
+    for (size_t i = 0; own && strcmp(own, set->program) && i < r->nfunctions; i++) {
+        report_function *f = &r->functions[i];
+        char *renamed;
+        if (!f->module || strcmp(f->module, own))
+            continue;
+        if (!(renamed = strdup(set->program))) {
+            rc = (snprintf(err, errlen, "out of memory"), -1);
+            break;
+        }
+        free(f->module);
+        f->module = renamed;
+    }
+    db_run_modules_free(m, n);
+    return rc;
+}
+
 /* Add to sum each cache's SMAPE term of the predicted misses of f against
  * the measured of y (a row absent from a report has no misses). */
 static void add_terms(predict_miss_error *sum, const report_counts *f, const report_counts *y, size_t ncaches)
@@ -124,6 +156,8 @@ static int add_run(db *d, prediction *p, size_t t, const db_rd_group *groups, si
     int rc = predict_rows_at(p, p->train_x + t * (size_t)p->set.nparams, groups, n, &pred, err, errlen);
     if (rc == 0)
         rc = report_build(d, &p->train_runs[t], p->rep.caches, nc, &meas, err, errlen);
+    if (rc == 0)
+        rc = predict_as_set_program(d, &p->set, p->train_runs[t].id, &meas, err, errlen);
     if (rc == 0) {
         predict_sort_rows(&meas);
         add_terms(&p->total_miss_error, &pred.total, &meas.total, nc);

@@ -9,7 +9,8 @@
  * accesses are (docs/models.md, "Nested scopes"), with a warning when the
  * largest lowering is more than 0.1% of the program's instructions.  The structure is the one
  * stored for the program the model set was fitted on (path and build-id of
- * a training run's main module); without it nothing is lowered. */
+ * the newest training run's main module: the reference build of a set
+ * across builds); without it nothing is lowered. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,8 @@ int predict_program_binary(db *d, int64_t run_id, int64_t *binary_id, char **pat
         char key[4200];
         db_binary_key(m[0].path, m[0].build_id, key, sizeof key);
         rc = db_find_binary(d, key, binary_id, err, errlen);
+        if (rc == DB_NOT_FOUND && *m[0].build_id) /* the file replaced since: the build's stored structure */
+            rc = db_binary_of_build(d, m[0].build_id, binary_id, err, errlen);
         rc = rc == DB_NOT_FOUND ? 1 : rc;
     }
     if (rc == 0 && path && !(*path = strdup(m[0].path))) {
@@ -147,7 +150,7 @@ int predict_nest_scopes(db *d, prediction *p, char *err, size_t errlen)
     db_scope *scopes = NULL;
     size_t n = 0;
     char *path = NULL;
-    int rc = program_scopes(d, p->train_runs[0].id, &scopes, &n, &path, err, errlen);
+    int rc = program_scopes(d, predict_newest_run(p->train_runs, p->ntrain), &scopes, &n, &path, err, errlen);
     if (rc != 0) {
         free(path);
         return rc == 1 ? 0 : -1;

@@ -102,6 +102,10 @@ int st_analyse(const char *path, const st_options *opt, st_module **out, char *e
         m->flags |= di && di->nrows ? 0 : ST_NO_DWARF;
         rc = st_build_scopes(m, di, err, errlen);
     }
+    if (rc == 0 && di) { /* the units move to the module */
+        m->units = di->units, m->nunits = di->nunits;
+        di->units = NULL, di->nunits = 0;
+    }
     if (rc == 0 && summarise(m, invalid) != 0) {
         snprintf(err, errlen, "%s: out of memory", path);
         rc = -1;
@@ -151,6 +155,7 @@ void st_module_free(st_module *m)
         free(m->files[i]);
     for (size_t i = 0; i < m->nwarnings; i++)
         free(m->warnings[i]);
+    st_units_free(m->units, m->nunits);
     free(m->functions), free(m->dataflow), free(m->places), free(m->loop_scopes);
     free(m->scopes), free(m->files), free(m->warnings), free(m->path);
     free(m);

@@ -22,7 +22,7 @@
 /* Reading state: the result being built plus a hash index of file names. */
 typedef struct dwarf_reader {
     st_debug_info *di;
-    size_t rows_cap, inlines_cap, files_cap;
+    size_t rows_cap, inlines_cap, files_cap, units_cap;
     uint32_t *file_slots; /* open addressing: file index + 1, 0 empty */
     size_t nslots;
     Dwarf_Addr bias;      /* link-time address = DWARF address + bias */
@@ -236,7 +236,36 @@ static int sort_rows(st_debug_info *di)
     return 0;
 }
 
-static void read_units(dwarf_reader *r, Dwarf *dw)
+/* Record the unit `cu` (its file and producer) in r->di->units. */
+static void add_unit(dwarf_reader *r, Dwarf_Die *cu)
+{
+    st_debug_info *di = r->di;
+    st_unit *grown = array_grow(di->units, di->nunits, &r->units_cap, sizeof *grown);
+    if (!grown) {
+        r->oom = 1;
+        return;
+    }
+    di->units = grown;
+    Dwarf_Attribute attr;
+    const char *name = dwarf_formstring(dwarf_attr(cu, DW_AT_name, &attr));
+    const char *producer = dwarf_formstring(dwarf_attr(cu, DW_AT_producer, &attr));
+    char path[4096];
+    if (srcpath_join(path, sizeof path, r->comp_dir, name ? name : "?") == (size_t)-1)
+        snprintf(path, sizeof path, "%s", name ? name : "?");
+    st_unit *u = &di->units[di->nunits];
+    u->file = strdup(path);
+    u->producer = strdup(producer ? producer : "");
+    if (!u->file || !u->producer) {
+        free(u->file), free(u->producer);
+        r->oom = 1;
+        return;
+    }
+    di->nunits++;
+}
+
+/* Every compilation unit of dw: its lines and inlined subroutines too
+ * unless units_only. */
+static void read_units(dwarf_reader *r, Dwarf *dw, int units_only)
 {
     Dwarf_Off off = 0, next;
     size_t hsize;
@@ -245,12 +274,15 @@ static void read_units(dwarf_reader *r, Dwarf *dw)
         if (dwarf_offdie(dw, off + hsize, &cu)) {
             Dwarf_Files *files = NULL;
             size_t nfiles;
-            if (dwarf_getsrcfiles(&cu, &files, &nfiles) != 0)
+            if (units_only || dwarf_getsrcfiles(&cu, &files, &nfiles) != 0)
                 files = NULL;
             Dwarf_Attribute attr;
             r->comp_dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr));
-            read_lines(r, &cu);
-            walk_dies(r, &cu, files, -1);
+            add_unit(r, &cu);
+            if (!units_only) {
+                read_lines(r, &cu);
+                walk_dies(r, &cu, files, -1);
+            }
         }
         off = next;
     }
@@ -300,7 +332,7 @@ int st_debug_open(const char *path, st_debug_info **out, char *err, size_t errle
     dwarf_reader r = {.bias = s.link_bias};
     r.di = calloc(1, sizeof *r.di);
     if (r.di) {
-        read_units(&r, s.dw);
+        read_units(&r, s.dw, 0);
         if (!r.oom && sort_rows(r.di) != 0)
             r.oom = 1;
     }
@@ -315,10 +347,42 @@ int st_debug_open(const char *path, st_debug_info **out, char *err, size_t errle
     return 0;
 }
 
+int st_read_units(const char *path, st_unit **out, size_t *n, char *err, size_t errlen)
+{
+    *out = NULL;
+    *n = 0;
+    st_dwfl s;
+    int rc = st_dwfl_open(path, &s, err, errlen);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0; /* no DWARF: no units */
+    dwarf_reader r = {.bias = s.link_bias};
+    r.di = calloc(1, sizeof *r.di);
+    if (r.di)
+        read_units(&r, s.dw, 1);
+    st_dwfl_close(&s);
+    if (!r.di || r.oom) {
+        st_debug_free(r.di);
+        snprintf(err, errlen, "%s: out of memory while reading its DWARF", path);
+        return -1;
+    }
+    *out = r.di->units, *n = r.di->nunits;
+    r.di->units = NULL, r.di->nunits = 0;
+    st_debug_free(r.di);
+    return 0;
+}
+
+void st_units_free(st_unit *u, size_t n)
+{
+    for (size_t i = 0; u && i < n; i++)
+        free(u[i].file), free(u[i].producer);
+    free(u);
+}
+
 void st_debug_free(st_debug_info *di)
 {
     if (!di)
         return;
+    st_units_free(di->units, di->nunits);
     for (size_t i = 0; i < di->nfiles; i++)
         free(di->files[i]);
     for (size_t i = 0; i < di->ninlines; i++) {

@@ -290,10 +290,21 @@ typedef struct st_place {
 #define ST_NO_SYMBOLS 1u   /* no .symtab: functions from .dynsym, entry and call targets */
 #define ST_NO_DWARF 2u     /* no line info: scopes have no files or lines */
 
+/* A compilation unit of a binary's DWARF: its source file (DW_AT_name
+ * joined to DW_AT_comp_dir, srcpath_join) and what compiled it
+ * (DW_AT_producer: the compiler and, as GCC records them, its code
+ * generation flags; "" when absent).  Builds of one program are told
+ * apart, and matched, by these (docs/models.md, "Builds of one source"). */
+typedef struct st_unit {
+    char *file, *producer;
+} st_unit;
+
 typedef struct st_module {
     char *path;
     char build_id[129];
     uint32_t flags;        /* ST_NO_SYMBOLS | ST_NO_DWARF */
+    size_t nunits;
+    st_unit *units;        /* the compilation units, in DWARF order */
     uint64_t text_bytes;   /* bytes of executable sections decoded */
     size_t nfunctions;
     st_function *functions; /* ascending start */
@@ -454,8 +465,9 @@ typedef struct st_inline {
 } st_inline;
 
 typedef struct st_debug_info {
-    size_t nfiles, nrows, ninlines;
+    size_t nfiles, nrows, ninlines, nunits;
     char **files;
+    st_unit *units;      /* the compilation units, in DWARF order */
     st_line_row *rows;   /* ascending addr, one row per address: the first
                             is_stmt row there, else the last row */
     st_inline *inlines;  /* parents before children */
@@ -466,6 +478,13 @@ typedef struct st_debug_info {
  * message when the DWARF is there but corrupt or memory runs out. */
 int st_debug_open(const char *path, st_debug_info **out, char *err, size_t errlen);
 void st_debug_free(st_debug_info *di);
+
+/* The compilation units of the ELF file at `path` alone (what `augur
+ * collect` compares between builds before it runs a program): 0 with *n 0
+ * when the file has no DWARF; -1 with a message when libdwfl cannot start
+ * or memory runs out.  Free with st_units_free. */
+int st_read_units(const char *path, st_unit **out, size_t *n, char *err, size_t errlen);
+void st_units_free(st_unit *u, size_t n);
 
 /* The file and line of the code at addr: 0 and *line = 0 when unknown. */
 int st_debug_line(const st_debug_info *di, uint64_t addr, uint32_t *file, uint32_t *line);

@@ -70,6 +70,32 @@ grouped() {
                            print n s }'
 }
 
+# show_formula FILE PATTERN METRIC — the formula (and its note in brackets)
+# of METRIC under the first heading of FILE, `augur model --show`'s output,
+# that matches PATTERN ("function matmul \(kernels", "loop at k.c:12$").
+show_formula() {
+    awk -v pat="$2" -v m="$3" '/^(scope|function|program)/ { on = ($0 ~ pat) }
+                               on && $1 == m { sub(/^ *[^=]*= /, ""); print; exit }' "$1"
+}
+
+# fn_count JSON FUNCTION — the instructions of FUNCTION (its rows of every
+# module added up) in a report or a prediction.
+fn_count() { jq --arg f "$2" '[.functions[] | select(.function == $f) | .instructions] | add' "$1"; }
+
+# check_totals PRED REAL KEY... — a prediction's total against a measured
+# report's: instructions within 0.1%, the misses of each cache KEY
+# (SIZE:LINE, as in the JSON) within 10%.
+check_totals() {
+    local pred=$1 real=$2 key p m
+    shift 2
+    p=$(jq .total.instructions "$pred"); m=$(jq .total.instructions "$real")
+    check "total instructions within 0.1% ($p vs $m)" "$(within "$p" "$m" 0.001)" 1
+    for key in "$@"; do
+        p=$(jq --arg k "$key" '.total.misses[$k]' "$pred"); m=$(jq --arg k "$key" '.total.misses[$k]' "$real")
+        check "misses $key within 10% ($p vs $m)" "$(within "$p" "$m" 0.10)" 1
+    done
+}
+
 # line_of TAG FILE — the line number of the source line containing TAG.
 line_of() {
     grep -n -- "$1" "$2" | head -n 1 | cut -d: -f1

@@ -24,7 +24,7 @@ check "model set stored" "$(grep -c '^model set 1 stored' "$WORK/model.out")" 1
 # ---- closed forms, exact ------------------------------------------------------
 "$AUGUR" model --db "$DB" --show > "$WORK/show.txt"
 # the formula of METRIC of the scope whose heading matches PATTERN
-formula() { awk -v pat="$1" -v m="$2" '/^(scope|function|program)/ { on = ($0 ~ pat) } on && $1 == m { sub(/^ *[^=]*= /, ""); print; exit }' "$WORK/show.txt"; }
+formula() { show_formula "$WORK/show.txt" "$@"; }
 check "matmul fp_add" "$(formula 'function matmul \(kernels' class:fp_add)" "N^3  [exact]"
 check "matmul flops" "$(formula 'function matmul \(kernels' flops)" "2*N^3  [exact]"
 check "matmul inner loop entries" "$(formula "loop at kernels.c:$(line_of LOOP:matmul_k "$SRC_PROGRAMS/structure/kernels.c")" entries)" "N^2  [exact]"
@@ -53,17 +53,11 @@ check "prediction JSON names its parameters" "$(jq '.prediction.params.N' "$WORK
 "$AUGUR" collect --db "$WORK/real.db" --param N=$TARGET -- "$PROG" $TARGET >/dev/null 2>&1
 "$AUGUR" report --db "$WORK/real.db" --cache 32K --cache 4K --format json --top 0 > "$WORK/real.json"
 
-fn_count() { jq --arg f "$2" '[.functions[] | select(.function == $f) | .instructions] | add' "$1"; }
 # (dispatch is left out: its switch on i % 9 makes its count periodic, not polynomial)
 for fn in matmul triangular imperfect inlined vector unrolled fib; do
     check "$fn instructions at N=$TARGET" "$(fn_count "$WORK/pred.json" $fn)" "$(fn_count "$WORK/real.json" $fn)"
 done
-P=$(jq .total.instructions "$WORK/pred.json"); M=$(jq .total.instructions "$WORK/real.json")
-check "total instructions within 0.1% ($P vs $M)" "$(within "$P" "$M" 0.001)" 1
-for key in 32768:64 4096:64; do
-    P=$(jq --arg k $key '.total.misses[$k]' "$WORK/pred.json"); M=$(jq --arg k $key '.total.misses[$k]' "$WORK/real.json")
-    check "misses $key within 10% ($P vs $M)" "$(within "$P" "$M" 0.10)" 1
-done
+check_totals "$WORK/pred.json" "$WORK/real.json" 32768:64 4096:64
 check "scopes in the JSON" "$(jq '[.scopes[] | select(.kind == "loop")] | length > 5' "$WORK/pred.json")" true
 "$AUGUR" predict --db "$DB" --param N=$TARGET > "$WORK/pred.txt" 2>/dev/null
 check "text prediction header" "$(head -n 1 "$WORK/pred.txt")" "Prediction at N=72"
@@ -82,8 +76,9 @@ check "unmodeled parameter differs: exit" "$?" 1
 check "unmodeled parameter differs: message" "$(grep -c 'differ in parameter M, which is not modeled: add --param M' "$WORK/e3")" 1
 "$AUGUR" collect --db "$DB" --param N=8 -- "$PROGRAMS/kernels_O0" 8 >/dev/null 2>&1
 "$AUGUR" model --db "$DB" --runs 1-4,7 --quiet 2> "$WORK/e4"
-check "another program: exit" "$?" 1
-check "another program: message" "$(grep -c 'a model set is of one build of one program' "$WORK/e4")" 1
+check "another build, other flags: exit" "$?" 1
+check "another build, other flags: message" \
+    "$(grep -c 'run 1 (kernels_O2) and run 7 (kernels_O0) ran builds of the same sources compiled with other flags (-O2 in the build of run 1, -O0 in that of run 7, compiling .*kernels.c)' "$WORK/e4")" 1
 "$AUGUR" model --db "$DB" --basis 'Q^2' --runs 1-5 --quiet 2> "$WORK/e5"
 check "bad basis: exit" "$?" 1
 check "bad basis: message" "$(grep -c 'unknown parameter' "$WORK/e5")" 1

@@ -545,21 +545,21 @@ static void test_foreign_files(void **state)
     s = sql_open(f->db_path);
     sql_exec(s, "UPDATE meta SET value = '99' WHERE key = 'schema_version'");
     sqlite3_close(s);
-    expect_open_error(f->db_path, 0, "has schema version 99, newer than this augur understands (8): use a newer");
+    expect_open_error(f->db_path, 0, "has schema version 99, newer than this augur understands (9): use a newer");
     /* a version-1 database (before the structure tables) is upgraded in place */
     s = sql_open(f->db_path);
     sql_exec(s, "UPDATE meta SET value = '1' WHERE key = 'schema_version';"
                 "DROP VIEW scope_list; DROP TABLE dependences; DROP TABLE memory_operands; DROP TABLE loop_edges;"
                 "DROP TABLE static_instructions; DROP TABLE scopes; DROP TABLE instruction_classes;"
-                "DROP TABLE binaries; DROP TABLE registers; DROP TABLE rd_parts; DROP TABLE rd_members;"
-                "DROP TABLE rd_groups; DROP TABLE models; DROP TABLE model_sets;");
+                "DROP TABLE binary_units; DROP TABLE binaries; DROP TABLE registers; DROP TABLE rd_parts;"
+                "DROP TABLE rd_members; DROP TABLE rd_groups; DROP TABLE models; DROP TABLE model_sets;");
     sqlite3_close(s);
     db *d;
     char err[1024];
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "8");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "9");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM instruction_classes"), ST_CLASS_COUNT);
     /* a version-2 database (before the model tables) gains them */
     sql_exec(s, "UPDATE meta SET value = '2' WHERE key = 'schema_version';"
@@ -569,7 +569,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "8");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "9");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM model_sets"), 0);
     /* a version-3 database keeps its model sets, but one fitted then (leads
      * stored as single shares) is refused rather than misread */
@@ -586,7 +586,7 @@ static void test_foreign_files(void **state)
     db_model_set_free(&set);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "8");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "9");
     /* a version-4 database gains processes.exe_module_id, NULL in its rows */
     sql_exec(s, "UPDATE meta SET value = '4' WHERE key = 'schema_version';"
                 "ALTER TABLE processes DROP COLUMN exe_module_id;");
@@ -594,7 +594,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "8");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "9");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM processes WHERE exe_module_id IS NULL"),
                      sql_int(s, "SELECT count(*) FROM processes"));
     /* a version-5 database calls class 0 `none`, in its class table and in
@@ -608,7 +608,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "8");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "9");
     assert_sql_text(s, "SELECT name FROM instruction_classes WHERE id = 0", "load_store");
     assert_sql_text(s, "SELECT group_concat(metric, ' ') FROM (SELECT metric FROM models ORDER BY id)",
                     "class:load_store class:move");
@@ -619,8 +619,24 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "8");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "9");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM call_edges"), 0);
+    /* a version-8 database gains the compilation units of binaries and the
+     * builds of model sets; its sets read as sets of one build */
+    sql_exec(s, "UPDATE meta SET value = '8' WHERE key = 'schema_version'; DROP TABLE binary_units;"
+                "ALTER TABLE model_sets DROP COLUMN builds; ALTER TABLE model_sets DROP COLUMN unmatched;"
+                "UPDATE model_sets SET rd_method = 2, ranges = '{\"N\": [1, 3]}';");
+    sqlite3_close(s);
+    assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
+    assert_int_equal(db_check(d, err, sizeof err), 0);
+    assert_int_equal(db_model_set_newest(d, &set, err, sizeof err), 0);
+    assert_null(set.builds);
+    assert_null(set.unmatched);
+    db_model_set_free(&set);
+    db_close(d);
+    s = sql_open(f->db_path);
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "9");
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM binary_units"), 0);
     sqlite3_close(s);
 }
 
