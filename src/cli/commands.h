@@ -16,6 +16,7 @@ int cmd_memspy(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_explore(int argc, char **argv);
+int cmd_static(int argc, char **argv);
 
 /* The database used when --db is not given: $AUGUR_DB, else "augur.db". */
 const char *default_db_path(void);

@@ -23,6 +23,7 @@ static const subcommand subcommands[] = {
     {"export", cmd_export, "the counts of many runs for Extra-P (its text format) or as a CSV table"},
     {"diff", cmd_diff, "the change in counts and misses per function and line between two runs"},
     {"explore", cmd_explore, "one HTML page of the runs, models and predictions, with plots and sliders"},
+    {"static", cmd_static, "counts per function and loop as formulas, from the sources, without running"},
 };
 
 const char *default_db_path(void)

@@ -1,0 +1,40 @@
+/* program.c — the program model's lists: warnings, unknowns, functions by
+ * name, and the names of the operations counted. */
+#include "static/model.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *const sa_op_names[OP_N] = {"flops", "loads", "stores", "bytes"};
+
+void sa_warn(sa_program *p, const char *file, int line, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    char *w = line > 0 ? sa_printf(p->arena, "%s:%d: %s", file, line, msg) : sa_printf(p->arena, "%s: %s", file, msg);
+    for (size_t i = 0; i < p->nwarnings; i++)
+        if (!strcmp(p->warnings[i], w))
+            return;
+    p->warnings = sa_push(p->arena, p->warnings, &p->nwarnings, sizeof w, &w);
+}
+
+void sa_add_unknown(sa_program *p, const char *name, const char *file, int line, const char *reason)
+{
+    for (size_t i = 0; i < p->nunknowns; i++)
+        if (!strcmp(p->unknowns[i].name, name) && p->unknowns[i].line == line && !strcmp(p->unknowns[i].file, file))
+            return;
+    sa_unknown u = {sa_strdup(p->arena, name), sa_strdup(p->arena, file), line, sa_strdup(p->arena, reason)};
+    p->unknowns = sa_push(p->arena, p->unknowns, &p->nunknowns, sizeof u, &u);
+}
+
+sa_func *sa_find_func(sa_program *p, const char *name)
+{
+    for (size_t i = 0; i < p->nfuncs; i++)
+        if (!strcmp(p->funcs[i].name, name))
+            return &p->funcs[i];
+    return NULL;
+}

@@ -1,0 +1,33 @@
+/* static.h — `augur static` as the command sees it: build the static
+ * model of a program from its sources (found through its DWARF, a
+ * compile_commands.json or named), compose it, and print it as text, JSON
+ * or a Python module (docs/static.md). */
+#ifndef AUGUR_STATIC_H
+#define AUGUR_STATIC_H
+
+#include <stdio.h>
+
+#include "static/model.h"
+
+/* Values of symbols given with --param NAME=VALUE: every symbol of that
+ * name takes it. */
+typedef struct sa_values {
+    double *vals;
+    char *known;
+    size_t given;
+} sa_values;
+
+/* --param NAME=VALUE pairs onto the program's symbols.  Returns 0, or -1
+ * with a message when a value is not an integer. */
+int sa_values_bind(const sa_program *p, const char *const *names, const char *const *values, size_t n,
+                   sa_values *out, char *err, size_t errlen);
+
+void sa_print_text(FILE *to, const char *program, const sa_program *p, const sa_results *r, const sa_values *v);
+/* 0, or -1 when writing failed. */
+int sa_print_json(FILE *to, const char *program, const sa_program *p, const sa_results *r, const sa_values *v);
+void sa_print_python(FILE *to, const char *program, const sa_program *p, const sa_results *r);
+
+/* The index of the function the program's total is (main), or -1. */
+int sa_total_function(const sa_program *p);
+
+#endif
