@@ -5,6 +5,7 @@
  * loop and statement.  Calls into code without source, and recursion,
  * become unknowns (docs/static.md, "Calls"). */
 #include "static/model.h"
+#include "static/static.h"
 
 #include <string.h>
 
@@ -12,7 +13,9 @@
 typedef struct xitem {
     sa_wdom w;
     int64_t ops[OP_N];
-    int loop; /* the loop of the function holding it (the call's loop for a callee's) */
+    int loop;       /* the loop of the function holding it (the call's loop for a callee's) */
+    int mark_func;  /* a loop's iterations rather than a statement: the loop's */
+    int mark_loop;  /* function and index, else -1 */
 } xitem;
 
 typedef struct xlist {
@@ -28,36 +31,67 @@ typedef struct composer {
 
 static void expand(composer *c, size_t fi);
 
-/* The callee's symbols replaced at call site s: its parameters by the
- * arguments (or new unknowns), its unknown locals by NAME_LINE. */
-static size_t call_substs(composer *c, const sa_func *g, const sa_callsite *s, const xlist *gx, sa_subst **out)
+/* One way to replace the callee's symbols at a call: the substitutions,
+ * under the constraints of the arguments' cases (an argument n / 2 is
+ * q with 2q <= n <= 2q + 1 where n >= 0, and so on). */
+typedef struct variant {
+    size_t ns, nc;
+    sa_subst *s;
+    sa_cons *c;
+} variant;
+
+/* The variants of call site s of g: one per combination of the
+ * arguments' cases; parameters with an argument that is not affine
+ * become unknowns PARAM_LINE, the callee's unknown locals NAME_LINE. */
+static size_t call_variants(composer *c, const sa_func *g, const sa_callsite *s, variant **out)
 {
     sa_program *p = c->p;
-    sa_subst *v = NULL;
-    size_t n = 0;
-    for (size_t j = 0; j < g->nparams && j < s->nargs; j++) {
-        if (g->param_syms[j] < 0)
-            continue;
-        sa_subst sub = {g->param_syms[j], s->args[j]};
-        if (!s->affine[j]) {
-            const char *name = sa_printf(p->arena, "%s_%d", g->param_names[j], s->line);
-            sub.to = sa_lin_sym(p->arena, sa_sym_get(&p->syms, name, SYM_UNKNOWN, NULL));
-            sa_add_unknown(p, name, g->file, s->line,
-                           sa_printf(p->arena, "argument %s of %s is not affine", g->param_names[j], g->name));
-        }
-        v = sa_push(p->arena, v, &n, sizeof sub, &sub);
-    }
+    sa_arena *a = p->arena;
+    variant *v = sa_alloc(a, sizeof *v);
+    size_t nv = 1;
     for (size_t i = 0; i < p->syms.n; i++) { /* the callee's unknown locals, named after the call */
         const sa_sym *sym = &p->syms.v[i];
         if (sym->kind != SYM_LOCAL || !sym->owner || strcmp(sym->owner, g->name))
             continue;
-        const char *name = sa_printf(p->arena, "%s_%d", sym->name, s->line);
-        sa_subst sub = {(int)i, sa_lin_sym(p->arena, sa_sym_get(&p->syms, name, SYM_UNKNOWN, NULL))};
-        v = sa_push(p->arena, v, &n, sizeof sub, &sub);
+        const char *name = sa_printf(a, "%s_%d", sym->name, s->line);
+        sa_subst sub = {(int)i, sa_lin_sym(a, sa_sym_get(&p->syms, name, SYM_UNKNOWN, NULL))};
+        v[0].s = sa_push(a, v[0].s, &v[0].ns, sizeof sub, &sub);
     }
-    (void)gx;
+    for (size_t j = 0; j < g->nparams && j < s->nargs; j++) {
+        if (g->param_syms[j] < 0)
+            continue;
+        if (!s->affine[j]) {
+            const char *name = sa_printf(a, "%s_%d", g->param_names[j], s->line);
+            sa_subst sub = {g->param_syms[j], sa_lin_sym(a, sa_sym_get(&p->syms, name, SYM_UNKNOWN, NULL))};
+            sa_add_unknown(p, name, g->file, s->line,
+                           sa_printf(a, "argument %s of %s is not affine", g->param_names[j], g->name));
+            for (size_t k = 0; k < nv; k++)
+                v[k].s = sa_push(a, v[k].s, &v[k].ns, sizeof sub, &sub);
+            continue;
+        }
+        const sa_pwa *arg = &s->args[j];
+        variant *w = sa_alloc(a, (nv * arg->n + 1) * sizeof *w);
+        size_t nw = 0;
+        for (size_t k = 0; k < nv; k++)
+            for (size_t m = 0; m < arg->n; m++) {
+                variant x = v[k];
+                x.s = sa_alloc(a, (x.ns + 1) * sizeof *x.s);
+                if (v[k].ns)
+                    memcpy(x.s, v[k].s, v[k].ns * sizeof *x.s);
+                x.s[x.ns++] = (sa_subst){g->param_syms[j], arg->v[m].v};
+                x.c = sa_alloc(a, (x.nc + arg->v[m].n + 1) * sizeof *x.c);
+                if (v[k].nc)
+                    memcpy(x.c, v[k].c, v[k].nc * sizeof *x.c);
+                if (arg->v[m].n)
+                    memcpy(x.c + x.nc, arg->v[m].c, arg->v[m].n * sizeof *x.c);
+                x.nc += arg->v[m].n;
+                w[nw++] = x;
+            }
+        v = w;
+        nv = nw;
+    }
     *out = v;
-    return n;
+    return nv;
 }
 
 /* The factors of both weights, sorted. */
@@ -86,21 +120,23 @@ static void compose_call(composer *c, size_t fi, const sa_callsite *s, size_t gi
         return;
     }
     expand(c, gi);
-    sa_subst *subs;
-    size_t ns = call_substs(c, g, s, &c->x[gi], &subs);
+    variant *vs;
+    size_t nv = call_variants(c, g, s, &vs);
     xlist *out = &c->x[fi];
     for (size_t i = 0; i < c->x[gi].n; i++) {
         const xitem *gx = &c->x[gi].v[i];
-        sa_dom gd = sa_dom_subst(p->arena, gx->w.d, subs, ns);
-        for (size_t k = 0; k < s->where.n; k++) {
-            const sa_wdom *cw = &s->where.v[k];
-            xitem x = {.loop = s->loop};
-            memcpy(x.ops, gx->ops, sizeof x.ops);
-            x.w.d = sa_dom_product(p->arena, cw->d, gd);
-            x.w.num = cw->num * gx->w.num;
-            x.w.den = cw->den * gx->w.den;
-            x.w.f = merge_factors(p->arena, cw, &gx->w, &x.w.nf);
-            out->v = sa_push(p->arena, out->v, &out->n, sizeof x, &x);
+        for (size_t k = 0; k < nv; k++) {
+            sa_dom gd = sa_dom_and_all(p->arena, sa_dom_subst(p->arena, gx->w.d, vs[k].s, vs[k].ns), vs[k].c, vs[k].nc);
+            for (size_t m = 0; m < s->where.n; m++) {
+                const sa_wdom *cw = &s->where.v[m];
+                xitem x = *gx;
+                x.loop = s->loop;
+                x.w.d = sa_dom_product(p->arena, cw->d, gd);
+                x.w.num = cw->num * gx->w.num;
+                x.w.den = cw->den * gx->w.den;
+                x.w.f = merge_factors(p->arena, cw, &gx->w, &x.w.nf);
+                out->v = sa_push(p->arena, out->v, &out->n, sizeof x, &x);
+            }
         }
     }
 }
@@ -114,9 +150,14 @@ static void expand(composer *c, size_t fi)
     out->state = 1;
     sa_program *p = c->p;
     const sa_func *f = &p->funcs[fi];
+    for (size_t l = 0; l < f->nloops; l++) /* the loops' iterations, as marks */
+        for (size_t k = 0; k < f->loops[l].body.n; k++) {
+            xitem x = {.w = f->loops[l].body.v[k], .loop = (int)l, .mark_func = (int)fi, .mark_loop = (int)l};
+            out->v = sa_push(p->arena, out->v, &out->n, sizeof x, &x);
+        }
     for (size_t i = 0; i < f->nstmts; i++)
         for (size_t k = 0; k < f->stmts[i].where.n; k++) {
-            xitem x = {.w = f->stmts[i].where.v[k], .loop = f->stmts[i].loop};
+            xitem x = {.w = f->stmts[i].where.v[k], .loop = f->stmts[i].loop, .mark_loop = -1};
             memcpy(x.ops, f->stmts[i].ops, sizeof x.ops);
             out->v = sa_push(p->arena, out->v, &out->n, sizeof x, &x);
         }
@@ -185,10 +226,19 @@ static int function_formulas(composer *c, sa_results *r, size_t fi, char *err, s
             add_ops(a, &r->stmts[fi][s], f->stmts[s].ops, x);
         }
     const xlist *xs = &c->x[fi];
+    int is_main = (int)fi == sa_total_function(p);
     for (size_t i = 0; i < xs->n; i++) {
         sa_formula x;
-        if (wdom_formula(&r->counts, &xs->v[i].w, &x, err, errlen) != 0)
+        const xitem *it = &xs->v[i];
+        if (it->mark_loop >= 0 && !is_main)
+            continue;
+        if (wdom_formula(&r->counts, &it->w, &x, err, errlen) != 0)
             return -1;
+        if (it->mark_loop >= 0) { /* main: the loop's iterations in the run */
+            sa_formula *pl = &r->program[it->mark_func][it->mark_loop];
+            *pl = sa_formula_axpy(a, *pl, 1, 1, NULL, 0, x);
+            continue;
+        }
         add_ops(a, &r->funcs[fi], xs->v[i].ops, x);
         for (size_t l = 0; l < f->nloops; l++)
             if (within(f, xs->v[i].loop, (int)l))
@@ -205,8 +255,11 @@ int sa_compose(sa_program *p, sa_results *r, char *err, size_t errlen)
     r->funcs = sa_alloc(a, (p->nfuncs + 1) * sizeof *r->funcs);
     r->loops = sa_alloc(a, (p->nfuncs + 1) * sizeof *r->loops);
     r->stmts = sa_alloc(a, (p->nfuncs + 1) * sizeof *r->stmts);
-    for (size_t i = 0; i < p->nfuncs; i++)
+    r->program = sa_alloc(a, (p->nfuncs + 1) * sizeof *r->program);
+    for (size_t i = 0; i < p->nfuncs; i++) {
+        r->program[i] = sa_alloc(a, (p->funcs[i].nloops + 1) * sizeof **r->program);
         expand(&c, i);
+    }
     for (size_t i = 0; i < p->nfuncs; i++)
         if (function_formulas(&c, r, i, err, errlen) != 0)
             return -1;

@@ -7,6 +7,7 @@
 #include "static/sa.h"
 
 #include <polylib/polylib64.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,12 +44,17 @@ static int column(const int *syms, int n, int s)
     return -1;
 }
 
-/* The piece's text: its constraints in order, a key for the cache. */
-static char *piece_key(sa_arena *a, const sa_symtab *t, const sa_piece *p)
+/* The piece's constraints in order, over symbol numbers (names are not
+ * unique: every function may have its own n), a key for the cache. */
+static char *piece_key(sa_arena *a, const sa_piece *p)
 {
     char *k = sa_strdup(a, "");
-    for (size_t i = 0; i < p->n; i++)
-        k = sa_printf(a, "%s%s%s0;", k, sa_lin_str(a, t, p->c[i].e), p->c[i].eq ? "==" : ">=");
+    for (size_t i = 0; i < p->n; i++) {
+        const sa_lin *e = &p->c[i].e;
+        for (int j = 0; j < e->n; j++)
+            k = sa_printf(a, "%s%+" PRId64 "*s%d", k, e->k[j], e->sym[j]);
+        k = sa_printf(a, "%s%+" PRId64 "%s;", k, e->c, p->c[i].eq ? "=0" : ">=0");
+    }
     return k;
 }
 
@@ -101,7 +107,7 @@ static Polyhedron *universe(int np)
 sa_count *sa_count_piece(sa_counts *cc, const sa_piece *p, char *err, size_t errlen)
 {
     sa_arena *a = cc->arena;
-    const char *key = piece_key(a, cc->syms, p);
+    const char *key = piece_key(a, p);
     for (size_t i = 0; i < cc->n; i++)
         if (strcmp(cc->v[i]->key, key) == 0)
             return cc->v[i];
@@ -119,7 +125,11 @@ sa_count *sa_count_piece(sa_counts *cc, const sa_piece *p, char *err, size_t err
         Polyhedron *P = Constraints2Polyhedron(m, MAXRAYS);
         Matrix_Free(m);
         if (unbounded(P, nd, np)) {
-            snprintf(err, errlen, "the domain {%s} is unbounded", key);
+            char *text = sa_strdup(a, "");
+            for (size_t i = 0; i < p->n; i++)
+                text = sa_printf(a, "%s%s%s %s 0", text, i ? ", " : "", sa_lin_str(a, cc->syms, p->c[i].e),
+                                 p->c[i].eq ? "==" : ">=");
+            snprintf(err, errlen, "the domain {%s} is unbounded", text);
             Domain_Free(P);
             return NULL;
         }

@@ -39,7 +39,7 @@ typedef struct sa_callsite {
     int loop;
     sa_frame where;
     size_t nargs;
-    sa_lin *args;      /* the arguments, affine in the caller's symbols */
+    sa_pwa *args;      /* the arguments, piecewise affine in the caller's symbols */
     char *affine;      /* affine[i]: is argument i affine (else it becomes an unknown) */
 } sa_callsite;
 
@@ -98,6 +98,9 @@ typedef struct sa_results {
     sa_scope_formulas *funcs;
     sa_scope_formulas **loops;
     sa_scope_formulas **stmts;
+    /* program[i][j]: iterations of loop j of function i in the whole run
+     * (all its calls from main, composed); zero when main does not reach it */
+    sa_formula **program;
 } sa_results;
 
 /* Compose calls and count every domain.  Returns 0, or -1 with a message. */

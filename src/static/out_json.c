@@ -30,6 +30,20 @@ static void put_formulas(json_t *o, const sa_program *p, const sa_scope_formulas
         json_decref(vals);
 }
 
+/* "program_iterations": the loop's iterations in the whole run (from main), and its value. */
+static void put_program(json_t *o, const sa_program *p, sa_formula f, const sa_values *v)
+{
+    if (sa_total_function(p) < 0) {
+        json_object_set_new(o, "program_iterations", json_null());
+        return;
+    }
+    json_object_set_new(o, "program_iterations", json_string_lossy(sa_formula_str(p->arena, &p->syms, f, SA_TEXT)));
+    double d;
+    const char *missing;
+    if (v && v->given > 0 && sa_formula_eval(&p->syms, f, v->vals, v->known, &d, &missing) == 0)
+        json_object_set_new(o, "program_iterations_value", json_integer((json_int_t)d));
+}
+
 static json_t *lines(int a, int b)
 {
     return json_pack("[ii]", a, b);
@@ -76,6 +90,7 @@ int sa_print_json(FILE *to, const char *program, const sa_program *p, const sa_r
                                   lines(lp->line, lp->end_line), "parent",
                                   lp->parent >= 0 ? json_integer((json_int_t)(base + (size_t)lp->parent)) : json_null());
             put_formulas(o, p, &r->loops[i][l], 1, v);
+            put_program(o, p, r->program[i][l], v);
             json_array_append_new(loops, o);
         }
     }

@@ -39,6 +39,9 @@ static void loops_under(FILE *to, const sa_program *p, const sa_results *r, size
         fprintf(to, "%*sloop at %s:%d (lines %d-%d)\n", indent, "", f->file, f->loops[l].line, f->loops[l].line,
                 f->loops[l].end_line);
         formulas(to, p, &r->loops[fi][l], indent + 2, 1, v);
+        if (sa_total_function(p) >= 0 && (int)fi != sa_total_function(p))
+            fprintf(to, "%*s%-11s %s%s\n", indent + 2, "", "in program", sa_formula_str(p->arena, &p->syms, r->program[fi][l], SA_TEXT),
+                    value_str(p->arena, p, r->program[fi][l], v));
         loops_under(to, p, r, fi, (int)l, indent + 2, v);
     }
 }

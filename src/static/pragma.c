@@ -89,28 +89,29 @@ static int ratio(const char *s, int64_t *num, int64_t *den)
 }
 
 /* `augur loop iterations(E)`, `augur branch ratio(X)`, `augur skip`,
- * `augur param NAME(E)`, from token 2 of d; NULL and *why when malformed. */
+ * `augur param NAME(E)`; -1 and *why when malformed. */
 static int augur_pragma(sa_arena *a, const toks *d, sa_pragma *pr, const char **why)
 {
-    size_t k = 3;
-    const char *kind = d->n > 2 ? d->s[2] : "";
+    /* tokens: # pragma augur KIND [WORD] ( ... ) */
+    const char *kind = d->n > 3 ? d->s[3] : "", *word = d->n > 4 ? d->s[4] : "";
+    size_t k = 5;
     sa_texpr x;
-    if (!strcmp(kind, "skip") && d->n == 3) {
+    if (!strcmp(kind, "skip") && d->n == 4) {
         pr->skip = 1;
         return 0;
     }
-    if (!strcmp(kind, "loop") && d->n > 3 && !strcmp(d->s[3], "iterations") && (k = 4, 1) &&
-        parenthesized(a, d, &k, &pr->iters) == 0 && k == d->n) {
+    if (!strcmp(kind, "loop") && !strcmp(word, "iterations") && parenthesized(a, d, &k, &pr->iters) == 0 &&
+        k == d->n) {
         pr->has_iters = 1;
         return 0;
     }
-    if (!strcmp(kind, "branch") && d->n > 3 && !strcmp(d->s[3], "ratio") && (k = 4, 1) &&
-        parenthesized(a, d, &k, &x) == 0 && k == d->n && x.n == 1 && ratio(x.tok[0], &pr->ratio_num, &pr->ratio_den) == 0) {
+    if (!strcmp(kind, "branch") && !strcmp(word, "ratio") && parenthesized(a, d, &k, &x) == 0 && k == d->n &&
+        x.n == 1 && ratio(x.tok[0], &pr->ratio_num, &pr->ratio_den) == 0) {
         pr->has_ratio = 1;
         return 0;
     }
-    if (!strcmp(kind, "param") && d->n > 4 && (k = 4, 1) && parenthesized(a, d, &k, &pr->iters) == 0 && k == d->n) {
-        pr->param = d->s[3];
+    if (!strcmp(kind, "param") && parenthesized(a, d, &k, &pr->iters) == 0 && k == d->n) {
+        pr->param = word;
         return 0;
     }
     *why = "is not one of: loop iterations(EXPR), branch ratio(X), skip, param NAME(EXPR)";

@@ -10,11 +10,11 @@
 #include <inttypes.h>
 #include <string.h>
 
-/* A chamber's constraint row (flag, coefficients, constant) as "n >= 2". */
-static char *row_str(sa_arena *a, const sa_symtab *t, const sa_count *c, const Value *row, sa_dialect d)
+/* A chamber's constraint row (flag, coefficients, constant) as "n >= 2",
+ * "m >= n + 1" or "n <= 10"; NULL for a row without parameters (1 >= 0). */
+static char *row_str(sa_arena *a, const sa_symtab *t, const sa_count *c, const Value *row)
 {
-    char *lhs = sa_strdup(a, ""), *rhs = sa_strdup(a, "");
-    int nl = 0, nr = 0;
+    char *pos = NULL, *neg = NULL; /* terms with positive and negative coefficients */
     for (int i = 0; i < c->nparam; i++) {
         int64_t k = row[1 + i];
         if (k == 0)
@@ -22,34 +22,31 @@ static char *row_str(sa_arena *a, const sa_symtab *t, const sa_count *c, const V
         const char *name = t->v[c->param[i]].name;
         int64_t m = k < 0 ? -k : k;
         char *term = m == 1 ? sa_strdup(a, name) : sa_printf(a, "%" PRId64 "*%s", m, name);
-        if (k > 0)
-            lhs = sa_printf(a, "%s%s%s", lhs, nl++ ? " + " : "", term);
-        else
-            rhs = sa_printf(a, "%s%s%s", rhs, nr++ ? " + " : "", term);
+        char **side = k > 0 ? &pos : &neg;
+        *side = *side ? sa_printf(a, "%s + %s", *side, term) : term;
     }
-    if (nl == 0 && nr == 0)
-        return NULL; /* a constant row such as 1 >= 0 */
+    if (!pos && !neg)
+        return NULL;
     int64_t k = row[1 + c->nparam];
-    if (k < 0 || nr == 0)
-        rhs = nr ? sa_printf(a, "%s + %" PRId64, rhs, -k) : sa_printf(a, "%" PRId64, -k);
-    else if (k > 0)
-        lhs = nl ? sa_printf(a, "%s + %" PRId64, lhs, k) : sa_printf(a, "%" PRId64, k);
-    if (nl == 0)
-        lhs = sa_strdup(a, "0");
     const char *op = row[0] == 0 ? "==" : ">=";
-    (void)d;
-    return sa_printf(a, "%s %s %s", lhs, op, rhs);
+    if (!pos) /* -n + 10 >= 0: n <= 10 */
+        return sa_printf(a, "%s %s %" PRId64, neg, row[0] == 0 ? "==" : "<=", k);
+    /* pos + k >= neg: pos >= neg - k */
+    char *rhs = !neg ? sa_printf(a, "%" PRId64, -k)
+                : k == 0 ? neg
+                : sa_printf(a, "%s %c %" PRId64, neg, k < 0 ? '+' : '-', k < 0 ? -k : k);
+    return sa_printf(a, "%s %s %s", pos, op, rhs);
 }
 
 /* A validity domain (a union of polyhedra over the count's parameters) as
  * a condition; NULL when it holds everywhere. */
-static char *domain_str(sa_arena *a, const sa_symtab *t, const sa_count *c, const Polyhedron *P, sa_dialect d)
+static char *domain_str(sa_arena *a, const sa_symtab *t, const sa_count *c, const Polyhedron *P)
 {
     char *all = NULL;
     for (; P; P = P->next) {
         char *conj = NULL;
         for (unsigned r = 0; r < P->NbConstraints; r++) {
-            char *s = row_str(a, t, c, P->Constraint[r], d);
+            char *s = row_str(a, t, c, P->Constraint[r]);
             if (s)
                 conj = conj ? sa_printf(a, "%s and %s", conj, s) : s;
         }
@@ -65,139 +62,177 @@ static char *signature(sa_arena *a, const sa_symtab *t, const sa_count *c)
 {
     char *s = sa_strdup(a, "");
     for (const Enumeration *e = c->en; e; e = e->next) {
-        char *dom = domain_str(a, t, c, e->ValidityDomain, SA_TEXT);
+        char *dom = domain_str(a, t, c, e->ValidityDomain);
         s = sa_printf(a, "%s{%s}", s, dom ? dom : "");
     }
     return s;
 }
 
-/* ---- quasi-polynomials ------------------------------------------------------ */
+/* ---- quasi-polynomials -------------------------------------------------------
+ * An evalue is flattened into terms c * prod p^e * [p = r mod m] (PolyLib
+ * may nest periodic numbers in polynomials and the other way round, and
+ * sums of counts nest them further), then printed per monomial with its
+ * coefficient as one table over the residues of the parameters it depends
+ * on: "(n + [0, 2, 1]_n)/3", in Python "(n + (0, 2, 1)[n % 3])//3". */
 
-typedef struct mono {
-    int *exp; /* per parameter of the group */
-    int64_t k;
-} mono;
+typedef struct qterm {
+    int *exp, *mod, *res; /* per parameter: power, modulus (1: none), residue */
+    int64_t num, den;
+} qterm;
 
-typedef struct monos {
+typedef struct qterms {
     sa_arena *a;
     int np;
-    mono *v;
     size_t n;
-} monos;
+    qterm *v;
+} qterms;
 
-/* Add k * prod p_i^exp_i to m. */
-static void add_mono(monos *m, const int *exp, int64_t k)
+static int64_t lcm64(int64_t x, int64_t y)
 {
-    for (size_t i = 0; i < m->n; i++)
-        if (memcmp(m->v[i].exp, exp, (size_t)m->np * sizeof *exp) == 0) {
-            m->v[i].k += k;
-            return;
-        }
-    mono x = {sa_alloc(m->a, (size_t)m->np * sizeof *exp + 1), k};
-    memcpy(x.exp, exp, (size_t)m->np * sizeof *exp);
-    m->v = sa_push(m->a, m->v, &m->n, sizeof x, &x);
+    return x / ev_gcd(x, y) * y;
 }
 
-/* Expand polynomial e (no periodic numbers), scaled by D, into m. */
-static void expand(monos *m, const evalue *e, int64_t D, int *exp)
+static int *copy_ints(sa_arena *a, const int *v, int n)
+{
+    int *c = sa_alloc(a, (size_t)n * sizeof *c + 1);
+    memcpy(c, v, (size_t)n * sizeof *c);
+    return c;
+}
+
+/* Add the terms of e, under powers exp and residue conditions mod/res, into q. */
+static void flatten(qterms *q, const evalue *e, int *exp, int *mod, int *res)
 {
     if (value_notzero_p(e->d)) {
-        if (value_notzero_p(e->x.n))
-            add_mono(m, exp, (int64_t)e->x.n * (D / (int64_t)e->d));
+        if (value_zero_p(e->x.n))
+            return;
+        qterm t = {copy_ints(q->a, exp, q->np), copy_ints(q->a, mod, q->np), copy_ints(q->a, res, q->np),
+                   (int64_t)e->x.n, (int64_t)e->d};
+        q->v = sa_push(q->a, q->v, &q->n, sizeof t, &t);
         return;
     }
     const enode *p = e->x.p;
+    int k = p->pos - 1;
     for (int i = 0; i < p->size; i++) {
-        exp[p->pos - 1] += i;
-        expand(m, &p->arr[i], D, exp);
-        exp[p->pos - 1] -= i;
-    }
-}
-
-static int degree(const mono *x, int np)
-{
-    int d = 0;
-    for (int i = 0; i < np; i++)
-        d += x->exp[i];
-    return d;
-}
-
-/* Does x come before y: higher degree first, then higher powers of the
- * earlier parameters? */
-static int mono_before(const mono *x, const mono *y, int np)
-{
-    int dx = degree(x, np), dy = degree(y, np);
-    if (dx != dy)
-        return dx > dy;
-    for (int i = 0; i < np; i++)
-        if (x->exp[i] != y->exp[i])
-            return x->exp[i] > y->exp[i];
-    return 0;
-}
-
-/* The monomials as "3*n^2 - n + 1" (Python: "3*n**2 - n + 1"). */
-static char *monos_str(monos *m, const sa_symtab *t, const int *params, sa_dialect d)
-{
-    for (size_t i = 1; i < m->n; i++) /* insertion sort: a handful of monomials */
-        for (size_t j = i; j > 0 && mono_before(&m->v[j], &m->v[j - 1], m->np); j--) {
-            mono tmp = m->v[j];
-            m->v[j] = m->v[j - 1];
-            m->v[j - 1] = tmp;
-        }
-    char *s = sa_strdup(m->a, "");
-    int first = 1;
-    for (size_t i = 0; i < m->n; i++) {
-        int64_t k = m->v[i].k;
-        if (k == 0)
+        if (p->type != periodic) {
+            exp[k] += i;
+            flatten(q, &p->arr[i], exp, mod, res);
+            exp[k] -= i;
             continue;
-        int64_t ak = k < 0 ? -k : k;
-        char *body = NULL;
-        for (int j = 0; j < m->np; j++) {
-            int e = m->v[i].exp[j];
-            if (e == 0)
-                continue;
-            const char *name = t->v[params[j]].name;
-            char *f = e == 1 ? sa_strdup(m->a, name)
-                             : sa_printf(m->a, "%s%s%d", name, d == SA_PYTHON ? "**" : "^", e);
-            body = body ? sa_printf(m->a, "%s*%s", body, f) : f;
         }
-        char *term = !body ? sa_printf(m->a, "%" PRId64, ak)
-                     : ak == 1 ? body
-                               : sa_printf(m->a, "%" PRId64 "*%s", ak, body);
-        s = sa_printf(m->a, "%s%s%s", s, first ? (k < 0 ? "-" : "") : (k < 0 ? " - " : " + "), term);
-        first = 0;
+        int om = mod[k], orr = res[k];
+        int m = (int)lcm64(om, p->size);
+        for (int r = 0; r < m; r++) /* residues mod m that meet both conditions */
+            if (r % om == orr && r % p->size == i) {
+                mod[k] = m;
+                res[k] = r;
+                flatten(q, &p->arr[i], exp, mod, res);
+            }
+        mod[k] = om;
+        res[k] = orr;
     }
-    return first ? sa_strdup(m->a, "0") : s;
 }
 
-/* A quasi-polynomial with periodic numbers, scaled by D, as nested text. */
-static char *tree_str(sa_arena *a, const sa_symtab *t, const int *params, const evalue *e, int64_t D, sa_dialect d)
+/* One monomial's coefficient: a table over the residues of its periodic parameters. */
+typedef struct coef {
+    int *exp;
+    int *period;  /* per parameter, 1 when it does not depend on it */
+    int cells;
+    int64_t *num, *den;
+} coef;
+
+/* The index of residue tuple r in a table of these periods. */
+static int cell_of(const int *period, const int *r, int np)
 {
-    if (value_notzero_p(e->d))
-        return sa_printf(a, "%" PRId64, (int64_t)e->x.n * (D / (int64_t)e->d));
-    const enode *p = e->x.p;
-    const char *name = t->v[params[p->pos - 1]].name;
-    char *s = NULL;
-    if (p->type == periodic) {
-        for (int i = 0; i < p->size; i++) {
-            char *x = tree_str(a, t, params, &p->arr[i], D, d);
-            s = s ? sa_printf(a, "%s, %s", s, x) : x;
+    int c = 0;
+    for (int i = 0; i < np; i++)
+        c = c * period[i] + r[i];
+    return c;
+}
+
+/* Group the terms by monomial into coefficient tables. */
+static coef *coefs_of(const qterms *q, size_t *n)
+{
+    coef *cs = NULL;
+    *n = 0;
+    for (size_t i = 0; i < q->n; i++) {
+        size_t k = 0;
+        while (k < *n && memcmp(cs[k].exp, q->v[i].exp, (size_t)q->np * sizeof(int)))
+            k++;
+        if (k == *n) {
+            coef c = {q->v[i].exp, sa_alloc(q->a, (size_t)q->np * sizeof(int) + 1), 1, NULL, NULL};
+            for (int p = 0; p < q->np; p++)
+                c.period[p] = 1;
+            cs = sa_push(q->a, cs, n, sizeof c, &c);
         }
-        return d == SA_PYTHON ? sa_printf(a, "(%s,)[%s %% %d]", s, name, p->size)
-                              : sa_printf(a, "[%s]_%s", s, name);
+        for (int p = 0; p < q->np; p++)
+            cs[k].period[p] = (int)lcm64(cs[k].period[p], q->v[i].mod[p]);
     }
-    for (int i = 0; i < p->size; i++) {
-        if (ev_is_zero(&p->arr[i]))
-            continue;
-        char *x = tree_str(a, t, params, &p->arr[i], D, d);
-        char *pw = i == 0   ? NULL
-                   : i == 1 ? sa_strdup(a, name)
-                            : sa_printf(a, "%s%s%d", name, d == SA_PYTHON ? "**" : "^", i);
-        int leaf = value_notzero_p(p->arr[i].d);
-        char *term = !pw ? x : leaf && !strcmp(x, "1") ? pw : leaf ? sa_printf(a, "%s*%s", x, pw) : sa_printf(a, "(%s)*%s", x, pw);
-        s = s ? sa_printf(a, "%s + %s", s, term) : term;
+    for (size_t k = 0; k < *n; k++) {
+        coef *c = &cs[k];
+        for (int p = 0; p < q->np; p++)
+            c->cells *= c->period[p];
+        c->num = sa_alloc(q->a, (size_t)c->cells * sizeof(int64_t));
+        c->den = sa_alloc(q->a, (size_t)c->cells * sizeof(int64_t));
+        int *r = sa_alloc(q->a, (size_t)q->np * sizeof(int) + 1);
+        for (int cell = 0; cell < c->cells; cell++) {
+            for (int p = q->np - 1, rest = cell; p >= 0; p--) { /* the residues of this cell */
+                r[p] = rest % c->period[p];
+                rest /= c->period[p];
+            }
+            c->num[cell] = 0;
+            c->den[cell] = 1;
+            for (size_t i = 0; i < q->n; i++) {
+                const qterm *t = &q->v[i];
+                int match = !memcmp(t->exp, c->exp, (size_t)q->np * sizeof(int));
+                for (int p = 0; match && p < q->np; p++)
+                    match = r[p] % t->mod[p] == t->res[p];
+                if (!match)
+                    continue;
+                int64_t nn = c->num[cell] * t->den + t->num * c->den[cell], dd = c->den[cell] * t->den;
+                int64_t g = ev_gcd(nn, dd);
+                c->num[cell] = g ? nn / g : 0;
+                c->den[cell] = g ? dd / g : 1;
+            }
+        }
+        (void)cell_of;
     }
-    return s ? s : sa_strdup(a, "0");
+    return cs;
+}
+
+/* The table of coefficient c, scaled by D, as "[a, b]_n" (nested for two
+ * parameters) or "(a, b)[n % 2]"; a plain number when constant. */
+static char *table_str(sa_arena *a, const sa_symtab *t, const int *params, int np, const coef *c, int64_t D,
+                       sa_dialect d, int *constant)
+{
+    *constant = 1;
+    for (int cell = 1; cell < c->cells; cell++)
+        *constant &= c->num[cell] * c->den[0] == c->num[0] * c->den[cell];
+    if (*constant)
+        return sa_printf(a, "%" PRId64, c->num[0] * (D / c->den[0]));
+    char *s = NULL, *sel = sa_strdup(a, ""), *names = NULL;
+    for (int cell = 0; cell < c->cells; cell++) {
+        char *v = sa_printf(a, "%" PRId64, c->num[cell] * (D / c->den[cell]));
+        s = s ? sa_printf(a, "%s, %s", s, v) : v;
+    }
+    int ndep = 0;
+    for (int p = 0; p < np; p++)
+        if (c->period[p] > 1) {
+            const char *name = t->v[params[p]].name;
+            ndep++;
+            names = names ? sa_printf(a, "%s, %s", names, name) : sa_strdup(a, name);
+        }
+    /* a flat table indexed by the residues in mixed radix */
+    char *index = NULL;
+    for (int p = 0; p < np; p++)
+        if (c->period[p] > 1) {
+            const char *name = t->v[params[p]].name;
+            char *r = sa_printf(a, "%s %% %d", name, c->period[p]);
+            index = index ? sa_printf(a, "(%s)*%d + %s", index, c->period[p], r) : r;
+        }
+    (void)sel;
+    if (d == SA_PYTHON)
+        return sa_printf(a, "(%s,)[%s]", s, index);
+    return ndep == 1 ? sa_printf(a, "[%s]_%s", s, names) : sa_printf(a, "[%s]_(%s)", s, names);
 }
 
 /* e over `params` as an expression over a common denominator; in Python
@@ -206,19 +241,63 @@ static char *tree_str(sa_arena *a, const sa_symtab *t, const int *params, const 
 static char *qpoly_str(sa_arena *a, const sa_symtab *t, const int *params, int np, const evalue *e, sa_dialect d,
                        int integral)
 {
-    int64_t D = ev_denominator(e);
-    char *body;
-    if (!ev_has_periodic(e)) {
-        monos m = {a, np, NULL, 0};
-        int *exp = sa_alloc(a, (size_t)np * sizeof *exp + 1);
-        expand(&m, e, D, exp);
-        body = monos_str(&m, t, params, d);
-    } else {
-        body = tree_str(a, t, params, e, D, d);
+    qterms q = {a, np, 0, NULL};
+    int *exp = sa_alloc(a, (size_t)np * sizeof(int) + 1), *mod = sa_alloc(a, (size_t)np * sizeof(int) + 1),
+        *res = sa_alloc(a, (size_t)np * sizeof(int) + 1);
+    for (int p = 0; p < np; p++)
+        mod[p] = 1;
+    flatten(&q, e, exp, mod, res);
+    size_t nc;
+    coef *cs = coefs_of(&q, &nc);
+    int64_t D = 1;
+    for (size_t k = 0; k < nc; k++)
+        for (int cell = 0; cell < cs[k].cells; cell++)
+            if (cs[k].num[cell])
+                D = lcm64(D, cs[k].den[cell]);
+    for (size_t i = 1; i < nc; i++) /* higher degree first, then higher powers of earlier parameters */
+        for (size_t j = i; j > 0; j--) {
+            int dj = 0, dk = 0, before = 0;
+            for (int p = 0; p < np; p++) {
+                dj += cs[j].exp[p];
+                dk += cs[j - 1].exp[p];
+            }
+            for (int p = 0; dj == dk && p < np && !before; p++)
+                if (cs[j].exp[p] != cs[j - 1].exp[p]) {
+                    before = cs[j].exp[p] > cs[j - 1].exp[p];
+                    break;
+                }
+            if (!(dj > dk || (dj == dk && before)))
+                break;
+            coef tmp = cs[j];
+            cs[j] = cs[j - 1];
+            cs[j - 1] = tmp;
+        }
+    char *s = NULL;
+    for (size_t k = 0; k < nc; k++) {
+        int constant;
+        char *c = table_str(a, t, params, np, &cs[k], D, d, &constant);
+        if (constant && !strcmp(c, "0"))
+            continue;
+        char *mono = NULL;
+        for (int p = 0; p < np; p++) {
+            int ex = cs[k].exp[p];
+            if (!ex)
+                continue;
+            const char *name = t->v[params[p]].name;
+            char *f = ex == 1 ? sa_strdup(a, name) : sa_printf(a, "%s%s%d", name, d == SA_PYTHON ? "**" : "^", ex);
+            mono = mono ? sa_printf(a, "%s*%s", mono, f) : f;
+        }
+        int negative = constant && c[0] == '-';
+        char *mag = negative ? c + 1 : c;
+        char *term = !mono ? mag : constant && !strcmp(mag, "1") ? mono : sa_printf(a, "%s*%s", mag, mono);
+        s = !s ? (negative ? sa_printf(a, "-%s", term) : term)
+               : sa_printf(a, "%s %s %s", s, negative ? "-" : "+", term);
     }
+    if (!s)
+        return sa_strdup(a, "0");
     if (D == 1)
-        return body;
-    return sa_printf(a, "(%s)%s%" PRId64, body, d == SA_PYTHON && integral ? "//" : "/", D);
+        return s;
+    return sa_printf(a, "(%s)%s%" PRId64, s, d == SA_PYTHON && integral ? "//" : "/", D);
 }
 
 /* ---- groups of terms ---------------------------------------------------------- */
@@ -283,7 +362,7 @@ static char *group_str(sa_arena *a, const sa_symtab *t, const group *g, sa_diale
         }
         char *val = qpoly_str(a, t, params, np, &sum, d, integral);
         free_evalue_refs(&sum);
-        char *cond = domain_str(a, t, first, e->ValidityDomain, d);
+        char *cond = domain_str(a, t, first, e->ValidityDomain);
         pieces++;
         if (!cond) {
             s = s ? sa_printf(a, d == SA_PYTHON ? "%s else %s" : "%s; else %s", s, val) : val;

@@ -59,9 +59,8 @@ static void call_site(sa_walker *w, CXCursor call, sa_frame fr, int loop)
     for (size_t i = 0; i < s.nargs; i++) {
         sa_pwa v;
         CXCursor arg = clang_Cursor_getArgument(call, (unsigned)i);
-        if (cx_is_integer(clang_getCursorType(arg)) && sa_expr_pwa(&w->env, arg, &v) == 0 && v.n == 1 &&
-            v.v[0].n == 0) {
-            s.args[i] = v.v[0].v;
+        if (cx_is_integer(clang_getCursorType(arg)) && sa_expr_pwa(&w->env, arg, &v) == 0) {
+            s.args[i] = v;
             s.affine[i] = 1;
         }
     }
