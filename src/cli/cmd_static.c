@@ -49,7 +49,7 @@ static void print_help(FILE *to)
             "                       unknowns[], total); or a Python module, one function per source\n"
             "                       function returning its counts\n"
             "  --param NAME=VALUE   a value of an unknown (an integer); formulas are then evaluated\n"
-            "  -p BUILD_DIR         the sources and options of BUILD_DIR/compile_commands.json\n"
+            "  -p, --build-dir BUILD_DIR  the sources and options of BUILD_DIR/compile_commands.json\n"
             "  -h, --help           show this help\n"
             "\n"
             "examples:\n"
@@ -99,7 +99,7 @@ static int parse_options(int argc, char **argv, static_options *o)
         {NULL, 0, NULL, 0},
     };
     int operands;
-    int rc = cli_getopt_program("static", argc, argv, longopts, take_option, o, &operands);
+    int rc = cli_getopt_program_short("static", "p:", argc, argv, longopts, take_option, o, &operands);
     if (rc != 0)
         return rc;
     if (operands >= argc)

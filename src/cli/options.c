@@ -74,6 +74,14 @@ int cli_take_format_of(const char *command, const char *arg, const char *const *
     return cli_usage_error(command, "bad format '%s': give %s", arg, list);
 }
 
+int cli_getopt_program_short(const char *command, const char *shortopts, int argc, char **argv,
+                             const struct option *longopts, cli_take_fn take, void *ctx, int *operands)
+{
+    char optstring[64];
+    snprintf(optstring, sizeof optstring, "+:h%s", shortopts);
+    return getopt_loop(command, optstring, argc, argv, longopts, take, ctx, operands);
+}
+
 int cli_take_format(const char *command, const char *arg, int *json)
 {
     static const char *const names[] = {"text", "json", NULL};

@@ -40,6 +40,11 @@ int cli_getopt(const char *command, int argc, char **argv, const struct option *
 int cli_getopt_program(const char *command, int argc, char **argv, const struct option *longopts,
                        cli_take_fn take, void *ctx, int *operands);
 
+/* cli_getopt_program with short options besides -h, in getopt's form
+ * ("p:" for -p VALUE); each is handed to take with its letter. */
+int cli_getopt_program_short(const char *command, const char *shortopts, int argc, char **argv,
+                             const struct option *longopts, cli_take_fn take, void *ctx, int *operands);
+
 /* The value of --format text|json: *json is 1 for json, 0 for text;
  * EXIT_USAGE (message printed) for anything else. */
 int cli_take_format(const char *command, const char *arg, int *json);

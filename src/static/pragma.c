@@ -235,10 +235,10 @@ sa_pragmas sa_read_pragmas(sa_program *p, CXTranslationUnit tu, const char *file
         }
         int rc = ours ? augur_pragma(p->arena, &d, &pr, &why) : annotation(p->arena, &d, &pr, &why);
         if (rc != 0) {
-            char *textp = sa_strdup(p->arena, "");
-            for (size_t j = 0; j < d.n; j++)
-                textp = sa_printf(p->arena, "%s%s%s", textp, j ? " " : "", d.s[j]);
-            sa_warn(p, file, line, "annotation '%s' %s; ignored", textp + 2, why);
+            char *textp = sa_strdup(p->arena, seed ? "#pragma @" : "#pragma");
+            for (size_t j = 2; j < d.n; j++)
+                textp = sa_printf(p->arena, "%s%s%s", textp, j > 2 || !seed ? " " : "", d.s[j]);
+            sa_warn(p, file, line, "annotation '%s' %s; ignored", textp, why);
             continue;
         }
         out.v = sa_push(p->arena, out.v, &out.n, sizeof pr, &pr);

@@ -100,9 +100,10 @@ NOINLINE void calls(int n, double *y, const double *x)
         axpy(n - i, 2.0, y + i, x);
 }
 
-/* bounds read from memory: an annotation gives them (first[0] = 1, last[0] = n) */
+/* bounds read from memory: annotations give them (first[0] = 1, last[0] = n) */
 NOINLINE void annotated(int n, const int *first, const int *last, double *x)
 {
+    (void)n; /* used by the annotations only */
 #pragma @Annotation {lp_init:1, lp_cond:n}
     for (int i = first[0]; i <= last[0]; i++) /* LOOP:annot_lp */
         x[i] *= 2.0;
