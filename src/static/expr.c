@@ -81,7 +81,7 @@ static int variable(sa_env *e, CXCursor ref, sa_pwa *out)
 }
 
 /* min or max from `a < b ? a : b` and its variants; 1 when c is not one. */
-static int minmax(sa_env *e, CXCursor c, const cx_list *k, sa_pwa *out)
+static int minmax(sa_env *e, const cx_list *k, sa_pwa *out)
 {
     if (k->n != 3)
         return 1;
@@ -103,7 +103,6 @@ static int minmax(sa_env *e, CXCursor c, const cx_list *k, sa_pwa *out)
     sa_pwa px, py;
     if (sa_expr_pwa(e, k->v[1], &px) != 0 || sa_expr_pwa(e, k->v[2], &py) != 0)
         return -1;
-    (void)c;
     *out = sa_pwa_minmax(e->a, px, py, is_max);
     return 0;
 }
@@ -174,7 +173,7 @@ int sa_expr_pwa(sa_env *e, CXCursor c, sa_pwa *out)
         break;
     }
     case CXCursor_ConditionalOperator: {
-        int rc = minmax(e, c, &k, out);
+        int rc = minmax(e, &k, out);
         if (rc <= 0)
             return rc;
         return fail(e, c, "is a conditional other than min or max");

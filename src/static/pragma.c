@@ -17,6 +17,15 @@ typedef struct toks {
     int *line;
 } toks;
 
+/* Append token s at line to t (both arrays grow together: sa_push grows by
+ * the count, which is the same for both). */
+static void push_tok(sa_arena *a, toks *t, char *s, int line)
+{
+    size_t n = t->n;
+    t->s = sa_push(a, t->s, &n, sizeof s, &s);
+    t->line = sa_push(a, t->line, &t->n, sizeof line, &line);
+}
+
 /* The tokens of one directive: from '#' to the end of its line, and of the
  * lines a backslash continues. */
 static toks directive(sa_arena *a, const toks *all, size_t *i, const char *text)
@@ -37,9 +46,7 @@ static toks directive(sa_arena *a, const toks *all, size_t *i, const char *text)
                 break;
             line = all->line[k];
         }
-        d.s = sa_push(a, d.s, &d.n, sizeof(char *), &all->s[k]);
-        d.n--;
-        d.line = sa_push(a, d.line, &d.n, sizeof(int), &all->line[k]);
+        push_tok(a, &d, all->s[k], all->line[k]);
     }
     *i = k;
     return d;
@@ -199,10 +206,7 @@ static toks file_tokens(sa_arena *a, CXTranslationUnit tu, const char *path, siz
         CXString s = clang_getTokenSpelling(tu, t[i]);
         char *sp = sa_strdup(a, clang_getCString(s));
         clang_disposeString(s);
-        int l = (int)line;
-        all.s = sa_push(a, all.s, &all.n, sizeof(char *), &sp);
-        all.n--;
-        all.line = sa_push(a, all.line, &all.n, sizeof(int), &l);
+        push_tok(a, &all, sp, (int)line);
     }
     clang_disposeTokens(tu, t, n);
     return all;

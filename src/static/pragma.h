@@ -19,6 +19,7 @@ typedef struct sa_pragma {
     sa_texpr iters, init, cond; /* loop iterations(EXPR); lp_init:X; lp_cond:Y */
     int64_t ratio_num, ratio_den;
     const char *param;          /* param NAME(EXPR): NAME, EXPR in iters */
+    int file_level;             /* a param written between functions: for those after it */
     int used;
 } sa_pragma;
 

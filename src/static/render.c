@@ -140,15 +140,6 @@ typedef struct coef {
     int64_t *num, *den;
 } coef;
 
-/* The index of residue tuple r in a table of these periods. */
-static int cell_of(const int *period, const int *r, int np)
-{
-    int c = 0;
-    for (int i = 0; i < np; i++)
-        c = c * period[i] + r[i];
-    return c;
-}
-
 /* Group the terms by monomial into coefficient tables. */
 static coef *coefs_of(const qterms *q, size_t *n)
 {
@@ -194,7 +185,6 @@ static coef *coefs_of(const qterms *q, size_t *n)
                 c->den[cell] = g ? dd / g : 1;
             }
         }
-        (void)cell_of;
     }
     return cs;
 }
@@ -209,7 +199,7 @@ static char *table_str(sa_arena *a, const sa_symtab *t, const int *params, int n
         *constant &= c->num[cell] * c->den[0] == c->num[0] * c->den[cell];
     if (*constant)
         return sa_printf(a, "%" PRId64, c->num[0] * (D / c->den[0]));
-    char *s = NULL, *sel = sa_strdup(a, ""), *names = NULL;
+    char *s = NULL, *names = NULL;
     for (int cell = 0; cell < c->cells; cell++) {
         char *v = sa_printf(a, "%" PRId64, c->num[cell] * (D / c->den[cell]));
         s = s ? sa_printf(a, "%s, %s", s, v) : v;
@@ -221,7 +211,7 @@ static char *table_str(sa_arena *a, const sa_symtab *t, const int *params, int n
             ndep++;
             names = names ? sa_printf(a, "%s, %s", names, name) : sa_strdup(a, name);
         }
-    /* a flat table indexed by the residues in mixed radix */
+    /* one flat table, indexed by the residues in mixed radix (the first parameter's most significant) */
     char *index = NULL;
     for (int p = 0; p < np; p++)
         if (c->period[p] > 1) {
@@ -229,7 +219,6 @@ static char *table_str(sa_arena *a, const sa_symtab *t, const int *params, int n
             char *r = sa_printf(a, "%s %% %d", name, c->period[p]);
             index = index ? sa_printf(a, "(%s)*%d + %s", index, c->period[p], r) : r;
         }
-    (void)sel;
     if (d == SA_PYTHON)
         return sa_printf(a, "(%s,)[%s]", s, index);
     return ndep == 1 ? sa_printf(a, "[%s]_%s", s, names) : sa_printf(a, "[%s]_(%s)", s, names);

@@ -184,7 +184,7 @@ static void bind_params(sa_walker *w, int from, int to)
         if (!pr->param)
             continue;
         int inside = pr->line >= from && pr->line <= to;
-        if (!inside && pr->used != 2)
+        if (!inside && !(pr->file_level && pr->line < from))
             continue; /* another function's, or after this one */
         sa_pwa v;
         w->env.line = pr->line;
@@ -242,7 +242,7 @@ void sa_walk_tu(sa_program *p, CXTranslationUnit tu, const char *file)
         /* file-level param annotations (between functions) apply to the functions after them */
         for (size_t j = 0; j < prs->n; j++)
             if (prs->v[j].param && prs->v[j].line > last_end && prs->v[j].line < cx_line(c))
-                prs->v[j].used = 2;
+                prs->v[j].file_level = 1;
         if (clang_getCursorKind(c) == CXCursor_FunctionDecl && clang_isCursorDefinition(c))
             walk_function(p, tu, c, file, prs);
         last_end = cx_end_line(c);
