@@ -31,7 +31,7 @@ guide_options() {
 }
 
 COMMANDS=$("$AUGUR" --help | awk '/^commands:/ { on = 1; next } on && !NF { exit } on { print $1 }')
-check "augur --help lists the eleven commands" "$(echo $COMMANDS)" "collect import report structure model predict machine memspy export diff explore"
+check "augur --help lists the twelve commands" "$(echo $COMMANDS)" "collect import report structure model predict machine memspy export diff explore static"
 for c in $COMMANDS; do
     check "user guide: a section for augur $c" "$(grep -cx "### augur $c" "$GUIDE")" 1
     help=$(help_options "$c")
