@@ -286,7 +286,8 @@ static char *qpoly_str(sa_arena *a, const sa_symtab *t, const int *params, int n
         return sa_strdup(a, "0");
     if (D == 1)
         return s;
-    return sa_printf(a, "(%s)%s%" PRId64, s, d == SA_PYTHON && integral ? "//" : "/", D);
+    const char *fmt = strpbrk(s, " *") ? "(%s)%s%" PRId64 : "%s%s%" PRId64; /* n/4, (n^2 - n)/2 */
+    return sa_printf(a, fmt, s, d == SA_PYTHON && integral ? "//" : "/", D);
 }
 
 /* ---- groups of terms ---------------------------------------------------------- */

@@ -141,7 +141,7 @@ check "param len(2 * n): 2n iterations" \
     "$(jq --argjson l "$(atag param_loop)" '.loops[] | select(.lines[0] == $l) | .values.iterations' "$WORK/ann.json")" 16
 check "branch ratio(0.25) and an unknown ratio" \
     "$(jq -r '.functions[] | select(.name == "ratios") | .formulas.flops' "$WORK/ann.json")" \
-    "{(n)/4 if n >= 1; else 0} + ratio_$(atag ratio_unknown)*{n if n >= 1; else 0}"
+    "{n/4 if n >= 1; else 0} + ratio_$(atag ratio_unknown)*{n if n >= 1; else 0}"
 check "a while loop with iterations(n)" \
     "$(jq --argjson l "$(atag while_given)" '.loops[] | select(.lines[0] == $l) | .values.iterations' "$WORK/ann.json")" 8
 check "seed 003's Listing 6: lp_init and lp_cond in the body set the inner loop" \
