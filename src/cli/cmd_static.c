@@ -27,7 +27,7 @@ typedef struct static_options {
 static void print_help(FILE *to)
 {
     fprintf(to,
-            "usage: augur static [--format text|json|python] [--param NAME=VALUE]... [-p BUILD_DIR]\n"
+            "usage: augur static [--format text|json|python] [--param NAME=VALUE]... [-p|--build-dir BUILD_DIR]\n"
             "                    PROGRAM [-- SOURCE... [-- CLANG_ARGS...]]\n"
             "\n"
             "Build a static model of PROGRAM (a C program built with -g) from its sources, without\n"
@@ -137,6 +137,16 @@ static int find_sources(const static_options *o, sa_program *p, sa_sources *s, c
     return 0;
 }
 
+/* Sources found through the DWARF must match the binary's line table:
+ * warnings for functions and loops on lines without instructions. */
+static int check_lines(const static_options *o, sa_program *p)
+{
+    sa_code_lines c;
+    if (!o->build_dir && !o->nsources && sa_read_code_lines(p, o->program, &c) == 0)
+        sa_check_code_lines(p, &c, o->program);
+    return 0;
+}
+
 /* Build, compose and print the model. */
 static int run(const static_options *o, sa_program *p)
 {
@@ -151,7 +161,7 @@ static int run(const static_options *o, sa_program *p)
     }
     fclose(probe);
     int rc = find_sources(o, p, &srcs, err, sizeof err) == 0 && sa_analyse_sources(p, &srcs, err, sizeof err) == 0 &&
-                     sa_compose(p, &r, err, sizeof err) == 0 &&
+                     check_lines(o, p) == 0 && sa_compose(p, &r, err, sizeof err) == 0 &&
                      sa_values_bind(p, (const char *const *)o->params.names, (const char *const *)o->params.values,
                                     (size_t)o->params.n, &v, err, sizeof err) == 0
                  ? 0

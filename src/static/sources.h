@@ -28,4 +28,22 @@ int sa_sources_from_database(sa_program *p, const char *dir, sa_sources *out, ch
 /* The options of a compiler command line that matter to parsing. */
 void sa_source_take_args(sa_arena *a, sa_source *s, const char *const *argv, size_t argc);
 
+/* ---- code_lines.c ---- */
+typedef struct sa_code_line {
+    const char *file;
+    int line;
+} sa_code_line;
+
+typedef struct sa_code_lines {
+    size_t n;
+    sa_code_line *v;
+} sa_code_lines;
+
+/* The (file, line) pairs of program's DWARF line table.  Returns 0, or -1
+ * when the program has no DWARF. */
+int sa_read_code_lines(sa_program *p, const char *program, sa_code_lines *out);
+/* Warn for each function of p without instructions in the binary, and each
+ * loop whose line has none: the sources do not match the binary. */
+void sa_check_code_lines(sa_program *p, const sa_code_lines *c, const char *program);
+
 #endif

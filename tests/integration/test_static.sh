@@ -165,6 +165,18 @@ check "-p: the error says how to make one" "$(grep -c 'no compile_commands.json 
 check "a bad --format: usage error" "$?" 2
 "$AUGUR" static --param n=1.5 "$PROGRAMS/static_kernels_O2" >/dev/null 2>"$WORK/err"
 check "a --param that is not an integer: exit 1" "$?" 1
+# a source edited after the build: newer than the binary, and a loop's line without code
+mkdir -p "$WORK/edited"
+cp "$K" "$WORK/edited/k.c"
+(cd "$WORK/edited" && cc -O2 -g -Wno-unknown-pragmas -o k k.c)
+sed -i '1i /* two lines added after the build */\n' "$WORK/edited/k.c"
+touch -d '+1 minute' "$WORK/edited/k.c"
+"$AUGUR" static "$WORK/edited/k" >/dev/null 2>"$WORK/err"
+check "an edited source: newer than the binary" "$(grep -c 'k.c: is newer than .*edited/k: rebuild it' "$WORK/err")" 1
+check "an edited source: a loop on a line without instructions" \
+    "$(grep -c "k.c:$(($(tag annot_lp) + 2)): the loop's line has no instructions in .*: the source does not match the binary" "$WORK/err")" 1
+check "the built sources match: no such warning" \
+    "$("$AUGUR" static "$PROGRAMS/static_kernels_O0" 2>&1 >/dev/null | grep -c 'no instructions\|is newer')" 0
 if [ -x "$PROGRAMS/grid_stencil" ]; then
     "$AUGUR" static "$PROGRAMS/grid_stencil" >/dev/null 2>"$WORK/err"
     check "a Fortran program: exit 1" "$?" 1
