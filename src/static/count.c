@@ -7,8 +7,12 @@
 #include "static/sa.h"
 
 #include <polylib/polylib64.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,6 +108,59 @@ static Polyhedron *universe(int np)
     return c;
 }
 
+/* PolyLib computes in 64-bit integers; when they overflow (a deep nest of
+ * steps: three tiled loops of 16), Polyhedron_Enumerate prints a message
+ * and fails an assertion, which aborts.  That SIGABRT is caught here and
+ * jumps back, so that the overflow is an error naming the domain instead
+ * of a crash.  The signal handler needs the jump target in a static; it is
+ * set only around the call.  PolyLib's messages are silenced meanwhile. */
+static sigjmp_buf *abort_target;
+
+static void on_abort(int sig)
+{
+    (void)sig;
+    siglongjmp(*abort_target, 1);
+}
+
+/* Polyhedron_Enumerate(P, C), or NULL with *overflow set. */
+static Enumeration *enumerate(Polyhedron *P, Polyhedron *C, int *overflow)
+{
+    sigjmp_buf here;
+    struct sigaction catch = {.sa_handler = on_abort}, old;
+    Enumeration *volatile en = NULL;
+    int saved = dup(2), null = open("/dev/null", O_WRONLY);
+    fflush(stderr);
+    if (null >= 0)
+        dup2(null, 2);
+    abort_target = &here;
+    sigemptyset(&catch.sa_mask);
+    sigaction(SIGABRT, &catch, &old);
+    *overflow = 0;
+    if (sigsetjmp(here, 1) == 0)
+        en = Polyhedron_Enumerate(P, C, MAXRAYS, NULL);
+    else
+        *overflow = 1;
+    sigaction(SIGABRT, &old, NULL);
+    abort_target = NULL;
+    fflush(stderr);
+    if (saved >= 0) {
+        dup2(saved, 2);
+        close(saved);
+    }
+    if (null >= 0)
+        close(null);
+    return en;
+}
+
+/* The piece's constraints as text, for messages. */
+static char *piece_text(sa_arena *a, const sa_symtab *t, const sa_piece *p)
+{
+    char *text = sa_strdup(a, "");
+    for (size_t i = 0; i < p->n; i++)
+        text = sa_printf(a, "%s%s%s %s 0", text, i ? ", " : "", sa_lin_str(a, t, p->c[i].e), p->c[i].eq ? "==" : ">=");
+    return text;
+}
+
 sa_count *sa_count_piece(sa_counts *cc, const sa_piece *p, char *err, size_t errlen)
 {
     sa_arena *a = cc->arena;
@@ -125,18 +182,22 @@ sa_count *sa_count_piece(sa_counts *cc, const sa_piece *p, char *err, size_t err
         Polyhedron *P = Constraints2Polyhedron(m, MAXRAYS);
         Matrix_Free(m);
         if (unbounded(P, nd, np)) {
-            char *text = sa_strdup(a, "");
-            for (size_t i = 0; i < p->n; i++)
-                text = sa_printf(a, "%s%s%s %s 0", text, i ? ", " : "", sa_lin_str(a, cc->syms, p->c[i].e),
-                                 p->c[i].eq ? "==" : ">=");
-            snprintf(err, errlen, "the domain {%s} is unbounded", text);
+            snprintf(err, errlen, "the domain {%s} is unbounded", piece_text(a, cc->syms, p));
             Domain_Free(P);
             return NULL;
         }
         Polyhedron *C = universe(np);
-        c->en = emptyQ(P) ? NULL : Polyhedron_Enumerate(P, C, MAXRAYS, NULL);
+        int overflow = 0;
+        c->en = emptyQ(P) ? NULL : enumerate(P, C, &overflow);
         Domain_Free(C);
         Domain_Free(P);
+        if (overflow) {
+            snprintf(err, errlen,
+                     "PolyLib's 64-bit integers overflowed counting the domain {%s}: give the iterations of its "
+                     "loops with #pragma augur loop iterations(EXPR), or skip them with #pragma augur skip",
+                     piece_text(a, cc->syms, p));
+            return NULL;
+        }
     } else {
         c->en = NULL; /* the unit domain: the constant 1, handled by sa_formula_of_dom */
     }

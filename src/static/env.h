@@ -25,6 +25,7 @@ typedef struct sa_env {
     int *bound_sym;
     cx_list fwrites;      /* variables written anywhere in the function (declarations with a value excepted) */
     cx_list lwrites;      /* variables written in the outermost enclosing loop */
+    CXCursor nest;        /* the outermost enclosing loop (null outside loops) */
     size_t nparams;       /* `#pragma augur param NAME(EXPR)` definitions */
     sa_binding *params;
     int line;             /* the statement being translated */

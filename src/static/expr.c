@@ -49,6 +49,19 @@ static CXCursor initializer(CXCursor decl)
     return init;
 }
 
+/* Is decl declared inside loop (then it takes a value per iteration)? */
+static int inside(CXCursor loop, CXCursor decl)
+{
+    if (clang_Cursor_isNull(loop))
+        return 0;
+    CXSourceRange r = clang_getCursorExtent(loop);
+    unsigned b, e, d;
+    clang_getExpansionLocation(clang_getRangeStart(r), NULL, NULL, NULL, &b);
+    clang_getExpansionLocation(clang_getRangeEnd(r), NULL, NULL, NULL, &e);
+    clang_getExpansionLocation(clang_getCursorLocation(decl), NULL, NULL, NULL, &d);
+    return b <= d && d < e;
+}
+
 static int variable(sa_env *e, CXCursor ref, sa_pwa *out)
 {
     CXCursor decl = clang_getCursorReferenced(ref);
@@ -76,6 +89,8 @@ static int variable(sa_env *e, CXCursor ref, sa_pwa *out)
         if (!clang_Cursor_isNull(init) && sa_expr_pwa(e, init, out) == 0)
             return 0; /* a local set once: its value */
     }
+    if (!global && inside(e->nest, decl))
+        return fail(e, ref, "is set inside the loop nest to a value that is not affine");
     *out = sa_pwa_lin(e->a, sa_lin_sym(e->a, unknown_of(e, decl, name)));
     return 0;
 }

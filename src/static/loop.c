@@ -2,7 +2,7 @@
  * by a constant step and is compared (<, <=, >, >=, !=) with an affine
  * bound that the loop does not change adds its iterator as a dimension
  * with those constraints (min and max bounds split into cases, a step s
- * adds (i - start) % s == 0); annotations give or complete what the
+ * adds i = start + s*q for an integer q); annotations give or complete what the
  * source does not say; anything else makes the loop's iterations per
  * entry a named unknown loop_LINE, with a warning that says which
  * annotation would settle it (docs/static.md, "Loops"). */
@@ -261,10 +261,10 @@ static sa_frame iterate(sa_walker *w, sa_frame fr, int it, sa_pwa start, const c
         out.v[k] = fr.v[k];
         sa_dom d = sa_dom_rel(a, fr.v[k].d, i, step > 0 ? ">=" : "<=", start);
         d = sa_dom_rel(a, d, i, r, bound);
-        if (step > 1 || step < -1) { /* (i - start) % |step| == 0 */
-            sa_pwa dist = step > 0 ? sa_pwa_comb(a, 1, i, -1, start) : sa_pwa_comb(a, 1, start, -1, i);
-            sa_pwa rem = sa_pwa_divmod(a, &w->env.p->syms, dist, step > 0 ? step : -step, 1);
-            d = sa_dom_rel(a, d, rem, "==", sa_pwa_lin(a, sa_lin_const(0)));
+        if (step > 1 || step < -1) { /* i = start + step * q for an integer q */
+            sa_lin q = sa_lin_sym(a, sa_sym_new(&w->env.p->syms, "q", SYM_EXIST, NULL));
+            sa_pwa moved = sa_pwa_comb(a, 1, start, 1, sa_pwa_lin(a, sa_lin_comb(a, step, q, 0, q)));
+            d = sa_dom_rel(a, d, i, "==", moved);
         }
         out.v[k].d = d;
     }
@@ -292,8 +292,11 @@ void sa_walk_loop(sa_walker *w, CXCursor c, sa_frame fr, int loop, const sa_prag
     if (!is_for && k.n == 2) /* while (cond) body; do body while (cond) */
         h.body = clang_getCursorKind(c) == CXCursor_WhileStmt ? k.v[1] : k.v[0];
     cx_list saved_writes = e->lwrites;
-    if (w->depth == 0)
+    CXCursor saved_nest = e->nest;
+    if (w->depth == 0) {
         e->lwrites = sa_writes(a, c); /* bounds must not change anywhere in the nest */
+        e->nest = c;
+    }
     e->line = line;
     int countable = is_for ? read_for(w, c, &h) == 0 : (e->why = "it is not a for loop", 0);
     const sa_pragma *ann = loop_annotation(w, h.body, (sa_pragma *)pr, npr);
@@ -337,4 +340,5 @@ void sa_walk_loop(sa_walker *w, CXCursor c, sa_frame fr, int loop, const sa_prag
     if (it >= 0)
         e->nbound--;
     e->lwrites = saved_writes;
+    e->nest = saved_nest;
 }

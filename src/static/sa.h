@@ -48,7 +48,8 @@ typedef struct sa_symtab {
 
 /* The symbol of (name, kind, owner), added when new; its index. */
 int sa_sym_get(sa_symtab *t, const char *name, sa_sym_kind kind, const char *owner);
-/* A new symbol (never shared), for iterators and existential variables. */
+/* A new symbol (never shared), for iterators and existential variables
+ * (these are named NAME followed by their number). */
 int sa_sym_new(sa_symtab *t, const char *name, sa_sym_kind kind, const char *owner);
 /* Is symbol kind a dimension of a domain (iterator, existential) rather than a parameter? */
 int sa_sym_is_dim(sa_sym_kind kind);

@@ -12,7 +12,9 @@ static int same(const char *x, const char *y)
 
 int sa_sym_new(sa_symtab *t, const char *name, sa_sym_kind kind, const char *owner)
 {
-    sa_sym s = {sa_strdup(t->arena, name), kind, owner ? sa_strdup(t->arena, owner) : NULL};
+    /* existential variables are numbered, so that a message can tell them apart */
+    sa_sym s = {kind == SYM_EXIST ? sa_printf(t->arena, "%s%zu", name, t->n) : sa_strdup(t->arena, name), kind,
+                owner ? sa_strdup(t->arena, owner) : NULL};
     t->v = sa_push(t->arena, t->v, &t->n, sizeof s, &s);
     return (int)t->n - 1;
 }

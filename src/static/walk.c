@@ -218,8 +218,8 @@ static void walk_function(sa_program *p, CXTranslationUnit tu, CXCursor fn, cons
         if (clang_getCursorKind(k.v[i]) == CXCursor_CompoundStmt)
             body = k.v[i];
     p->funcs = sa_push(a, p->funcs, &p->nfuncs, sizeof f, &f);
-    sa_walker w = {.env = {.p = p, .a = a, .func = f.name, .file = file}, .tu = tu, .f = &p->funcs[p->nfuncs - 1],
-                   .pragmas = prs};
+    sa_walker w = {.env = {.p = p, .a = a, .func = f.name, .file = file, .nest = clang_getNullCursor()}, .tu = tu,
+                   .f = &p->funcs[p->nfuncs - 1], .pragmas = prs};
     w.env.fwrites = sa_writes(a, body);
     while (w.next_pragma < prs->n && prs->v[w.next_pragma].line < f.line)
         w.next_pragma++; /* those before the function were attached to file-level declarations */

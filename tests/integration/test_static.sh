@@ -148,6 +148,10 @@ check "seed 003's Listing 6: lp_init and lp_cond in the body set the inner loop"
     "$(jq -r --argjson l "$(atag listing6_j)" '.loops[] | select(.lines[0] == $l) | .formulas.iterations' "$WORK/ann.json")" \
     "{-4*x + 4*y + 4 if y >= x; else 0}"
 
+check "a local set per iteration from a call is not a constant bound" \
+    "$(jq -r --argjson l "$(atag local_in_nest)" '.unknowns[] | select(.line == $l) | .reason' "$WORK/ann.json")" \
+    "iterations of the loop per entry: 'hi' is set inside the loop nest to a value that is not affine"
+
 # ---- bad input --------------------------------------------------------------------------
 "$AUGUR" static "$PROGRAMS/static_kernels_nodwarf" >"$WORK/out" 2>"$WORK/err"
 check "no DWARF: exit 1" "$?" 1
@@ -158,6 +162,10 @@ check "no DWARF: nothing on stdout" "$(wc -c <"$WORK/out")" 0
 check "a source that does not parse: exit 1" "$?" 1
 check "clang's diagnostic with its line" "$(grep -c "broken.c:6:.*error: expected ')'" "$WORK/err")" 1
 check "does not parse: nothing on stdout" "$(wc -c <"$WORK/out")" 0
+"$AUGUR" static "$PROGRAMS/static_kernels_O2" -- "$SRC_STATIC/tiled.c" >"$WORK/out" 2>"$WORK/err"
+check "PolyLib's overflow: exit 1, not an abort" "$?" 1
+check "the overflow names the domain and the annotation" \
+    "$(grep -c "PolyLib's 64-bit integers overflowed counting the domain {ii >= 0, .*}: give the iterations of its loops with #pragma augur loop iterations(EXPR)" "$WORK/err")" 1
 "$AUGUR" static -p "$WORK/nowhere" "$PROGRAMS/static_kernels_O2" >/dev/null 2>"$WORK/err"
 check "-p without compile_commands.json: exit 1" "$?" 1
 check "-p: the error says how to make one" "$(grep -c 'no compile_commands.json there' "$WORK/err")" 1

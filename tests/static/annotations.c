@@ -79,3 +79,17 @@ void seed_listing6(int n, const int *a, double *x)
             x[j] = x[j] + 1.0;
         }
 }
+
+static int clamp(int a, int b)
+{
+    return a < b ? a : b;
+}
+
+void tile_bound(int n, double *x)
+{
+    for (int ii = 0; ii < n; ii += 4) {
+        int hi = clamp(ii + 4, n); /* a value per iteration, from a call */
+        for (int i = ii; i < hi; i++) /* TAG:local_in_nest */
+            x[i] += 1.0;
+    }
+}
