@@ -69,16 +69,14 @@ static int take_option(int opt, const char *arg, void *ctx)
     static_options *o = ctx;
     char err[256];
     switch (opt) {
-    case 'f':
-        if (!strcmp(arg, "text"))
-            o->format = OUT_TEXT;
-        else if (!strcmp(arg, "json"))
-            o->format = OUT_JSON;
-        else if (!strcmp(arg, "python"))
-            o->format = OUT_PYTHON;
-        else
-            return usage_error("bad format '%s': give --format text, json or python", arg);
+    case 'f': {
+        static const char *const formats[] = {"text", "json", "python", NULL}; /* in out_format's order */
+        int f;
+        if (cli_take_format_of("static", arg, formats, &f) != 0)
+            return EXIT_USAGE;
+        o->format = (out_format)f;
         return 0;
+    }
     case 'P':
         if (run_params_add(&o->params, arg, err, sizeof err) != 0)
             return usage_error("%s", err);
