@@ -38,6 +38,21 @@ function fmtCount(v) {
   return v.toPrecision(4);
 }
 
+/* A machine model's figure (misses per level, cycles): 4 significant
+ * digits as whole counts, as `augur predict` prints cycles; the digits
+ * beyond are the model's noise, not information. */
+function fmtModel(v) {
+  if (v === null || v === undefined || !Number.isFinite(v)) return "–";
+  return fmtCount(Math.abs(v) < 1e4 ? v : Number(v.toPrecision(4)));
+}
+
+/* A leave-one-out error in percent: 2 significant digits, and "below
+ * 0.001%" for the rounding noise of exact fits (6.74e-13% said nothing). */
+function fmtCvPercent(cv) {
+  if (!Number.isFinite(cv)) return "unknown";
+  return cv < 1e-3 ? "below 0.001%" : Number(cv.toPrecision(2)) + "%";
+}
+
 /* Seconds with a unit and 3 significant digits. */
 function fmtSeconds(s) {
   if (s === null || s === undefined || !Number.isFinite(s)) return "–";
@@ -472,8 +487,8 @@ function renderTotals(cur) {
              card("accesses", fmtCount(t.reads + t.writes), "total-accesses"));
   const m = cur.machine;
   if (m && !m.error) {
-    for (const [lv, v] of Object.entries(m.total.misses || {})) box.append(card(lv + " misses", fmtCount(v), "total-misses-" + lv));
-    box.append(card("cycles", fmtCount(m.total.cycles), "total-cycles"),
+    for (const [lv, v] of Object.entries(m.total.misses || {})) box.append(card(lv + " misses", fmtModel(v), "total-misses-" + lv));
+    box.append(card("cycles", fmtModel(m.total.cycles), "total-cycles"),
                card("time on " + machineOf().name, fmtSeconds(m.total.time_seconds), "total-time"),
                card("bound", m.total.bound));
   } else if (m && m.error) box.append(card("machine models", m.error));
@@ -576,8 +591,8 @@ function row(name, kind, depth, c, m, levels) {
   td.title = name;
   td.append(el("span", kind + " ", "kind"), el("span", name));
   tr.append(td, el("td", fmtCount(c.instructions)), el("td", fmtCount((c.reads || 0) + (c.writes || 0))));
-  for (const lv of levels) tr.append(el("td", m && m.misses ? fmtCount(m.misses[lv]) : ""));
-  tr.append(el("td", m ? fmtCount(m.cycles) : ""), el("td", m ? fmtSeconds(m.time_seconds) : ""),
+  for (const lv of levels) tr.append(el("td", m && m.misses ? fmtModel(m.misses[lv]) : ""));
+  tr.append(el("td", m ? fmtModel(m.cycles) : ""), el("td", m ? fmtSeconds(m.time_seconds) : ""),
             el("td", m ? m.bound : "", "bound"));
   return tr;
 }
@@ -622,7 +637,7 @@ function renderModel(cur) {
     if (s.kind === "total") return;
   } else {
     formula.append(el("div", `${state.metric} = ${r.formula}`));
-    formula.append(el("div", `${r.model.method}, fitted on ${r.model.n} runs, leave-one-out error ${r.model.cv.toPrecision(3)}%` +
+    formula.append(el("div", `${r.model.method}, fitted on ${r.model.n} runs, leave-one-out error ${fmtCvPercent(r.model.cv)}` +
       (r.model.unconfirmed ? " — exact through as many runs as coefficients: collect one more size to confirm it" : ""), "muted"));
   }
   plotModel(box, r, cur);
