@@ -47,7 +47,7 @@
 #   --reuse          keep the runs already collected in WORK (see above)
 #   --jobs N         kernels processed at a time (default 1; each is one process
 #                    at a time, so more than the free cores only slows them)
-#   --kernels LIST   which kernels (default: all twelve, listed by --help's end)
+#   --kernels LIST   which kernels (default: all fourteen, listed by --help's end)
 #   --factors LIST   target multiples of the largest training size (default "4 8")
 #   --machines LIST  machine descriptions (`augur machine list`; default
 #                    "zen4 sapphire-rapids")
@@ -69,7 +69,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-build}
 case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
 WORK=${WORK:-/tmp/augur-accuracy-bench}
-ALL_KERNELS="cholesky lu gemm_ijk gemm_blocked floyd hpccg jacobi2d heat3d bfs fft adi ssor"
+ALL_KERNELS="cholesky lu gemm_ijk gemm_blocked floyd hpccg jacobi2d heat3d bfs fft adi ssor snap md"
 KERNELS=$ALL_KERNELS
 FACTORS="4 8"
 MACHINES="zen4 sapphire-rapids"
@@ -94,7 +94,12 @@ declare -A DEFAULT_SIZES=(
     [fft]="8192 16384 32768 65536 131072"
     [adi]="80 120 160 200 240"
     [ssor]="100 150 200 250 300"
+    [snap]="6 7 8 9 10"
+    [md]="5 6 7 8 9"
 )
+# The largest target factor worth collecting where it is below 8: md's 8x
+# (N = 72, 1.5 million atoms) would take most of an hour under augur collect.
+declare -A LARGEST_FACTOR=([md]=4)
 
 CFLAGS_BENCH=(-O2 -g -march=x86-64-v2) # never -march=native: Valgrind 3.19 has no AVX-512
 # Every run uses this build's Valgrind tool.
@@ -243,6 +248,10 @@ run_kernel() {
     say "[$(elapsed)] $k: augur model: $s s"
 
     for f in $FACTORS; do
+        if [ -n "${LARGEST_FACTOR[$k]:-}" ] && [ "$f" -gt "${LARGEST_FACTOR[$k]}" ]; then
+            say "[$(elapsed)] $k: ${f}x left out (too slow to collect; at most ${LARGEST_FACTOR[$k]}x)"
+            continue
+        fi
         target=$((largest * f))
         mdb=$dir/measured-N$target.db
         if fresh "$mdb.stamp" "$hash"; then
