@@ -28,6 +28,20 @@
 # accesses is shown with "†" and left out of the figures.  The tables:
 # bench/accuracy_compare.py (Python 3, standard library).
 #
+# With --time, also native time: once every kernel is collected (so that no
+# collect runs beside a timed run), for each kernel and target, REPS times
+# (--reps, default 5): `augur machine calibrate --quick --measured-capacity`
+# (the host's own description, as bench/time_bench.sh makes it: the core of
+# the shipped description `augur machine detect` takes it for, the caches
+# hwloc reports, clock, latencies, bandwidth and page-fault cost measured
+# seconds before the run; a refusal under load is tried again, 5 times), then
+# `augur predict --db WORK/K/model.db --param N=T --machine HOST --format json`
+# (total.time_seconds) and the native program at T (/usr/bin/time: wall, user,
+# sys).  The error of the median prediction against the median CPU time
+# (user + sys) and the median wall time of the native runs; the report names
+# the CPU (lscpu's "Model name"), the description detect took the core from
+# and the load average before training and after timing.
+#
 # With --cachegrind, also the program's L1 and L2 misses on zen4 at each target
 # against Cachegrind configured as zen4's L1 and L2 (--D1=32768,8,64
 # --LL=1048576,8,64): how far the cache model itself is from a set-associative
@@ -42,17 +56,24 @@
 #
 # usage: bench/accuracy_bench.sh [--quick] [--reuse] [--jobs N] [--kernels "cholesky lu ..."]
 #                                [--factors "4 8"] [--machines "zen4 sapphire-rapids"]
-#                                [--cachegrind] [--markdown FILE] [--work DIR] [--no-build]
+#                                [--cachegrind] [--time] [--reps N] [--tolerance F]
+#                                [--markdown FILE] [--work DIR] [--no-build]
 #   --quick          4 kernels (cholesky hpccg heat3d adi), 4x only
 #   --reuse          keep the runs already collected in WORK (see above)
 #   --jobs N         kernels processed at a time (default 1; each is one process
 #                    at a time, so more than the free cores only slows them)
 #   --kernels LIST   which kernels (default: all fourteen, listed by --help's end)
-#   --factors LIST   target multiples of the largest training size (default "4 8")
+#   --factors LIST   target multiples of the largest training size (default "4 8";
+#                    md is collected up to 4x only)
 #   --machines LIST  machine descriptions (`augur machine list`; default
 #                    "zen4 sapphire-rapids")
 #   --cachegrind     also the Cachegrind spot check (one Cachegrind run per
 #                    target; needs zen4 among the machines)
+#   --time           also native time against the prediction on the host's
+#                    own calibrated description (above)
+#   --reps N         with --time: runs per target (default 5)
+#   --tolerance F    with --time: passed to `augur machine calibrate` (its
+#                    default 1.5 unless given)
 #   --markdown FILE  also write the tables to FILE
 #   --work DIR       where the binaries, databases, JSON and logs go
 #   --no-build       do not run cmake; use the augur in $BUILD_DIR
@@ -77,6 +98,9 @@ MARKDOWN=
 REUSE=0
 JOBS=1
 CACHEGRIND=0
+TIME=0
+REPS=5
+TOLERANCE=
 DO_BUILD=1
 
 # Training sizes: each training run takes a few seconds under `augur collect`,
@@ -122,6 +146,9 @@ while [ $# -gt 0 ]; do
     --factors) [ $# -ge 2 ] || die "--factors needs a list"; FACTORS=$2; shift 2 ;;
     --machines) [ $# -ge 2 ] || die "--machines needs a list"; MACHINES=$2; shift 2 ;;
     --cachegrind) CACHEGRIND=1; shift ;;
+    --time) TIME=1; shift ;;
+    --reps) [ $# -ge 2 ] || die "--reps needs a number"; REPS=$2; shift 2 ;;
+    --tolerance) [ $# -ge 2 ] || die "--tolerance needs a number"; TOLERANCE=$2; shift 2 ;;
     --markdown) [ $# -ge 2 ] || die "--markdown needs a file"; MARKDOWN=$2; shift 2 ;;
     --work) [ $# -ge 2 ] || die "--work needs a directory"; WORK=$2; shift 2 ;;
     --no-build) DO_BUILD=0; shift ;;
@@ -131,7 +158,7 @@ while [ $# -gt 0 ]; do
 done
 
 # ---- checks of the command line -------------------------------------------------
-source "$ROOT/bench/bench_lib.sh" # need, check_sizes, build_augur, collect, clocks
+source "$ROOT/bench/bench_lib.sh" # need, check_sizes, build_augur, collect, clocks, the host and native time
 [ -n "${KERNELS// /}" ] || die "--kernels: the list is empty"
 [ -n "${MACHINES// /}" ] || die "--machines: the list is empty"
 [ -n "${FACTORS// /}" ] || die "--factors: the list is empty"
@@ -139,6 +166,8 @@ for f in $FACTORS; do
     [[ $f =~ ^[1-9][0-9]*$ ]] || die "--factors: '$f' is not a positive integer"
 done
 [[ $JOBS =~ ^[1-9][0-9]*$ ]] || die "--jobs: '$JOBS' is not a positive integer"
+[[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps: '$REPS' is not a positive integer"
+[[ -z $TOLERANCE || $TOLERANCE =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--tolerance: '$TOLERANCE' is not a number"
 if [ "$CACHEGRIND" = 1 ]; then
     case " $MACHINES " in *" zen4 "*) ;; *) die "--cachegrind compares zen4's L1 and L2: add zen4 to --machines" ;; esac
 fi
@@ -155,6 +184,11 @@ need gfortran "apt-get install gfortran"
 need valgrind "apt-get install valgrind"
 need python3 "apt-get install python3"
 need sha256sum "apt-get install coreutils"
+if [ "$TIME" = 1 ]; then
+    need jq "apt-get install jq"
+    need lscpu "apt-get install util-linux"
+    [ -x /usr/bin/time ] || die "/usr/bin/time is missing: apt-get install time"
+fi
 
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
@@ -164,6 +198,10 @@ for m in $MACHINES; do
 done
 
 start_clock
+if [ "$TIME" = 1 ]; then
+    LOAD_BEFORE=$(load_average)
+    NEAREST=$(detect_host "$WORK/host-detected.yaml")
+fi
 
 # build K — compiles bench/accuracy/K.{c,f90} into WORK/K/K and prints the
 # binary's hash.  The sources are copied into WORK/K and compiled there by
@@ -319,6 +357,33 @@ done
 CACHEGRIND_ROWS=
 [ -s "$CGROWS" ] && CACHEGRIND_ROWS=$CGROWS
 
+# ---- native time (--time) ------------------------------------------------------------
+# time_target K F T — REPS times: the host calibrated into WORK/K/host-NT-R.yaml,
+# the prediction on it (WORK/K/time-NT-R.json), a native run of K at T; one
+# line per repetition on stdout: "K F T R predicted wall user sys GHz ns GB/s".
+time_target() {
+    local k=$1 f=$2 t=$3 r host json times
+    for r in $(seq "$REPS"); do
+        host=$(calibrate_host "$WORK/$k/host-N$t-$r.yaml" "$TOLERANCE") || return 1
+        json=$WORK/$k/time-N$t-$r.json
+        "$AUGUR" predict --db "$WORK/$k/model.db" --param N="$t" --machine "$host" --format json --top 0 \
+            >"$json" 2>"$json.err" || { tail -10 "$json.err" >&2; die "$k: augur predict at N=$t on $host failed (in $json.err)"; }
+        times=$(time_native "$WORK/$k/time.one" "$WORK/$k/$k" "$t") || return 1
+        echo "$k $f $t $r $(jq -r .total.time_seconds "$json") $times $(host_summary "$host")"
+    done
+}
+
+TIMEROWS=
+if [ "$TIME" = 1 ]; then
+    TIMEROWS=$WORK/time.tsv
+    : >"$TIMEROWS"
+    while IFS=$'\t' read -r k f t _; do
+        say "[$(elapsed)] $k: timing N=$t ($f), $REPS runs, each after a calibration ..."
+        time_target "$k" "$f" "$t" >>"$TIMEROWS" || die "$k: timing at N=$t failed (above)"
+    done < <(cut -f1-3 "$MANIFEST" | sort -u -k1,1 -k3,3n)
+    LOAD_AFTER=$(load_average)
+fi
+
 # ---- the report -----------------------------------------------------------------------
 report() {
     echo "Command: \`$COMMAND\` (augur $COMMIT; $HOST)."
@@ -331,8 +396,15 @@ report() {
     echo "under 0.1% of the program's memory accesses, left out of the figures. Functions: the top five by measured"
     echo "instructions with at least 1% of the program's. \"n\" counts the predictions a median is over."
     echo
+    if [ "$TIME" = 1 ]; then
+        echo "Time: CPU $(cpu_model) ($(nproc) CPUs; \`augur machine detect\` took its core from $NEAREST); the host"
+        echo "calibrated (\`--quick --measured-capacity${TOLERANCE:+ --tolerance $TOLERANCE}\`) before each of $REPS native runs per target;"
+        echo "load average before training: $LOAD_BEFORE; after timing: $LOAD_AFTER. Medians of the $REPS predictions and"
+        echo "runs; \"‡\": a native CPU time under 0.1 s (/usr/bin/time counts in 10 ms), not judged."
+        echo
+    fi
     python3 "$ROOT/bench/accuracy_compare.py" "$MANIFEST" --rows "$WORK/rows.tsv" \
-        ${CACHEGRIND_ROWS:+--cachegrind "$CACHEGRIND_ROWS"} || return 1
+        ${CACHEGRIND_ROWS:+--cachegrind "$CACHEGRIND_ROWS"} ${TIMEROWS:+--time "$TIMEROWS"} || return 1
     echo "### Runs: wall time (s) of \`augur collect\` (\"kept\": collected by an earlier invocation) and \`augur model\`"
     echo
     echo "| kernel | training sizes | training (s) | model (s) | targets | measured (s) |"

@@ -9,6 +9,9 @@ predicted.json is `augur predict --machine M --format json --top 0` at the
 target, measured.json `augur report --machine M --format json --top 0` of a run
 at the target.  Output: the Markdown tables on stdout, and with --rows FILE
 every comparison as tab-separated values (one line per row, level and machine).
+With --time FILE (accuracy_bench.sh --time), also the table per application of
+the goals of issue 21: instructions, misses per level, and the predicted time
+on the host's own calibrated description against native CPU and wall time.
 
 Only the Python 3 standard library is used.
 """
@@ -26,6 +29,9 @@ OFF = 50.0           # |error| above this many percent is "far off"
 TOP = 5              # functions per program, by measured instructions
 MIN_SHARE = 0.01     # ... that execute at least this share of the program's instructions
 GOALS = {"4x": 5.0, "8x": 10.0}   # goals for the medians (issue 20)
+GOAL_INSTRUCTIONS = ("4x", 2.0)   # issue 21: every program's instructions within 2% at 4x ...
+GOAL_TIME = 15.0                  # ... and the median |time error| against native CPU time
+MIN_SECONDS = 0.1    # a native CPU time below this (/usr/bin/time counts in 10 ms) is not judged
 
 
 def load(path):
@@ -266,6 +272,90 @@ def cachegrind_table(path, out):
     out.write("\n")
 
 
+def read_time(path):
+    """The timed runs of path (accuracy_bench.sh --time: one line per run,
+    "kernel factor target rep predicted wall user sys GHz ns GB/s") as a dict
+    (kernel, factor, target) -> medians over the runs: predicted, cpu (user +
+    sys of each run), wall, and the host's clock, memory latency and
+    bandwidth; exits naming the line when one is malformed."""
+    runs = {}
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            fields = line.split()
+            try:
+                if len(fields) != 11:
+                    raise ValueError(f"expected 11 fields, got {len(fields)}")
+                pred, wall, user, sys_, ghz, ns, gbs = (float(x) for x in fields[4:])
+            except ValueError as e:
+                sys.exit(f"accuracy_compare: {path}:{n}: {e}")
+            runs.setdefault(tuple(fields[:3]), []).append((pred, user + sys_, wall, ghz, ns, gbs))
+    med = statistics.median
+    return {key: {"predicted": med(r[0] for r in rs), "cpu": med(r[1] for r in rs),
+                  "wall": med(r[2] for r in rs), "n": len(rs),
+                  "host": tuple(med(r[i] for r in rs) for i in (3, 4, 5))}
+            for key, rs in runs.items()}
+
+
+def time_error(t, what):
+    """The error in percent of t's predicted time against its native `what`
+    (cpu or wall); None when the native CPU time is under MIN_SECONDS."""
+    if t is None or t["cpu"] < MIN_SECONDS:
+        return None
+    return error(t["predicted"], t[what])
+
+
+def app_table(rows, times, out):
+    """Per application and target: the program's instructions error, the
+    median |error| of its functions' instructions, the program's misses per
+    machine and level, and the predicted time against native CPU and wall
+    time; then the goals of issue 21."""
+    machines = list(dict.fromkeys(r["machine"] for r in rows))
+    cols = levels_of(rows)
+    out.write("| application | target | instructions % | functions: median \\|instructions %\\| |")
+    out.write("".join(f" {m} {lv} % |" for m, lv in cols))
+    out.write(" host: GHz, memory ns, GB/s | predicted s | native CPU s | wall s | time % (CPU) | time % (wall) |\n")
+    out.write("|---|---|---:|---:|" + "---:|" * len(cols) + "---|---:|---:|---:|---:|---:|\n")
+    errs = {}
+    for kernel in dict.fromkeys(r["kernel"] for r in rows):
+        for factor, target in dict.fromkeys((r["factor"], r["target"]) for r in rows if r["kernel"] == kernel):
+            sel = [r for r in rows if r["kernel"] == kernel and r["factor"] == factor]
+            ins = next(r for r in sel if r["scope"] == "program" and r["metric"] == "instructions")
+            fm, _, _ = stats([r for r in sel if r["scope"] != "program" and r["metric"] == "instructions"
+                              and r["machine"] == machines[0]])
+            out.write(f"| {kernel} | N={target} ({factor}) | {cell(ins)} | {fmt(fm)} |")
+            for m, lv in cols:
+                c = [r for r in sel if r["scope"] == "program" and r["machine"] == m and r["metric"] == lv]
+                out.write(f" {cell(c[0]) if c else 'n/a'} |")
+            t = times.get((kernel, factor, str(target)))
+            if t is None:
+                out.write(" - | - | - | - | - | - |\n")
+                continue
+            ec, ew = time_error(t, "cpu"), time_error(t, "wall")
+            errs[(kernel, factor)] = (ec, ew)
+            short = "" if ec is not None else " ‡"
+            out.write(f" {t['host'][0]:.2f}, {t['host'][1]:.0f}, {t['host'][2]:.1f} | {t['predicted']:.3g} |"
+                      f" {t['cpu']:.2f}{short} | {t['wall']:.2f} | {pct(ec)} | {pct(ew)} |\n")
+    out.write("\n")
+    goal_factor, goal = GOAL_INSTRUCTIONS
+    at = [r for r in rows if r["factor"] == goal_factor and r["scope"] == "program"
+          and r["metric"] == "instructions" and r["machine"] == machines[0]]
+    if at:
+        missed = [f"{r['kernel']} {pct(r['error'])}%" for r in at if r["error"] is None or abs(r["error"]) > goal]
+        out.write(f"Instructions within {goal:g}% at {goal_factor} on every application: "
+                  f"{'missed (' + ', '.join(missed) + ')' if missed else 'met'} ({len(at)} applications).\n\n")
+    out.write("| target | time: median \\|error\\| % against CPU time | against wall time | n | goal (CPU) |\n")
+    out.write("|---|---:|---:|---:|---|\n")
+    for factor in list(dict.fromkeys(f for _, f in errs)) + ["all"]:
+        sel = [e for (_, f), e in errs.items() if factor in ("all", f) and e[0] is not None]
+        if not sel:
+            continue
+        mc = statistics.median(abs(e[0]) for e in sel)
+        mw = statistics.median(abs(e[1]) for e in sel)
+        verdict = f"{'met' if mc <= GOAL_TIME else 'missed'} (≤ {GOAL_TIME:g}%)"
+        out.write(f"| {factor} | {fmt(mc)} | {fmt(mw)} | {len(sel)} | {verdict} |\n")
+    out.write("\n")
+
+
 def write_rows(rows, path):
     """Every comparison as TSV at path (header line first)."""
     keys = ["kernel", "factor", "target", "machine", "scope", "metric", "measured", "predicted",
@@ -294,6 +384,7 @@ def main():
     ap.add_argument("--rows", help="also write every comparison to this TSV file")
     ap.add_argument("--worst", type=int, default=15, help="how many of the worst predictions to list")
     ap.add_argument("--cachegrind", help="also the table of Cachegrind's misses from this file (see cachegrind_table)")
+    ap.add_argument("--time", help="also the table per application with the timed runs of this file (see read_time)")
     args = ap.parse_args()
     rows = []
     with open(args.manifest, encoding="utf-8") as f:
@@ -306,6 +397,9 @@ def main():
     if not rows:
         sys.exit(f"accuracy_compare: {args.manifest} lists no comparisons")
     out = sys.stdout
+    if args.time:
+        out.write("### Per application: instructions, the program's misses, time against native (errors in percent)\n\n")
+        app_table(rows, read_time(args.time), out)
     out.write("### Summary: |error| in percent\n\n")
     summary(rows, out)
     out.write(f"### The {args.worst} predictions furthest off (counted ones)\n\n")

@@ -1,7 +1,8 @@
-# bench_lib.sh — sourced by model_bench.sh and accuracy_bench.sh: the checks,
-# the build of augur, a collect and the clocks they share.  The sourcing script
-# defines die MESSAGE (print and exit) and say MESSAGE (a progress line) first,
-# and AUGUR before calling collect.
+# bench_lib.sh — sourced by model_bench.sh, accuracy_bench.sh and
+# time_bench.sh: the checks, the build of augur, a collect, the clocks, and the
+# host's own description and native timing they share.  The sourcing script
+# defines die MESSAGE (print and exit) and say MESSAGE (a progress line)
+# first, and AUGUR before calling collect, detect_host or calibrate_host.
 
 # need CMD HINT — dies naming CMD and how to install it (HINT) when CMD is missing.
 need() { command -v "$1" >/dev/null 2>&1 || die "$1 is missing: $2"; }
@@ -61,3 +62,54 @@ elapsed() { awk -v a="$T_START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%6.0f s",
 
 # seconds_since T0 — the seconds since $EPOCHREALTIME was T0, one decimal.
 seconds_since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
+
+# ---- the host and native time (time_bench.sh, accuracy_bench.sh --time) ----------
+
+# cpu_model — lscpu's "Model name" of this host.
+cpu_model() { lscpu | sed -n 's/^Model name: *//p' | head -1; }
+
+# load_average — the three load averages of uptime.
+load_average() { uptime | sed 's/.*load average: //'; }
+
+# detect_host OUT — `augur machine detect` into OUT (hwloc's caches, the core of
+# the nearest shipped description); prints the name of that description.
+detect_host() {
+    "$AUGUR" machine detect --output "$1" >&2 || die "augur machine detect failed"
+    sed -n 's/^# ports, classes, TLBs, memory, cache latencies and bandwidths: \([^ ]*\) .*/\1/p' "$1"
+}
+
+# calibrate_host OUT TOLERANCE — OUT from `augur machine calibrate --quick
+# --measured-capacity` (which detects first; --tolerance TOLERANCE unless it is
+# empty), its messages in OUT.err; prints OUT.  The memory figures of a shared
+# host move by 30-50% within minutes (docs/machines.md), so callers calibrate
+# seconds before each timed run.  A refusal (rounds that disagree under load)
+# is tried again, 5 times in all, then dies.
+calibrate_host() {
+    local out=$1 tolerance=$2 try
+    for try in 1 2 3 4 5; do
+        "$AUGUR" machine calibrate --quick --measured-capacity ${tolerance:+--tolerance "$tolerance"} \
+            --output "$out" 2>"$out.err" && { echo "$out"; return; }
+        say "calibration $try of 5 refused: $(tail -1 "$out.err")"
+    done
+    die "augur machine calibrate refused 5 times (see $out.err; a quieter host, or --tolerance)"
+}
+
+# host_summary FILE — "GHz ns GB/s" of a description: clock, memory latency,
+# one core's bandwidth.
+host_summary() {
+    awk '$1 == "clock_ghz:" { g = $2 } $1 == "latency_ns:" { l = $2 } $1 == "bandwidth_core_gbs:" { b = $2 }
+         END { print g, l, b }' "$1"
+}
+
+# time_native OUT PROGRAM ARG... — one native run of PROGRAM ARG... (its output
+# discarded), timed by /usr/bin/time into OUT; prints "wall user sys" in
+# seconds.  Dies when the program fails.
+time_native() {
+    local out=$1
+    shift
+    /usr/bin/time -f "%e %U %S" -o "$out" "$@" >/dev/null || die "$*: the native run failed (status $?)"
+    cat "$out"
+}
+
+# median — the median of the numbers on stdin, one a line.
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

@@ -50,6 +50,7 @@ WORK=${WORK:-/tmp/augur-time-bench}
 KERNELS="dot matmul sort triad jacobi1d stencil2d trisolve spmv chase"
 MARKDOWN= MACHINE= REPS=5 TIMING=1 TOLERANCE=
 die() { echo "time_bench.sh: $*" >&2; exit 1; }
+say() { echo "time_bench: $*" >&2; }
 while [ $# -gt 0 ]; do
     case $1 in
     --kernels) KERNELS=$2; shift 2 ;;
@@ -77,22 +78,18 @@ declare -A TARGET=([dot]=1000000 [matmul]=1500 [sort]=15000000 [triad]=16000000 
     [stencil2d]=8000 [trisolve]=12000 [spmv]=3000000 [chase]=4000000)
 for k in $KERNELS; do [ -n "${TARGET[$k]:-}" ] || die "unknown kernel '$k' (one of: ${!TARGET[*]})"; done
 
-LOAD_BEFORE=$(uptime | sed 's/.*load average: //')
-# Which CPU gives the figures: lscpu's model name, and what detect takes it for.
-CPU_MODEL=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
-"$AUGUR" machine detect --output "$WORK/host-detected.yaml" || die "augur machine detect failed"
-NEAREST=$(sed -n 's/^# ports, classes, TLBs, memory, cache latencies and bandwidths: \([^ ]*\) .*/\1/p' "$WORK/host-detected.yaml")
-
+source "$ROOT/bench/bench_lib.sh"  # cpu_model, load_average, detect_host, calibrate_host, host_summary, time_native, median
 source "$ROOT/bench/train_lib.sh" # train K
+LOAD_BEFORE=$(load_average)
+# Which CPU gives the figures: lscpu's model name, and what detect takes it for.
+CPU_MODEL=$(cpu_model)
+NEAREST=$(detect_host "$WORK/host-detected.yaml")
 
 # bounds JSON — "bound share%" of the loops with >= 10% of the predicted time
 bounds() {
     jq -r '.total.time_seconds as $t | [.scopes[] | select(.kind == "loop" and .time_seconds >= 0.1 * $t)]
         | sort_by(-.time_seconds) | map("\(.bound) \(100 * .time_seconds / $t | round)%") | join(", ")' "$1"
 }
-
-# median of the numbers on stdin
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 ROWS=$WORK/time-rows.txt
 : > "$ROWS"
@@ -102,27 +99,6 @@ for k in $KERNELS; do train "$k"; echo "time_bench: $k trained" >&2; done
 # the report's first line.
 gcc -O2 -I "$ROOT/src" -o "$WORK/clock_ghz" "$ROOT/bench/clock_ghz.c" "$ROOT/src/machine/calibrate_probes.c"
 
-# calibrate K R — WORK/K/host-R.yaml from `augur machine calibrate --quick`
-# (which detects first), seconds before K's R-th timed run: the memory
-# figures of a shared host move by 30-50% within minutes (docs/machines.md),
-# so each run is predicted for the host as it is while that run runs.  A
-# refusal (rounds that disagree under load) is tried again, 5 times in all.
-calibrate() {
-    local try
-    for try in 1 2 3 4 5; do
-        "$AUGUR" machine calibrate --quick --measured-capacity ${TOLERANCE:+--tolerance "$TOLERANCE"} \
-            --output "$WORK/$1/host-$2.yaml" 2> "$WORK/$1/calibrate.err" && { echo "$WORK/$1/host-$2.yaml"; return; }
-        echo "time_bench: $1: calibration $try refused: $(tail -1 "$WORK/$1/calibrate.err")" >&2
-    done
-    die "augur machine calibrate refused 5 times (see $WORK/$1/calibrate.err; a quieter host, or --tolerance)"
-}
-
-# host_summary FILE — "GHz ns GB/s" of a description: clock, memory latency, one core's bandwidth
-host_summary() {
-    awk '$1 == "clock_ghz:" { g = $2 } $1 == "latency_ns:" { l = $2 } $1 == "bandwidth_core_gbs:" { b = $2 }
-         END { print g, l, b }' "$1"
-}
-
 # predict_kernel K MACHINE — WORK/K/time-N<T>.json; prints "pred pf mp labels"
 predict_kernel() {
     local k=$1 t=${TARGET[$1]} json=$WORK/$1/time-N${TARGET[$1]}.json
@@ -130,12 +106,6 @@ predict_kernel() {
         > "$json" 2> "$WORK/$k/predict.err" || die "$k: predict failed: $(cat "$WORK/$k/predict.err")"
     echo "$(jq -r '.total | "\(.time_seconds) \(.page_fault_seconds) \(.mispredict_seconds)"' "$json")" \
         "$(bounds "$json" | tr ' ' '_')_"
-}
-
-# time_once K — one native run: "wall user sys"
-time_once() {
-    /usr/bin/time -f "%e %U %S" -o "$WORK/$1/time.one" "$WORK/$1/$1" "${TARGET[$1]}" > /dev/null
-    cat "$WORK/$1/time.one"
 }
 
 # column I of FILE, its median
@@ -149,9 +119,9 @@ for k in $KERNELS; do
     : > "$WORK/$k/reps.txt"
     for r in $(seq "$REPS"); do
         m=$MACHINE
-        [ -n "$MACHINE" ] || m=$(calibrate "$k" "$r")
+        [ -n "$MACHINE" ] || m=$(calibrate_host "$WORK/$k/host-$r.yaml" "$TOLERANCE")
         read -r pred pf mp labels < <(predict_kernel "$k" "$m")
-        [ "$TIMING" = 1 ] && times=$(time_once "$k") || times="0 0 0"
+        [ "$TIMING" = 1 ] && times=$(time_native "$WORK/$k/time.one" "$WORK/$k/$k" "${TARGET[$k]}") || times="0 0 0"
         echo "$pred $pf $mp $labels $times $(host_summary "$m")" >> "$WORK/$k/reps.txt"
         [ -z "$MACHINE" ] || [ "$TIMING" = 1 ] || break # one prediction of a fixed host is enough
     done
@@ -167,7 +137,7 @@ done
 cp "$ROWS.pred" "$WORK/time-predicted.txt"
 rm -f "$ROWS.pred"
 [ "$TIMING" = 1 ] || { cat "$WORK/time-predicted.txt"; exit 0; }
-LOAD_AFTER=$(uptime | sed 's/.*load average: //')
+LOAD_AFTER=$(load_average)
 GHZ_AFTER=$([ -x "$WORK/clock_ghz" ] && "$WORK/clock_ghz" 301 | cut -d" " -f1 || echo "-")
 
 report() {

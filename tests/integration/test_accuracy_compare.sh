@@ -19,6 +19,12 @@
 #   - without any range the coverage and the unflagged count are "n/a";
 #   - the Cachegrind table: D1 25000 and LLd 4000 against the program's L1
 #     20000 measured (-20%) and 30000 predicted (+20%), L2 5000 (+25%) and 4000;
+#   - the table per application (--time): three timed runs at 4x, predicted
+#     1.2, 1.0, 1.1 s (median 1.1) against CPU times (user + sys) 1.0, 1.2,
+#     0.8 (median 1.0: +10.0%) and wall times 1.5, 1.1, 1.3 (median 1.3:
+#     -15.4%); a target at 8x whose native CPU time, 0.05 s, is too short to
+#     judge is shown with "‡" and left out of the medians; the instructions'
+#     goal (within 2% at 4x: +1.0%) met; a run line of the wrong width refused;
 #   - a malformed manifest is refused, naming the line.
 source "$TESTLIB"
 command -v python3 >/dev/null || { echo "SKIP: python3 is missing (apt-get install python3)"; exit 77; }
@@ -95,6 +101,24 @@ check "Cachegrind L1 row" "$(grep -F '| k | N=400 (4x) | L1 |' "$WORK/out-cg.md"
     "| k | N=400 (4x) | L1 | 25000 | 20000 | -20.0 | 30000 | +20.0 |"
 check "Cachegrind L2 row" "$(grep -F '| k | N=400 (4x) | L2 |' "$WORK/out-cg.md")" \
     "| k | N=400 (4x) | L2 | 4000 | 5000 | +25.0 | 4000 | +0.0 |"
+
+# --time: the table per application
+printf 'k\t8x\t800\tm1\t%s\t%s\n' "$WORK/predicted.json" "$WORK/measured.json" >>"$WORK/manifest.tsv"
+printf '%s\n' "k 4x 400 1 1.2 1.5 0.9 0.1 3.0 100 10" "k 4x 400 2 1.0 1.1 1.0 0.2 3.2 110 12" \
+    "k 4x 400 3 1.1 1.3 0.8 0.0 3.1 90 11" "k 8x 800 1 0.06 0.07 0.05 0.00 3.0 100 10" >"$WORK/time.tsv"
+python3 "$COMPARE" "$WORK/manifest.tsv" --time "$WORK/time.tsv" >"$WORK/out-time.md" 2>"$WORK/err-time.txt"
+check "--time: exit status" "$?" 0
+check "--time: the 4x row" "$(grep -F '| k | N=400 (4x) |' "$WORK/out-time.md" | head -1)" \
+    "| k | N=400 (4x) | +1.0 | 2.5 | +50.0 ✗ | -20.0 ✓ | † 500 → 500 | +50.0 ✗ | -20.0 ✓ | † 500 → 500 | 3.10, 100, 11.0 | 1.1 | 1.00 | 1.30 | +10.0 | -15.4 |"
+check "--time: a native time too short" \
+    "$(grep -F '| k | N=800 (8x) |' "$WORK/out-time.md" | head -1 | awk -F' \\| ' '{ print $13 " / " $15 }')" "0.05 ‡ / -"
+check "--time: instructions goal" "$(grep -F 'Instructions within' "$WORK/out-time.md")" \
+    "Instructions within 2% at 4x on every application: met (1 applications)."
+check "--time: time medians" "$(grep -F '| all |' "$WORK/out-time.md")" "| all | 10.0 | 15.4 | 1 | met (≤ 15%) |"
+echo "k 4x 400 1 1.2" >"$WORK/bad-time.tsv"
+python3 "$COMPARE" "$WORK/manifest.tsv" --time "$WORK/bad-time.tsv" >/dev/null 2>"$WORK/bad-time.err"
+check "--time: a malformed run refused" "$(cat "$WORK/bad-time.err")" \
+    "accuracy_compare: $WORK/bad-time.tsv:1: expected 11 fields, got 5"
 
 printf 'k\t4x\t400\n' >"$WORK/bad.tsv"
 python3 "$COMPARE" "$WORK/bad.tsv" >/dev/null 2>"$WORK/bad.err"
