@@ -91,7 +91,7 @@ static int parse_terms(const char *text, const db_model_set *set, model *m)
 
 static enum model_method method_of(const char *name)
 {
-    for (int k = MODEL_CONSTANT; k <= MODEL_NESTED; k++)
+    for (int k = MODEL_CONSTANT; k <= MODEL_METHOD_LAST; k++)
         if (!strcmp(model_method_name((enum model_method)k), name))
             return (enum model_method)k;
     return MODEL_PMNF;

@@ -5,6 +5,7 @@
  *   model_term.c   terms: evaluation, formulas for people, parsing user basis terms
  *   model_fit.c    one series: exact polynomials, then the PMNF hypothesis search
  *                  with leave-one-out cross-validation; several parameters
+ *   model_compose.c a loop's count as its iterations times its cost per iteration
  *   rd_model.c     one reuse-distance histogram series: leading constant bins,
  *                  recursive equal-ratio splits, coalescing; misses at a capacity
  *
@@ -46,8 +47,10 @@ enum model_method {
     MODEL_PMNF,           /* the best single-parameter normal form by LOO SMAPE */
     MODEL_ADDITIVE,       /* several parameters: f1(p1) + f2(p2) */
     MODEL_MULTIPLICATIVE, /* several parameters: f1(p1) * f2(p2) (+ the parts alone) */
-    MODEL_NESTED          /* several parameters: coefficients of the inner fit modeled in the outer one */
+    MODEL_NESTED,         /* several parameters: coefficients of the inner fit modeled in the outer one */
+    MODEL_COMPOSED        /* a loop's count: its iterations' model times its cost per iteration's (model_compose) */
 };
+#define MODEL_METHOD_LAST MODEL_COMPOSED
 
 #define MODEL_SPREAD_POINTS 4 /* model.spread at 2x, 4x, 8x and 16x the largest training value */
 
@@ -118,6 +121,20 @@ double model_eval(const model *m, const double *x);
 /* The value of one term without its coefficient, i.e. prod p^i log2(p)^j. */
 double model_term_basis(const model_term *t, const double *x);
 
+/* The product a*b as one term, factors merged per parameter (exponents
+ * and log exponents added) and sorted by parameter; coefficient 1. */
+model_term model_term_mul(const model_term *a, const model_term *b);
+
+/* 1 if term a is written before term b: larger sum of exponents first,
+ * then more logs (so "N^2 + N*log2(N) + N"). */
+int model_term_before(const model_term *a, const model_term *b);
+
+/* The product a*b expanded into *out (method, errors and spread left 0):
+ * terms of equal factors merged, terms whose factors cancel added to the
+ * constant, zero terms dropped, in model_term_before's order.  0, or -1
+ * when it has more than MODEL_MAX_TERMS terms. */
+int model_multiply(const model *a, const model *b, model *out);
+
 /* A formula for people, e.g. "3 + 0.5*N^2 + 2*N*log2(N)" with `names[k]`
  * for parameter k; coefficients are printed with up to 6 significant
  * digits, or as fractions such as 1/3 when they are one exactly.  Returns
@@ -144,6 +161,24 @@ int model_parse_term(const char *text, const char *const *names, int nnames, mod
  * non-finite values. */
 int model_fit(const model_series *s, const model_options *o, model *out, char *err, size_t errlen);
 
+/* A loop's count (instructions, accesses, flops) as its iterations times
+ * its cost per iteration (docs/models.md, "Loops: iterations times cost
+ * per iteration"): trips->y are the loop's header executions per run
+ * (all > 0), total[] the count; both over trips->x, one parameter.  The
+ * trips are fitted as any integer count (exact where they are a
+ * polynomial), the cost total/trips over c0 and the subsets of
+ * {p^-1, p, ..., p^degree} (degree, 0..3: the loop levels nested
+ * inside, which bound its growth; p^-1: the shares of paths tending to
+ * their limits), by model_fit's rules; *out is their product
+ * (method MODEL_COMPOSED), its fit errors over the points, its
+ * leave-one-out SMAPE from both parts refitted without each point, and
+ * its spread from both parts' spreads.  0, or -1 (with a reason) when it
+ * cannot be composed: not one parameter, fewer than 4 points, a run with
+ * no iterations, a part that cannot be fitted, more terms than a model
+ * holds. */
+int model_compose(const model_series *trips, const double *total, int degree, const model_options *o, model *out,
+                  char *err, size_t errlen);
+
 /* The scores of the hypotheses tried on one series, kept across fits of
  * that series with different options (the term sets of a histogram's
  * slices, rd_model.c, share most of their hypotheses): a hypothesis met
@@ -164,6 +199,13 @@ int model_fit_memo(const model_series *s, const model_options *o, model_memo *me
 /* One point's SMAPE term in percent, 200 |f - y| / (|f| + |y|) (0 when
  * both are 0): fit_smape and cv_smape are its mean over the points. */
 double model_smape_point(double f, double y);
+
+/* The leave-one-out values of m's form on s: pred[i] is the model of m's
+ * terms and a constant fitted as model_fit fits a hypothesis (least
+ * squares weighted by 1/|y|) on every point of s but i, evaluated at
+ * point i.  0, or -1 when a fit fails or has fewer points than
+ * coefficients, or memory runs out. */
+int model_loo_values(const model_series *s, const model *m, double *pred);
 
 /* Human name of a method: "constant", "exact", "pmnf", ... */
 const char *model_method_name(enum model_method m);

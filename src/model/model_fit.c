@@ -362,32 +362,6 @@ static int hyp_add(hyp *h, const model_term *t)
     return 0;
 }
 
-/* The product a*b as one term, factors merged per parameter and sorted by
- * parameter; coefficient 1. */
-static model_term term_mul(const model_term *a, const model_term *b)
-{
-    model_term r = {.coef = 1.0};
-    const model_term *src[2] = {a, b};
-    for (int s = 0; s < 2; s++)
-        for (int f = 0; f < src[s]->nfactors; f++) {
-            model_factor g = src[s]->factors[f];
-            int i = 0;
-            while (i < r.nfactors && r.factors[i].param < g.param)
-                i++;
-            if (i < r.nfactors && r.factors[i].param == g.param) {
-                r.factors[i].exponent += g.exponent;
-                r.factors[i].log_exponent += g.log_exponent;
-                continue;
-            }
-            if (r.nfactors == MODEL_MAX_PARAMS)
-                continue; /* cannot happen: one factor per parameter */
-            memmove(&r.factors[i + 1], &r.factors[i], (size_t)(r.nfactors - i) * sizeof g);
-            r.factors[i] = g;
-            r.nfactors++;
-        }
-    return r;
-}
-
 /* The term p^e * log2(p)^j of parameter k, coefficient 1. */
 static model_term term_make(int k, double e, int j)
 {
@@ -971,23 +945,8 @@ static double snap_fraction(double v)
     return v;
 }
 
-/* 1 if term a is written before term b: larger sum of exponents first,
- * then more logs (so "N^2 + N*log2(N) + N"). */
-static int term_before(const model_term *a, const model_term *b)
-{
-    double ea = 0.0, eb = 0.0;
-    int la = 0, lb = 0;
-    for (int f = 0; f < a->nfactors; f++)
-        ea += a->factors[f].exponent, la += a->factors[f].log_exponent;
-    for (int f = 0; f < b->nfactors; f++)
-        eb += b->factors[f].exponent, lb += b->factors[f].log_exponent;
-    if (fabs(ea - eb) > 1e-9)
-        return ea > eb;
-    return la > lb;
-}
-
 /* Store h with coefficients c0, coef into *m (zero terms dropped, the
- * rest in the order of term_before) and its errors over P; cv is the
+ * rest in the order of model_term_before) and its errors over P; cv is the
  * leave-one-out SMAPE. */
 static void model_store(const points *P, const hyp *h, double c0, const double *coef, double cv, model *m)
 {
@@ -999,7 +958,7 @@ static void model_store(const points *P, const hyp *h, double c0, const double *
             model_term t = h->t[j];
             t.coef = coef[j];
             int at = m->nterms++;
-            for (; at > 0 && term_before(&t, &m->terms[at - 1]); at--)
+            for (; at > 0 && model_term_before(&t, &m->terms[at - 1]); at--)
                 m->terms[at] = m->terms[at - 1];
             m->terms[at] = t;
         }
@@ -1502,7 +1461,7 @@ static int add_products(hyp *h, const param_terms *pt, const int *act, int nact,
             for (int j = 0; j < pt->nt[k]; j++) {
                 if (nn == MODEL_MAX_TERMS)
                     return -1;
-                next[nn++] = term_mul(&prod[i], &pt->T[k][j]);
+                next[nn++] = model_term_mul(&prod[i], &pt->T[k][j]);
             }
         memcpy(prod, next, (size_t)nn * sizeof *prod);
         np = nn;
@@ -1629,7 +1588,7 @@ static int nested_hyp(const points *P, const param_terms *pt, int inner, int out
                     model_term ot = cm.terms[j];
                     for (int f = 0; f < ot.nfactors; f++)
                         ot.factors[f].param = outer;
-                    model_term t = term_mul(base, &ot);
+                    model_term t = model_term_mul(base, &ot);
                     if (hyp_add(h, &t))
                         rc = -1;
                 }
@@ -1821,7 +1780,34 @@ done:
     return rc;
 }
 
-/* "constant", "exact", "pmnf", "additive", "multiplicative", "nested". */
+int model_loo_values(const model_series *s, const model *m, double *pred)
+{
+    if (m->nterms > MODEL_MAX_TERMS)
+        return -1;
+    solver sv = {0};
+    points P = {0};
+    if (solver_alloc(&sv, s->npoints) != 0)
+        return -1;
+    int rc = points_alloc(&P, s->npoints, s->nparams, &sv);
+    hyp h = {.nterms = m->nterms, .method = m->method};
+    for (int j = 0; j < m->nterms; j++)
+        h.t[j] = m->terms[j], h.t[j].coef = 1.0;
+    if (rc == 0) {
+        memcpy(P.x, s->x, s->npoints * (size_t)s->nparams * sizeof *P.x);
+        memcpy(P.y, s->y, s->npoints * sizeof *P.y);
+        hyp_basis(&P, &h);
+    }
+    for (size_t i = 0; rc == 0 && i < P.n; i++) {
+        double c0, coef[MODEL_MAX_TERMS];
+        rc = hyp_solve(&P, P.y, &h, i, &c0, coef);
+        pred[i] = hyp_eval(&h, c0, coef, P.x + i * (size_t)P.np);
+    }
+    points_free(&P);
+    solver_free(&sv);
+    return rc;
+}
+
+/* "constant", "exact", "pmnf", "additive", "multiplicative", "nested", "composed". */
 const char *model_method_name(enum model_method m)
 {
     switch (m) {
@@ -1831,6 +1817,7 @@ const char *model_method_name(enum model_method m)
     case MODEL_ADDITIVE: return "additive";
     case MODEL_MULTIPLICATIVE: return "multiplicative";
     case MODEL_NESTED: return "nested";
+    case MODEL_COMPOSED: return "composed";
     }
     return "unknown";
 }

@@ -71,6 +71,107 @@ double model_eval(const model *m, const double *x)
     return v;
 }
 
+/* ---- products ------------------------------------------------------------- */
+
+/* The product a*b as one term, factors merged per parameter and sorted by
+ * parameter; coefficient 1. */
+model_term model_term_mul(const model_term *a, const model_term *b)
+{
+    model_term r = {.coef = 1.0};
+    const model_term *src[2] = {a, b};
+    for (int s = 0; s < 2; s++)
+        for (int f = 0; f < src[s]->nfactors; f++) {
+            model_factor g = src[s]->factors[f];
+            int i = 0;
+            while (i < r.nfactors && r.factors[i].param < g.param)
+                i++;
+            if (i < r.nfactors && r.factors[i].param == g.param) {
+                r.factors[i].exponent += g.exponent;
+                r.factors[i].log_exponent += g.log_exponent;
+                continue;
+            }
+            if (r.nfactors == MODEL_MAX_PARAMS)
+                continue; /* cannot happen: one factor per parameter */
+            memmove(&r.factors[i + 1], &r.factors[i], (size_t)(r.nfactors - i) * sizeof g);
+            r.factors[i] = g;
+            r.nfactors++;
+        }
+    return r;
+}
+
+/* 1 if term a is written before term b: larger sum of exponents first,
+ * then more logs (so "N^2 + N*log2(N) + N"). */
+int model_term_before(const model_term *a, const model_term *b)
+{
+    double ea = 0.0, eb = 0.0;
+    int la = 0, lb = 0;
+    for (int f = 0; f < a->nfactors; f++)
+        ea += a->factors[f].exponent, la += a->factors[f].log_exponent;
+    for (int f = 0; f < b->nfactors; f++)
+        eb += b->factors[f].exponent, lb += b->factors[f].log_exponent;
+    if (fabs(ea - eb) > 1e-9)
+        return ea > eb;
+    return la > lb;
+}
+
+/* 1 if t's factors all cancel (p^0, no log): a constant. */
+static int term_is_constant(const model_term *t)
+{
+    for (int f = 0; f < t->nfactors; f++)
+        if (t->factors[f].exponent != 0.0 || t->factors[f].log_exponent != 0)
+            return 0;
+    return 1;
+}
+
+/* Add c * basis(t) to m: to the constant, to a term of the same factors,
+ * or as a new term in model_term_before's order.  0, or -1 when full. */
+static int add_scaled_term(model *m, const model_term *t, double c)
+{
+    if (term_is_constant(t)) {
+        m->constant += c;
+        return 0;
+    }
+    for (int i = 0; i < m->nterms; i++) {
+        const model_term *u = &m->terms[i];
+        int same = u->nfactors == t->nfactors;
+        for (int f = 0; same && f < t->nfactors; f++)
+            same = u->factors[f].param == t->factors[f].param && u->factors[f].exponent == t->factors[f].exponent &&
+                   u->factors[f].log_exponent == t->factors[f].log_exponent;
+        if (same) {
+            m->terms[i].coef += c;
+            return 0;
+        }
+    }
+    if (m->nterms == MODEL_MAX_TERMS)
+        return -1;
+    int at = m->nterms++;
+    for (; at > 0 && model_term_before(t, &m->terms[at - 1]); at--)
+        m->terms[at] = m->terms[at - 1];
+    m->terms[at] = *t;
+    m->terms[at].coef = c;
+    return 0;
+}
+
+int model_multiply(const model *a, const model *b, model *out)
+{
+    memset(out, 0, sizeof *out);
+    model_term one = {.coef = 1.0}; /* the constants as terms without factors */
+    for (int i = -1; i < a->nterms; i++)
+        for (int j = -1; j < b->nterms; j++) {
+            const model_term *ta = i < 0 ? &one : &a->terms[i], *tb = j < 0 ? &one : &b->terms[j];
+            double c = (i < 0 ? a->constant : ta->coef) * (j < 0 ? b->constant : tb->coef);
+            model_term t = model_term_mul(ta, tb);
+            if (c != 0.0 && add_scaled_term(out, &t, c) != 0)
+                return -1;
+        }
+    int k = 0; /* drop the terms that cancelled */
+    for (int i = 0; i < out->nterms; i++)
+        if (out->terms[i].coef != 0.0)
+            out->terms[k++] = out->terms[i];
+    out->nterms = k;
+    return 0;
+}
+
 /* ---- formulas ------------------------------------------------------------- */
 
 /* An output buffer that counts what would have been written (snprintf

@@ -157,6 +157,8 @@ typedef struct ms_job {
     db_model_subject subject; /* its strings are the series' or the structure's, which outlive the job */
     char *metric;
     double *y; /* one value per run */
+    double *trips; /* a loop's count: its header executions per run, to try iterations times cost; else NULL */
+    int degree;    /* with trips: the loop levels nested inside the loop */
     model m;
     int fitted; /* model_fit succeeded */
     char *why;  /* it did not: the fitter's reason (NULL when memory ran out) */
@@ -185,6 +187,14 @@ typedef struct ms_fitter {
  * subject s by ms_fit_flush; a series that is 0 in every run is left out
  * (a missing model means 0).  0, or -1 when out of memory. */
 int ms_fit_put(ms_fitter *f, const db_model_subject *s, const char *metric, const double *y);
+
+/* ms_fit_put for a count of a loop with `degree` loop levels inside and
+ * header executions trips[] per run: the model kept is the direct fit, or
+ * the loop's iterations times its cost per iteration (model_compose) when
+ * the direct fit is neither exact nor constant and the composed model's
+ * leave-one-out error is at most the direct one's. */
+int ms_fit_put_loop(ms_fitter *f, const db_model_subject *s, const char *metric, const double *y,
+                    const double *trips, int degree);
 
 /* Fit the queued series on f->opts->jobs threads and store them in the
  * order they were put (so the stored set does not depend on the threads);

@@ -43,6 +43,34 @@ int ms_fit_put(ms_fitter *f, const db_model_subject *s, const char *metric, cons
     return 0;
 }
 
+int ms_fit_put_loop(ms_fitter *f, const db_model_subject *s, const char *metric, const double *y,
+                    const double *trips, int degree)
+{
+    size_t before = f->njobs, n = f->runs->n;
+    if (ms_fit_put(f, s, metric, y) != 0 || f->njobs == before)
+        return f->njobs == before ? 0 : -1;
+    ms_job *j = &f->jobs[before];
+    if (!(j->trips = malloc(n * sizeof *j->trips)))
+        return snprintf(f->err, f->errlen, "out of memory"), -1;
+    memcpy(j->trips, trips, n * sizeof *trips);
+    j->degree = degree;
+    return 0;
+}
+
+/* Replace job j's direct model by its loop's iterations times cost per
+ * iteration when that cross-validates at least as well (ms_fit_put_loop);
+ * an exact or constant direct model stays. */
+static void choose_composed(const ms_fitter *f, ms_job *j, const model_series *direct)
+{
+    if (j->m.method == MODEL_EXACT || j->m.method == MODEL_CONSTANT)
+        return;
+    model_series trips = *direct;
+    trips.y = j->trips;
+    model c;
+    if (model_compose(&trips, j->y, j->degree, &f->mo, &c, NULL, 0) == 0 && c.cv_smape <= j->m.cv_smape)
+        j->m = c;
+}
+
 /* par_work_fn: fit job i (on any thread: it writes only the job). */
 static void fit_job(void *ctx, size_t i)
 {
@@ -51,6 +79,8 @@ static void fit_job(void *ctx, size_t i)
     model_series series = {.npoints = f->runs->n, .nparams = f->runs->nparams, .x = f->runs->x, .y = j->y};
     char why[512];
     j->fitted = model_fit(&series, &f->mo, &j->m, why, sizeof why) == 0;
+    if (j->fitted && j->trips)
+        choose_composed(f, j, &series);
     if (!j->fitted)
         j->why = strdup(why);
 }
@@ -80,7 +110,7 @@ int ms_fit_flush(ms_fitter *f)
 void ms_fit_clear(ms_fitter *f)
 {
     for (size_t i = 0; i < f->njobs; i++)
-        free(f->jobs[i].metric), free(f->jobs[i].y), free(f->jobs[i].why);
+        free(f->jobs[i].metric), free(f->jobs[i].y), free(f->jobs[i].trips), free(f->jobs[i].why);
     f->njobs = 0;
 }
 
@@ -276,11 +306,17 @@ static uint64_t c_entries(const scope_counts *c, int cls)
 }
 static uint64_t c_class(const scope_counts *c, int cls) { return c->cls[cls]; }
 
-static int put_scope_metric(ms_fitter *f, const db_model_subject *subj, const char *metric, scope_counts **per_run,
-                            size_t s, counter_fn get, int cls, double *y)
+/* The series get(c) of scope s in every run into y. */
+static void scope_series(const ms_fitter *f, scope_counts **per_run, size_t s, counter_fn get, int cls, double *y)
 {
     for (size_t r = 0; r < f->runs->n; r++)
         y[r] = (double)get(&per_run[r][s], cls);
+}
+
+static int put_scope_metric(ms_fitter *f, const db_model_subject *subj, const char *metric, scope_counts **per_run,
+                            size_t s, counter_fn get, int cls, double *y)
+{
+    scope_series(f, per_run, s, get, cls, y);
     return ms_fit_put(f, subj, metric, y);
 }
 
@@ -305,7 +341,45 @@ int ms_scope_metric(const scope_counts *c, const char *metric, uint64_t *v)
     return -1;
 }
 
-static int put_scope(ms_fitter *f, scope_counts **per_run, size_t s, double *y)
+/* How many loop levels lie inside each scope of t (the longest chain of
+ * loops below it), into a new array; NULL when memory runs out.  Parents
+ * come before their children, so one pass from the end settles them. */
+static int *loop_levels_inside(const scope_tree *t)
+{
+    int *in = calloc(t->nscopes + 1, sizeof *in);
+    for (size_t s = t->nscopes; in && s-- > 1;) {
+        int64_t p = t->scopes[s].parent;
+        int through = in[s] + !strcmp(t->scopes[s].kind, "loop");
+        if (p >= 0 && (size_t)p < t->nscopes && through > in[p])
+            in[p] = through;
+    }
+    return in;
+}
+
+/* The counts of a loop that scale with its iterations, modeled as them
+ * times a cost per iteration where that cross-validates better
+ * (ms_fit_put_loop): the first COMPOSED_COUNTERS of scope_counters. */
+#define COMPOSED_COUNTERS PLAIN_COUNTERS
+
+/* Queue the counters of loop scope s: instructions, accesses and flops
+ * with its headers as their iterations, the rest as any scope's. */
+static int put_loop_counts(ms_fitter *f, const db_model_subject *subj, scope_counts **per_run, size_t s,
+                           int levels_inside, double *y)
+{
+    double *trips = malloc(f->runs->n * sizeof *trips);
+    if (!trips)
+        return snprintf(f->err, f->errlen, "out of memory"), -1;
+    scope_series(f, per_run, s, c_headers, 0, trips);
+    int rc = 0;
+    for (size_t k = 0; rc == 0 && k < COMPOSED_COUNTERS; k++) {
+        scope_series(f, per_run, s, scope_counters[k].get, 0, y);
+        rc = ms_fit_put_loop(f, subj, scope_counters[k].metric, y, trips, levels_inside);
+    }
+    free(trips);
+    return rc;
+}
+
+static int put_scope(ms_fitter *f, scope_counts **per_run, size_t s, int levels_inside, double *y)
 {
     const db_scope *sc = &f->program->scopes[s];
     db_model_subject subj = {.kind = "scope",
@@ -315,9 +389,10 @@ static int put_scope(ms_fitter *f, scope_counts **per_run, size_t s, double *y)
                              .line = sc->first_line,
                              .scope = (int64_t)s,
                              .scope_kind = sc->kind};
-    size_t ncounters = !strcmp(sc->kind, "loop") ? sizeof scope_counters / sizeof *scope_counters : PLAIN_COUNTERS;
-    int rc = 0;
-    for (size_t k = 0; rc == 0 && k < ncounters; k++)
+    int loop = !strcmp(sc->kind, "loop");
+    size_t ncounters = loop ? sizeof scope_counters / sizeof *scope_counters : PLAIN_COUNTERS;
+    int rc = loop ? put_loop_counts(f, &subj, per_run, s, levels_inside, y) : 0;
+    for (size_t k = loop ? COMPOSED_COUNTERS : 0; rc == 0 && k < ncounters; k++)
         rc = put_scope_metric(f, &subj, scope_counters[k].metric, per_run, s, scope_counters[k].get, 0, y);
     for (int c = 0; rc == 0 && c < ST_CLASS_COUNT; c++) {
         char metric[64];
@@ -350,18 +425,19 @@ int ms_fit_scopes(ms_fitter *f)
     size_t n = f->runs->n;
     scope_counts **per_run = calloc(n + 1, sizeof *per_run);
     double *y = malloc((n + 1) * sizeof *y);
-    int rc = per_run && y ? 0 : -1;
+    int *levels = loop_levels_inside(t);
+    int rc = per_run && y && levels ? 0 : -1;
     if (rc != 0)
         snprintf(f->err, f->errlen, "out of memory");
     for (size_t r = 0; rc == 0 && r < n; r++)
         rc = run_scope_counts(f, r, &per_run[r]);
     for (size_t s = 1; rc == 0 && s < t->nscopes; s++) /* scope 0 is the module: the function rows cover it */
         if (!f->builds || f->builds->modeled[s])
-            rc = put_scope(f, per_run, s, y);
+            rc = put_scope(f, per_run, s, levels[s], y);
     if (rc == 0)
         rc = ms_fit_flush(f);
     for (size_t r = 0; per_run && r < n; r++)
         free(per_run[r]);
-    free(per_run), free(y);
+    free(per_run), free(y), free(levels);
     return rc;
 }
