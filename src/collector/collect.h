@@ -86,6 +86,16 @@ typedef struct InstrRec {
     ULong guarded_reads, guarded_writes;
     KeyCounts targets; /* an indirect jump or call: its target addresses */
     KeyCounts callees; /* a call: the named functions it entered */
+    /* The dominant address delta between this instruction's consecutive
+     * accesses that reach a helper (collect_runtime.c, vote_stride):
+     * Boyer-Moore's majority vote, with the deltas equal to the candidate
+     * counted since it last became the candidate. */
+    Bool has_last;         /* last_addr holds an access */
+    Addr last_addr;
+    Long stride;           /* the candidate */
+    ULong stride_votes;    /* the vote's counter */
+    ULong stride_count;    /* deltas equal to the candidate since it became one */
+    ULong deltas;          /* all deltas */
     rd_hist hist[MAX_BLOCK_SIZES];
 } InstrRec;
 

@@ -70,6 +70,19 @@ static void write_hist(profile_writer *w, UInt block_size, const rd_hist *h)
     pw_eol(w);
 }
 
+/* The instruction's dominant address delta (docs/profile-format.md,
+ * "Strides"), when two of its accesses reached a helper. */
+static void write_stride(profile_writer *w, const InstrRec *rec)
+{
+    if (!rec->deltas)
+        return;
+    pw_key(w, "stride");
+    pw_i64(w, rec->stride);
+    pw_u64(w, rec->stride_count);
+    pw_u64(w, rec->deltas);
+    pw_eol(w);
+}
+
 static void write_instr(profile_writer *w, const InstrRec *rec)
 {
     Collector *c = &collector;
@@ -108,9 +121,11 @@ static void write_instr(profile_writer *w, const InstrRec *rec)
         pw_u64(w, e->count);
         pw_eol(w);
     }
-    if (rec->reads + rec->writes > 0)
+    if (rec->reads + rec->writes > 0) {
         for (UInt i = 0; i < c->nblock_sizes; i++)
             write_hist(w, c->block_size[i], &rec->hist[i]);
+        write_stride(w, rec);
+    }
 }
 
 static Int by_module_then_address(const void *a, const void *b)

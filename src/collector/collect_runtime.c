@@ -109,6 +109,9 @@ static void on_fork_child(ThreadId tid)
     VG_(HT_ResetIter)(c->instrs);
     for (InstrRec *rec; (rec = VG_(HT_Next)(c->instrs));) {
         rec->fast_path_misses = rec->guarded_reads = rec->guarded_writes = 0;
+        rec->has_last = False;
+        rec->stride = 0;
+        rec->stride_votes = rec->stride_count = rec->deltas = 0;
         for (UInt i = 0; i < rec->targets.n; i++)
             rec->targets.e[i].count = 0;
         for (UInt i = 0; i < rec->callees.n; i++)
@@ -132,14 +135,43 @@ void collect_runtime_init(void)
     VG_(atfork)(NULL, NULL, on_fork_child);
 }
 
+/* One step of the majority vote over the instruction's address deltas
+ * (Boyer-Moore): the candidate gains a vote when the delta equals it,
+ * loses one otherwise, and is replaced when it has none.  A delta that
+ * is the majority of all deltas is the candidate at the end;
+ * stride_count, the deltas equal to the candidate since it last became
+ * one, is then at most its true count (exact when it never lost the vote
+ * after taking it, as in the steady walk of a loop).  The last address is
+ * the instruction's, not the thread's: threads switch every 100,000
+ * superblocks, so interleaving adds few deltas. */
+static inline void vote_stride(InstrRec *rec, Addr addr)
+{
+    if (LIKELY(rec->has_last)) {
+        Long delta = (Long)(addr - rec->last_addr);
+        rec->deltas++;
+        if (delta == rec->stride) {
+            rec->stride_votes++;
+            rec->stride_count++;
+        } else if (rec->stride_votes == 0) {
+            rec->stride = delta;
+            rec->stride_votes = rec->stride_count = 1;
+        } else
+            rec->stride_votes--;
+    }
+    rec->has_last = True;
+    rec->last_addr = addr;
+}
+
 /* Every block of [addr, addr+size) at every block size enters the current
- * thread's stacks and the instruction's histograms. */
+ * thread's stacks and the instruction's histograms; the address its
+ * stride vote. */
 static inline void touch(InstrRec *rec, Addr addr, UWord size)
 {
     Collector *c = &collector;
     ThreadState *t = c->current;
     if (UNLIKELY(!t)) /* only if code runs between a thread's exit and the next switch */
         t = c->current = thread_state(VG_(get_running_tid)());
+    vote_stride(rec, addr);
     Addr end = addr + size - 1;
     for (UInt i = 0; i < c->nblock_sizes; i++) {
         UInt shift = c->block_shift[i];

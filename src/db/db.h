@@ -22,7 +22,7 @@
 #include "rd/rd.h"
 
 /* Version of the schema this augur writes (meta.schema_version). */
-#define DB_SCHEMA_VERSION 9
+#define DB_SCHEMA_VERSION 10
 
 /* Return value of lookups that found nothing. */
 #define DB_NOT_FOUND 1
@@ -189,6 +189,30 @@ typedef struct db_call {
  * from 0 to 2^63 - 1 is refused as damage. */
 int db_run_calls(db *d, int64_t run_id, db_call **out, size_t *n, char *err, size_t errlen);
 void db_calls_free(db_call *c, size_t n);
+
+/* An instruction's dominant address delta in a run (table strides; the
+ * collector's `stride` line): `count` of the `deltas` deltas between its
+ * consecutive accesses were `delta` bytes (docs/profile-format.md). */
+typedef struct db_stride {
+    int64_t instr_id;
+    int64_t delta;
+    uint64_t count, deltas;
+} db_stride;
+
+/* The strides of a run's instructions, ascending instruction id, into a
+ * new array *out (free() it) of *n elements; none for runs collected
+ * before schema version 10. */
+int db_run_strides(db *d, int64_t run_id, db_stride **out, size_t *n, char *err, size_t errlen);
+
+/* The index of instruction `id`'s stride in s[0..n) (ascending ids, as
+ * db_run_strides returns them); n when it has none. */
+size_t db_stride_find(const db_stride *s, size_t n, int64_t id);
+
+/* 1 when s is the delta of at least half of its instruction's deltas
+ * (DB_STRIDE_DOMINANT): a walk at that stride is what the instruction
+ * does; a damaged row (count above deltas) is not. */
+#define DB_STRIDE_DOMINANT 0.5
+int db_stride_dominant(const db_stride *s);
 
 enum db_name_kind { DB_FUNCTION_NAME, DB_FILE_PATH, DB_MODULE_PATH };
 

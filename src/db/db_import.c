@@ -57,12 +57,13 @@ static const char *const stmt_sql[NSTMTS] = {
                       "ifnull((SELECT max(instruction_id) FROM histograms), 0), "
                       "ifnull((SELECT max(instruction_id) FROM hist_bins), 0), "
                       "ifnull((SELECT max(instruction_id) FROM branch_targets), 0), "
-                      "ifnull((SELECT max(call_id) FROM call_edges), 0))",
+                      "ifnull((SELECT max(call_id) FROM call_edges), 0), "
+                      "ifnull((SELECT max(instruction_id) FROM strides), 0))",
     [ST_TARGET] = "INSERT INTO branch_targets (instruction_id, module_id, addr, count) VALUES (?, ?, ?, ?)",
 };
 
 /* The bulk of a run goes through multi-row inserts. */
-enum batch_id { B_INSTR, B_HIST, B_BIN, B_CALL, NBATCHES };
+enum batch_id { B_INSTR, B_HIST, B_BIN, B_CALL, B_STRIDE, NBATCHES };
 
 static const struct {
     const char *insert;
@@ -74,6 +75,7 @@ static const struct {
     [B_HIST] = {"INSERT INTO histograms (instruction_id, block_size, cold, touches) VALUES ", 4},
     [B_BIN] = {"INSERT INTO hist_bins (instruction_id, block_size, bin, count, sum) VALUES ", 5},
     [B_CALL] = {"INSERT INTO call_edges (call_id, callee_id, count) VALUES ", 3},
+    [B_STRIDE] = {"INSERT INTO strides (instruction_id, delta, count, deltas) VALUES ", 4},
 };
 
 /* One import in progress.  Binding a value cannot fail with these
@@ -378,6 +380,19 @@ static int insert_hist(importer *im, const prof_hist *h, int64_t instr_id)
     return 0;
 }
 
+/* The instruction's dominant address delta, when the profile gives one. */
+static int insert_stride(importer *im, const prof_instr *in, int64_t instr_id)
+{
+    if (!in->stride_deltas)
+        return 0;
+    db_batch *b = &im->batch[B_STRIDE];
+    db_batch_int(b, instr_id);
+    db_batch_int(b, in->stride);
+    db_batch_u64(b, in->stride_count);
+    db_batch_u64(b, in->stride_deltas);
+    return end_row(im, B_STRIDE);
+}
+
 static int insert_instr(importer *im, const prof_instr *in, int64_t process_id, const id_maps *maps)
 {
     int64_t instr_id = ++im->last_instr_id;
@@ -403,7 +418,7 @@ static int insert_instr(importer *im, const prof_instr *in, int64_t process_id, 
     for (uint32_t h = 0; h < in->nhists; h++)
         if (insert_hist(im, &in->hists[h], instr_id) != 0)
             return -1;
-    return 0;
+    return insert_stride(im, in, instr_id);
 }
 
 static int import_process(importer *im, const profile *p, const char *cwd, int64_t run_id, int position)

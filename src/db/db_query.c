@@ -192,17 +192,25 @@ void db_run_free(db_run *r)
 
 /* ---- instructions and histograms ----------------------------------------- */
 
-size_t db_instr_find(const db_instr *ins, size_t n, int64_t id)
+/* The index of the element with `id` in base[0..n) of `size`-byte
+ * elements that begin with their int64_t id, ascending; n when none has. */
+static size_t find_id(const void *base, size_t n, size_t size, int64_t id)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (ins[mid].id < id)
+        if (*(const int64_t *)((const char *)base + mid * size) < id)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < n && ins[lo].id == id ? lo : n;
+    return lo < n && *(const int64_t *)((const char *)base + lo * size) == id ? lo : n;
+}
+
+size_t db_instr_find(const db_instr *ins, size_t n, int64_t id)
+{
+    _Static_assert(offsetof(db_instr, id) == 0, "find_id reads the id first");
+    return find_id(ins, n, sizeof *ins, id);
 }
 
 /* The counts of an instruction row (columns 5-7: executions, reads,
@@ -325,6 +333,40 @@ int db_for_each_histogram(db *d, int64_t run_id, uint32_t block_size, db_hist_fn
         rc = fn(ctx, instr, cold, bins, nbins);
     sqlite3_finalize(st);
     return rc;
+}
+
+/* ---- strides -------------------------------------------------------------- */
+
+static int fill_stride(void *elem, sqlite3_stmt *st, void *ctx)
+{
+    (void)ctx;
+    db_stride *s = elem;
+    *s = (db_stride){.instr_id = sqlite3_column_int64(st, 0), .delta = sqlite3_column_int64(st, 1),
+                     .count = db_column_u64(st, 2), .deltas = db_column_u64(st, 3)};
+    return 0;
+}
+
+int db_run_strides(db *d, int64_t run_id, db_stride **out, size_t *n, char *err, size_t errlen)
+{
+    *out = NULL;
+    *n = 0;
+    db_row_array a = {(void **)out, n, 0, sizeof **out, fill_stride, NULL};
+    return db_query_rows(d,
+                         "SELECT s.instruction_id, s.delta, s.count, s.deltas FROM processes p "
+                         "JOIN instructions i ON i.process_id = p.id JOIN strides s ON s.instruction_id = i.id "
+                         "WHERE p.run_id = ?1 ORDER BY s.instruction_id",
+                         run_id, 0, &a, DOING, err, errlen);
+}
+
+size_t db_stride_find(const db_stride *s, size_t n, int64_t id)
+{
+    _Static_assert(offsetof(db_stride, instr_id) == 0, "find_id reads the id first");
+    return find_id(s, n, sizeof *s, id);
+}
+
+int db_stride_dominant(const db_stride *s)
+{
+    return s->deltas > 0 && s->count <= s->deltas && (double)s->count >= DB_STRIDE_DOMINANT * (double)s->deltas;
 }
 
 /* ---- names --------------------------------------------------------------- */

@@ -309,7 +309,8 @@ static const char model_schema_sql[] =
     "  loop          INTEGER,\n"
     "  strides       TEXT,\n"
     "  cold_model    INTEGER NOT NULL REFERENCES models(id),\n"
-    "  touches_model INTEGER NOT NULL REFERENCES models(id)\n"
+    "  touches_model INTEGER NOT NULL REFERENCES models(id),\n"
+    "  stride_model  INTEGER REFERENCES models(id)\n"
     ");\n"
     "CREATE INDEX rd_groups_by_set ON rd_groups(set_id, block_size);\n"
     "CREATE TABLE rd_members (\n"
@@ -345,6 +346,17 @@ static const char call_schema_sql[] =
     "  count     INTEGER NOT NULL,\n"
     "  PRIMARY KEY (call_id, callee_id)\n"
     ") WITHOUT ROWID;\n";
+
+/* Version 10: each instruction's dominant address delta (the collector's
+ * `stride` lines, docs/profile-format.md); older databases gain the table,
+ * empty for their runs. */
+static const char stride_schema_sql[] =
+    "CREATE TABLE IF NOT EXISTS strides (\n"
+    "  instruction_id INTEGER PRIMARY KEY REFERENCES instructions(id) ON DELETE CASCADE,\n"
+    "  delta          INTEGER NOT NULL,\n"
+    "  count          INTEGER NOT NULL,\n"
+    "  deltas         INTEGER NOT NULL\n"
+    ");\n";
 
 static const char *class_name(int c)
 {
@@ -421,7 +433,8 @@ static int create_schema(db *d, char *err, size_t errlen)
     if (create_structure_schema(d, err, errlen) != 0 ||
         db_exec(d, units_schema_sql, "create the schema", err, errlen) != 0 ||
         db_exec(d, model_schema_sql, "create the schema", err, errlen) != 0 ||
-        db_exec(d, call_schema_sql, "create the schema", err, errlen) != 0)
+        db_exec(d, call_schema_sql, "create the schema", err, errlen) != 0 ||
+        db_exec(d, stride_schema_sql, "create the schema", err, errlen) != 0)
         return -1;
     return set_version(d, err, errlen);
 }
@@ -522,6 +535,14 @@ static int add_builds_columns(db *d, char *err, size_t errlen)
                       err, errlen);
 }
 
+/* Version 10's rd_groups.stride_model, added to an older database that has
+ * the model tables (NULL in its rows: no stride model). */
+static int add_walk_columns(db *d, char *err, size_t errlen)
+{
+    return add_column(d, "rd_groups", "stride_model",
+                      "ALTER TABLE rd_groups ADD COLUMN stride_model INTEGER REFERENCES models(id)", err, errlen);
+}
+
 /* Create the schema in an empty database, or upgrade an older one.  In a
  * transaction that re-reads the version, so that two processes creating or
  * upgrading the same database at the same time do it once. */
@@ -543,6 +564,8 @@ static int initialise(db *d, int64_t *version, char *err, size_t errlen)
         rc = add_spread_column(d, err, errlen);
     if (rc == 0 && *version >= 3 && *version < 9) /* version 9 keeps the builds of a set */
         rc = add_builds_columns(d, err, errlen);
+    if (rc == 0 && *version >= 3 && *version < 10) /* version 10 models each group's stride */
+        rc = add_walk_columns(d, err, errlen);
     if (rc == 0 && *version >= 1 && *version < 3) /* version 3 added the model tables */
         rc = db_exec(d, model_schema_sql, "create the schema", err, errlen);
     if (rc == 0 && *version >= 1 && *version < 9) /* version 9 added the compilation units */
@@ -551,6 +574,8 @@ static int initialise(db *d, int64_t *version, char *err, size_t errlen)
         rc = rename_load_store(d, *version, err, errlen);
     if (rc == 0 && *version >= 1 && *version < 8) /* version 8 added the call edges */
         rc = db_exec(d, call_schema_sql, "upgrade the schema", err, errlen);
+    if (rc == 0 && *version >= 1 && *version < 10) /* version 10 keeps each instruction's stride */
+        rc = db_exec(d, stride_schema_sql, "upgrade the schema", err, errlen);
     if (rc == 0 && *version >= 1 && *version < DB_SCHEMA_VERSION)
         rc = set_version(d, err, errlen);
     if (rc == 0 && *version < DB_SCHEMA_VERSION)

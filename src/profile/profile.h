@@ -52,6 +52,11 @@ typedef struct prof_instr {
     prof_target *calls;
     uint32_t nhists; /* 0, or the profile's nblock_sizes */
     prof_hist *hists; /* in the order of profile.block_sizes */
+    /* The dominant delta between consecutive addresses of its accesses
+     * (a `stride` line; stride_deltas 0 when there is none): stride_count
+     * of its stride_deltas deltas were `stride` bytes. */
+    int64_t stride;
+    uint64_t stride_count, stride_deltas;
 } prof_instr;
 
 typedef struct profile {

@@ -8,8 +8,8 @@
  *
  * Everything a later stage relies on is checked here: identifiers are
  * defined before use, histograms add up, bins are ascending and in range,
- * hist lines follow the block-size lines, br/ind/call/hist lines follow an
- * ins, and every call's callee is an instruction of the profile.
+ * hist lines follow the block-size lines, br/ind/call/hist/stride lines
+ * follow an ins, and every call's callee is an instruction of the profile.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +29,9 @@
 enum rank { R_MAGIC, R_TOOL, R_PID, R_PPID, R_EXE, R_ARG, R_BLOCK, R_THREADS, R_BODY, R_EXIT };
 
 /* What the last line attached to the current instruction was; an
- * instruction's lines come in the order ins, br, ind..., call..., hist... */
-enum stage { S_INS, S_BR, S_IND, S_CALL, S_HIST };
+ * instruction's lines come in the order ins, br, ind..., call..., hist...,
+ * stride */
+enum stage { S_INS, S_BR, S_IND, S_CALL, S_HIST, S_STRIDE };
 
 typedef struct reader {
     rawtext t;       /* the file, its error buffer and the line being parsed */
@@ -208,19 +209,20 @@ static int parse_ins(reader *r, char **f)
     return 0;
 }
 
-/* The current instruction, for a br/ind/hist line that may not come after
- * a line of a later stage of the same instruction; advances the stage. */
+/* The current instruction, for a br/ind/hist/stride line that may not
+ * come after a line of a later stage of the same instruction; advances
+ * the stage. */
 static prof_instr *attach(reader *r, const char *keyword, enum stage stage)
 {
     if (!r->cur) {
-        fail(r, "'%s' line before any 'ins' line (br, ind, call and hist lines belong to the ins line above "
-                "them)",
+        fail(r, "'%s' line before any 'ins' line (br, ind, call, hist and stride lines belong to the ins line "
+                "above them)",
              keyword);
         return NULL;
     }
-    if (r->cur_stage > stage || (stage == S_BR && r->cur_stage == S_BR)) {
+    if (r->cur_stage > stage || ((stage == S_BR || stage == S_STRIDE) && r->cur_stage == stage)) {
         fail(r, "misplaced '%s' line: the lines of an instruction come in the order ins, br, ind..., call..., "
-                "hist...",
+                "hist..., stride (br and stride once)",
              keyword);
         return NULL;
     }
@@ -364,6 +366,37 @@ static int parse_hist(reader *r, char **f, int nf)
     return 0;
 }
 
+/* `stride DELTA COUNT DELTAS` (format version 3): after the hist lines
+ * of an instruction that accesses memory; 1 <= COUNT <= DELTAS < READS +
+ * WRITES (a delta is between two of its accesses). */
+static int parse_stride(reader *r, char **f)
+{
+    if (r->t.found < 3)
+        return fail(r, "'stride' line in a version-%d profile: strides are recorded from version 3 on (the file is "
+                       "damaged; %s)",
+                    r->t.found, r->t.redo);
+    prof_instr *in = attach(r, "stride", S_STRIDE);
+    if (!in)
+        return -1;
+    if (!accesses_memory(in))
+        return fail(r, "'stride' line for an instruction that does not access memory (READS + WRITES is 0)");
+    if (in->nhists != (uint32_t)r->p->nblock_sizes)
+        return fail(r, "'stride' line before the instruction's hist lines (%u of %d): it comes after them",
+                    in->nhists, r->p->nblock_sizes);
+    if (rawtext_i64(&r->t, f[1], "DELTA", &in->stride) != 0 ||
+        rawtext_u64(&r->t, f[2], "COUNT", &in->stride_count) != 0 ||
+        rawtext_u64(&r->t, f[3], "DELTAS", &in->stride_deltas) != 0)
+        return -1;
+    if (in->stride_deltas == 0 || in->stride_deltas >= in->reads + in->writes)
+        return fail(r, "stride DELTAS %llu: an instruction of %llu accesses has 1 to %llu deltas between them",
+                    (unsigned long long)in->stride_deltas, (unsigned long long)(in->reads + in->writes),
+                    (unsigned long long)(in->reads + in->writes - 1));
+    if (in->stride_count == 0 || in->stride_count > in->stride_deltas)
+        return fail(r, "stride COUNT %llu is not from 1 to DELTAS (%llu)", (unsigned long long)in->stride_count,
+                    (unsigned long long)in->stride_deltas);
+    return 0;
+}
+
 static int parse_exit(reader *r, char **f)
 {
     uint64_t code;
@@ -399,6 +432,7 @@ static const keyword keywords[] = {
     {{"ind", R_BODY, 0, 0, 3}, parse_ind, NULL},
     {{"call", R_BODY, 0, 0, 3}, parse_call, NULL},
     {{"hist", R_BODY, 0, 0, -1}, NULL, parse_hist},
+    {{"stride", R_BODY, 0, 0, 3}, parse_stride, NULL},
     {{"exit", R_EXIT, 1, 0, 1}, parse_exit, NULL},
 };
 #define NKEYWORDS (sizeof keywords / sizeof *keywords)

@@ -44,6 +44,16 @@ int parse_u64(const char *s, uint64_t *out)
     return parse_digits(s, end_of(s), 10, out);
 }
 
+int parse_i64(const char *s, int64_t *out)
+{
+    int negative = *s == '-';
+    uint64_t v;
+    if (parse_digits(s + negative, end_of(s), 10, &v) != 0 || v > (uint64_t)INT64_MAX + negative)
+        return -1;
+    *out = negative ? (int64_t)(0 - v) : (int64_t)v;
+    return 0;
+}
+
 int parse_hex_u64(const char *s, uint64_t *out)
 {
     return parse_digits(s, end_of(s), 16, out);

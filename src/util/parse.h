@@ -1,9 +1,10 @@
 /* parse.h — small strict parsers of numbers given as text, shared by the
  * command line (option values) and the raw-profile reader (fields).
  *
- * Every parser takes the whole string: leading or trailing blanks, signs,
- * prefixes such as 0x and empty strings are refused.  They return 0 on
- * success and -1 otherwise, leaving *out unchanged on failure.
+ * Every parser takes the whole string: leading or trailing blanks, signs
+ * (but the '-' of the signed ones), prefixes such as 0x and empty strings
+ * are refused.  They return 0 on success and -1 otherwise, leaving *out
+ * unchanged on failure.
  */
 #ifndef AUGUR_PARSE_H
 #define AUGUR_PARSE_H
@@ -12,6 +13,10 @@
 
 /* Unsigned decimal ("0", "4096"); -1 on any other character or on overflow. */
 int parse_u64(const char *s, uint64_t *out);
+
+/* Signed decimal: an optional '-', then digits ("-1792", "64"), from
+ * -2^63 to 2^63 - 1; a leading '+' is refused as the other signs are. */
+int parse_i64(const char *s, int64_t *out);
 
 /* Lower-case hexadecimal without prefix ("1139", "ffff"), at most 16 digits. */
 int parse_hex_u64(const char *s, uint64_t *out);

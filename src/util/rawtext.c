@@ -49,6 +49,15 @@ int rawtext_u64(rawtext *t, const char *f, const char *what, uint64_t *out)
     return 0;
 }
 
+int rawtext_i64(rawtext *t, const char *f, const char *what, int64_t *out)
+{
+    char buf[48];
+    if (parse_i64(f, out) != 0)
+        return fail(t, "%s '%s' is not a signed decimal number from -2^63 to 2^63 - 1", what,
+                    rawtext_shown(f, buf, sizeof buf));
+    return 0;
+}
+
 int rawtext_hex(rawtext *t, const char *f, const char *what, uint64_t *out)
 {
     char buf[48];

@@ -117,6 +117,7 @@ int rawtext_add_count(rawtext *t, uint64_t *total, uint64_t x, const char *what)
 
 /* Field parsers: `what` names the field in messages. */
 int rawtext_u64(rawtext *t, const char *f, const char *what, uint64_t *out);
+int rawtext_i64(rawtext *t, const char *f, const char *what, int64_t *out);
 int rawtext_hex(rawtext *t, const char *f, const char *what, uint64_t *out);
 int rawtext_bounded(rawtext *t, const char *f, const char *what, uint64_t max, uint64_t *out);
 /* A format version number from t->oldest (or t->version) to t->version,

@@ -13,9 +13,10 @@
 #include "db/db.h"
 #include "structure/structure.h"
 
-/* The main process: sweep() loads at distances 3 and ~100, a branch and an
- * indirect call in main() that entered sweep once. */
-static const char main_body[] = "augur-profile 2\n"
+/* The main process: sweep() loads at distances 3 and ~100, 990 of its 999
+ * address deltas 64 bytes; a branch and an indirect call in main() that
+ * entered sweep once. */
+static const char main_body[] = "augur-profile 3\n"
                                 "tool augur-collect 0.1.0\n"
                                 "pid 100\n"
                                 "ppid 99\n"
@@ -31,6 +32,7 @@ static const char main_body[] = "augur-profile 2\n"
                                 "ins 0 1000 4 1 0 10 1000 1000 0\n"
                                 "hist 64 1000 10 2 3 100 300 36 890 89000\n"
                                 "hist 4096 1000 2 1 0 998 0\n"
+                                "stride 64 990 999\n"
                                 "ins 0 1004 2 1 0 11 1000 0 0\n"
                                 "br 990\n"
                                 "ins 0 1010 5 0 0 20 1 0 1\n"
@@ -41,8 +43,8 @@ static const char main_body[] = "augur-profile 2\n"
                                 "exit 0\n";
 
 /* A child process killed by a signal (no exit line); its name ids differ
- * from the main process's. */
-static const char child_body[] = "augur-profile 1\n"
+ * from the main process's; no delta of its load is the majority. */
+static const char child_body[] = "augur-profile 3\n"
                                  "tool augur-collect 0.1.0\n"
                                  "pid 101\n"
                                  "ppid 100\n"
@@ -56,6 +58,7 @@ static const char child_body[] = "augur-profile 1\n"
                                  "ins 0 1000 4 0 0 10 500 500 0\n"
                                  "hist 64 500 5 1 3 495 1485\n"
                                  "hist 4096 500 1 1 0 499 0\n"
+                                 "stride -8 200 499\n"
                                  "ins -1 7fff0000 1 -1 -1 0 3 0 0\n";
 
 static char *run_argv[] = {"./sweep", "100"};
@@ -246,6 +249,10 @@ static void test_import_rows(void **state)
                     "3:100:300 36:890:89000");
     assert_sql_text(s, "SELECT cold || '/' || touches FROM histograms WHERE instruction_id = 4 AND block_size = 64",
                     "5/500");
+    assert_sql_text(s,
+                    "SELECT group_concat(s, ' ') FROM (SELECT instruction_id || ':' || delta || ':' || count || ':' || "
+                    "deltas AS s FROM strides ORDER BY instruction_id)",
+                    "1:64:990:999 4:-8:200:499");
 
     /* views */
     assert_sql_text(s, "SELECT instructions || '/' || reads FROM function_totals WHERE function = 'sweep'", "2500/1500");
@@ -326,6 +333,23 @@ static void test_query_api(void **state)
     assert_int_equal(ins[0].line, 10);
     assert_int_equal(ins[4].module_id, 0); /* absolute address: no module */
     assert_int_equal(ins[4].function_id, 0);
+
+    db_stride *st;
+    size_t nst;
+    assert_int_equal(db_run_strides(d, 1, &st, &nst, err, sizeof err), 0);
+    assert_int_equal(nst, 2);
+    assert_int_equal(db_stride_find(st, nst, 1), 0);
+    assert_int_equal(db_stride_find(st, nst, 4), 1);
+    assert_int_equal(db_stride_find(st, nst, 2), nst);
+    assert_int_equal(st[0].delta, 64);
+    assert_true(db_stride_dominant(&st[0])); /* 990 of 999 */
+    assert_int_equal(st[1].delta, -8);
+    assert_false(db_stride_dominant(&st[1])); /* 200 of 499 */
+    st[1].count = 250;
+    assert_true(db_stride_dominant(&st[1])); /* half is enough */
+    st[1].count = 500;
+    assert_false(db_stride_dominant(&st[1])); /* more than the deltas: damaged */
+    free(st);
 
     int64_t fn_ids[2] = {ins[0].function_id, ins[4].function_id};
     char *names[2];
@@ -545,21 +569,22 @@ static void test_foreign_files(void **state)
     s = sql_open(f->db_path);
     sql_exec(s, "UPDATE meta SET value = '99' WHERE key = 'schema_version'");
     sqlite3_close(s);
-    expect_open_error(f->db_path, 0, "has schema version 99, newer than this augur understands (9): use a newer");
+    expect_open_error(f->db_path, 0, "has schema version 99, newer than this augur understands (10): use a newer");
     /* a version-1 database (before the structure tables) is upgraded in place */
     s = sql_open(f->db_path);
     sql_exec(s, "UPDATE meta SET value = '1' WHERE key = 'schema_version';"
                 "DROP VIEW scope_list; DROP TABLE dependences; DROP TABLE memory_operands; DROP TABLE loop_edges;"
                 "DROP TABLE static_instructions; DROP TABLE scopes; DROP TABLE instruction_classes;"
                 "DROP TABLE binary_units; DROP TABLE binaries; DROP TABLE registers; DROP TABLE rd_parts;"
-                "DROP TABLE rd_members; DROP TABLE rd_groups; DROP TABLE models; DROP TABLE model_sets;");
+                "DROP TABLE rd_members; DROP TABLE rd_groups; DROP TABLE models; DROP TABLE model_sets;"
+                "DROP TABLE strides;");
     sqlite3_close(s);
     db *d;
     char err[1024];
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "9");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "10");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM instruction_classes"), ST_CLASS_COUNT);
     /* a version-2 database (before the model tables) gains them */
     sql_exec(s, "UPDATE meta SET value = '2' WHERE key = 'schema_version';"
@@ -569,7 +594,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "9");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "10");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM model_sets"), 0);
     /* a version-3 database keeps its model sets, but one fitted then (leads
      * stored as single shares) is refused rather than misread */
@@ -586,7 +611,7 @@ static void test_foreign_files(void **state)
     db_model_set_free(&set);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "9");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "10");
     /* a version-4 database gains processes.exe_module_id, NULL in its rows */
     sql_exec(s, "UPDATE meta SET value = '4' WHERE key = 'schema_version';"
                 "ALTER TABLE processes DROP COLUMN exe_module_id;");
@@ -594,7 +619,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "9");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "10");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM processes WHERE exe_module_id IS NULL"),
                      sql_int(s, "SELECT count(*) FROM processes"));
     /* a version-5 database calls class 0 `none`, in its class table and in
@@ -608,7 +633,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "9");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "10");
     assert_sql_text(s, "SELECT name FROM instruction_classes WHERE id = 0", "load_store");
     assert_sql_text(s, "SELECT group_concat(metric, ' ') FROM (SELECT metric FROM models ORDER BY id)",
                     "class:load_store class:move");
@@ -619,7 +644,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "9");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "10");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM call_edges"), 0);
     /* a version-8 database gains the compilation units of binaries and the
      * builds of model sets; its sets read as sets of one build */
@@ -635,8 +660,22 @@ static void test_foreign_files(void **state)
     db_model_set_free(&set);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "9");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "10");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM binary_units"), 0);
+    /* a version-9 database, with a model group, gains the table of strides
+     * (empty: its runs were collected without them) and rd_groups.stride_model
+     * (NULL: no stride model) */
+    sql_exec(s, "UPDATE meta SET value = '9' WHERE key = 'schema_version';"
+                "DROP TABLE strides; ALTER TABLE rd_groups DROP COLUMN stride_model;"
+                "INSERT INTO rd_groups (set_id, block_size, module, cold_model, touches_model) VALUES (1, 64, 'p', 1, 2);");
+    sqlite3_close(s);
+    assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
+    assert_int_equal(db_check(d, err, sizeof err), 0);
+    db_close(d);
+    s = sql_open(f->db_path);
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "10");
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM strides"), 0);
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM rd_groups WHERE stride_model IS NULL"), 1);
     sqlite3_close(s);
 }
 

@@ -290,6 +290,67 @@ static void test_edits_refused(void **state)
     }
 }
 
+/* ---- stride lines (after an instruction's hist lines) --------------------- */
+
+/* The sample as version 3 with `stride LINE` after the hist lines of its
+ * third instruction (5 writes: at most 4 deltas) as line 30, or, with
+ * `version` 2, as the version-2 file it is. */
+static void write_with_stride(const char *path, const char *stride_line, int version)
+{
+    const char *at = strstr(sample, "hist 4096 5 5 0\n") + strlen("hist 4096 5 5 0\n");
+    const char *rest = sample + strlen("augur-profile 2\n");
+    char *body;
+    assert_true(asprintf(&body, "augur-profile %d\n%.*s%s%s", version, (int)(at - rest), rest, stride_line, at) > 0);
+    fixture_profile(path, body);
+    free(body);
+}
+
+static void test_stride_line(void **state)
+{
+    fixture *f = *state;
+    write_with_stride(f->path, "stride -1792 3 4\n", 3);
+    profile p;
+    char err[1024];
+    if (profile_read(f->path, &p, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(p.instrs[2].stride, -1792);
+    assert_int_equal(p.instrs[2].stride_count, 3);
+    assert_int_equal(p.instrs[2].stride_deltas, 4);
+    assert_int_equal(p.instrs[0].stride_deltas, 0); /* no stride line: none known, as in older profiles */
+    profile_free(&p);
+
+    static const struct {
+        const char *line, *error;
+    } bad[] = {
+        {"stride +1792 3 4\n", "line 30: DELTA '+1792' is not a signed decimal number"},
+        {"stride - 3 4\n", "line 30: DELTA '-' is not a signed decimal number"},
+        {"stride -9223372036854775809 3 4\n", "line 30: DELTA '-9223372036854775809' is not a signed decimal"},
+        {"stride 64 0 4\n", "line 30: stride COUNT 0 is not from 1 to DELTAS (4)"},
+        {"stride 64 5 4\n", "line 30: stride COUNT 5 is not from 1 to DELTAS (4)"},
+        {"stride 64 1 5\n", "line 30: stride DELTAS 5: an instruction of 5 accesses has 1 to 4 deltas"},
+        {"stride 64 1 0\n", "line 30: stride DELTAS 0: an instruction of 5 accesses has 1 to 4 deltas"},
+        {"stride 64 1 4\nstride 64 1 4\n", "line 31: misplaced 'stride' line"},
+        {"stride 64 1 4\nhist 64 1 1 0\n", "line 31: misplaced 'hist' line"},
+        {"stride 64 1\n", "line 30: 'stride' line with 2 fields, expected 3"},
+        {"ins 0 1150 2 0 0 13 1 0 0\nstride 64 1 1\n",
+         "line 31: 'stride' line for an instruction that does not access memory"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        write_with_stride(f->path, bad[i].line, 3);
+        expect_error(f->path, bad[i].error);
+    }
+    /* a version-2 profile has no stride lines */
+    write_with_stride(f->path, "stride 64 1 4\n", 2);
+    expect_error(f->path, "line 30: 'stride' line in a version-2 profile: strides are recorded from version 3 on");
+    /* before the hist lines */
+    char *body;
+    const char *at = strstr(sample, "hist 64 5 1 1"), *rest = sample + strlen("augur-profile 2\n");
+    assert_true(asprintf(&body, "augur-profile 3\n%.*sstride 64 1 4\n%s", (int)(at - rest), rest, at) > 0);
+    fixture_profile(f->path, body);
+    free(body);
+    expect_error(f->path, "line 28: 'stride' line before the instruction's hist lines (0 of 2): it comes after them");
+}
+
 /* ---- damage to the file -------------------------------------------------- */
 
 static void test_flipped_byte(void **state)
@@ -347,9 +408,9 @@ static void test_not_a_profile(void **state)
 {
     fixture *f = *state;
     fixture_write(f->path, "hello\n", 6);
-    expect_error(f->path, "line 1: not an augur profile (the first line is not 'augur-profile 2')");
-    fixture_profile(f->path, "augur-profile 3\n");
-    expect_error(f->path, "line 1: profile format version 3 is not supported: this augur reads versions 1 to 2");
+    expect_error(f->path, "line 1: not an augur profile (the first line is not 'augur-profile 3')");
+    fixture_profile(f->path, "augur-profile 4\n");
+    expect_error(f->path, "line 1: profile format version 4 is not supported: this augur reads versions 1 to 3");
 }
 
 /* A NUL byte ended its line early, unseen: "ins ... 0<NUL>junk" read as
@@ -399,6 +460,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_exit_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_edits_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stride_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_flipped_byte, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bytes_after_end, setup, teardown),

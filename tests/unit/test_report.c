@@ -402,6 +402,18 @@ static void test_parsers(void **state)
     assert_int_equal(parse_u64("-1", &v), -1);
     assert_int_equal(parse_u64(" 1", &v), -1);
     assert_int_equal(parse_u64("", &v), -1);
+    int64_t sv = 7;
+    assert_int_equal(parse_i64("-9223372036854775808", &sv), 0);
+    assert_true(sv == INT64_MIN);
+    assert_int_equal(parse_i64("9223372036854775807", &sv), 0);
+    assert_true(sv == INT64_MAX);
+    assert_int_equal(parse_i64("-1792", &sv), 0);
+    assert_int_equal(sv, -1792);
+    const char *bad_signed[] = {"9223372036854775808", "-9223372036854775809", "+1", "-", "", "--1", " 1", "1 "};
+    for (size_t i = 0; i < sizeof bad_signed / sizeof *bad_signed; i++)
+        if (parse_i64(bad_signed[i], &sv) != -1)
+            fail_msg("parse_i64 accepted '%s'", bad_signed[i]);
+    assert_int_equal(sv, -1792); /* unchanged on failure */
     assert_int_equal(parse_hex_u64("ffffffffffffffff", &v), 0);
     assert_true(v == UINT64_MAX);
     assert_int_equal(parse_hex_u64("1ffffffffffffffff", &v), -1);
