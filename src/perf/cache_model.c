@@ -1,7 +1,9 @@
 /* cache_model.c — misses of a cache or TLB level from a reuse-distance
  * distribution: the fully-associative cut with the set-associative
- * (binomial) correction, and each level's geometry from a machine
- * description (docs/performance-model.md, "Cache misses per level", "TLB"). */
+ * corrections (binomial for random placement, round-robin for contiguous
+ * sweeps, and for strided walks over the sets a stride reaches), and each
+ * level's geometry from a machine description (docs/performance-model.md,
+ * "Cache misses per level", "Strides", "TLB"). */
 #include <math.h>
 
 #include "perf/perf.h"
@@ -38,20 +40,36 @@ double perf_hit_probability(double d, double sets, double ways)
     return fmin(fmax(sum, 0), 1);
 }
 
-/* A hit probability of distance d in `sets` sets of `ways` ways. */
-typedef double hit_fn(double d, double sets, double ways);
+/* A hit probability of distance d in level L; ctx is the model's own. */
+typedef double hit_fn(double d, const perf_level *L, const void *ctx);
 
 /* The mean of hit over bin b's distances: at its one distance when it
  * spans at most one, else by the midpoint rule on SA_POINTS points. */
-static double bin_mean_hits(const perf_rd_bin *b, const perf_level *L, hit_fn *hit)
+static double bin_mean_hits(const perf_rd_bin *b, const perf_level *L, hit_fn *hit, const void *ctx)
 {
     double width = b->high - b->low;
     if (width <= 1)
-        return hit(b->low, L->sets, L->ways);
+        return hit(b->low, L, ctx);
     double sum = 0;
     for (int k = 0; k < SA_POINTS; k++)
-        sum += hit(b->low + (k + 0.5) * width / SA_POINTS, L->sets, L->ways);
+        sum += hit(b->low + (k + 0.5) * width / SA_POINTS, L, ctx);
     return sum / SA_POINTS;
+}
+
+/* Misses of L over d when each touch hits with probability hit. */
+static double misses_by(const perf_rd_dist *d, const perf_level *L, hit_fn *hit, const void *ctx)
+{
+    double misses = d->cold;
+    for (size_t i = 0; i < d->nbins; i++)
+        misses += d->bins[i].count * (1 - bin_mean_hits(&d->bins[i], L, hit, ctx));
+    return misses;
+}
+
+/* perf_hit_probability as a hit_fn. */
+static double binomial_hit(double d, const perf_level *L, const void *ctx)
+{
+    (void)ctx;
+    return perf_hit_probability(d, L->sets, L->ways);
 }
 
 /* Share of the touches of bin b that hit L. */
@@ -65,7 +83,21 @@ static double bin_hits(const perf_rd_bin *b, const perf_level *L)
             return 1;
         return b->low >= L->ways ? 0 : (L->ways - b->low) / width;
     }
-    return bin_mean_hits(b, L, perf_hit_probability);
+    return bin_mean_hits(b, L, binomial_hit, NULL);
+}
+
+/* The share of n lines dealt round-robin into `sets` sets (real: sets
+ * filled as evenly as n / sets per set on average) that lie in sets
+ * holding at most `ways` of them: q = floor(n / sets) lines in each set,
+ * one more in r = n - q * sets of them. */
+static double round_robin_hit(double n, double sets, double ways)
+{
+    double q = floor(n / sets), r = n - q * sets;
+    if (q + (r > 0) <= ways)
+        return 1;
+    if (q > ways)
+        return 0;
+    return (sets - r) * q / n; /* q == ways: the lines of the sets that got no extra one hit */
 }
 
 double perf_contiguous_hit(double d, double sets, double ways)
@@ -73,18 +105,14 @@ double perf_contiguous_hit(double d, double sets, double ways)
     double n = floor(d) + 1, S = floor(sets), W = floor(ways);
     if (S <= 1)
         return n <= W ? 1 : 0;
-    double q = floor(n / S), r = n - q * S;
-    if (q + (r > 0) <= W)
-        return 1;
-    if (q > W)
-        return 0;
-    return (S - r) * q / n; /* q == W: the lines of the sets that got no extra one hit */
+    return round_robin_hit(n, S, W);
 }
 
-/* Share of the touches of bin b that hit L, by perf_contiguous_hit. */
-static double bin_contiguous_hits(const perf_rd_bin *b, const perf_level *L)
+/* perf_contiguous_hit as a hit_fn. */
+static double contiguous_hit(double d, const perf_level *L, const void *ctx)
 {
-    return bin_mean_hits(b, L, perf_contiguous_hit);
+    (void)ctx;
+    return perf_contiguous_hit(d, L->sets, L->ways);
 }
 
 double perf_level_misses(const perf_rd_dist *d, const perf_level *L)
@@ -97,10 +125,63 @@ double perf_level_misses(const perf_rd_dist *d, const perf_level *L)
 
 double perf_level_misses_contiguous(const perf_rd_dist *d, const perf_level *L)
 {
-    double misses = d->cold;
-    for (size_t i = 0; i < d->nbins; i++)
-        misses += d->bins[i].count * (1 - bin_contiguous_hits(&d->bins[i], L));
-    return misses;
+    return misses_by(d, L, contiguous_hit, NULL);
+}
+
+/* ---- strides -------------------------------------------------------------------- */
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+double perf_stride_sets(double stride, uint32_t block, double sets)
+{
+    double S = floor(sets), s = fabs(round(stride));
+    if (S <= 1 || s < block || s > 0x1p62)
+        return S < 1 ? 1 : S;
+    /* i * s mod (S * block) runs over the multiples of g below S * block:
+     * one in every set when g <= block, else one in every g / block sets */
+    uint64_t span = (uint64_t)S * block, g = gcd((uint64_t)s, span);
+    return g <= block ? S : (double)(span / g);
+}
+
+double perf_strided_hit(double d, const perf_level *L, double stream_sets, double run)
+{
+    double n = floor(d) + 1, S = floor(L->sets), W = floor(L->ways);
+    if (stream_sets >= S || S <= 1)
+        return perf_contiguous_hit(d, L->sets, L->ways);
+    run = fmax(run, 1);
+    double own = fmin(n, run), other = n - own;
+    /* whole runs of the walk beyond its own fill the other cosets of its
+     * sets first (a run shifted by a line lands on other sets) */
+    double runs = fmin(floor(other / run), S / stream_sets - 1);
+    double per_set = own / stream_sets + (other - runs * run) / S;
+    return round_robin_hit(n, n / per_set, W);
+}
+
+/* The stream's sets and run length, for strided_hit. */
+typedef struct stride_ctx {
+    double sets, run;
+} stride_ctx;
+
+static double strided_hit(double d, const perf_level *L, const void *ctx)
+{
+    const stride_ctx *c = ctx;
+    return perf_strided_hit(d, L, c->sets, c->run);
+}
+
+double perf_level_misses_strided(const perf_rd_dist *d, const perf_level *L, const perf_stride *s)
+{
+    stride_ctx c = {s ? perf_stride_sets(s->bytes, L->block, L->sets) : L->sets, s ? s->run : 0};
+    if (!s || s->bytes == 0 || c.sets >= floor(L->sets))
+        return perf_level_misses_contiguous(d, L);
+    return misses_by(d, L, strided_hit, &c);
 }
 
 size_t perf_cache_levels(const machine *m, perf_level *out)

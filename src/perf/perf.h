@@ -108,6 +108,41 @@ double perf_contiguous_hit(double d, double sets, double ways);
  * perf_level_misses). */
 double perf_level_misses_contiguous(const perf_rd_dist *d, const perf_level *L);
 
+/* A walk at a constant stride (docs/performance-model.md, "Strides"):
+ * the magnitude of an instruction's dominant address delta in bytes (0:
+ * none), and the mean accesses of a run at that stride before another
+ * delta (a column of n lines: n). */
+typedef struct perf_stride {
+    double bytes, run;
+} perf_stride;
+
+/* The sets of a level of `sets` sets of `block`-byte lines that a walk
+ * at `stride` bytes reaches: the distinct floor(i * stride / block) mod
+ * sets over all i.  With g = gcd(stride, sets * block) it is sets when g
+ * <= block, else sets * block / g (sets / gcd(stride / block, sets) when
+ * block divides the stride: 1792 bytes of 64-byte lines in 64 sets, 16;
+ * 4096 bytes, 1).  A stride below a block reaches every set. */
+double perf_stride_sets(double stride, uint32_t block, double sets);
+
+/* Probability that a touch at reuse distance d hits level L when it is
+ * of a walk whose lines reach only P = `stream_sets` of L's S sets, in
+ * runs of `run` lines (a column of a matrix).  Of the n = d + 1 lines
+ * since its last touch (its own included), own = min(n, run) are its
+ * run's, own / P in each of the P sets; of the other n - own, whole runs
+ * of the walk (at most S / P - 1 of them) fill the sets the run does not
+ * reach, as the next columns of a matrix do, and the rest spread over all
+ * S sets.  The touch's set then holds
+ *     own / P + (n - own - runs * run) / S
+ * of them, dealt as if the n lines went round-robin into n / that many
+ * sets (perf_contiguous_hit's rule at a real number of sets).
+ * stream_sets >= sets is perf_contiguous_hit. */
+double perf_strided_hit(double d, const perf_level *L, double stream_sets, double run);
+
+/* Misses of level L from d for a walk at stride s (perf_strided_hit over
+ * the sets perf_stride_sets gives); perf_level_misses_contiguous when s is
+ * NULL, 0 or reaches every set. */
+double perf_level_misses_strided(const perf_rd_dist *d, const perf_level *L, const perf_stride *s);
+
 
 /* The levels of machine m's data caches as the model sees them, closest
  * first: level i has size / line / ways sets of `ways` ways, except a
