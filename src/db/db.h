@@ -214,6 +214,11 @@ size_t db_stride_find(const db_stride *s, size_t n, int64_t id);
 #define DB_STRIDE_DOMINANT 0.5
 int db_stride_dominant(const db_stride *s);
 
+/* The mean accesses of a run at s's delta: (deltas + 1) / (deltas -
+ * count + 1), taking each other delta as the end of a run (a column of n
+ * lines walked n times over: n). */
+double db_stride_run(const db_stride *s);
+
 enum db_name_kind { DB_FUNCTION_NAME, DB_FILE_PATH, DB_MODULE_PATH };
 
 /* Look up the names of `n` ids of one kind: names[i] becomes a new string
@@ -420,10 +425,23 @@ typedef struct db_rd_member {
     double share;
 } db_rd_member;
 
+/* One reuse-distance group to store: where it is, its members, its
+ * histogram model, and the model of its walk's stride (the magnitude of
+ * its heaviest member's dominant address delta, bytes) and run length
+ * (accesses at that stride between other deltas), both NULL when the runs
+ * give none (docs/models.md, "Strides"). */
+typedef struct db_rd_group_spec {
+    uint32_t block_size;
+    const char *module, *strides; /* strides: the loop's constant ones, or NULL */
+    int64_t loop;                 /* the innermost loop's scope id, or -1 */
+    const db_rd_member *members;
+    size_t nmembers;
+    const struct rd_model *m;
+    const struct model *stride, *run;
+} db_rd_group_spec;
+
 /* Store the model of one reuse-distance group. */
-int db_rd_group_put(db_model_writer *w, uint32_t block_size, const char *module, int64_t loop, const char *strides,
-                    const db_rd_member *members, size_t nmembers, const struct rd_model *m, char *err,
-                    size_t errlen);
+int db_rd_group_put(db_model_writer *w, const db_rd_group_spec *g, char *err, size_t errlen);
 
 /* Commit (0) or, after a failure, roll back and free the writer. */
 int db_model_commit(db_model_writer *w, char *err, size_t errlen);
@@ -460,6 +478,7 @@ typedef struct db_rd_group {
         double share;
     } *members;
     struct rd_model *m;
+    struct model *stride, *run; /* its walk (db_rd_group_spec), NULL when none */
 } db_rd_group;
 
 int db_rd_groups_load(db *d, const db_model_set *set, db_rd_group **out, size_t *n, char *err, size_t errlen);

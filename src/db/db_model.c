@@ -138,8 +138,8 @@ static const char *const write_sql[NWRITE] = {
     "INSERT INTO models (set_id, kind, module, function, file, line, scope, scope_kind, addr, end_addr, metric, "
     "method, formula, constant, terms, fit_smape, cv_smape, fit_max_rel, points, spread) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    "INSERT INTO rd_groups (set_id, block_size, module, loop, strides, cold_model, touches_model) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO rd_groups (set_id, block_size, module, loop, strides, cold_model, touches_model, stride_model, "
+    "run_model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     "INSERT INTO rd_members (group_id, addr, function, file, line, share) VALUES (?, ?, ?, ?, ?, ?)",
     "INSERT INTO rd_parts (group_id, position, kind, distance, u_low, u_high, fraction_model, low_model, "
     "high_model, mean_model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -366,30 +366,36 @@ static int put_member(db_model_writer *w, int64_t group, const db_rd_member *mb,
     return rc;
 }
 
-int db_rd_group_put(db_model_writer *w, uint32_t block_size, const char *module, int64_t loop, const char *strides,
-                    const db_rd_member *members, size_t nmembers, const rd_model *m, char *err, size_t errlen)
+int db_rd_group_put(db_model_writer *w, const db_rd_group_spec *g, char *err, size_t errlen)
 {
-    int64_t cold, touches;
-    if (put_rd_model(w, module, "cold", &m->cold, &cold, err, errlen) != 0 ||
-        put_rd_model(w, module, "touches", &m->touches, &touches, err, errlen) != 0)
+    int64_t cold, touches, walk[2] = {0, 0};
+    const model *walk_models[2] = {g->stride, g->run};
+    static const char *const walk_metrics[2] = {"stride", "run"};
+    if (put_rd_model(w, g->module, "cold", &g->m->cold, &cold, err, errlen) != 0 ||
+        put_rd_model(w, g->module, "touches", &g->m->touches, &touches, err, errlen) != 0)
         return -1;
+    for (int k = 0; k < 2 && g->stride && g->run; k++)
+        if (put_rd_model(w, g->module, walk_metrics[k], walk_models[k], &walk[k], err, errlen) != 0)
+            return -1;
     sqlite3_stmt *st = w->st[W_GROUP];
     sqlite3_bind_int64(st, 1, w->set->id);
-    sqlite3_bind_int64(st, 2, block_size);
-    db_bind_text(st, 3, module);
-    if (loop >= 0)
-        sqlite3_bind_int64(st, 4, loop);
+    sqlite3_bind_int64(st, 2, g->block_size);
+    db_bind_text(st, 3, g->module);
+    if (g->loop >= 0)
+        sqlite3_bind_int64(st, 4, g->loop);
     else
         sqlite3_bind_null(st, 4);
-    db_bind_text(st, 5, strides);
+    db_bind_text(st, 5, g->strides);
     sqlite3_bind_int64(st, 6, cold);
     sqlite3_bind_int64(st, 7, touches);
+    db_bind_id(st, 8, walk[0]);
+    db_bind_id(st, 9, walk[1]);
     int rc = db_step_done(w->d, st, DOING_STORE, err, errlen);
     sqlite3_clear_bindings(st);
     int64_t group = sqlite3_last_insert_rowid(w->d->sql);
-    for (size_t i = 0; rc == 0 && i < nmembers; i++)
-        rc = put_member(w, group, &members[i], err, errlen);
-    return rc == 0 ? put_parts(w, group, module, m, err, errlen) : rc;
+    for (size_t i = 0; rc == 0 && i < g->nmembers; i++)
+        rc = put_member(w, group, &g->members[i], err, errlen);
+    return rc == 0 ? put_parts(w, group, g->module, g->m, err, errlen) : rc;
 }
 
 int db_model_commit(db_model_writer *w, char *err, size_t errlen)
@@ -672,6 +678,17 @@ static int load_parts(group_reader *r, int64_t id, rd_model *m)
     return rc == SQLITE_DONE ? 0 : db_fail(r->d, DOING_READ, r->err, r->errlen);
 }
 
+/* The model of column `col` of gs into a new *out, or NULL when it is NULL. */
+static int load_optional_model(group_reader *r, sqlite3_stmt *gs, int col, model **out)
+{
+    *out = NULL;
+    if (sqlite3_column_type(gs, col) == SQLITE_NULL)
+        return 0;
+    if (!(*out = calloc(1, sizeof **out)))
+        return oom(r->d, DOING_READ, r->err, r->errlen);
+    return load_model_id(r->d, r->st[R_MODEL], r->set, sqlite3_column_int64(gs, col), *out, r->err, r->errlen);
+}
+
 static int load_group(group_reader *r, sqlite3_stmt *gs, db_rd_group *g)
 {
     int64_t id = sqlite3_column_int64(gs, 0);
@@ -685,8 +702,13 @@ static int load_group(group_reader *r, sqlite3_stmt *gs, db_rd_group *g)
                       r->errlen) != 0 ||
         load_model_id(r->d, r->st[R_MODEL], r->set, sqlite3_column_int64(gs, 6), &g->m->touches, r->err,
                       r->errlen) != 0 ||
-        load_members(r->d, id, g, r->err, r->errlen) != 0)
+        load_members(r->d, id, g, r->err, r->errlen) != 0 || load_optional_model(r, gs, 7, &g->stride) != 0 ||
+        load_optional_model(r, gs, 8, &g->run) != 0)
         return -1;
+    if (!g->stride || !g->run) { /* both or neither */
+        free(g->stride), free(g->run);
+        g->stride = g->run = NULL;
+    }
     return load_parts(r, id, g->m);
 }
 
@@ -697,8 +719,8 @@ int db_rd_groups_load(db *d, const db_model_set *set, db_rd_group **out, size_t 
     group_reader r = {.d = d, .set = set, .err = err, .errlen = errlen};
     sqlite3_stmt *gs = NULL;
     int rc = db_prepare(d,
-                        "SELECT id, block_size, module, loop, strides, cold_model, touches_model FROM rd_groups "
-                        "WHERE set_id = ? ORDER BY id",
+                        "SELECT id, block_size, module, loop, strides, cold_model, touches_model, stride_model, "
+                        "run_model FROM rd_groups WHERE set_id = ? ORDER BY id",
                         &gs, DOING_READ, err, errlen);
     for (int k = 0; k < NREAD && rc == 0; k++)
         rc = db_prepare(d, read_sql[k], &r.st[k], DOING_READ, err, errlen);
@@ -727,7 +749,7 @@ int db_rd_groups_load(db *d, const db_model_set *set, db_rd_group **out, size_t 
 void db_rd_groups_free(db_rd_group *g, size_t n)
 {
     for (size_t i = 0; g && i < n; i++) {
-        free(g[i].module), free(g[i].strides);
+        free(g[i].module), free(g[i].strides), free(g[i].stride), free(g[i].run);
         for (size_t k = 0; k < g[i].nmembers; k++)
             free(g[i].members[k].function), free(g[i].members[k].file);
         free(g[i].members);

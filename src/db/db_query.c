@@ -369,6 +369,11 @@ int db_stride_dominant(const db_stride *s)
     return s->deltas > 0 && s->count <= s->deltas && (double)s->count >= DB_STRIDE_DOMINANT * (double)s->deltas;
 }
 
+double db_stride_run(const db_stride *s)
+{
+    return ((double)s->deltas + 1) / ((double)(s->deltas - s->count) + 1);
+}
+
 /* ---- names --------------------------------------------------------------- */
 
 int db_names(db *d, enum db_name_kind kind, const int64_t *ids, size_t n, char **names, char *err, size_t errlen)

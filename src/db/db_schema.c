@@ -310,7 +310,8 @@ static const char model_schema_sql[] =
     "  strides       TEXT,\n"
     "  cold_model    INTEGER NOT NULL REFERENCES models(id),\n"
     "  touches_model INTEGER NOT NULL REFERENCES models(id),\n"
-    "  stride_model  INTEGER REFERENCES models(id)\n"
+    "  stride_model  INTEGER REFERENCES models(id),\n"
+    "  run_model     INTEGER REFERENCES models(id)\n"
     ");\n"
     "CREATE INDEX rd_groups_by_set ON rd_groups(set_id, block_size);\n"
     "CREATE TABLE rd_members (\n"
@@ -535,12 +536,14 @@ static int add_builds_columns(db *d, char *err, size_t errlen)
                       err, errlen);
 }
 
-/* Version 10's rd_groups.stride_model, added to an older database that has
- * the model tables (NULL in its rows: no stride model). */
+/* Version 10's rd_groups.stride_model and run_model, added to an older
+ * database that has the model tables (NULL in its rows: no walk model). */
 static int add_walk_columns(db *d, char *err, size_t errlen)
 {
     return add_column(d, "rd_groups", "stride_model",
-                      "ALTER TABLE rd_groups ADD COLUMN stride_model INTEGER REFERENCES models(id)", err, errlen);
+                      "ALTER TABLE rd_groups ADD COLUMN stride_model INTEGER REFERENCES models(id);"
+                      "ALTER TABLE rd_groups ADD COLUMN run_model INTEGER REFERENCES models(id)",
+                      err, errlen);
 }
 
 /* Create the schema in an empty database, or upgrade an older one.  In a

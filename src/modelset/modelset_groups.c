@@ -14,6 +14,10 @@
  * (all processes).  rd_model_fit models the series; each member gets its
  * share of the group's touches in the run with the most touches, by which
  * `augur predict` attributes the group's misses to lines and functions.
+ * The group's walk is that run's heaviest member's: its dominant stride
+ * and run length in every run (table strides), modeled when every run has
+ * one and the stride model reproduces them all (docs/models.md,
+ * "Strides").
  *
  * The groups of every block size are fitted in one pass over
  * (block size, group) items on f->opts->jobs threads (util/parallel.h):
@@ -21,6 +25,7 @@
  * stores them in item order, so the stored model set does not depend on
  * the number of threads. */
 #define _GNU_SOURCE /* asprintf */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +58,7 @@ typedef struct grouping {
     size_t ngroups;
     size_t *group_of;   /* per location, NO_GROUP when it touched no memory */
     histos *hist;       /* per block size of the runs */
+    db_stride *loc_stride; /* [loc * nruns + r]; deltas 0: none */
     histos *reading;    /* the one being read */
     uint32_t run;       /* the run being read */
 } grouping;
@@ -213,22 +219,59 @@ static int read_histograms(grouping *g, histos *h)
     return 0;
 }
 
+/* Every location's stride in every run (the first process's row: a sum
+ * over processes is not a stride). */
+static int read_strides(grouping *g)
+{
+    const ms_series *s = g->f->series;
+    size_t nruns = s->runs->n;
+    g->loc_stride = calloc(s->nlocs * nruns + 1, sizeof *g->loc_stride);
+    if (!g->loc_stride)
+        return snprintf(g->f->err, g->f->errlen, "out of memory"), -1;
+    for (size_t r = 0; r < nruns; r++) {
+        db_stride *st;
+        size_t n;
+        if (db_run_strides(g->f->d, s->runs->ids[r], &st, &n, g->f->err, g->f->errlen) != 0)
+            return -1;
+        for (size_t k = 0; k < n; k++) {
+            size_t i = db_instr_find(s->run_ins[r], s->run_nins[r], st[k].instr_id);
+            if (i == s->run_nins[r])
+                continue;
+            db_stride *to = &g->loc_stride[s->run_loc[r][i] * nruns + r];
+            if (!to->deltas)
+                *to = st[k];
+        }
+        free(st);
+    }
+    return 0;
+}
+
 /* ---- fitting and storing ----------------------------------------------------------- */
+
+/* The run where the members locs[0..n) touched most in h, and their
+ * touches there. */
+static size_t busiest_run(const grouping *g, const histos *h, const size_t *locs, size_t n, double *most)
+{
+    size_t nruns = g->f->series->runs->n, best = 0;
+    *most = -1;
+    for (size_t r = 0; r < nruns; r++) {
+        double t = 0;
+        for (size_t i = 0; i < n; i++)
+            t += h->loc_touches[locs[i] * nruns + r];
+        if (t > *most)
+            *most = t, best = r;
+    }
+    return best;
+}
 
 /* The members of a group with their shares of its touches in the run
  * where the group touched most. */
 static db_rd_member *members_of(const grouping *g, const histos *h, const size_t *locs, size_t n)
 {
     const ms_series *s = g->f->series;
-    size_t nruns = s->runs->n, best = 0;
-    double most = -1;
-    for (size_t r = 0; r < nruns; r++) {
-        double t = 0;
-        for (size_t i = 0; i < n; i++)
-            t += h->loc_touches[locs[i] * nruns + r];
-        if (t > most)
-            most = t, best = r;
-    }
+    size_t nruns = s->runs->n;
+    double most;
+    size_t best = busiest_run(g, h, locs, n, &most);
     db_rd_member *m = calloc(n + 1, sizeof *m);
     for (size_t i = 0; m && i < n; i++) {
         const ms_loc *l = &s->locs[locs[i]];
@@ -258,10 +301,50 @@ static char *strides_of(const ms_fitter *f, const db_memory_key *keys, size_t nk
     return strides;
 }
 
+/* A stride model must give every training run's stride back: the sets a
+ * stride reaches (gcd with the sets' span) change with its last bits. */
+#define STRIDE_MODEL_MAX_REL 1e-9
+
+/* The walk of a group (its busiest run's heaviest member's stride and run
+ * length, in every run) into stride and run; 1 when both are modeled, 0
+ * when a run has no dominant stride (db_stride_dominant), the stride
+ * model misses a run's stride, or the stride stays below the group's
+ * block size (no walk to model: contiguous). */
+static int fit_walk(const grouping *g, const histos *h, const size_t *locs, size_t n, model *stride, model *run)
+{
+    const ms_fitter *f = g->f;
+    size_t nruns = f->runs->n, heaviest = locs[0];
+    double most;
+    size_t best = busiest_run(g, h, locs, n, &most);
+    for (size_t i = 1; i < n; i++)
+        if (h->loc_touches[locs[i] * nruns + best] > h->loc_touches[heaviest * nruns + best])
+            heaviest = locs[i];
+    double *y = malloc(2 * nruns * sizeof *y);
+    int ok = y != NULL;
+    for (size_t r = 0; ok && r < nruns; r++) {
+        const db_stride *s = &g->loc_stride[heaviest * nruns + r];
+        ok = db_stride_dominant(s);
+        if (ok) {
+            y[r] = fabs((double)s->delta);
+            y[nruns + r] = db_stride_run(s);
+        }
+    }
+    model_series ss = {.npoints = nruns, .nparams = f->runs->nparams, .x = f->runs->x, .y = y};
+    model_series rs = ss;
+    rs.y = y + nruns;
+    ok = ok && model_fit(&ss, &f->mo, stride, NULL, 0) == 0 && stride->fit_max_rel <= STRIDE_MODEL_MAX_REL &&
+         !(stride->method == MODEL_CONSTANT && stride->constant < h->block_size) &&
+         model_fit(&rs, &f->mo, run, NULL, 0) == 0;
+    free(y);
+    return ok;
+}
+
 /* One (block size, group) item of the fitting pass and what became of it. */
 typedef struct group_slot {
     enum { SLOT_FITTED, SLOT_UNMODELABLE, SLOT_NO_MEMORY } status;
     rd_model m;
+    int walked;        /* stride and run hold the group's walk (fit_walk) */
+    model stride, run;
     char *why; /* SLOT_UNMODELABLE: the fitter's reason */
 } group_slot;
 
@@ -300,8 +383,11 @@ static void fit_item(void *ctx, size_t i)
                 bins[k] = recs[k].bin, pts[r].nbins++;
         }
         char why[512];
-        if (rd_model_fit(pts, nruns, f->runs->nparams, &f->mo, &slot->m, why, sizeof why) == 0)
+        if (rd_model_fit(pts, nruns, f->runs->nparams, &f->mo, &slot->m, why, sizeof why) == 0) {
             slot->status = SLOT_FITTED;
+            slot->walked = fit_walk(p->g, h, p->locs + p->first[group], p->first[group + 1] - p->first[group],
+                                    &slot->stride, &slot->run);
+        }
         else if ((slot->why = strdup(why)))
             slot->status = SLOT_UNMODELABLE;
     }
@@ -338,11 +424,15 @@ static int store_item(void *ctx, size_t i)
     } else if (slot->status == SLOT_UNMODELABLE)
         rc = ms_fail_group(f, h->block_size, locs, nlocs, slot->why);
     else {
-        int64_t loop;
-        char *strides = strides_of(f, p->keys, p->nkeys, locs[0], &loop);
+        db_rd_group_spec spec = {.block_size = h->block_size, .module = f->series->module[locs[0]],
+                                 .nmembers = nlocs, .m = &slot->m};
+        char *strides = strides_of(f, p->keys, p->nkeys, locs[0], &spec.loop);
         db_rd_member *members = members_of(p->g, h, locs, nlocs);
-        rc = members ? db_rd_group_put(f->w, h->block_size, f->series->module[locs[0]], loop, strides, members,
-                                       nlocs, &slot->m, f->err, f->errlen)
+        if (slot->walked)
+            spec.stride = &slot->stride, spec.run = &slot->run;
+        spec.strides = strides;
+        spec.members = members;
+        rc = members ? db_rd_group_put(f->w, &spec, f->err, f->errlen)
                      : (snprintf(f->err, f->errlen, "out of memory"), -1);
         free(strides), free(members);
         f->models++;
@@ -424,6 +514,8 @@ int ms_fit_groups(ms_fitter *f, size_t *ngroups)
                     g.ngroups, g.hist[b].block_size);
         rc = read_histograms(&g, &g.hist[b]);
     }
+    if (rc == 0)
+        rc = read_strides(&g);
     if (rc == 0 && f->opts->progress)
         fprintf(f->opts->progress, "augur model: fitting reuse-distance models of %zu groups at %d block size%s\n",
                 g.ngroups, nb, nb == 1 ? "" : "s");
@@ -433,6 +525,6 @@ int ms_fit_groups(ms_fitter *f, size_t *ngroups)
     db_memory_keys_free(keys, nkeys);
     for (int b = 0; g.hist && b < nb; b++)
         free(g.hist[b].cold), free(g.hist[b].loc_touches), free(g.hist[b].recs), free(g.hist[b].first);
-    free(g.group_of), free(g.hist);
+    free(g.group_of), free(g.hist), free(g.loc_stride);
     return rc;
 }

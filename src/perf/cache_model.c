@@ -165,6 +165,12 @@ double perf_strided_hit(double d, const perf_level *L, double stream_sets, doubl
     return round_robin_hit(n, n / per_set, W);
 }
 
+double perf_strided_capacity(const perf_level *L, double stream_sets, double run)
+{
+    double S = floor(L->sets), W = floor(L->ways);
+    return stream_sets < S && fmax(run, 1) / stream_sets > W ? stream_sets * W : S * W;
+}
+
 /* The stream's sets and run length, for strided_hit. */
 typedef struct stride_ctx {
     double sets, run;

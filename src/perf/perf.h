@@ -138,6 +138,12 @@ double perf_stride_sets(double stride, uint32_t block, double sets);
  * stream_sets >= sets is perf_contiguous_hit. */
 double perf_strided_hit(double d, const perf_level *L, double stream_sets, double run);
 
+/* The distance past which perf_strided_hit's touches miss (each set then
+ * holds more than `ways` lines): P * ways when a run overfills the P sets
+ * it reaches (run / P > ways), else L's capacity, which runs filling the
+ * other sets reach as contiguous lines do. */
+double perf_strided_capacity(const perf_level *L, double stream_sets, double run);
+
 /* Misses of level L from d for a walk at stride s (perf_strided_hit over
  * the sets perf_stride_sets gives); perf_level_misses_contiguous when s is
  * NULL, 0 or reaches every set. */

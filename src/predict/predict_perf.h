@@ -76,12 +76,14 @@ typedef struct predict_blocks predict_blocks; /* predict_perf_body.h */
 /* What the machine models are evaluated from: reuse-distance groups (their
  * members give functions, instructions and shares) with, when `dists` is
  * set, each group's measured distribution (dists[i] for groups[i]; else
- * each group's model at the prediction's parameters), and the executions
- * of the program's instructions (blocks). */
+ * each group's model at the prediction's parameters) and its measured walk
+ * (walks[i], bytes 0 for none; else the group's stride and run models), and
+ * the executions of the program's instructions (blocks). */
 typedef struct predict_perf_input {
     db_rd_group *groups;
     size_t ngroups;
     perf_rd_dist *dists;
+    perf_stride *walks;
     predict_blocks *blocks;
 } predict_perf_input;
 

@@ -1,9 +1,11 @@
 /* predict_run.c — a measured run as the machine models' input: every
  * instruction histogram of the run is a reuse-distance group of one member
- * with its measured distribution (perf_rd_dist_measured), placed in loops
+ * with its measured distribution (perf_rd_dist_measured) and its measured
+ * stride (when one delta is at least half of its deltas), placed in loops
  * and functions as predict_perf places modeled groups; loop iterations and
  * bodies are the run's header and instruction executions
  * (docs/performance-model.md, "Measured runs"). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +71,8 @@ static void insns_free(run_insns *r)
 /* Collects one group per histogram of the block size being read. */
 typedef struct group_builder {
     const run_insns *r;
+    const db_stride *strides; /* the run's, ascending instruction id */
+    size_t nstrides;
     uint32_t block;
     predict_perf_input *in;
     size_t cap;
@@ -85,10 +89,23 @@ static int grow(group_builder *b)
     perf_rd_dist *dd = realloc(b->in->dists, cap * sizeof *dd);
     if (dd)
         b->in->dists = dd;
-    if (!g || !dd)
+    perf_stride *w = realloc(b->in->walks, cap * sizeof *w);
+    if (w)
+        b->in->walks = w;
+    if (!g || !dd || !w)
         return -1;
     b->cap = cap;
     return 0;
+}
+
+/* The walk of instruction `id`: its dominant stride and run length, bytes
+ * 0 when it has none. */
+static perf_stride walk_of(const group_builder *b, int64_t id)
+{
+    size_t k = db_stride_find(b->strides, b->nstrides, id);
+    if (k == b->nstrides || !db_stride_dominant(&b->strides[k]))
+        return (perf_stride){0, 0};
+    return (perf_stride){fabs((double)b->strides[k].delta), db_stride_run(&b->strides[k])};
 }
 
 /* db_for_each_histogram callback: the instruction's group of one member;
@@ -116,6 +133,7 @@ static int on_histogram(void *ctx, int64_t instr_id, uint64_t cold, const rd_bin
         free(g->members[0].function), free(g->members[0].file), free(g->members), free(g->module);
         return 1;
     }
+    b->in->walks[b->in->ngroups] = walk_of(b, instr_id);
     b->in->ngroups++;
     return 0;
 }
@@ -165,8 +183,12 @@ int predict_from_run(db *d, const db_run *run, const scope_tree *t, prediction *
         report_build(d, run, NULL, 0, &p->rep, err, errlen) != 0 || scopes_of_run(d, run, t, p, err, errlen) != 0)
         return -1;
     run_insns r = {0};
-    int rc = insns_load(d, run, &r, err, errlen);
     group_builder b = {.r = &r, .in = in};
+    db_stride *strides = NULL;
+    int rc = insns_load(d, run, &r, err, errlen);
+    if (rc == 0)
+        rc = db_run_strides(d, run->id, &strides, &b.nstrides, err, errlen);
+    b.strides = strides;
     for (int k = 0; rc == 0 && k < run->nblock_sizes; k++) {
         b.block = run->block_sizes[k];
         rc = db_for_each_histogram(d, run->id, b.block, on_histogram, &b, err, errlen);
@@ -176,6 +198,7 @@ int predict_from_run(db *d, const db_run *run, const scope_tree *t, prediction *
     if (rc == 0 && predict_blocks_measured(r.ins, r.n, program_id, &in->blocks) != 0)
         rc = oom(err, errlen);
     insns_free(&r);
+    free(strides);
     return rc;
 }
 
@@ -184,6 +207,7 @@ void predict_run_free(prediction *p, predict_perf_input *in)
     for (size_t i = 0; in->dists && i < in->ngroups; i++)
         perf_rd_dist_free(&in->dists[i]);
     free(in->dists);
+    free(in->walks);
     db_rd_groups_free(in->groups, in->ngroups);
     predict_blocks_free(in->blocks);
     memset(in, 0, sizeof *in);

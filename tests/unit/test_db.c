@@ -664,9 +664,10 @@ static void test_foreign_files(void **state)
     assert_int_equal(sql_int(s, "SELECT count(*) FROM binary_units"), 0);
     /* a version-9 database, with a model group, gains the table of strides
      * (empty: its runs were collected without them) and rd_groups.stride_model
-     * (NULL: no stride model) */
+     * and run_model (NULL: no stride model) */
     sql_exec(s, "UPDATE meta SET value = '9' WHERE key = 'schema_version';"
                 "DROP TABLE strides; ALTER TABLE rd_groups DROP COLUMN stride_model;"
+                "ALTER TABLE rd_groups DROP COLUMN run_model;"
                 "INSERT INTO rd_groups (set_id, block_size, module, cold_model, touches_model) VALUES (1, 64, 'p', 1, 2);");
     sqlite3_close(s);
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
@@ -675,7 +676,7 @@ static void test_foreign_files(void **state)
     s = sql_open(f->db_path);
     assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "10");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM strides"), 0);
-    assert_int_equal(sql_int(s, "SELECT count(*) FROM rd_groups WHERE stride_model IS NULL"), 1);
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM rd_groups WHERE stride_model IS NULL AND run_model IS NULL"), 1);
     sqlite3_close(s);
 }
 

@@ -246,6 +246,13 @@ static void strided_hit_cases(void **state)
     /* a stride that reaches every set is the contiguous model */
     assert_float_equal(perf_strided_hit(799, &l48, 64, 800), perf_contiguous_hit(799, 64, 12), 0);
     assert_float_equal(perf_strided_hit(799, &l48, 64, 800), 0.48, 1e-12);
+    /* the distance past which the walk misses: its sets' capacity when a
+     * run overfills them (224 lines in 16 sets of 12 ways), else the
+     * level's (512 sets of a 2 MiB 16-way L2: under one line a set) */
+    perf_level l2 = {"L2", 64, 2048, 16};
+    assert_float_equal(perf_strided_capacity(&l48, 16, 224), 16 * 12, 0);
+    assert_float_equal(perf_strided_capacity(&l2, 512, 224), 2048 * 16, 0);
+    assert_float_equal(perf_strided_capacity(&l48, 64, 224), 64 * 12, 0);
 }
 
 /* The reference stream of an ijk matrix product of n x n doubles,
