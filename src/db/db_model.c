@@ -374,9 +374,10 @@ int db_rd_group_put(db_model_writer *w, const db_rd_group_spec *g, char *err, si
     if (put_rd_model(w, g->module, "cold", &g->m->cold, &cold, err, errlen) != 0 ||
         put_rd_model(w, g->module, "touches", &g->m->touches, &touches, err, errlen) != 0)
         return -1;
-    for (int k = 0; k < 2 && g->stride && g->run; k++)
-        if (put_rd_model(w, g->module, walk_metrics[k], walk_models[k], &walk[k], err, errlen) != 0)
-            return -1;
+    if (g->stride && g->run) /* both or neither */
+        for (int k = 0; k < 2; k++)
+            if (put_rd_model(w, g->module, walk_metrics[k], walk_models[k], &walk[k], err, errlen) != 0)
+                return -1;
     sqlite3_stmt *st = w->st[W_GROUP];
     sqlite3_bind_int64(st, 1, w->set->id);
     sqlite3_bind_int64(st, 2, g->block_size);
