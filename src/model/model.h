@@ -196,6 +196,18 @@ void model_memo_free(model_memo *m);
 int model_fit_memo(const model_series *s, const model_options *o, model_memo *memo, model *out, char *err,
                    size_t errlen);
 
+/* A walk's models (docs/models.md, "Strides"): `stride` holds the
+ * magnitude in bytes of an instruction's dominant address delta in each
+ * run, `run` its mean accesses per run.  Fits both (model_fit with o) into
+ * *stride_out and *run_out and returns 1 when the stride model gives every
+ * run's stride back (fit_max_rel <= MODEL_WALK_MAX_REL: the sets a stride
+ * reaches change with its last bits, so a stride that is not an exact
+ * function of the parameters is not extrapolated) and is not a constant
+ * below `block` bytes (a contiguous walk: nothing to model); else 0. */
+#define MODEL_WALK_MAX_REL 1e-9
+int model_walk_fit(const model_series *stride, const model_series *run, double block, const model_options *o,
+                   model *stride_out, model *run_out);
+
 /* One point's SMAPE term in percent, 200 |f - y| / (|f| + |y|) (0 when
  * both are 0): fit_smape and cv_smape are its mean over the points. */
 double model_smape_point(double f, double y);

@@ -1807,6 +1807,14 @@ int model_loo_values(const model_series *s, const model *m, double *pred)
     return rc;
 }
 
+int model_walk_fit(const model_series *stride, const model_series *run, double block, const model_options *o,
+                   model *stride_out, model *run_out)
+{
+    return model_fit(stride, o, stride_out, NULL, 0) == 0 && stride_out->fit_max_rel <= MODEL_WALK_MAX_REL &&
+           !(stride_out->method == MODEL_CONSTANT && stride_out->constant < block) &&
+           model_fit(run, o, run_out, NULL, 0) == 0;
+}
+
 /* "constant", "exact", "pmnf", "additive", "multiplicative", "nested", "composed". */
 const char *model_method_name(enum model_method m)
 {

@@ -16,8 +16,7 @@
  * `augur predict` attributes the group's misses to lines and functions.
  * The group's walk is that run's heaviest member's: its dominant stride
  * and run length in every run (table strides), modeled when every run has
- * one and the stride model reproduces them all (docs/models.md,
- * "Strides").
+ * one and model_walk_fit keeps it (docs/models.md, "Strides").
  *
  * The groups of every block size are fitted in one pass over
  * (block size, group) items on f->opts->jobs threads (util/parallel.h):
@@ -301,15 +300,10 @@ static char *strides_of(const ms_fitter *f, const db_memory_key *keys, size_t nk
     return strides;
 }
 
-/* A stride model must give every training run's stride back: the sets a
- * stride reaches (gcd with the sets' span) change with its last bits. */
-#define STRIDE_MODEL_MAX_REL 1e-9
-
 /* The walk of a group (its busiest run's heaviest member's stride and run
- * length, in every run) into stride and run; 1 when both are modeled, 0
- * when a run has no dominant stride (db_stride_dominant), the stride
- * model misses a run's stride, or the stride stays below the group's
- * block size (no walk to model: contiguous). */
+ * length, in every run) into stride and run; 1 when both are modeled
+ * (model_walk_fit), 0 when a run has no dominant stride
+ * (db_stride_dominant), model_walk_fit refuses, or memory runs out. */
 static int fit_walk(const grouping *g, const histos *h, const size_t *locs, size_t n, model *stride, model *run)
 {
     const ms_fitter *f = g->f;
@@ -332,9 +326,7 @@ static int fit_walk(const grouping *g, const histos *h, const size_t *locs, size
     model_series ss = {.npoints = nruns, .nparams = f->runs->nparams, .x = f->runs->x, .y = y};
     model_series rs = ss;
     rs.y = y + nruns;
-    ok = ok && model_fit(&ss, &f->mo, stride, NULL, 0) == 0 && stride->fit_max_rel <= STRIDE_MODEL_MAX_REL &&
-         !(stride->method == MODEL_CONSTANT && stride->constant < h->block_size) &&
-         model_fit(&rs, &f->mo, run, NULL, 0) == 0;
+    ok = ok && model_walk_fit(&ss, &rs, h->block_size, &f->mo, stride, run);
     free(y);
     return ok;
 }

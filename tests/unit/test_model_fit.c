@@ -5,7 +5,8 @@
  * are generated here from closed forms (polynomials with integer or half
  * coefficients, n log n, square roots, products of two parameters), and
  * the fitter must recover the form, predict far outside the training range,
- * and refuse series that cannot be modeled with a message that says why.
+ * and refuse series that cannot be modeled with a message that says why;
+ * a walk's stride is modeled only when exact.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -684,6 +685,39 @@ static void test_format(void **state)
 }
 
 /* Terms at p <= 0 stay finite. */
+/* ---- walks (model_walk_fit) ----------------------------------------------------- */
+
+/* A column's stride 8N and run N are modeled exactly and extrapolate; a
+ * stride that misses one run by 8 bytes (not a function of N: which sets
+ * it reaches is then unknown), a constant stride below the 64-byte block
+ * (contiguous), are refused; a constant stride of two lines is kept. */
+static void test_walk_fit(void **state)
+{
+    (void)state;
+    model_options o = {.integer_counts = 1};
+    double stride[5], run[5];
+    for (int i = 0; i < 5; i++)
+        stride[i] = 8 * sizes5[i], run[i] = sizes5[i];
+    model_series ss = {5, 1, sizes5, stride}, rs = {5, 1, sizes5, run};
+    model ms, mr;
+    char buf[256];
+    assert_int_equal(model_walk_fit(&ss, &rs, 64, &o, &ms, &mr), 1);
+    assert_string_equal(formula(&ms, names1, buf, sizeof buf), "8*N");
+    double x = 224;
+    assert_true(model_eval(&ms, &x) == 1792.0);
+    assert_true(model_eval(&mr, &x) == 224.0);
+
+    stride[3] += 8;
+    assert_int_equal(model_walk_fit(&ss, &rs, 64, &o, &ms, &mr), 0);
+    for (int i = 0; i < 5; i++)
+        stride[i] = 32;
+    assert_int_equal(model_walk_fit(&ss, &rs, 64, &o, &ms, &mr), 0);
+    for (int i = 0; i < 5; i++)
+        stride[i] = 128;
+    assert_int_equal(model_walk_fit(&ss, &rs, 64, &o, &ms, &mr), 1);
+    assert_true(model_eval(&ms, &x) == 128.0);
+}
+
 static void test_eval_nonpositive(void **state)
 {
     (void)state;
@@ -719,6 +753,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_format),
         cmocka_unit_test(test_eval_nonpositive),
+        cmocka_unit_test(test_walk_fit),
         cmocka_unit_test(test_library_series_not_polynomial),
         cmocka_unit_test(test_noise_spread),
     };
