@@ -202,9 +202,14 @@ int model_fit_memo(const model_series *s, const model_options *o, model_memo *me
  * *stride_out and *run_out and returns 1 when the stride model gives every
  * run's stride back (fit_max_rel <= MODEL_WALK_MAX_REL: the sets a stride
  * reaches change with its last bits, so a stride that is not an exact
- * function of the parameters is not extrapolated) and is not a constant
- * below `block` bytes (a contiguous walk: nothing to model); else 0. */
+ * function of the parameters is not extrapolated), is not a constant
+ * below `block` bytes (a contiguous walk: nothing to model), and the run
+ * model predicts each run from the others within MODEL_WALK_RUN_MAX_CV
+ * percent (leave-one-out SMAPE: a run length that jumps between sizes,
+ * as the vote's count does when its candidate loses the lead for a
+ * while, extrapolates anywhere); else 0. */
 #define MODEL_WALK_MAX_REL 1e-9
+#define MODEL_WALK_RUN_MAX_CV 5.0
 int model_walk_fit(const model_series *stride, const model_series *run, double block, const model_options *o,
                    model *stride_out, model *run_out);
 

@@ -1812,7 +1812,7 @@ int model_walk_fit(const model_series *stride, const model_series *run, double b
 {
     return model_fit(stride, o, stride_out, NULL, 0) == 0 && stride_out->fit_max_rel <= MODEL_WALK_MAX_REL &&
            !(stride_out->method == MODEL_CONSTANT && stride_out->constant < block) &&
-           model_fit(run, o, run_out, NULL, 0) == 0;
+           model_fit(run, o, run_out, NULL, 0) == 0 && run_out->cv_smape <= MODEL_WALK_RUN_MAX_CV;
 }
 
 /* "constant", "exact", "pmnf", "additive", "multiplicative", "nested", "composed". */

@@ -690,7 +690,10 @@ static void test_format(void **state)
 /* A column's stride 8N and run N are modeled exactly and extrapolate; a
  * stride that misses one run by 8 bytes (not a function of N: which sets
  * it reaches is then unknown), a constant stride below the 64-byte block
- * (contiguous), are refused; a constant stride of two lines is kept. */
+ * (contiguous), and run lengths that jump between sizes (LU's dger at N =
+ * 40..80: 14.7, 7.6, 6.0, 11.2, 34.4, fitted with N^3 terms that gave
+ * 20,000 at N = 320 and doubled its L2 misses there) are refused; a
+ * constant stride of two lines is kept. */
 static void test_walk_fit(void **state)
 {
     (void)state;
@@ -716,6 +719,12 @@ static void test_walk_fit(void **state)
         stride[i] = 128;
     assert_int_equal(model_walk_fit(&ss, &rs, 64, &o, &ms, &mr), 1);
     assert_true(model_eval(&ms, &x) == 128.0);
+
+    static const double lu_n[5] = {40, 50, 60, 70, 80}, lu_run[5] = {14.7442, 7.64789, 5.96403, 11.2386, 34.3855};
+    for (int i = 0; i < 5; i++)
+        stride[i] = 8 * lu_n[i];
+    model_series lu_s = {5, 1, lu_n, stride}, lu_r = {5, 1, lu_n, lu_run};
+    assert_int_equal(model_walk_fit(&lu_s, &lu_r, 64, &o, &ms, &mr), 0);
 }
 
 static void test_eval_nonpositive(void **state)
