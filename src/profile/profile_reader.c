@@ -230,6 +230,18 @@ static prof_instr *attach(reader *r, const char *keyword, enum stage stage)
     return r->cur;
 }
 
+/* attach() for a line of a kind that format version `since` introduced
+ * (`what`: "calls"); NULL with a message in an older profile. */
+static prof_instr *attach_since(reader *r, const char *keyword, const char *what, enum stage stage, int since)
+{
+    if (r->t.found < since) {
+        fail(r, "'%s' line in a version-%d profile: %s are recorded from version %d on (the file is damaged; %s)",
+             keyword, r->t.found, what, since, r->t.redo);
+        return NULL;
+    }
+    return attach(r, keyword, stage);
+}
+
 static int parse_br(reader *r, char **f)
 {
     prof_instr *in = attach(r, "br", S_BR);
@@ -282,11 +294,7 @@ static int parse_ind(reader *r, char **f)
  * then the function (docs/collector.md). */
 static int parse_call(reader *r, char **f)
 {
-    if (r->t.found < 2)
-        return fail(r, "'call' line in a version-%d profile: calls are recorded from version 2 on (the file is "
-                       "damaged; %s)",
-                    r->t.found, r->t.redo);
-    prof_instr *in = attach(r, "call", S_CALL);
+    prof_instr *in = attach_since(r, "call", "calls", S_CALL, 2);
     if (!in)
         return -1;
     size_t *lines = array_grow(r->call_lines, r->ncall_lines, &r->cap_call_lines, sizeof *lines);
@@ -371,11 +379,7 @@ static int parse_hist(reader *r, char **f, int nf)
  * WRITES (a delta is between two of its accesses). */
 static int parse_stride(reader *r, char **f)
 {
-    if (r->t.found < 3)
-        return fail(r, "'stride' line in a version-%d profile: strides are recorded from version 3 on (the file is "
-                       "damaged; %s)",
-                    r->t.found, r->t.redo);
-    prof_instr *in = attach(r, "stride", S_STRIDE);
+    prof_instr *in = attach_since(r, "stride", "strides", S_STRIDE, 3);
     if (!in)
         return -1;
     if (!accesses_memory(in))
