@@ -5,7 +5,9 @@
  * the JSON keeps them whole. */
 #define _GNU_SOURCE /* vasprintf, sigabbrev_np */
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,20 +27,22 @@ static const char *name_cell(const char *function, char *buf, size_t len)
 
 /* ---- cells --------------------------------------------------------------- */
 
-/* A count's cell, grouped by thousands or plain. */
-static void count_cell(text_table *t, uint64_t v, num_style numbers)
+/* A count or a miss count as a whole number, predicted ones rounded as
+ * shown_value says: a fraction of a miss comes from a capacity inside a
+ * histogram bin or from a model, and is not a figure known to a tenth of a
+ * miss (JSON keeps it). */
+static void ranged_cell(text_table *t, double v, double lo, double hi, num_style numbers)
 {
     char buf[NUMFMT_LEN];
-    text_table_cell(t, "%s", numfmt_count(v, numbers, buf));
+    text_table_cell(t, "%s", numfmt_fixed(numfmt_shown(v, lo, hi), 0, numbers, buf));
 }
 
-/* Misses as whole numbers, measured or predicted: a fraction comes from a
- * capacity inside a histogram bin or from a model, and is not a figure
- * known to a tenth of a miss (JSON keeps it). */
-static void misses_cell(text_table *t, double misses, num_style numbers)
+/* "range LO to HI" of a prediction's figure, then `more`. */
+static void range_cell(text_table *t, double lo, double hi, const char *more, num_style numbers)
 {
-    char buf[NUMFMT_LEN];
-    text_table_cell(t, "%s", numfmt_fixed(misses, 0, numbers, buf));
+    char a[NUMFMT_LEN], b[NUMFMT_LEN];
+    text_table_cell(t, "range %s to %s%s", numfmt_fixed(numfmt_range_end(lo, lo, hi, 0), 0, numbers, a),
+                    numfmt_fixed(numfmt_range_end(hi, lo, hi, 1), 0, numbers, b), more);
 }
 
 static void percent_cell(text_table *t, uint64_t part, uint64_t whole)
@@ -49,11 +53,12 @@ static void percent_cell(text_table *t, uint64_t part, uint64_t whole)
 /* The counts columns shared by the function and line tables. */
 static void counts_cells(text_table *t, const report *r, const report_counts *c, num_style numbers)
 {
-    count_cell(t, c->instructions, numbers);
+    ranged_cell(t, (double)c->instructions, c->count_low[0], c->count_high[0], numbers);
     percent_cell(t, c->instructions, r->total.instructions);
-    count_cell(t, c->reads + c->writes, numbers);
+    ranged_cell(t, (double)(c->reads + c->writes), c->count_low[1] + c->count_low[2], c->count_high[1] + c->count_high[2],
+                numbers);
     for (size_t k = 0; k < r->ncaches; k++)
-        misses_cell(t, c->misses[k], numbers);
+        ranged_cell(t, c->misses[k], c->misses_low[k], c->misses_high[k], numbers);
 }
 
 /* Header row of the counts columns, then `names` (NULL-terminated). */
@@ -202,28 +207,27 @@ static int print_totals(const report *r, num_style numbers, FILE *out)
     text_table t = {.ncols = 3, .align = "lrl"};
     char reads[NUMFMT_LEN], writes[NUMFMT_LEN], lines[NUMFMT_LEN];
     text_table_cell(&t, "instructions");
-    count_cell(&t, c->instructions, numbers);
-    if (r->prediction && c->count_high[0] > c->count_low[0]) {
-        char lo[NUMFMT_LEN], hi[NUMFMT_LEN];
-        text_table_cell(&t, "range %s to %s", numfmt_fixed(c->count_low[0], 0, numbers, lo),
-                        numfmt_fixed(c->count_high[0], 0, numbers, hi));
-    } else
+    ranged_cell(&t, (double)c->instructions, c->count_low[0], c->count_high[0], numbers);
+    if (r->prediction && c->count_high[0] > c->count_low[0])
+        range_cell(&t, c->count_low[0], c->count_high[0], "", numbers);
+    else
         text_table_cell(&t, "%s", "");
     text_table_cell(&t, "accesses");
-    count_cell(&t, c->reads + c->writes, numbers);
-    text_table_cell(&t, "reads %s, writes %s", numfmt_count(c->reads, numbers, reads),
-                    numfmt_count(c->writes, numbers, writes));
+    ranged_cell(&t, (double)(c->reads + c->writes), c->count_low[1] + c->count_low[2], c->count_high[1] + c->count_high[2],
+                numbers);
+    text_table_cell(&t, "reads %s, writes %s",
+                    numfmt_fixed(numfmt_shown((double)c->reads, c->count_low[1], c->count_high[1]), 0, numbers, reads),
+                    numfmt_fixed(numfmt_shown((double)c->writes, c->count_low[2], c->count_high[2]), 0, numbers, writes));
     for (size_t k = 0; k < r->ncaches; k++) {
         char label[64];
         report_cache_label(&r->caches[k], label, sizeof label);
         text_table_cell(&t, "misses %s", label);
-        misses_cell(&t, c->misses[k], numbers);
+        ranged_cell(&t, c->misses[k], c->misses_low[k], c->misses_high[k], numbers);
         if (r->prediction) {
-            char lo[NUMFMT_LEN], hi[NUMFMT_LEN];
-            text_table_cell(&t, "range %s to %s; fully-associative LRU cache of %s lines of %u bytes",
-                            numfmt_fixed(c->misses_low[k], 0, numbers, lo),
-                            numfmt_fixed(c->misses_high[k], 0, numbers, hi),
-                            numfmt_count(r->caches[k].size / r->caches[k].line, numbers, lines), r->caches[k].line);
+            char more[128];
+            snprintf(more, sizeof more, "; fully-associative LRU cache of %s lines of %u bytes",
+                     numfmt_count(r->caches[k].size / r->caches[k].line, numbers, lines), r->caches[k].line);
+            range_cell(&t, c->misses_low[k], c->misses_high[k], more, numbers);
         } else
             text_table_cell(&t, "fully-associative LRU cache of %s lines of %u bytes",
                             numfmt_count(r->caches[k].size / r->caches[k].line, numbers, lines), r->caches[k].line);

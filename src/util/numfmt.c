@@ -81,3 +81,26 @@ double numfmt_round_sig(double v, int digits)
     double r;
     return sscanf(text, "%lf", &r) == 1 ? r : v;
 }
+
+int numfmt_range_digits(double v, double lo, double hi)
+{
+    double half = (hi - lo) / 2;
+    if (!(half >= 0.5) || !isfinite(half) || v == 0 || !isfinite(v))
+        return 0;
+    int d = (int)floor(log10(fabs(v))) - (int)floor(log10(half)) + 1;
+    return d < 2 ? 2 : d > 15 ? 15 : d;
+}
+
+double numfmt_shown(double v, double lo, double hi)
+{
+    int digits = numfmt_range_digits(v, lo, hi);
+    return digits ? numfmt_round_sig(v, digits) : v;
+}
+
+double numfmt_range_end(double x, double lo, double hi, int high_end)
+{
+    if (!numfmt_range_digits(x, lo, hi) || x == 0 || !isfinite(x))
+        return x;
+    double unit = pow(10, floor(log10(fabs(x))) - 2);
+    return (high_end ? ceil(x / unit) : floor(x / unit)) * unit;
+}

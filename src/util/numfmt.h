@@ -50,4 +50,23 @@ int numfmt_decimals(double largest, int digits);
  * NaN values are returned as they are. */
 double numfmt_round_sig(double v, int digits);
 
+/* The significant digits a predicted figure v with the range [lo, hi]
+ * supports: those down to the decimal place of the range's half-width,
+ * at least 2 (a range as wide as the value leaves one digit of meaning;
+ * the second says which way it leans), at most 15.  0 when the range is
+ * under one unit wide (an exact model, or no range): every digit holds.
+ * 4,960,252,692 in 2,455,208,282 to 7,838,477,577 gets 2 (5,000,000,000). */
+int numfmt_range_digits(double v, double lo, double hi);
+
+/* v as a prediction with the range [lo, hi] is shown: rounded to
+ * numfmt_range_digits (4,960,252,692 in 2.5e9 to 7.8e9 is 5,000,000,000);
+ * every digit of a measured figure (lo = hi = 0) or an exact one. */
+double numfmt_shown(double v, double lo, double hi);
+
+/* An end x of the range [lo, hi] as shown: 3 significant digits rounded
+ * outward (the low end down, the high end up when `high_end`), so that
+ * rounding never narrows the range; every digit of a range under a unit
+ * wide. */
+double numfmt_range_end(double x, double lo, double hi, int high_end);
+
 #endif

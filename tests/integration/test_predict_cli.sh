@@ -116,14 +116,22 @@ check "JSON: the lines' misses plus line_model_difference add up to the total's 
 count() { tr -d , <<<"$1"; }
 TOTAL_INS=$(count "$(awk '$1 == "instructions" && (NF == 2 || $3 == "range") { print $2; exit }' "$WORK/all.txt")")
 TOTAL_ACC=$(count "$(awk '$1 == "accesses" && $3 == "reads" { print $2; exit }' "$WORK/all.txt")")
-LINES_SUM=$(awk '/^Source lines:/ { on = 1; next } on && /^  instructions/ { next } on && !NF { exit }
-                 on { gsub(",", ""); i += $1; a += $3 } END { print i, a }' "$WORK/all.txt")
+# a predicted figure is shown to the digits its range supports (numfmt_range_digits)
+SHOWN='def shown(v; lo; hi): ((hi - lo) / 2) as $h |
+  if $h < 0.5 or v == 0 then v
+  else ([2, ([15, ((v | fabs | log10 | floor) - ($h | log10 | floor) + 1)] | min)] | max) as $d |
+       pow(10; (v | fabs | log10 | floor) - $d + 1) as $u | (v / $u | round) * $u end;'
+LINES_SUM=$(jq -r '"\([.lines[].instructions] | add) \([.lines[].accesses] | add)"' "$WORK/all.json")
 NOTE=$(unwrapped "$WORK/all.txt" | grep '^Lines and total:' |
     sed -E 's/.*add up to ([0-9,]+) instructions and ([0-9,]+) accesses; .* differs by ([-+][0-9,]+) and ([-+][0-9,]+) .*/\1 \2 \3 \4/' | tr -d ,)
-check "text: the total matches the JSON's" "$TOTAL_INS $TOTAL_ACC" "$(jq -r '"\(.total.instructions) \(.total.accesses)"' "$WORK/all.json")"
-check "text: the note names the lines' sums (the lines table's columns summed)" "$(cut -d' ' -f1,2 <<<"$NOTE")" "$LINES_SUM"
+check "text: the total is the JSON's, to the digits its range supports" "$TOTAL_INS $TOTAL_ACC" \
+    "$(jq -r "$SHOWN"' .total as $t | "\(shown($t.instructions; $t.instructions_range[0]; $t.instructions_range[1]))
+      \(shown($t.accesses; $t.reads_range[0] + $t.writes_range[0]; $t.reads_range[1] + $t.writes_range[1]))"' \
+      "$WORK/all.json" | tr -d '\n' | tr -s ' ')"
+check "text: the total is rounded here (its range is wider than a unit)" "$([ "$TOTAL_INS" != "$(jq .total.instructions "$WORK/all.json")" ] && echo yes)" yes
+check "text: the note names the lines' sums" "$(cut -d' ' -f1,2 <<<"$NOTE")" "$LINES_SUM"
 check "text: the lines' sums plus the named difference are the totals" \
-    "$(awk '{ print $1 + $3, $2 + $4 }' <<<"$NOTE")" "$TOTAL_INS $TOTAL_ACC"
+    "$(awk '{ print $1 + $3, $2 + $4 }' <<<"$NOTE")" "$(jq -r '"\(.total.instructions) \(.total.accesses)"' "$WORK/all.json")"
 
 # ---- numbers in the text ---------------------------------------------------------
 # Counts grouped by thousands, plain with --plain-numbers; one format per

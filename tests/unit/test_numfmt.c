@@ -65,6 +65,26 @@ static void significant_digits(void **state)
     assert_true(isinf(numfmt_round_sig(INFINITY, 4)));
 }
 
+/* The digits a range supports: down to the decimal place of its
+ * half-width, 2 to 15; 0 (all) without a range. */
+static void digits_of_a_range(void **state)
+{
+    (void)state;
+    /* snap's predicted instructions at 8x: half-width 2.7e9, place 10^9 */
+    assert_int_equal(numfmt_range_digits(4960252692, 2455208282, 7838477577), 2);
+    /* +-1%: half-width 8.4e6 of 8.4e8, places 10^8 down to 10^6 */
+    assert_int_equal(numfmt_range_digits(839585629, 831189773, 847981485), 3);
+    assert_int_equal(numfmt_range_digits(839585629, 839585629, 839585629), 0); /* exact */
+    assert_int_equal(numfmt_range_digits(1000, 999.6, 1000.4), 0);             /* under a unit */
+    assert_int_equal(numfmt_range_digits(12, 0, 1e6), 2);                      /* at least 2 */
+    assert_int_equal(numfmt_range_digits(0, 0, 10), 0);
+    assert_true(numfmt_shown(4960252692, 2455208282, 7838477577) == 5000000000);
+    assert_true(numfmt_shown(123456789, 0, 0) == 123456789); /* measured */
+    /* the ends round outward, to 3 digits: the range never narrows */
+    assert_true(numfmt_range_end(8176846, 8176846, 1509456576, 0) == 8170000);
+    assert_true(numfmt_range_end(1509456576, 8176846, 1509456576, 1) == 1510000000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -72,6 +92,7 @@ int main(void)
         cmocka_unit_test(fixed_decimals),
         cmocka_unit_test(column_decimals),
         cmocka_unit_test(significant_digits),
+        cmocka_unit_test(digits_of_a_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
