@@ -124,6 +124,7 @@ int modelset_fit(db *d, const modelset_options *o, modelset_summary *out, char *
     ms_runs runs;
     ms_series series = {0};
     ms_builds builds = {0};
+    ms_paths paths = {0};
     ms_fitter f = {.d = d, .runs = &runs, .series = &series, .opts = o, .err = err, .errlen = errlen};
     db_model_set set = {0};
     int rc = ms_runs_select(d, o, &runs, err, errlen);
@@ -137,6 +138,8 @@ int modelset_fit(db *d, const modelset_options *o, modelset_summary *out, char *
         rc = ms_series_load(d, &runs, f.builds, &series, err, errlen);
     if (rc == 0)
         rc = check_total(&f, err, errlen);
+    if (rc == 0 && (rc = ms_paths_load(d, &series, &paths, err, errlen)) == 0)
+        f.paths = &paths;
     if (rc == 0) {
         set = (db_model_set){.program = runs.program, .nparams = runs.nparams, .runs = ids_json(&runs),
                              .basis = basis_json(o), .nblock_sizes = runs.nblock_sizes};
@@ -171,6 +174,7 @@ int modelset_fit(db *d, const modelset_options *o, modelset_summary *out, char *
         builds.unmatched = NULL, builds.nunmatched = 0;
     }
     free(set.runs), free(set.basis), free(set.builds), free(set.unmatched);
+    ms_paths_free(&paths);
     ms_series_free(&series);
     ms_builds_free(&builds);
     ms_runs_free(&runs);

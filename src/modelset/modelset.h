@@ -8,6 +8,8 @@
  *                      location (builds.h, build_match.c)
  *   modelset_series.c  every executed instruction as a series over the runs
  *   modelset_counts.c  count models: total, functions, lines, blocks, scopes
+ *   modelset_paths.c   functions whose paths change with the size (libraries):
+ *                      their calls, and their mix of lines and blocks
  *   modelset_groups.c  reuse-distance groups and their histogram models
  *   modelset.c         the driver
  *
@@ -146,6 +148,52 @@ typedef struct ms_series {
 int ms_series_load(db *d, const ms_runs *runs, const ms_builds *builds, ms_series *out, char *err, size_t errlen);
 void ms_series_free(ms_series *s);
 
+/* A function whose code paths may change with the size (modelset_paths.c,
+ * docs/models.md "Library routines: work per call"): of a library (a
+ * module other than the program), or with instructions that run in some
+ * training runs and not in others. */
+typedef struct ms_path_fn {
+    int64_t function_id, module_id;
+    const char *function, *module; /* the series' names (NULL when unknown) */
+    int library;                   /* not of the program's module */
+    int switches;                  /* its executed instructions differ between the runs */
+    double *calls;                 /* per run: the calls entering it */
+    size_t largest;                /* the run where it executed the most instructions */
+    double totals[3];              /* its instructions, reads, writes in that run */
+    model kept[3];                 /* its fitted models of those (npoints 0: none) */
+} ms_path_fn;
+
+typedef struct ms_paths {
+    const struct ms_runs *runs;
+    size_t n;
+    ms_path_fn *fn; /* ascending (function_id, module_id) */
+} ms_paths;
+
+/* The functions of s that may switch paths, with their calls per run
+ * (db_run_calls, matched by name).  -1 with a message; free with
+ * ms_paths_free, also after failure. */
+int ms_paths_load(db *d, const struct ms_series *s, ms_paths *out, char *err, size_t errlen);
+void ms_paths_free(ms_paths *p);
+
+/* The entry of location l's function, or NULL (p may be NULL). */
+ms_path_fn *ms_paths_find(const ms_paths *p, const struct ms_loc *l);
+
+/* 1 when fn was entered by calls in each of the nruns runs (so its counts
+ * can be modeled as calls times work per call). */
+int ms_path_called(const ms_path_fn *fn, size_t nruns);
+
+/* 1 when fn's lines and blocks take their models from its own (its
+ * instructions model kept and neither exact nor constant: blocks fitted
+ * alone would extrapolate each its own way, and a block of a path a
+ * training run did not take would predict 0). */
+int ms_path_distributes(const ms_path_fn *fn);
+
+/* *out = fn's model of metric k (0 instructions, 1 reads, 2 writes) times
+ * part / its total of k in its largest run: a part's share of the
+ * function's model, as that run mixed them.  -1 when the model is not kept
+ * or the total is 0. */
+int ms_path_share(const ms_path_fn *fn, int k, double part, model *out);
+
 /* A series that could not be modeled: what it is, for people ("reads of
  * function work (prog)"), and the fitter's reason. */
 typedef struct ms_failure {
@@ -159,6 +207,8 @@ typedef struct ms_job {
     double *y; /* one value per run */
     double *trips; /* a loop's count: its header executions per run, to try iterations times cost; else NULL */
     int degree;    /* with trips: the loop levels nested inside the loop */
+    int preset;    /* m is given (ms_fit_put_model): not fitted */
+    model *keep;   /* where to copy the model once fitted, or NULL */
     model m;
     int fitted; /* model_fit succeeded */
     char *why;  /* it did not: the fitter's reason (NULL when memory ran out) */
@@ -172,6 +222,7 @@ typedef struct ms_fitter {
     const modelset_options *opts;
     const scope_tree *program; /* the (reference build's) structure, or NULL */
     const ms_builds *builds;   /* NULL for a set of one build */
+    ms_paths *paths;           /* the functions whose paths change with the size, or NULL */
     model_options mo;
     db_model_writer *w;
     size_t models;         /* stored */
@@ -195,6 +246,10 @@ int ms_fit_put(ms_fitter *f, const db_model_subject *s, const char *metric, cons
  * leave-one-out error is at most the direct one's. */
 int ms_fit_put_loop(ms_fitter *f, const db_model_subject *s, const char *metric, const double *y,
                     const double *trips, int degree);
+
+/* Queue model m (not fitted) to be stored for subject s in order with the
+ * fitted ones.  0, or -1 when out of memory. */
+int ms_fit_put_model(ms_fitter *f, const db_model_subject *s, const char *metric, const model *m);
 
 /* Fit the queued series on f->opts->jobs threads and store them in the
  * order they were put (so the stored set does not depend on the threads);

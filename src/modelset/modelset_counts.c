@@ -10,6 +10,14 @@
  *
  * Series that are 0 in every run are not stored: a missing model means 0.
  *
+ * A function whose paths change with the size (modelset_paths.c: of a
+ * library, or with instructions some runs did not execute) is modeled as
+ * calls times work per call where that cross-validates better, its calls
+ * are stored (metric "calls"), and when its instructions model is neither
+ * exact nor constant its lines and blocks are its models shared as its
+ * largest run mixed them (docs/models.md, "Library routines: work per
+ * call").
+ *
  * The series of each kind are queued (ms_fit_put), then fitted on
  * f->opts->jobs threads and stored in the order they were queued
  * (ms_fit_flush, util/parallel.h). */
@@ -41,6 +49,20 @@ int ms_fit_put(ms_fitter *f, const db_model_subject *s, const char *metric, cons
     memcpy(j->y, y, n * sizeof *y);
     f->njobs++;
     return 0;
+}
+
+int ms_fit_put_model(ms_fitter *f, const db_model_subject *s, const char *metric, const model *m)
+{
+    size_t before = f->njobs, n = f->runs->n;
+    double *zeros = calloc(n + 1, sizeof *zeros);
+    if (!zeros)
+        return snprintf(f->err, f->errlen, "out of memory"), -1;
+    zeros[0] = 1; /* not skipped as a zero series: the model is what is stored */
+    int rc = ms_fit_put(f, s, metric, zeros);
+    free(zeros);
+    if (rc == 0 && f->njobs > before)
+        f->jobs[before].m = *m, f->jobs[before].preset = 1, f->jobs[before].fitted = 1;
+    return rc;
 }
 
 int ms_fit_put_loop(ms_fitter *f, const db_model_subject *s, const char *metric, const double *y,
@@ -77,6 +99,8 @@ static void fit_job(void *ctx, size_t i)
     ms_fitter *f = ctx;
     ms_job *j = &f->jobs[i];
     model_series series = {.npoints = f->runs->n, .nparams = f->runs->nparams, .x = f->runs->x, .y = j->y};
+    if (j->preset)
+        return;
     char why[512];
     j->fitted = model_fit(&series, &f->mo, &j->m, why, sizeof why) == 0;
     if (j->fitted && j->trips)
@@ -96,6 +120,8 @@ static int store_job(void *ctx, size_t i)
         return ms_fail_count(f, &j->subject, j->metric, j->why);
     if (db_model_put(f->w, &j->subject, j->metric, &j->m, NULL, f->err, f->errlen) != 0)
         return -1;
+    if (j->keep)
+        *j->keep = j->m; /* a function's model, for its lines and blocks */
     f->models++;
     return 0;
 }
@@ -163,6 +189,56 @@ static const row_kind row_kinds[] = {
     {"line", line_key, 1, 1, 0},
 };
 
+/* The powers of the parameter tried for a path function's work per call
+ * (model_compose's degree): a routine's work grows with the length it is
+ * given, and lengths of arrays and their sections (a row, a plane, a
+ * volume) up to the cube of a size. */
+#define PATH_DEGREE 3
+
+static const char *const row_metrics[3] = {"instructions", "reads", "writes"};
+
+/* Queue the three metrics of a row (sums: each metric's series, one after
+ * the other); with a path function fn, the function's own: as calls times
+ * work per call where that cross-validates better, its models kept in fn
+ * for its lines and blocks. */
+static int put_metrics(ms_fitter *f, const db_model_subject *subj, const double *sums, ms_path_fn *fn)
+{
+    size_t n = f->runs->n, before = f->njobs;
+    for (int m = 0; m < 3; m++) {
+        const double *y = sums + (size_t)m * n;
+        int rc = fn && ms_path_called(fn, n) ? ms_fit_put_loop(f, subj, row_metrics[m], y, fn->calls, PATH_DEGREE)
+                                             : ms_fit_put(f, subj, row_metrics[m], y);
+        if (rc != 0)
+            return -1;
+        if (fn && f->njobs > before)
+            f->jobs[f->njobs - 1].keep = &fn->kept[m];
+        before = f->njobs;
+    }
+    return 0;
+}
+
+/* A path function's row: its three metrics and its calls. */
+static int put_path_function(ms_fitter *f, const db_model_subject *subj, ms_path_fn *fn, const double *sums)
+{
+    if (put_metrics(f, subj, sums, fn) != 0)
+        return -1;
+    return ms_path_called(fn, f->runs->n) ? ms_fit_put(f, subj, "calls", fn->calls) : 0;
+}
+
+/* A line of a path function that distributes: each metric's share of the
+ * function's model, part[m] being the line's count in the largest run
+ * (nothing for a share of 0: a missing model means 0). */
+static int put_shares(ms_fitter *f, const db_model_subject *subj, const ms_path_fn *fn, const double *part)
+{
+    for (int m = 0; m < 3; m++) {
+        model share;
+        if (part[m] > 0 && ms_path_share(fn, m, part[m], &share) == 0 &&
+            ms_fit_put_model(f, subj, row_metrics[m], &share) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Sum the series of locations k[first..end) and store the three metrics. */
 static int put_group(ms_fitter *f, const row_kind *rk, const keyed_loc *k, size_t first, size_t end, double *sums)
 {
@@ -183,11 +259,17 @@ static int put_group(ms_fitter *f, const row_kind *rk, const keyed_loc *k, size_
                              .module = rk->module ? s->module[l] : NULL,
                              .line = rk->file ? s->locs[l].line : 0,
                              .scope = -1};
-    static const char *const metric[3] = {"instructions", "reads", "writes"};
+    ms_path_fn *fn = rk->function ? ms_paths_find(f->paths, &s->locs[l]) : NULL;
+    if (!fn)
+        return put_metrics(f, &subj, sums, NULL);
+    if (!strcmp(rk->kind, "function"))
+        return put_path_function(f, &subj, fn, sums);
+    if (!ms_path_distributes(fn))
+        return put_metrics(f, &subj, sums, NULL);
+    double part[3];
     for (int m = 0; m < 3; m++)
-        if (ms_fit_put(f, &subj, metric[m], sums + (size_t)m * n) != 0)
-            return -1;
-    return 0;
+        part[m] = sums[(size_t)m * n + fn->largest];
+    return put_shares(f, &subj, fn, part);
 }
 
 static int fit_rows(ms_fitter *f, const row_kind *rk)
@@ -253,6 +335,30 @@ static int fit_taken(ms_fitter *f, size_t first, size_t end)
     return rc;
 }
 
+/* The block [first, end) of a path function that distributes: its
+ * executions, and its branches' taken counts, as shares of the function's
+ * instructions model by their instructions in its largest run (the block's
+ * executions times its length, the branch's taken times 1), so that the
+ * blocks add up to the function (ms_path_share). */
+static int put_block_shares(ms_fitter *f, const ms_path_fn *fn, size_t first, size_t end)
+{
+    const ms_series *s = f->series;
+    size_t n = s->runs->n;
+    model share;
+    db_model_subject subj = block_subject(s, first, end);
+    double executions = s->exec[first * n + fn->largest];
+    if (executions > 0 && ms_path_share(fn, 0, executions, &share) == 0 &&
+        ms_fit_put_model(f, &subj, "executions", &share) != 0)
+        return -1;
+    for (size_t i = first; i < end; i++) {
+        double taken = s->taken[i * n + fn->largest];
+        subj = block_subject(s, i, i + 1);
+        if (taken > 0 && ms_path_share(fn, 0, taken, &share) == 0 && ms_fit_put_model(f, &subj, "taken", &share) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int fit_blocks(ms_fitter *f)
 {
     const ms_series *s = f->series;
@@ -263,6 +369,11 @@ static int fit_blocks(ms_fitter *f)
         if (s->locs[first].addr >= MS_UNMATCHED_ADDR)
             continue; /* code not matched across builds: no address to give a block */
         db_model_subject subj = block_subject(s, first, end);
+        const ms_path_fn *fn = ms_paths_find(f->paths, &s->locs[first]);
+        if (fn && ms_path_distributes(fn)) {
+            rc = put_block_shares(f, fn, first, end);
+            continue;
+        }
         rc = ms_fit_put(f, &subj, "executions", &s->exec[first * s->runs->n]);
         if (rc == 0)
             rc = fit_taken(f, first, end);

@@ -455,6 +455,8 @@ static int evaluate_rows(prediction *p, const db_rd_group *groups, size_t n, cha
 {
     int rc = build_rows(p, err, errlen);
     if (rc == 0)
+        rc = predict_widen_paths(p);
+    if (rc == 0)
         rc = sum_functions(p, &p->rep, err, errlen);
     for (size_t i = 0; rc == 0 && i < n; i++)
         rc = add_group_misses(p, &groups[i], err, errlen);
@@ -600,7 +602,7 @@ int predict(db *d, const char *const *names, const double *values, int n, const 
         rc = predict_nest_scopes(d, out, err, errlen);
     if (rc == 0)
         rc = report_hide_startup(&out->rep, !show_startup, err, errlen); /* sorts the rows */
-    if (rc == 0 && (predict_warn_wide(out) != 0 || warn_unconfirmed(out) != 0))
+    if (rc == 0 && (predict_warn_wide(out) != 0 || predict_warn_forms(out) != 0 || warn_unconfirmed(out) != 0))
         rc = oom(err, errlen);
     if (rc == 0 && predict_line_gap(out) != 0)
         rc = oom(err, errlen);

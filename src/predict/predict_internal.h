@@ -96,6 +96,20 @@ int predict_nest_scopes(db *d, prediction *p, char *err, size_t errlen);
  * (predict_wide.c).  -1 when memory runs out. */
 int predict_warn_wide(prediction *p);
 
+/* The ranges of the library functions whose work per call grows over
+ * the training runs, widened beyond them to hold a byte-wise path
+ * (predict_paths.c): instructions up to the count plus 32 per access,
+ * reads and writes up to 33 times theirs.  Nothing inside the training
+ * range.  Needs the rows sorted (build_rows).  0. */
+int predict_widen_paths(prediction *p);
+
+/* One warning per library function predicted to hold 1% of the program's
+ * instructions or more whose instructions model has a form
+ * (a fractional power, a negative constant cancelling most of it) that
+ * its calls model, whole powers of the parameters, does not explain
+ * (predict_paths.c).  -1 when memory runs out. */
+int predict_warn_forms(prediction *p);
+
 /* p->info.line_gap and gap_functions: the total minus the sum of the
  * lines, for the program and per function name (report_line_gap).  -1
  * when memory runs out; free with predict_line_gap_free. */
