@@ -96,6 +96,11 @@ typedef struct machine {
     machine_class cls[MACHINE_NCLASSES];
     uint32_t max_outstanding_misses; /* L1 miss buffers (fill buffers) per core */
     double branch_mispredict_cycles; /* cycles lost per mispredicted branch */
+    double store_forward_cycles; /* a value stored, read back by a load of the
+                                    same address: cycles from the store's data
+                                    to the load's result (store-to-load
+                                    forwarding), the link of a recurrence
+                                    carried through memory */
     /* topology */
     uint32_t cores;              /* cores in the machine described */
     /* caches and TLBs */

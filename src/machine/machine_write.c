@@ -76,6 +76,8 @@ static void put_core(FILE *out, const machine *m)
     fprintf(out, "\n  issue_width: %u\n  vector_bits: %u\n  max_outstanding_misses: %u\n  branch_mispredict_cycles: ",
             m->issue_width, m->vector_bits, m->max_outstanding_misses);
     put_number(out, m->branch_mispredict_cycles);
+    fputs("\n  store_forward_cycles: ", out);
+    put_number(out, m->store_forward_cycles);
     fputs("\n  ports: ", out);
     put_ports(out, m, NULL, m->nports);
     fputs("\n  classes:\n", out);

@@ -36,9 +36,24 @@ int perf_port_bound(const perf_port_work *work, size_t n, uint32_t nports, doubl
  * when `reg` forms the address of a memory operand it reads. */
 double perf_latency_in(const machine *m, const st_insn *in, unsigned reg);
 
+/* A dependence carried through memory by a loop: instruction `load`
+ * reads, one iteration later, the bytes instruction `store` wrote
+ * (indices into the function's insns). */
+typedef struct perf_mem_dep {
+    uint32_t store, load;
+} perf_mem_dep;
+
+/* The dependences b's loop carries through memory (mem_deps.c): pairs of a
+ * store and a load of the body (weight > 0) whose addresses are affine in
+ * the loop over the same registers and a constant apart, the load
+ * reaching the store's bytes of the iteration before.  A new array *out
+ * of *n (free it; NULL when none).  Returns 0, or -1 (memory). */
+int perf_memory_deps(const perf_body *b, perf_mem_dep **out, size_t *n);
+
 /* The recurrence bound of body b: the largest, over the cycles of the
  * dependence graph of the body's instructions (weight > 0) that pass
- * through dependences carried by b's loop, of
+ * through dependences carried by b's loop (in registers, or in memory at
+ * the machine's store_forward_cycles: perf_memory_deps), of
  *     (sum of the latencies on the cycle) / (carried dependences on it),
  * 0 when there is no such cycle.  Above 512 carried dependences only
  * one-instruction cycles are counted (a lower bound).  Returns 0, or -1

@@ -8,7 +8,8 @@
  * bound is the maximum cycle ratio  sum(latencies) / k.  It is computed
  * exactly on a reduced graph whose nodes are the carried edges: an edge
  * i -> j, when carried edge i's use reaches carried edge j's def by plain
- * edges, weighs the latency from i's use along the longest such path to
+ * edges (carried edges are register dependences around the back edge and
+ * stores read back by the next iteration's loads, mem_deps.c), weighs the latency from i's use along the longest such path to
  * j's def (inclusive).  A cycle of the reduced graph with k edges is a
  * cycle of the body with k carried edges and the same latency, so the
  * bound is its maximum mean cycle, found by Karp's algorithm. */
@@ -136,35 +137,53 @@ static int max_mean_cycle(const double *w, size_t k, double *out)
     return 0;
 }
 
-/* The dependences of b carried by b's loop, between body instructions,
- * into a new array.  Returns 0 or -1 (memory). */
-static int carried_deps(const perf_body *b, const st_dep ***out, size_t *n)
+/* An edge carried by the loop: `use` in the next iteration takes what
+ * `def` produced, and adds `enter` cycles to the chain. */
+typedef struct carried_edge {
+    uint32_t def, use;
+    double enter;
+} carried_edge;
+
+/* The edges b's loop carries, into a new array: its register dependences
+ * between body instructions (the use adds its latency through that
+ * register) and its dependences through memory (the load's result comes
+ * store_forward_cycles after the store's data, then its class's latency
+ * for a load-op).  Returns 0 or -1 (memory). */
+static int carried_edges(const machine *m, const perf_body *b, carried_edge **out, size_t *n)
 {
+    perf_mem_dep *md = NULL;
+    size_t nmd = 0;
     *n = 0;
-    *out = malloc((b->df->ndeps ? b->df->ndeps : 1) * sizeof **out);
-    if (!*out)
+    if (perf_memory_deps(b, &md, &nmd) != 0 || !(*out = malloc((b->df->ndeps + nmd + 1) * sizeof **out))) {
+        free(md);
         return -1;
+    }
     for (size_t k = 0; k < b->df->ndeps; k++) {
         const st_dep *d = &b->df->deps[k];
         if (d->carried && d->loop == b->loop && in_body(b, d->def) && in_body(b, d->use))
-            (*out)[(*n)++] = d;
+            (*out)[(*n)++] = (carried_edge){d->def, d->use, perf_latency_in(m, &b->f->insns[d->use], d->reg)};
     }
+    for (size_t k = 0; k < nmd; k++) {
+        const st_insn *load = &b->f->insns[md[k].load];
+        double op = load->cls < ST_CLASS_COUNT ? m->cls[load->cls].latency : 0;
+        (*out)[(*n)++] = (carried_edge){md[k].store, md[k].load, m->store_forward_cycles + op};
+    }
+    free(md);
     return 0;
 }
 
-/* The reduced graph's weights (k x k) from the carried deps c and the
+/* The reduced graph's weights (k x k) from the carried edges c and the
  * plain graph g.  Returns 0 or -1 (memory). */
-static int reduced_weights(const machine *m, const perf_body *b, const plain_graph *g, const st_dep **c, size_t k,
-                           double *w)
+static int reduced_weights(const machine *m, const perf_body *b, const plain_graph *g, const carried_edge *c,
+                           size_t k, double *w)
 {
     double *dist = malloc((b->f->ninsns ? b->f->ninsns : 1) * sizeof *dist);
     if (!dist)
         return -1;
     for (size_t i = 0; i < k; i++) {
-        longest_from(m, b, g, c[i]->use, dist);
-        double enter = perf_latency_in(m, &b->f->insns[c[i]->use], c[i]->reg);
+        longest_from(m, b, g, c[i].use, dist);
         for (size_t j = 0; j < k; j++)
-            w[i * k + j] = dist[c[j]->def] == -INFINITY ? -INFINITY : enter + dist[c[j]->def];
+            w[i * k + j] = dist[c[j].def] == -INFINITY ? -INFINITY : c[i].enter + dist[c[j].def];
     }
     free(dist);
     return 0;
@@ -177,25 +196,25 @@ static int reduced_weights(const machine *m, const perf_body *b, const plain_gra
 
 /* The bound from one-instruction cycles alone (def == use, as in
  * `addsd xmm0, ...` accumulating): a lower bound, for bodies over KARP_MAX. */
-static double self_cycles(const machine *m, const perf_body *b, const st_dep **c, size_t k)
+static double self_cycles(const carried_edge *c, size_t k)
 {
     double best = 0;
     for (size_t i = 0; i < k; i++)
-        if (c[i]->def == c[i]->use && perf_latency_in(m, &b->f->insns[c[i]->use], c[i]->reg) > best)
-            best = perf_latency_in(m, &b->f->insns[c[i]->use], c[i]->reg);
+        if (c[i].def == c[i].use && c[i].enter > best)
+            best = c[i].enter;
     return best;
 }
 
 int perf_recurrence(const machine *m, const perf_body *b, double *out, char *err, size_t errlen)
 {
     plain_graph g = {0};
-    const st_dep **c = NULL;
+    carried_edge *c = NULL;
     double *w = NULL;
     size_t k = 0;
     *out = 0;
-    int rc = carried_deps(b, &c, &k);
+    int rc = carried_edges(m, b, &c, &k);
     if (rc == 0 && k > KARP_MAX)
-        *out = self_cycles(m, b, c, k);
+        *out = self_cycles(c, k);
     else if (rc == 0 && k > 0) {
         rc = plain_build(b, &g);
         if (rc == 0 && !(w = malloc(k * k * sizeof *w)))
@@ -209,6 +228,6 @@ int perf_recurrence(const machine *m, const perf_body *b, double *out, char *err
         snprintf(err, errlen, "out of memory computing the recurrence bound of %s", b->f->name);
     plain_free(&g);
     free(w);
-    free((void *)c);
+    free(c);
     return rc;
 }

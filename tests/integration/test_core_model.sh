@@ -24,6 +24,7 @@ core:
   vector_bits: 256
   max_outstanding_misses: 10
   branch_mispredict_cycles: 15
+  store_forward_cycles: 5
   ports: [p0, p1, p2, p3, p4, p5]
   classes:
     int_alu:  {ports: [p0, p1, p5], latency_cycles: 1, rthroughput_cycles: $third}

@@ -365,6 +365,74 @@ static void test_pointer_chase(void **state)
     free(b);
 }
 
+/* ---- recurrences through memory (mem_deps.c) ------------------------------ */
+
+/* a[i] = (a[i-1] + x) * y with a[] kept in memory (the SOR sweep's shape):
+ *   0 movsd xmm0, [rax - 8]    load a[i-1]
+ *   1 addsd xmm0, xmm1
+ *   2 mulsd xmm0, xmm2
+ *   3 movsd [rax], xmm0        store a[i]
+ *   4 add rax, STEP            (ADD_IMM; or add rax, rsi: ADD_REG, a step
+ *                               known only at run time)
+ *   then the loop control (add, cmp, jne).
+ * Addresses over rax at the header: load -8 + rax, store 0 + rax, stride
+ * `stride` per iteration (ST_STRIDE_UNKNOWN for the run-time step).
+ * With store_forward_cycles = 6 the load's result comes 6 cycles after the
+ * store's data (a pure load adds no class latency), then fp_add 4 and
+ * fp_mul 4 reach the store: 6 + 4 + 4 = 14 cycles per iteration when the
+ * load reads the store of the iteration before; otherwise only the loop
+ * control's carried add, 1 cycle. */
+static double memory_recurrence(int64_t stride, int64_t load_at, int runtime_step)
+{
+    machine m = toy();
+    m.store_forward_cycles = 6;
+    body *b = body_new();
+    uint32_t ld = ins(b, ST_CLASS_LOAD_STORE, 0), add = ins(b, ST_CLASS_FP_ADD, 64), mul = ins(b, ST_CLASS_FP_MUL, 64),
+             st = ins(b, ST_CLASS_LOAD_STORE, 0), step = ins(b, ST_CLASS_INT_ALU, 64);
+    mem(b, ld, RAX, NOREG, ST_MEM_READ);
+    mem(b, st, RAX, NOREG, ST_MEM_WRITE);
+    dep(b, ld, add, XMM(0), 0);
+    dep(b, add, mul, XMM(0), 0);
+    dep(b, mul, st, XMM(0), 0);
+    dep(b, step, step, RAX, 1);
+    b->insns[step].dst = RAX;
+    b->insns[step].writes = (st_regset)1 << RAX;
+    b->insns[step].op = runtime_step ? ST_OP_ADD_REG : ST_OP_ADD_IMM;
+    b->insns[step].src = runtime_step ? RSI : NOREG;
+    b->insns[step].imm = runtime_step ? 0 : stride;
+    control(b);
+    st_addr addrs[2];
+    uint32_t at[2] = {ld, st};
+    int64_t constant[2] = {load_at, 0};
+    for (int k = 0; k < 2; k++)
+        addrs[k] = (st_addr){.insn = at[k], .nterms = 1, .complete = 1, .constant = constant[k],
+                             .terms = {{.kind = ST_TERM_REG, .reg = RAX, .coef = 1}}, .nloops = 1,
+                             .loops = {0}, .stride = {runtime_step ? ST_STRIDE_UNKNOWN : stride}};
+    b->df.addrs = addrs;
+    b->df.naddrs = 2;
+    st_block blk = {.first = 0, .n = b->f.ninsns, .loop = 0};
+    uint32_t blocks[1] = {0};
+    b->f.blocks = &blk;
+    b->f.nblocks = 1;
+    b->loop.blocks = blocks;
+    b->loop.nblocks = 1;
+    perf_core c = run(&m, b);
+    free(b);
+    return c.recurrence;
+}
+
+static void test_memory_recurrence(void **state)
+{
+    (void)state;
+    assert_double_equal(memory_recurrence(8, -8, 0), 14, EPS);  /* a[i] = f(a[i-1]) */
+    assert_double_equal(memory_recurrence(-8, 8, 0), 14, EPS);  /* the reverse sweep, a[i] = f(a[i+1]) */
+    assert_double_equal(memory_recurrence(16, -8, 0), 1, EPS);  /* reads between two stores: no chain */
+    assert_double_equal(memory_recurrence(8, -16, 0), 1, EPS);  /* two iterations back: not followed */
+    assert_double_equal(memory_recurrence(0, -8, 1), 14, EPS);  /* run-time step, neighbour of the store */
+    assert_double_equal(memory_recurrence(0, -16, 1), 1, EPS);  /* run-time step, not the neighbour */
+    assert_double_equal(memory_recurrence(0, 0, 0), 14, EPS);   /* one address (a sum at -O0): loaded first */
+}
+
 /* Weights: an inner loop's divide with weight 0 counts nowhere (not even
  * its carried chain); a conditional multiply at weight 0.5 adds half a uop
  * and half a port cycle.  Body: vmulsd (0.5), divsd xmm5 self (0), jne:
@@ -526,6 +594,7 @@ int main(void)
         cmocka_unit_test(test_weights),           cmocka_unit_test(test_bad_body),
         cmocka_unit_test(test_ports_uneven),      cmocka_unit_test(test_ports_union),
         cmocka_unit_test(test_ports_brute_force), cmocka_unit_test(test_compiled_loop),
+        cmocka_unit_test(test_memory_recurrence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
