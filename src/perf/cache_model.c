@@ -207,7 +207,8 @@ size_t perf_tlb_levels(const machine *m, perf_level *out)
     for (uint32_t i = 0; i < m->ntlbs; i++) {
         const machine_tlb *t = &m->tlb[i];
         out[i] = (perf_level){.name = t->name, .block = (uint32_t)t->page_size,
-                              .sets = (double)t->entries / t->ways, .ways = t->ways};
+                              .sets = (double)t->entries / t->ways, .ways = t->ways,
+                              .miss_latency = t->miss_latency};
     }
     return m->ntlbs;
 }

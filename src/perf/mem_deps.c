@@ -69,34 +69,6 @@ static int runtime_step(const st_function *f, const st_loop *L, unsigned r)
     return writes > 0;
 }
 
-/* Does the load at l read, one iteration later, what the store at s
- * wrote?  Both affine in b's loop over the same registers, so their
- * addresses differ by delta = s - l bytes in every iteration and move by
- * the same stride: the load reads the store's bytes one iteration on when
- * the stride is delta (with stride 0, one address, when the load comes
- * first in the body: a variable kept in memory, as at -O0).  A stride dataflow.c could not fix (a register
- * step known only at run time, as a loop whose direction is an argument)
- * is taken to be delta when delta is the store's width: the sweep
- * a(i) = f(a(i -/+ 1)), the common case; a strided sweep that reads its
- * neighbour across the stride is then wrongly given the recurrence. */
-static int carried_pair(const perf_body *b, const st_addr *s, unsigned ssize, const st_addr *l, unsigned lsize)
-{
-    if (!same_terms(s, l) || lsize > ssize)
-        return 0;
-    int64_t delta = s->constant - l->constant, stride = s->stride[0];
-    if (stride == 0) /* one address every iteration: read before it is written, it is last iteration's */
-        return delta == 0 && l->insn <= s->insn;
-    if (stride != ST_STRIDE_UNKNOWN)
-        return stride == delta;
-    if (delta != (int64_t)ssize && delta != -(int64_t)ssize)
-        return 0;
-    const st_loop *L = &b->f->loops[b->loop];
-    for (uint8_t t = 0; t < s->nterms; t++)
-        if (!runtime_step(b->f, L, s->terms[t].reg))
-            return 0;
-    return 1;
-}
-
 /* Does addrs entry a belong to an operand of a body instruction that
  * accesses memory as `access` (ST_MEM_READ or ST_MEM_WRITE)?  Its width
  * to *size. */
@@ -108,6 +80,50 @@ static int body_access(const perf_body *b, const st_addr *a, unsigned access, un
     const st_memop *mo = &b->f->insns[a->insn].mem[a->memop];
     *size = mo->size;
     return (mo->access & access) && affine_in(a, b->loop);
+}
+
+/* Does a store of b's body write the address of l (same terms and
+ * constant) in every iteration? */
+static int stored_too(const perf_body *b, const st_addr *l)
+{
+    unsigned size;
+    for (size_t k = 0; k < b->df->naddrs; k++) {
+        const st_addr *a = &b->df->addrs[k];
+        if (body_access(b, a, ST_MEM_WRITE, &size) && a->constant == l->constant && same_terms(a, l))
+            return 1;
+    }
+    return 0;
+}
+
+/* Does the load at l read, one iteration later, what the store at s
+ * wrote?  Both affine in b's loop over the same registers, so their
+ * addresses differ by delta = s - l bytes in every iteration and move by
+ * the same stride: the load reads the store's bytes one iteration on when
+ * the stride is delta (with stride 0, one address, when the load comes
+ * first in the body: a variable kept in memory, as at -O0).  A stride dataflow.c could not fix (a register
+ * step known only at run time, as a loop whose direction is an argument)
+ * is taken to be delta when delta is the store's width and the body does
+ * not store to the load's address too: the sweep a(i) = f(a(i -/+ 1)),
+ * the common case (a loaded element that the iteration also stores, as
+ * the butterflies of an FFT update data[k] and data[k+1], would be
+ * written twice in a row were the stride delta).  A strided sweep that
+ * reads its neighbour across the stride is wrongly given the recurrence. */
+static int carried_pair(const perf_body *b, const st_addr *s, unsigned ssize, const st_addr *l, unsigned lsize)
+{
+    if (!same_terms(s, l) || lsize > ssize)
+        return 0;
+    int64_t delta = s->constant - l->constant, stride = s->stride[0];
+    if (stride == 0) /* one address every iteration: read before it is written, it is last iteration's */
+        return delta == 0 && l->insn <= s->insn;
+    if (stride != ST_STRIDE_UNKNOWN)
+        return stride == delta;
+    if ((delta != (int64_t)ssize && delta != -(int64_t)ssize) || stored_too(b, l))
+        return 0;
+    const st_loop *L = &b->f->loops[b->loop];
+    for (uint8_t t = 0; t < s->nterms; t++)
+        if (!runtime_step(b->f, L, s->terms[t].reg))
+            return 0;
+    return 1;
 }
 
 /* Append (store, load) to *out of *n, grown by doubling *cap.  Returns 0

@@ -19,17 +19,25 @@ static double level_bandwidth(const machine *m, size_t i)
     return i < m->ncaches ? m->cache[i].bandwidth : m->mem_bandwidth_core_gbs / m->clock_ghz;
 }
 
-/* The latency term: every miss that is not streamed waits for the level
- * that serves it, `overlap` of them at a time.  In a loop that chases
- * pointers nothing is streamed: the next address is known only when the
- * load before it completes, so no prefetcher can run ahead of it (an
+/* The misses of level i that a prefetcher fetched ahead: a stream's
+ * misses but the first in each page it enters anew (prefetchers work
+ * within a 4 KiB page, whose successor's frame they do not know), none in
+ * a loop that chases pointers (the next address is known only when the
+ * load before it completes, so nothing runs ahead of it: an
  * affine-looking next[p] is as unpredictable as p->next). */
+static double prefetched(const perf_traffic *t, size_t i)
+{
+    return t->dependent ? 0 : fmax(t->stream_misses[i] - t->stream_pages, 0);
+}
+
+/* The latency term: every miss not prefetched waits for the level that
+ * serves it, `overlap` of them at a time. */
 static double latency_term(const machine *m, const perf_traffic *t, double overlap)
 {
     double sum = 0;
     for (size_t i = 1; i <= t->nlevels; i++) {
-        double above = t->misses[i - 1] - (t->dependent ? 0 : t->stream_misses[i - 1]);
-        double below = i < t->nlevels ? t->misses[i] - (t->dependent ? 0 : t->stream_misses[i]) : 0;
+        double above = t->misses[i - 1] - prefetched(t, i - 1);
+        double below = i < t->nlevels ? t->misses[i] - prefetched(t, i) : 0;
         sum += fmax(above - below, 0) * level_latency(m, i);
     }
     return sum / overlap;
@@ -53,7 +61,7 @@ void perf_mem_time(const machine *m, const perf_traffic *t, perf_mem *out)
     }
     /* page walks of independent loads proceed while other misses are in
      * flight, as those misses do; a chase waits for each */
-    for (size_t j = 0; j < t->ntlbs && j < m->ntlbs; j++)
-        out->tlb_cycles += t->tlb_misses[j] * m->tlb[j].miss_latency / out->overlap;
+    for (size_t j = 0; j < t->ntlbs; j++)
+        out->tlb_cycles += t->tlb_misses[j] * t->tlb_latency[j] / out->overlap;
     out->cycles = worst + out->tlb_cycles;
 }

@@ -71,6 +71,7 @@ typedef struct perf_level {
     const char *name; /* "L1", "L2", "L1 DTLB 4K", ...: borrowed */
     uint32_t block;   /* bytes per line or page */
     double sets, ways;
+    double miss_latency; /* TLB levels: cycles a miss adds (0 for caches) */
 } perf_level;
 
 /* Probability that an access of reuse distance d (real d >= 0: the
@@ -175,8 +176,18 @@ typedef struct perf_traffic {
                                             the code stores to: each is
                                             written back to the level below
                                             once, moving its line twice */
-    size_t ntlbs;                         /* the machine's TLB levels */
+    size_t ntlbs;                         /* the TLB levels priced */
     double tlb_misses[MACHINE_MAX_TLBS];  /* misses at each TLB level */
+    double tlb_latency[MACHINE_MAX_TLBS]; /* cycles a miss of that level
+                                             adds (its miss_latency: the
+                                             levels are those the runs
+                                             measured, not all of the
+                                             machine's) */
+    double stream_pages;                  /* first-level 4 KiB TLB misses
+                                             of the constant-stride
+                                             accesses: the pages a stream
+                                             enters anew, where a prefetcher
+                                             starts over */
     int dependent;                        /* its other misses form a chain
                                              (each address needs the last
                                              load): no overlap */
@@ -210,8 +221,8 @@ typedef struct perf_mem {
  *   bw_cycles[i] = (misses[i] + dirty_misses[i]) * line / bandwidth of
  *                  level i+1 (bytes/cycle; memory: mem_bandwidth_core_gbs /
  *                  clock_ghz): the fill and the write-back of a dirty line;
- *   tlb_cycles   = sum_j tlb_misses[j] * miss_latency of TLB level j /
- *                  overlap (page walks overlap as the misses do);
+ *   tlb_cycles   = sum_j tlb_misses[j] * tlb_latency[j] / overlap (page
+ *                  walks overlap as the misses do);
  *   cycles       = max(latency, max_i bw_cycles[i]) + tlb_cycles. */
 void perf_mem_time(const machine *m, const perf_traffic *t, perf_mem *out);
 

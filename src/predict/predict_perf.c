@@ -265,13 +265,38 @@ static int group_eval(const prediction *p, const predict_perf *pp, const db_rd_g
     return 0;
 }
 
-/* Add share * gm to a loop's traffic; streamed (prefetched) when the
- * group is affine (group_regular), dirty when it stores (group_stores). */
-static void add_traffic(perf_traffic *t, const predict_perf *pp, const group_misses *gm, double share,
-                        int streamed, int dirty)
+/* Give t pp's levels: the cache levels and the TLB levels priced, with
+ * their miss latencies. */
+static void traffic_levels(perf_traffic *t, const predict_perf *pp)
 {
     t->nlevels = pp->nlevels;
     t->ntlbs = pp->ntlbs;
+    for (size_t j = 0; j < pp->ntlbs; j++)
+        t->tlb_latency[j] = pp->tlbs[j].miss_latency;
+}
+
+/* The index in pp->tlbs of the first-level TLB of 4 KiB pages (the
+ * smallest of them), or -1. */
+static int first_page_tlb(const predict_perf *pp)
+{
+    int best = -1;
+    for (size_t j = 0; j < pp->ntlbs; j++)
+        if (pp->tlbs[j].block == PREDICT_PAGE_BYTES &&
+            (best < 0 || pp->tlbs[j].sets * pp->tlbs[j].ways < pp->tlbs[best].sets * pp->tlbs[best].ways))
+            best = (int)j;
+    return best;
+}
+
+/* Add share * gm to a loop's traffic; streamed (prefetched) when the
+ * group is affine (group_regular), dirty when it stores (group_stores).
+ * A stream's first-level page misses are the pages it enters anew. */
+static void add_traffic(perf_traffic *t, const predict_perf *pp, const group_misses *gm, double share,
+                        int streamed, int dirty)
+{
+    traffic_levels(t, pp);
+    int page = first_page_tlb(pp);
+    if (streamed && page >= 0)
+        t->stream_pages += share * gm->tlb[page];
     for (size_t i = 0; i < pp->nlevels; i++) {
         t->misses[i] += share * gm->cache[i];
         if (streamed)
@@ -425,8 +450,7 @@ static int time_loop(const machine *m, const st_module *mod, const predict_block
  * overlapped with the memory time of its misses. */
 static void time_rest(const machine *m, const predict_perf *pp, double instructions, predict_cost *c)
 {
-    c->traffic.nlevels = pp->nlevels;
-    c->traffic.ntlbs = pp->ntlbs;
+    traffic_levels(&c->traffic, pp);
     c->core = (perf_core){.uops = 1, .issue = 1.0 / m->issue_width, .cycles = 1.0 / m->issue_width,
                           .bound = PERF_BOUND_ISSUE};
     perf_mem_time(m, &c->traffic, &c->mem);

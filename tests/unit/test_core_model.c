@@ -381,8 +381,10 @@ static void test_pointer_chase(void **state)
  * store's data (a pure load adds no class latency), then fp_add 4 and
  * fp_mul 4 reach the store: 6 + 4 + 4 = 14 cycles per iteration when the
  * load reads the store of the iteration before; otherwise only the loop
- * control's carried add, 1 cycle. */
-static double memory_recurrence(int64_t stride, int64_t load_at, int runtime_step)
+ * control's carried add, 1 cycle.  store_load_at: a second store, to the
+ * load's address (weight 0 when not), as an FFT butterfly updates both
+ * data[k] and data[k+1]. */
+static double memory_recurrence(int64_t stride, int64_t load_at, int runtime_step, int store_load_at)
 {
     machine m = toy();
     m.store_forward_cycles = 6;
@@ -401,15 +403,18 @@ static double memory_recurrence(int64_t stride, int64_t load_at, int runtime_ste
     b->insns[step].src = runtime_step ? RSI : NOREG;
     b->insns[step].imm = runtime_step ? 0 : stride;
     control(b);
-    st_addr addrs[2];
-    uint32_t at[2] = {ld, st};
-    int64_t constant[2] = {load_at, 0};
-    for (int k = 0; k < 2; k++)
+    uint32_t st2 = ins(b, ST_CLASS_LOAD_STORE, 0);
+    mem(b, st2, RAX, NOREG, ST_MEM_WRITE);
+    b->w[st2] = store_load_at;
+    st_addr addrs[3];
+    uint32_t at[3] = {ld, st, st2};
+    int64_t constant[3] = {load_at, 0, load_at};
+    for (int k = 0; k < 3; k++)
         addrs[k] = (st_addr){.insn = at[k], .nterms = 1, .complete = 1, .constant = constant[k],
                              .terms = {{.kind = ST_TERM_REG, .reg = RAX, .coef = 1}}, .nloops = 1,
                              .loops = {0}, .stride = {runtime_step ? ST_STRIDE_UNKNOWN : stride}};
     b->df.addrs = addrs;
-    b->df.naddrs = 2;
+    b->df.naddrs = 3;
     st_block blk = {.first = 0, .n = b->f.ninsns, .loop = 0};
     uint32_t blocks[1] = {0};
     b->f.blocks = &blk;
@@ -424,13 +429,15 @@ static double memory_recurrence(int64_t stride, int64_t load_at, int runtime_ste
 static void test_memory_recurrence(void **state)
 {
     (void)state;
-    assert_double_equal(memory_recurrence(8, -8, 0), 14, EPS);  /* a[i] = f(a[i-1]) */
-    assert_double_equal(memory_recurrence(-8, 8, 0), 14, EPS);  /* the reverse sweep, a[i] = f(a[i+1]) */
-    assert_double_equal(memory_recurrence(16, -8, 0), 1, EPS);  /* reads between two stores: no chain */
-    assert_double_equal(memory_recurrence(8, -16, 0), 1, EPS);  /* two iterations back: not followed */
-    assert_double_equal(memory_recurrence(0, -8, 1), 14, EPS);  /* run-time step, neighbour of the store */
-    assert_double_equal(memory_recurrence(0, -16, 1), 1, EPS);  /* run-time step, not the neighbour */
-    assert_double_equal(memory_recurrence(0, 0, 0), 14, EPS);   /* one address (a sum at -O0): loaded first */
+    assert_double_equal(memory_recurrence(8, -8, 0, 0), 14, EPS);  /* a[i] = f(a[i-1]) */
+    assert_double_equal(memory_recurrence(-8, 8, 0, 0), 14, EPS);  /* the reverse sweep, a[i] = f(a[i+1]) */
+    assert_double_equal(memory_recurrence(16, -8, 0, 0), 1, EPS);  /* reads between two stores: no chain */
+    assert_double_equal(memory_recurrence(8, -16, 0, 0), 1, EPS);  /* two iterations back: not followed */
+    assert_double_equal(memory_recurrence(0, -8, 1, 0), 14, EPS);  /* run-time step, neighbour of the store */
+    assert_double_equal(memory_recurrence(0, -16, 1, 0), 1, EPS);  /* run-time step, not the neighbour */
+    assert_double_equal(memory_recurrence(0, 0, 0, 0), 14, EPS);   /* one address (a sum at -O0): loaded first */
+    assert_double_equal(memory_recurrence(0, -8, 1, 1), 1, EPS);   /* run-time step, the loaded element stored too */
+    assert_double_equal(memory_recurrence(8, -8, 0, 1), 14, EPS);  /* a known stride decides alone */
 }
 
 /* Weights: an inner loop's divide with weight 0 counts nowhere (not even

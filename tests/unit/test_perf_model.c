@@ -112,7 +112,7 @@ static void binomial_matches_random_placement(void **state)
         touch(&t, addr);
     }
     perf_rd_dist d = tracer_dist(&t);
-    perf_level L = {"L", 64, 64, 4};
+    perf_level L = {"L", 64, 64, 4, 0};
     double model = perf_level_misses(&d, &L);
     printf("random placement: simulated %lu, binomial model %.0f\n", (unsigned long)sim_misses, model);
     assert_true(fabs(model - (double)sim_misses) < 0.02 * (double)sim_misses);
@@ -141,7 +141,7 @@ static void conflict_case(void **state)
                 touch(&t, addr);
             }
         perf_rd_dist d = tracer_dist(&t);
-        perf_level one_set = {"set", 64, 1, ways};
+        perf_level one_set = {"set", 64, 1, ways, 0};
         double want = k <= ways ? k : (double)k * rounds; /* cold only, or every access */
         assert_float_equal((double)sim, want, 0);
         assert_float_equal(perf_level_misses(&d, &one_set), want, 1e-9);
@@ -173,7 +173,7 @@ static void contiguous_sweeps(void **state)
                 touch(&t, (uint64_t)i * 64);
             }
         perf_rd_dist d = tracer_dist(&t);
-        perf_level L = {"L1", 64, sets, ways};
+        perf_level L = {"L1", 64, sets, ways, 0};
         double got = perf_level_misses_contiguous(&d, &L);
         print_message("    %u blocks: simulated %llu, contiguous model %.1f\n", k, (unsigned long long)sim, got);
         assert_float_equal(got, (double)sim, 1e-6);
@@ -229,7 +229,7 @@ static void stride_sets(void **state)
 static void strided_hit_cases(void **state)
 {
     (void)state;
-    perf_level l48 = {"L1", 64, 64, 12}, l32 = {"L1", 64, 64, 8};
+    perf_level l48 = {"L1", 64, 64, 12, 0}, l32 = {"L1", 64, 64, 8, 0};
     /* a column of 224 lines at 28 lines' stride (16 sets) and 28 other
      * lines: 14.45 a set, past 12 ways */
     assert_float_equal(perf_strided_hit(252, &l48, 16, 224), 0, 0);
@@ -249,7 +249,7 @@ static void strided_hit_cases(void **state)
     /* the distance past which the walk misses: its sets' capacity when a
      * run overfills them (224 lines in 16 sets of 12 ways), else the
      * level's (512 sets of a 2 MiB 16-way L2: under one line a set) */
-    perf_level l2 = {"L2", 64, 2048, 16};
+    perf_level l2 = {"L2", 64, 2048, 16, 0};
     assert_float_equal(perf_strided_capacity(&l48, 16, 224), 16 * 12, 0);
     assert_float_equal(perf_strided_capacity(&l2, 512, 224), 2048 * 16, 0);
     assert_float_equal(perf_strided_capacity(&l48, 64, 224), 64 * 12, 0);
@@ -285,7 +285,7 @@ static void gemm_b_misses(uint32_t n, uint32_t sets, uint32_t ways, double *sim,
         }
     tracer t = {.stack = stack, .h = hb, .shift = 6};
     perf_rd_dist d = tracer_dist(&t);
-    perf_level L = {"L", 64, sets, ways};
+    perf_level L = {"L", 64, sets, ways, 0};
     perf_stride st = {8.0 * n, n};
     *sim = (double)miss_b;
     *strided = perf_level_misses_strided(&d, &L, &st);
@@ -386,12 +386,39 @@ static void page_walks_overlap_as_misses_do(void **state)
     (void)state;
     machine m = test_machine();
     perf_traffic tr = {.nlevels = 3, .ntlbs = 2, .tlb_misses = {1000, 1000}};
+    perf_level tl[MACHINE_MAX_TLBS];
+    for (size_t j = 0; j < perf_tlb_levels(&m, tl); j++)
+        tr.tlb_latency[j] = tl[j].miss_latency;
     perf_mem mem;
     perf_mem_time(&m, &tr, &mem);
     assert_float_equal(mem.tlb_cycles, 37000.0 / 16, 1e-9);
     tr.dependent = 1;
     perf_mem_time(&m, &tr, &mem);
     assert_float_equal(mem.tlb_cycles, 37000.0, 1e-9);
+}
+
+/* Streams and pages: 1000 misses at every level, all of constant-stride
+ * accesses.  With a stride of a page or more each miss enters a page anew
+ * (1000 first-level page misses): no prefetcher covers it, and every one
+ * waits for memory, 1000 x 400 / 16 = 25 000 cycles, above the bandwidth
+ * bound 1000 x 64 / 5 = 12 800.  A unit-stride stream enters a page every
+ * 64 lines: 1000 / 64 x 400 / 16 = 390.625 cycles, and the bandwidth
+ * bound wins. */
+static void streams_restart_at_pages(void **state)
+{
+    (void)state;
+    machine m = test_machine();
+    perf_traffic tr = {.nlevels = 3, .misses = {1000, 1000, 1000}, .stream_misses = {1000, 1000, 1000},
+                       .stream_pages = 1000};
+    perf_mem mem;
+    perf_mem_time(&m, &tr, &mem);
+    assert_float_equal(mem.latency_cycles, 25000, 1e-9);
+    assert_float_equal(mem.bw_cycles[2], 12800, 1e-9);
+    assert_int_equal(mem.bound, -1);
+    tr.stream_pages = 1000.0 / 64;
+    perf_mem_time(&m, &tr, &mem);
+    assert_float_equal(mem.latency_cycles, 390.625, 1e-9);
+    assert_int_equal(mem.bound, 2);
 }
 
 /* ---- dependent chain --------------------------------------------------------------- */
@@ -587,7 +614,7 @@ static void tlb_page_stride(void **state)
         double reuses = (double)(pages * (rounds - 1));
         double want = pages + reuses * (1 - binomial_below((int)pages - 1, 16, 4));
         assert_float_equal(perf_level_misses(&d, &tl[0]), want, 1e-9 * want);
-        perf_level fa = {"FA", 4096, 1, 64};
+        perf_level fa = {"FA", 4096, 1, 64, 0};
         assert_float_equal(perf_level_misses(&d, &fa), pages == 100 ? (double)(pages * rounds) : pages, 1e-9);
         perf_rd_dist_free(&d);
     }
@@ -616,10 +643,10 @@ static void modeled_distribution(void **state)
     assert_float_equal(perf_rd_dist_accesses(&d), 1100, 1e-9);
     uint64_t caps[] = {1, 4, 16, 256, 1024, 3072, 4096, 1 << 20};
     for (size_t i = 0; i < sizeof caps / sizeof *caps; i++) {
-        perf_level fa = {"FA", 64, 1, (double)caps[i]};
+        perf_level fa = {"FA", 64, 1, (double)caps[i], 0};
         assert_float_equal(perf_level_misses(&d, &fa), rd_model_misses(&rm, x, caps[i]), 1e-9);
     }
-    perf_level l1024 = {"FA", 64, 1, 1024};
+    perf_level l1024 = {"FA", 64, 1, 1024, 0};
     assert_float_equal(perf_level_misses(&d, &l1024), 100 + 600.0 * 3072 / 3840, 1e-9);
     perf_rd_dist_free(&d);
 }
@@ -632,7 +659,7 @@ static void measured_bin_spread(void **state)
     rd_binrec recs[] = {{rd_bin_index(20), 5, 100}, {rd_bin_index(3), 7, 21}};
     perf_rd_dist d;
     assert_int_equal(perf_rd_dist_measured(2, recs, 2, &d), 0);
-    perf_level c21 = {"FA", 64, 1, 21}, c20 = {"FA", 64, 1, 20}, c4 = {"FA", 64, 1, 4}, c3 = {"FA", 64, 1, 3};
+    perf_level c21 = {"FA", 64, 1, 21, 0}, c20 = {"FA", 64, 1, 20, 0}, c4 = {"FA", 64, 1, 4, 0}, c3 = {"FA", 64, 1, 3, 0};
     assert_float_equal(perf_level_misses(&d, &c21), 2, 1e-12);
     assert_float_equal(perf_level_misses(&d, &c20), 7, 1e-12);
     assert_float_equal(perf_level_misses(&d, &c4), 7, 1e-12);
@@ -669,6 +696,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(stream_kernel, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(copy_stream_writes_back, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(page_walks_overlap_as_misses_do, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(streams_restart_at_pages, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(dependent_chain, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(port_bound_loop, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(page_faults_of_first_touches, reset_counts, check_no_leaks),
