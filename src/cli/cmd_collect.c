@@ -29,12 +29,23 @@
 #include "report/report.h"
 #include "util/parse.h"
 
+#define MAX_FN_PATTERNS 32 /* the tool's MAX_PATTERNS */
+
+/* --region-function and --interval-functions patterns, as the tool's options. */
+typedef struct fn_patterns {
+    int n;
+    char *opt[MAX_FN_PATTERNS]; /* "--augur-region-fn=GLOB" */
+} fn_patterns;
+
 typedef struct collect_options {
     const char *db_path;
     const char *block_sizes;
     const char *keep_dir;
     run_params params;
     char **program_argv;
+    int instr_at_start;      /* --instr-at-start: 1 yes, 0 no */
+    int by_callsite;         /* --interval-by callsite */
+    fn_patterns region_fns, interval_fns;
 } collect_options;
 
 /* What the start message promises (docs/benchmarks.md, "Small runs"; measured
@@ -69,7 +80,9 @@ static void usage(FILE *to)
 {
     fprintf(to,
             "usage: augur collect [--db FILE] [--param NAME=VALUE]... [--block-sizes 64,4096]\n"
-            "                     [--keep-profiles DIR] -- PROGRAM [ARGS...]\n\n"
+            "                     [--keep-profiles DIR] [--instr-at-start yes|no] [--region-function GLOB]...\n"
+            "                     [--interval-functions GLOB[,GLOB...]] [--interval-by index|callsite]\n"
+            "                     -- PROGRAM [ARGS...]\n\n"
             "Runs PROGRAM under augur's Valgrind tool (expect about %.1f s, then %d-%dx the native\n"
             "time with the default block sizes: docs/benchmarks.md, \"Small runs\") and\n"
             "stores, as one run in the experiment database: the exact execution count of every\n"
@@ -83,6 +96,17 @@ static void usage(FILE *to)
             "                       from 8 to 2^30, at most 8 (default: 64,4096: cache lines and pages)\n"
             "  --keep-profiles DIR  also keep the raw profiles (docs/profile-format.md) in a new\n"
             "                       folder DIR/augur-collect-XXXXXX of the run (named at the end)\n"
+            "  --instr-at-start yes|no  count from the start (yes), or only once the program asks\n"
+            "                       (CALLGRIND_START_INSTRUMENTATION of <valgrind/callgrind.h>); the\n"
+            "                       program's STOP_INSTRUMENTATION and ZERO_STATS are obeyed either way\n"
+            "  --region-function GLOB  count only inside calls of the functions GLOB names (* and ?\n"
+            "                       as in a shell; repeat for more)\n"
+            "  --interval-functions GLOB[,GLOB...]  each call of a function named (e.g. 'MPI_*') ends an\n"
+            "                       interval, as the program's DUMP_STATS does; the calls themselves are\n"
+            "                       not counted.  Each interval is stored as a run of its own\n"
+            "                       (augur report --interval lists them)\n"
+            "  --interval-by index|callsite  one run per interval (index, the default), or per call\n"
+            "                       site that closes intervals: the phases of a time-stepping loop\n"
             "  -h, --help           this text\n\n"
             "The program's output and exit status pass through: augur exits with the program's\n"
             "status (128+N if it died of signal N, its profile then stored as 'partial').\n"
@@ -138,6 +162,66 @@ static int check_block_sizes(const char *list, char *err, size_t errlen)
     }
 }
 
+/* Add the patterns of `list` (GLOB[,GLOB...]) as the tool's `tool_opt`.
+ * 0, or -1 with the message. */
+static int add_patterns(fn_patterns *p, const char *option, const char *tool_opt, const char *list, int split,
+                        char *err, size_t errlen)
+{
+    for (const char *s = list;;) {
+        size_t len = split ? strcspn(s, ",") : strlen(s);
+        if (len == 0 || strcspn(s, " \t\n") < len) {
+            snprintf(err, errlen, "%s '%s': give function names or glob patterns (e.g. 'MPI_*'), not empty, "
+                     "without blanks%s", option, list, split ? ", separated by commas" : "");
+            return -1;
+        }
+        if (p->n == MAX_FN_PATTERNS) {
+            snprintf(err, errlen, "%s: more than %d patterns", option, MAX_FN_PATTERNS);
+            return -1;
+        }
+        if (asprintf(&p->opt[p->n], "%s=%.*s", tool_opt, (int)len, s) < 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        p->n++;
+        s += len;
+        if (!*s)
+            return 0;
+        s++;
+    }
+}
+
+static void fn_patterns_free(fn_patterns *p)
+{
+    for (int i = 0; i < p->n; i++)
+        free(p->opt[i]);
+    p->n = 0;
+}
+
+/* An option of the regions and intervals (a, with its value); 0, 1 when
+ * `a` is none of them, or -1 with the message. */
+static int region_option(collect_options *o, const char *a, const char *value, char *err, size_t errlen)
+{
+    if (!strcmp(a, "--region-function"))
+        return add_patterns(&o->region_fns, a, "--augur-region-fn", value, 0, err, errlen);
+    if (!strcmp(a, "--interval-functions"))
+        return add_patterns(&o->interval_fns, a, "--augur-interval-fn", value, 1, err, errlen);
+    if (!strcmp(a, "--instr-at-start") || !strcmp(a, "--interval-by")) {
+        int second = !strcmp(a, "--instr-at-start") ? !strcmp(value, "no") : !strcmp(value, "callsite");
+        int first = !strcmp(a, "--instr-at-start") ? !strcmp(value, "yes") : !strcmp(value, "index");
+        if (!first && !second) {
+            snprintf(err, errlen, "%s '%s': give %s", a, value,
+                     !strcmp(a, "--instr-at-start") ? "yes or no" : "index or callsite");
+            return -1;
+        }
+        if (!strcmp(a, "--instr-at-start"))
+            o->instr_at_start = first;
+        else
+            o->by_callsite = second;
+        return 0;
+    }
+    return 1;
+}
+
 /* Returns 0 to go on, or an exit status (0 for --help). */
 static int parse_options(int argc, char **argv, collect_options *o, int *done)
 {
@@ -145,6 +229,7 @@ static int parse_options(int argc, char **argv, collect_options *o, int *done)
     *done = 0;
     o->db_path = default_db_path();
     o->block_sizes = "64,4096";
+    o->instr_at_start = 1;
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -161,7 +246,9 @@ static int parse_options(int argc, char **argv, collect_options *o, int *done)
         if (a[0] != '-')
             break; /* the program */
         int takes_value = !strcmp(a, "--db") || !strcmp(a, "--param") || !strcmp(a, "--block-sizes") ||
-                          !strcmp(a, "--keep-profiles");
+                          !strcmp(a, "--keep-profiles") || !strcmp(a, "--instr-at-start") ||
+                          !strcmp(a, "--region-function") || !strcmp(a, "--interval-functions") ||
+                          !strcmp(a, "--interval-by");
         if (!takes_value) {
             fprintf(stderr, "augur collect: unknown option '%s' (see augur collect --help)\n", a);
             *done = 1;
@@ -174,6 +261,13 @@ static int parse_options(int argc, char **argv, collect_options *o, int *done)
             return 2;
         }
         i++;
+        int rc = region_option(o, a, value, err, sizeof err);
+        if (rc < 0) {
+            *done = 1;
+            return fail(2, "%s", err);
+        }
+        if (rc == 0)
+            continue;
         if (!strcmp(a, "--db"))
             o->db_path = value;
         else if (!strcmp(a, "--block-sizes"))
@@ -184,6 +278,11 @@ static int parse_options(int argc, char **argv, collect_options *o, int *done)
             *done = 1;
             return fail(2, "%s", err);
         }
+    }
+    if (o->by_callsite && o->interval_fns.n == 0) {
+        *done = 1;
+        return fail(2, "%s", "--interval-by callsite needs --interval-functions GLOB (the functions whose calls end "
+                             "intervals)");
     }
     if (check_block_sizes(o->block_sizes, err, sizeof err) != 0) {
         *done = 1;
@@ -289,6 +388,22 @@ static int nothing_stored(const launch_result *lr, const char *out_dir, const ch
     return lr->exited ? EXIT_AUGUR_FAILED : 128 + lr->term_signal;
 }
 
+/* Warn of each --region-function and --interval-functions pattern that
+ * named no function the main process entered (the profile's counts). */
+static void warn_unmatched_patterns(const profile *p)
+{
+    const prof_regions *g = &p->regions;
+    for (int i = 0; i < g->nregion_fns; i++)
+        if (!g->region_fns[i].entries)
+            fprintf(stderr, "augur: warning: --region-function '%s' matched no function the program called: nothing "
+                    "was counted (check the name: augur report lists the functions of a run without it)\n",
+                    g->region_fns[i].glob);
+    for (int i = 0; i < g->ninterval_fns; i++)
+        if (!g->interval_fns[i].entries)
+            fprintf(stderr, "augur: warning: --interval-functions '%s' matched no function the program called: it "
+                    "closed no interval\n", g->interval_fns[i].glob);
+}
+
 /* Runs the program and stores its run; returns augur's exit status.  The
  * tool marks its profiles with `token`, and only those are read. */
 static int collect(const collect_options *o, const char *tool_dir, const char *out_dir, const char *token)
@@ -306,7 +421,16 @@ static int collect(const collect_options *o, const char *tool_dir, const char *o
     snprintf(bs_opt, sizeof bs_opt, "--augur-block-sizes=%s", o->block_sizes);
     /* the tool's progress lines as often as augur shows them (launch.c) */
     snprintf(progress_opt, sizeof progress_opt, "--augur-progress-ms=%d", 1000 * launch_progress_seconds());
-    char *tool_args[] = {out_opt, run_opt, bs_opt, progress_opt, NULL};
+    char *tool_args[8 + 2 * MAX_FN_PATTERNS] = {out_opt, run_opt, bs_opt, progress_opt};
+    int nargs = 4;
+    if (!o->instr_at_start)
+        tool_args[nargs++] = "--instr-at-start=no";
+    if (o->by_callsite)
+        tool_args[nargs++] = "--augur-interval-by=callsite";
+    for (int k = 0; k < o->region_fns.n; k++)
+        tool_args[nargs++] = o->region_fns.opt[k];
+    for (int k = 0; k < o->interval_fns.n; k++)
+        tool_args[nargs++] = o->interval_fns.opt[k];
     launch_request rq = {o->program_argv, out_dir, "augur", tool_args, 1, "collecting", 0, "collector: progress: "};
     launch_result lr;
     if (launch_tool(&rq, tool_dir, &lr, err, sizeof err) != 0)
@@ -318,6 +442,8 @@ static int collect(const collect_options *o, const char *tool_dir, const char *o
         free(s);
         return nothing_stored(&lr, out_dir, err);
     }
+    s->by_callsite = o->by_callsite;
+    warn_unmatched_patterns(s->procs[0]);
     describe_status(&lr, detail, sizeof detail);
     run_outcome outcome = {
         .started = started,
@@ -374,5 +500,7 @@ int cmd_collect(int argc, char **argv)
     if (o.keep_dir)
         fprintf(stderr, "augur: raw profiles kept in %s\n", out_dir);
     run_params_free(&o.params);
+    fn_patterns_free(&o.region_fns);
+    fn_patterns_free(&o.interval_fns);
     return rc;
 }

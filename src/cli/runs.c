@@ -15,6 +15,7 @@
 
 #include "db/db.h"
 #include "report/report.h"
+#include "util/array.h"
 #include "util/parse.h"
 #include "util/rawtext.h"
 
@@ -71,6 +72,31 @@ void run_params_free(run_params *p)
     p->n = 0;
 }
 
+/* Read and verify an interval's profile and append it to s->intervals. */
+static int add_interval_file(process_set *s, const char *path, char *err, size_t errlen)
+{
+    profile *p = calloc(1, sizeof *p);
+    profile **a = array_grow(s->intervals, s->nintervals, &s->cap_intervals, sizeof *a);
+    if (!p || !a) {
+        free(p);
+        snprintf(err, errlen, "out of memory reading %s", path);
+        return -1;
+    }
+    s->intervals = a;
+    if (profile_read(path, p, err, errlen) != 0) {
+        free(p);
+        return -1;
+    }
+    if (!p->interval.is_interval) {
+        snprintf(err, errlen, "%s is named as an interval's profile but has no interval line: it is damaged", path);
+        profile_free(p);
+        free(p);
+        return -1;
+    }
+    s->intervals[s->nintervals++] = p;
+    return 0;
+}
+
 int process_set_add_file(process_set *s, const char *path, char *err, size_t errlen)
 {
     if (s->n == MAX_PROCESSES) {
@@ -79,6 +105,13 @@ int process_set_add_file(process_set *s, const char *path, char *err, size_t err
     }
     profile *p = calloc(1, sizeof *p);
     if (!p || profile_read(path, p, err, errlen) != 0) {
+        free(p);
+        return -1;
+    }
+    if (p->interval.is_interval) {
+        snprintf(err, errlen, "%s is the profile of an interval (%s %llu), not of a process: give the process's "
+                 "own profile, augur.<pid>...prof without .i<N>", path, "index", (unsigned long long)p->interval.index);
+        profile_free(p);
         free(p);
         return -1;
     }
@@ -117,7 +150,9 @@ static void move_main_first(process_set *s, int main_pid)
     }
 }
 
-/* Is `name` a profile of the run marked `token`: augur.<pid>.<token>.prof? */
+/* Is `name` a profile of the run marked `token`: 1 for a process's,
+ * augur.<pid>.<token>.prof, 2 for an interval's, augur.<pid>.<token>.i<K>.prof,
+ * else 0. */
 static int is_run_profile_name(const char *name, const char *token)
 {
     if (strncmp(name, "augur.", 6) != 0)
@@ -127,7 +162,13 @@ static int is_run_profile_name(const char *name, const char *token)
     if (digits == 0 || p[digits] != '.')
         return 0;
     p += digits + 1;
-    return strncmp(p, token, len) == 0 && strcmp(p + len, ".prof") == 0;
+    if (strncmp(p, token, len) != 0)
+        return 0;
+    p += len;
+    if (!strcmp(p, ".prof"))
+        return 1;
+    digits = strncmp(p, ".i", 2) == 0 ? strspn(p + 2, "0123456789") : 0;
+    return digits > 0 && !strcmp(p + 2 + digits, ".prof") ? 2 : 0;
 }
 
 /* Whether dir/name is a profile the run marked `token` wrote: its name,
@@ -149,6 +190,15 @@ static int written_by_run(const char *dir, const char *name, const char *token)
     return !why;
 }
 
+/* qsort order of interval profiles: by process, then interval. */
+static int by_process_then_index(const void *a, const void *b)
+{
+    const profile *x = *(profile *const *)a, *y = *(profile *const *)b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return x->interval.index < y->interval.index ? -1 : x->interval.index > y->interval.index;
+}
+
 int process_set_read_dir(process_set *s, const char *dir, int main_pid, const char *token, char *err, size_t errlen)
 {
     DIR *d = opendir(dir);
@@ -162,10 +212,15 @@ int process_set_read_dir(process_set *s, const char *dir, int main_pid, const ch
             continue;
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        rc = process_set_add_file(s, path, err, errlen);
+        if (is_run_profile_name(e->d_name, token) == 2)
+            rc = add_interval_file(s, path, err, errlen);
+        else
+            rc = process_set_add_file(s, path, err, errlen);
     }
     closedir(d);
     move_main_first(s, main_pid);
+    if (s->nintervals)
+        qsort(s->intervals, s->nintervals, sizeof *s->intervals, by_process_then_index);
     if (rc == 0 && (s->n == 0 || s->procs[0]->pid != main_pid)) {
         snprintf(err, errlen, "the collector wrote no profile for the program");
         rc = -1;
@@ -183,6 +238,13 @@ void process_set_free(process_set *s)
     }
     s->n = 0;
     s->execs = s->reads = s->writes = 0;
+    for (size_t i = 0; i < s->nintervals; i++) {
+        profile_free(s->intervals[i]);
+        free(s->intervals[i]);
+    }
+    free(s->intervals);
+    s->intervals = NULL;
+    s->nintervals = s->cap_intervals = 0;
 }
 
 void exit_detail(int code, char *buf, size_t len)
@@ -236,6 +298,9 @@ int store_run(const char *db_path, char **argv, const run_params *params, const 
         .status = outcome->status,
         .status_detail = outcome->detail,
         .exit_code = outcome->exit_code,
+        .intervals = s->intervals,
+        .nintervals = s->nintervals,
+        .by_callsite = s->by_callsite,
     };
     db *d;
     int64_t run_id;

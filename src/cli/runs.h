@@ -32,6 +32,10 @@ typedef struct process_set {
     size_t n;
     profile *procs[MAX_PROCESSES];
     uint64_t execs, reads, writes;
+    /* the profiles of the processes' intervals (augur.<pid>.<token>.i<K>.prof) */
+    size_t nintervals, cap_intervals;
+    profile **intervals;
+    int by_callsite; /* they are per call site (--interval-by callsite) */
 } process_set;
 
 /* Read and verify one profile file and append it; its counts must not take
@@ -39,7 +43,8 @@ typedef struct process_set {
 int process_set_add_file(process_set *s, const char *path, char *err, size_t errlen);
 
 /* Read the profiles in dir that the run marked `token` wrote: regular
- * files of the current user named augur.<pid>.<token>.prof; another file
+ * files of the current user named augur.<pid>.<token>.prof, and the
+ * intervals' augur.<pid>.<token>.i<K>.prof; another file
  * named as a profile (augur.*.prof) is left out and named on stderr.  The
  * one of main_pid goes first and must exist.  Returns 0 or -1 + err (and
  * leaves the set empty). */

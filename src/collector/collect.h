@@ -10,6 +10,12 @@
  *   collect_table.c       the instruction table and debug-info names
  *   collect_output.c      writing the raw profile (docs/profile-format.md)
  *   collect_progress.c    progress lines in the log on long runs
+ *   collect_regions.c     regions: the program's client requests, and
+ *                         counting only inside (or, for interval
+ *                         functions, outside) calls of named functions
+ *   collect_intervals.c   intervals: counts per stretch of the run between
+ *                         calls of interval functions, kept per interval
+ *                         or per closing call site
  *
  * How instruction counts stay cheap: each superblock gets an array of 64-bit
  * counters, bumped by inline IR (no helper call): ctr[0] on entry and
@@ -68,6 +74,27 @@ typedef struct KeyCounts {
     KeyCount *e;
 } KeyCounts;
 
+/* The dominant address delta between an instruction's consecutive
+ * accesses that reach a helper (collect_runtime.c, vote_stride):
+ * Boyer-Moore's majority vote, with the deltas equal to the candidate
+ * counted since it last became the candidate. */
+typedef struct StrideVote {
+    Long stride;  /* the candidate */
+    ULong votes;  /* the vote's counter */
+    ULong count;  /* deltas equal to the candidate since it became one */
+    ULong deltas; /* all deltas */
+} StrideVote;
+
+/* What one instruction did in some stretch of the run (the whole process,
+ * an interval, the intervals of one call site): what the profile writes. */
+typedef struct InstrCounts {
+    ULong execs, reads, writes, taken;
+    KeyCounts targets; /* an indirect jump or call: its target addresses */
+    KeyCounts callees; /* a call: the named functions it entered */
+    rd_hist hist[MAX_BLOCK_SIZES];
+    StrideVote vote;
+} InstrCounts;
+
 /* One guest instruction, keyed by its run-time address. */
 typedef struct InstrRec {
     struct InstrRec *next; /* VgHashTable chaining; must come first */
@@ -79,24 +106,15 @@ typedef struct InstrRec {
     Bool accesses_memory;
     Bool tail_jump; /* a jump that may be a tail call (see collect_on_enter) */
     Addr direct_callee; /* a direct call to a named function: its target; else 0 */
-    /* Folded from superblock counters at the end: */
-    ULong execs, reads, writes, taken;
-    /* Counted at run time by helpers: */
+    Bool in_profile;    /* has a row in the profile being written (collect_output.c) */
+    /* Counted at run time by helpers, folded into n by collect_take_counts: */
     ULong fast_path_misses; /* unguarded accesses that reached the helper */
     ULong guarded_reads, guarded_writes;
-    KeyCounts targets; /* an indirect jump or call: its target addresses */
-    KeyCounts callees; /* a call: the named functions it entered */
-    /* The dominant address delta between this instruction's consecutive
-     * accesses that reach a helper (collect_runtime.c, vote_stride):
-     * Boyer-Moore's majority vote, with the deltas equal to the candidate
-     * counted since it last became the candidate. */
-    Bool has_last;         /* last_addr holds an access */
-    Addr last_addr;
-    Long stride;           /* the candidate */
-    ULong stride_votes;    /* the vote's counter */
-    ULong stride_count;    /* deltas equal to the candidate since it became one */
-    ULong deltas;          /* all deltas */
-    rd_hist hist[MAX_BLOCK_SIZES];
+    Bool has_last;  /* last_addr holds an access counted since the last reset */
+    Addr last_addr; /* for the stride vote's next delta */
+    /* Since the last collect_reset_counts: execs, reads, writes and taken
+     * once collect_take_counts folded the counters in; the rest as it goes. */
+    InstrCounts n;
 } InstrRec;
 
 /* What one counter-derived quantity adds to: see collect_fold_counters(). */
@@ -132,7 +150,20 @@ typedef struct ThreadState {
     HWord pending_call; /* Collector.pending_call while another thread runs */
     HWord resolve_call; /* Collector.resolve_call while another thread runs */
     HWord signal_call;  /* pending_call while a signal handler runs */
+    HWord counting, region_sp, skip_sp; /* Collector's, while another thread runs */
 } ThreadState;
+
+/* The stretches of the run counted apart (collect_intervals.c). */
+struct Phase;
+
+/* A --region-function or --interval-function pattern and how often a
+ * function it names was entered (outermost entries only). */
+typedef struct FnPattern {
+    const HChar *glob;
+    ULong entries;
+} FnPattern;
+
+#define MAX_PATTERNS 32
 
 typedef struct Collector {
     /* options */
@@ -172,6 +203,26 @@ typedef struct Collector {
      * when the resolver jumps to the function it resolved (inline IR). */
     HWord resolve_call;
 
+    /* regions (collect_regions.c) */
+    Bool instr_at_start;  /* --instr-at-start: instrument from the start [yes] */
+    Bool instrumenting;   /* translations made now are instrumented */
+    Bool gated;           /* region or interval functions given: counts are gated by `counting` */
+    UInt nregion_fns, ninterval_fns;
+    FnPattern region_fn[MAX_PATTERNS], interval_fn[MAX_PATTERNS];
+    ULong starts, stops, zeros, dumps; /* the program's client requests obeyed */
+    /* Read by inline IR when gated (the current thread's): 1 while counts
+     * are taken, else 0; the stack pointer at the entry of the region
+     * function the thread is in (0: none), and of the interval function
+     * (0: none), whose return ends it. */
+    HWord counting, region_sp, skip_sp;
+
+    /* intervals (collect_intervals.c) */
+    Bool by_callsite;        /* --augur-interval-by=callsite: one profile per closing call site */
+    ULong intervals_closed;  /* the index of the interval being counted */
+    struct Phase *total;     /* the whole process, once an interval closed; else NULL */
+    XArray *phases;          /* of struct Phase *: per call site (by_callsite) */
+    ULong instructions_taken; /* executions folded out of the counters so far */
+
     rd_allocator alloc;
 } Collector;
 
@@ -192,10 +243,57 @@ VG_REGPARM(3) void collect_on_guarded_access(InstrRec *rec, Addr addr, UWord siz
 VG_REGPARM(2) void collect_on_indirect(InstrRec *rec, Addr target);
 VG_REGPARM(3) void collect_on_enter(InstrRec *call, InstrRec *entered, UWord is_entry);
 void collect_runtime_init(void);
-void collect_fold_counters(void);
+/* Fold the superblock counters into the records' counts (execs, reads,
+ * writes, taken, skipped accesses, direct calls) and zero them, so that
+ * the next fold takes only what ran since. */
+void collect_take_counts(void);
+/* Zero every record's counts and every counter; the LRU stacks stay. */
+void collect_reset_counts(void);
+/* n more goes to key. */
+void collect_count_key(KeyCounts *k, UWord key, ULong n);
 
-/* collect_output.c */
-void collect_write_profile(void);
+/* collect_regions.c */
+void collect_regions_init(void);
+Bool collect_client_request(ThreadId tid, UWord *args, UWord *ret);
+/* Does a superblock starting at `first` begin a region function (is the
+ * entry of a function a --region-function pattern names), or an interval
+ * function?  The index of the pattern, or -1. */
+Int collect_region_fn_at(const InstrRec *first);
+Int collect_interval_fn_at(const InstrRec *first);
+/* What instrumented code calls: the thread entered a region function
+ * (pattern index p) with stack pointer sp; entered an interval function;
+ * returned with stack pointer sp above a region's or interval function's
+ * entry. */
+VG_REGPARM(2) void collect_on_region_enter(UWord p, UWord sp);
+VG_REGPARM(2) void collect_on_interval_enter(UWord p, UWord sp);
+VG_REGPARM(1) void collect_on_return(UWord sp);
+/* Save and restore the region state of a thread at a switch. */
+void collect_regions_save(ThreadState *t);
+void collect_regions_load(const ThreadState *t);
+
+/* collect_intervals.c */
+typedef enum { CLOSED_BY_CALL, CLOSED_BY_DUMP, CLOSED_BY_END } ClosedBy;
+/* End the interval being counted: closed by a call at `site` (the call
+ * instruction, NULL when unknown), a DUMP_STATS request at `site`, or
+ * the end of the process. */
+void collect_close_interval(ClosedBy how, InstrRec *site);
+/* At the end: write the process's profile, and with intervals theirs. */
+void collect_finish_profiles(void);
+
+/* collect_output.c: a profile of the instructions `rows` counts */
+typedef struct ProfileRow {
+    InstrRec *rec;
+    InstrCounts *n;
+} ProfileRow;
+/* What an interval's profile says about it (the `interval` line). */
+typedef struct IntervalInfo {
+    ULong index, count; /* its first interval, and how many were summed */
+    ClosedBy how;
+    InstrRec *site;     /* the call or request that closed it; NULL if none */
+} IntervalInfo;
+/* Write augur.<pid>[.<token>].prof, or with `interval`
+ * augur.<pid>[.<token>].i<index>.prof, of rows[0..n) (sorted here). */
+void collect_write_profile(ProfileRow *rows, UInt n, const IntervalInfo *interval);
 
 /* collect_progress.c: progress lines in the Valgrind log (read by `augur
  * collect`); the clock is read every PROGRESS_BLOCKS dispatched blocks. */

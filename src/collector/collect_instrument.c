@@ -20,8 +20,18 @@
  * and in glibc's lazy-binding resolver (collect.h):
  *   entry          resolve_call = pending_call, if set       (inline IR)
  *   indirect jump  pending_call = resolve_call               (inline IR)
+ * and for regions and intervals (collect_regions.c), only when region or
+ * interval functions are given (collector.gated):
+ *   entry          ctr[0] += collector.counting instead of 1; each exit k
+ *                  ctr[k+1] += guard & counting                 (inline IR)
+ *   entry of a     collect_on_region_enter / _interval_enter(pattern, SP)
+ *   named function (helper, after the call-edge helper)
+ *   a return       collect_on_return(SP) when SP is above a region's or
+ *                  an interval function's entry                 (guarded helper)
+ * Translations made while the program has the instrumentation stopped
+ * (STOP_INSTRUMENTATION, --instr-at-start=no) are left plain.
  * The counts of instructions, reads, writes and taken branches are derived
- * from the counters after the run (collect_fold_counters()).
+ * from the counters afterwards (collect_take_counts()).
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
@@ -40,6 +50,8 @@ typedef struct SbBuilder {
     XArray *items;   /* of CountItem */
     UInt seg;        /* exits passed so far */
     InstrRec *cur;   /* instruction of the latest IMark */
+    IRExpr *counting; /* gated: collector.counting as an I64 atom, read at entry; else NULL */
+    Int sp_offset;   /* the guest stack pointer's offset in the guest state */
 } SbBuilder;
 
 static IRTemp assign(IRSB *out, IRType ty, IRExpr *e)
@@ -155,6 +167,8 @@ static Bool tail_call_target(const InstrRec *rec, Addr target)
 static void instrument_exit(SbBuilder *b, IRStmt *st)
 {
     IRExpr *taken = tmp(assign(b->out, Ity_I64, IRExpr_Unop(Iop_1Uto64, st->Ist.Exit.guard)));
+    if (b->counting)
+        taken = tmp(assign(b->out, Ity_I64, IRExpr_Binop(Iop_And64, taken, b->counting)));
     add_to_counter(b->out, &b->ctr[b->seg + 1], taken);
     InstrRec *rec = b->cur;
     if (!rec || st->Ist.Exit.jk != Ijk_Boring)
@@ -216,6 +230,45 @@ static void instrument_entry(SbBuilder *b, InstrRec *first)
     call_helper(b->out, "collect_on_enter", collect_on_enter, 3, args, waiting);
 }
 
+static IRExpr *guest_sp(SbBuilder *b)
+{
+    return tmp(assign(b->out, Ity_I64, IRExpr_Get(b->sp_offset, Ity_I64)));
+}
+
+/* Entry of a superblock that starts a region or interval function: the
+ * helper notes the stack pointer (collect_regions.c).  Before the counter
+ * of the superblock reads collector.counting, so the function's first
+ * block counts as the rest of it. */
+static void instrument_region_entry(SbBuilder *b, InstrRec *first)
+{
+    Int p = collect_region_fn_at(first);
+    if (p >= 0)
+        call_helper(b->out, "collect_on_region_enter", collect_on_region_enter, 2,
+                    mkIRExprVec_2(mkIRExpr_HWord((HWord)p), guest_sp(b)), NULL);
+    p = collect_interval_fn_at(first);
+    if (p >= 0)
+        call_helper(b->out, "collect_on_interval_enter", collect_on_interval_enter, 2,
+                    mkIRExprVec_2(mkIRExpr_HWord((HWord)p), guest_sp(b)), NULL);
+}
+
+/* The end of a superblock that returns: when the stack pointer, the ret
+ * done, is above a region's or an interval function's entry, that call
+ * has ended. */
+static void instrument_region_return(SbBuilder *b)
+{
+    IRExpr *sp = guest_sp(b);
+    IRExpr *above[2];
+    HWord *entry_sp[2] = {&collector.region_sp, &collector.skip_sp};
+    for (UInt i = 0; i < 2; i++) {
+        IRExpr *e = load_word(b->out, entry_sp[i]);
+        IRExpr *set = tmp(assign(b->out, Ity_I1, IRExpr_Binop(Iop_CmpNE64, e, mkIRExpr_HWord(0))));
+        IRExpr *lt = tmp(assign(b->out, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, e, sp)));
+        above[i] = tmp(assign(b->out, Ity_I1, IRExpr_Binop(Iop_And1, set, lt)));
+    }
+    IRExpr *any = tmp(assign(b->out, Ity_I1, IRExpr_Binop(Iop_Or1, above[0], above[1])));
+    call_helper(b->out, "collect_on_return", collect_on_return, 1, mkIRExprVec_1(sp), any);
+}
+
 /* End of a superblock: a call or tail call leaves its instruction waiting
  * for the callee; a return ends any wait (the callee never reached named
  * code); the resolver's indirect jump to the function it resolved makes
@@ -274,26 +327,33 @@ IRSB *collect_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLay
                          const VexGuestExtents *vge, const VexArchInfo *archinfo_host,
                          IRType gWordTy, IRType hWordTy)
 {
-    (void)closure, (void)layout, (void)vge, (void)archinfo_host;
+    (void)closure, (void)vge, (void)archinfo_host;
     if (gWordTy != Ity_I64 || hWordTy != Ity_I64)
         VG_(tool_panic)("augur supports amd64 only");
+    if (!collector.instrumenting)
+        return in; /* outside a region of interest (collect_regions.c) */
 
     UInt nexits = count_exits(in);
     SbBuilder b = {
         .out = deepCopyIRSBExceptStmts(in),
         .ctr = VG_(calloc)("augur.sb.ctr", nexits + 1, sizeof(ULong)),
         .items = VG_(newXA)(VG_(malloc), "augur.sb.items", VG_(free), sizeof(CountItem)),
+        .sp_offset = layout->offset_SP,
     };
 
     Int i = 0;
     for (; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
         addStmtToIRSB(b.out, in->stmts[i]); /* preamble */
-    add_to_counter(b.out, &b.ctr[0], mkIRExpr_HWord(1));
     InstrRec *first = NULL;
     if (i < in->stmts_used) {
         first = collect_instr((Addr)in->stmts[i]->Ist.IMark.addr, in->stmts[i]->Ist.IMark.len);
         instrument_entry(&b, first);
+        if (collector.gated)
+            instrument_region_entry(&b, first);
     }
+    if (collector.gated)
+        b.counting = load_word(b.out, &collector.counting);
+    add_to_counter(b.out, &b.ctr[0], b.counting ? b.counting : mkIRExpr_HWord(1));
 
     for (; i < in->stmts_used; i++) {
         IRStmt *st = in->stmts[i];
@@ -312,6 +372,8 @@ IRSB *collect_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLay
         call_helper(b.out, "collect_on_indirect", collect_on_indirect, 2, args, NULL);
     }
     instrument_call_or_return(&b, in, first);
+    if (collector.gated && in->jumpkind == Ijk_Ret)
+        instrument_region_return(&b);
     register_counters(&b, nexits);
     return b.out;
 }

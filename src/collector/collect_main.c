@@ -2,7 +2,8 @@
  *
  * Started by `augur collect` (src/cli/cmd_collect.c) as
  *   valgrind --tool=augur --augur-out=DIR [--augur-run=TOKEN] [--augur-block-sizes=64,4096]
- *            [--augur-progress-ms=MS] PROGRAM...
+ *            [--augur-progress-ms=MS] [--instr-at-start=no] [--augur-region-fn=GLOB]...
+ *            [--augur-interval-fn=GLOB]... [--augur-interval-by=index|callsite] PROGRAM...
  * with VALGRIND_LIB pointing at the build's vglib/ folder.  See collect.h
  * for how the parts fit together.
  */
@@ -67,10 +68,40 @@ static void set_progress_interval(const HChar *value)
     collector.progress_interval = (UInt)n;
 }
 
+/* --augur-region-fn=GLOB, --augur-interval-fn=GLOB: one more pattern. */
+static void add_pattern(const HChar *option, FnPattern *pats, UInt *n, const HChar *glob)
+{
+    if (*n == MAX_PATTERNS || !*glob) {
+        VG_(fmsg_bad_option)(option, "'%s': give a non-empty glob, at most %d of them\n", glob, MAX_PATTERNS);
+        VG_(exit)(1);
+    }
+    pats[(*n)++] = (FnPattern){glob, 0};
+}
+
+static void set_interval_by(const HChar *value)
+{
+    if (VG_(strcmp)(value, "callsite") == 0)
+        collector.by_callsite = True;
+    else if (VG_(strcmp)(value, "index") == 0)
+        collector.by_callsite = False;
+    else {
+        VG_(fmsg_bad_option)("--augur-interval-by", "'%s': expected index or callsite\n", value);
+        VG_(exit)(1);
+    }
+}
+
 static Bool process_option(const HChar *arg)
 {
+    Collector *c = &collector;
     const HChar *value;
     if VG_STR_CLO (arg, "--augur-out", collector.out_dir) {
+    } else if VG_BOOL_CLO (arg, "--instr-at-start", c->instr_at_start) {
+    } else if VG_STR_CLO (arg, "--augur-region-fn", value) {
+        add_pattern("--augur-region-fn", c->region_fn, &c->nregion_fns, value);
+    } else if VG_STR_CLO (arg, "--augur-interval-fn", value) {
+        add_pattern("--augur-interval-fn", c->interval_fn, &c->ninterval_fns, value);
+    } else if VG_STR_CLO (arg, "--augur-interval-by", value) {
+        set_interval_by(value);
     } else if VG_STR_CLO (arg, "--augur-run", collector.run_token) {
     } else if VG_STR_CLO (arg, "--augur-block-sizes", block_sizes_option) {
     } else if VG_STR_CLO (arg, "--augur-progress-ms", value) {
@@ -87,7 +118,15 @@ static void print_usage(void)
                 "                                  (1 to 32 of 0-9a-f: augur collect's mark of its run)\n"
                 "    --augur-block-sizes=B1,B2...  reuse-distance block sizes, ascending\n"
                 "                                  powers of two >= 8 [64,4096]\n"
-                "    --augur-progress-ms=MS        run time between two progress lines in the log [10000]\n");
+                "    --augur-progress-ms=MS        run time between two progress lines in the log [10000]\n"
+                "    --instr-at-start=yes|no       count from the start, or only once the program\n"
+                "                                  asks (CALLGRIND_START_INSTRUMENTATION) [yes]\n"
+                "    --augur-region-fn=GLOB        count only inside calls of the functions named\n"
+                "                                  (repeatable; * and ? as in a shell)\n"
+                "    --augur-interval-fn=GLOB      each call of a function named ends an interval;\n"
+                "                                  the calls themselves are not counted (repeatable)\n"
+                "    --augur-interval-by=index|callsite  a profile per interval, or per call site\n"
+                "                                  that closes intervals [index]\n");
 }
 
 static void print_debug_usage(void)
@@ -124,6 +163,7 @@ static void post_clo_init(void)
         VG_(exit)(1);
     }
     collect_table_init();
+    collect_regions_init();
     collect_runtime_init();
     collect_progress_init();
 }
@@ -147,13 +187,13 @@ static void post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nargs, 
 static void fini(Int exitcode)
 {
     (void)exitcode; /* always 0 in Valgrind 3.19 */
-    collect_fold_counters();
-    collect_write_profile();
+    collect_finish_profiles();
 }
 
 static void pre_clo_init(void)
 {
     collector.progress_interval = 10000;
+    collector.instr_at_start = True;
     VG_(details_name)("augur");
     VG_(details_version)(AUGUR_TOOL_VERSION);
     VG_(details_description)("exact instruction counts and reuse-distance histograms");
@@ -163,6 +203,7 @@ static void pre_clo_init(void)
     VG_(basic_tool_funcs)(post_clo_init, collect_instrument, fini);
     VG_(needs_command_line_options)(process_option, print_usage, print_debug_usage);
     VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
+    VG_(needs_client_requests)(collect_client_request);
     keep_superblocks_plain();
 }
 

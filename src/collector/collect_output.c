@@ -1,9 +1,12 @@
-/* collect_output.c — write this process's raw profile (docs/profile-format.md).
+/* collect_output.c — write this process's raw profile (docs/profile-format.md),
+ * and those of its intervals.
  *
  * Written to <out>/augur.<pid>[.<token>].prof.tmp and renamed to
  * augur.<pid>[.<token>].prof only when complete, so a profile that exists is
- * whole; the token (--augur-run) marks the files of one `augur collect`.  Instructions are sorted
- * by module and address so that profiles of identical runs are identical.
+ * whole; the token (--augur-run) marks the files of one `augur collect`.  An
+ * interval's profile is augur.<pid>[.<token>].i<index>.prof.  Instructions
+ * are sorted by module and address so that profiles of identical runs are
+ * identical.
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_clientstate.h"
@@ -18,6 +21,54 @@
 #include "collector/collect.h"
 #include "profile/profile_writer.h"
 #include "vgcommon/vg_outfile.h"
+
+/* The `regions` line and the patterns' lines, when the run was not
+ * counted whole from start to end (docs/profile-format.md, "Regions"). */
+static void write_regions(profile_writer *w)
+{
+    Collector *c = &collector;
+    if (c->instr_at_start && !c->starts && !c->stops && !c->zeros && !c->dumps && !c->nregion_fns &&
+        !c->ninterval_fns)
+        return;
+    pw_key(w, "regions");
+    pw_u64(w, c->instr_at_start);
+    pw_u64(w, c->starts);
+    pw_u64(w, c->stops);
+    pw_u64(w, c->zeros);
+    pw_u64(w, c->dumps);
+    pw_eol(w);
+    for (UInt i = 0; i < c->nregion_fns; i++) {
+        pw_key(w, "region-fn");
+        pw_str(w, c->region_fn[i].glob);
+        pw_u64(w, c->region_fn[i].entries);
+        pw_eol(w);
+    }
+    for (UInt i = 0; i < c->ninterval_fns; i++) {
+        pw_key(w, "interval-fn");
+        pw_str(w, c->interval_fn[i].glob);
+        pw_u64(w, c->interval_fn[i].entries);
+        pw_eol(w);
+    }
+}
+
+/* The `interval` line of an interval's profile. */
+static void write_interval(profile_writer *w, const IntervalInfo *iv)
+{
+    static const HChar *const how[] = {[CLOSED_BY_CALL] = "call", [CLOSED_BY_DUMP] = "dump", [CLOSED_BY_END] = "end"};
+    const InstrRec *site = iv->site;
+    pw_key(w, "interval");
+    pw_u64(w, iv->index);
+    pw_u64(w, iv->count);
+    pw_str(w, how[iv->how]);
+    if (site)
+        vgn_write_location(&collector.names, w, site->module, site->addr);
+    else
+        pw_i64(w, -1), pw_str(w, "0");
+    pw_i64(w, site ? site->fn : -1);
+    pw_i64(w, site ? site->file : -1);
+    pw_u64(w, site ? site->line : 0);
+    pw_eol(w);
+}
 
 static void write_header(profile_writer *w)
 {
@@ -38,6 +89,7 @@ static void write_header(profile_writer *w)
     pw_key(w, "threads");
     pw_u64(w, c->threads_created);
     pw_eol(w);
+    write_regions(w);
     vgn_write(&c->names, w);
 }
 
@@ -71,19 +123,19 @@ static void write_hist(profile_writer *w, UInt block_size, const rd_hist *h)
 }
 
 /* The instruction's dominant address delta (docs/profile-format.md,
- * "Strides"), when two of its accesses reached a helper. */
-static void write_stride(profile_writer *w, const InstrRec *rec)
+ * "Strides"), when two of its counted accesses reached a helper. */
+static void write_stride(profile_writer *w, const StrideVote *v)
 {
-    if (!rec->deltas)
+    if (!v->deltas)
         return;
     pw_key(w, "stride");
-    pw_i64(w, rec->stride);
-    pw_u64(w, rec->stride_count);
-    pw_u64(w, rec->deltas);
+    pw_i64(w, v->stride);
+    pw_u64(w, v->count);
+    pw_u64(w, v->deltas);
     pw_eol(w);
 }
 
-static void write_instr(profile_writer *w, const InstrRec *rec)
+static void write_instr(profile_writer *w, const InstrRec *rec, const InstrCounts *n)
 {
     Collector *c = &collector;
     pw_key(w, "ins");
@@ -92,17 +144,17 @@ static void write_instr(profile_writer *w, const InstrRec *rec)
     pw_i64(w, rec->fn);
     pw_i64(w, rec->file);
     pw_u64(w, rec->line);
-    pw_u64(w, rec->execs);
-    pw_u64(w, rec->reads);
-    pw_u64(w, rec->writes);
+    pw_u64(w, n->execs);
+    pw_u64(w, n->reads);
+    pw_u64(w, n->writes);
     pw_eol(w);
     if (rec->is_cond_branch) {
         pw_key(w, "br");
-        pw_u64(w, rec->taken);
+        pw_u64(w, n->taken);
         pw_eol(w);
     }
-    for (UInt i = 0; i < rec->targets.n; i++) {
-        const KeyCount *t = &rec->targets.e[i];
+    for (UInt i = 0; i < n->targets.n; i++) {
+        const KeyCount *t = &n->targets.e[i];
         if (!t->count)
             continue;
         Addr bias;
@@ -111,52 +163,63 @@ static void write_instr(profile_writer *w, const InstrRec *rec)
         pw_u64(w, t->count);
         pw_eol(w);
     }
-    for (UInt i = 0; i < rec->callees.n; i++) {
-        const KeyCount *e = &rec->callees.e[i];
+    for (UInt i = 0; i < n->callees.n; i++) {
+        const KeyCount *e = &n->callees.e[i];
         const InstrRec *callee = (const InstrRec *)e->key;
-        if (!e->count)
+        if (!e->count || !callee->in_profile) /* a call into what was not counted (an interval function) */
             continue;
         pw_key(w, "call");
         write_location(w, callee->module, callee->addr);
         pw_u64(w, e->count);
         pw_eol(w);
     }
-    if (rec->reads + rec->writes > 0) {
+    if (n->reads + n->writes > 0) {
         for (UInt i = 0; i < c->nblock_sizes; i++)
-            write_hist(w, c->block_size[i], &rec->hist[i]);
-        write_stride(w, rec);
+            write_hist(w, c->block_size[i], &n->hist[i]);
+        write_stride(w, &n->vote);
     }
 }
 
 static Int by_module_then_address(const void *a, const void *b)
 {
-    const InstrRec *x = *(InstrRec *const *)a, *y = *(InstrRec *const *)b;
+    const InstrRec *x = ((const ProfileRow *)a)->rec, *y = ((const ProfileRow *)b)->rec;
     if (x->module != y->module)
         return x->module < y->module ? -1 : 1;
     return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+typedef struct Body {
+    ProfileRow *rows;
+    UInt n;
+    const IntervalInfo *interval;
+} Body;
+
 static void write_body(profile_writer *w, void *ctx)
 {
-    (void)ctx;
-    UInt n;
-    VgHashNode **all = VG_(HT_to_array)(collector.instrs, &n);
-    InstrRec **recs = (InstrRec **)all;
+    Body *b = ctx;
     /* Resolve indirect-branch targets to modules before the header lists the
      * modules: a target may lie in a module no executed code came from. */
-    for (UInt i = 0; i < n; i++)
-        for (UInt k = 0; k < recs[i]->targets.n; k++) {
+    for (UInt i = 0; i < b->n; i++)
+        for (UInt k = 0; k < b->rows[i].n->targets.n; k++) {
             Addr bias;
-            vgn_module(&collector.names, recs[i]->targets.e[k].key, &bias);
+            vgn_module(&collector.names, b->rows[i].n->targets.e[k].key, &bias);
         }
+    if (b->interval && b->interval->site) {
+        Addr bias;
+        vgn_module(&collector.names, b->interval->site->addr, &bias);
+    }
     write_header(w);
-    if (n)
-        VG_(ssort)(recs, n, sizeof *recs, by_module_then_address);
-    for (UInt i = 0; i < n; i++)
-        if (recs[i]->execs)
-            write_instr(w, recs[i]);
-    if (all)
-        VG_(free)(all);
+    if (b->n)
+        VG_(ssort)(b->rows, b->n, sizeof *b->rows, by_module_then_address);
+    for (UInt i = 0; i < b->n; i++)
+        b->rows[i].rec->in_profile = b->rows[i].n->execs > 0;
+    for (UInt i = 0; i < b->n; i++)
+        if (b->rows[i].n->execs)
+            write_instr(w, b->rows[i].rec, b->rows[i].n);
+    for (UInt i = 0; i < b->n; i++)
+        b->rows[i].rec->in_profile = False;
+    if (b->interval)
+        write_interval(w, b->interval);
     if (collector.exited) {
         pw_key(w, "exit");
         pw_u64(w, (ULong)(UInt)collector.exit_code & 0xff);
@@ -164,12 +227,15 @@ static void write_body(profile_writer *w, void *ctx)
     }
 }
 
-void collect_write_profile(void)
+void collect_write_profile(ProfileRow *rows, UInt n, const IntervalInfo *interval)
 {
-    HChar name[96];
+    HChar name[128], part[32] = "";
+    if (interval)
+        VG_(snprintf)(part, sizeof part, ".i%llu", interval->index);
     if (collector.run_token)
-        VG_(snprintf)(name, sizeof name, "augur.%d.%s.prof", VG_(getpid)(), collector.run_token);
+        VG_(snprintf)(name, sizeof name, "augur.%d.%s%s.prof", VG_(getpid)(), collector.run_token, part);
     else
-        VG_(snprintf)(name, sizeof name, "augur.%d.prof", VG_(getpid)());
-    vgo_write_file("augur", collector.out_dir, name, write_body, NULL);
+        VG_(snprintf)(name, sizeof name, "augur.%d%s.prof", VG_(getpid)(), part);
+    Body b = {rows, n, interval};
+    vgo_write_file("augur", collector.out_dir, name, write_body, &b);
 }

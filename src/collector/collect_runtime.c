@@ -23,6 +23,7 @@ static ThreadState *thread_state(ThreadId tid)
         for (UInt i = 0; i < c->nblock_sizes; i++)
             t->stack[i] = rd_stack_new(&c->alloc);
         t->top_block = NO_BLOCK;
+        t->counting = c->nregion_fns == 0; /* outside every region function */
         c->thread[tid] = t;
     }
     return c->thread[tid];
@@ -46,11 +47,13 @@ static void on_start_client_code(ThreadId tid, ULong blocks_dispatched)
         c->current->top_block = c->top_block;
         c->current->pending_call = c->pending_call;
         c->current->resolve_call = c->resolve_call;
+        collect_regions_save(c->current);
     }
     c->current = t;
     c->top_block = t->top_block;
     c->pending_call = t->pending_call;
     c->resolve_call = t->resolve_call;
+    collect_regions_load(t);
 }
 
 /* A signal handler is no callee of the call the thread may be between:
@@ -85,6 +88,8 @@ static void on_thread_exit(ThreadId tid)
         c->current = NULL;
         c->top_block = NO_BLOCK;
         c->pending_call = c->resolve_call = 0;
+        c->region_sp = c->skip_sp = 0;
+        c->counting = c->nregion_fns == 0;
     }
     VG_(free)(t);
     c->thread[tid] = NULL;
@@ -97,11 +102,8 @@ static void on_thread_create(ThreadId parent, ThreadId child)
     collector.threads_created++;
 }
 
-/* The forked child profiles only what it does itself: zero every count but
- * keep the LRU stacks, whose contents the child's memory inherited. */
-static void on_fork_child(ThreadId tid)
+void collect_reset_counts(void)
 {
-    (void)tid;
     Collector *c = &collector;
     for (SbCounters *sb = c->sbs; sb; sb = sb->next_sb)
         for (UInt k = 0; k <= sb->nexits; k++)
@@ -109,17 +111,32 @@ static void on_fork_child(ThreadId tid)
     VG_(HT_ResetIter)(c->instrs);
     for (InstrRec *rec; (rec = VG_(HT_Next)(c->instrs));) {
         rec->fast_path_misses = rec->guarded_reads = rec->guarded_writes = 0;
+        rec->n.execs = rec->n.reads = rec->n.writes = rec->n.taken = 0;
         rec->has_last = False;
-        rec->stride = 0;
-        rec->stride_votes = rec->stride_count = rec->deltas = 0;
-        for (UInt i = 0; i < rec->targets.n; i++)
-            rec->targets.e[i].count = 0;
-        for (UInt i = 0; i < rec->callees.n; i++)
-            rec->callees.e[i].count = 0;
+        rec->n.vote = (StrideVote){0};
+        for (UInt i = 0; i < rec->n.targets.n; i++)
+            rec->n.targets.e[i].count = 0;
+        for (UInt i = 0; i < rec->n.callees.n; i++)
+            rec->n.callees.e[i].count = 0;
         for (UInt i = 0; i < c->nblock_sizes; i++)
-            rd_hist_clear(&rec->hist[i]);
+            rd_hist_clear(&rec->n.hist[i]);
     }
+}
+
+/* The forked child profiles only what it does itself: zero every count but
+ * keep the LRU stacks, whose contents the child's memory inherited.  The
+ * parent's intervals so far are not the child's either (their memory,
+ * copied, is left as it is). */
+static void on_fork_child(ThreadId tid)
+{
+    (void)tid;
+    Collector *c = &collector;
+    collect_reset_counts();
     c->threads_created = 1;
+    c->instructions_taken = 0;
+    c->intervals_closed = 0;
+    c->total = NULL;
+    c->phases = NULL;
 }
 
 void collect_runtime_init(void)
@@ -146,17 +163,18 @@ void collect_runtime_init(void)
  * superblocks, so interleaving adds few deltas. */
 static inline void vote_stride(InstrRec *rec, Addr addr)
 {
+    StrideVote *v = &rec->n.vote;
     if (LIKELY(rec->has_last)) {
         Long delta = (Long)(addr - rec->last_addr);
-        rec->deltas++;
-        if (delta == rec->stride) {
-            rec->stride_votes++;
-            rec->stride_count++;
-        } else if (rec->stride_votes == 0) {
-            rec->stride = delta;
-            rec->stride_votes = rec->stride_count = 1;
+        v->deltas++;
+        if (delta == v->stride) {
+            v->votes++;
+            v->count++;
+        } else if (v->votes == 0) {
+            v->stride = delta;
+            v->votes = v->count = 1;
         } else
-            rec->stride_votes--;
+            v->votes--;
     }
     rec->has_last = True;
     rec->last_addr = addr;
@@ -171,33 +189,40 @@ static inline void touch(InstrRec *rec, Addr addr, UWord size)
     ThreadState *t = c->current;
     if (UNLIKELY(!t)) /* only if code runs between a thread's exit and the next switch */
         t = c->current = thread_state(VG_(get_running_tid)());
-    vote_stride(rec, addr);
+    if (c->counting) /* a delta between two counted accesses only: DELTAS < READS + WRITES */
+        vote_stride(rec, addr);
+    else
+        rec->has_last = False;
     Addr end = addr + size - 1;
     for (UInt i = 0; i < c->nblock_sizes; i++) {
         UInt shift = c->block_shift[i];
-        for (ULong block = addr >> shift; block <= end >> shift; block++)
-            rd_hist_add_one(&rec->hist[i], rd_stack_access(t->stack[i], block), &c->alloc);
+        for (ULong block = addr >> shift; block <= end >> shift; block++) {
+            ULong d = rd_stack_access(t->stack[i], block); /* outside a region too: the cache's view */
+            if (c->counting)
+                rd_hist_add_one(&rec->n.hist[i], d, &c->alloc);
+        }
     }
     c->top_block = end >> c->block_shift[0];
 }
 
 VG_REGPARM(3) void collect_on_access(InstrRec *rec, Addr addr, UWord size)
 {
-    rec->fast_path_misses++;
+    rec->fast_path_misses += collector.counting; /* as the gated counters count the access */
     touch(rec, addr, size);
 }
 
 VG_REGPARM(3) void collect_on_guarded_access(InstrRec *rec, Addr addr, UWord size_and_write)
 {
-    if (size_and_write & 1)
+    if (!collector.counting)
+        ;
+    else if (size_and_write & 1)
         rec->guarded_writes++;
     else
         rec->guarded_reads++;
     touch(rec, addr, size_and_write >> 1);
 }
 
-/* Count n more goes to `key`. */
-static void count_key(KeyCounts *k, UWord key, ULong n)
+void collect_count_key(KeyCounts *k, UWord key, ULong n)
 {
     for (UInt i = 0; i < k->n; i++) {
         if (k->e[i].key == key) {
@@ -214,7 +239,8 @@ static void count_key(KeyCounts *k, UWord key, ULong n)
 
 VG_REGPARM(2) void collect_on_indirect(InstrRec *rec, Addr target)
 {
-    count_key(&rec->targets, target, 1);
+    if (collector.counting)
+        collect_count_key(&rec->n.targets, target, 1);
 }
 
 /* The first superblock of a named function after `call` (the current
@@ -225,9 +251,9 @@ VG_REGPARM(2) void collect_on_indirect(InstrRec *rec, Addr target)
 VG_REGPARM(3) void collect_on_enter(InstrRec *call, InstrRec *entered, UWord is_entry)
 {
     collector.pending_call = 0;
-    if (call->tail_jump && (!is_entry || call->fn == entered->fn))
+    if (!collector.counting || (call->tail_jump && (!is_entry || call->fn == entered->fn)))
         return;
-    count_key(&call->callees, (UWord)entered, 1);
+    collect_count_key(&call->n.callees, (UWord)entered, 1);
 }
 
 /* Calls fn(ctx, item, execs, taken) for each count item of sb, in order:
@@ -247,17 +273,17 @@ static void for_each_item(const SbCounters *sb, item_fn fn, void *ctx)
     }
 }
 
-/* for_each_item's callback at the end: the counts into the records. */
+/* for_each_item's callback when counts are taken: into the records. */
 static void fold_item(void *ctx, const CountItem *it, ULong execs, ULong taken)
 {
     (void)ctx;
-    InstrRec *rec = it->rec;
+    InstrCounts *n = &it->rec->n;
     switch ((ItemKind)it->kind) {
-    case ITEM_EXEC: rec->execs += execs; break;
-    case ITEM_READ: rec->reads += execs; break;
-    case ITEM_WRITE: rec->writes += execs; break;
-    case ITEM_TAKEN: rec->taken += taken; break;
-    case ITEM_TAKEN_INVERTED: rec->taken += execs - taken; break;
+    case ITEM_EXEC: n->execs += execs; collector.instructions_taken += execs; break;
+    case ITEM_READ: n->reads += execs; break;
+    case ITEM_WRITE: n->writes += execs; break;
+    case ITEM_TAKEN: n->taken += taken; break;
+    case ITEM_TAKEN_INVERTED: n->taken += execs - taken; break;
     }
 }
 
@@ -271,45 +297,67 @@ static void count_item(void *ctx, const CountItem *it, ULong execs, ULong taken)
 
 ULong collect_instructions_so_far(void)
 {
-    ULong n = 0;
+    ULong n = collector.instructions_taken;
     for (SbCounters *sb = collector.sbs; sb; sb = sb->next_sb)
         for_each_item(sb, count_item, &n);
     return n;
 }
 
-/* Accesses the fast path skipped had distance 0 at every block size. */
-static void add_skipped_accesses(InstrRec *rec)
+/* Accesses the fast path skipped had distance 0 at every block size.
+ * Called once per fold: n.reads and n.writes hold the unguarded accesses
+ * folded since the last reset, fast_path_misses those of them that reached
+ * the helper. */
+static void add_skipped_accesses(InstrRec *rec, ULong reads_before, ULong writes_before)
 {
     Collector *c = &collector;
-    ULong unguarded = rec->reads + rec->writes;
+    ULong unguarded = rec->n.reads - reads_before + rec->n.writes - writes_before;
     tl_assert(unguarded >= rec->fast_path_misses);
     ULong skipped = unguarded - rec->fast_path_misses;
     if (skipped)
         for (UInt i = 0; i < c->nblock_sizes; i++)
-            rd_hist_add(&rec->hist[i], 0, skipped, &c->alloc);
-    rec->reads += rec->guarded_reads;
-    rec->writes += rec->guarded_writes;
+            rd_hist_add(&rec->n.hist[i], 0, skipped, &c->alloc);
+    rec->n.reads += rec->guarded_reads;
+    rec->n.writes += rec->guarded_writes;
+    rec->fast_path_misses = rec->guarded_reads = rec->guarded_writes = 0;
 }
 
 /* A direct call to a named function entered its target every time it
  * executed.  (The target executed, so it has a record, unless Valgrind
  * redirected the call to a replacement, which the augur tool asks for
  * none of.) */
-static void add_direct_call(InstrRec *rec)
+static void add_direct_call(InstrRec *rec, ULong execs)
 {
     InstrRec *callee = rec->direct_callee ? VG_(HT_lookup)(collector.instrs, rec->direct_callee) : NULL;
-    if (callee && rec->execs)
-        count_key(&rec->callees, (UWord)callee, rec->execs);
+    if (callee && execs)
+        collect_count_key(&rec->n.callees, (UWord)callee, execs);
 }
 
-void collect_fold_counters(void)
+/* The records' counts before a fold, to tell what the fold added. */
+typedef struct Before {
+    ULong execs, reads, writes;
+} Before;
+
+void collect_take_counts(void)
 {
     Collector *c = &collector;
-    for (SbCounters *sb = c->sbs; sb; sb = sb->next_sb)
-        for_each_item(sb, fold_item, NULL);
-    VG_(HT_ResetIter)(c->instrs);
-    for (InstrRec *rec; (rec = VG_(HT_Next)(c->instrs));) {
-        add_skipped_accesses(rec);
-        add_direct_call(rec);
+    UInt n;
+    VgHashNode **all = VG_(HT_to_array)(c->instrs, &n);
+    Before *before = VG_(malloc)("augur.before", (n ? n : 1) * sizeof *before);
+    for (UInt i = 0; i < n; i++) {
+        InstrRec *rec = (InstrRec *)all[i];
+        before[i] = (Before){rec->n.execs, rec->n.reads, rec->n.writes};
     }
+    for (SbCounters *sb = c->sbs; sb; sb = sb->next_sb) {
+        for_each_item(sb, fold_item, NULL);
+        for (UInt k = 0; k <= sb->nexits; k++)
+            sb->ctr[k] = 0;
+    }
+    for (UInt i = 0; i < n; i++) {
+        InstrRec *rec = (InstrRec *)all[i];
+        add_skipped_accesses(rec, before[i].reads, before[i].writes);
+        add_direct_call(rec, rec->n.execs - before[i].execs);
+    }
+    VG_(free)(before);
+    if (all)
+        VG_(free)(all);
 }

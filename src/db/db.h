@@ -22,7 +22,7 @@
 #include "rd/rd.h"
 
 /* Version of the schema this augur writes (meta.schema_version). */
-#define DB_SCHEMA_VERSION 10
+#define DB_SCHEMA_VERSION 11
 
 /* Return value of lookups that found nothing. */
 #define DB_NOT_FOUND 1
@@ -67,10 +67,18 @@ typedef struct run_info {
     const char *status;        /* "complete" or "partial" */
     const char *status_detail; /* e.g. "killed by signal 11 (SIGSEGV)", or "" */
     int exit_code;             /* exit status augur passed on */
+    /* The profiles of the processes' intervals (prof_interval), each
+     * process's in the order of their index; by_callsite: one per call
+     * site that closed intervals (--interval-by callsite), else one per
+     * interval.  Stored as runs of their own (runs.parent_id, runs.phase). */
+    profile *const *intervals;
+    size_t nintervals;
+    int by_callsite;
 } run_info;
 
 /* Import one run with the profiles of all its processes (procs[0] is the
- * main process) in ONE transaction, waiting up to DB_BUSY_TIMEOUT_MS for
+ * main process), and the runs of its intervals (ri->intervals, grouped into
+ * one run per phase: db_phase_key), in ONE transaction, waiting up to DB_BUSY_TIMEOUT_MS for
  * other writers, so that concurrent `augur collect`s all land.  All
  * profiles must have the same block sizes; parameter values must be
  * numbers.  Fills in procs[i]->modules[j].build_id with elf_build_id().
@@ -79,6 +87,12 @@ typedef struct run_info {
  * On success *run_id is the new run's id; on error nothing is written. */
 int db_import_run(db *d, const run_info *ri, profile *const *procs, size_t nprocs, int64_t *run_id, char *err,
                   size_t errlen);
+
+/* The phase an interval's profile p belongs to, into key[len]: "end" for
+ * the intervals the process's end closed; by call site, FILE:LINE of the
+ * call or request that closed it (the file's last component), or
+ * FUNCTION+0xADDR when its line is unknown; else its index, "0", "1"... */
+void db_phase_key(const profile *p, int by_callsite, char *key, size_t len);
 
 /* ---- the executable among the modules (db_exe.c) ------------------------- */
 

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "binary/buildid.h"
 #include "db/db_internal.h"
 
@@ -34,6 +36,9 @@ enum stmt_id {
     ST_FILE_ADD,
     ST_LAST_INSTR,
     ST_TARGET,
+    ST_RUN_PHASE,
+    ST_PROCESS_REGIONS,
+    ST_INTERVAL,
     NSTMTS
 };
 
@@ -60,6 +65,10 @@ static const char *const stmt_sql[NSTMTS] = {
                       "ifnull((SELECT max(call_id) FROM call_edges), 0), "
                       "ifnull((SELECT max(instruction_id) FROM strides), 0))",
     [ST_TARGET] = "INSERT INTO branch_targets (instruction_id, module_id, addr, count) VALUES (?, ?, ?, ?)",
+    [ST_RUN_PHASE] = "UPDATE runs SET parent_id = ?, phase = ? WHERE id = ?",
+    [ST_PROCESS_REGIONS] = "UPDATE processes SET regions = ? WHERE id = ?",
+    [ST_INTERVAL] = "INSERT INTO intervals (process_id, first, count, closed_by, module_id, addr, function_id, "
+                    "file_id, line) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
 };
 
 /* The bulk of a run goes through multi-row inserts. */
@@ -421,10 +430,60 @@ static int insert_instr(importer *im, const prof_instr *in, int64_t process_id, 
     return insert_stride(im, in, instr_id);
 }
 
+/* processes.regions: what of the process was counted, as JSON
+ * (docs/database.md); NULL for a process counted whole. */
+static int set_regions(importer *im, const prof_regions *g, int64_t process_id)
+{
+    if (!g->has_regions)
+        return 0;
+    json_t *o = json_pack("{s:b,s:I,s:I,s:I,s:I}", "instr_at_start", g->instr_at_start, "starts",
+                          (json_int_t)g->starts, "stops", (json_int_t)g->stops, "zeros", (json_int_t)g->zeros,
+                          "dumps", (json_int_t)g->dumps);
+    json_t *fns[2] = {json_object(), json_object()};
+    for (int i = 0; i < g->nregion_fns; i++)
+        json_object_set_new(fns[0], g->region_fns[i].glob, json_integer((json_int_t)g->region_fns[i].entries));
+    for (int i = 0; i < g->ninterval_fns; i++)
+        json_object_set_new(fns[1], g->interval_fns[i].glob, json_integer((json_int_t)g->interval_fns[i].entries));
+    json_object_set_new(o, "region_functions", fns[0]);
+    json_object_set_new(o, "interval_functions", fns[1]);
+    char *text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(o);
+    if (!text) {
+        snprintf(im->err, im->errlen, "%s: cannot %s: out of memory", im->d->path, DOING);
+        return -1;
+    }
+    sqlite3_bind_text(im->st[ST_PROCESS_REGIONS], 1, text, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(im->st[ST_PROCESS_REGIONS], 2, process_id);
+    free(text);
+    return step(im, ST_PROCESS_REGIONS);
+}
+
+/* The intervals row of an interval run's process. */
+static int insert_interval(importer *im, const prof_interval *iv, int64_t process_id, const id_maps *maps)
+{
+    sqlite3_stmt *s = im->st[ST_INTERVAL];
+    sqlite3_bind_int64(s, 1, process_id);
+    db_bind_u64(s, 2, iv->index);
+    db_bind_u64(s, 3, iv->count);
+    db_bind_text(s, 4, iv->closed_by);
+    int64_t ids[3] = {mapped(maps->module, iv->module), mapped(maps->fn, iv->fn), mapped(maps->file, iv->file)};
+    for (int k = 0; k < 3; k++)
+        if (ids[k])
+            sqlite3_bind_int64(s, k == 0 ? 5 : 6 + k, ids[k]);
+        else
+            sqlite3_bind_null(s, k == 0 ? 5 : 6 + k);
+    db_bind_u64(s, 6, iv->addr);
+    if (iv->line)
+        sqlite3_bind_int64(s, 9, iv->line);
+    else
+        sqlite3_bind_null(s, 9);
+    return step(im, ST_INTERVAL);
+}
+
 static int import_process(importer *im, const profile *p, const char *cwd, int64_t run_id, int position)
 {
     int64_t process_id;
-    if (insert_process(im, p, run_id, position, &process_id) != 0)
+    if (insert_process(im, p, run_id, position, &process_id) != 0 || set_regions(im, &p->regions, process_id) != 0)
         return -1;
     /* One allocation for the three maps (+1: never malloc(0)). */
     size_t n = (size_t)p->nmodules + (size_t)p->nfns + (size_t)p->nfiles + 1;
@@ -444,6 +503,8 @@ static int import_process(importer *im, const profile *p, const char *cwd, int64
         rc = intern_names(im, ST_FILE_FIND, ST_FILE_ADD, p->files, p->nfiles, maps.file);
     for (size_t i = 0; rc == 0 && i < p->ninstrs; i++)
         rc = insert_instr(im, &p->instrs[i], process_id, &maps);
+    if (rc == 0 && p->interval.is_interval)
+        rc = insert_interval(im, &p->interval, process_id, &maps);
     free(ids);
     return rc;
 }
@@ -459,6 +520,76 @@ static int read_last_instr_id(importer *im)
     return rc == SQLITE_ROW ? 0 : db_fail(im->d, DOING, im->err, im->errlen);
 }
 
+void db_phase_key(const profile *p, int by_callsite, char *key, size_t len)
+{
+    const prof_interval *iv = &p->interval;
+    if (!strcmp(iv->closed_by, "end"))
+        snprintf(key, len, "end");
+    else if (!by_callsite)
+        snprintf(key, len, "%llu", (unsigned long long)iv->index);
+    else if (iv->line && iv->file >= 0) {
+        const char *slash = strrchr(p->files[iv->file], '/');
+        snprintf(key, len, "%s:%u", slash ? slash + 1 : p->files[iv->file], iv->line);
+    } else
+        snprintf(key, len, "%s+0x%llx", iv->fn >= 0 ? p->fns[iv->fn] : "?", (unsigned long long)iv->addr);
+}
+
+/* The position in the run of the process with pid, or -1. */
+static int position_of(profile *const *procs, size_t nprocs, int64_t pid)
+{
+    for (size_t i = 0; i < nprocs; i++)
+        if (procs[i]->pid == pid)
+            return (int)i;
+    return -1;
+}
+
+/* One run per phase of ri->intervals, child of run `parent`, in the order
+ * the phases first appear: its processes are those that had the phase,
+ * at their positions in the parent run. */
+static int import_phases(importer *im, const run_info *ri, const char *command, profile *const *procs, size_t nprocs,
+                         int64_t parent)
+{
+    size_t n = ri->nintervals;
+    char (*keys)[256] = calloc(n + 1, sizeof *keys);
+    char *done = calloc(n + 1, 1);
+    int rc = keys && done ? 0 : -1;
+    if (rc != 0)
+        snprintf(im->err, im->errlen, "%s: cannot %s: out of memory", im->d->path, DOING);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        db_phase_key(ri->intervals[i], ri->by_callsite, keys[i], sizeof keys[i]);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (done[i])
+            continue;
+        int64_t run_id;
+        rc = insert_run(im, ri, command, &run_id);
+        sqlite3_bind_int64(im->st[ST_RUN_PHASE], 1, parent);
+        db_bind_text(im->st[ST_RUN_PHASE], 2, keys[i]);
+        sqlite3_bind_int64(im->st[ST_RUN_PHASE], 3, run_id);
+        if (rc == 0)
+            rc = step(im, ST_RUN_PHASE);
+        if (rc == 0)
+            rc = insert_params(im, ri, run_id);
+        if (rc == 0)
+            rc = insert_block_sizes(im, ri->intervals[i], run_id);
+        for (size_t j = i; rc == 0 && j < n; j++) {
+            if (done[j] || strcmp(keys[i], keys[j]) != 0)
+                continue;
+            done[j] = 1;
+            int position = position_of(procs, nprocs, ri->intervals[j]->pid);
+            if (position < 0) {
+                snprintf(im->err, im->errlen, "%s: an interval's profile of process %lld, which has no profile of "
+                         "its own: the profiles are not of one collection", im->d->path,
+                         (long long)ri->intervals[j]->pid);
+                rc = -1;
+            } else
+                rc = import_process(im, ri->intervals[j], ri->cwd, run_id, position);
+        }
+    }
+    free(keys);
+    free(done);
+    return rc;
+}
+
 /* Insert every row of the run; the caller owns the transaction. */
 static int import_rows(importer *im, const run_info *ri, const char *command, profile *const *procs, size_t nprocs,
                        int64_t *run_id)
@@ -471,6 +602,8 @@ static int import_rows(importer *im, const run_info *ri, const char *command, pr
     for (size_t i = 0; i < nprocs; i++)
         if (import_process(im, procs[i], ri->cwd, *run_id, (int)i) != 0)
             return -1;
+    if (import_phases(im, ri, command, procs, nprocs, *run_id) != 0)
+        return -1;
     for (int b = 0; b < NBATCHES; b++)
         if (db_batch_flush(im->d, &im->batch[b], DOING, im->err, im->errlen) != 0)
             return -1;
@@ -501,6 +634,7 @@ int db_import_run(db *d, const run_info *ri, profile *const *procs, size_t nproc
     if (check_run(d, ri, procs, nprocs, err, errlen) != 0)
         return -1;
     fill_build_ids(procs, nprocs);
+    fill_build_ids(ri->intervals, ri->nintervals);
     char *command = db_json_strings(ri->argv, (size_t)ri->argc);
     if (!command) {
         snprintf(err, errlen, "%s: cannot %s: out of memory", d->path, DOING);

@@ -29,7 +29,9 @@ static const char schema_sql[] =
     "  status        TEXT NOT NULL CHECK (status IN ('complete', 'partial')),\n"
     "  status_detail TEXT NOT NULL,\n"
     "  exit_code     INTEGER NOT NULL,\n"
-    "  augur_version TEXT NOT NULL\n"
+    "  augur_version TEXT NOT NULL,\n"
+    "  parent_id     INTEGER REFERENCES runs(id) ON DELETE CASCADE,\n"
+    "  phase         TEXT\n"
     ");\n"
     "CREATE TABLE params (\n"
     "  run_id     INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
@@ -55,6 +57,7 @@ static const char schema_sql[] =
     "  exit_code INTEGER,\n"
     "  tool      TEXT NOT NULL,\n"
     "  exe_module_id INTEGER REFERENCES modules(id),\n"
+    "  regions   TEXT,\n"
     "  UNIQUE (run_id, position)\n"
     ");\n"
     "CREATE TABLE modules (\n"
@@ -260,6 +263,23 @@ static const char units_schema_sql[] =
     "  PRIMARY KEY (binary_id, position)\n"
     ") WITHOUT ROWID;\n";
 
+/* Version 11: the intervals of a run (docs/database.md, "intervals"), each
+ * process of an interval run with what closed it.  IF NOT EXISTS: created
+ * by the upgrade of any older version. */
+static const char intervals_schema_sql[] =
+    "CREATE TABLE IF NOT EXISTS intervals (\n"
+    "  process_id  INTEGER PRIMARY KEY REFERENCES processes(id) ON DELETE CASCADE,\n"
+    "  first       INTEGER NOT NULL,\n"
+    "  count       INTEGER NOT NULL,\n"
+    "  closed_by   TEXT NOT NULL CHECK (closed_by IN ('call', 'dump', 'end')),\n"
+    "  module_id   INTEGER REFERENCES modules(id),\n"
+    "  addr        INTEGER NOT NULL,\n"
+    "  function_id INTEGER REFERENCES functions(id),\n"
+    "  file_id     INTEGER REFERENCES files(id),\n"
+    "  line        INTEGER\n"
+    ");\n"
+    "CREATE INDEX IF NOT EXISTS runs_by_parent ON runs(parent_id);\n";
+
 /* Version 3: model sets fitted by `augur model` (docs/database.md,
  * "Models"); older databases gain these tables when opened for writing. */
 static const char model_schema_sql[] =
@@ -274,6 +294,7 @@ static const char model_schema_sql[] =
     "  block_sizes   TEXT NOT NULL,\n"
     "  augur_version TEXT NOT NULL,\n"
     "  rd_method     INTEGER NOT NULL DEFAULT 1,\n"
+    "  phase         TEXT,\n"
     "  builds        TEXT,\n"
     "  unmatched     TEXT\n"
     ");\n"
@@ -435,7 +456,8 @@ static int create_schema(db *d, char *err, size_t errlen)
         db_exec(d, units_schema_sql, "create the schema", err, errlen) != 0 ||
         db_exec(d, model_schema_sql, "create the schema", err, errlen) != 0 ||
         db_exec(d, call_schema_sql, "create the schema", err, errlen) != 0 ||
-        db_exec(d, stride_schema_sql, "create the schema", err, errlen) != 0)
+        db_exec(d, stride_schema_sql, "create the schema", err, errlen) != 0 ||
+        db_exec(d, intervals_schema_sql, "create the schema", err, errlen) != 0)
         return -1;
     return set_version(d, err, errlen);
 }
@@ -546,6 +568,22 @@ static int add_walk_columns(db *d, char *err, size_t errlen)
                       err, errlen);
 }
 
+/* Version 11's columns (runs.parent_id and phase, processes.regions,
+ * model_sets.phase; NULL in old rows: runs counted whole, sets of whole
+ * runs) and the intervals table, added to an older database. */
+static int add_regions_schema(db *d, int64_t version, char *err, size_t errlen)
+{
+    if (add_column(d, "runs", "parent_id",
+                   "ALTER TABLE runs ADD COLUMN parent_id INTEGER REFERENCES runs(id) ON DELETE CASCADE", err,
+                   errlen) != 0 ||
+        add_column(d, "runs", "phase", "ALTER TABLE runs ADD COLUMN phase TEXT", err, errlen) != 0 ||
+        add_column(d, "processes", "regions", "ALTER TABLE processes ADD COLUMN regions TEXT", err, errlen) != 0 ||
+        (version >= 3 &&
+         add_column(d, "model_sets", "phase", "ALTER TABLE model_sets ADD COLUMN phase TEXT", err, errlen) != 0))
+        return -1;
+    return db_exec(d, intervals_schema_sql, "upgrade the schema", err, errlen);
+}
+
 /* Create the schema in an empty database, or upgrade an older one.  In a
  * transaction that re-reads the version, so that two processes creating or
  * upgrading the same database at the same time do it once. */
@@ -579,6 +617,8 @@ static int initialise(db *d, int64_t *version, char *err, size_t errlen)
         rc = db_exec(d, call_schema_sql, "upgrade the schema", err, errlen);
     if (rc == 0 && *version >= 1 && *version < 10) /* version 10 keeps each instruction's stride */
         rc = db_exec(d, stride_schema_sql, "upgrade the schema", err, errlen);
+    if (rc == 0 && *version >= 1 && *version < 11) /* version 11 added regions and intervals */
+        rc = add_regions_schema(d, *version, err, errlen);
     if (rc == 0 && *version >= 1 && *version < DB_SCHEMA_VERSION)
         rc = set_version(d, err, errlen);
     if (rc == 0 && *version < DB_SCHEMA_VERSION)

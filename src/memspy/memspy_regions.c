@@ -15,16 +15,9 @@
  * It cannot be done anywhere else: Valgrind allows a tool
  * VG_(discard_translations_safely) in its client-request handler alone. */
 #include "pub_tool_basics.h"
-#include "pub_tool_clreq.h"
-#include "pub_tool_transtab.h"
-
-#include "callgrind.h"
 
 #include "memspy.h"
-
-/* Valgrind 3.22's cachegrind.h, which 3.19 does not ship: its two requests. */
-#define CG_START_INSTRUMENTATION VG_USERREQ_TOOL_BASE('C', 'G')
-#define CG_STOP_INSTRUMENTATION (VG_USERREQ_TOOL_BASE('C', 'G') + 1)
+#include "vgcommon/vg_regions.h"
 
 void memspy_regions_init(void)
 {
@@ -39,7 +32,7 @@ static void set_instrumenting(Bool on)
     if (memspy.instrumenting == on)
         return;
     memspy_flush(); /* the entries buffered so far belong to the region */
-    VG_(discard_translations_safely)((Addr)0x1000, ~(SizeT)0xfff, "memspy");
+    vgr_discard_all("memspy");
     memspy.instrumenting = on;
     if (on)
         memspy.regions++;
@@ -50,17 +43,15 @@ static void set_instrumenting(Bool on)
 Bool memspy_client_request(ThreadId tid, UWord *args, UWord *ret)
 {
     (void)tid;
-    switch (args[0]) {
-    case VG_USERREQ__START_INSTRUMENTATION:
-    case CG_START_INSTRUMENTATION:
+    switch (vgr_request(args[0])) {
+    case VGR_START:
         set_instrumenting(True);
         break;
-    case VG_USERREQ__STOP_INSTRUMENTATION:
-    case CG_STOP_INSTRUMENTATION:
+    case VGR_STOP:
         set_instrumenting(False);
         break;
     default:
-        return False; /* not ours: Valgrind says so once */
+        return False; /* not ours (ZERO_STATS, DUMP_STATS too): Valgrind says so once */
     }
     *ret = 0;
     return True;

@@ -59,6 +59,35 @@ typedef struct prof_instr {
     uint64_t stride_count, stride_deltas;
 } prof_instr;
 
+/* A --region-function or --interval-function pattern, and how often the
+ * process entered a function it names (outermost calls). */
+typedef struct prof_pattern {
+    char *glob;
+    uint64_t entries;
+} prof_pattern;
+
+/* What of the process the profile counts (the `regions` lines, version 3):
+ * all of it when has_regions is 0. */
+typedef struct prof_regions {
+    int has_regions;
+    int instr_at_start;                     /* counted from the start (else from the first START) */
+    uint64_t starts, stops, zeros, dumps;   /* the program's client requests obeyed */
+    int nregion_fns, ninterval_fns;
+    prof_pattern *region_fns, *interval_fns;
+} prof_regions;
+
+/* The profile of one interval, or of the intervals of one call site (the
+ * `interval` line, version 3). */
+typedef struct prof_interval {
+    int is_interval;         /* 0: the profile is the whole process's */
+    uint64_t index, count;   /* its first interval (from 0) and how many it sums */
+    char closed_by[8];       /* "call" (an interval function), "dump" (DUMP_STATS), "end" */
+    int32_t module;          /* the call or request that closed it: -1 with addr 0 when none */
+    uint64_t addr;
+    int32_t fn, file;        /* -1: unknown */
+    uint32_t line;           /* 0: unknown */
+} prof_interval;
+
 typedef struct profile {
     char *tool;      /* "augur-collect 0.1.0" */
     int64_t pid, ppid;
@@ -82,6 +111,8 @@ typedef struct profile {
     uint64_t total_execs, total_reads, total_writes;
     int has_exit;    /* 0 when the process died of a signal */
     int exit_code;
+    prof_regions regions;
+    prof_interval interval;
 } profile;
 
 /* Read and fully validate the profile at `path` into *out.  Returns 0 on

@@ -26,7 +26,8 @@
 #define TRUNCATED_HINT "the process may have been killed before its profile was finished"
 
 /* Sections of the file, in order (the rank of a keyword). */
-enum rank { R_MAGIC, R_TOOL, R_PID, R_PPID, R_EXE, R_ARG, R_BLOCK, R_THREADS, R_BODY, R_EXIT };
+enum rank { R_MAGIC, R_TOOL, R_PID, R_PPID, R_EXE, R_ARG, R_BLOCK, R_THREADS, R_REGIONS, R_REGION_FN, R_BODY,
+             R_INTERVAL, R_EXIT };
 
 /* What the last line attached to the current instruction was; an
  * instruction's lines come in the order ins, br, ind..., call..., hist...,
@@ -36,7 +37,8 @@ enum stage { S_INS, S_BR, S_IND, S_CALL, S_HIST, S_STRIDE };
 typedef struct reader {
     rawtext t;       /* the file, its error buffer and the line being parsed */
     profile *p;
-    size_t cap_instrs, cap_modules, cap_fns, cap_files, cap_args, cap_targets, cap_calls;
+    size_t cap_instrs, cap_modules, cap_fns, cap_files, cap_args, cap_targets, cap_calls, cap_region_fns,
+        cap_interval_fns;
     rawtext_order order; /* the keyword table and the lines seen so far */
     prof_instr *cur; /* the last ins, NULL before the first */
     size_t cur_lineno;
@@ -230,16 +232,22 @@ static prof_instr *attach(reader *r, const char *keyword, enum stage stage)
     return r->cur;
 }
 
-/* attach() for a line of a kind that format version `since` introduced
- * (`what`: "calls"); NULL with a message in an older profile. */
-static prof_instr *attach_since(reader *r, const char *keyword, const char *what, enum stage stage, int since)
+/* 0 when the profile's format version is at least `version`, which
+ * introduced lines of kind `keyword` (`what`: "calls"); else -1 with a
+ * message: such a line in an older file is damage. */
+static int since(reader *r, const char *keyword, const char *what, int version)
 {
-    if (r->t.found < since) {
-        fail(r, "'%s' line in a version-%d profile: %s are recorded from version %d on (the file is damaged; %s)",
-             keyword, r->t.found, what, since, r->t.redo);
-        return NULL;
-    }
-    return attach(r, keyword, stage);
+    if (r->t.found >= version)
+        return 0;
+    return fail(r, "'%s' line in a version-%d profile: %s are recorded from version %d on (the file is damaged; %s)",
+                keyword, r->t.found, what, version, r->t.redo);
+}
+
+/* attach() for a line of a kind that format version `version` introduced
+ * (`what`: "calls"); NULL with a message in an older profile. */
+static prof_instr *attach_since(reader *r, const char *keyword, const char *what, enum stage stage, int version)
+{
+    return since(r, keyword, what, version) == 0 ? attach(r, keyword, stage) : NULL;
 }
 
 static int parse_br(reader *r, char **f)
@@ -401,6 +409,73 @@ static int parse_stride(reader *r, char **f)
     return 0;
 }
 
+/* ---- regions and intervals (version 4) ---------------------------------- */
+
+static int parse_regions(reader *r, char **f)
+{
+    prof_regions *g = &r->p->regions;
+    uint64_t at_start;
+    if (since(r, "regions", "regions", 4) != 0 || rawtext_bounded(&r->t, f[1], "INSTR_AT_START", 1, &at_start) != 0 ||
+        rawtext_u64(&r->t, f[2], "STARTS", &g->starts) != 0 || rawtext_u64(&r->t, f[3], "STOPS", &g->stops) != 0 ||
+        rawtext_u64(&r->t, f[4], "ZEROS", &g->zeros) != 0 || rawtext_u64(&r->t, f[5], "DUMPS", &g->dumps) != 0)
+        return -1;
+    g->has_regions = 1;
+    g->instr_at_start = (int)at_start;
+    return 0;
+}
+
+/* A region-fn or interval-fn line: GLOB ENTRIES, appended to *list. */
+static int parse_pattern(reader *r, char **f, const char *keyword, prof_pattern **list, int *n, size_t *cap)
+{
+    if (!r->p->regions.has_regions)
+        return fail(r, "'%s' line without a 'regions' line before it", keyword);
+    prof_pattern *a = array_grow(*list, (size_t)*n, cap, sizeof *a);
+    if (!a)
+        return out_of_memory(r);
+    *list = a;
+    a = &a[*n];
+    memset(a, 0, sizeof *a);
+    if (rawtext_string(&r->t, f[1], "pattern", &a->glob) != 0)
+        return -1;
+    ++*n; /* owns glob from here */
+    return rawtext_u64(&r->t, f[2], "ENTRIES", &a->entries);
+}
+
+static int parse_region_fn(reader *r, char **f)
+{
+    prof_regions *g = &r->p->regions;
+    return parse_pattern(r, f, "region-fn", &g->region_fns, &g->nregion_fns, &r->cap_region_fns);
+}
+
+static int parse_interval_fn(reader *r, char **f)
+{
+    prof_regions *g = &r->p->regions;
+    return parse_pattern(r, f, "interval-fn", &g->interval_fns, &g->ninterval_fns, &r->cap_interval_fns);
+}
+
+/* interval INDEX COUNT CLOSED-BY MODULE ADDR-hex FN FILE LINE */
+static int parse_interval(reader *r, char **f)
+{
+    profile *p = r->p;
+    prof_interval *iv = &p->interval;
+    uint64_t line;
+    if (since(r, "interval", "intervals", 4) != 0 || finish_instr(r) != 0 ||
+        rawtext_u64(&r->t, f[1], "INDEX", &iv->index) != 0 || rawtext_u64(&r->t, f[2], "COUNT", &iv->count) != 0 ||
+        rawtext_id(&r->t, f[4], "module", p->nmodules, 1, &iv->module) != 0 ||
+        rawtext_hex(&r->t, f[5], "address", &iv->addr) != 0 || rawtext_id(&r->t, f[6], "fn", p->nfns, 1, &iv->fn) != 0 ||
+        rawtext_id(&r->t, f[7], "file", p->nfiles, 1, &iv->file) != 0 ||
+        rawtext_bounded(&r->t, f[8], "line", UINT32_MAX, &line) != 0)
+        return -1;
+    if (strcmp(f[3], "call") && strcmp(f[3], "dump") && strcmp(f[3], "end"))
+        return fail(r, "interval closed by '%s': expected call, dump or end", f[3]);
+    if (iv->count == 0)
+        return fail(r, "interval COUNT 0: a profile sums at least one interval");
+    snprintf(iv->closed_by, sizeof iv->closed_by, "%s", f[3]);
+    iv->line = (uint32_t)line;
+    iv->is_interval = 1;
+    return 0;
+}
+
 static int parse_exit(reader *r, char **f)
 {
     uint64_t code;
@@ -428,6 +503,9 @@ static const keyword keywords[] = {
     {{"arg", R_ARG, 0, 0, 1}, parse_arg, NULL},
     {{"block-size", R_BLOCK, 0, 0, 1}, parse_block_size, NULL},
     {{"threads", R_THREADS, 1, 1, 1}, parse_threads, NULL},
+    {{"regions", R_REGIONS, 1, 0, 5}, parse_regions, NULL},
+    {{"region-fn", R_REGION_FN, 0, 0, 2}, parse_region_fn, NULL},
+    {{"interval-fn", R_REGION_FN, 0, 0, 2}, parse_interval_fn, NULL},
     {{"module", R_BODY, 0, 0, 3}, parse_module, NULL},
     {{"fn", R_BODY, 0, 0, 2}, parse_fn, NULL},
     {{"file", R_BODY, 0, 0, 2}, parse_file, NULL},
@@ -437,6 +515,7 @@ static const keyword keywords[] = {
     {{"call", R_BODY, 0, 0, 3}, parse_call, NULL},
     {{"hist", R_BODY, 0, 0, -1}, NULL, parse_hist},
     {{"stride", R_BODY, 0, 0, 3}, parse_stride, NULL},
+    {{"interval", R_INTERVAL, 1, 0, 8}, parse_interval, NULL},
     {{"exit", R_EXIT, 1, 0, 1}, parse_exit, NULL},
 };
 #define NKEYWORDS (sizeof keywords / sizeof *keywords)
@@ -604,5 +683,11 @@ void profile_free(profile *p)
     for (size_t i = 0; i < p->ninstrs; i++)
         free_instr(&p->instrs[i]);
     free(p->instrs);
+    for (int i = 0; i < p->regions.nregion_fns; i++)
+        free(p->regions.region_fns[i].glob);
+    for (int i = 0; i < p->regions.ninterval_fns; i++)
+        free(p->regions.interval_fns[i].glob);
+    free(p->regions.region_fns);
+    free(p->regions.interval_fns);
     memset(p, 0, sizeof *p);
 }

@@ -108,6 +108,10 @@ static inline void rd_hist_add_one(rd_hist *h, uint64_t distance, const rd_alloc
 }
 
 void rd_hist_clear(rd_hist *h); /* counts to zero, keeps the memory */
+
+/* Add every count of src to dst, bin by bin (counts and sums add): the
+ * histogram of both stretches of accesses. */
+void rd_hist_merge(rd_hist *dst, const rd_hist *src, const rd_allocator *a);
 void rd_hist_free(rd_hist *h, const rd_allocator *a);
 
 /* ---- Misses from a histogram ----------------------------------------------

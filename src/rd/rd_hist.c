@@ -77,6 +77,20 @@ void rd_hist_add(rd_hist *h, uint64_t distance, uint64_t n, const rd_allocator *
     h->bins[bin].sum += distance * n;
 }
 
+void rd_hist_merge(rd_hist *dst, const rd_hist *src, const rd_allocator *a)
+{
+    uint32_t top = src->nbins;
+    while (top > 0 && src->bins[top - 1].count == 0)
+        top--;
+    if (top > dst->nbins)
+        hist_reserve(dst, top - 1, a);
+    dst->cold += src->cold;
+    for (uint32_t i = 0; i < top; i++) {
+        dst->bins[i].count += src->bins[i].count;
+        dst->bins[i].sum += src->bins[i].sum;
+    }
+}
+
 /* Zero all counts, keeping the allocated bins for reuse. */
 void rd_hist_clear(rd_hist *h)
 {
