@@ -17,6 +17,8 @@
 #include "predict/predict_callgrind.h"
 #include "predict/predict_run.h"
 #include "report/report.h"
+#include "report/text_table.h"
+#include "util/numfmt.h"
 #include "util/parse.h"
 
 
@@ -34,6 +36,8 @@ typedef struct report_options {
     const char *machine; /* --machine NAME|FILE: misses per level and time on it */
     num_style numbers;   /* --plain-numbers: counts without thousands separators */
     int show_startup;    /* --show-startup: rank the loader's and C runtime's start-up code too */
+    int intervals;       /* --interval: list the run's intervals */
+    const char *phase;   /* --phase KEY: the report of that interval run of the run */
 } report_options;
 
 static void print_help(FILE *to)
@@ -43,6 +47,7 @@ static void print_help(FILE *to)
             "                    [--plain-numbers] [--show-startup]\n"
             "       augur report --format callgrind [--db FILE] [--run ID] [--cache SIZE[:LINE]]...\n"
             "       augur report --scopes [--threshold PERCENT] [--db FILE] [--run ID] [--format text|json]\n"
+            "       augur report --interval [--db FILE] [--run ID]\n"
             "                    [--plain-numbers]\n"
             "       augur report --machine NAME|FILE [--db FILE] [--run ID] [--format text|json|callgrind]\n"
             "                    [--top N] [--plain-numbers] [--show-startup]\n"
@@ -75,6 +80,10 @@ static void print_help(FILE *to)
             "  --show-startup       also rank the dynamic loader's and the C runtime's start-up and exit\n"
             "                       code (ld.so, _start, __libc_start_main, IFUNC resolvers, exit\n"
             "                       handlers), which the tables leave out by default and sum in one line\n"
+            "  --interval           list the run's intervals (augur collect --interval-functions): one run\n"
+            "                       each, per interval or per call site that closed them\n"
+            "  --phase PHASE        the report of the run's interval run of PHASE (as --interval names\n"
+            "                       it: an index, FILE:LINE of the closing call, or end)\n"
             "  --scopes             the scope view instead: per function, inlined function and loop,\n"
             "                       instructions per class, memory accesses, floating-point\n"
             "                       operations, loop entries and iterations per entry (binaries are\n"
@@ -139,6 +148,12 @@ static int parse_option(int opt, const char *arg, void *ctx)
     case 'S':
         o->show_startup = 1;
         return 0;
+    case 'i':
+        o->intervals = 1;
+        return 0;
+    case 'F':
+        o->phase = arg;
+        return 0;
     default:
         return EXIT_USAGE;
     }
@@ -154,7 +169,8 @@ static int parse_options(int argc, char **argv, report_options *o)
         {"top", required_argument, NULL, 't'},   {"help", no_argument, NULL, 'h'},
         {"scopes", no_argument, NULL, 's'},      {"threshold", required_argument, NULL, 'p'},
         {"machine", required_argument, NULL, 'm'}, {"plain-numbers", no_argument, NULL, 'P'},
-        {"show-startup", no_argument, NULL, 'S'},
+        {"show-startup", no_argument, NULL, 'S'}, {"interval", no_argument, NULL, 'i'},
+        {"phase", required_argument, NULL, 'F'},
         {NULL, 0, NULL, 0},
     };
     *o = (report_options){.db_path = default_db_path(), .top = REPORT_DEFAULT_TOP,
@@ -362,8 +378,76 @@ static int print_machine(db *d, const report_options *o, char *err, size_t errle
     return rc;
 }
 
-static int print_report(db *d, const report_options *o, char *err, size_t errlen)
+/* --interval: the interval runs of the run, one line each. */
+static int print_intervals(db *d, const report_options *o, char *err, size_t errlen)
 {
+    int64_t id = o->run_id;
+    if (!id && db_newest_run(d, &id, err, errlen) != 0)
+        return -1;
+    db_interval *v;
+    size_t n;
+    if (db_run_intervals(d, id, &v, &n, err, errlen) != 0)
+        return -1;
+    if (n == 0) {
+        snprintf(err, errlen, "run %lld has no intervals: collect with --interval-functions GLOB (or a program that "
+                 "calls CALLGRIND_DUMP_STATS) to have them", (long long)id);
+        return -1;
+    }
+    printf("Intervals of run %lld (each stored as a run: augur report --run %lld --phase PHASE)\n", (long long)id,
+           (long long)id);
+    text_table t = {.ncols = 7, .align = "rlrrlrr"};
+    const char *head[] = {"run", "phase", "intervals", "first", "closed by", "instructions", "accesses"};
+    for (int k = 0; k < 7; k++)
+        text_table_cell(&t, "%s", head[k]);
+    for (size_t i = 0; i < n; i++) {
+        char a[NUMFMT_LEN], b[NUMFMT_LEN];
+        text_table_cell(&t, "%lld", (long long)v[i].run_id);
+        text_table_cell(&t, "%s", v[i].phase);
+        text_table_cell(&t, "%llu", (unsigned long long)v[i].count);
+        text_table_cell(&t, "%llu", (unsigned long long)v[i].first);
+        if (v[i].function)
+            text_table_cell(&t, "%s in %s", v[i].closed_by, v[i].function);
+        else
+            text_table_cell(&t, "%s", v[i].closed_by);
+        text_table_cell(&t, "%s", numfmt_count(v[i].instructions, o->numbers, a));
+        text_table_cell(&t, "%s", numfmt_count(v[i].accesses, o->numbers, b));
+    }
+    int rc = text_table_print(&t, stdout);
+    text_table_free(&t);
+    db_intervals_free(v, n);
+    return rc;
+}
+
+/* --phase KEY: o->run_id becomes the run's interval run of that phase. */
+static int choose_phase(db *d, report_options *o, char *err, size_t errlen)
+{
+    int64_t id = o->run_id;
+    if (!id && db_newest_run(d, &id, err, errlen) != 0)
+        return -1;
+    db_interval *v;
+    size_t n;
+    if (db_run_intervals(d, id, &v, &n, err, errlen) != 0)
+        return -1;
+    int64_t found = 0;
+    for (size_t i = 0; i < n && !found; i++)
+        if (!strcmp(v[i].phase, o->phase))
+            found = v[i].run_id;
+    db_intervals_free(v, n);
+    if (!found) {
+        snprintf(err, errlen, "run %lld has no phase '%s' (augur report --run %lld --interval lists its phases)",
+                 (long long)id, o->phase, (long long)id);
+        return -1;
+    }
+    o->run_id = found;
+    return 0;
+}
+
+static int print_report(db *d, report_options *o, char *err, size_t errlen)
+{
+    if (o->intervals)
+        return print_intervals(d, o, err, errlen);
+    if (o->phase && choose_phase(d, o, err, errlen) != 0)
+        return -1;
     if (o->machine)
         return print_machine(d, o, err, errlen);
     if (o->scopes)

@@ -140,7 +140,33 @@ typedef struct db_run {
     int nprocesses;
     int nblock_sizes;
     uint32_t block_sizes[PROFILE_MAX_BLOCK_SIZES]; /* ascending */
+    int64_t parent_id; /* an interval run: the run it is a phase of; else 0 */
+    char *phase;       /* an interval run: its phase (db_phase_key); else NULL */
+    char *counted;     /* what of the program was counted (db_counted_sentence); "" when all of it */
 } db_run;
+
+/* What of a run was counted, in words, from its main process's regions
+ * (processes.regions JSON, NULL when counted whole) and its phase (NULL
+ * for a run as collected): "" when the whole program was counted, else
+ * e.g. "only between the program's START and STOP_INSTRUMENTATION
+ * requests; not inside calls of exchange (6 calls), which end intervals".
+ * A new string (free() it), or NULL when out of memory. */
+char *db_counted_sentence(const char *regions, const char *phase, int64_t parent_id);
+
+/* One interval run of a run (db_run_intervals). */
+typedef struct db_interval {
+    int64_t run_id;   /* the interval run */
+    char *phase;      /* its phase (db_phase_key) */
+    uint64_t first, count; /* of the main process: its first interval, how many it sums */
+    char *closed_by;  /* "call", "dump" or "end" */
+    char *function;   /* the function of the call site, NULL when unknown or none */
+    uint64_t instructions, accesses; /* summed over its processes */
+} db_interval;
+
+/* The interval runs of run `run_id`, in the order stored, into a new array
+ * (db_intervals_free); none for a run without intervals. */
+int db_run_intervals(db *d, int64_t run_id, db_interval **out, size_t *n, char *err, size_t errlen);
+void db_intervals_free(db_interval *v, size_t n);
 
 /* The id of the newest run (the one imported last); DB_NOT_FOUND when the
  * database has no run yet. */

@@ -48,7 +48,7 @@ static int no_runs(const db *d, char *err, size_t errlen)
 int db_newest_run(db *d, int64_t *run_id, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
-    if (db_prepare(d, "SELECT max(id) FROM runs", &st, DOING, err, errlen) != 0)
+    if (db_prepare(d, "SELECT max(id) FROM runs WHERE parent_id IS NULL", &st, DOING, err, errlen) != 0)
         return -1;
     int rc = next_row(d, st, err, errlen);
     if (rc == 1 && sqlite3_column_type(st, 0) == SQLITE_NULL)
@@ -91,7 +91,11 @@ static int read_run_row(db *d, sqlite3_stmt *st, db_run *r, char *err, size_t er
         if (!(*text[i] = db_column_strdup(st, 1 + i)))
             return out_of_memory(d, err, errlen);
     r->exit_code = sqlite3_column_int(st, 9);
-    return 0;
+    r->parent_id = sqlite3_column_int64(st, 10);
+    if (sqlite3_column_type(st, 11) != SQLITE_NULL && !(r->phase = db_column_strdup(st, 11)))
+        return out_of_memory(d, err, errlen);
+    r->counted = db_counted_sentence((const char *)sqlite3_column_text(st, 12), r->phase, r->parent_id);
+    return r->counted ? 0 : out_of_memory(d, err, errlen);
 }
 
 static int read_params(db *d, db_run *r, char *err, size_t errlen)
@@ -157,7 +161,8 @@ int db_get_run(db *d, int64_t run_id, db_run *out, char *err, size_t errlen)
     sqlite3_stmt *st;
     if (db_prepare(d,
                    "SELECT id, started, finished, host, cwd, command, status, status_detail, augur_version, "
-                   "exit_code FROM runs WHERE id = ?",
+                   "exit_code, parent_id, phase, (SELECT regions FROM processes p WHERE p.run_id = runs.id "
+                   "ORDER BY position LIMIT 1) FROM runs WHERE id = ?",
                    &st, DOING, err, errlen) != 0)
         return -1;
     sqlite3_bind_int64(st, 1, run_id);
@@ -179,7 +184,7 @@ int db_get_run(db *d, int64_t run_id, db_run *out, char *err, size_t errlen)
 void db_run_free(db_run *r)
 {
     char *text[] = {r->started, r->finished, r->host, r->cwd, r->command, r->status, r->status_detail,
-                    r->augur_version};
+                    r->augur_version, r->phase, r->counted};
     for (size_t i = 0; i < sizeof text / sizeof *text; i++)
         free(text[i]);
     for (size_t i = 0; i < r->nparams; i++) {

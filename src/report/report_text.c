@@ -171,6 +171,10 @@ static int print_run(const report *r, FILE *out)
     text_table_cell(&t, "%s, in %s", run->host, run->cwd);
     text_table_cell(&t, "processes");
     text_table_cell(&t, "%d", run->nprocesses);
+    if (run->counted && *run->counted) {
+        text_table_cell(&t, "counted");
+        text_table_cell(&t, "%s", run->counted);
+    }
     int rc = text_table_print(&t, out);
     text_table_free(&t);
     return rc;
