@@ -44,7 +44,7 @@ static void print_help(FILE *to)
 {
     fprintf(to,
             "usage: augur report [--db FILE] [--run ID] [--cache SIZE[:LINE]]... [--format text|json] [--top N]\n"
-            "                    [--plain-numbers] [--show-startup]\n"
+            "                    [--plain-numbers] [--show-startup] [--phase PHASE]\n"
             "       augur report --format callgrind [--db FILE] [--run ID] [--cache SIZE[:LINE]]...\n"
             "       augur report --scopes [--threshold PERCENT] [--db FILE] [--run ID] [--format text|json]\n"
             "       augur report --interval [--db FILE] [--run ID]\n"

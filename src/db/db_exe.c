@@ -172,7 +172,7 @@ int db_run_programs(db *d, db_run_program **out, size_t *n, char *err, size_t er
     *out = NULL;
     *n = 0;
     db_row_array a = {(void **)out, n, 0, sizeof **out, fill_run_id, NULL};
-    int rc = db_query_rows(d, "SELECT id FROM runs WHERE id >= ?1 ORDER BY id", 0, 0, &a, DOING, err, errlen);
+    int rc = db_query_rows(d, "SELECT id FROM runs WHERE id >= ?1 AND parent_id IS NULL ORDER BY id", 0, 0, &a, DOING, err, errlen);
     for (size_t i = 0; rc == 0 && i < *n; i++)
         rc = name_program(d, &(*out)[i], err, errlen);
     return rc;

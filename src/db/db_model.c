@@ -773,7 +773,7 @@ static int fill_id(void *elem, sqlite3_stmt *st, void *ctx)
 int db_complete_runs(db *d, int64_t **ids, size_t *n, char *err, size_t errlen)
 {
     db_row_array a = {(void **)ids, n, 0, sizeof **ids, fill_id, NULL};
-    return db_query_rows(d, "SELECT id FROM runs WHERE status = 'complete' AND ?1 = ?1 ORDER BY id", 1, 0, &a,
+    return db_query_rows(d, "SELECT id FROM runs WHERE status = 'complete' AND parent_id IS NULL AND ?1 = ?1 ORDER BY id", 1, 0, &a,
                          DOING_READ, err, errlen);
 }
 

@@ -294,7 +294,6 @@ static const char model_schema_sql[] =
     "  block_sizes   TEXT NOT NULL,\n"
     "  augur_version TEXT NOT NULL,\n"
     "  rd_method     INTEGER NOT NULL DEFAULT 1,\n"
-    "  phase         TEXT,\n"
     "  builds        TEXT,\n"
     "  unmatched     TEXT\n"
     ");\n"
@@ -568,18 +567,16 @@ static int add_walk_columns(db *d, char *err, size_t errlen)
                       err, errlen);
 }
 
-/* Version 11's columns (runs.parent_id and phase, processes.regions,
- * model_sets.phase; NULL in old rows: runs counted whole, sets of whole
- * runs) and the intervals table, added to an older database. */
-static int add_regions_schema(db *d, int64_t version, char *err, size_t errlen)
+/* Version 11's columns (runs.parent_id and phase, processes.regions;
+ * NULL in old rows: runs counted whole) and the intervals table, added to
+ * an older database. */
+static int add_regions_schema(db *d, char *err, size_t errlen)
 {
     if (add_column(d, "runs", "parent_id",
                    "ALTER TABLE runs ADD COLUMN parent_id INTEGER REFERENCES runs(id) ON DELETE CASCADE", err,
                    errlen) != 0 ||
         add_column(d, "runs", "phase", "ALTER TABLE runs ADD COLUMN phase TEXT", err, errlen) != 0 ||
-        add_column(d, "processes", "regions", "ALTER TABLE processes ADD COLUMN regions TEXT", err, errlen) != 0 ||
-        (version >= 3 &&
-         add_column(d, "model_sets", "phase", "ALTER TABLE model_sets ADD COLUMN phase TEXT", err, errlen) != 0))
+        add_column(d, "processes", "regions", "ALTER TABLE processes ADD COLUMN regions TEXT", err, errlen) != 0)
         return -1;
     return db_exec(d, intervals_schema_sql, "upgrade the schema", err, errlen);
 }
@@ -618,7 +615,7 @@ static int initialise(db *d, int64_t *version, char *err, size_t errlen)
     if (rc == 0 && *version >= 1 && *version < 10) /* version 10 keeps each instruction's stride */
         rc = db_exec(d, stride_schema_sql, "upgrade the schema", err, errlen);
     if (rc == 0 && *version >= 1 && *version < 11) /* version 11 added regions and intervals */
-        rc = add_regions_schema(d, *version, err, errlen);
+        rc = add_regions_schema(d, err, errlen);
     if (rc == 0 && *version >= 1 && *version < DB_SCHEMA_VERSION)
         rc = set_version(d, err, errlen);
     if (rc == 0 && *version < DB_SCHEMA_VERSION)

@@ -49,6 +49,9 @@ static int load_runs(db *d, const modelset_options *o, run_list *l, char *err, s
     int rc = l->runs && l->progs ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < n; i++, l->n++)
         rc = db_get_run(d, ids[i], &l->runs[i], err, errlen) != 0 ? -1 : 0;
+    for (size_t i = 0; rc == 0 && o->progress && i < l->n; i++)
+        if (*l->runs[i].counted) /* the models are of the part counted (docs/collector.md, "Regions") */
+            fprintf(o->progress, "augur model: run %lld counted %s\n", (long long)l->runs[i].id, l->runs[i].counted);
     free(ids);
     return rc;
 }

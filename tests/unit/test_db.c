@@ -569,7 +569,7 @@ static void test_foreign_files(void **state)
     s = sql_open(f->db_path);
     sql_exec(s, "UPDATE meta SET value = '99' WHERE key = 'schema_version'");
     sqlite3_close(s);
-    expect_open_error(f->db_path, 0, "has schema version 99, newer than this augur understands (10): use a newer");
+    expect_open_error(f->db_path, 0, "has schema version 99, newer than this augur understands (11): use a newer");
     /* a version-1 database (before the structure tables) is upgraded in place */
     s = sql_open(f->db_path);
     sql_exec(s, "UPDATE meta SET value = '1' WHERE key = 'schema_version';"
@@ -584,7 +584,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "10");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "11");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM instruction_classes"), ST_CLASS_COUNT);
     /* a version-2 database (before the model tables) gains them */
     sql_exec(s, "UPDATE meta SET value = '2' WHERE key = 'schema_version';"
@@ -594,7 +594,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "10");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "11");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM model_sets"), 0);
     /* a version-3 database keeps its model sets, but one fitted then (leads
      * stored as single shares) is refused rather than misread */
@@ -611,7 +611,7 @@ static void test_foreign_files(void **state)
     db_model_set_free(&set);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "10");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "11");
     /* a version-4 database gains processes.exe_module_id, NULL in its rows */
     sql_exec(s, "UPDATE meta SET value = '4' WHERE key = 'schema_version';"
                 "ALTER TABLE processes DROP COLUMN exe_module_id;");
@@ -619,7 +619,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "10");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "11");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM processes WHERE exe_module_id IS NULL"),
                      sql_int(s, "SELECT count(*) FROM processes"));
     /* a version-5 database calls class 0 `none`, in its class table and in
@@ -633,7 +633,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "10");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "11");
     assert_sql_text(s, "SELECT name FROM instruction_classes WHERE id = 0", "load_store");
     assert_sql_text(s, "SELECT group_concat(metric, ' ') FROM (SELECT metric FROM models ORDER BY id)",
                     "class:load_store class:move");
@@ -644,7 +644,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "10");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "11");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM call_edges"), 0);
     /* a version-8 database gains the compilation units of binaries and the
      * builds of model sets; its sets read as sets of one build */
@@ -660,7 +660,7 @@ static void test_foreign_files(void **state)
     db_model_set_free(&set);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "10");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "11");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM binary_units"), 0);
     /* a version-9 database, with a model group, gains the table of strides
      * (empty: its runs were collected without them) and rd_groups.stride_model
@@ -674,9 +674,27 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_check(d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "10");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "11");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM strides"), 0);
     assert_int_equal(sql_int(s, "SELECT count(*) FROM rd_groups WHERE stride_model IS NULL AND run_model IS NULL"), 1);
+    /* a version-10 database gains runs.parent_id and phase, processes.regions
+     * (NULL: its runs were counted whole) and the table of intervals, after
+     * the step to version 10 (which finds the strides table there) */
+    sql_exec(s, "UPDATE meta SET value = '10' WHERE key = 'schema_version';"
+                "DROP INDEX runs_by_parent; DROP TABLE intervals; ALTER TABLE runs DROP COLUMN parent_id;"
+                "ALTER TABLE runs DROP COLUMN phase; ALTER TABLE processes DROP COLUMN regions;");
+    sqlite3_close(s);
+    assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
+    assert_int_equal(db_check(d, err, sizeof err), 0);
+    db_close(d);
+    s = sql_open(f->db_path);
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "11");
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM intervals"), 0);
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM runs WHERE parent_id IS NULL AND phase IS NULL"),
+                     sql_int(s, "SELECT count(*) FROM runs"));
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM processes WHERE regions IS NULL"),
+                     sql_int(s, "SELECT count(*) FROM processes"));
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM rd_groups WHERE stride_model IS NULL"), 1);
     sqlite3_close(s);
 }
 
