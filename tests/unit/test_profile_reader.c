@@ -351,6 +351,89 @@ static void test_stride_line(void **state)
     expect_error(f->path, "line 28: 'stride' line before the instruction's hist lines (0 of 2): it comes after them");
 }
 
+/* ---- regions and intervals (version 4) ------------------------------------ */
+
+/* The sample as format `version` with `head` after its threads line (line
+ * 12) and `tail` before its exit line. */
+static void write_with_regions(const char *path, int version, const char *head, const char *tail)
+{
+    const char *rest = sample + strlen("augur-profile 2\n");
+    const char *body_at = strstr(sample, "module 0"), *exit_at = strstr(sample, "exit 3\n");
+    char *body;
+    assert_true(asprintf(&body, "augur-profile %d\n%.*s%s%.*s%s%s", version, (int)(body_at - rest), rest, head,
+                         (int)(exit_at - body_at), body_at, tail, exit_at) > 0);
+    fixture_profile(path, body);
+    free(body);
+}
+
+/* An interval's profile of a run with markers, a region function and an
+ * interval function, its stride line beside them, read field by field. */
+static void test_regions_lines(void **state)
+{
+    fixture *f = *state;
+    write_with_regions(f->path, 4, "regions 0 2 1 0 1\nregion-fn kern* 3\ninterval-fn MPI_%2A 5\n",
+                       "interval 2 3 call 0 1140 0 0 13\n");
+    profile p;
+    char err[1024];
+    if (profile_read(f->path, &p, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    const prof_regions *g = &p.regions;
+    assert_true(g->has_regions);
+    assert_int_equal(g->instr_at_start, 0);
+    assert_int_equal(g->starts, 2);
+    assert_int_equal(g->stops, 1);
+    assert_int_equal(g->zeros, 0);
+    assert_int_equal(g->dumps, 1);
+    assert_int_equal(g->nregion_fns, 1);
+    assert_string_equal(g->region_fns[0].glob, "kern*");
+    assert_int_equal(g->region_fns[0].entries, 3);
+    assert_int_equal(g->ninterval_fns, 1);
+    assert_string_equal(g->interval_fns[0].glob, "MPI_*");
+    assert_int_equal(g->interval_fns[0].entries, 5);
+    const prof_interval *iv = &p.interval;
+    assert_true(iv->is_interval);
+    assert_int_equal(iv->index, 2);
+    assert_int_equal(iv->count, 3);
+    assert_string_equal(iv->closed_by, "call");
+    assert_int_equal(iv->module, 0);
+    assert_int_equal(iv->addr, 0x1140);
+    assert_int_equal(iv->fn, 0);
+    assert_int_equal(iv->file, 0);
+    assert_int_equal(iv->line, 13);
+    assert_int_equal(p.ninstrs, 4);
+    profile_free(&p);
+
+    /* a version-4 profile may have stride lines too; one without regions
+     * counted the whole process */
+    write_with_stride(f->path, "stride 8 4 4\n", 4);
+    if (profile_read(f->path, &p, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(p.instrs[2].stride, 8);
+    assert_false(p.regions.has_regions);
+    assert_false(p.interval.is_interval);
+    profile_free(&p);
+
+    static const struct {
+        int version;
+        const char *head, *tail, *error;
+    } bad[] = {
+        {3, "regions 1 0 0 0 1\n", "", "line 13: 'regions' line in a version-3 profile: regions are recorded from "
+                                       "version 4 on"},
+        {3, "", "interval 0 1 end -1 0 -1 -1 0\n", "line 31: 'interval' line in a version-3 profile: intervals are "
+                                                   "recorded from version 4 on"},
+        {4, "region-fn f 1\n", "", "line 13: 'region-fn' line without a 'regions' line before it"},
+        {4, "regions 2 0 0 0 0\n", "", "line 13: INSTR_AT_START"},
+        {4, "", "interval 0 1 exit -1 0 -1 -1 0\n", "line 31: interval closed by 'exit': expected call, dump or end"},
+        {4, "", "interval 0 0 end -1 0 -1 -1 0\n", "line 31: interval COUNT 0: a profile sums at least one interval"},
+        {4, "", "interval 0 1 end -1 0 -1 -1 0\ninterval 1 1 end -1 0 -1 -1 0\n", "line 32: a second 'interval' line"},
+        {4, "", "interval 0 1 call 2 1140 0 0 13\n", "line 31: module 2"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        write_with_regions(f->path, bad[i].version, bad[i].head, bad[i].tail);
+        expect_error(f->path, bad[i].error);
+    }
+}
+
 /* ---- damage to the file -------------------------------------------------- */
 
 static void test_flipped_byte(void **state)
@@ -408,9 +491,9 @@ static void test_not_a_profile(void **state)
 {
     fixture *f = *state;
     fixture_write(f->path, "hello\n", 6);
-    expect_error(f->path, "line 1: not an augur profile (the first line is not 'augur-profile 3')");
-    fixture_profile(f->path, "augur-profile 4\n");
-    expect_error(f->path, "line 1: profile format version 4 is not supported: this augur reads versions 1 to 3");
+    expect_error(f->path, "line 1: not an augur profile (the first line is not 'augur-profile 4')");
+    fixture_profile(f->path, "augur-profile 5\n");
+    expect_error(f->path, "line 1: profile format version 5 is not supported: this augur reads versions 1 to 4");
 }
 
 /* A NUL byte ended its line early, unseen: "ins ... 0<NUL>junk" read as
@@ -461,6 +544,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_no_exit_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_edits_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stride_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_regions_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_flipped_byte, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bytes_after_end, setup, teardown),
