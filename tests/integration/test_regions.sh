@@ -85,6 +85,18 @@ check "report --interval lists the phases" "$(grep -cE "^ *[0-9]+ +phases.c:($LA
 check "by index: 2S + 1 interval runs" "$(sqlite3 "$DB" "SELECT count(*) FROM runs WHERE parent_id = 8")" $((2 * S + 1))
 I0=$(sqlite3 "$DB" "SELECT id FROM runs WHERE parent_id = 8 AND phase = '0'")
 check "by index: interval 0 is one phase_a" "$(fn "$I0" phase_a | cut -d' ' -f2,3)" "$((N + 3)) $N"
+# Strides: each interval votes on its own deltas; a phase merges the votes
+# of its intervals, which here share the candidate, so its COUNT and DELTAS
+# are the sums of those of the phase_a intervals (0, 2, 4) of the run by index.
+# stride RUNS... — "DELTA COUNT DELTAS" of phase_a's load (N reads an interval), summed over RUNS.
+stride() {
+    sqlite3 "$DB" "SELECT group_concat(DISTINCT s.delta) || ' ' || sum(s.count) || ' ' || sum(s.deltas)
+        FROM strides s JOIN instructions i ON i.id = s.instruction_id JOIN processes p ON p.id = i.process_id
+        JOIN functions f ON f.id = i.function_id WHERE p.run_id IN ($*) AND f.name = 'phase_a' AND i.reads > $S"
+}
+A_RUNS=$(sqlite3 "$DB" "SELECT group_concat(id) FROM runs WHERE parent_id = 8 AND phase IN ('0', '2', '4')")
+check "strides: phase a's vote is its intervals' merged" "$(stride "$PA")" "$(stride "$A_RUNS")"
+check "strides: a walk of 8-byte loads, one a line, votes for 64" "$(stride "$PA" | cut -d' ' -f1)" 64
 
 # Bad input.
 "$AUGUR" collect --db "$DB" --interval-by callsite -- "$PROG" $N $S >/dev/null 2>"$WORK/bad.err"
