@@ -38,9 +38,12 @@ char *db_counted_sentence(const char *regions, const char *phase, int64_t parent
         sep = "; ";
     }
     if (o) {
-        if (!json_is_true(json_object_get(o, "instr_at_start")) ||
-            json_integer_value(json_object_get(o, "stops")) > 0) {
+        if (!json_is_true(json_object_get(o, "instr_at_start"))) {
             fprintf(s, "%sonly between the program's START and STOP_INSTRUMENTATION requests", sep);
+            sep = "; ";
+        } else if (json_integer_value(json_object_get(o, "stops")) > 0) {
+            fprintf(s, "%sfrom the start, but not from the program's STOP_INSTRUMENTATION requests to the next START",
+                    sep);
             sep = "; ";
         }
         json_t *fns = json_object_get(o, "region_functions");

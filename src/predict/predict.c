@@ -598,6 +598,7 @@ int predict(db *d, const char *const *names, const double *values, int n, const 
         rc = evaluate_rows(out, groups, ngroups, err, errlen);
     if (rc == 0)
         rc = predict_load_training(d, out, err, errlen);
+    out->info.train = out->train_runs, out->info.ntrain = out->ntrain;
     if (rc == 0)
         rc = predict_nest_scopes(d, out, err, errlen);
     if (rc == 0)

@@ -59,7 +59,7 @@ typedef struct prediction {
      * counts); NULL for a measured run (predict_from_run): no models. */
     predict_error *function_errors, *line_errors, total_error;
     /* The runs the set was fitted on and their parameters
-     * (train_x[t * set.nparams + k]); loaded when there are caches. */
+     * (train_x[t * set.nparams + k]). */
     size_t ntrain;
     db_run *train_runs;
     double *train_x;

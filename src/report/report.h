@@ -110,6 +110,8 @@ typedef struct report_startup {
 typedef struct report_prediction {
     int64_t set_id;        /* the model set evaluated */
     const char *runs;      /* JSON array of the run ids it was fitted on */
+    size_t ntrain;
+    const db_run *train;   /* those runs (what each counted: db_run.counted); borrowed */
     int nparams;
     const char *const *names;
     const double *values;  /* the parameters predicted for */

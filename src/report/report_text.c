@@ -200,6 +200,12 @@ static int print_prediction(const report *r, FILE *out)
     for (int k = 0; k < p->nparams; k++)
         fprintf(out, " %s=%.10g", p->names[k], p->values[k]);
     fprintf(out, "\n  from model set %lld, fitted on runs %s\n", (long long)p->set_id, p->runs);
+    for (size_t t = 0; t < p->ntrain; t++) /* the models are of the part counted (docs/collector.md, "Regions") */
+        if (p->train[t].counted && *p->train[t].counted) {
+            char lead[64];
+            snprintf(lead, sizeof lead, "  run %lld counted", (long long)p->train[t].id);
+            report_print_wrapped(out, lead, p->train[t].counted, REPORT_WRAP_COLUMN);
+        }
     for (size_t i = 0; i < p->nwarnings; i++)
         report_print_wrapped(out, "  warning:", p->warnings[i], REPORT_WRAP_COLUMN);
     return ferror(out) ? -1 : 0;

@@ -99,6 +99,32 @@ read -r _ COUNT DELTAS <<<"$(stride "$A_RUNS")"
 check "strides: phase a's vote is its intervals' merged, 64 (8-byte loads reach the helper once a line)" \
     "$(stride "$PA")" "64 ${COUNT:-none} ${DELTAS:-none}"
 
+# 4. Models and predictions of runs counted between the markers: predict
+# says what each of the model's runs counted (as model does), and phase_a's
+# S(N+3) reads and SN writes extrapolate exactly.
+MDB="$WORK/m.db"
+for n in 40 60 80; do
+    "$AUGUR" collect --db "$MDB" --instr-at-start no --param N=$n -- "$PROG" $n $S >/dev/null 2>&1
+done
+"$AUGUR" model --db "$MDB" >/dev/null 2>"$WORK/model.err"
+check "model: names what each run counted" \
+    "$(grep -c "^augur model: run [123] counted only between the program's START and STOP" "$WORK/model.err")" 3
+"$AUGUR" predict --db "$MDB" --param N=400 >"$WORK/p.txt" 2>&1
+check "predict: exit" "$?" 0
+check "predict: names what each of the model's runs counted" \
+    "$(grep -c "^  run [123] counted only between the program's START and STOP_INSTRUMENTATION requests" "$WORK/p.txt")" 3
+"$AUGUR" predict --db "$MDB" --param N=400 --format json --top 0 >"$WORK/p.json"
+check "predict json: fitted_runs_counted" \
+    "$(jq -r '[.prediction.fitted_runs_counted[] | "\(.run):\(.counted | startswith("only between the program'"'"'s START"))"]
+        | join(" ")' "$WORK/p.json")" "1:true 2:true 3:true"
+check "predict json: phase_a's S(N+3) reads and SN writes at N = 400" \
+    "$(jq -r '.functions[] | select(.function == "phase_a") | "\(.reads) \(.writes)"' "$WORK/p.json")" \
+    "$((S * 403)) $((S * 400))"
+"$AUGUR" collect --db "$MDB" --param N=100 -- "$PROG" 100 $S >/dev/null 2>&1
+"$AUGUR" report --db "$MDB" --format json >"$WORK/r4.json"
+check "report json: counted from the start, up to the program's STOP request" "$(jq -r '.runs[0].counted' "$WORK/r4.json")" \
+    "from the start, but not from the program's STOP_INSTRUMENTATION requests to the next START"
+
 # Bad input.
 "$AUGUR" collect --db "$DB" --interval-by callsite -- "$PROG" $N $S >/dev/null 2>"$WORK/bad.err"
 check "--interval-by without --interval-functions: usage error" "$?" 2
