@@ -378,15 +378,24 @@ static int print_machine(db *d, const report_options *o, char *err, size_t errle
     return rc;
 }
 
+/* The interval runs of the report's run (--run, else the newest) into *id
+ * and a new array *v of *n (db_intervals_free). */
+static int run_intervals(db *d, const report_options *o, int64_t *id, db_interval **v, size_t *n, char *err,
+                         size_t errlen)
+{
+    *id = o->run_id;
+    if (!*id && db_newest_run(d, id, err, errlen) != 0)
+        return -1;
+    return db_run_intervals(d, *id, v, n, err, errlen);
+}
+
 /* --interval: the interval runs of the run, one line each. */
 static int print_intervals(db *d, const report_options *o, char *err, size_t errlen)
 {
-    int64_t id = o->run_id;
-    if (!id && db_newest_run(d, &id, err, errlen) != 0)
-        return -1;
+    int64_t id;
     db_interval *v;
     size_t n;
-    if (db_run_intervals(d, id, &v, &n, err, errlen) != 0)
+    if (run_intervals(d, o, &id, &v, &n, err, errlen) != 0)
         return -1;
     if (n == 0) {
         snprintf(err, errlen, "run %lld has no intervals: collect with --interval-functions GLOB (or a program that "
@@ -421,12 +430,10 @@ static int print_intervals(db *d, const report_options *o, char *err, size_t err
 /* --phase KEY: o->run_id becomes the run's interval run of that phase. */
 static int choose_phase(db *d, report_options *o, char *err, size_t errlen)
 {
-    int64_t id = o->run_id;
-    if (!id && db_newest_run(d, &id, err, errlen) != 0)
-        return -1;
+    int64_t id;
     db_interval *v;
     size_t n;
-    if (db_run_intervals(d, id, &v, &n, err, errlen) != 0)
+    if (run_intervals(d, o, &id, &v, &n, err, errlen) != 0)
         return -1;
     int64_t found = 0;
     for (size_t i = 0; i < n && !found; i++)

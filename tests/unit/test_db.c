@@ -515,6 +515,21 @@ static void expect_open_error(const char *path, int create, const char *want)
         fail_msg("error\n  %s\ndoes not name %s", err, path);
 }
 
+/* Close s, let augur open (upgrade) and check the database at path, and
+ * open it again: the upgraded database, at the current schema version. */
+static sqlite3 *upgraded(const char *path, sqlite3 *s)
+{
+    sqlite3_close(s);
+    db *d;
+    char err[1024];
+    if (db_open(path, 0, &d, err, sizeof err) != 0 || db_check(d, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    db_close(d);
+    s = sql_open(path);
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "11");
+    return s;
+}
+
 static void test_unwritable_path(void **state)
 {
     fixture *f = *state;
@@ -669,12 +684,7 @@ static void test_foreign_files(void **state)
                 "DROP TABLE strides; ALTER TABLE rd_groups DROP COLUMN stride_model;"
                 "ALTER TABLE rd_groups DROP COLUMN run_model;"
                 "INSERT INTO rd_groups (set_id, block_size, module, cold_model, touches_model) VALUES (1, 64, 'p', 1, 2);");
-    sqlite3_close(s);
-    assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
-    assert_int_equal(db_check(d, err, sizeof err), 0);
-    db_close(d);
-    s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "11");
+    s = upgraded(f->db_path, s);
     assert_int_equal(sql_int(s, "SELECT count(*) FROM strides"), 0);
     assert_int_equal(sql_int(s, "SELECT count(*) FROM rd_groups WHERE stride_model IS NULL AND run_model IS NULL"), 1);
     /* a version-10 database gains runs.parent_id and phase, processes.regions
@@ -683,12 +693,7 @@ static void test_foreign_files(void **state)
     sql_exec(s, "UPDATE meta SET value = '10' WHERE key = 'schema_version';"
                 "DROP INDEX runs_by_parent; DROP TABLE intervals; ALTER TABLE runs DROP COLUMN parent_id;"
                 "ALTER TABLE runs DROP COLUMN phase; ALTER TABLE processes DROP COLUMN regions;");
-    sqlite3_close(s);
-    assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
-    assert_int_equal(db_check(d, err, sizeof err), 0);
-    db_close(d);
-    s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "11");
+    s = upgraded(f->db_path, s);
     assert_int_equal(sql_int(s, "SELECT count(*) FROM intervals"), 0);
     assert_int_equal(sql_int(s, "SELECT count(*) FROM runs WHERE parent_id IS NULL AND phase IS NULL"),
                      sql_int(s, "SELECT count(*) FROM runs"));
