@@ -1,12 +1,16 @@
 /* collect_progress.c — progress lines on long runs (docs/collector.md,
  * "Progress").
  *
- * Every --augur-progress-ms ms of run time (10 s by default; `augur
- * collect` passes its own interval), and only once the first has passed,
- * the tool writes to its Valgrind log
+ * Half an interval after the tool starts, then every --augur-progress-ms
+ * ms of run time (10 s by default; `augur collect` passes its own
+ * interval), the tool writes to its Valgrind log
  *   collector: progress: <N> instructions
  * N the guest instructions executed so far by the process, all threads,
- * as the profile will count them.  `augur collect` shows the latest of
+ * as the profile will count them.  The half-interval offset puts a fresh
+ * line in the log before each of augur's ticks, which count from the
+ * fork, a little before the tool starts: without it the first tick found
+ * no line and a run shorter than two intervals showed no count.  `augur
+ * collect` shows the latest of
  * every process's log, summed, on a terminal (src/cli/launch.c); the
  * prefix is not "augur:", which marks the lines an error message quotes
  * from the log (valgrind_log_tail).  The
@@ -20,11 +24,11 @@
 
 #include "collector/collect.h"
 
-/* Start the clock: the first line comes one interval from now. */
+/* Start the clock: the first line comes half an interval from now. */
 void collect_progress_init(void)
 {
     collector.progress_start = VG_(read_millisecond_timer)();
-    collector.progress_next = collector.progress_start + collector.progress_interval;
+    collector.progress_next = collector.progress_start + collector.progress_interval / 2;
 }
 
 void collect_progress_check(void)
