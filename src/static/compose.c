@@ -1,5 +1,5 @@
-/* compose.c — formulas per scope: each function's statements with those of
- * its callees composed in (a callee's domains with its parameters replaced
+/* compose.c — formulas per scope: each function's statements (and its
+ * binary's code joined to them, join.c) with those of its callees composed in (a callee's domains with its parameters replaced
  * by the call's affine arguments, else by a new unknown PARAM_LINE, and
  * joined to the call's domain), counted, weighted and summed per function,
  * loop and statement.  Calls into code without source, and recursion,
@@ -16,6 +16,8 @@ typedef struct xitem {
     int loop;       /* the loop of the function holding it (the call's loop for a callee's) */
     int mark_func;  /* a loop's iterations rather than a statement: the loop's */
     int mark_loop;  /* function and index, else -1 */
+    int origin;     /* the function whose statement or binary code it is */
+    int is_bin;     /* binary code (not a statement execution) */
 } xitem;
 
 typedef struct xlist {
@@ -157,8 +159,15 @@ static void expand(composer *c, size_t fi)
         }
     for (size_t i = 0; i < f->nstmts; i++)
         for (size_t k = 0; k < f->stmts[i].where.n; k++) {
-            xitem x = {.w = f->stmts[i].where.v[k], .loop = f->stmts[i].loop, .mark_loop = -1};
+            xitem x = {.w = f->stmts[i].where.v[k], .loop = f->stmts[i].loop, .mark_loop = -1, .origin = (int)fi};
             memcpy(x.ops, f->stmts[i].ops, sizeof x.ops);
+            out->v = sa_push(p->arena, out->v, &out->n, sizeof x, &x);
+        }
+    for (size_t i = 0; i < f->nbins; i++)
+        for (size_t k = 0; k < f->bins[i].where.n; k++) {
+            xitem x = {.w = f->bins[i].where.v[k], .loop = f->bins[i].loop, .mark_loop = -1, .origin = (int)fi,
+                       .is_bin = 1};
+            memcpy(x.ops, f->bins[i].ops, sizeof x.ops);
             out->v = sa_push(p->arena, out->v, &out->n, sizeof x, &x);
         }
     for (size_t i = 0; i < f->ncalls; i++) {
@@ -194,13 +203,15 @@ static int within(const sa_func *f, int inner, int outer)
     return 0;
 }
 
-/* s += ops x count, for each operation. */
-static void add_ops(sa_arena *a, sa_scope_formulas *s, const int64_t *ops, sa_formula count)
+/* s += ops x count, for each operation; and count statement executions
+ * unless the operations are binary code's. */
+static void add_ops(sa_arena *a, sa_scope_formulas *s, const int64_t *ops, sa_formula count, int is_bin)
 {
     for (int k = 0; k < OP_N; k++)
         if (ops[k])
-            s->ops[k] = sa_formula_axpy(a, s->ops[k], ops[k], 1, NULL, 0, count);
-    s->statements = sa_formula_axpy(a, s->statements, 1, 1, NULL, 0, count);
+            s->ops[k] = sa_formula_axpy(a, s->ops[k], ops[k], sa_op_den[k], NULL, 0, count);
+    if (!is_bin)
+        s->statements = sa_formula_axpy(a, s->statements, 1, 1, NULL, 0, count);
 }
 
 /* The formulas of function fi, its loops and its statements. */
@@ -223,7 +234,14 @@ static int function_formulas(composer *c, sa_results *r, size_t fi, char *err, s
             sa_formula x;
             if (wdom_formula(&r->counts, &f->stmts[s].where.v[k], &x, err, errlen) != 0)
                 return -1;
-            add_ops(a, &r->stmts[fi][s], f->stmts[s].ops, x);
+            add_ops(a, &r->stmts[fi][s], f->stmts[s].ops, x, 0);
+        }
+    for (size_t b = 0; b < f->nbins; b++)
+        for (size_t k = 0; k < f->bins[b].where.n && f->bins[b].stmt >= 0; k++) {
+            sa_formula x;
+            if (wdom_formula(&r->counts, &f->bins[b].where.v[k], &x, err, errlen) != 0)
+                return -1;
+            add_ops(a, &r->stmts[fi][f->bins[b].stmt], f->bins[b].ops, x, 1);
         }
     const xlist *xs = &c->x[fi];
     int is_main = (int)fi == sa_total_function(p);
@@ -239,10 +257,12 @@ static int function_formulas(composer *c, sa_results *r, size_t fi, char *err, s
             *pl = sa_formula_axpy(a, *pl, 1, 1, NULL, 0, x);
             continue;
         }
-        add_ops(a, &r->funcs[fi], xs->v[i].ops, x);
+        add_ops(a, &r->funcs[fi], it->ops, x, it->is_bin);
+        if (is_main) /* the run's operations of the function they belong to */
+            add_ops(a, &r->progfuncs[it->origin], it->ops, x, it->is_bin);
         for (size_t l = 0; l < f->nloops; l++)
-            if (within(f, xs->v[i].loop, (int)l))
-                add_ops(a, &r->loops[fi][l], xs->v[i].ops, x);
+            if (within(f, it->loop, (int)l))
+                add_ops(a, &r->loops[fi][l], it->ops, x, it->is_bin);
     }
     return 0;
 }
@@ -256,6 +276,7 @@ int sa_compose(sa_program *p, sa_results *r, char *err, size_t errlen)
     r->loops = sa_alloc(a, (p->nfuncs + 1) * sizeof *r->loops);
     r->stmts = sa_alloc(a, (p->nfuncs + 1) * sizeof *r->stmts);
     r->program = sa_alloc(a, (p->nfuncs + 1) * sizeof *r->program);
+    r->progfuncs = sa_alloc(a, (p->nfuncs + 1) * sizeof *r->progfuncs);
     for (size_t i = 0; i < p->nfuncs; i++) {
         r->program[i] = sa_alloc(a, (p->funcs[i].nloops + 1) * sizeof **r->program);
         expand(&c, i);
@@ -263,5 +284,13 @@ int sa_compose(sa_program *p, sa_results *r, char *err, size_t errlen)
     for (size_t i = 0; i < p->nfuncs; i++)
         if (function_formulas(&c, r, i, err, errlen) != 0)
             return -1;
+    r->bloops = sa_alloc(a, (p->nbloops + 1) * sizeof *r->bloops);
+    for (size_t i = 0; i < p->nbloops; i++)
+        for (size_t k = 0; k < p->bloops[i].iters.n; k++) {
+            sa_formula x;
+            if (wdom_formula(&r->counts, &p->bloops[i].iters.v[k], &x, err, errlen) != 0)
+                return -1;
+            r->bloops[i] = sa_formula_axpy(a, r->bloops[i], 1, 1, NULL, 0, x);
+        }
     return 0;
 }
