@@ -6,8 +6,8 @@
  * them, whole blocks of `factor` (a vector or unrolled body), or what such
  * a body leaves (its remainder copy).  Each basic block then becomes code
  * of its source loop and statement (sa_bin) that runs as often as its loop
- * iterates (its header once more per entry when the exit test is at the
- * top; a block of a guarded statement as often as the statement), and
+ * iterates (once more or less per entry on the far side of the exit test;
+ * a block of a guarded statement as often as the statement), and
  * compose.c counts it with the statements (docs/static.md, "The binary"). */
 #include "static/join.h"
 #include "static/walk.h"
@@ -30,6 +30,7 @@ typedef struct joiner {
     int *in_f;           /* per instruction: its line, when it is one of f's, else 0 */
     int *src;            /* per binary loop: its source loop, -1 */
     int *bloop;          /* per binary loop: its index in p->bloops, -1 */
+    int8_t *adj;         /* per block: runs its loop's iterations plus adj times its entries */
 } joiner;
 
 /* Do a DWARF file path and a source path name one file?  Their real paths
@@ -143,7 +144,9 @@ static int on_stack(const st_memop *mo)
 /* Source iterations per iteration of binary loop bl (joined to source loop
  * l): its flops over the source's per iteration, else, for a body with
  * packed data, its bytes outside the stack over the source's; 1 when
- * neither says (a ratio that is not within 5% of an integer says nothing).
+ * neither says (a ratio within 5% of a power of two up to 64 is one);
+ * 0 when the binary does more than that (another ratio above 1: an inner
+ * loop unrolled in full into this one).
  * *lanes: the most elements one of its instructions works on. */
 static int block_factor(const joiner *j, uint32_t bl, int l, int *lanes)
 {
@@ -169,7 +172,13 @@ static int block_factor(const joiner *j, uint32_t bl, int l, int *lanes)
                    : *lanes > 1 && sbytes > 0 ? (double)bbytes / (double)sbytes
                                               : 1;
     double k = round(ratio);
-    return k >= 1 && fabs(ratio - k) <= 0.05 * k ? (int)k : 1;
+    /* vector widths and unroll factors are powers of two: another ratio
+     * comes from code the source does not show one for one (a loop nest
+     * unrolled into this one) */
+    int pow2 = k >= 1 && k <= 64 && ((long)k & ((long)k - 1)) == 0;
+    if (pow2 && fabs(ratio - k) <= 0.05 * k)
+        return (int)k;
+    return ratio > 1.5 ? 0 : 1;
 }
 
 /* x + num * y, as one frame of both lists of domains. */
@@ -186,10 +195,10 @@ static sa_frame frame_axpy(sa_arena *a, sa_frame x, int64_t num, sa_frame y)
 
 /* Give the binary loops joined to source loop l their roles and
  * iterations: with a vector or unrolled body (the largest factor), that
- * body runs the whole blocks, each copy of factor 1 the remainder; else
- * the first copy runs them all.  Other copies (a second vector body, a
- * second scalar copy, e.g. a version taken when arrays overlap) are not
- * counted, with a warning. */
+ * body runs the whole blocks, the first copy of factor 1 the remainder;
+ * else the first copy runs them all.  Other copies (a second vector body,
+ * a second scalar copy: a version taken when arrays overlap, a loop split
+ * at a guard) are not counted, with a warning. */
 static void assign_roles(joiner *j, int l, const int *factor, const int *lanes)
 {
     sa_program *p = j->p;
@@ -203,7 +212,7 @@ static void assign_roles(joiner *j, int l, const int *factor, const int *lanes)
     const sa_loop *sl = &j->f->loops[l];
     int kmax = factor[main_loop];
     sa_frame blocks = kmax > 1 ? sa_loop_blocked(p, sl, kmax) : sl->body;
-    int taken_all = 0;
+    int taken_all = 0, taken_rest = 0;
     for (uint32_t b = 0; b < bf->nloops; b++) {
         if (j->src[b] != l)
             continue;
@@ -216,8 +225,9 @@ static void assign_roles(joiner *j, int l, const int *factor, const int *lanes)
             bl.role = kmax > 1 ? SA_BLOOP_BLOCKS : SA_BLOOP_ALL;
             bl.iters = blocks;
             taken_all = kmax == 1;
-        } else if (kmax > 1 && factor[b] == 1) {
+        } else if (kmax > 1 && factor[b] == 1 && !taken_rest) {
             bl.role = SA_BLOOP_REMAINDER;
+            taken_rest = 1;
             bl.iters = frame_axpy(p->arena, sl->body, -kmax, blocks);
         } else {
             sa_warn(p, j->f->file, sl->line,
@@ -232,27 +242,6 @@ static void assign_roles(joiner *j, int l, const int *factor, const int *lanes)
     }
 }
 
-/* Does binary loop bl test its exit at the top: a header that can leave
- * the loop and is not where an iteration ends (a back edge's source)?
- * Then the header runs once more per entry than the body. */
-static int exit_at_top(const st_function *bf, uint32_t bl)
-{
-    const st_loop *L = &bf->loops[bl];
-    int leaves = 0;
-    for (uint32_t e = 0; e < bf->nedges; e++) {
-        if (bf->edges[e].from != L->header)
-            continue;
-        int inside = 0;
-        for (uint32_t k = 0; k < L->nblocks; k++)
-            inside |= L->blocks[k] == bf->edges[e].to;
-        leaves |= !inside;
-    }
-    for (uint32_t k = 0; k < L->nback; k++)
-        if (bf->edges[L->back[k]].from == L->header)
-            return 0;
-    return leaves;
-}
-
 /* The statement of f on `line`, or -1. */
 static int stmt_at_line(const sa_func *f, int line)
 {
@@ -262,17 +251,108 @@ static int stmt_at_line(const sa_func *f, int line)
     return -1;
 }
 
+/* The block of binary loop bl with an edge out of it (the header when it
+ * has one), or UINT32_MAX; inloop[] marks the loop's blocks. */
+static uint32_t exiting_block(const st_function *bf, uint32_t bl, const char *inloop)
+{
+    uint32_t found = UINT32_MAX;
+    for (uint32_t e = 0; e < bf->nedges; e++) {
+        uint32_t from = bf->edges[e].from;
+        if (inloop[from] && !inloop[bf->edges[e].to] && (found == UINT32_MAX || from == bf->loops[bl].header))
+            found = from;
+    }
+    return found;
+}
+
+/* How often each block of binary loop bl (its own, inner loops' aside)
+ * runs against the loop's iterations n per entry, into adj[b] (-1, 0,
+ * +1 times the entries): an iteration runs the blocks from the header to
+ * the exit test, then those after it.  When the source's statements lie
+ * before the test (a rotated loop: body, then test), the blocks after it
+ * run n - 1 times; when they lie after it (the test at the top, GCC -O0),
+ * the blocks up to the test run n + 1 times. */
+static void entry_adjust(const joiner *j, uint32_t bl, int8_t *adj)
+{
+    const st_function *bf = j->bf;
+    const st_loop *L = &bf->loops[bl];
+    char *inloop = calloc(bf->nblocks, 1), *after = calloc(bf->nblocks, 1);
+    uint32_t *stack = malloc((bf->nblocks + 1) * sizeof *stack);
+    if (!inloop || !after || !stack)
+        goto out;
+    for (uint32_t k = 0; k < L->nblocks; k++)
+        inloop[L->blocks[k]] = 1;
+    uint32_t x = exiting_block(bf, bl, inloop), top = 0;
+    if (x == UINT32_MAX)
+        goto out;
+    for (uint32_t e = 0; e < bf->nedges; e++) /* what follows the test in the loop, up to the header */
+        if (bf->edges[e].from == x && inloop[bf->edges[e].to] && bf->edges[e].to != L->header &&
+            !after[bf->edges[e].to])
+            after[stack[top++] = bf->edges[e].to] = 1;
+    while (top > 0) {
+        uint32_t b = stack[--top];
+        for (uint32_t e = 0; e < bf->nedges; e++)
+            if (bf->edges[e].from == b && inloop[bf->edges[e].to] && bf->edges[e].to != L->header &&
+                !after[bf->edges[e].to])
+                after[stack[top++] = bf->edges[e].to] = 1;
+    }
+    int body_before = 0; /* statements before the test, in inner loops too */
+    for (uint32_t b = 0; b < bf->nblocks; b++)
+        if (inloop[b] && !after[b])
+            for (uint32_t i = bf->blocks[b].first; i < bf->blocks[b].first + bf->blocks[b].n; i++)
+                body_before |= j->in_f[i] && stmt_at_line(j->f, j->in_f[i]) >= 0;
+    for (uint32_t b = 0; b < bf->nblocks; b++)
+        if (bf->blocks[b].loop == (int32_t)bl)
+            adj[b] = (int8_t)(body_before ? (after[b] ? -1 : 0) : (after[b] ? 0 : 1));
+out:
+    free(inloop);
+    free(after);
+    free(stack);
+}
+
+/* The binary loop that runs source loop l in blocks, or NULL. */
+static const sa_bloop *blocks_of(const joiner *j, int l)
+{
+    for (size_t i = 0; i < j->p->nbloops; i++)
+        if (j->p->bloops[i].func == j->fi && j->p->bloops[i].loop == l && j->p->bloops[i].role == SA_BLOOP_BLOCKS)
+            return &j->p->bloops[i];
+    return NULL;
+}
+
+/* The statement all of block b's lines that are statements belong to
+ * (-1: none or several). */
+static int block_statement(const joiner *j, uint32_t b)
+{
+    const st_block *bk = &j->bf->blocks[b];
+    int stmt = -2;
+    for (uint32_t i = bk->first; i < bk->first + bk->n && stmt != -1; i++) {
+        int s = j->in_f[i] ? stmt_at_line(j->f, j->in_f[i]) : -1;
+        if (s >= 0)
+            stmt = stmt == -2 || stmt == s ? s : -1;
+    }
+    return stmt < 0 ? -1 : stmt;
+}
+
 /* Where block b runs: its loop's iterations (the header's once more per
  * entry when the exit test is at the top), a guarded statement's domain
  * when all of the block's lines are that statement's in a copy that runs
- * every iteration, the function's entry outside loops.  0; 1 for a copy
+ * every iteration, the function's entry outside loops; straight-line code
+ * of a statement of a loop run in blocks elsewhere is its remainder (the
+ * leftover iterations after the vector body).  0; 1 for a copy
  * left uncounted (assign_roles said so); -1 when the block's loop is not
  * joined. */
 static int block_frame(const joiner *j, uint32_t b, sa_frame *out, int *src_loop)
 {
     const st_function *bf = j->bf;
-    int bl = bf->blocks[b].loop;
+    int bl = bf->blocks[b].loop, stmt = block_statement(j, b);
     *src_loop = -1;
+    int sl_of_stmt = stmt >= 0 ? j->f->stmts[stmt].loop : -1;
+    const sa_bloop *vec = sl_of_stmt >= 0 ? blocks_of(j, sl_of_stmt) : NULL;
+    if (vec && (bl < 0 || (j->bloop[bl] >= 0 && is_ancestor(j->f, j->p->bloops[j->bloop[bl]].loop, sl_of_stmt)))) {
+        const sa_loop *l = &j->f->loops[sl_of_stmt];
+        *src_loop = sl_of_stmt;
+        *out = frame_axpy(j->p->arena, l->body, -vec->factor, vec->iters);
+        return 0;
+    }
     if (bl < 0) {
         sa_wdom w = {sa_dom_unit(j->p->arena), 1, 1, 0, NULL};
         *out = (sa_frame){0};
@@ -285,14 +365,9 @@ static int block_frame(const joiner *j, uint32_t b, sa_frame *out, int *src_loop
     const sa_loop *sl = &j->f->loops[B->loop];
     *src_loop = B->loop;
     *out = B->iters;
-    if (bf->loops[bl].header == b && exit_at_top(bf, (uint32_t)bl)) {
-        *out = frame_axpy(j->p->arena, B->iters, 1, sl->entry);
+    if (j->adj[b]) {
+        *out = frame_axpy(j->p->arena, B->iters, j->adj[b], sl->entry);
         return 0;
-    }
-    int stmt = -2;
-    for (uint32_t i = bf->blocks[b].first; i < bf->blocks[b].first + bf->blocks[b].n && stmt != -1; i++) {
-        int s = j->in_f[i] ? stmt_at_line(j->f, j->in_f[i]) : -1;
-        stmt = stmt == -2 || stmt == s ? s : -1;
     }
     if (B->role == SA_BLOOP_ALL && stmt >= 0 && j->f->stmts[stmt].loop == B->loop &&
         j->f->stmts[stmt].where.v != sl->body.v)
@@ -356,7 +431,8 @@ static void join_function(sa_program *p, const st_module *m, size_t bfi, const s
     int fi = source_function(p, bf->name);
     if (fi < 0 || bf->nblocks == 0)
         return;
-    joiner j = {p, m, bfi, bf, fi, &p->funcs[fi], NULL, NULL, NULL};
+    joiner j = {p, m, bfi, bf, fi, &p->funcs[fi], NULL, NULL, NULL, NULL};
+    j.adj = sa_alloc(p->arena, bf->nblocks + 1);
     j.in_f = sa_alloc(p->arena, (bf->ninsns + 1) * sizeof *j.in_f);
     j.src = sa_alloc(p->arena, (bf->nloops + 1) * sizeof *j.src);
     j.bloop = sa_alloc(p->arena, (bf->nloops + 1) * sizeof *j.bloop);
@@ -371,11 +447,14 @@ static void join_function(sa_program *p, const st_module *m, size_t bfi, const s
     for (uint32_t b = bf->nloops; b-- > 0;) { /* children first: they come after their parents */
         j.bloop[b] = -1;
         j.src[b] = vote_source_loop(&j, b);
-        if (j.src[b] >= 0)
-            factor[b] = block_factor(&j, b, j.src[b], &lanes[b]);
+        while (j.src[b] >= 0 && (factor[b] = block_factor(&j, b, j.src[b], &lanes[b])) == 0)
+            j.src[b] = j.f->loops[j.src[b]].parent; /* it holds an inner loop unrolled: an outer loop's */
     }
     for (size_t l = 0; l < j.f->nloops; l++)
         assign_roles(&j, (int)l, factor, lanes);
+    for (uint32_t b = 0; b < bf->nloops; b++)
+        if (j.bloop[b] >= 0)
+            entry_adjust(&j, b, j.adj);
     for (uint32_t b = 0; b < bf->nblocks; b++) {
         sa_frame where;
         int src_loop, rc;
