@@ -91,10 +91,12 @@ void sa_loop_cycles(const sa_machine *mc, const st_module *m, size_t bfi, uint32
     double bw = mc->m->mem_bandwidth_core_gbs / mc->m->clock_ghz; /* bytes per cycle */
     out->stream_bytes = stream_bytes(m, bfi, bl, line);
     out->mem_cycles = bw > 0 ? out->stream_bytes / bw : 0;
+    double ms = mc->m->mem_bandwidth_gbs / mc->m->clock_ghz; /* the memory's bytes per cycle, all cores */
+    out->contention = ms > 0 && out->cycles > 0 ? out->stream_bytes / out->cycles / ms : 0;
 }
 
 int64_t sa_block_cycles(const sa_machine *mc, const st_function *f, uint32_t b)
 {
     uint32_t w = mc->m->issue_width ? mc->m->issue_width : 1;
-    return llround(100.0 * f->blocks[b].n / w);
+    return llround((double)SA_CYCLE_DEN * f->blocks[b].n / w);
 }

@@ -31,6 +31,7 @@ typedef struct joiner {
     int *src;            /* per binary loop: its source loop, -1 */
     int *bloop;          /* per binary loop: its index in p->bloops, -1 */
     int8_t *adj;         /* per block: runs its loop's iterations plus adj times its entries */
+    int threads;         /* GCC's outlined OpenMP region (NAME._omp_fn.N): the symbol threads, else -1 */
 } joiner;
 
 /* Do a DWARF file path and a source path name one file?  Their real paths
@@ -221,6 +222,7 @@ static void assign_roles(joiner *j, int l, const int *factor, const int *lanes)
             ninsns += bf->blocks[k].loop == (int32_t)b ? bf->blocks[k].n : 0;
         sa_bloop bl = {.ninsns = (int)ninsns, .func = j->fi, .loop = l, .symbol = sa_strdup(p->arena, bf->name), .addr = bf->blocks[bf->loops[b].header].first < bf->ninsns ? bf->insns[bf->blocks[bf->loops[b].header].first].addr : 0,
                        .factor = factor[b], .lanes = lanes[b], .unroll = factor[b] % lanes[b] ? factor[b] : factor[b] / lanes[b]};
+        bl.parallel = sl->parallel;
         if ((int)b == main_loop) {
             bl.role = kmax > 1 ? SA_BLOOP_BLOCKS : SA_BLOOP_ALL;
             bl.iters = blocks;
@@ -309,6 +311,22 @@ out:
     free(stack);
 }
 
+/* The frame of one execution outside every loop. */
+static sa_frame unit_frame(sa_arena *a)
+{
+    sa_wdom w = {sa_dom_unit(a), 1, 1, 0, NULL};
+    sa_frame f = {0};
+    f.v = sa_push(a, f.v, &f.n, sizeof w, &w);
+    return f;
+}
+
+/* fr, once per thread in an OpenMP region (each thread runs the region's
+ * code outside the shared loop, and enters that loop). */
+static sa_frame per_thread(const joiner *j, sa_frame fr)
+{
+    return j->threads >= 0 ? sa_frame_scale(j->p->arena, fr, 1, 1, j->threads) : fr;
+}
+
 /* The binary loop that runs source loop l in blocks, or NULL. */
 static const sa_bloop *blocks_of(const joiner *j, int l)
 {
@@ -353,10 +371,8 @@ static int block_frame(const joiner *j, uint32_t b, sa_frame *out, int *src_loop
         *out = frame_axpy(j->p->arena, l->body, -vec->factor, vec->iters);
         return 0;
     }
-    if (bl < 0) {
-        sa_wdom w = {sa_dom_unit(j->p->arena), 1, 1, 0, NULL};
-        *out = (sa_frame){0};
-        out->v = sa_push(j->p->arena, out->v, &out->n, sizeof w, &w);
+    if (bl < 0) { /* once per call; in an OpenMP region, once per thread */
+        *out = per_thread(j, unit_frame(j->p->arena));
         return 0;
     }
     if (j->bloop[bl] < 0)
@@ -366,7 +382,7 @@ static int block_frame(const joiner *j, uint32_t b, sa_frame *out, int *src_loop
     *src_loop = B->loop;
     *out = B->iters;
     if (j->adj[b]) {
-        *out = frame_axpy(j->p->arena, B->iters, j->adj[b], sl->entry);
+        *out = frame_axpy(j->p->arena, B->iters, j->adj[b], per_thread(j, sl->entry));
         return 0;
     }
     if (B->role == SA_BLOOP_ALL && stmt >= 0 && j->f->stmts[stmt].loop == B->loop &&
@@ -407,19 +423,25 @@ static void add_block(joiner *j, uint32_t b, sa_frame where, int src_loop, const
         }
         insn_ops(&bf->insns[i], f->bins[k].ops);
     }
-    if (mc && bf->blocks[b].loop < 0 && f->nbins > first)
-        f->bins[first].ops[OP_CYCLES] += sa_block_cycles(mc, bf, b);
+    if (mc && bf->blocks[b].loop < 0) { /* the threads run their copies at once: once in time */
+        sa_bin cb = {.where = j->threads >= 0 ? unit_frame(j->p->arena) : where, .loop = src_loop, .stmt = -1};
+        cb.ops[OP_CYCLES] = sa_block_cycles(mc, bf, b);
+        f->bins = sa_push(j->p->arena, f->bins, &f->nbins, sizeof cb, &cb);
+    }
 }
 
 /* With a machine: the cycles of binary loop b per iteration, as code that
- * runs its iterations. */
+ * runs its iterations; a parallel loop's time is its own formula
+ * (out_join.c: sa_parallel_cycles), not code that adds up. */
 static void add_loop_cycles(joiner *j, uint32_t b, const sa_machine *mc)
 {
     sa_bloop *B = &j->p->bloops[j->bloop[b]];
     sa_loop_cycles(mc, j->m, j->bfi, b, B);
+    if (B->parallel)
+        return;
     sa_bin nb = {.where = B->iters, .loop = B->loop, .stmt = -1};
-    nb.ops[OP_CYCLES] = llround(100 * B->cycles);
-    nb.ops[OP_MEM_CYCLES] = llround(100 * B->mem_cycles);
+    nb.ops[OP_CYCLES] = llround(SA_CYCLE_DEN * B->cycles);
+    nb.ops[OP_MEM_CYCLES] = llround(SA_CYCLE_DEN * B->mem_cycles);
     sa_func *f = &j->p->funcs[j->fi];
     f->bins = sa_push(j->p->arena, f->bins, &f->nbins, sizeof nb, &nb);
 }
@@ -431,7 +453,12 @@ static void join_function(sa_program *p, const st_module *m, size_t bfi, const s
     int fi = source_function(p, bf->name);
     if (fi < 0 || bf->nblocks == 0)
         return;
-    joiner j = {p, m, bfi, bf, fi, &p->funcs[fi], NULL, NULL, NULL, NULL};
+    joiner j = {p, m, bfi, bf, fi, &p->funcs[fi], NULL, NULL, NULL, NULL, -1};
+    if (strstr(bf->name, "._omp_fn.")) {
+        j.threads = sa_sym_get(&p->syms, "threads", SYM_UNKNOWN, NULL);
+        sa_add_unknown(p, "threads", j.f->file, j.f->line,
+                       "the threads of OpenMP's parallel regions (OMP_NUM_THREADS), each running the region once");
+    }
     j.adj = sa_alloc(p->arena, bf->nblocks + 1);
     j.in_f = sa_alloc(p->arena, (bf->ninsns + 1) * sizeof *j.in_f);
     j.src = sa_alloc(p->arena, (bf->nloops + 1) * sizeof *j.src);

@@ -28,7 +28,7 @@ void sa_join_binary(sa_program *p, const st_module *m, const sa_machine *mc);
  * streams' bytes over one core's memory bandwidth, into out. */
 void sa_loop_cycles(const sa_machine *mc, const st_module *m, size_t bfi, uint32_t bl, sa_bloop *out);
 /* Cycles of one execution of straight-line block b of f: its
- * instructions over the core's issue width, in hundredths. */
+ * instructions over the core's issue width, in units of 1/SA_CYCLE_DEN. */
 int64_t sa_block_cycles(const sa_machine *mc, const st_function *f, uint32_t b);
 
 #endif

@@ -337,6 +337,8 @@ void sa_walk_loop(sa_walker *w, CXCursor c, sa_frame fr, int loop, const sa_prag
     sa_frame body = sa_iterate(e->p, fr, &space);
     sa_loop l = {.line = line, .end_line = cx_end_line(c), .parent = loop, .body = body, .unknown = unknown,
                  .entry = fr, .space = space};
+    for (size_t i = 0; i < npr; i++)
+        l.parallel |= pr[i].omp_for;
     w->f->loops = sa_push(a, w->f->loops, &w->f->nloops, sizeof l, &l);
     int me = (int)w->f->nloops - 1;
     if (it >= 0) { /* the iterator is bound inside the body */

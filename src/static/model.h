@@ -12,8 +12,8 @@
  * (join.c): its instructions, their flops, memory operands read and
  * written and their bytes, and the instructions of each class (in enum
  * st_class's order, src/structure/structure.h); with --machine, the
- * core's cycles and the memory term of the streams (cycles.c, in
- * hundredths: sa_op_den). */
+ * core's cycles and the memory term of the streams (cycles.c, in units
+ * of 1/SA_CYCLE_DEN: sa_op_den). */
 enum {
     OP_FLOPS, OP_LOADS, OP_STORES, OP_BYTES,
     OP_INSNS, OP_BFLOPS, OP_BLOADS, OP_BSTORES, OP_BBYTES,
@@ -24,8 +24,11 @@ enum {
 };
 #define OP_SOURCE_N OP_INSNS /* the source's operations come first */
 extern const char *const sa_op_names[OP_N];
-/* The denominator of each operation's per-execution value (1, or 100 for
- * cycles kept to hundredths). */
+/* The denominator of each operation's per-execution value: 1, or
+ * SA_CYCLE_DEN for cycles, whose per-iteration values the core model gives
+ * in thirds, quarters, sixths... of a cycle (uops over an issue width, port
+ * shares): 3600 keeps those exact. */
+#define SA_CYCLE_DEN 3600
 extern const int64_t sa_op_den[OP_N];
 
 /* A domain with a weight: num/den times the product of unknown factors
@@ -77,6 +80,7 @@ typedef struct sa_loop {
     const char *unknown; /* the named unknown of its iterations per entry, if any */
     sa_frame entry;    /* where the loop statement runs: its entries */
     sa_iterspace space;
+    int parallel;      /* under `#pragma omp parallel for` (or `omp for`): its iterations split over threads */
 } sa_loop;
 
 /* Code of the binary joined to the source (join.c): instructions that run
@@ -127,7 +131,9 @@ typedef struct sa_bloop {
     const char *bound;   /* the core model's bound ("ports"...), else NULL */
     double stream_bytes; /* bytes its constant-stride accesses move per iteration */
     double mem_cycles;   /* those bytes over one core's memory bandwidth, cycles */
-    int parallel;        /* an OpenMP parallel for (its function is GCC's outlined ._omp_fn.N) */
+    int parallel;        /* its source loop is an OpenMP parallel loop */
+    double contention;   /* with a machine: seed 004's M_r / M_s, its streams' bytes per
+                            cycle over the machine's memory bandwidth (all cores) */
 } sa_bloop;
 
 /* The program: functions of every analysed source, their symbols, and what

@@ -15,7 +15,8 @@ const char *const sa_op_names[OP_N] = {
 };
 
 const int64_t sa_op_den[OP_N] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-                                 1, 1, 1, 1, 1, 1, 1, 1, [OP_CYCLES] = 100, [OP_MEM_CYCLES] = 100};
+                                 1, 1, 1, 1, 1, 1, 1, 1, [OP_CYCLES] = SA_CYCLE_DEN,
+                                 [OP_MEM_CYCLES] = SA_CYCLE_DEN};
 _Static_assert(OP_CYCLES == 24 && OP_N == 26, "sa_op_den's ones reach OP_CYCLES");
 
 void sa_warn(sa_program *p, const char *file, int line, const char *fmt, ...)
