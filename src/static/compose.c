@@ -45,9 +45,8 @@ typedef struct variant {
 /* The variants of call site s of g: one per combination of the
  * arguments' cases; parameters with an argument that is not affine
  * become unknowns PARAM_LINE, the callee's unknown locals NAME_LINE. */
-static size_t call_variants(composer *c, const sa_func *g, const sa_callsite *s, variant **out)
+static size_t call_variants(sa_program *p, const sa_func *g, const sa_callsite *s, variant **out)
 {
-    sa_program *p = c->p;
     sa_arena *a = p->arena;
     variant *v = sa_alloc(a, sizeof *v);
     size_t nv = 1;
@@ -111,7 +110,37 @@ static int *merge_factors(sa_arena *a, const sa_wdom *x, const sa_wdom *y, size_
     return f;
 }
 
-/* The statements of callee g at call site s of function fi, composed in. */
+/* Callee domain gw run at call site domain cw under variant v: the
+ * product of both, the callee's with the call's arguments substituted in
+ * (and their cases' constraints), weights multiplied. */
+static sa_wdom at_call(sa_program *p, const variant *v, const sa_wdom *cw, const sa_wdom *gw)
+{
+    sa_dom gd = sa_dom_and_all(p->arena, sa_dom_subst(p->arena, gw->d, v->s, v->ns), v->c, v->nc);
+    sa_wdom x = *gw;
+    x.d = sa_dom_product(p->arena, cw->d, gd);
+    x.num = cw->num * gw->num;
+    x.den = cw->den * gw->den;
+    x.f = merge_factors(p->arena, cw, gw, &x.nf);
+    return x;
+}
+
+sa_frame sa_frame_at_call(sa_program *p, const sa_func *g, const sa_callsite *s, sa_frame gf)
+{
+    variant *vs;
+    size_t nv = call_variants(p, g, s, &vs);
+    sa_frame out = {0};
+    for (size_t i = 0; i < gf.n; i++)
+        for (size_t k = 0; k < nv; k++)
+            for (size_t m = 0; m < s->where.n; m++) {
+                sa_wdom x = at_call(p, &vs[k], &s->where.v[m], &gf.v[i]);
+                out.v = sa_push(p->arena, out.v, &out.n, sizeof x, &x);
+            }
+    return out;
+}
+
+/* The statements of callee g at call site s of function fi, composed in;
+ * where the binary inlined the call (join.c), g's own binary code is
+ * not: the caller's holds its copy. */
 static void compose_call(composer *c, size_t fi, const sa_callsite *s, size_t gi)
 {
     sa_program *p = c->p;
@@ -123,23 +152,19 @@ static void compose_call(composer *c, size_t fi, const sa_callsite *s, size_t gi
     }
     expand(c, gi);
     variant *vs;
-    size_t nv = call_variants(c, g, s, &vs);
+    size_t nv = call_variants(p, g, s, &vs);
     xlist *out = &c->x[fi];
     for (size_t i = 0; i < c->x[gi].n; i++) {
         const xitem *gx = &c->x[gi].v[i];
-        for (size_t k = 0; k < nv; k++) {
-            sa_dom gd = sa_dom_and_all(p->arena, sa_dom_subst(p->arena, gx->w.d, vs[k].s, vs[k].ns), vs[k].c, vs[k].nc);
+        if (s->inlined && gx->is_bin && gx->origin == (int)gi)
+            continue;
+        for (size_t k = 0; k < nv; k++)
             for (size_t m = 0; m < s->where.n; m++) {
-                const sa_wdom *cw = &s->where.v[m];
                 xitem x = *gx;
                 x.loop = s->loop;
-                x.w.d = sa_dom_product(p->arena, cw->d, gd);
-                x.w.num = cw->num * gx->w.num;
-                x.w.den = cw->den * gx->w.den;
-                x.w.f = merge_factors(p->arena, cw, &gx->w, &x.w.nf);
+                x.w = at_call(p, &vs[k], &s->where.v[m], &gx->w);
                 out->v = sa_push(p->arena, out->v, &out->n, sizeof x, &x);
             }
-        }
     }
 }
 

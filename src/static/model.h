@@ -61,6 +61,7 @@ typedef struct sa_callsite {
     size_t nargs;
     sa_pwa *args;      /* the arguments, piecewise affine in the caller's symbols */
     char *affine;      /* affine[i]: is argument i affine (else it becomes an unknown) */
+    int inlined;       /* the binary inlined it: the caller's code holds the callee's (join.c) */
 } sa_callsite;
 
 /* A loop's iteration space: iterator `it` runs from `start` by `step`
@@ -132,6 +133,8 @@ typedef struct sa_bloop {
     double stream_bytes; /* bytes its constant-stride accesses move per iteration */
     double mem_cycles;   /* those bytes over one core's memory bandwidth, cycles */
     int parallel;        /* its source loop is an OpenMP parallel loop */
+    int via_func, via_line; /* a loop of code inlined at line via_line of function via_func
+                               (iters in that function's symbols), else -1, 0 */
     double contention;   /* with a machine: seed 004's M_r / M_s, its streams' bytes per
                             cycle over the machine's memory bandwidth (all cores) */
 } sa_bloop;
@@ -183,6 +186,10 @@ typedef struct sa_results {
     sa_scope_formulas *progfuncs;
     sa_formula *bloops; /* bloops[i]: iterations of the program's binary loop i per call of its function */
 } sa_results;
+
+/* Frame gf of callee g (in its symbols) run at call site s: in the
+ * caller's symbols, the call's arguments substituted in. */
+sa_frame sa_frame_at_call(sa_program *p, const sa_func *g, const sa_callsite *s, sa_frame gf);
 
 /* Compose calls and count every domain.  Returns 0, or -1 with a message. */
 int sa_compose(sa_program *p, sa_results *r, char *err, size_t errlen);

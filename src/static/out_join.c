@@ -39,6 +39,9 @@ void sa_text_bloops(FILE *to, const sa_program *p, const sa_results *r, size_t f
                     "unroll %d), %d instructions\n",
                 indent, "", (unsigned long long)b->addr, b->symbol, role_names[b->role], b->factor,
                 b->factor == 1 ? "" : "s", b->lanes, b->unroll, b->ninsns);
+        if (b->via_func >= 0)
+            fprintf(to, "%*s  inlined at %s:%d: iterations per call of %s\n", indent, "", p->funcs[b->via_func].file,
+                    b->via_line, p->funcs[b->via_func].name);
         fprintf(to, "%*s  iterations %s", indent, "", sa_formula_str(p->arena, &p->syms, r->bloops[i], SA_TEXT));
         if (value_of(p, r->bloops[i], v, &d) == 0)
             fprintf(to, "  = %.0f", d);
@@ -66,6 +69,9 @@ json_t *sa_json_bloops(const sa_program *p, const sa_results *r, size_t fi, size
         double d;
         if (value_of(p, r->bloops[i], v, &d) == 0)
             json_object_set_new(o, "iterations_value", json_integer((json_int_t)d));
+        json_object_set_new(o, "inlined_in", b->via_func >= 0 ? json_string_lossy(p->funcs[b->via_func].name)
+                                                              : json_null());
+        json_object_set_new(o, "inlined_at", b->via_func >= 0 ? json_integer(b->via_line) : json_null());
         if (b->bound) {
             json_object_set_new(o, "cycles_per_iteration", json_real(b->cycles));
             json_object_set_new(o, "bound", json_string(b->bound));

@@ -5,7 +5,8 @@
 # function in the run against what `augur collect` counts (the independent
 # truth) at n = 16, 32 and 48; at -O3 the vector bodies (two doubles per
 # SSE instruction) found with their factor and remainder, and their
-# iterations equal to the binary loop's measured header executions.
+# iterations equal to the binary loop's measured header executions; and
+# tests/static/inlined.c, a callee's loop inlined into its caller's loop.
 source "$TESTLIB"
 
 # static_vs_collect O N — one line per function of kernels.c that main calls
@@ -75,5 +76,22 @@ check "O3 trapezoid inner vector body" "$(joined $tj)" "blocks 2 2 98;"
 check "O3 trapezoid blocks measured" "$(measured trapezoid $tj)" 98
 static_flops=$(jq '.functions[] | select(.name == "stencil1") | .program.values.insn_flops' "$WORK/O3.json")
 check "O3 stencil1 flops (5 per element)" "$static_flops" $((5 * (n - 2)))
+
+# ---- a callee's loop inlined (tests/static/inlined.c at -O2) -----------------------------
+prog="$PROGRAMS/static_inlined"
+SRC_I="$SRC_PROGRAMS/../static/inlined.c"
+for n in 20 33; do
+    "$AUGUR" static --format json --param n=$n "$prog" >"$WORK/inl.$n.json" 2>"$WORK/inl.$n.err"
+    check "inlined n=$n static exit" "$?" 0
+    "$AUGUR" collect --db "$WORK/inl.$n.db" --param n=$n -- "$prog" $n >/dev/null 2>&1
+    measured=$("$AUGUR" report --db "$WORK/inl.$n.db" --format json | jq '.functions[] | select(.function == "rows") | .instructions')
+    static=$(jq '.functions[] | select(.name == "rows") | .program.values.instructions' "$WORK/inl.$n.json")
+    echo "     inlined n=$n rows: instructions $static static, $measured collect"
+    check "inlined n=$n rows's instructions (scale's loop in them)" "$static" "$measured"
+    # scale's loop runs n - i times for each i < n: n(n+1)/2, in rows's code
+    check "inlined n=$n scale's loop in rows" "$(jq -r --argjson l "$(line_of LOOP:scale "$SRC_I")" \
+        '.loops[] | select(.lines[0] == $l) | .binary_loops[] | "\(.inlined_in) \(.role) \(.iterations_value)"' \
+        "$WORK/inl.$n.json")" "rows all $((n * (n + 1) / 2))"
+done
 
 finish
