@@ -18,13 +18,20 @@ static int value_of(const sa_program *p, sa_formula x, const sa_values *v, doubl
     return v && v->given > 0 ? sa_formula_eval(&p->syms, x, v->vals, v->known, d, &missing) : -1;
 }
 
+/* Was any of p's code joined to the binary? */
+static int joined(const sa_program *p)
+{
+    for (size_t i = 0; i < p->nfuncs; i++)
+        if (p->funcs[i].nbins)
+            return 1;
+    return 0;
+}
+
 int sa_op_printed(const sa_program *p, const sa_scope_formulas *s, int k)
 {
     if (k < OP_SOURCE_N)
         return 1;
-    if (p->nbloops == 0 && k != OP_INSNS) /* nothing joined */
-        return 0;
-    return !sa_formula_is_zero(s->ops[k]) || k == OP_INSNS;
+    return joined(p) && (k == OP_INSNS || !sa_formula_is_zero(s->ops[k]));
 }
 
 void sa_text_bloops(FILE *to, const sa_program *p, const sa_results *r, size_t fi, size_t l, int indent,

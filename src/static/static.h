@@ -27,9 +27,9 @@ void sa_print_text(FILE *to, const char *program, const sa_program *p, const sa_
 int sa_print_json(FILE *to, const char *program, const sa_program *p, const sa_results *r, const sa_values *v);
 void sa_print_python(FILE *to, const char *program, const sa_program *p, const sa_results *r);
 
-/* out_join.c: does a scope print operation k?  The source's always, the
- * binary's when the program was joined and the formula is not zero
- * (instructions always). */
+/* out_join.c: does a scope print operation k (text)?  The source's always,
+ * the binary's when the program was joined and the formula is not zero
+ * (instructions always then). */
 int sa_op_printed(const sa_program *p, const sa_scope_formulas *s, int k);
 /* The binary loops joined to loop l of function fi: text lines, or a JSON
  * array (binary_loops of docs/static.md). */
