@@ -6,7 +6,8 @@
 # function's loops); the streams of tests/static/stream.c's triad; and its
 # OpenMP loop split over `threads`, checked symbolically (the formula's
 # text from its parts, its value at 1, 2 and 4 threads) and its
-# instructions against a run on two threads.
+# instructions against a run on two threads; and bad input (an unknown
+# machine, a binary without DWARF).
 source "$TESTLIB"
 
 K="$PROGRAMS/static_kernels_O2"
@@ -71,5 +72,16 @@ measured=$("$AUGUR" report --db "$WORK/s.db" --format json |
 static=$(jq '.functions[] | select(.name == "triad_omp") | .program.values.instructions' "$WORK/s2.json")
 echo "     triad_omp on 2 threads: static $static instructions, collect $measured"
 check "triad_omp's instructions on 2 threads within 1%" "$(within "$static" "$measured" 0.01)" 1
+
+# ---- bad input ----------------------------------------------------------------------------
+"$AUGUR" static --machine nosuch "$K" >"$WORK/bad.out" 2>"$WORK/bad.err"
+check "unknown machine: exit 1" "$?" 1
+check "unknown machine: nothing on stdout" "$(wc -c <"$WORK/bad.out")" 0
+check "unknown machine: named, with the known ones" "$(grep -c "unknown machine 'nosuch' (known: .*zen4" "$WORK/bad.err")" 1
+"$AUGUR" static --machine zen4 "$PROGRAMS/static_kernels_nodwarf" -- "$SRC_PROGRAMS/../static/kernels.c" \
+    >"$WORK/nodwarf.out" 2>"$WORK/nodwarf.err"
+check "no DWARF, sources named: exit 0" "$?" 0
+check "no DWARF: the binary is not joined, and says so" \
+    "$(grep -c 'has no DWARF lines: its code is not joined to the sources (build it with -g)' "$WORK/nodwarf.err")" 1
 
 finish
