@@ -503,6 +503,50 @@ static void test_thin_slices_keep_heavy_slice(void **state)
     assert_true(misses <= cold + 0.06 * touches * (1 + 1e-9));
 }
 
+/* A slice [u0, u1) from c_low * N^e_low to c_high * N^e_high. */
+static rd_model_bin edge_slice(double u0, double u1, double c_low, double e_low, double c_high, double e_high)
+{
+    rd_model_bin b = {u0, u1, power_model(c_low, e_low), power_model(c_high, e_high), power_model(c_low, e_low)};
+    return b;
+}
+
+/* The shape of ssor's sweep-to-sweep reuse (issue 20's regression of
+ * zen4's L3 at 4x): slices at 0.15 N^2 to 0.25 N^2 blocks, and between
+ * two of them (3% each) one boundary of the quantile function, the high
+ * edge of one and the low edge of the next, fitted as 4e-4 N^3 (in
+ * training it held values of both distance groups): 691,200 blocks at
+ * N = 1200, where every slice lies under 360,000 (the next one's high
+ * edge is raised to its runaway low).  A cache of 400,000 blocks holds
+ * every slice once the runaway edges are pooled with the slices of 2%
+ * after them (a weighted median of their values), so only the cold
+ * touches miss.  When a pooled block's median was taken over the levels
+ * its parts had been set to, the first pool (691,200 weighing 1.5%
+ * against 259,200 weighing 1%) came out at 691,200 and then voted with
+ * its whole weight, and so did every slice it absorbed: all the slices
+ * after the runaway edge were lifted to 691,200 and missed (64% of the
+ * touches). */
+static void test_runaway_boundary_pooled(void **state)
+{
+    (void)state;
+    rd_model_bin bins[32];
+    bins[0] = power_slice(0.00, 0.36, 0.15, 2);
+    bins[1] = edge_slice(0.36, 0.39, 0.16, 2, 4e-4, 3);
+    bins[2] = edge_slice(0.39, 0.42, 4e-4, 3, 0.17, 2);
+    for (int i = 0; i < 29; i++)
+        bins[3 + i] = power_slice(0.42 + 0.02 * i, 0.42 + 0.02 * (i + 1), 0.18 + 0.07 / 29 * i, 2);
+    bins[31].u_high = 1;
+    rd_model m;
+    memset(&m, 0, sizeof m);
+    m.cold = power_model(1, 2);
+    m.touches = power_model(1, 3);
+    m.nbins = 32;
+    m.bins = bins;
+    double x = 1200, cold = x * x, touches = x * x * x;
+    double misses = rd_model_misses(&m, &x, 400000);
+    printf("    misses %.0f: cold + %.4f of the touches\n", misses, (misses - cold) / touches);
+    assert_true(misses <= cold + 1e-9 * touches);
+}
+
 /* ---- miss ranges ---------------------------------------------------------------- */
 
 /* The range at `cap` of poly_groups fitted on 20..60, at N = 480 (reach
@@ -587,6 +631,7 @@ int main(void)
         T(test_random_sane),
         T(test_misses_sane),
         T(test_thin_slices_keep_heavy_slice),
+        T(test_runaway_boundary_pooled),
         T(test_miss_ranges),
         T(test_miss_range_thin_slices),
     };
