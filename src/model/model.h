@@ -283,7 +283,9 @@ double rd_model_misses(const rd_model *m, const double *x, uint64_t capacity);
  * (cv: its leave-one-out SMAPE as a fraction), the extremes of the misses
  * when
  *   - each slice's distances are scaled by (1 + d_i) or 1 / (1 + d_i),
- *     d_i = max(RD_DOUBT_DISTANCE_FLOOR * g, doubt(low_i), doubt(high_i));
+ *     d_i = max(RD_DOUBT_DISTANCE_FLOOR * g, doubt(low_i), doubt(high_i)),
+ *     or down by 1 - s where an edge's spread s at the reach is below 1
+ *     (its alternatives may lie below it, at (1 - s) times its value);
  *   - cold and touches by 1 -+ max(doubt(cold), doubt(touches));
  *   - the leads' share moves by +- doubt(F_last) * F_last(x);
  *   - the slice edges are taken with or without their monotone repair

@@ -602,6 +602,34 @@ static void test_miss_range_thin_slices(void **state)
     assert_true(r[1] >= cold + 0.06 * touches && r[1] <= cold + 0.061 * touches);
 }
 
+/* LU's dger (issue 20, 4x): a slice's edges fitted as N^3 on distances of
+ * 1 to 20 lines put it at 1000 blocks at the prediction's point, above a
+ * cache of 512, while the plausible alternatives of those edges lie 90%
+ * lower there (spread 0.9 at 4x: a linear form, the truth at 80 blocks).
+ * The range must reach the alternative, where the slice hits: its low end
+ * is the cold misses.  Scaled by 1 / (1 + 0.9) the slice stayed at 526
+ * blocks, above the cache, and the range's low end was every touch. */
+static void test_miss_range_spread_below(void **state)
+{
+    (void)state;
+    rd_model_bin bin = power_slice(0, 1, 1000, 0);
+    for (int k = 0; k < 2; k++) {
+        model *edge = k ? &bin.high : &bin.low;
+        edge->spread[0] = 0.5, edge->spread[1] = 0.9, edge->spread[2] = 0.95, edge->spread[3] = 0.97;
+    }
+    rd_model m;
+    memset(&m, 0, sizeof m);
+    m.cold = power_model(1, 2);
+    m.touches = power_model(1, 3);
+    m.nbins = 1;
+    m.bins = &bin;
+    double x = 320, cold = x * x, touches = x * x * x, r[2];
+    rd_model_misses_range(&m, &x, 512, 4, r);
+    printf("    misses %.0f in [%.0f, %.0f]\n", rd_model_misses(&m, &x, 512), r[0], r[1]);
+    assert_true(r[0] <= cold + 1e-9 * touches);
+    assert_true(r[1] >= cold + touches * (1 - 1e-9));
+}
+
 /* A zeroed model predicts nothing, and evaluation never gives NaN. */
 static void test_misses_sane(void **state)
 {
@@ -634,6 +662,7 @@ int main(void)
         T(test_runaway_boundary_pooled),
         T(test_miss_ranges),
         T(test_miss_range_thin_slices),
+        T(test_miss_range_spread_below),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
