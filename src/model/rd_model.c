@@ -828,10 +828,41 @@ static int fit_all_slices(slicer *sl, const model_options *o, model_memo **memo,
     return 0;
 }
 
+/* Widen the spreads of the edges of best[0..nbins) (one parameter), at
+ * each far point 2^(j+1) times the largest training value, to how far the
+ * edges of alt lie from them (|alt - best| / |best|), and their
+ * spread_below to how far below ((best - alt) / best). */
+static void widen_edge_spreads(const slicer *sl, rd_model_bin *best, const rd_model_bin *alt)
+{
+    double xmax = sl->xs[0];
+    for (size_t i = 1; i < sl->nuse; i++)
+        xmax = fmax(xmax, sl->xs[i]);
+    for (size_t i = 0; i < sl->nbins; i++)
+        for (int j = 0; j < MODEL_SPREAD_POINTS; j++) {
+            double x = ldexp(xmax, j + 1);
+            model *edge[2] = {&best[i].low, &best[i].high};
+            const model *other[2] = {&alt[i].low, &alt[i].high};
+            for (int k = 0; k < 2; k++) {
+                double v = model_eval(edge[k], &x), a = model_eval(other[k], &x);
+                if (!isfinite(a) || !isfinite(v) || v == 0)
+                    continue;
+                edge[k]->spread[j] = fmax(edge[k]->spread[j], fabs(a - v) / fabs(v));
+                if (v > 0 && a < v)
+                    edge[k]->spread_below[j] = fmax(edge[k]->spread_below[j], fmin((v - a) / v, 1));
+            }
+        }
+}
+
 /* Refit every slice with the one term set that gives the group the lowest
  * leave-one-out error (file header, step 3b); ties within 1% go to the
- * set with fewer terms.  Only for one parameter and 4 or more points.
- * Returns 0 or -1. */
+ * set with fewer terms.  The other term sets whose error is plausible
+ * against the best's (model_plausible_cv) are its alternatives:
+ * the training runs cannot tell them from it, so their slice edges widen
+ * the spreads of the chosen ones (a subset search within one set sees only
+ * that set's forms: Cholesky's column reuse at N^2/32 blocks fitted as
+ * 3.7e-4 N^3 with cv 1% and no spread, 96,000 blocks at N = 640, where
+ * the set with N^2 put it under a 1 MiB L2).  Only for one parameter and
+ * 4 or more points.  Returns 0 or -1. */
 static int share_terms(slicer *sl)
 {
     if (sl->nparams != 1 || sl->nuse < 4 || sl->nbins == 0)
@@ -840,11 +871,12 @@ static int share_terms(slicer *sl)
     int nb = base_terms(sl, base), most = sl->nuse - 2 < 3 ? (int)sl->nuse - 2 : 3;
     rd_model_bin *best = malloc(sl->nbins * sizeof *best), *cand = malloc(sl->nbins * sizeof *cand);
     model_memo **memo = calloc(3 * sl->nbins, sizeof *memo);
-    int rc = -1, have = 0, best_terms = 0;
+    double *scores = malloc((size_t)nb * nb * nb * sizeof *scores);
+    int rc = -1, have = 0, best_terms = 0, best_code = -1;
     double best_score = 0;
     for (size_t i = 0; memo && i < 3 * sl->nbins; i++)
         memo[i] = model_memo_new(); /* NULL when out of memory: that series is fitted without */
-    if (!best || !cand || !memo) {
+    if (!best || !cand || !memo || !scores) {
         set_err(sl->err, sl->errlen, "reuse-distance model: out of memory");
         goto done;
     }
@@ -852,10 +884,12 @@ static int share_terms(slicer *sl)
         model_options set;
         double score;
         int k = term_set(sl, base, nb, code, most, &set);
+        scores[code] = NAN;
         if (k == 0)
             continue;
         if (fit_all_slices(sl, &set, memo, cand, &score))
             goto done;
+        scores[code] = score;
         int tie = have && fabs(score - best_score) <= 0.01 * fmax(score, best_score) + 1e-9;
         if (!have || (tie ? k < best_terms : score < best_score)) {
             rd_model_bin *t = best;
@@ -863,8 +897,22 @@ static int share_terms(slicer *sl)
             cand = t;
             best_score = score;
             best_terms = k;
+            best_code = code;
             have = 1;
         }
+    }
+    /* the plausible alternatives, refitted from the memos */
+    for (int code = 0; have && code < nb * nb * nb; code++) {
+        model_options set;
+        double score;
+        if (code == best_code || isnan(scores[code]))
+            continue;
+        int k = term_set(sl, base, nb, code, most, &set);
+        if (!(scores[code] <= model_plausible_cv(k, best_terms, best_score)))
+            continue;
+        if (fit_all_slices(sl, &set, memo, cand, &score))
+            goto done;
+        widen_edge_spreads(sl, best, cand);
     }
     if (have)
         memcpy(sl->bins, best, sl->nbins * sizeof *best);
@@ -873,6 +921,7 @@ done:
     for (size_t i = 0; memo && i < 3 * sl->nbins; i++)
         model_memo_free(memo[i]);
     free(memo);
+    free(scores);
     free(best);
     free(cand);
     return rc;
@@ -1279,11 +1328,13 @@ static double model_doubt(const model *m, double reach)
 
 /* The factors each slice's distances are scaled by at the reach, into
  * down[0..nbins) and up[0..nbins): with d the larger of its edges' doubts
- * and RD_DOUBT_DISTANCE_FLOOR * g, up = 1 + d and down = 1 / (1 + d), or
- * 1 - s where an edge's alternatives part from it by a spread s < 1 (a
- * spread is |alt - model| / |model|: below 1 it may be an alternative
- * below the model, at model * (1 - s), which 1 / (1 + s) puts no lower
- * than half of it).  LU's dger: a slice edge fitted as N^3 on distances
+ * and RD_DOUBT_DISTANCE_FLOOR * g, up = 1 + d and down = 1 / (1 + d),
+ * lowered to 1 - s where an edge's alternatives part from it by a spread
+ * s < 1 (a spread is |alt - model| / |model|: below 1 it may be an
+ * alternative below the model, at model * (1 - s), which 1 / (1 + s) puts
+ * no lower than half of it), and to 1 - b where the group's other term
+ * sets put an edge b below it (spread_below: an alternative above with a
+ * larger spread hides it).  LU's dger: a slice edge fitted as N^3 on distances
  * of 1 to 20 lines, 10,000 lines at N = 320, its linear alternatives 91%
  * lower (the distances are 2 (N - k) / 8 lines, at most 80): scaled by
  * 1 / 1.91 it stayed above the L1, and the range missed the truth. */
@@ -1299,6 +1350,7 @@ static void slice_scales(const rd_model *m, double reach, double *down, double *
             double spread = finite_or(model_spread_at(edge[k], reach), 0);
             if (spread < 1)
                 down[i] = fmin(down[i], 1 - spread);
+            down[i] = fmin(down[i], 1 - finite_or(model_spread_below_at(edge[k], reach), 0));
         }
     }
 }
