@@ -466,6 +466,19 @@ static rd_model_bin power_slice(double u0, double u1, double c, double e)
     return b;
 }
 
+/* A model of the slices bins[0..nbins) (not copied; no leads), cold N^2
+ * and touches N^3. */
+static rd_model cubic_model(rd_model_bin *bins, size_t nbins)
+{
+    rd_model m;
+    memset(&m, 0, sizeof m);
+    m.cold = power_model(1, 2);
+    m.touches = power_model(1, 3);
+    m.nbins = nbins;
+    m.bins = bins;
+    return m;
+}
+
 /* The model of test_thin_slices_keep_heavy_slice's shape, its slices in
  * bins[0..4): cold N^2, touches N^3. */
 static rd_model cholesky_model(rd_model_bin bins[4])
@@ -474,13 +487,7 @@ static rd_model cholesky_model(rd_model_bin bins[4])
     bins[1] = power_slice(0.01, 0.02, 1.0 / 100, 2);
     bins[2] = power_slice(0.02, 0.96, 1.125, 1);
     bins[3] = power_slice(0.96, 1.00, 1, 2);
-    rd_model m;
-    memset(&m, 0, sizeof m);
-    m.cold = power_model(1, 2);
-    m.touches = power_model(1, 3);
-    m.nbins = 4;
-    m.bins = bins;
-    return m;
+    return cubic_model(bins, 4);
 }
 
 /* The shape of a Cholesky update's column load (issue 20): 94% of the
@@ -536,12 +543,7 @@ static void test_runaway_boundary_pooled(void **state)
     for (int i = 0; i < 29; i++)
         bins[3 + i] = power_slice(0.42 + 0.02 * i, 0.42 + 0.02 * (i + 1), 0.18 + 0.07 / 29 * i, 2);
     bins[31].u_high = 1;
-    rd_model m;
-    memset(&m, 0, sizeof m);
-    m.cold = power_model(1, 2);
-    m.touches = power_model(1, 3);
-    m.nbins = 32;
-    m.bins = bins;
+    rd_model m = cubic_model(bins, 32);
     double x = 1200, cold = x * x, touches = x * x * x;
     double misses = rd_model_misses(&m, &x, 400000);
     printf("    misses %.0f: cold + %.4f of the touches\n", misses, (misses - cold) / touches);
@@ -618,12 +620,7 @@ static void test_miss_range_spread_below(void **state)
         model *edge = k ? &bin.high : &bin.low;
         edge->spread[0] = 0.5, edge->spread[1] = 0.9, edge->spread[2] = 0.95, edge->spread[3] = 0.97;
     }
-    rd_model m;
-    memset(&m, 0, sizeof m);
-    m.cold = power_model(1, 2);
-    m.touches = power_model(1, 3);
-    m.nbins = 1;
-    m.bins = &bin;
+    rd_model m = cubic_model(&bin, 1);
     double x = 320, cold = x * x, touches = x * x * x, r[2];
     rd_model_misses_range(&m, &x, 512, 4, r);
     printf("    misses %.0f in [%.0f, %.0f]\n", rd_model_misses(&m, &x, 512), r[0], r[1]);
