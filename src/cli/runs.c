@@ -301,6 +301,7 @@ int store_run(const char *db_path, char **argv, const run_params *params, const 
         .intervals = s->intervals,
         .nintervals = s->nintervals,
         .by_callsite = s->by_callsite,
+        .mpi_launch = s->mpi_launch,
     };
     db *d;
     int64_t run_id;

@@ -22,7 +22,7 @@
 #include "rd/rd.h"
 
 /* Version of the schema this augur writes (meta.schema_version). */
-#define DB_SCHEMA_VERSION 11
+#define DB_SCHEMA_VERSION 13
 
 /* Return value of lookups that found nothing. */
 #define DB_NOT_FOUND 1
@@ -74,6 +74,12 @@ typedef struct run_info {
     profile *const *intervals;
     size_t nintervals;
     int by_callsite;
+    /* An MPI rank's share of a run (docs/database.md, "MPI runs"): the
+     * launcher's name of the job (ranks of one launch give the same), or
+     * NULL.  With it, the process that called MPI_Init (profile.mpi) is
+     * the rank, and the run is the one other ranks of the launch stored,
+     * made by the first to store. */
+    const char *mpi_launch;
 } run_info;
 
 /* Import one run with the profiles of all its processes (procs[0] is the

@@ -434,6 +434,60 @@ static void test_regions_lines(void **state)
     }
 }
 
+/* An MPI rank's profile (version 6): its mpi line and comm lines read
+ * field by field, and refused where they cannot be. */
+static void test_mpi_lines(void **state)
+{
+    fixture *f = *state;
+    write_with_regions(f->path, 6, "mpi 1 4\n", "comm 1 2 0 -1 3 240 240 0 27 2 1 0\ncomm 0 -1 0 5 1 8 8 -1 0 0\n");
+    profile p;
+    char err[1024];
+    if (profile_read(f->path, &p, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_true(p.mpi.has_mpi);
+    assert_int_equal(p.mpi.rank, 1);
+    assert_int_equal(p.mpi.size, 4);
+    assert_int_equal(p.ncomms, 2);
+    const prof_comm *c = &p.comms[0];
+    assert_int_equal(c->fn, 1);
+    assert_int_equal(c->peer, 2);
+    assert_int_equal(c->comm, 0);
+    assert_int_equal(c->interval, -1);
+    assert_int_equal(c->calls, 3);
+    assert_int_equal(c->sent, 240);
+    assert_int_equal(c->received, 240);
+    assert_int_equal(c->file, 0);
+    assert_int_equal(c->line, 27);
+    assert_int_equal(c->depth, 2);
+    assert_int_equal(c->frames[0], 1);
+    assert_int_equal(c->frames[1], 0);
+    assert_int_equal(p.comms[1].peer, -1);
+    assert_int_equal(p.comms[1].interval, 5);
+    assert_int_equal(p.comms[1].file, -1);
+    assert_int_equal(p.comms[1].depth, 0);
+    profile_free(&p);
+
+    static const struct {
+        int version;
+        const char *head, *tail, *error;
+    } bad[] = {
+        {4, "mpi 0 2\n", "", "line 13: 'mpi' line in a version-4 profile: MPI ranks are recorded from version 6 on"},
+        {4, "", "comm 0 1 0 -1 1 8 8 0 1 0\n", "line 31: 'comm' line in a version-4 profile: MPI calls are "
+                                               "recorded from version 6 on"},
+        {6, "mpi 2 2\n", "", "line 13: mpi RANK 2 is not below SIZE 2"},
+        {6, "", "comm 0 1 0 -1 0 8 8 0 1 0\n", "line 31: comm CALLS 0: a line sums at least one call"},
+        {6, "", "comm 0 -2 0 -1 1 8 8 0 1 0\n", "line 31: comm PEER -2: -1 (none) or a number from 0"},
+        {6, "", "comm 0 1 0 -1 1 8 8 0 1 2 0\n", "line 31: comm DEPTH 2, but 1 callers follow it"},
+        {6, "", "comm 0 1 0 -1 1 8 8 0 1 1 7\n", "line 31: fn 7"},
+        {6, "", "comm 0 1 0 -1 1 8 8 0 1 0\ninterval 0 1 end -1 0 -1 -1 0\n",
+         "line 32: 'interval' line after 'comm' lines: an interval's profile has no MPI calls"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        write_with_regions(f->path, bad[i].version, bad[i].head, bad[i].tail);
+        expect_error(f->path, bad[i].error);
+    }
+}
+
 /* ---- damage to the file -------------------------------------------------- */
 
 static void test_flipped_byte(void **state)
@@ -491,9 +545,11 @@ static void test_not_a_profile(void **state)
 {
     fixture *f = *state;
     fixture_write(f->path, "hello\n", 6);
-    expect_error(f->path, "line 1: not an augur profile (the first line is not 'augur-profile 4')");
+    expect_error(f->path, "line 1: not an augur profile (the first line is not 'augur-profile 6')");
     fixture_profile(f->path, "augur-profile 5\n");
-    expect_error(f->path, "line 1: profile format version 5 is not supported: this augur reads versions 1 to 4");
+    expect_error(f->path, "line 1: profile format version 5 is not supported: this augur reads versions 1 to 4 and 6");
+    fixture_profile(f->path, "augur-profile 7\n");
+    expect_error(f->path, "line 1: profile format version 7 is not supported: this augur reads versions 1 to 6");
 }
 
 /* A NUL byte ended its line early, unseen: "ins ... 0<NUL>junk" read as
@@ -545,6 +601,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_edits_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stride_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_regions_lines, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mpi_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_flipped_byte, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bytes_after_end, setup, teardown),
