@@ -110,10 +110,28 @@ static int rank_count_param(const collect_mpi *m, run_params *params, char *err,
     return run_params_add(params, arg, err, errlen) == 0 ? 0 : 2;
 }
 
+/* Whether `program` is an MPI launcher (by its name). */
+static int is_launcher(const char *program)
+{
+    static const char *const names[] = {"mpirun", "mpiexec", "orterun", "oshrun", "mpiexec.hydra", "srun"};
+    const char *slash = strrchr(program, '/'), *base = slash ? slash + 1 : program;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(base, names[i]))
+            return 1;
+    return 0;
+}
+
 int collect_mpi_prepare(collect_mpi *m, const char *program, const char *tool_dir, run_params *params, char *err,
                         size_t errlen)
 {
     memset(m, 0, sizeof *m);
+    if (is_launcher(program)) {
+        snprintf(err, errlen, "%s is an MPI launcher: put it outside, mpirun -np P augur collect [OPTIONS] -- "
+                 "PROGRAM ARGS. Under augur the launcher and its daemons would be measured as the program's "
+                 "processes, and the ranks would neither get augur's MPI wrapper nor be told apart "
+                 "(docs/user-guide.md, \"MPI programs\")", program);
+        return 2;
+    }
     int rc = read_launcher(m, err, errlen);
     char lib[256], wrapper[PATH_MAX], want[256] = "";
     if (rc != 0 || mpi_library(program, lib, sizeof lib, err, errlen) != 0)

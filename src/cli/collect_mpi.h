@@ -17,7 +17,8 @@ typedef struct collect_mpi {
     char preload[PATH_MAX]; /* the wrapper to preload into the program, "" for none */
 } collect_mpi;
 
-/* Before the run: read the launcher's environment, refuse an MPI augur
+/* Before the run: refuse an MPI launcher as the program (it goes
+ * outside augur), read the launcher's environment, refuse an MPI augur
  * does not know (another launcher's variables, or a program linked with
  * another MPI library than the wrapper's), choose the wrapper to preload
  * (for a program run by mpirun or linked with MPI), and add the parameter

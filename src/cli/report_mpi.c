@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/model.h"
+#include "predict/predict.h"
 #include "report/text_table.h"
 
 /* Sum and largest of the ranks' instructions. */
@@ -163,4 +165,45 @@ int report_mpi_comm(db *d, int64_t run_id, int json, num_style numbers, FILE *ou
     db_comm_sites_free(v, n);
     db_mpi_ranks_free(r, nr);
     return rc;
+}
+
+/* The value of the set's `total` model of `metric` at p's parameters, as
+ * text: every digit of an exact model, 3 significant digits of another;
+ * *v the value; 0 when the set has no such model. */
+static int predicted(const struct prediction *p, const char *metric, num_style numbers, double *v, char *buf)
+{
+    for (size_t i = 0; i < p->nrows; i++) {
+        const db_model_row *row = &p->rows[i];
+        if (strcmp(row->kind, "total") || strcmp(row->metric, metric))
+            continue;
+        *v = model_eval(row->m, p->x);
+        int exact = row->m->method == MODEL_EXACT || row->m->method == MODEL_CONSTANT;
+        if (exact && *v >= 0)
+            numfmt_count((uint64_t)(*v + 0.5), numbers, buf);
+        else
+            snprintf(buf, NUMFMT_LEN, "%.3g", *v);
+        return 1;
+    }
+    return 0;
+}
+
+void report_mpi_predicted(const struct prediction *p, num_style numbers, FILE *out)
+{
+    char sent[NUMFMT_LEN], got[NUMFMT_LEN], calls[NUMFMT_LEN], max[NUMFMT_LEN], mean[NUMFMT_LEN];
+    double vs, vg, vc, vm, ranks = 0;
+    if (!predicted(p, "comm_bytes_sent", numbers, &vs, sent) || !predicted(p, "comm_bytes_received", numbers, &vg, got) ||
+        !predicted(p, "comm_calls", numbers, &vc, calls) || !predicted(p, "rank_max_instructions", numbers, &vm, max))
+        return;
+    for (int k = 0; k < p->set.nparams; k++)
+        if (!strcmp(p->set.params[k], "P"))
+            ranks = p->x[k];
+    fprintf(out, "\nMPI ranks (models of the runs' ranks, summed over them):\n");
+    fprintf(out, "  bytes sent %s, bytes received %s, calls %s\n", sent, got, calls);
+    if (ranks >= 1) {
+        double m = (double)p->rep.total.instructions / ranks;
+        snprintf(mean, sizeof mean, "%.3g", m);
+        fprintf(out, "  instructions: largest rank %s, mean rank %s (the total over P = %g), imbalance %.3g\n", max,
+                mean, ranks, m > 0 ? vm / m : 1.0);
+    } else
+        fprintf(out, "  instructions: largest rank %s (no parameter P: no mean rank)\n", max);
 }

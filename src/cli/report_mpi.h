@@ -20,4 +20,11 @@ int report_mpi_ranks(db *d, int64_t run_id, num_style numbers, FILE *out, char *
  * message in err, also for a run without MPI calls. */
 int report_mpi_comm(db *d, int64_t run_id, int json, num_style numbers, FILE *out, char *err, size_t errlen);
 
+/* After a prediction's text: the MPI models of its set (modelset_comm.c)
+ * at its parameters: bytes sent and received and calls summed over the
+ * ranks, the largest rank's instructions, the mean rank's (the predicted
+ * total over P) and the imbalance; nothing when the set has none. */
+struct prediction;
+void report_mpi_predicted(const struct prediction *p, num_style numbers, FILE *out);
+
 #endif

@@ -179,7 +179,7 @@ void db_intervals_free(db_interval *v, size_t n);
 typedef struct db_mpi_rank {
     int64_t rank, size;
     char *status, *detail;
-    uint64_t instructions, accesses, sent, received;
+    uint64_t instructions, accesses, sent, received, calls;
 } db_mpi_rank;
 
 /* The ranks stored of run `run_id` (of its parent, for an interval run,

@@ -16,7 +16,8 @@ static int fill_rank(void *elem, sqlite3_stmt *st, void *ctx)
                        .instructions = db_column_u64(st, 4),
                        .accesses = db_column_u64(st, 5),
                        .sent = db_column_u64(st, 6),
-                       .received = db_column_u64(st, 7)};
+                       .received = db_column_u64(st, 7),
+                       .calls = db_column_u64(st, 8)};
     return r->status && r->detail ? 0 : -1;
 }
 
@@ -30,7 +31,8 @@ int db_mpi_ranks(db *d, int64_t run_id, db_mpi_rank **out, size_t *n, char *err,
         " (SELECT ifnull(sum(x.reads + x.writes), 0) FROM processes q JOIN instructions x ON x.process_id = q.id"
         "  WHERE q.run_id = ?1 AND q.pid = p.pid),"
         " (SELECT ifnull(sum(bytes_sent), 0) FROM comm WHERE process_id = p.id),"
-        " (SELECT ifnull(sum(bytes_received), 0) FROM comm WHERE process_id = p.id)"
+        " (SELECT ifnull(sum(bytes_received), 0) FROM comm WHERE process_id = p.id),"
+        " (SELECT ifnull(sum(calls), 0) FROM comm WHERE process_id = p.id)"
         " FROM mpi_ranks k JOIN mpi_runs m ON m.run_id = k.run_id JOIN processes p ON p.id = k.process_id"
         " WHERE k.run_id = coalesce((SELECT parent_id FROM runs WHERE id = ?1), ?1) ORDER BY k.rank";
     db_row_array a = {(void **)out, n, 0, sizeof **out, fill_rank, NULL};
