@@ -2,10 +2,10 @@
 #include "cli/report_mpi.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/model.h"
 #include "predict/predict.h"
 #include "report/text_table.h"
 
@@ -168,20 +168,27 @@ int report_mpi_comm(db *d, int64_t run_id, int json, num_style numbers, FILE *ou
 }
 
 /* The value of the set's `total` model of `metric` at p's parameters, as
- * text: every digit of an exact model, 3 significant digits of another;
- * *v the value; 0 when the set has no such model. */
-static int predicted(const struct prediction *p, const char *metric, num_style numbers, double *v, char *buf)
+ * text with its range (predict_count_doubt), as predict shows a count:
+ * the digits the range supports, the ends to 3 digits rounded outward,
+ * every digit and no range when the range is under a unit wide (an exact
+ * model); *v the value; 0 when the set has no such model. */
+static int predicted(const struct prediction *p, const char *metric, num_style numbers, double *v, char *buf,
+                     size_t len)
 {
     for (size_t i = 0; i < p->nrows; i++) {
         const db_model_row *row = &p->rows[i];
         if (strcmp(row->kind, "total") || strcmp(row->metric, metric))
             continue;
         *v = model_eval(row->m, p->x);
-        int exact = row->m->method == MODEL_EXACT || row->m->method == MODEL_CONSTANT;
-        if (exact && *v >= 0)
-            numfmt_count((uint64_t)(*v + 0.5), numbers, buf);
+        double doubt = predict_count_doubt(row->m, predict_reach(p)), lo = fmax(0, *v * (1 - doubt)),
+               hi = *v * (1 + doubt); /* counts: never below 0 */
+        char a[NUMFMT_LEN], b[NUMFMT_LEN], c[NUMFMT_LEN];
+        numfmt_fixed(numfmt_shown(*v, lo, hi), 0, numbers, a);
+        if (hi - lo < 1)
+            snprintf(buf, len, "%s", a);
         else
-            snprintf(buf, NUMFMT_LEN, "%.3g", *v);
+            snprintf(buf, len, "%s (%s to %s)", a, numfmt_fixed(numfmt_range_end(lo, lo, hi, 0), 0, numbers, b),
+                     numfmt_fixed(numfmt_range_end(hi, lo, hi, 1), 0, numbers, c));
         return 1;
     }
     return 0;
@@ -189,10 +196,12 @@ static int predicted(const struct prediction *p, const char *metric, num_style n
 
 void report_mpi_predicted(const struct prediction *p, num_style numbers, FILE *out)
 {
-    char sent[NUMFMT_LEN], got[NUMFMT_LEN], calls[NUMFMT_LEN], max[NUMFMT_LEN], mean[NUMFMT_LEN];
+    char sent[128], got[128], calls[128], max[128], mean[NUMFMT_LEN];
     double vs, vg, vc, vm, ranks = 0;
-    if (!predicted(p, "comm_bytes_sent", numbers, &vs, sent) || !predicted(p, "comm_bytes_received", numbers, &vg, got) ||
-        !predicted(p, "comm_calls", numbers, &vc, calls) || !predicted(p, "rank_max_instructions", numbers, &vm, max))
+    if (!predicted(p, "comm_bytes_sent", numbers, &vs, sent, sizeof sent) ||
+        !predicted(p, "comm_bytes_received", numbers, &vg, got, sizeof got) ||
+        !predicted(p, "comm_calls", numbers, &vc, calls, sizeof calls) ||
+        !predicted(p, "rank_max_instructions", numbers, &vm, max, sizeof max))
         return;
     for (int k = 0; k < p->set.nparams; k++)
         if (!strcmp(p->set.params[k], "P"))
@@ -201,7 +210,7 @@ void report_mpi_predicted(const struct prediction *p, num_style numbers, FILE *o
     fprintf(out, "  bytes sent %s, bytes received %s, calls %s\n", sent, got, calls);
     if (ranks >= 1) {
         double m = (double)p->rep.total.instructions / ranks;
-        snprintf(mean, sizeof mean, "%.3g", m);
+        numfmt_fixed(numfmt_round_sig(m, 3), 0, numbers, mean); /* a mean of counts with ranges: 3 digits */
         fprintf(out, "  instructions: largest rank %s, mean rank %s (the total over P = %g), imbalance %.3g\n", max,
                 mean, ranks, m > 0 ? vm / m : 1.0);
     } else

@@ -187,6 +187,15 @@ static int check_run(const db *d, const run_info *ri, profile *const *procs, siz
                      d->path, (long long)procs[i]->pid, (long long)procs[0]->pid);
             return -1;
         }
+    size_t ranks = 0;
+    for (size_t i = 0; i < nprocs; i++)
+        ranks += procs[i]->mpi.has_mpi != 0;
+    if (ranks > 1) {
+        snprintf(err, errlen, "%s: the profiles are of %zu MPI ranks: a run holds one rank's processes per import "
+                 "(collect the launch under mpirun, each rank's augur collect storing its own; or import each "
+                 "rank's profiles by themselves)", d->path, ranks);
+        return -1;
+    }
     return check_params(d, ri, err, errlen);
 }
 

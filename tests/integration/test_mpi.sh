@@ -77,13 +77,35 @@ check "report --comm: total bytes sent T(16N(P-1) + 8P)" "$(awk '/^total:/ {prin
 check "report: the ranks and their imbalance" \
     "$(grep -c -E '^MPI ranks: 2 of 2 stored|^summed: .* imbalance \(largest / mean\): [0-9.]+$' "$WORK/report.txt")" 2
 
-# relax's instructions per rank against Callgrind's, between the same markers.
+# relax's instructions per rank against Callgrind's, between the same markers
+# (--threshold=100: a waiting rank's polling in MPI_Sendrecv hides relax).
 "${MPIRUN[@]}" -np 2 valgrind --tool=callgrind --instr-atstart=no \
     --callgrind-out-file="$WORK/cg.%q{OMPI_COMM_WORLD_RANK}" "$PROG" 8 $T >/dev/null 2>&1
 for r in 0 1; do
-    cg=$(callgrind_annotate "$WORK/cg.$r" 2>/dev/null | awk '/:relax /{gsub(",", "", $1); print $1}')
+    cg=$(callgrind_annotate --threshold=100 "$WORK/cg.$r" 2>/dev/null | awk '/:relax \[/ {gsub(",", "", $1); print $1}')
     check "P=2 rank $r: relax's instructions are Callgrind's" "$(relax_ir "$R" $r)" "$cg"
 done
+
+# The interval each call closed (--interval-functions 'MPI_*'): rank 1's
+# calls at the up exchange closed the intervals its interval runs say they
+# did, and the ranks' intervals of one index share one interval run (in a
+# database of its own: its counts leave the MPI calls out).
+IVDB="$WORK/iv.db"
+"${MPIRUN[@]}" -np 2 "$AUGUR" collect --db "$IVDB" --instr-at-start no --block-sizes 64 --interval-functions 'MPI_*' \
+    --param N=5 -- "$PROG" 5 $T >"$WORK/iv.out" 2>&1
+check "intervals: exit" "$?" 0
+RI=1
+check "intervals: rank 1's up calls, each in the interval its interval run has" \
+    "$(sqlite3 "$IVDB" "SELECT group_concat(c.interval) FROM (SELECT c.interval FROM comm c JOIN mpi_ranks k
+        ON k.process_id = c.process_id WHERE k.run_id = $RI AND k.rank = 1 AND c.line = $UP ORDER BY 1) c")" \
+    "$(sqlite3 "$IVDB" "SELECT group_concat(first) FROM (SELECT i.first FROM intervals i JOIN processes p
+        ON p.id = i.process_id JOIN runs r ON r.id = p.run_id JOIN mpi_ranks k ON k.run_id = r.parent_id
+        AND k.rank = 1 JOIN processes q ON q.id = k.process_id AND q.pid = p.pid
+        WHERE r.parent_id = $RI AND i.line = $UP ORDER BY 1)")"
+check "intervals: $T calls, each its own" "$(sqlite3 "$IVDB" "SELECT count(*), sum(c.calls) FROM comm c JOIN mpi_ranks k
+    ON k.process_id = c.process_id WHERE k.run_id = $RI AND k.rank = 1 AND c.line = $UP")" "$T|$T"
+check "intervals: phase 0 holds both ranks" "$(sqlite3 "$IVDB" "SELECT count(*) FROM processes p JOIN runs r
+    ON r.id = p.run_id WHERE r.parent_id = $RI AND r.phase = '0'")" 2
 
 # 2. The communication model, fitted on N = 4, 6, 8 at P = 2 and 3 and on
 # P = 2, 3, 4 at N = 4 (every point left out still leaves N*P determined),
@@ -118,6 +140,14 @@ check "mpirun under augur: says where it goes" "$(grep -c 'is an MPI launcher: p
 "${MPIRUN[@]}" -np 2 "$AUGUR" collect --db "$DB" --param P=3 -- "$PROG" 4 1 >"$WORK/p.out" 2>&1
 check "P given wrong: refused" "$?" 2
 check "P given wrong: says so" "$(grep -c -- '--param P=3, but mpirun started 2 ranks' "$WORK/p.out")" 2
+mkdir -p "$WORK/fake"
+echo 'int MPI_Init(int *argc, char ***argv) { return argc && argv ? 0 : 1; }' >"$WORK/fake/mpich.c"
+cc -shared -fPIC -Wl,-soname,libmpich.so.12 -o "$WORK/fake/libmpich.so.12" "$WORK/fake/mpich.c"
+echo 'int MPI_Init(int *, char ***); int main(int c, char **v) { return MPI_Init(&c, &v); }' >"$WORK/fake/app.c"
+cc -o "$WORK/fake/app" "$WORK/fake/app.c" "$WORK/fake/libmpich.so.12" -Wl,-rpath,"$WORK/fake"
+"$AUGUR" collect --db "$DB" -- "$WORK/fake/app" >"$WORK/mpich.out" 2>&1
+check "another MPI library: refused" "$?" 125
+check "another MPI library: named" "$(grep -c 'is linked with libmpich.so.12, an MPI augur does not know' "$WORK/mpich.out")" 1
 check "bad input: nothing stored" "$(sqlite3 "$DB" "SELECT count(*) FROM runs")" "$runs"
 "${MPIRUN[@]}" -np 2 "$AUGUR" collect --db "$DB" --instr-at-start no --param N=4 -- "$PROG" 4 $T 1 >"$WORK/crash.out" 2>&1
 run=$(sqlite3 "$DB" "SELECT max(run_id) FROM mpi_runs")
