@@ -114,7 +114,9 @@ static void usage(FILE *to)
             "SIGINT, SIGTERM, SIGHUP or SIGQUIT sent to augur is passed on to the program; a second\n"
             "one kills it at once (SIGKILL: nothing stored).\n"
             "augur's own failures exit with 125, a program not found with 127, not executable 126.\n"
-            "Child processes are followed; each writes a profile of its own, stored in the same run.\n\n"
+            "Child processes are followed; each writes a profile of its own, stored in the same run.\n"
+            "An MPI program runs as mpirun -np P augur collect ... -- PROGRAM: one run per launch,\n"
+            "a profile per rank, P a parameter, the MPI calls recorded (docs/user-guide.md, \"MPI programs\").\n\n"
             "example:\n"
             "  augur collect --db mm.db --param N=200 -- ./matmul 200\n"
             "  augur report --db mm.db --cache 32K --cache 1M\n",

@@ -57,8 +57,8 @@ int db_mpi_add_run(db *d, int64_t run_id, const char *launch, uint64_t size, cha
     return db_step_done(d, st, DOING, err, errlen);
 }
 
-/* Whether run `run_id` has parameter name=value (as text) and no other
- * parameter than those of ri: the ranks of one launch were given the same. */
+/* The run's parameters are exactly ri's (as text): the ranks of one
+ * launch were given the same. */
 static int same_params(db *d, int64_t run_id, const run_info *ri, char *err, size_t errlen)
 {
     int64_t stored = 0;
@@ -87,10 +87,34 @@ static int same_params(db *d, int64_t run_id, const run_info *ri, char *err, siz
     return 0;
 }
 
-int db_mpi_join_run(db *d, int64_t run_id, const run_info *ri, const profile *rank, int *position, char *err,
-                    size_t errlen)
+/* The run's block sizes are exactly the rank's. */
+static int same_block_sizes(db *d, int64_t run_id, const profile *rank, char *err, size_t errlen)
 {
-    int64_t size = 0, taken = 0, next = 0, sizes = 0;
+    int64_t sizes = 0;
+    int found;
+    if (query_one(d, "SELECT count(*) FROM block_sizes WHERE run_id = ?1", run_id, NULL, &sizes, &found, err,
+                  errlen))
+        return -1;
+    for (int i = 0; i < rank->nblock_sizes; i++) {
+        int64_t has = 0;
+        char bs[24];
+        snprintf(bs, sizeof bs, "%u", rank->block_sizes[i]);
+        if (query_one(d, "SELECT count(*) FROM block_sizes WHERE run_id = ?1 AND block_size = CAST(?2 AS INTEGER)",
+                      run_id, bs, &has, &found, err, errlen))
+            return -1;
+        sizes -= has;
+    }
+    if (sizes == 0 && rank->nblock_sizes > 0)
+        return 0;
+    snprintf(err, errlen, "%s: run %lld of this MPI launch was collected with other --block-sizes than this rank: "
+             "give every rank the same", d->path, (long long)run_id);
+    return -1;
+}
+
+/* The run has the rank's rank count and not its rank yet. */
+static int rank_open(db *d, int64_t run_id, const profile *rank, char *err, size_t errlen)
+{
+    int64_t size = 0, taken = 0;
     int found;
     char rank_text[24];
     snprintf(rank_text, sizeof rank_text, "%llu", (unsigned long long)rank->mpi.rank);
@@ -109,26 +133,17 @@ int db_mpi_join_run(db *d, int64_t run_id, const run_info *ri, const profile *ra
                  (unsigned long long)rank->mpi.rank, (long long)run_id);
         return -1;
     }
-    if (same_params(d, run_id, ri, err, errlen))
-        return -1;
-    if (query_one(d, "SELECT count(*) FROM block_sizes WHERE run_id = ?1", run_id, NULL, &sizes, &found, err,
-                  errlen))
-        return -1;
-    for (int i = 0; i < rank->nblock_sizes; i++) {
-        int64_t has = 0;
-        char bs[24];
-        snprintf(bs, sizeof bs, "%u", rank->block_sizes[i]);
-        if (query_one(d, "SELECT count(*) FROM block_sizes WHERE run_id = ?1 AND block_size = CAST(?2 AS INTEGER)",
-                      run_id, bs, &has, &found, err, errlen))
-            return -1;
-        sizes -= has;
-    }
-    if (sizes != 0 || rank->nblock_sizes == 0) {
-        snprintf(err, errlen, "%s: run %lld of this MPI launch was collected with other --block-sizes than this "
-                 "rank: give every rank the same", d->path, (long long)run_id);
-        return -1;
-    }
-    if (query_one(d, "SELECT coalesce(max(position), -1) + 1 FROM processes WHERE run_id = ?1", run_id, NULL, &next,
+    return 0;
+}
+
+int db_mpi_join_run(db *d, int64_t run_id, const run_info *ri, const profile *rank, int *position, char *err,
+                    size_t errlen)
+{
+    int64_t next = 0;
+    int found;
+    if (rank_open(d, run_id, rank, err, errlen) || same_params(d, run_id, ri, err, errlen) ||
+        same_block_sizes(d, run_id, rank, err, errlen) ||
+        query_one(d, "SELECT coalesce(max(position), -1) + 1 FROM processes WHERE run_id = ?1", run_id, NULL, &next,
                   &found, err, errlen))
         return -1;
     *position = (int)next;
