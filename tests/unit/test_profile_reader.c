@@ -366,6 +366,22 @@ static void write_with_regions(const char *path, int version, const char *head, 
     free(body);
 }
 
+/* A profile of format `version` with lines `head` before the body and
+ * `tail` after it (write_with_regions), and the error it must give. */
+typedef struct bad_lines {
+    int version;
+    const char *head, *tail, *error;
+} bad_lines;
+
+/* Each of bad[0..n) written to path is refused with its error. */
+static void expect_bad_lines(const char *path, const bad_lines *bad, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        write_with_regions(path, bad[i].version, bad[i].head, bad[i].tail);
+        expect_error(path, bad[i].error);
+    }
+}
+
 /* An interval's profile of a run with markers, a region function and an
  * interval function, its stride line beside them, read field by field. */
 static void test_regions_lines(void **state)
@@ -413,10 +429,7 @@ static void test_regions_lines(void **state)
     assert_false(p.interval.is_interval);
     profile_free(&p);
 
-    static const struct {
-        int version;
-        const char *head, *tail, *error;
-    } bad[] = {
+    static const bad_lines bad[] = {
         {3, "regions 1 0 0 0 1\n", "", "line 13: 'regions' line in a version-3 profile: regions are recorded from "
                                        "version 4 on"},
         {3, "", "interval 0 1 end -1 0 -1 -1 0\n", "line 31: 'interval' line in a version-3 profile: intervals are "
@@ -428,10 +441,7 @@ static void test_regions_lines(void **state)
         {4, "", "interval 0 1 end -1 0 -1 -1 0\ninterval 1 1 end -1 0 -1 -1 0\n", "line 32: a second 'interval' line"},
         {4, "", "interval 0 1 call 2 1140 0 0 13\n", "line 31: module 2"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        write_with_regions(f->path, bad[i].version, bad[i].head, bad[i].tail);
-        expect_error(f->path, bad[i].error);
-    }
+    expect_bad_lines(f->path, bad, sizeof bad / sizeof *bad);
 }
 
 /* An MPI rank's profile (version 6): its mpi line and comm lines read
@@ -467,10 +477,7 @@ static void test_mpi_lines(void **state)
     assert_int_equal(p.comms[1].depth, 0);
     profile_free(&p);
 
-    static const struct {
-        int version;
-        const char *head, *tail, *error;
-    } bad[] = {
+    static const bad_lines bad[] = {
         {4, "mpi 0 2\n", "", "line 13: 'mpi' line in a version-4 profile: MPI ranks are recorded from version 6 on"},
         {4, "", "comm 0 1 0 -1 1 8 8 0 1 0\n", "line 31: 'comm' line in a version-4 profile: MPI calls are "
                                                "recorded from version 6 on"},
@@ -482,10 +489,7 @@ static void test_mpi_lines(void **state)
         {6, "", "comm 0 1 0 -1 1 8 8 0 1 0\ninterval 0 1 end -1 0 -1 -1 0\n",
          "line 32: 'interval' line after 'comm' lines: an interval's profile has no MPI calls"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        write_with_regions(f->path, bad[i].version, bad[i].head, bad[i].tail);
-        expect_error(f->path, bad[i].error);
-    }
+    expect_bad_lines(f->path, bad, sizeof bad / sizeof *bad);
 }
 
 /* ---- damage to the file -------------------------------------------------- */
