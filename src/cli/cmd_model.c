@@ -396,7 +396,8 @@ static void fit_phase(db *d, const modelset_options *whole, int64_t parent, cons
     mo.runs = ids, mo.nruns = n;
     mo.phase = phase, mo.parent_set = parent;
     if (mo.progress)
-        fprintf(mo.progress, "augur model: phase %s: fitting its interval runs of set %lld's runs\n", phase, (long long)parent);
+        fprintf(mo.progress, "augur model: phase %s: fitting its interval runs of set %lld's runs\n", phase,
+                (long long)parent);
     modelset_summary sum;
     if (modelset_fit(d, &mo, &sum, err, sizeof err) == 0)
         print_stored(&sum, phase);

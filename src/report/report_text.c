@@ -208,7 +208,8 @@ static int print_prediction(const report *r, FILE *out)
         char text[1024] = "";
         size_t len = 0;
         for (size_t i = 0; i < p->nphases && len < sizeof text; i++)
-            len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", p->phases[i], i + 1 < p->nphases ? ", " : "");
+            len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", p->phases[i],
+                                    i + 1 < p->nphases ? ", " : "");
         report_print_wrapped(out, "  phases with models (augur predict --phase PHASE predicts one):", text,
                              REPORT_WRAP_COLUMN);
     }
