@@ -107,8 +107,9 @@ static int check_not_stored(const char *db_path, const process_set *s, char **fi
 }
 
 /* 0 when every interval profile of s is of a process whose own profile
- * is in s, else -1 with a message naming it. */
-static int check_interval_owners(const process_set *s, char *err, size_t errlen)
+ * is in s, and no interval of a process is given twice (a copy under
+ * another name), else -1 with a message naming it. */
+static int check_intervals(const process_set *s, char *err, size_t errlen)
 {
     for (size_t i = 0; i < s->nintervals; i++) {
         const profile *iv = s->intervals[i];
@@ -121,6 +122,12 @@ static int check_interval_owners(const process_set *s, char *err, size_t errlen)
                      (unsigned long long)iv->interval.index, (long long)iv->pid, (long long)iv->pid);
             return -1;
         }
+        for (size_t j = i + 1; j < s->nintervals; j++)
+            if (s->intervals[j]->pid == iv->pid && s->intervals[j]->interval.index == iv->interval.index) {
+                snprintf(err, errlen, "two profiles of interval %llu of process %lld are given (a copy of a file); "
+                         "give it once", (unsigned long long)iv->interval.index, (long long)iv->pid);
+                return -1;
+            }
     }
     return 0;
 }
@@ -146,21 +153,27 @@ static void warn_missing_intervals(const process_set *s, char **files)
 
 /* Read and verify every file into s, then refuse repeated or stored
  * processes and intervals without their process; `by` is --interval-by
- * (NULL when not given).  Returns 0, or an exit status after printing why. */
-static int read_profiles(const char *db_path, char **files, int nfiles, const char *by, process_set *s)
+ * (NULL when not given).  proc_files[k] gets the file of s->procs[k].
+ * Returns 0, or an exit status after printing why. */
+static int read_profiles(const char *db_path, char **files, int nfiles, const char *by, process_set *s,
+                         char **proc_files)
 {
     char err[1024];
     if (check_repeated_files(files, nfiles, err, sizeof err) != 0) {
         fprintf(stderr, "augur import: %s\n  Nothing was stored.\n", err);
         return 2;
     }
-    for (int i = 0; i < nfiles; i++)
+    for (int i = 0; i < nfiles; i++) {
+        size_t before = s->n;
         if (process_set_add_file(s, files[i], err, sizeof err) != 0) {
             fprintf(stderr, "augur import: %s\n  Nothing was stored.\n", err);
             return EXIT_AUGUR_FAILED;
         }
-    if (check_repeated_pids(s, files, err, sizeof err) != 0 || check_interval_owners(s, err, sizeof err) != 0 ||
-        check_not_stored(db_path, s, files, err, sizeof err) != 0) {
+        if (s->n > before)
+            proc_files[before] = files[i];
+    }
+    if (check_repeated_pids(s, proc_files, err, sizeof err) != 0 || check_intervals(s, err, sizeof err) != 0 ||
+        check_not_stored(db_path, s, proc_files, err, sizeof err) != 0) {
         fprintf(stderr, "augur import: %s\n  Nothing was stored.\n", err);
         return EXIT_AUGUR_FAILED;
     }
@@ -168,7 +181,7 @@ static int read_profiles(const char *db_path, char **files, int nfiles, const ch
         fprintf(stderr, "augur import: %s\n  Nothing was stored.\n", err);
         return 2;
     }
-    warn_missing_intervals(s, files);
+    warn_missing_intervals(s, proc_files);
     return 0;
 }
 
@@ -177,7 +190,14 @@ static int import_files(const char *db_path, const run_params *params, const cha
     char started[32];
     iso_now(started, sizeof started);
     process_set *s = calloc(1, sizeof *s);
-    int bad = read_profiles(db_path, files, nfiles, by, s);
+    char **proc_files = calloc((size_t)nfiles, sizeof *proc_files);
+    if (!s || !proc_files) {
+        fprintf(stderr, "augur import: out of memory\n  Nothing was stored.\n");
+        free(s), free(proc_files);
+        return EXIT_AUGUR_FAILED;
+    }
+    int bad = read_profiles(db_path, files, nfiles, by, s, proc_files);
+    free(proc_files);
     if (bad) {
         process_set_free(s);
         free(s);

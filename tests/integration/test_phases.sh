@@ -157,6 +157,17 @@ check "import of a process without its intervals: stored" "$?" 0
 check "... with a warning that its phases are not" \
     "$(grep -c "closed $((2 * S)) intervals, but no profile of them.*stored without its phases" "$WORK/bad.err")" 1
 check "nothing stored by the refusals" "$(sqlite3 "$WORK/bad.db" "SELECT count(*) FROM runs")" 1
+MAIN=$(echo "$KEPT" | grep -v '\.i[0-9]*\.prof$')
+FIRST_IV=$(echo "$KEPT" | grep '\.i0\.prof$')
+cp "$MAIN" "$WORK/copy.prof"
+"$AUGUR" import --db "$WORK/bad.db" "$FIRST_IV" "$MAIN" "$WORK/copy.prof" >/dev/null 2>"$WORK/bad.err"
+check "a process given twice after an interval: refused naming its two files" \
+    "$?/$(grep -c "$MAIN and $WORK/copy.prof are profiles of the same process" "$WORK/bad.err")" "125/1"
+cp "$FIRST_IV" "$WORK/copy.i.prof"
+"$AUGUR" import --db "$WORK/bad.db" $KEPT "$WORK/copy.i.prof" >/dev/null 2>"$WORK/bad.err"
+check "an interval given twice: refused" \
+    "$?/$(grep -c "two profiles of interval 0 of process [0-9]* are given (a copy of a file)" "$WORK/bad.err")" "125/1"
+check "nothing stored by these" "$(sqlite3 "$WORK/bad.db" "SELECT count(*) FROM runs")" 1
 "$AUGUR" import --db "$WORK/bad.db" --interval-by sometimes $KEPT >/dev/null 2>"$WORK/bad.err"
 check "--interval-by sometimes: usage error naming the choices" "$?/$(grep -c 'give index or callsite' "$WORK/bad.err")" "2/1"
 finish
