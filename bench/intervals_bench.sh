@@ -90,8 +90,11 @@ for c in $CASES; do
     done
 done
 
-# ratio A B — A / B to 2 significant digits ("-" when B is 0).
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "-"; else printf "%.2g\n", a / b }'; }
+# ratio A B — A / B rounded to 2 significant digits, without an exponent ("-" when B is 0).
+ratio() {
+    awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0 || a == 0) { print (b == 0) ? "-" : 0; exit }
+        r = a / b; m = 10 ^ (int(log(r) / log(10) + (r < 1 ? -1 : 0)) - 1); printf "%.10g\n", int(r / m + 0.5) * m }'
+}
 
 {
     echo "host: $(cpu_model), $(nproc) CPUs; load average $(load_average); $REPS repetitions, medians"
