@@ -145,29 +145,30 @@ check "import by index: the phases as collect's" "$(sqlite3 "$WORK/idx2.db" "SEL
 
 # Bad input: nothing stored.
 KEPT=$(ls "$WORK"/kept100/augur-collect-*/augur.*.prof)
-"$AUGUR" import --db "$WORK/bad.db" --interval-by index $KEPT >/dev/null 2>"$WORK/bad.err"
+MAIN=$(echo "$KEPT" | grep -v '\.i[0-9]*\.prof$')
+mapfile -t IVS < <(echo "$KEPT" | grep '\.i[0-9]*\.prof$')
+"$AUGUR" import --db "$WORK/bad.db" --interval-by index "${IVS[@]}" "$MAIN" >/dev/null 2>"$WORK/bad.err"
 check "import --interval-by index of call-site profiles: usage error" "$?" 2
 check "... saying to give callsite" "$(grep -c "sums $S intervals (those closed at phases.c:$LA).*give --interval-by callsite" \
     "$WORK/bad.err")" 1
-"$AUGUR" import --db "$WORK/bad.db" $(echo "$KEPT" | grep '\.i[0-9]*\.prof$') >/dev/null 2>"$WORK/bad.err"
+"$AUGUR" import --db "$WORK/bad.db" "${IVS[@]}" >/dev/null 2>"$WORK/bad.err"
 check "import of intervals without their process: refused" "$?" 125
 check "... naming what is missing" "$(grep -c "is given without the process's own profile" "$WORK/bad.err")" 1
-"$AUGUR" import --db "$WORK/bad.db" $(echo "$KEPT" | grep -v '\.i[0-9]*\.prof$') >/dev/null 2>"$WORK/bad.err"
+"$AUGUR" import --db "$WORK/bad.db" "$MAIN" >/dev/null 2>"$WORK/bad.err"
 check "import of a process without its intervals: stored" "$?" 0
 check "... with a warning that its phases are not" \
     "$(grep -c "closed $((2 * S)) intervals, but no profile of them.*stored without its phases" "$WORK/bad.err")" 1
-check "nothing stored by the refusals" "$(sqlite3 "$WORK/bad.db" "SELECT count(*) FROM runs")" 1
-MAIN=$(echo "$KEPT" | grep -v '\.i[0-9]*\.prof$')
+check "the refusals stored nothing (one run: the process without its intervals)" "$(sqlite3 "$WORK/bad.db" "SELECT count(*) FROM runs")" 1
 FIRST_IV=$(echo "$KEPT" | grep '\.i0\.prof$')
 cp "$MAIN" "$WORK/copy.prof"
 "$AUGUR" import --db "$WORK/bad.db" "$FIRST_IV" "$MAIN" "$WORK/copy.prof" >/dev/null 2>"$WORK/bad.err"
 check "a process given twice after an interval: refused naming its two files" \
     "$?/$(grep -c "$MAIN and $WORK/copy.prof are profiles of the same process" "$WORK/bad.err")" "125/1"
 cp "$FIRST_IV" "$WORK/copy.i.prof"
-"$AUGUR" import --db "$WORK/bad.db" $KEPT "$WORK/copy.i.prof" >/dev/null 2>"$WORK/bad.err"
+"$AUGUR" import --db "$WORK/bad.db" "${IVS[@]}" "$MAIN" "$WORK/copy.i.prof" >/dev/null 2>"$WORK/bad.err"
 check "an interval given twice: refused" \
     "$?/$(grep -c "two profiles of interval 0 of process [0-9]* are given (a copy of a file)" "$WORK/bad.err")" "125/1"
-check "nothing stored by these" "$(sqlite3 "$WORK/bad.db" "SELECT count(*) FROM runs")" 1
-"$AUGUR" import --db "$WORK/bad.db" --interval-by sometimes $KEPT >/dev/null 2>"$WORK/bad.err"
+check "these refusals stored nothing either" "$(sqlite3 "$WORK/bad.db" "SELECT count(*) FROM runs")" 1
+"$AUGUR" import --db "$WORK/bad.db" --interval-by sometimes "${IVS[@]}" "$MAIN" >/dev/null 2>"$WORK/bad.err"
 check "--interval-by sometimes: usage error naming the choices" "$?/$(grep -c 'give index or callsite' "$WORK/bad.err")" "2/1"
 finish
