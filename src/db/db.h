@@ -22,7 +22,7 @@
 #include "rd/rd.h"
 
 /* Version of the schema this augur writes (meta.schema_version). */
-#define DB_SCHEMA_VERSION 11
+#define DB_SCHEMA_VERSION 12
 
 /* Return value of lookups that found nothing. */
 #define DB_NOT_FOUND 1
@@ -431,6 +431,11 @@ typedef struct db_model_set {
     char *builds, *unmatched;
     int nblock_sizes;
     uint32_t block_sizes[PROFILE_MAX_BLOCK_SIZES];
+    /* A set of one phase of the runs (docs/models.md, "Phases"): the set of
+     * the whole runs fitted with it, and the phase (runs.phase) its runs
+     * are; 0 and NULL for a set of whole runs. */
+    int64_t parent_id;
+    char *phase;
 } db_model_set;
 
 void db_model_set_free(db_model_set *s);
@@ -487,9 +492,16 @@ int db_rd_group_put(db_model_writer *w, const db_rd_group_spec *g, char *err, si
 int db_model_commit(db_model_writer *w, char *err, size_t errlen);
 void db_model_abort(db_model_writer *w);
 
-/* The newest model set; DB_NOT_FOUND (with a message saying to run `augur
- * model`) when there is none. */
-int db_model_set_newest(db *d, db_model_set *out, char *err, size_t errlen);
+/* The newest model set of whole runs, or with `phase` that set's model set
+ * of the phase; DB_NOT_FOUND (with a message saying to run `augur model`,
+ * or naming the phases that have models) when there is none. */
+int db_model_set_newest(db *d, const char *phase, db_model_set *out, char *err, size_t errlen);
+
+/* The phases that have model sets under set `set_id`, in the order fitted,
+ * into a new array of new strings (db_strings_free); none for a set whose
+ * runs had no phases. */
+int db_model_set_phases(db *d, int64_t set_id, char ***out, size_t *n, char *err, size_t errlen);
+void db_strings_free(char **v, size_t n);
 
 /* A stored count model with its subject (strings owned). */
 typedef struct db_model_row {

@@ -295,7 +295,9 @@ static const char model_schema_sql[] =
     "  augur_version TEXT NOT NULL,\n"
     "  rd_method     INTEGER NOT NULL DEFAULT 1,\n"
     "  builds        TEXT,\n"
-    "  unmatched     TEXT\n"
+    "  unmatched     TEXT,\n"
+    "  parent_id     INTEGER REFERENCES model_sets(id) ON DELETE CASCADE,\n"
+    "  phase         TEXT\n"
     ");\n"
     "CREATE TABLE models (\n"
     "  id          INTEGER PRIMARY KEY,\n"
@@ -581,6 +583,16 @@ static int add_regions_schema(db *d, char *err, size_t errlen)
     return db_exec(d, intervals_schema_sql, "upgrade the schema", err, errlen);
 }
 
+/* Version 12's model_sets.parent_id and phase, added to an older database
+ * that has the model tables (NULL in its rows: sets of whole runs). */
+static int add_phase_columns(db *d, char *err, size_t errlen)
+{
+    return add_column(d, "model_sets", "phase",
+                      "ALTER TABLE model_sets ADD COLUMN parent_id INTEGER REFERENCES model_sets(id) ON DELETE "
+                      "CASCADE; ALTER TABLE model_sets ADD COLUMN phase TEXT",
+                      err, errlen);
+}
+
 /* Create the schema in an empty database, or upgrade an older one.  In a
  * transaction that re-reads the version, so that two processes creating or
  * upgrading the same database at the same time do it once. */
@@ -604,6 +616,8 @@ static int initialise(db *d, int64_t *version, char *err, size_t errlen)
         rc = add_builds_columns(d, err, errlen);
     if (rc == 0 && *version >= 3 && *version < 10) /* version 10 models each group's stride */
         rc = add_walk_columns(d, err, errlen);
+    if (rc == 0 && *version >= 3 && *version < 12) /* version 12 models each phase of the runs */
+        rc = add_phase_columns(d, err, errlen);
     if (rc == 0 && *version >= 1 && *version < 3) /* version 3 added the model tables */
         rc = db_exec(d, model_schema_sql, "create the schema", err, errlen);
     if (rc == 0 && *version >= 1 && *version < 9) /* version 9 added the compilation units */

@@ -38,6 +38,8 @@ typedef struct modelset_options {
     FILE *progress;            /* progress lines, or NULL */
     int progress_counts;       /* progress is a terminal: also counts of the groups fitted, in place */
     int jobs;                  /* threads that fit (>= 1; the stored set is the same for any number) */
+    const char *phase;         /* a set of one phase: its name (runs are that phase's interval runs); else NULL */
+    int64_t parent_set;        /* with phase: the set of the whole runs it belongs to */
 } modelset_options;
 
 /* A program as a run ran it: its main module. */
@@ -286,6 +288,7 @@ int ms_fit_groups(ms_fitter *f, size_t *ngroups);
 typedef struct modelset_summary {
     int64_t set_id;
     size_t runs, models, groups;
+    int64_t *run_ids; /* the runs fitted over (`runs` of them) */
     size_t nfailed;
     ms_failure *failed; /* the series that could not be modeled and why */
     int nparams;

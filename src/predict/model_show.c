@@ -6,7 +6,8 @@
  * the program's functions and every scope of the program; or only the
  * functions (of any module) and scopes whose name contains a given text.
  * A set fitted across builds of one source first names its builds and the
- * scopes that could not be matched across them. */
+ * scopes that could not be matched across them; a set of whole runs the
+ * phases that have sets, a set of one phase its phase. */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -185,14 +186,31 @@ static void print_model(const show_points *p, const db_model_set *set, const db_
     print_points(p, set, r, out);
 }
 
-static int write_text(const db_model_set *set, const db_model_row *rows, size_t n, const show_points *p,
-                      const char *scope_filter, FILE *out)
+/* The phases with model sets under a set of whole runs (db_model_set_phases). */
+typedef struct show_phases {
+    char **v;
+    size_t n;
+} show_phases;
+
+/* The set's phase, or the phases that have sets of their own. */
+static void print_phases(const db_model_set *set, const show_phases *ph, FILE *out)
+{
+    if (set->phase)
+        fprintf(out, "  phase %s of the runs of model set %lld\n", set->phase, (long long)set->parent_id);
+    for (size_t i = 0; i < ph->n; i++)
+        fprintf(out, "%s%s%s", i ? ", " : "  phases with models (augur model --show --phase PHASE): ", ph->v[i],
+                i + 1 < ph->n ? "" : "\n");
+}
+
+static int write_text(const db_model_set *set, const show_phases *ph, const db_model_row *rows, size_t n,
+                      const show_points *p, const char *scope_filter, FILE *out)
 {
     fprintf(out, "Model set %lld of %s, fitted %s on runs %s\n  parameters:", (long long)set->id, set->program,
             set->created, set->runs);
     for (int k = 0; k < set->nparams; k++)
         fprintf(out, " %s in [%g, %g]", set->params[k], set->lo[k], set->hi[k]);
     fputc('\n', out);
+    print_phases(set, ph, out);
     print_builds(set, out);
     fputs("  under each model: the runs it was fitted on, what each measured, the model's value there and "
           "the\n  residual (measured - model; % of the measured)\n", out);
@@ -247,7 +265,7 @@ static json_t *model_json(const show_points *p, const db_model_row *r)
                      fitted ? json_real(m->cv_smape) : json_real(0), "points", points_json(p, r));
 }
 
-static json_t *set_json(const db_model_set *set, const show_points *p)
+static json_t *set_json(const db_model_set *set, const show_phases *ph, const show_points *p)
 {
     json_t *params = json_array(), *runs = json_array();
     for (int k = 0; params && k < set->nparams; k++)
@@ -262,16 +280,20 @@ static json_t *set_json(const db_model_set *set, const show_points *p)
     }
     json_t *builds = set->builds ? json_loads(set->builds, 0, NULL) : NULL;
     json_t *unmatched = set->unmatched ? json_loads(set->unmatched, 0, NULL) : NULL;
-    return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "model_set", (json_int_t)set->id, "program",
-                     json_string_lossy(set->program), "created", json_string_lossy(set->created), "params",
+    json_t *phases = json_string_array(ph->v, ph->n);
+    return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "model_set", (json_int_t)set->id,
+                     "program", json_string_lossy(set->program), "created", json_string_lossy(set->created), "params",
                      params ? params : json_null(), "runs", runs ? runs : json_null(), "builds",
-                     builds ? builds : json_null(), "unmatched", unmatched ? unmatched : json_null());
+                     builds ? builds : json_null(), "unmatched", unmatched ? unmatched : json_null(), "phase",
+                     set->phase ? json_string_lossy(set->phase) : json_null(), "parent_set",
+                     set->parent_id ? json_integer(set->parent_id) : json_null(), "phases",
+                     phases ? phases : json_null());
 }
 
-static int write_json(const db_model_set *set, const db_model_row *rows, size_t n, const show_points *p,
-                      const char *scope_filter, FILE *out)
+static int write_json(const db_model_set *set, const show_phases *ph, const db_model_row *rows, size_t n,
+                      const show_points *p, const char *scope_filter, FILE *out)
 {
-    json_t *doc = set_json(set, p), *models = json_array();
+    json_t *doc = set_json(set, ph, p), *models = json_array();
     for (size_t i = 0; models && i < n; i++)
         if (wanted(&rows[i], set, scope_filter) && json_array_append_new(models, model_json(p, &rows[i])) != 0) {
             json_decref(models);
@@ -284,22 +306,26 @@ static int write_json(const db_model_set *set, const db_model_row *rows, size_t 
     return rc;
 }
 
-int model_show(db *d, const char *scope_filter, int json, FILE *out, char *err, size_t errlen)
+int model_show(db *d, const char *phase, const char *scope_filter, int json, FILE *out, char *err, size_t errlen)
 {
     db_model_set set;
-    if (db_model_set_newest(d, &set, err, errlen) != 0)
+    if (db_model_set_newest(d, phase, &set, err, errlen) != 0)
         return -1;
     db_model_row *rows = NULL;
     size_t n = 0;
     show_points p = {0};
+    show_phases ph = {0};
     int rc = db_models_load(d, &set, &rows, &n, err, errlen);
+    if (rc == 0 && !phase)
+        rc = db_model_set_phases(d, set.id, &ph.v, &ph.n, err, errlen);
     if (rc == 0)
         rc = show_points_load(d, &set, &p, err, errlen);
-    if (rc == 0 && (json ? write_json : write_text)(&set, rows, n, &p, scope_filter, out) != 0) {
+    if (rc == 0 && (json ? write_json : write_text)(&set, &ph, rows, n, &p, scope_filter, out) != 0) {
         snprintf(err, errlen, "cannot write the models: out of memory or a write error");
         rc = -1;
     }
     show_points_free(&p);
+    db_strings_free(ph.v, ph.n);
     db_model_rows_free(rows, n);
     db_model_set_free(&set);
     return rc;

@@ -564,14 +564,17 @@ static int warn_unconfirmed(prediction *p)
 /* ---- the whole ---------------------------------------------------------------------- */
 
 int predict(db *d, const char *const *names, const double *values, int n, const report_cache *caches,
-            size_t ncaches, int show_startup, prediction *out, char *err, size_t errlen)
+            size_t ncaches, int show_startup, const char *phase, prediction *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (ncaches > REPORT_MAX_CACHES) {
         snprintf(err, errlen, "too many caches (%zu): at most %d", ncaches, REPORT_MAX_CACHES);
         return -1;
     }
-    int rc = db_model_set_newest(d, &out->set, err, errlen) != 0 ? -1 : 0;
+    int rc = db_model_set_newest(d, phase, &out->set, err, errlen) != 0 ? -1 : 0;
+    if (rc == 0)
+        rc = db_model_set_phases(d, phase ? out->set.parent_id : out->set.id, &out->phases, &out->nphases, err,
+                                 errlen);
     if (rc == 0)
         rc = set_params(out, names, values, n, err, errlen);
     if (rc == 0)
@@ -582,7 +585,9 @@ int predict(db *d, const char *const *names, const double *values, int n, const 
         rc = db_models_load(d, &out->set, &out->rows, &out->nrows, err, errlen);
     out->info = (report_prediction){.set_id = out->set.id, .runs = out->set.runs, .nparams = out->set.nparams,
                                     .names = (const char *const *)out->set.params, .values = out->x,
-                                    .nwarnings = out->info.nwarnings, .warnings = out->info.warnings};
+                                    .nwarnings = out->info.nwarnings, .warnings = out->info.warnings,
+                                    .phase = out->set.phase, .parent_set = out->set.parent_id,
+                                    .phases = (const char *const *)out->phases, .nphases = out->nphases};
     out->rep.prediction = &out->info;
     out->rep.ncaches = ncaches;
     memcpy(out->rep.caches, caches, ncaches * sizeof *caches);
@@ -633,5 +638,6 @@ void prediction_free(prediction *p)
     free(p->train_x);
     db_model_rows_free(p->rows, p->nrows);
     db_model_set_free(&p->set);
+    db_strings_free(p->phases, p->nphases);
     memset(p, 0, sizeof *p);
 }

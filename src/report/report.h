@@ -110,6 +110,10 @@ typedef struct report_startup {
 typedef struct report_prediction {
     int64_t set_id;        /* the model set evaluated */
     const char *runs;      /* JSON array of the run ids it was fitted on */
+    const char *phase;     /* the phase its runs are (a set of one phase), else NULL */
+    int64_t parent_set;    /* with phase: the set of the whole runs it was fitted with */
+    size_t nphases;
+    const char *const *phases; /* the phases with model sets (augur predict --phase) */
     size_t ntrain;
     const db_run *train;   /* those runs (what each counted: db_run.counted); borrowed */
     int nparams;

@@ -165,10 +165,11 @@ static json_t *prediction_json(const report_prediction *p)
         json_object_set_new(params, p->names[k], json_whole_or_real(p->values[k]));
     for (size_t i = 0; warnings && i < p->nwarnings; i++)
         json_array_append_new(warnings, json_string_lossy(p->warnings[i]));
-    json_t *counted = fitted_counted_json(p);
-    return json_pack("{s:o, s:I, s:o, s:o, s:o}", "params", params ? params : json_null(), "model_set",
+    json_t *counted = fitted_counted_json(p), *phases = json_string_array((char *const *)p->phases, p->nphases);
+    return json_pack("{s:o, s:I, s:o, s:o, s:o, s:o, s:o}", "params", params ? params : json_null(), "model_set",
                      (json_int_t)p->set_id, "fitted_runs", runs ? runs : json_array(), "fitted_runs_counted",
-                     counted ? counted : json_null(), "warnings", warnings ? warnings : json_null());
+                     counted ? counted : json_null(), "warnings", warnings ? warnings : json_null(), "phase",
+                     p->phase ? json_string_lossy(p->phase) : json_null(), "phases", phases ? phases : json_null());
 }
 
 /* A gap's signed counts: instructions, reads, writes, accesses. */

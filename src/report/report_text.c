@@ -199,7 +199,20 @@ static int print_prediction(const report *r, FILE *out)
     fputs("Prediction at", out);
     for (int k = 0; k < p->nparams; k++)
         fprintf(out, " %s=%.10g", p->names[k], p->values[k]);
-    fprintf(out, "\n  from model set %lld, fitted on runs %s\n", (long long)p->set_id, p->runs);
+    if (p->phase)
+        fprintf(out, ", phase %s\n  from model set %lld (phase %s of set %lld), fitted on runs %s\n", p->phase,
+                (long long)p->set_id, p->phase, (long long)p->parent_set, p->runs);
+    else
+        fprintf(out, "\n  from model set %lld, fitted on runs %s\n", (long long)p->set_id, p->runs);
+    if (!p->phase && p->nphases) {
+        char text[1024] = "";
+        size_t len = 0;
+        for (size_t i = 0; i < p->nphases && len < sizeof text; i++)
+            len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", p->phases[i],
+                                    i + 1 < p->nphases ? ", " : "");
+        report_print_wrapped(out, "  phases with models (augur predict --phase PHASE predicts one):", text,
+                             REPORT_WRAP_COLUMN);
+    }
     for (size_t t = 0; t < p->ntrain; t++) /* the models are of the part counted (docs/collector.md, "Regions") */
         if (p->train[t].counted && *p->train[t].counted) {
             char lead[64];
