@@ -175,6 +175,11 @@ static int print_run(const report *r, FILE *out)
         text_table_cell(&t, "counted");
         text_table_cell(&t, "%s", run->counted);
     }
+    char sampled[160];
+    if (*db_sampled_sentence(run->sample_rd, sampled, sizeof sampled)) {
+        text_table_cell(&t, "histograms");
+        text_table_cell(&t, "%s", sampled);
+    }
     int rc = text_table_print(&t, out);
     text_table_free(&t);
     return rc;
@@ -205,6 +210,13 @@ static int print_prediction(const report *r, FILE *out)
             char lead[64];
             snprintf(lead, sizeof lead, "  run %lld counted", (long long)p->train[t].id);
             report_print_wrapped(out, lead, p->train[t].counted, REPORT_WRAP_COLUMN);
+        }
+    for (size_t t = 0; t < p->ntrain; t++) /* the histogram models are fitted to estimates */
+        if (p->train[t].sample_rd > 0) {
+            char lead[64], sampled[160];
+            snprintf(lead, sizeof lead, "  run %lld:", (long long)p->train[t].id);
+            report_print_wrapped(out, lead, db_sampled_sentence(p->train[t].sample_rd, sampled, sizeof sampled),
+                                 REPORT_WRAP_COLUMN);
         }
     for (size_t i = 0; i < p->nwarnings; i++)
         report_print_wrapped(out, "  warning:", p->warnings[i], REPORT_WRAP_COLUMN);
