@@ -198,6 +198,17 @@ void report_print_wrapped(FILE *out, const char *lead, const char *text, int wid
     fputc('\n', out);
 }
 
+void report_print_sampled_runs(FILE *out, const db_run *runs, size_t n)
+{
+    for (size_t t = 0; t < n; t++)
+        if (runs[t].sample_rd > 0) {
+            char lead[64], sampled[160];
+            snprintf(lead, sizeof lead, "  run %lld:", (long long)runs[t].id);
+            report_print_wrapped(out, lead, db_sampled_sentence(runs[t].sample_rd, sampled, sizeof sampled),
+                                 REPORT_WRAP_COLUMN);
+        }
+}
+
 static int print_prediction(const report *r, FILE *out)
 {
     const report_prediction *p = r->prediction;
@@ -211,13 +222,7 @@ static int print_prediction(const report *r, FILE *out)
             snprintf(lead, sizeof lead, "  run %lld counted", (long long)p->train[t].id);
             report_print_wrapped(out, lead, p->train[t].counted, REPORT_WRAP_COLUMN);
         }
-    for (size_t t = 0; t < p->ntrain; t++) /* the histogram models are fitted to estimates */
-        if (p->train[t].sample_rd > 0) {
-            char lead[64], sampled[160];
-            snprintf(lead, sizeof lead, "  run %lld:", (long long)p->train[t].id);
-            report_print_wrapped(out, lead, db_sampled_sentence(p->train[t].sample_rd, sampled, sizeof sampled),
-                                 REPORT_WRAP_COLUMN);
-        }
+    report_print_sampled_runs(out, p->train, p->ntrain);
     for (size_t i = 0; i < p->nwarnings; i++)
         report_print_wrapped(out, "  warning:", p->warnings[i], REPORT_WRAP_COLUMN);
     return ferror(out) ? -1 : 0;

@@ -97,6 +97,13 @@ done
 "$AUGUR" model --db "$db" >"$WORK/model.txt" 2>&1
 check "model names each sampled run" \
       "$(grep -c 'augur model: run [0-9]*: reuse distances sampled at rate 0.1' "$WORK/model.txt")" 4
+"$AUGUR" model --db "$db" --show >"$WORK/show.txt" 2>&1
+unwrapped "$WORK/show.txt" >"$WORK/show.unwrapped"
+check "model --show names each sampled run" \
+      "$(grep -c '^  run [0-9]*: reuse distances sampled at rate 0.1 (augur collect --sample-rd)' "$WORK/show.unwrapped")" 4
+"$AUGUR" model --db "$db" --show --format json >"$WORK/show.json" 2>/dev/null
+check "model --show JSON: runs[].sample_rd" "$(jq -c '[.runs[].sample_rd * 16777216 | round] | unique' "$WORK/show.json")" \
+      "[1677722]"
 "$AUGUR" predict --db "$db" --param K=8192 --cache 32K >"$WORK/predict.txt" 2>&1
 unwrapped "$WORK/predict.txt" >"$WORK/predict.unwrapped"
 check "predict names each sampled run" \
