@@ -89,6 +89,14 @@ check "report names the sampling" \
 "$AUGUR" report --db "$WORK/test.db" --run "$run" --format json >"$WORK/report.json"
 check "report JSON: runs[0].sample_rd" "$(jq '.runs[0].sample_rd * 16777216 | round' "$WORK/report.json")" 1677722
 
+# Interval runs are sampled as their run is, and say so: phases 40 3 calls
+# exchange twice a step, so 6 intervals end in a call and 1 at the end.
+"$AUGUR" collect --db "$WORK/iv.db" --sample-rd 0.1 --interval-functions exchange -- "$PROGRAMS/phases" 40 3 \
+    >/dev/null 2>&1
+check "interval runs and their run: all sampled at 1677722 / 2^24" \
+      "$(sqlite3 "$WORK/iv.db" "SELECT count(*), sum(parent_id IS NOT NULL), min(sample_rd * 16777216),
+                                       max(sample_rd * 16777216) FROM runs")" "8|7|1677722.0|1677722.0"
+
 # Models fitted on sampled runs say so, and so do predictions from them.
 db=$WORK/model.db
 for k in 1024 2048 3072 4096; do
