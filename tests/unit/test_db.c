@@ -804,6 +804,10 @@ static void test_failed_import_writes_nothing(void **state)
     expect_import_error(f, &sample_run, f->ptrs, 2, "have different block sizes");
     f->procs[1].block_sizes[1] = 4096;
 
+    f->procs[1].sample_threshold = 1677722; /* a child sampled, its parent exact: not one collect */
+    expect_import_error(f, &sample_run, f->ptrs, 2, "have different sampling rates (sample-rd)");
+    f->procs[1].sample_threshold = 0;
+
     /* a failure in the middle of the transaction rolls everything back */
     sqlite3 *s = sql_open(f->db_path);
     sql_exec(s, "CREATE TRIGGER fail_late BEFORE INSERT ON hist_bins WHEN NEW.count = 495 "
