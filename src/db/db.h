@@ -22,7 +22,7 @@
 #include "rd/rd.h"
 
 /* Version of the schema this augur writes (meta.schema_version). */
-#define DB_SCHEMA_VERSION 12
+#define DB_SCHEMA_VERSION 13
 
 /* Return value of lookups that found nothing. */
 #define DB_NOT_FOUND 1
@@ -143,7 +143,14 @@ typedef struct db_run {
     int64_t parent_id; /* an interval run: the run it is a phase of; else 0 */
     char *phase;       /* an interval run: its phase (db_phase_key); else NULL */
     char *counted;     /* what of the program was counted (db_counted_sentence); "" when all of it */
+    double sample_rd;  /* collect --sample-rd: the share of blocks whose reuse distances were measured,
+                          the histograms scaled to the whole run (runs.sample_rd); 0: every block, exact */
 } db_run;
+
+/* How a run's histograms were measured, in words, into buf[len]: "" when
+ * exactly (sample_rd 0), else "reuse distances sampled at rate 0.1 (augur
+ * collect --sample-rd): the histograms are scaled estimates".  Returns buf. */
+const char *db_sampled_sentence(double sample_rd, char *buf, size_t len);
 
 /* What of a run was counted, in words, from its main process's regions
  * (processes.regions JSON, NULL when counted whole) and its phase (NULL

@@ -44,7 +44,7 @@ enum stmt_id {
 
 static const char *const stmt_sql[NSTMTS] = {
     [ST_RUN] = "INSERT INTO runs (started, finished, host, cwd, command, status, status_detail, exit_code, "
-               "augur_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+               "augur_version, sample_rd) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     [ST_PARAM] = "INSERT INTO params (run_id, name, value, value_text) VALUES (?, ?, ?, ?)",
     [ST_BLOCK_SIZE] = "INSERT INTO block_sizes (run_id, block_size) VALUES (?, ?)",
     [ST_PROCESS] = "INSERT INTO processes (run_id, position, pid, ppid, exe, args, threads, exit_code, tool) "
@@ -171,11 +171,12 @@ static int check_run(const db *d, const run_info *ri, profile *const *procs, siz
         return -1;
     }
     for (size_t i = 1; i < nprocs; i++)
-        if (!same_block_sizes(procs[0], procs[i])) {
+        if (!same_block_sizes(procs[0], procs[i]) || procs[0]->sample_threshold != procs[i]->sample_threshold) {
             snprintf(err, errlen,
-                     "%s: the profiles of process %lld and of the main process %lld have different block sizes: "
-                     "they do not come from the same collection",
-                     d->path, (long long)procs[i]->pid, (long long)procs[0]->pid);
+                     "%s: the profiles of process %lld and of the main process %lld have different %s: they do not "
+                     "come from the same collection",
+                     d->path, (long long)procs[i]->pid, (long long)procs[0]->pid,
+                     same_block_sizes(procs[0], procs[i]) ? "sampling rates (sample-rd)" : "block sizes");
             return -1;
         }
     return check_params(d, ri, err, errlen);
@@ -196,7 +197,9 @@ static const char *or_empty(const char *s)
     return s ? s : "";
 }
 
-static int insert_run(importer *im, const run_info *ri, const char *command, int64_t *run_id)
+/* A run's row; `p`, its main process's profile (or an interval's), says
+ * whether its histograms were sampled (runs.sample_rd, NULL when exact). */
+static int insert_run(importer *im, const run_info *ri, const char *command, const profile *p, int64_t *run_id)
 {
     sqlite3_stmt *s = im->st[ST_RUN];
     db_bind_text(s, 1, or_empty(ri->started));
@@ -208,6 +211,10 @@ static int insert_run(importer *im, const run_info *ri, const char *command, int
     db_bind_text(s, 7, or_empty(ri->status_detail));
     sqlite3_bind_int(s, 8, ri->exit_code);
     db_bind_text(s, 9, AUGUR_VERSION);
+    if (p && p->sample_threshold)
+        sqlite3_bind_double(s, 10, (double)p->sample_threshold / RD_SAMPLE_MODULUS);
+    else
+        sqlite3_bind_null(s, 10);
     if (step(im, ST_RUN) != 0)
         return -1;
     *run_id = last_id(im);
@@ -561,7 +568,7 @@ static int import_phases(importer *im, const run_info *ri, const char *command, 
         if (done[i])
             continue;
         int64_t run_id;
-        rc = insert_run(im, ri, command, &run_id);
+        rc = insert_run(im, ri, command, ri->intervals[i], &run_id);
         sqlite3_bind_int64(im->st[ST_RUN_PHASE], 1, parent);
         db_bind_text(im->st[ST_RUN_PHASE], 2, keys[i]);
         sqlite3_bind_int64(im->st[ST_RUN_PHASE], 3, run_id);
@@ -594,7 +601,7 @@ static int import_phases(importer *im, const run_info *ri, const char *command, 
 static int import_rows(importer *im, const run_info *ri, const char *command, profile *const *procs, size_t nprocs,
                        int64_t *run_id)
 {
-    if (read_last_instr_id(im) != 0 || insert_run(im, ri, command, run_id) != 0 ||
+    if (read_last_instr_id(im) != 0 || insert_run(im, ri, command, nprocs > 0 ? procs[0] : NULL, run_id) != 0 ||
         insert_params(im, ri, *run_id) != 0)
         return -1;
     if (nprocs > 0 && insert_block_sizes(im, procs[0], *run_id) != 0)

@@ -31,7 +31,8 @@ static const char schema_sql[] =
     "  exit_code     INTEGER NOT NULL,\n"
     "  augur_version TEXT NOT NULL,\n"
     "  parent_id     INTEGER REFERENCES runs(id) ON DELETE CASCADE,\n"
-    "  phase         TEXT\n"
+    "  phase         TEXT,\n"
+    "  sample_rd     REAL CHECK (sample_rd > 0 AND sample_rd < 1)\n"
     ");\n"
     "CREATE TABLE params (\n"
     "  run_id     INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
@@ -593,6 +594,14 @@ static int add_phase_columns(db *d, char *err, size_t errlen)
                       err, errlen);
 }
 
+/* Version 13's runs.sample_rd (NULL in old rows: every block measured). */
+static int add_sample_column(db *d, char *err, size_t errlen)
+{
+    return add_column(d, "runs", "sample_rd",
+                      "ALTER TABLE runs ADD COLUMN sample_rd REAL CHECK (sample_rd > 0 AND sample_rd < 1)", err,
+                      errlen);
+}
+
 /* Create the schema in an empty database, or upgrade an older one.  In a
  * transaction that re-reads the version, so that two processes creating or
  * upgrading the same database at the same time do it once. */
@@ -630,6 +639,8 @@ static int initialise(db *d, int64_t *version, char *err, size_t errlen)
         rc = db_exec(d, stride_schema_sql, "upgrade the schema", err, errlen);
     if (rc == 0 && *version >= 1 && *version < 11) /* version 11 added regions and intervals */
         rc = add_regions_schema(d, err, errlen);
+    if (rc == 0 && *version >= 1 && *version < 13) /* version 13 records sampled histograms */
+        rc = add_sample_column(d, err, errlen);
     if (rc == 0 && *version >= 1 && *version < DB_SCHEMA_VERSION)
         rc = set_version(d, err, errlen);
     if (rc == 0 && *version < DB_SCHEMA_VERSION)

@@ -212,6 +212,7 @@ static int write_text(const db_model_set *set, const show_phases *ph, const db_m
     fputc('\n', out);
     print_phases(set, ph, out);
     print_builds(set, out);
+    report_print_sampled_runs(out, p->runs, p->nruns);
     fputs("  under each model: the runs it was fitted on, what each measured, the model's value there and "
           "the\n  residual (measured - model; % of the measured)\n", out);
     size_t shown = 0;
@@ -275,8 +276,10 @@ static json_t *set_json(const db_model_set *set, const show_phases *ph, const sh
         json_t *x = json_object();
         for (int k = 0; x && k < set->nparams; k++)
             json_object_set_new(x, set->params[k], json_whole_or_real(p->x[t * (size_t)p->nparams + (size_t)k]));
-        json_array_append_new(runs, json_pack("{s:I, s:o}", "id", (json_int_t)p->runs[t].id, "params",
-                                              x ? x : json_null()));
+        json_array_append_new(runs, json_pack("{s:I, s:o, s:o}", "id", (json_int_t)p->runs[t].id, "params",
+                                              x ? x : json_null(), "sample_rd",
+                                              p->runs[t].sample_rd > 0 ? json_real(p->runs[t].sample_rd)
+                                                                       : json_null()));
     }
     json_t *builds = set->builds ? json_loads(set->builds, 0, NULL) : NULL;
     json_t *unmatched = set->unmatched ? json_loads(set->unmatched, 0, NULL) : NULL;

@@ -214,6 +214,11 @@ void report_print_command(const char *command_json, FILE *out);
  * shares and parameters and can be longer than a terminal is wide. */
 void report_print_wrapped(FILE *out, const char *lead, const char *text, int width);
 
+/* For each of runs[0..n) whose histograms were sampled (db_run.sample_rd),
+ * a line "  run 3: reuse distances sampled at rate 0.1 ...", wrapped: under
+ * a model set's line, as its histogram models are fitted to estimates. */
+void report_print_sampled_runs(FILE *out, const db_run *runs, size_t n);
+
 /* The JSON document of docs/report.md; NULL when memory runs out. */
 /* {"65536:64": value, ...}: one member per cache of r, keyed as "misses"
  * is (report_cache_key), with value(values[k]) for the k-th cache; NULL

@@ -175,6 +175,11 @@ static int print_run(const report *r, FILE *out)
         text_table_cell(&t, "counted");
         text_table_cell(&t, "%s", run->counted);
     }
+    char sampled[160];
+    if (*db_sampled_sentence(run->sample_rd, sampled, sizeof sampled)) {
+        text_table_cell(&t, "histograms");
+        text_table_cell(&t, "%s", sampled);
+    }
     int rc = text_table_print(&t, out);
     text_table_free(&t);
     return rc;
@@ -191,6 +196,17 @@ void report_print_wrapped(FILE *out, const char *lead, const char *text, int wid
         w += n;
     }
     fputc('\n', out);
+}
+
+void report_print_sampled_runs(FILE *out, const db_run *runs, size_t n)
+{
+    for (size_t t = 0; t < n; t++)
+        if (runs[t].sample_rd > 0) {
+            char lead[64], sampled[160];
+            snprintf(lead, sizeof lead, "  run %lld:", (long long)runs[t].id);
+            report_print_wrapped(out, lead, db_sampled_sentence(runs[t].sample_rd, sampled, sizeof sampled),
+                                 REPORT_WRAP_COLUMN);
+        }
 }
 
 static int print_prediction(const report *r, FILE *out)
@@ -219,6 +235,7 @@ static int print_prediction(const report *r, FILE *out)
             snprintf(lead, sizeof lead, "  run %lld counted", (long long)p->train[t].id);
             report_print_wrapped(out, lead, p->train[t].counted, REPORT_WRAP_COLUMN);
         }
+    report_print_sampled_runs(out, p->train, p->ntrain);
     for (size_t i = 0; i < p->nwarnings; i++)
         report_print_wrapped(out, "  warning:", p->warnings[i], REPORT_WRAP_COLUMN);
     return ferror(out) ? -1 : 0;

@@ -14,6 +14,11 @@
 #include "model/model.h"
 #include "structure/structure.h"
 
+/* DB_SCHEMA_VERSION as the meta table and the messages spell it. */
+#define SCHEMA_TEXT_OF(v) #v
+#define SCHEMA_TEXT(v) SCHEMA_TEXT_OF(v)
+#define SCHEMA_VERSION_TEXT SCHEMA_TEXT(DB_SCHEMA_VERSION)
+
 /* The main process: sweep() loads at distances 3 and ~100, 990 of its 999
  * address deltas 64 bytes; a branch and an indirect call in main() that
  * entered sweep once. */
@@ -570,7 +575,7 @@ static sqlite3 *upgraded(const char *path, sqlite3 *s)
         fail_msg("%s", err);
     db_close(d);
     s = sql_open(path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "12");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", SCHEMA_VERSION_TEXT);
     return s;
 }
 
@@ -628,7 +633,7 @@ static void test_foreign_files(void **state)
     s = sql_open(f->db_path);
     sql_exec(s, "UPDATE meta SET value = '99' WHERE key = 'schema_version'");
     sqlite3_close(s);
-    expect_open_error(f->db_path, 0, "has schema version 99, newer than this augur understands (12): use a newer");
+    expect_open_error(f->db_path, 0, "has schema version 99, newer than this augur understands (" SCHEMA_VERSION_TEXT "): use a newer");
     /* a version-1 database (before the structure tables) is upgraded in place */
     s = sql_open(f->db_path);
     sql_exec(s, "UPDATE meta SET value = '1' WHERE key = 'schema_version';"
@@ -643,7 +648,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "12");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", SCHEMA_VERSION_TEXT);
     assert_int_equal(sql_int(s, "SELECT count(*) FROM instruction_classes"), ST_CLASS_COUNT);
     /* a version-2 database (before the model tables) gains them */
     sql_exec(s, "UPDATE meta SET value = '2' WHERE key = 'schema_version';"
@@ -653,7 +658,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "12");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", SCHEMA_VERSION_TEXT);
     assert_int_equal(sql_int(s, "SELECT count(*) FROM model_sets"), 0);
     /* a version-3 database keeps its model sets, but one fitted then (leads
      * stored as single shares) is refused rather than misread */
@@ -670,7 +675,7 @@ static void test_foreign_files(void **state)
     db_model_set_free(&set);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "12");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", SCHEMA_VERSION_TEXT);
     /* a version-4 database gains processes.exe_module_id, NULL in its rows */
     sql_exec(s, "UPDATE meta SET value = '4' WHERE key = 'schema_version';"
                 "ALTER TABLE processes DROP COLUMN exe_module_id;");
@@ -678,7 +683,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "12");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", SCHEMA_VERSION_TEXT);
     assert_int_equal(sql_int(s, "SELECT count(*) FROM processes WHERE exe_module_id IS NULL"),
                      sql_int(s, "SELECT count(*) FROM processes"));
     /* a version-5 database calls class 0 `none`, in its class table and in
@@ -692,7 +697,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "12");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", SCHEMA_VERSION_TEXT);
     assert_sql_text(s, "SELECT name FROM instruction_classes WHERE id = 0", "load_store");
     assert_sql_text(s, "SELECT group_concat(metric, ' ') FROM (SELECT metric FROM models ORDER BY id)",
                     "class:load_store class:move");
@@ -703,7 +708,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "12");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", SCHEMA_VERSION_TEXT);
     assert_int_equal(sql_int(s, "SELECT count(*) FROM call_edges"), 0);
     /* a version-8 database gains the compilation units of binaries and the
      * builds of model sets; its sets read as sets of one build */
@@ -719,7 +724,7 @@ static void test_foreign_files(void **state)
     db_model_set_free(&set);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "12");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", SCHEMA_VERSION_TEXT);
     assert_int_equal(sql_int(s, "SELECT count(*) FROM binary_units"), 0);
     /* a version-9 database, with a model group, gains the table of strides
      * (empty: its runs were collected without them) and rd_groups.stride_model
@@ -751,6 +756,12 @@ static void test_foreign_files(void **state)
     s = upgraded(f->db_path, s);
     assert_int_equal(sql_int(s, "SELECT count(*) FROM model_sets WHERE parent_id IS NULL AND phase IS NULL"),
                      sql_int(s, "SELECT count(*) FROM model_sets"));
+    /* a version-12 database gains runs.sample_rd, NULL: its histograms are exact */
+    sql_exec(s, "UPDATE meta SET value = '12' WHERE key = 'schema_version'; ALTER TABLE runs DROP COLUMN sample_rd;");
+    s = upgraded(f->db_path, s);
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM runs WHERE sample_rd IS NULL"),
+                     sql_int(s, "SELECT count(*) FROM runs"));
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM runs"), 1);
     sqlite3_close(s);
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     assert_int_equal(db_model_set_newest(d, NULL, &set, err, sizeof err), 0);
@@ -807,6 +818,10 @@ static void test_failed_import_writes_nothing(void **state)
     f->procs[1].block_sizes[1] = 2048;
     expect_import_error(f, &sample_run, f->ptrs, 2, "have different block sizes");
     f->procs[1].block_sizes[1] = 4096;
+
+    f->procs[1].sample_threshold = 1677722; /* a child sampled, its parent exact: not one collect */
+    expect_import_error(f, &sample_run, f->ptrs, 2, "have different sampling rates (sample-rd)");
+    f->procs[1].sample_threshold = 0;
 
     /* a failure in the middle of the transaction rolls everything back */
     sqlite3 *s = sql_open(f->db_path);
