@@ -11,8 +11,11 @@
 #include "cli/options.h"
 #include "cli/output_file.h"
 #include "cli/runs.h"
+#include "binary/buildid.h"
+#include "db/db.h"
 #include "static/parse.h"
 #include "static/static.h"
+#include "static/store.h"
 
 typedef enum out_format { OUT_TEXT, OUT_JSON, OUT_PYTHON, OUT_C } out_format;
 
@@ -20,6 +23,7 @@ typedef struct static_options {
     out_format format;
     const char *build_dir; /* -p */
     const char *prefix;    /* -o: the C model's PREFIX.h and PREFIX.c */
+    const char *db;        /* --db: store the model there */
     const char *program;
     run_params params;
     char **sources, **clang_args;
@@ -29,8 +33,9 @@ typedef struct static_options {
 static void print_help(FILE *to)
 {
     fprintf(to,
-            "usage: augur static [--format text|json|python|c] [-o PREFIX] [--param NAME=VALUE]...\n"
-            "                    [-p|--build-dir BUILD_DIR] PROGRAM [-- SOURCE... [-- CLANG_ARGS...]]\n"
+            "usage: augur static [--db FILE] [--format text|json|python|c] [-o|--output PREFIX]\n"
+            "                    [--param NAME=VALUE]... [-p|--build-dir BUILD_DIR]\n"
+            "                    PROGRAM [-- SOURCE... [-- CLANG_ARGS...]]\n"
             "\n"
             "Build a static model of PROGRAM (a C program built with -g) from its sources, without\n"
             "running it: per function, loop and statement, the loops' trip counts and the source\n"
@@ -47,6 +52,9 @@ static void print_help(FILE *to)
             "the SOURCEs named after --, parsed with the CLANG_ARGS after a second --.\n"
             "\n"
             "options:\n"
+            "  --db FILE            also store the model in the experiment database FILE (created if\n"
+            "                       missing), tied to PROGRAM by its build-id, where augur report\n"
+            "                       --scopes, model and predict find it\n"
             "  --format text|json|python|c  formulas per scope (default); JSON (functions[], loops[],\n"
             "                       unknowns[], total); a Python module, one function per source\n"
             "                       function returning its counts; or C, the same functions returning\n"
@@ -93,6 +101,9 @@ static int take_option(int opt, const char *arg, void *ctx)
     case 'o':
         o->prefix = arg;
         return 0;
+    case 'd':
+        o->db = arg;
+        return 0;
     default:
         return EXIT_USAGE;
     }
@@ -103,6 +114,7 @@ static int parse_options(int argc, char **argv, static_options *o)
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'}, {"param", required_argument, NULL, 'P'},
         {"build-dir", required_argument, NULL, 'p'}, {"output", required_argument, NULL, 'o'},
+        {"db", required_argument, NULL, 'd'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -188,6 +200,33 @@ static int write_c_files(const static_options *o, const sa_program *p, const sa_
     return 0;
 }
 
+/* Store the model in --db, keyed by PROGRAM's build-id. */
+static int store_model(const static_options *o, const sa_program *p, const sa_results *r, char *err,
+                       size_t errlen)
+{
+    char build_id[BUILD_ID_HEX_MAX], created[32];
+    if (elf_build_id(o->program, build_id, sizeof build_id) != 0 || !build_id[0]) {
+        snprintf(err, errlen,
+                 "%s has no build-id, which ties a static model to its binary in --db: link it with "
+                 "-Wl,--build-id",
+                 o->program);
+        return -1;
+    }
+    iso_now(created, sizeof created);
+    db_static_model m = {.build_id = build_id, .path = (char *)o->program, .created = created,
+                         .augur_version = AUGUR_VERSION};
+    sa_store_model(p, r, &m);
+    db *d;
+    if (db_open(o->db, 1, &d, err, errlen) != 0)
+        return -1;
+    int rc = db_static_put(d, &m, err, errlen);
+    db_close(d);
+    if (rc == 0)
+        fprintf(stderr, "augur static: stored the model of %s (build-id %s: %zu functions and loops) in %s\n",
+                o->program, build_id, m.nscopes, o->db);
+    return rc;
+}
+
 /* Print the model in the chosen format (the C model to files with -o). */
 static int print_model(const static_options *o, const sa_program *p, const sa_results *r, const sa_values *v,
                        char *err, size_t errlen)
@@ -239,6 +278,8 @@ static int run(const static_options *o, sa_program *p)
                  : -1;
     for (size_t i = 0; i < p->nwarnings; i++)
         fprintf(stderr, "augur static: warning: %s\n", p->warnings[i]);
+    if (rc == 0 && o->db)
+        rc = store_model(o, p, &r, err, sizeof err);
     if (rc == 0)
         rc = print_model(o, p, &r, &v, err, sizeof err);
     if (rc != 0)

@@ -10,12 +10,14 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "report/static_check.h"
 #include "structure/structure.h"
 
-/* One binary's tree with the run's counts per scope. */
+/* One binary's tree with the run's counts per scope, and its static model. */
 typedef struct counted_tree {
     const scope_tree *t;
     scope_counts *c;
+    static_checks st;
 } counted_tree;
 
 /* *to += x, setting *wrapped when the sum passes 2^64 - 1: the database's
@@ -80,7 +82,9 @@ int report_scope_counts(db *d, int64_t run_id, const scope_tree *t, scope_counts
 
 static int gather(db *d, int64_t run_id, counted_tree *ct, char *err, size_t errlen)
 {
-    return report_scope_counts(d, run_id, ct->t, &ct->c, err, errlen);
+    if (report_scope_counts(d, run_id, ct->t, &ct->c, err, errlen) != 0)
+        return -1;
+    return static_checks_load(d, &ct->t->binary, ct->t->scopes, ct->t->nscopes, &ct->st, err, errlen);
 }
 
 /* Loop entries: header executions not reached over a back edge. */
@@ -92,6 +96,9 @@ static uint64_t entries(const scope_counts *c)
 typedef struct view {
     counted_tree *trees;
     size_t n;
+    db_run run;        /* its parameters are the static formulas' unknowns */
+    char **names;      /* the run's parameter names and values */
+    double *vals;
     uint64_t total;
     double threshold; /* percent */
     num_style numbers; /* text: counts grouped or plain */
@@ -120,6 +127,14 @@ static uint32_t *sorted_children(const counted_tree *ct, uint32_t s)
     memcpy(kids, t->child + t->first[s], t->count[s] * sizeof *kids);
     qsort_r(kids, t->count[s], sizeof *kids, by_instructions, ct->c);
     return kids;
+}
+
+/* Loop s of ct against its static loop: 0 with *x, 1 when it has none, -1. */
+static int check_loop(const view *v, const counted_tree *ct, uint32_t s, static_loop_check *x)
+{
+    const scope_counts *c = &ct->c[s];
+    return static_check_loop(&ct->st, s, v->names, v->vals, v->run.nparams, (double)c->headers,
+                             (double)entries(c), x);
 }
 
 /* ---- text ---------------------------------------------------------------- */
@@ -155,6 +170,11 @@ static int text_scope(const view *v, const counted_tree *ct, uint32_t s, int dep
                 (double)c->headers / (double)entries(c));
     fputc('\n', v->out);
     text_classes(v, c, 2 * depth + 4);
+    static_loop_check x;
+    if (!strcmp(sc->kind, "loop") && check_loop(v, ct, s, &x) == 0) {
+        static_loop_check_text(v->out, &x, 2 * depth + 4);
+        static_loop_check_free(&x);
+    }
     uint32_t *kids = sorted_children(ct, s);
     if (!kids)
         return -1;
@@ -163,6 +183,33 @@ static int text_scope(const view *v, const counted_tree *ct, uint32_t s, int dep
         rc = text_scope(v, ct, kids[k], depth + 1);
     free(kids);
     return rc;
+}
+
+/* After the tree: every loop (shown or not) whose static and measured
+ * iterations disagree, or a line saying they agree. */
+static void text_disagreements(const view *v)
+{
+    size_t compared = 0, flagged = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const counted_tree *ct = &v->trees[i];
+        for (uint32_t s = 0; ct->st.have && s < ct->t->nscopes; s++) {
+            static_loop_check x;
+            if (strcmp(ct->t->scopes[s].kind, "loop") || check_loop(v, ct, s, &x) != 0)
+                continue;
+            compared += x.known;
+            if (x.known && x.disagrees) {
+                if (flagged++ == 0)
+                    fprintf(v->out, "\nStatic and measured iterations disagree by more than %.0f%%:\n",
+                            100 * STATIC_CHECK_TOLERANCE);
+                fprintf(v->out, "  %-30s", ct->t->scopes[s].name);
+                static_loop_check_text(v->out, &x, 1);
+            }
+            static_loop_check_free(&x);
+        }
+    }
+    if (compared && !flagged)
+        fprintf(v->out, "\nStatic and measured iterations agree within %.0f%% in the %zu loops compared\n",
+                100 * STATIC_CHECK_TOLERANCE, compared);
 }
 
 static int write_text(const view *v)
@@ -175,6 +222,7 @@ static int write_text(const view *v)
     for (size_t i = 0; i < v->n; i++)
         if (text_scope(v, &v->trees[i], 0, 0) != 0)
             return -1;
+    text_disagreements(v);
     return ferror(v->out) ? -1 : 0;
 }
 
@@ -214,6 +262,11 @@ static json_t *json_scope(const view *v, const counted_tree *ct, uint32_t s)
         json_object_set_new(o, "header_executions", json_integer((json_int_t)c->headers));
         json_object_set_new(o, "entries", json_integer((json_int_t)e));
         json_object_set_new(o, "iterations_per_entry", e ? json_real((double)c->headers / (double)e) : json_null());
+        static_loop_check x;
+        if (check_loop(v, ct, s, &x) == 0) {
+            json_object_set_new(o, "static", static_loop_check_json(&x));
+            static_loop_check_free(&x);
+        }
     }
     uint32_t *kids = sorted_children(ct, s);
     for (uint32_t k = 0; kids && k < ct->t->count[s]; k++)
@@ -222,6 +275,27 @@ static json_t *json_scope(const view *v, const counted_tree *ct, uint32_t s)
     free(kids);
     json_object_set_new(o, "children", children);
     return o;
+}
+
+/* Every loop whose static and measured iterations disagree, with its scope's name. */
+static json_t *json_disagreements(const view *v)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < v->n; i++) {
+        const counted_tree *ct = &v->trees[i];
+        for (uint32_t s = 0; ct->st.have && s < ct->t->nscopes; s++) {
+            static_loop_check x;
+            if (strcmp(ct->t->scopes[s].kind, "loop") || check_loop(v, ct, s, &x) != 0)
+                continue;
+            if (x.known && x.disagrees) {
+                json_t *o = static_loop_check_json(&x);
+                json_object_set_new(o, "scope", json_string(ct->t->scopes[s].name));
+                json_array_append_new(a, o);
+            }
+            static_loop_check_free(&x);
+        }
+    }
+    return a;
 }
 
 static int write_json(const view *v, int64_t run_id)
@@ -233,10 +307,27 @@ static int write_json(const view *v, int64_t run_id)
     for (size_t i = 0; i < v->n; i++)
         json_array_append_new(modules, json_scope(v, &v->trees[i], 0));
     json_object_set_new(root, "scopes", modules);
+    json_object_set_new(root, "static_disagreements", json_disagreements(v));
     int rc = json_dumpf(root, v->out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     fputc('\n', v->out);
     json_decref(root);
     return rc != 0 || ferror(v->out) ? -1 : 0;
+}
+
+/* The run's parameters as names and values (the static formulas' unknowns). */
+static int run_params(db *d, int64_t run_id, view *v, char *err, size_t errlen)
+{
+    if (db_get_run(d, run_id, &v->run, err, errlen) != 0)
+        return -1;
+    v->names = calloc(v->run.nparams + 1, sizeof *v->names);
+    v->vals = calloc(v->run.nparams + 1, sizeof *v->vals);
+    if (!v->names || !v->vals)
+        return snprintf(err, errlen, "out of memory"), -1;
+    for (size_t k = 0; k < v->run.nparams; k++) {
+        v->names[k] = v->run.params[k].name;
+        v->vals[k] = v->run.params[k].value;
+    }
+    return 0;
 }
 
 int report_scopes_write(db *d, int64_t run_id, const scope_tree *trees, size_t n, double threshold, int json,
@@ -245,6 +336,8 @@ int report_scopes_write(db *d, int64_t run_id, const scope_tree *trees, size_t n
     view v = {.trees = calloc(n ? n : 1, sizeof *v.trees), .n = n, .threshold = threshold, .numbers = numbers,
               .out = out};
     int rc = v.trees ? 0 : -1;
+    if (rc == 0)
+        rc = run_params(d, run_id, &v, err, errlen);
     for (size_t i = 0; i < n && rc == 0; i++) {
         v.trees[i].t = &trees[i];
         rc = gather(d, run_id, &v.trees[i], err, errlen);
@@ -256,8 +349,12 @@ int report_scopes_write(db *d, int64_t run_id, const scope_tree *trees, size_t n
         if (rc != 0)
             snprintf(err, errlen, "cannot write the scope view");
     }
-    for (size_t i = 0; v.trees && i < n; i++)
+    for (size_t i = 0; v.trees && i < n; i++) {
         free(v.trees[i].c);
+        static_checks_free(&v.trees[i].st);
+    }
     free(v.trees);
+    free(v.names), free(v.vals);
+    db_run_free(&v.run);
     return rc;
 }

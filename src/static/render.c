@@ -78,10 +78,7 @@ static char *signature(sa_arena *a, const sa_symtab *t, const sa_count *c)
  * coefficient as one table over the residues of the parameters it depends
  * on: "(n + [0, 2, 1]_n)/3", in Python "(n + (0, 2, 1)[n % 3])//3". */
 
-typedef struct qterm {
-    int *exp, *mod, *res; /* per parameter: power, modulus (1: none), residue */
-    int64_t num, den;
-} qterm;
+typedef sa_qterm qterm;
 
 typedef struct qterms {
     sa_arena *a;
@@ -133,6 +130,18 @@ static void flatten(qterms *q, const evalue *e, int *exp, int *mod, int *res)
         mod[k] = om;
         res[k] = orr;
     }
+}
+
+sa_qterm *sa_qpoly_terms(sa_arena *a, const evalue *e, int np, size_t *n)
+{
+    qterms q = {a, np, 0, NULL};
+    int *exp = sa_alloc(a, (size_t)np * sizeof(int) + 1), *mod = sa_alloc(a, (size_t)np * sizeof(int) + 1),
+        *res = sa_alloc(a, (size_t)np * sizeof(int) + 1);
+    for (int p = 0; p < np; p++)
+        mod[p] = 1;
+    flatten(&q, e, exp, mod, res);
+    *n = q.n;
+    return q.v;
 }
 
 /* One monomial's coefficient: a table over the residues of its periodic parameters. */
@@ -250,11 +259,7 @@ static char *qpoly_str(sa_arena *a, const sa_symtab *t, const int *params, int n
                        int integral)
 {
     qterms q = {a, np, 0, NULL};
-    int *exp = sa_alloc(a, (size_t)np * sizeof(int) + 1), *mod = sa_alloc(a, (size_t)np * sizeof(int) + 1),
-        *res = sa_alloc(a, (size_t)np * sizeof(int) + 1);
-    for (int p = 0; p < np; p++)
-        mod[p] = 1;
-    flatten(&q, e, exp, mod, res);
+    q.v = sa_qpoly_terms(a, e, np, &q.n);
     size_t nc;
     coef *cs = coefs_of(&q, &nc);
     int64_t D = 1;

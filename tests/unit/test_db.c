@@ -526,7 +526,7 @@ static sqlite3 *upgraded(const char *path, sqlite3 *s)
         fail_msg("%s", err);
     db_close(d);
     s = sql_open(path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "11");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "15");
     return s;
 }
 
@@ -584,7 +584,7 @@ static void test_foreign_files(void **state)
     s = sql_open(f->db_path);
     sql_exec(s, "UPDATE meta SET value = '99' WHERE key = 'schema_version'");
     sqlite3_close(s);
-    expect_open_error(f->db_path, 0, "has schema version 99, newer than this augur understands (11): use a newer");
+    expect_open_error(f->db_path, 0, "has schema version 99, newer than this augur understands (15): use a newer");
     /* a version-1 database (before the structure tables) is upgraded in place */
     s = sql_open(f->db_path);
     sql_exec(s, "UPDATE meta SET value = '1' WHERE key = 'schema_version';"
@@ -599,7 +599,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "11");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "15");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM instruction_classes"), ST_CLASS_COUNT);
     /* a version-2 database (before the model tables) gains them */
     sql_exec(s, "UPDATE meta SET value = '2' WHERE key = 'schema_version';"
@@ -609,7 +609,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "11");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "15");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM model_sets"), 0);
     /* a version-3 database keeps its model sets, but one fitted then (leads
      * stored as single shares) is refused rather than misread */
@@ -626,7 +626,7 @@ static void test_foreign_files(void **state)
     db_model_set_free(&set);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "11");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "15");
     /* a version-4 database gains processes.exe_module_id, NULL in its rows */
     sql_exec(s, "UPDATE meta SET value = '4' WHERE key = 'schema_version';"
                 "ALTER TABLE processes DROP COLUMN exe_module_id;");
@@ -634,7 +634,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "11");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "15");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM processes WHERE exe_module_id IS NULL"),
                      sql_int(s, "SELECT count(*) FROM processes"));
     /* a version-5 database calls class 0 `none`, in its class table and in
@@ -648,7 +648,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "11");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "15");
     assert_sql_text(s, "SELECT name FROM instruction_classes WHERE id = 0", "load_store");
     assert_sql_text(s, "SELECT group_concat(metric, ' ') FROM (SELECT metric FROM models ORDER BY id)",
                     "class:load_store class:move");
@@ -659,7 +659,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "11");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "15");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM call_edges"), 0);
     /* a version-8 database gains the compilation units of binaries and the
      * builds of model sets; its sets read as sets of one build */
@@ -675,7 +675,7 @@ static void test_foreign_files(void **state)
     db_model_set_free(&set);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "11");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "15");
     assert_int_equal(sql_int(s, "SELECT count(*) FROM binary_units"), 0);
     /* a version-9 database, with a model group, gains the table of strides
      * (empty: its runs were collected without them) and rd_groups.stride_model
@@ -700,6 +700,13 @@ static void test_foreign_files(void **state)
     assert_int_equal(sql_int(s, "SELECT count(*) FROM processes WHERE regions IS NULL"),
                      sql_int(s, "SELECT count(*) FROM processes"));
     assert_int_equal(sql_int(s, "SELECT count(*) FROM rd_groups WHERE stride_model IS NULL"), 1);
+    /* a version-11 database (12 to 14 are other branches' until they are
+     * merged) gains the static models' tables, empty */
+    sql_exec(s, "UPDATE meta SET value = '11' WHERE key = 'schema_version';"
+                "DROP TABLE static_scopes; DROP TABLE static_models;");
+    s = upgraded(f->db_path, s);
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM static_models"), 0);
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM static_scopes"), 0);
     sqlite3_close(s);
 }
 
