@@ -172,7 +172,7 @@ static int text_scope(const view *v, const counted_tree *ct, uint32_t s, int dep
     text_classes(v, c, 2 * depth + 4);
     static_loop_check x;
     if (!strcmp(sc->kind, "loop") && check_loop(v, ct, s, &x) == 0) {
-        static_loop_check_text(v->out, &x, 2 * depth + 4);
+        static_loop_check_text(v->out, &x, 2 * depth + 4, "measured");
         static_loop_check_free(&x);
     }
     uint32_t *kids = sorted_children(ct, s);
@@ -202,7 +202,7 @@ static void text_disagreements(const view *v)
                     fprintf(v->out, "\nStatic and measured iterations disagree by more than %.0f%%:\n",
                             100 * STATIC_CHECK_TOLERANCE);
                 fprintf(v->out, "  %-30s", ct->t->scopes[s].name);
-                static_loop_check_text(v->out, &x, 1);
+                static_loop_check_text(v->out, &x, 1, "measured");
             }
             static_loop_check_free(&x);
         }
@@ -264,7 +264,7 @@ static json_t *json_scope(const view *v, const counted_tree *ct, uint32_t s)
         json_object_set_new(o, "iterations_per_entry", e ? json_real((double)c->headers / (double)e) : json_null());
         static_loop_check x;
         if (check_loop(v, ct, s, &x) == 0) {
-            json_object_set_new(o, "static", static_loop_check_json(&x));
+            json_object_set_new(o, "static", static_loop_check_json(&x, "measured"));
             static_loop_check_free(&x);
         }
     }
@@ -288,7 +288,7 @@ static json_t *json_disagreements(const view *v)
             if (strcmp(ct->t->scopes[s].kind, "loop") || check_loop(v, ct, s, &x) != 0)
                 continue;
             if (x.known && x.disagrees) {
-                json_t *o = static_loop_check_json(&x);
+                json_t *o = static_loop_check_json(&x, "measured");
                 json_object_set_new(o, "scope", json_string(ct->t->scopes[s].name));
                 json_array_append_new(a, o);
             }

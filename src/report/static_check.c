@@ -74,7 +74,7 @@ void static_loop_check_free(static_loop_check *x)
     x->formula = NULL;
 }
 
-json_t *static_loop_check_json(const static_loop_check *x)
+json_t *static_loop_check_json(const static_loop_check *x, const char *what)
 {
     char where[600];
     snprintf(where, sizeof where, "%s:%d", x->src->file, x->src->first_line);
@@ -86,14 +86,14 @@ json_t *static_loop_check_json(const static_loop_check *x)
         return o;
     }
     json_object_set_new(o, "static", json_real(x->value));
-    json_object_set_new(o, "measured", json_real(x->measured));
+    json_object_set_new(o, what, json_real(x->measured));
     json_object_set_new(o, "difference_percent",
                         isfinite(x->difference) ? json_real(100 * x->difference) : json_null());
     json_object_set_new(o, "disagrees", json_boolean(x->disagrees));
     return o;
 }
 
-void static_loop_check_text(FILE *out, const static_loop_check *x, int indent)
+void static_loop_check_text(FILE *out, const static_loop_check *x, int indent, const char *what)
 {
     if (!x->known) {
         const char *base = strrchr(x->src->file, '/');
@@ -103,8 +103,8 @@ void static_loop_check_text(FILE *out, const static_loop_check *x, int indent)
     }
     /* counts of iterations: integers, shown whole; the difference to 3 digits */
     const char *base = strrchr(x->src->file, '/');
-    fprintf(out, "%*sstatic (%s:%d): %.0f iterations, measured %.0f", indent, "", base ? base + 1 : x->src->file,
-            x->src->first_line, x->value, x->measured);
+    fprintf(out, "%*sstatic (%s:%d): %.0f iterations, %s %.0f", indent, "", base ? base + 1 : x->src->file,
+            x->src->first_line, x->value, what, x->measured);
     if (x->disagrees)
         fprintf(out, "  DISAGREES: %+.3g%%", 100 * x->difference);
     fputc('\n', out);

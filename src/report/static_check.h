@@ -50,13 +50,14 @@ int static_check_loop(const static_checks *c, size_t s, char *const *names, cons
                       double headers, double entries, static_loop_check *out);
 void static_loop_check_free(static_loop_check *x);
 
-/* The comparison as JSON: {"source_loop", "formula", "static", "measured",
- * "difference_percent", "disagrees"} (static and the rest null without a
- * value, with "missing" naming the unknown); a new reference. */
-json_t *static_loop_check_json(const static_loop_check *x);
+/* The comparison as JSON: {"source_loop", "formula", "static", WHAT
+ * ("measured" or "predicted"), "difference_percent", "disagrees"} (static
+ * and disagrees null without a value, with "missing" naming the unknown);
+ * a new reference. */
+json_t *static_loop_check_json(const static_loop_check *x, const char *what);
 
-/* One line of text for the comparison: "static: 66 iterations (...)",
- * with "DISAGREES" and the difference beyond the tolerance. */
-void static_loop_check_text(FILE *out, const static_loop_check *x, int indent);
+/* One line of text for the comparison: "static (k.c:17): 66 iterations,
+ * WHAT 66", with "DISAGREES" and the difference beyond the tolerance. */
+void static_loop_check_text(FILE *out, const static_loop_check *x, int indent, const char *what);
 
 #endif

@@ -8,7 +8,11 @@
 # iterations beside the measured ones: equal to the closed forms for
 # stride3's loops (K = ceil((n-1)/3) and K + 3K(K-1)/2) and main's (n), and
 # scan's loop, annotated with n iterations but stopped by its data after
-# n/2 + 1, flagged in text and JSON.
+# n/2 + 1, flagged in text and JSON.  With six runs (n = 10 to 40), `augur
+# model --basis static` fits the inner loop exactly on its static form,
+# which the PMNF search alone does not, `model --show` names the scopes
+# that took it, and `augur predict --param n=1000` gives the closed form
+# and flags only scan's loop.
 source "$TESTLIB"
 B="$PROGRAMS/static_basis"
 DB="$WORK/b.db"
@@ -72,4 +76,49 @@ check "text: the disagreement listed after the tree" \
 "$AUGUR" report --db "$DB" --run 3 --scopes --threshold 0 >"$WORK/s3.txt"
 check "a run without the parameter: the formula, not evaluated" \
     "$(grep -c "static (basis.c:$SCAN): {n if n >= 1; else 0}, not evaluated: the run has no parameter n" "$WORK/s3.txt")" 1
+
+# ---- the static form as the basis of augur model ------------------------------------
+# stride3's inner loop runs K + 3K(K-1)/2 times, K = ceil((n-1)/3): a polynomial
+# in n per residue of n mod 3, which the PMNF search cannot fit exactly
+for n in 13 16 31 40; do
+    "$AUGUR" collect --db "$DB" --param n=$n -- "$B" $n >/dev/null 2>&1
+done
+inner_model() { sqlite3 "$DB" "SELECT method || ' ' || (fit_max_rel < 1e-12) || ' ' || formula FROM models WHERE set_id = $1
+                               AND kind = 'scope' AND function = 'loop at basis.c:$INNER' AND metric = '$2'"; }
+"$AUGUR" model --db "$DB" --runs 1-2,4-7 --quiet >/dev/null 2>&1 # run 3 has no n
+check "model: exit 0" "$?" 0
+check "without --basis static the inner loop's iterations are not fitted exactly" "$(inner_model 1 headers | cut -d' ' -f1-2)" "pmnf 0"
+"$AUGUR" model --db "$DB" --runs 1-2,4-7 --quiet --basis static >"$WORK/model.out" 2>&1
+check "model --basis static: exit 0" "$?" 0
+check "with it: exactly the inner loop's iterations" "$(inner_model 2 headers)" "static 1 {loop at basis.c:$INNER}"
+check "its entries: the outer loop's iterations" "$(inner_model 2 entries)" "static 1 {loop at basis.c:$OUTER}"
+check "its instructions: 6 per iteration" "$(inner_model 2 instructions)" "static 1 6*{loop at basis.c:$INNER}"
+check "the set records the basis" "$(sqlite3 "$DB" 'SELECT basis FROM model_sets WHERE id = 2')" '["static"]'
+"$AUGUR" model --db "$DB" --show >"$WORK/show.txt"
+check "model --show names the scopes on the static basis" \
+    "$(grep -c "static basis: 3 scopes with counts on the source's formulas (method static): stride3, loop at basis.c:$OUTER, loop at basis.c:$INNER$" "$WORK/show.txt")" 1
+check "model --show --format json lists them" \
+    "$("$AUGUR" model --db "$DB" --show --format json | jq -c .static_basis_scopes)" "[\"stride3\",\"loop at basis.c:$OUTER\",\"loop at basis.c:$INNER\"]"
+
+cp "$DB" "$WORK/nostatic.db" && sqlite3 "$WORK/nostatic.db" 'DELETE FROM static_models'
+"$AUGUR" model --db "$WORK/nostatic.db" --runs 1-2,4-7 --quiet --basis static >/dev/null 2>"$WORK/err"
+check "--basis static without a static model: exit 1" "$?" 1
+check "--basis static without a static model: says how to store one" \
+    "$(grep -c "holds no static model of .*static_basis (build-id $BUILD_ID): store one with \`augur static --db" "$WORK/err")" 1
+check "--basis static without a static model: no set stored" "$(sqlite3 "$WORK/nostatic.db" 'SELECT count(*) FROM model_sets')" 2
+
+# ---- predict: static against predicted ---------------------------------------------
+"$AUGUR" predict --db "$DB" --param n=1000 --format json >"$WORK/p.json" 2>/dev/null
+check "predict: exit 0" "$?" 0
+pstat() { jq -c --arg l "$1" '.static.loops[] | select(.source_loop | endswith(":" + $l)) | [.static, .predicted, .disagrees]' "$WORK/p.json"; }
+k=$(K 1000)
+check "predict n=1000: the inner loop, exact from the static form" "$(pstat $INNER)" "[$((k + 3 * k * (k - 1) / 2)),$((k + 3 * k * (k - 1) / 2)),false]"
+check "predict n=1000: the outer loop" "$(pstat $OUTER)" "[$k,$k,false]"
+check "predict n=1000: scan's loop flagged (n static, about n/2 predicted)" \
+    "$(jq -c --arg l "$SCAN" '.static.disagreements[] | select(.source_loop | endswith(":" + $l)) | [.static, (.predicted | . > 480 and . < 520), .disagrees]' "$WORK/p.json")" \
+    "[1000,true,true]"
+check "predict: 4 loops compared" "$(jq .static.compared "$WORK/p.json")" 4
+"$AUGUR" predict --db "$DB" --param n=1000 >"$WORK/p.txt" 2>/dev/null
+check "predict text: the disagreement" \
+    "$(grep -A1 'Static and predicted iterations disagree by more than 1% (1 of 4 loops):' "$WORK/p.txt" | tail -1 | grep -c "loop at basis.c:$SCAN .*static (basis.c:$SCAN): 1000 iterations, predicted .* DISAGREES")" 1
 finish
