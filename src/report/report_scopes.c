@@ -13,11 +13,14 @@
 #include "report/static_check.h"
 #include "structure/structure.h"
 
-/* One binary's tree with the run's counts per scope, and its static model. */
+/* One binary's tree with the run's counts per scope, and its loops
+ * against the static model: chk[s] where paired[s]. */
 typedef struct counted_tree {
     const scope_tree *t;
     scope_counts *c;
     static_checks st;
+    static_loop_check *chk;
+    char *paired;
 } counted_tree;
 
 /* *to += x, setting *wrapped when the sum passes 2^64 - 1: the database's
@@ -80,12 +83,7 @@ int report_scope_counts(db *d, int64_t run_id, const scope_tree *t, scope_counts
     return rc;
 }
 
-static int gather(db *d, int64_t run_id, counted_tree *ct, char *err, size_t errlen)
-{
-    if (report_scope_counts(d, run_id, ct->t, &ct->c, err, errlen) != 0)
-        return -1;
-    return static_checks_load(d, &ct->t->binary, ct->t->scopes, ct->t->nscopes, &ct->st, err, errlen);
-}
+
 
 /* Loop entries: header executions not reached over a back edge. */
 static uint64_t entries(const scope_counts *c)
@@ -129,12 +127,43 @@ static uint32_t *sorted_children(const counted_tree *ct, uint32_t s)
     return kids;
 }
 
-/* Loop s of ct against its static loop: 0 with *x, 1 when it has none, -1. */
-static int check_loop(const view *v, const counted_tree *ct, uint32_t s, static_loop_check *x)
+/* The run's counts of ct and its loops against the static model. */
+static int gather(db *d, const view *v, int64_t run_id, counted_tree *ct, char *err, size_t errlen)
 {
-    const scope_counts *c = &ct->c[s];
-    return static_check_loop(&ct->st, s, v->names, v->vals, v->run.nparams, (double)c->headers,
-                             (double)entries(c), x);
+    size_t n = ct->t->nscopes;
+    if (report_scope_counts(d, run_id, ct->t, &ct->c, err, errlen) != 0 ||
+        static_checks_load(d, &ct->t->binary, ct->t->scopes, n, &ct->st, err, errlen) != 0)
+        return -1;
+    ct->chk = calloc(n + 1, sizeof *ct->chk);
+    ct->paired = calloc(n + 1, 1);
+    if (!ct->chk || !ct->paired)
+        return snprintf(err, errlen, "out of memory"), -1;
+    for (uint32_t s = 0; ct->st.have && s < n; s++) {
+        const scope_counts *c = &ct->c[s];
+        int rc = strcmp(ct->t->scopes[s].kind, "loop") ? 1
+                 : static_check_loop(&ct->st, s, v->names, v->vals, v->run.nparams, (double)c->headers,
+                                     (double)entries(c), &ct->chk[s]);
+        if (rc < 0)
+            return snprintf(err, errlen, "%s: the static model of %s is damaged: store it again with augur static "
+                            "--db", db_path(d), ct->t->binary.path), -1;
+        ct->paired[s] = rc == 0;
+    }
+    return 0;
+}
+
+static void counted_tree_free(counted_tree *ct)
+{
+    for (size_t s = 0; ct->paired && s < ct->t->nscopes; s++)
+        if (ct->paired[s])
+            static_loop_check_free(&ct->chk[s]);
+    free(ct->chk), free(ct->paired), free(ct->c);
+    static_checks_free(&ct->st);
+}
+
+/* Does loop s of ct disagree with its static loop? */
+static int disagrees(const counted_tree *ct, uint32_t s)
+{
+    return ct->paired[s] && ct->chk[s].known && ct->chk[s].disagrees;
 }
 
 /* ---- text ---------------------------------------------------------------- */
@@ -170,11 +199,8 @@ static int text_scope(const view *v, const counted_tree *ct, uint32_t s, int dep
                 (double)c->headers / (double)entries(c));
     fputc('\n', v->out);
     text_classes(v, c, 2 * depth + 4);
-    static_loop_check x;
-    if (!strcmp(sc->kind, "loop") && check_loop(v, ct, s, &x) == 0) {
-        static_loop_check_text(v->out, &x, 2 * depth + 4, "measured");
-        static_loop_check_free(&x);
-    }
+    if (ct->paired[s])
+        static_loop_check_text(v->out, &ct->chk[s], 2 * depth + 4, "measured");
     uint32_t *kids = sorted_children(ct, s);
     if (!kids)
         return -1;
@@ -192,19 +218,15 @@ static void text_disagreements(const view *v)
     size_t compared = 0, flagged = 0;
     for (size_t i = 0; i < v->n; i++) {
         const counted_tree *ct = &v->trees[i];
-        for (uint32_t s = 0; ct->st.have && s < ct->t->nscopes; s++) {
-            static_loop_check x;
-            if (strcmp(ct->t->scopes[s].kind, "loop") || check_loop(v, ct, s, &x) != 0)
+        for (uint32_t s = 0; s < ct->t->nscopes; s++) {
+            compared += ct->paired[s] && ct->chk[s].known;
+            if (!disagrees(ct, s))
                 continue;
-            compared += x.known;
-            if (x.known && x.disagrees) {
-                if (flagged++ == 0)
-                    fprintf(v->out, "\nStatic and measured iterations disagree by more than %.0f%%:\n",
-                            100 * STATIC_CHECK_TOLERANCE);
-                fprintf(v->out, "  %-30s", ct->t->scopes[s].name);
-                static_loop_check_text(v->out, &x, 1, "measured");
-            }
-            static_loop_check_free(&x);
+            if (flagged++ == 0)
+                fprintf(v->out, "\nStatic and measured iterations disagree by more than %.0f%%:\n",
+                        100 * STATIC_CHECK_TOLERANCE);
+            fprintf(v->out, "  %-30s", ct->t->scopes[s].name);
+            static_loop_check_text(v->out, &ct->chk[s], 1, "measured");
         }
     }
     if (compared && !flagged)
@@ -262,11 +284,8 @@ static json_t *json_scope(const view *v, const counted_tree *ct, uint32_t s)
         json_object_set_new(o, "header_executions", json_integer((json_int_t)c->headers));
         json_object_set_new(o, "entries", json_integer((json_int_t)e));
         json_object_set_new(o, "iterations_per_entry", e ? json_real((double)c->headers / (double)e) : json_null());
-        static_loop_check x;
-        if (check_loop(v, ct, s, &x) == 0) {
-            json_object_set_new(o, "static", static_loop_check_json(&x, "measured"));
-            static_loop_check_free(&x);
-        }
+        if (ct->paired[s])
+            json_object_set_new(o, "static", static_loop_check_json(&ct->chk[s], "measured"));
     }
     uint32_t *kids = sorted_children(ct, s);
     for (uint32_t k = 0; kids && k < ct->t->count[s]; k++)
@@ -283,16 +302,12 @@ static json_t *json_disagreements(const view *v)
     json_t *a = json_array();
     for (size_t i = 0; i < v->n; i++) {
         const counted_tree *ct = &v->trees[i];
-        for (uint32_t s = 0; ct->st.have && s < ct->t->nscopes; s++) {
-            static_loop_check x;
-            if (strcmp(ct->t->scopes[s].kind, "loop") || check_loop(v, ct, s, &x) != 0)
+        for (uint32_t s = 0; s < ct->t->nscopes; s++) {
+            if (!disagrees(ct, s))
                 continue;
-            if (x.known && x.disagrees) {
-                json_t *o = static_loop_check_json(&x, "measured");
-                json_object_set_new(o, "scope", json_string(ct->t->scopes[s].name));
-                json_array_append_new(a, o);
-            }
-            static_loop_check_free(&x);
+            json_t *o = static_loop_check_json(&ct->chk[s], "measured");
+            json_object_set_new(o, "scope", json_string(ct->t->scopes[s].name));
+            json_array_append_new(a, o);
         }
     }
     return a;
@@ -340,7 +355,7 @@ int report_scopes_write(db *d, int64_t run_id, const scope_tree *trees, size_t n
         rc = run_params(d, run_id, &v, err, errlen);
     for (size_t i = 0; i < n && rc == 0; i++) {
         v.trees[i].t = &trees[i];
-        rc = gather(d, run_id, &v.trees[i], err, errlen);
+        rc = gather(d, &v, run_id, &v.trees[i], err, errlen);
         if (rc == 0)
             v.total += v.trees[i].c[0].instructions;
     }
@@ -349,10 +364,8 @@ int report_scopes_write(db *d, int64_t run_id, const scope_tree *trees, size_t n
         if (rc != 0)
             snprintf(err, errlen, "cannot write the scope view");
     }
-    for (size_t i = 0; v.trees && i < n; i++) {
-        free(v.trees[i].c);
-        static_checks_free(&v.trees[i].st);
-    }
+    for (size_t i = 0; v.trees && i < n; i++)
+        counted_tree_free(&v.trees[i]);
     free(v.trees);
     free(v.names), free(v.vals);
     db_run_free(&v.run);
