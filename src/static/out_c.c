@@ -76,12 +76,12 @@ static void print_source(FILE *to, const char *include, const sa_program *p, con
     for (size_t i = 0; i < p->nfuncs; i++) {
         const sa_func *f = &p->funcs[i];
         const sa_scope_formulas *s = &r->funcs[i];
-        fprintf(to, "\n/* %s (%s:%d-%d). */\naugur_counts %s_%zu(%s)\n{\n    augur_counts c;\n", f->name, f->file,
-                f->line, f->end_line, f->name, f->nparams, signature(p, r, i));
+        /* a compound literal, not a local: no name of ours can hide an unknown's */
+        fprintf(to, "\n/* %s (%s:%d-%d). */\naugur_counts %s_%zu(%s)\n{\n    return (augur_counts){\n", f->name,
+                f->file, f->line, f->end_line, f->name, f->nparams, signature(p, r, i));
         for (int k = 0; k < OP_N; k++)
-            fprintf(to, "    c.%s = %s;\n", sa_op_names[k], sa_formula_str(p->arena, &p->syms, s->ops[k], SA_C));
-        fprintf(to, "    c.statements = %s;\n    return c;\n}\n",
-                sa_formula_str(p->arena, &p->syms, s->statements, SA_C));
+            fprintf(to, "        .%s = %s,\n", sa_op_names[k], sa_formula_str(p->arena, &p->syms, s->ops[k], SA_C));
+        fprintf(to, "        .statements = %s,\n    };\n}\n", sa_formula_str(p->arena, &p->syms, s->statements, SA_C));
     }
 }
 

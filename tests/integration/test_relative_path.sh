@@ -94,7 +94,7 @@ sqlite3 "$WORK/old.db" "ALTER TABLE processes DROP COLUMN exe_module_id;
 check "old db: model exit" "$?" 0
 check "old db: upgraded, executables left unknown" \
     "$(sqlite3 "$WORK/old.db" "SELECT value FROM meta WHERE key = 'schema_version';
-                               SELECT count(*) FROM processes WHERE exe_module_id IS NOT NULL" | paste -sd,)" 11,0
+                               SELECT count(*) FROM processes WHERE exe_module_id IS NOT NULL" | paste -sd,)" 15,0
 check "old db: the model set is of the binary (resolved in the run's directory)" \
     "$(sqlite3 "$WORK/old.db" "SELECT program FROM model_sets")" "$PROG"
 "$AUGUR" predict --db "$WORK/old.db" --param N=$TARGET --cache 32K --cache 4K --format json --top 0 \

@@ -30,6 +30,10 @@ check "annotations: C equals Python with ratios of 1/4 (10 functions)" \
     "$(c_against_python ka "0 3 8 13" -- "$K2" -- "$SRC_STATIC/annotations.c")" "agree 40"
 check "closed forms: dense 2n^3 flops, 3n^3 loads, n^3 stores, 32n^3 bytes; modulo n - ceil(n/4) at n = 31" \
     "$(grep '^dense_1 12 ' km.out | cut -d' ' -f3-6) $(grep '^modulo_2 31 ' km.out | cut -d' ' -f3)" "3456 5184 1728 55296 23"
+# unknowns named like what the generated code could have used (c, s) stay the unknowns
+printf 'double sum(int c, int s, const double *x)\n{\n    double t = 0;\n    for (int i = 0; i < c + s; i += 3)\n        t += x[i];\n    return t;\n}\n' >clash.c
+check "an unknown named c: C equals Python at c = s = 0, 5, 11" \
+    "$(c_against_python kc "0 5 11" -- "$K2" -- "$WORK/clash.c")" "agree 3"
 check "the header declares the struct and a function per source function" \
     "$(grep -c '^augur_counts [a-z0-9_]*_[0-9]*(.*);$' km.h) $(grep -c 'typedef struct augur_counts' km.h)" "13 1"
 check "a ratio is a double parameter" "$(grep -c '^augur_counts ratios_2(int64_t n, double ratio_[0-9]*)$' ka.c)" 1
