@@ -60,18 +60,32 @@ static int put_scopes(db *d, const db_static_model *m, int64_t id, char *err, si
     return rc;
 }
 
+/* Delete the model of build_id and its scopes (SQLite enforces no foreign
+ * keys, and so cascades nothing, unless a connection asks it to). */
+static int delete_model(db *d, const char *build_id, char *err, size_t errlen)
+{
+    static const char *const sql[] = {
+        "DELETE FROM static_scopes WHERE model_id IN (SELECT id FROM static_models WHERE build_id = ?)",
+        "DELETE FROM static_models WHERE build_id = ?"};
+    int rc = 0;
+    for (int k = 0; k < 2 && rc == 0; k++) {
+        sqlite3_stmt *st;
+        rc = db_prepare(d, sql[k], &st, DOING_PUT, err, errlen);
+        if (rc == 0) {
+            sqlite3_bind_text(st, 1, build_id, -1, SQLITE_STATIC);
+            rc = db_step_done(d, st, DOING_PUT, err, errlen);
+            sqlite3_finalize(st);
+        }
+    }
+    return rc;
+}
+
 int db_static_put(db *d, const db_static_model *m, char *err, size_t errlen)
 {
     if (db_exec(d, "BEGIN IMMEDIATE", DOING_PUT, err, errlen) != 0)
         return -1;
-    sqlite3_stmt *st;
     int64_t id = 0;
-    int rc = db_prepare(d, "DELETE FROM static_models WHERE build_id = ?", &st, DOING_PUT, err, errlen);
-    if (rc == 0) {
-        sqlite3_bind_text(st, 1, m->build_id, -1, SQLITE_STATIC);
-        rc = db_step_done(d, st, DOING_PUT, err, errlen);
-        sqlite3_finalize(st);
-    }
+    int rc = delete_model(d, m->build_id, err, errlen);
     if (rc == 0)
         rc = put_model(d, m, &id, err, errlen);
     if (rc == 0)

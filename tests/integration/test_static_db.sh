@@ -38,6 +38,11 @@ check "a loop's formulas as text" \
 check "the program's unknowns with their reasons" \
     "$(sqlite3 "$DB" "SELECT count(*) FROM static_models, json_each(unknowns) WHERE json_extract(value, '\$.name') = 'atoi'")" 1
 "$AUGUR" static --db "$DB" "$B" >/dev/null 2>&1
+check "stored again: exit 0" "$?" 0
+sqlite3 "$DB" "UPDATE static_scopes SET formulas = '{}' WHERE position = 0"
+"$AUGUR" static --db "$DB" "$B" >/dev/null 2>&1
+check "stored a third time: exit 0" "$?" 0
+check "stored again: the new model's rows" "$(sqlite3 "$DB" "SELECT count(*) FROM static_scopes WHERE formulas = '{}'")" 0
 check "stored again: replaced, not added" "$(sqlite3 "$DB" 'SELECT count(*) FROM static_models; SELECT count(*) FROM static_scopes' | paste -sd' ')" "1 7"
 "$AUGUR" static --db "$DB" "$B" -- "$SRC_PROGRAMS/../static/broken.c" >/dev/null 2>&1
 check "a failed analysis: exit 1" "$?" 1
