@@ -1,8 +1,10 @@
 /* cmd_static.c — `augur static`: the static model of a C program from its
  * sources, without running it: loop trip counts and source operations per
- * function, loop and statement as exact formulas in the program's unknowns
+ * function, loop and statement as exact formulas in the program's unknowns,
+ * printed as text, JSON, Python or C, and with --db stored beside the runs
  * (docs/static.md).  Exit status: 0 success, 2 usage error, 1 anything
- * else (no DWARF, a source that does not parse, an uncountable domain). */
+ * else (no DWARF, a source that does not parse, an uncountable domain, no
+ * build-id with --db). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
