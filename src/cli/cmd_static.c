@@ -15,6 +15,7 @@
 #include "cli/runs.h"
 #include "binary/buildid.h"
 #include "db/db.h"
+#include "static/join.h"
 #include "static/parse.h"
 #include "static/static.h"
 #include "static/store.h"
@@ -26,6 +27,7 @@ typedef struct static_options {
     const char *build_dir; /* -p */
     const char *prefix;    /* -o: the C model's PREFIX.h and PREFIX.c */
     const char *db;        /* --db: store the model there */
+    const char *machine;   /* --machine NAME|FILE, or NULL */
     const char *program;
     run_params params;
     char **sources, **clang_args;
@@ -36,7 +38,7 @@ static void print_help(FILE *to)
 {
     fprintf(to,
             "usage: augur static [--db FILE] [--format text|json|python|c] [-o|--output PREFIX]\n"
-            "                    [--param NAME=VALUE]... [-p|--build-dir BUILD_DIR]\n"
+            "                    [--param NAME=VALUE]... [--machine NAME|FILE] [-p|--build-dir BUILD_DIR]\n"
             "                    PROGRAM [-- SOURCE... [-- CLANG_ARGS...]]\n"
             "\n"
             "Build a static model of PROGRAM (a C program built with -g) from its sources, without\n"
@@ -45,7 +47,9 @@ static void print_help(FILE *to)
             "formulas in the program's unknowns (function parameters, globals, values read at run\n"
             "time), counted over the loops' iteration domains (affine bounds, steps, min/max, affine\n"
             "and modulo guards) with PolyLib's Ehrhart polynomials; calls are composed with their\n"
-            "arguments. What cannot be counted becomes a named unknown, with a warning that gives its\n"
+            "arguments. PROGRAM's loops and blocks are joined to the source's (vector and unrolled\n"
+            "bodies run the source iterations in blocks, remainder copies the rest): its instructions\n"
+            "per class, flops, loads, stores and bytes as formulas too; with --machine, cycles. What cannot be counted becomes a named unknown, with a warning that gives its\n"
             "line and the annotation that settles it (#pragma augur loop iterations(EXPR), branch\n"
             "ratio(X), skip, param NAME(EXPR); or #pragma @Annotation {lp_init:X,lp_cond:Y,skip:yes}).\n"
             "\n"
@@ -64,6 +68,9 @@ static void print_help(FILE *to)
             "  -o, --output PREFIX  with --format c: write the header to PREFIX.h and the source to\n"
             "                       PREFIX.c instead\n"
             "  --param NAME=VALUE   a value of an unknown (an integer); formulas are then evaluated\n"
+            "  --machine NAME|FILE  cycles on that machine (augur machine list): the core model's cycles\n"
+            "                       per iteration of each binary loop times its iterations, and the\n"
+            "                       memory term of its streams (bytes over one core's bandwidth)\n"
             "  -p, --build-dir BUILD_DIR  the sources and options of BUILD_DIR/compile_commands.json\n"
             "  -h, --help           show this help\n"
             "\n"
@@ -106,6 +113,9 @@ static int take_option(int opt, const char *arg, void *ctx)
     case 'd':
         o->db = arg;
         return 0;
+    case 'm':
+        o->machine = arg;
+        return 0;
     default:
         return EXIT_USAGE;
     }
@@ -116,7 +126,7 @@ static int parse_options(int argc, char **argv, static_options *o)
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'}, {"param", required_argument, NULL, 'P'},
         {"build-dir", required_argument, NULL, 'p'}, {"output", required_argument, NULL, 'o'},
-        {"db", required_argument, NULL, 'd'},
+        {"db", required_argument, NULL, 'd'}, {"machine", required_argument, NULL, 'm'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -254,6 +264,37 @@ static int print_model(const static_options *o, const sa_program *p, const sa_re
     return 0;
 }
 
+/* Join PROGRAM's code to the model (its loops and blocks to the source's
+ * loops and statements) and, with --machine, time it on that machine.  A
+ * program without DWARF lines is left unjoined, with a warning.  Returns
+ * 0, or -1 with a message (a machine that is not known, a file that is
+ * not an x86-64 ELF). */
+static int join_binary(const static_options *o, sa_program *p, char *err, size_t errlen)
+{
+    machine mach = {0};
+    st_module *m = NULL;
+    perf_loop_core *cores = NULL;
+    size_t ncores = 0;
+    if (o->machine && machine_find(o->machine, &mach, err, errlen) != 0)
+        return -1;
+    st_options so = {0};
+    int rc = st_analyse(o->program, &so, &m, err, errlen);
+    if (rc == 0 && o->machine)
+        rc = perf_core_module(&mach, m, &cores, &ncores, err, errlen);
+    if (rc == 0 && (m->flags & ST_NO_DWARF))
+        sa_warn(p, o->program, 0, "has no DWARF lines: its code is not joined to the sources (build it with -g)");
+    else if (rc == 0) {
+        sa_machine mc = {&mach, cores, ncores};
+        sa_join_binary(p, m, o->machine ? &mc : NULL);
+    }
+    free(cores);
+    if (m)
+        st_module_free(m);
+    if (o->machine)
+        machine_free(&mach);
+    return rc;
+}
+
 /* Build, compose and print the model. */
 static int run(const static_options *o, sa_program *p)
 {
@@ -273,7 +314,8 @@ static int run(const static_options *o, sa_program *p)
         return EXIT_FAILURE_OTHER;
     }
     int rc = find_sources(o, p, &srcs, err, sizeof err) == 0 && sa_analyse_sources(p, &srcs, err, sizeof err) == 0 &&
-                     check_lines(o, p) == 0 && sa_compose(p, &r, err, sizeof err) == 0 &&
+                     check_lines(o, p) == 0 && join_binary(o, p, err, sizeof err) == 0 &&
+                     sa_compose(p, &r, err, sizeof err) == 0 &&
                      sa_values_bind(p, (const char *const *)o->params.names, (const char *const *)o->params.values,
                                     (size_t)o->params.n, &v, err, sizeof err) == 0
                  ? 0

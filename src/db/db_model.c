@@ -127,33 +127,43 @@ static enum model_method method_of(const char *name)
 /* ---- the spread column ------------------------------------------------------ */
 
 /* m->spread as the text of models.spread ("0.0172 0.0518 0.1 0.158": at
- * 2x, 4x, 8x and 16x) into buf; 0 when every value is 0 (the column is
+ * 2x, 4x, 8x and 16x), followed by m->spread_below at the same points when
+ * any of it is not 0, into buf; 0 when every value is 0 (the column is
  * then NULL), else 1. */
 static int spread_text(const model *m, char *buf, size_t len)
 {
-    int any = 0;
+    int any = 0, below = 0;
     size_t used = 0;
     buf[0] = '\0';
     for (int i = 0; i < MODEL_SPREAD_POINTS; i++) {
         any |= m->spread[i] != 0;
-        int w = snprintf(buf + used, len - used, "%s%.6g", i ? " " : "", m->spread[i]);
+        below |= m->spread_below[i] != 0;
+    }
+    for (int i = 0; i < MODEL_SPREAD_POINTS * (1 + below); i++) {
+        double v = i < MODEL_SPREAD_POINTS ? m->spread[i] : m->spread_below[i - MODEL_SPREAD_POINTS];
+        int w = snprintf(buf + used, len - used, "%s%.6g", i ? " " : "", v);
         if (w < 0 || (size_t)w >= len - used)
             return 0;
         used += (size_t)w;
     }
-    return any;
+    return any || below;
 }
 
-/* m->spread from the text of models.spread (NULL: all 0); values that do
- * not read as finite non-negative numbers are 0. */
+/* m->spread and m->spread_below from the text of models.spread (NULL,
+ * or no values past the spread's: all 0); values that do not read as
+ * finite non-negative numbers are 0. */
 static void read_spread(const char *text, model *m)
 {
-    for (int i = 0; text && i < MODEL_SPREAD_POINTS; i++) {
+    for (int i = 0; text && i < 2 * MODEL_SPREAD_POINTS; i++) {
         char *end;
         double v = strtod(text, &end);
         if (end == text)
             break;
-        m->spread[i] = isfinite(v) && v >= 0 ? v : 0;
+        v = isfinite(v) && v >= 0 ? v : 0;
+        if (i < MODEL_SPREAD_POINTS)
+            m->spread[i] = v;
+        else
+            m->spread_below[i - MODEL_SPREAD_POINTS] = v;
         text = end;
     }
 }
@@ -313,7 +323,7 @@ int db_model_put(db_model_writer *w, const db_model_subject *s, const char *metr
     sqlite3_bind_double(st, 17, m->cv_smape);
     sqlite3_bind_double(st, 18, m->fit_max_rel);
     sqlite3_bind_int64(st, 19, (int64_t)m->npoints);
-    char spread[128];
+    char spread[256];
     if (spread_text(m, spread, sizeof spread))
         sqlite3_bind_text(st, 20, spread, -1, SQLITE_TRANSIENT);
     else

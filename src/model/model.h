@@ -55,6 +55,7 @@ enum model_method {
 
 #define MODEL_SPREAD_POINTS 4 /* model.spread at 2x, 4x, 8x and 16x the largest training value */
 
+
 typedef struct model {
     enum model_method method;
     double constant;
@@ -77,6 +78,12 @@ typedef struct model {
      * other methods, which keep theirs in terms[]).  Not owned: whoever
      * made or loaded the model frees it (model_static_free). */
     struct model_static *st;
+    /* For a reuse-distance slice edge: the largest (model - alt) / model
+     * at the same points over the slice's edges under the group's other
+     * plausible term sets that lie below it (rd_model.c, share_terms), in
+     * [0, 1]; 0 for every other model.  spread cannot say which side its
+     * alternatives lie on, and one above hides one below. */
+    double spread_below[MODEL_SPREAD_POINTS];
 } model;
 
 /* A series to fit: npoints points with nparams coordinates each
@@ -112,6 +119,12 @@ typedef struct model_options {
  * interpolating polynomial of simple fractions); one more run at another
  * value would.  Its range then holds the other forms (m->spread). */
 int model_unconfirmed(const model *m);
+
+/* The largest leave-one-out SMAPE (percent) of a plausible alternative
+ * with `nterms` terms to a model of model_nterms terms whose search's
+ * best has best_cv: one the training runs cannot tell from the model
+ * (model_fit.c; also rd_model.c's term sets). */
+double model_plausible_cv(int nterms, int model_nterms, double best_cv);
 
 /* m->spread at `reach` times the largest training value: linear in
  * log2(reach) between 0 at reach <= 1 and spread[i] at 2^(i+1),
@@ -153,6 +166,9 @@ double model_static_term(const model_static *st, int k, const double *x);
  * when s has no more distinct points than coefficients (leave-one-out
  * needs one spare) or a term has no value at a point. */
 int model_fit_static(const model_series *s, model_static *st, model *out);
+/* m->spread_below at the reach, interpolated as model_spread_at
+ * interpolates m->spread, in [0, 1]. */
+double model_spread_below_at(const model *m, double reach);
 
 /* ---- terms (model_term.c) ----------------------------------------------- */
 
@@ -324,7 +340,9 @@ double rd_model_misses(const rd_model *m, const double *x, uint64_t capacity);
  * (cv: its leave-one-out SMAPE as a fraction), the extremes of the misses
  * when
  *   - each slice's distances are scaled by (1 + d_i) or 1 / (1 + d_i),
- *     d_i = max(RD_DOUBT_DISTANCE_FLOOR * g, doubt(low_i), doubt(high_i));
+ *     d_i = max(RD_DOUBT_DISTANCE_FLOOR * g, doubt(low_i), doubt(high_i)),
+ *     or down by 1 - s where an edge's spread s at the reach is below 1
+ *     (its alternatives may lie below it, at (1 - s) times its value);
  *   - cold and touches by 1 -+ max(doubt(cold), doubt(touches));
  *   - the leads' share moves by +- doubt(F_last) * F_last(x);
  *   - the slice edges are taken with or without their monotone repair

@@ -1273,7 +1273,7 @@ static int fit_interpolating_poly(const points *P, model *m)
  * growth the runs did not see). */
 #define MODEL_PLAUSIBLE_FACTOR 2.0
 #define MODEL_PLAUSIBLE_ABS 1e-6
-static double plausible_cv(int nterms, int model_nterms, double best_cv)
+double model_plausible_cv(int nterms, int model_nterms, double best_cv)
 {
     if (nterms > model_nterms)
         return best_cv + MODEL_PLAUSIBLE_ABS;
@@ -1289,14 +1289,14 @@ static double spread_part(double a, double v)
 }
 
 /* The spread at far point i of the alternatives recorded in A that are
- * plausible (plausible_cv) against a model of model_nterms terms whose
+ * plausible (model_plausible_cv) against a model of model_nterms terms whose
  * value there is v and whose search's best has leave-one-out SMAPE
  * best_cv: the largest spread_part of any. */
 static double spread_at(const alts *A, int i, double v, double best_cv, int model_nterms)
 {
     double worst = 0;
     for (size_t k = 0; k < A->n; k++)
-        if (A->a[k].cv <= plausible_cv(A->a[k].nterms, model_nterms, best_cv))
+        if (A->a[k].cv <= model_plausible_cv(A->a[k].nterms, model_nterms, best_cv))
             worst = fmax(worst, spread_part(A->a[k].v[i], v));
     return worst;
 }
@@ -1338,7 +1338,7 @@ static void resolve_alts(const points *P, alts *A, double best_cv, const model *
     for (size_t k = 0; k < A->npending; k++) {
         struct pending *q = &A->pending[k];
         score s;
-        q->open = !clearly_above(q->floor, plausible_cv(q->h.nterms, m->nterms, best_cv)) &&
+        q->open = !clearly_above(q->floor, model_plausible_cv(q->h.nterms, m->nterms, best_cv)) &&
                   hyp_score(P, &q->h, 1, &fit_only, &s) == 1;
         for (int i = 0; q->open && i < MODEL_SPREAD_POINTS; i++)
             q->part[i] = spread_part(hyp_eval(&q->h, s.c0, s.coef, &A->far[i]), v[i]);
@@ -1350,7 +1350,7 @@ static void resolve_alts(const points *P, alts *A, double best_cv, const model *
         if (memo_score(P, &q->h, NULL, &s) != 0)
             continue;
         record_alt(A, &q->h, &s);
-        if (s.cv_smape <= plausible_cv(q->h.nterms, m->nterms, best_cv))
+        if (s.cv_smape <= model_plausible_cv(q->h.nterms, m->nterms, best_cv))
             for (int i = 0; i < MODEL_SPREAD_POINTS; i++)
                 worst[i] = fmax(worst[i], spread_part(hyp_eval(&q->h, s.c0, s.coef, &A->far[i]), v[i]));
     }
@@ -1836,14 +1836,27 @@ int model_unconfirmed(const model *m)
     return m->method == MODEL_EXACT && m->npoints < (size_t)m->nterms + 2;
 }
 
-double model_spread_at(const model *m, double reach)
+/* The value of the four points v (at 2x, 4x, 8x, 16x) at the reach:
+ * linear in log2 of the reach from 0 at 1, continued along the last two
+ * points beyond 16x; never below 0. */
+static double far_points_at(const double *v, double reach)
 {
     double l = log2(fmax(reach, 1));
     if (l <= 1)
-        return l * m->spread[0];
-    int i = (int)floor(l) - 1; /* between spread[i] (at 2^(i+1)) and spread[i+1] */
+        return l * v[0];
+    int i = (int)floor(l) - 1; /* between v[i] (at 2^(i+1)) and v[i+1] */
     if (i > MODEL_SPREAD_POINTS - 2)
         i = MODEL_SPREAD_POINTS - 2;
-    double a = m->spread[i], b = m->spread[i + 1];
+    double a = v[i], b = v[i + 1];
     return fmax(a + (b - a) * (l - (i + 1)), 0);
+}
+
+double model_spread_at(const model *m, double reach)
+{
+    return far_points_at(m->spread, reach);
+}
+
+double model_spread_below_at(const model *m, double reach)
+{
+    return fmin(far_points_at(m->spread_below, reach), 1);
 }

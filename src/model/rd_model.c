@@ -127,8 +127,9 @@
  *    slices runs out, the leads and cold only).  Then, because the rest is
  *    in rank order, the edges low_0 <= high_0 <= low_1 <= ... must not fall
  *    with u: they are replaced by their weighted isotonic (pool adjacent
- *    violators) fit in absolute error, each pooled run of edges at its
- *    weighted median, each edge weighing half its slice's share, so that a
+ *    violators) fit in absolute error, each pooled run of edges at the
+ *    weighted median of their own values, each edge weighing half its
+ *    slice's share, so that a
  *    thin slice left between two groups, whose models run off when
  *    extrapolated, is pulled to its neighbours instead of putting touches
  *    at distances far beyond every group, and a heavy slice never moves
@@ -827,10 +828,41 @@ static int fit_all_slices(slicer *sl, const model_options *o, model_memo **memo,
     return 0;
 }
 
+/* Widen the spreads of the edges of best[0..nbins) (one parameter), at
+ * each far point 2^(j+1) times the largest training value, to how far the
+ * edges of alt lie from them (|alt - best| / |best|), and their
+ * spread_below to how far below ((best - alt) / best). */
+static void widen_edge_spreads(const slicer *sl, rd_model_bin *best, const rd_model_bin *alt)
+{
+    double xmax = sl->xs[0];
+    for (size_t i = 1; i < sl->nuse; i++)
+        xmax = fmax(xmax, sl->xs[i]);
+    for (size_t i = 0; i < sl->nbins; i++)
+        for (int j = 0; j < MODEL_SPREAD_POINTS; j++) {
+            double x = ldexp(xmax, j + 1);
+            model *edge[2] = {&best[i].low, &best[i].high};
+            const model *other[2] = {&alt[i].low, &alt[i].high};
+            for (int k = 0; k < 2; k++) {
+                double v = model_eval(edge[k], &x), a = model_eval(other[k], &x);
+                if (!isfinite(a) || !isfinite(v) || v == 0)
+                    continue;
+                edge[k]->spread[j] = fmax(edge[k]->spread[j], fabs(a - v) / fabs(v));
+                if (v > 0 && a < v)
+                    edge[k]->spread_below[j] = fmax(edge[k]->spread_below[j], fmin((v - a) / v, 1));
+            }
+        }
+}
+
 /* Refit every slice with the one term set that gives the group the lowest
  * leave-one-out error (file header, step 3b); ties within 1% go to the
- * set with fewer terms.  Only for one parameter and 4 or more points.
- * Returns 0 or -1. */
+ * set with fewer terms.  The other term sets whose error is plausible
+ * against the best's (model_plausible_cv) are its alternatives:
+ * the training runs cannot tell them from it, so their slice edges widen
+ * the spreads of the chosen ones (a subset search within one set sees only
+ * that set's forms: Cholesky's column reuse at N^2/32 blocks fitted as
+ * 3.7e-4 N^3 with cv 1% and no spread, 96,000 blocks at N = 640, where
+ * the set with N^2 put it under a 1 MiB L2).  Only for one parameter and
+ * 4 or more points.  Returns 0 or -1. */
 static int share_terms(slicer *sl)
 {
     if (sl->nparams != 1 || sl->nuse < 4 || sl->nbins == 0)
@@ -839,11 +871,12 @@ static int share_terms(slicer *sl)
     int nb = base_terms(sl, base), most = sl->nuse - 2 < 3 ? (int)sl->nuse - 2 : 3;
     rd_model_bin *best = malloc(sl->nbins * sizeof *best), *cand = malloc(sl->nbins * sizeof *cand);
     model_memo **memo = calloc(3 * sl->nbins, sizeof *memo);
-    int rc = -1, have = 0, best_terms = 0;
+    double *scores = malloc((size_t)nb * nb * nb * sizeof *scores);
+    int rc = -1, have = 0, best_terms = 0, best_code = -1;
     double best_score = 0;
     for (size_t i = 0; memo && i < 3 * sl->nbins; i++)
         memo[i] = model_memo_new(); /* NULL when out of memory: that series is fitted without */
-    if (!best || !cand || !memo) {
+    if (!best || !cand || !memo || !scores) {
         set_err(sl->err, sl->errlen, "reuse-distance model: out of memory");
         goto done;
     }
@@ -851,10 +884,12 @@ static int share_terms(slicer *sl)
         model_options set;
         double score;
         int k = term_set(sl, base, nb, code, most, &set);
+        scores[code] = NAN;
         if (k == 0)
             continue;
         if (fit_all_slices(sl, &set, memo, cand, &score))
             goto done;
+        scores[code] = score;
         int tie = have && fabs(score - best_score) <= 0.01 * fmax(score, best_score) + 1e-9;
         if (!have || (tie ? k < best_terms : score < best_score)) {
             rd_model_bin *t = best;
@@ -862,8 +897,22 @@ static int share_terms(slicer *sl)
             cand = t;
             best_score = score;
             best_terms = k;
+            best_code = code;
             have = 1;
         }
+    }
+    /* the plausible alternatives, refitted from the memos */
+    for (int code = 0; have && code < nb * nb * nb; code++) {
+        model_options set;
+        double score;
+        if (code == best_code || isnan(scores[code]))
+            continue;
+        int k = term_set(sl, base, nb, code, most, &set);
+        if (!(scores[code] <= model_plausible_cv(k, best_terms, best_score)))
+            continue;
+        if (fit_all_slices(sl, &set, memo, cand, &score))
+            goto done;
+        widen_edge_spreads(sl, best, cand);
     }
     if (have)
         memcpy(sl->bins, best, sl->nbins * sizeof *best);
@@ -872,6 +921,7 @@ done:
     for (size_t i = 0; memo && i < 3 * sl->nbins; i++)
         model_memo_free(memo[i]);
     free(memo);
+    free(scores);
     free(best);
     free(cand);
     return rc;
@@ -1085,14 +1135,21 @@ static double weighted_median(const double *v, const double *w, size_t n, weight
 
 /* Pool adjacent violators in weighted absolute error: replace v[0..n) by
  * the nondecreasing sequence closest to it in sum w_i |v_i - f_i|, each
- * pooled block at its weighted median.  Absolute, not squared, error
- * because a heavy slice must not move for thin ones: with squares, two
- * slices of 1% whose N^2 edges ran off when extrapolated pulled the 94%
- * slice of a Cholesky column load from 1.125 N to past the L1's capacity
- * (issue 20); with medians a block takes its heaviest members' value.
- * start holds n block starts and pairs n scratch values. */
-static void isotonic(double *v, const double *w, size_t n, size_t *start, weighted *pairs)
+ * pooled block at the weighted median of its original values.  Absolute,
+ * not squared, error because a heavy slice must not move for thin ones:
+ * with squares, two slices of 1% whose N^2 edges ran off when
+ * extrapolated pulled the 94% slice of a Cholesky column load from
+ * 1.125 N to past the L1's capacity (issue 20); with medians a block takes
+ * its heaviest members' value.  The median of a merged block is taken
+ * over the values it was made of (orig), never over the levels its parts
+ * were set to: a part's level stands for its median member only, and
+ * weighed with the whole part it let one runaway edge that won a pool of
+ * two carry every slice merged after it (ssor's 4x L3: 0 misses measured,
+ * 840,000 predicted).  start holds n block starts, orig n values and
+ * pairs n scratch values. */
+static void isotonic(double *v, const double *w, size_t n, size_t *start, double *orig, weighted *pairs)
 {
+    memcpy(orig, v, n * sizeof *v);
     size_t nb = 0;
     for (size_t i = 0; i < n; i++) {
         start[nb++] = i;
@@ -1100,7 +1157,7 @@ static void isotonic(double *v, const double *w, size_t n, size_t *start, weight
         while (nb > 1 && v[start[nb - 2]] > v[start[nb - 1]]) {
             size_t s = start[nb - 2];
             nb--;
-            double level = weighted_median(v + s, w + s, i + 1 - s, pairs);
+            double level = weighted_median(orig + s, w + s, i + 1 - s, pairs);
             for (size_t k = s; k <= i; k++)
                 v[k] = level;
         }
@@ -1112,7 +1169,7 @@ static void isotonic(double *v, const double *w, size_t n, size_t *start, weight
  * needs; one allocation of 2 * nbins of each. */
 typedef struct edge_work {
     size_t n; /* 2 * nbins */
-    double *e, *w;
+    double *e, *w, *orig;
     size_t *start;
     weighted *pairs;
 } edge_work;
@@ -1122,11 +1179,12 @@ typedef struct edge_work {
 static int edge_work_init(edge_work *w, const rd_model *m)
 {
     w->n = 2 * m->nbins;
-    w->e = malloc(w->n * (2 * sizeof(double) + sizeof(size_t) + sizeof(weighted)));
+    w->e = malloc(w->n * (3 * sizeof(double) + sizeof(size_t) + sizeof(weighted)));
     if (!w->e)
         return -1;
     w->w = w->e + w->n;
-    w->pairs = (weighted *)(w->w + w->n);
+    w->orig = w->w + w->n;
+    w->pairs = (weighted *)(w->orig + w->n);
     w->start = (size_t *)(w->pairs + w->n);
     return 0;
 }
@@ -1150,7 +1208,7 @@ static void slice_edges_at(const rd_model *m, const double *x, int repair, edge_
         w->w[2 * i] = w->w[2 * i + 1] = fmax(clamp(b->u_high - b->u_low, 0, 1), 1e-12) / 2;
     }
     if (repair)
-        isotonic(w->e, w->w, w->n, w->start, w->pairs);
+        isotonic(w->e, w->w, w->n, w->start, w->orig, w->pairs);
 }
 
 /* The share of a slice with edges [low, high] at or above capacity:
@@ -1268,27 +1326,43 @@ static double model_doubt(const model *m, double reach)
     return finite_or(fmax(m->cv_smape / 100 * g, model_spread_at(m, reach)), 1);
 }
 
-/* The distance doubt of each slice at the reach into d[0..nbins): the
- * larger of its edges' doubts and RD_DOUBT_DISTANCE_FLOOR * g. */
-static void slice_doubts(const rd_model *m, double reach, double *d)
+/* The factors each slice's distances are scaled by at the reach, into
+ * down[0..nbins) and up[0..nbins): with d the larger of its edges' doubts
+ * and RD_DOUBT_DISTANCE_FLOOR * g, up = 1 + d and down = 1 / (1 + d),
+ * lowered to 1 - s where an edge's alternatives part from it by a spread
+ * s < 1 (a spread is |alt - model| / |model|: below 1 it may be an
+ * alternative below the model, at model * (1 - s), which 1 / (1 + s) puts
+ * no lower than half of it), and to 1 - b where the group's other term
+ * sets put an edge b below it (spread_below: an alternative above with a
+ * larger spread hides it).  LU's dger: a slice edge fitted as N^3 on distances
+ * of 1 to 20 lines, 10,000 lines at N = 320, its linear alternatives 91%
+ * lower (the distances are 2 (N - k) / 8 lines, at most 80): scaled by
+ * 1 / 1.91 it stayed above the L1, and the range missed the truth. */
+static void slice_scales(const rd_model *m, double reach, double *down, double *up)
 {
     double g = 1 + log2(fmax(reach, 1));
-    for (size_t i = 0; i < m->nbins; i++)
-        d[i] = fmax(RD_DOUBT_DISTANCE_FLOOR * g,
-                    fmax(model_doubt(&m->bins[i].low, reach), model_doubt(&m->bins[i].high, reach)));
+    for (size_t i = 0; i < m->nbins; i++) {
+        const model *edge[2] = {&m->bins[i].low, &m->bins[i].high};
+        double d = fmax(RD_DOUBT_DISTANCE_FLOOR * g, fmax(model_doubt(edge[0], reach), model_doubt(edge[1], reach)));
+        up[i] = 1 + d;
+        down[i] = 1 / (1 + d);
+        for (int k = 0; k < 2; k++) {
+            double spread = finite_or(model_spread_at(edge[k], reach), 0);
+            if (spread < 1)
+                down[i] = fmin(down[i], 1 - spread);
+            down[i] = fmin(down[i], 1 - finite_or(model_spread_below_at(edge[k], reach), 0));
+        }
+    }
 }
 
 /* The extremes of m's misses over the perturbations of the header of
  * rd_model_misses_range, into *lo and *hi (which hold the unperturbed
- * misses on entry); d: the slices' doubts, scale: 2 * nbins scratch. */
-static void perturbed_extremes(const rd_model *m, const rd_at *a, double c, double reach, const double *d,
-                               double *scale, double *lo, double *hi)
+ * misses on entry); scale: 2 * nbins scratch. */
+static void perturbed_extremes(const rd_model *m, const rd_at *a, double c, double reach, double *scale, double *lo,
+                               double *hi)
 {
     double *down = scale, *up = scale + m->nbins;
-    for (size_t i = 0; i < m->nbins; i++) {
-        down[i] = 1 / (1 + d[i]);
-        up[i] = 1 + d[i];
-    }
+    slice_scales(m, reach, down, up);
     double count = fmax(model_doubt(&m->cold, reach), model_doubt(&m->touches, reach));
     double share = m->nlead ? model_doubt(&m->lead[m->nlead - 1].fraction, reach) * a->lead_all : 0;
     const double *edges[2] = {a->repaired.e, a->raw.e ? a->raw.e : a->repaired.e};
@@ -1306,11 +1380,10 @@ void rd_model_misses_range(const rd_model *m, const double *x, uint64_t capacity
     rd_at_init(&a, m, x);
     perturb none = {1, 0, NULL};
     double c = (double)capacity, mid = misses_at(m, &a, c, &none, a.repaired.e), lo = mid, hi = mid;
-    double *d = malloc(3 * m->nbins * sizeof *d + 1);
-    if (d) {
-        slice_doubts(m, reach, d);
-        perturbed_extremes(m, &a, c, reach, d, d + m->nbins, &lo, &hi);
-        free(d);
+    double *scale = malloc(2 * m->nbins * sizeof *scale + 1);
+    if (scale) {
+        perturbed_extremes(m, &a, c, reach, scale, &lo, &hi);
+        free(scale);
     }
     /* the slices' shares, fixed in u, drift with the size: a floor */
     double drift = RD_DOUBT_SHARE_FLOOR * (1 + log2(fmax(reach, 1))) * fmax(mid - a.cold, 0);

@@ -1,5 +1,5 @@
-/* compose.c — formulas per scope: each function's statements with those of
- * its callees composed in (a callee's domains with its parameters replaced
+/* compose.c — formulas per scope: each function's statements (and its
+ * binary's code joined to them, join.c) with those of its callees composed in (a callee's domains with its parameters replaced
  * by the call's affine arguments, else by a new unknown PARAM_LINE, and
  * joined to the call's domain), counted, weighted and summed per function,
  * loop and statement.  Calls into code without source, and recursion,
@@ -16,6 +16,8 @@ typedef struct xitem {
     int loop;       /* the loop of the function holding it (the call's loop for a callee's) */
     int mark_func;  /* a loop's iterations rather than a statement: the loop's */
     int mark_loop;  /* function and index, else -1 */
+    int origin;     /* the function whose statement or binary code it is */
+    int is_bin;     /* binary code (not a statement execution) */
 } xitem;
 
 typedef struct xlist {
@@ -43,9 +45,8 @@ typedef struct variant {
 /* The variants of call site s of g: one per combination of the
  * arguments' cases; parameters with an argument that is not affine
  * become unknowns PARAM_LINE, the callee's unknown locals NAME_LINE. */
-static size_t call_variants(composer *c, const sa_func *g, const sa_callsite *s, variant **out)
+static size_t call_variants(sa_program *p, const sa_func *g, const sa_callsite *s, variant **out)
 {
-    sa_program *p = c->p;
     sa_arena *a = p->arena;
     variant *v = sa_alloc(a, sizeof *v);
     size_t nv = 1;
@@ -109,7 +110,37 @@ static int *merge_factors(sa_arena *a, const sa_wdom *x, const sa_wdom *y, size_
     return f;
 }
 
-/* The statements of callee g at call site s of function fi, composed in. */
+/* Callee domain gw run at call site domain cw under variant v: the
+ * product of both, the callee's with the call's arguments substituted in
+ * (and their cases' constraints), weights multiplied. */
+static sa_wdom at_call(sa_program *p, const variant *v, const sa_wdom *cw, const sa_wdom *gw)
+{
+    sa_dom gd = sa_dom_and_all(p->arena, sa_dom_subst(p->arena, gw->d, v->s, v->ns), v->c, v->nc);
+    sa_wdom x = *gw;
+    x.d = sa_dom_product(p->arena, cw->d, gd);
+    x.num = cw->num * gw->num;
+    x.den = cw->den * gw->den;
+    x.f = merge_factors(p->arena, cw, gw, &x.nf);
+    return x;
+}
+
+sa_frame sa_frame_at_call(sa_program *p, const sa_func *g, const sa_callsite *s, sa_frame gf)
+{
+    variant *vs;
+    size_t nv = call_variants(p, g, s, &vs);
+    sa_frame out = {0};
+    for (size_t i = 0; i < gf.n; i++)
+        for (size_t k = 0; k < nv; k++)
+            for (size_t m = 0; m < s->where.n; m++) {
+                sa_wdom x = at_call(p, &vs[k], &s->where.v[m], &gf.v[i]);
+                out.v = sa_push(p->arena, out.v, &out.n, sizeof x, &x);
+            }
+    return out;
+}
+
+/* The statements of callee g at call site s of function fi, composed in;
+ * where the binary inlined the call (join.c), g's own binary code is
+ * not: the caller's holds its copy. */
 static void compose_call(composer *c, size_t fi, const sa_callsite *s, size_t gi)
 {
     sa_program *p = c->p;
@@ -121,23 +152,19 @@ static void compose_call(composer *c, size_t fi, const sa_callsite *s, size_t gi
     }
     expand(c, gi);
     variant *vs;
-    size_t nv = call_variants(c, g, s, &vs);
+    size_t nv = call_variants(p, g, s, &vs);
     xlist *out = &c->x[fi];
     for (size_t i = 0; i < c->x[gi].n; i++) {
         const xitem *gx = &c->x[gi].v[i];
-        for (size_t k = 0; k < nv; k++) {
-            sa_dom gd = sa_dom_and_all(p->arena, sa_dom_subst(p->arena, gx->w.d, vs[k].s, vs[k].ns), vs[k].c, vs[k].nc);
+        if (s->inlined && gx->is_bin && gx->origin == (int)gi)
+            continue;
+        for (size_t k = 0; k < nv; k++)
             for (size_t m = 0; m < s->where.n; m++) {
-                const sa_wdom *cw = &s->where.v[m];
                 xitem x = *gx;
                 x.loop = s->loop;
-                x.w.d = sa_dom_product(p->arena, cw->d, gd);
-                x.w.num = cw->num * gx->w.num;
-                x.w.den = cw->den * gx->w.den;
-                x.w.f = merge_factors(p->arena, cw, &gx->w, &x.w.nf);
+                x.w = at_call(p, &vs[k], &s->where.v[m], &gx->w);
                 out->v = sa_push(p->arena, out->v, &out->n, sizeof x, &x);
             }
-        }
     }
 }
 
@@ -157,8 +184,15 @@ static void expand(composer *c, size_t fi)
         }
     for (size_t i = 0; i < f->nstmts; i++)
         for (size_t k = 0; k < f->stmts[i].where.n; k++) {
-            xitem x = {.w = f->stmts[i].where.v[k], .loop = f->stmts[i].loop, .mark_loop = -1};
+            xitem x = {.w = f->stmts[i].where.v[k], .loop = f->stmts[i].loop, .mark_loop = -1, .origin = (int)fi};
             memcpy(x.ops, f->stmts[i].ops, sizeof x.ops);
+            out->v = sa_push(p->arena, out->v, &out->n, sizeof x, &x);
+        }
+    for (size_t i = 0; i < f->nbins; i++)
+        for (size_t k = 0; k < f->bins[i].where.n; k++) {
+            xitem x = {.w = f->bins[i].where.v[k], .loop = f->bins[i].loop, .mark_loop = -1, .origin = (int)fi,
+                       .is_bin = 1};
+            memcpy(x.ops, f->bins[i].ops, sizeof x.ops);
             out->v = sa_push(p->arena, out->v, &out->n, sizeof x, &x);
         }
     for (size_t i = 0; i < f->ncalls; i++) {
@@ -194,13 +228,15 @@ static int within(const sa_func *f, int inner, int outer)
     return 0;
 }
 
-/* s += ops x count, for each operation. */
-static void add_ops(sa_arena *a, sa_scope_formulas *s, const int64_t *ops, sa_formula count)
+/* s += ops x count, for each operation; and count statement executions
+ * unless the operations are binary code's. */
+static void add_ops(sa_arena *a, sa_scope_formulas *s, const int64_t *ops, sa_formula count, int is_bin)
 {
     for (int k = 0; k < OP_N; k++)
         if (ops[k])
-            s->ops[k] = sa_formula_axpy(a, s->ops[k], ops[k], 1, NULL, 0, count);
-    s->statements = sa_formula_axpy(a, s->statements, 1, 1, NULL, 0, count);
+            s->ops[k] = sa_formula_axpy(a, s->ops[k], ops[k], sa_op_den[k], NULL, 0, count);
+    if (!is_bin)
+        s->statements = sa_formula_axpy(a, s->statements, 1, 1, NULL, 0, count);
 }
 
 /* The formulas of function fi, its loops and its statements. */
@@ -223,7 +259,14 @@ static int function_formulas(composer *c, sa_results *r, size_t fi, char *err, s
             sa_formula x;
             if (wdom_formula(&r->counts, &f->stmts[s].where.v[k], &x, err, errlen) != 0)
                 return -1;
-            add_ops(a, &r->stmts[fi][s], f->stmts[s].ops, x);
+            add_ops(a, &r->stmts[fi][s], f->stmts[s].ops, x, 0);
+        }
+    for (size_t b = 0; b < f->nbins; b++)
+        for (size_t k = 0; k < f->bins[b].where.n && f->bins[b].stmt >= 0; k++) {
+            sa_formula x;
+            if (wdom_formula(&r->counts, &f->bins[b].where.v[k], &x, err, errlen) != 0)
+                return -1;
+            add_ops(a, &r->stmts[fi][f->bins[b].stmt], f->bins[b].ops, x, 1);
         }
     const xlist *xs = &c->x[fi];
     int is_main = (int)fi == sa_total_function(p);
@@ -239,10 +282,12 @@ static int function_formulas(composer *c, sa_results *r, size_t fi, char *err, s
             *pl = sa_formula_axpy(a, *pl, 1, 1, NULL, 0, x);
             continue;
         }
-        add_ops(a, &r->funcs[fi], xs->v[i].ops, x);
+        add_ops(a, &r->funcs[fi], it->ops, x, it->is_bin);
+        if (is_main) /* the run's operations of the function they belong to */
+            add_ops(a, &r->progfuncs[it->origin], it->ops, x, it->is_bin);
         for (size_t l = 0; l < f->nloops; l++)
-            if (within(f, xs->v[i].loop, (int)l))
-                add_ops(a, &r->loops[fi][l], xs->v[i].ops, x);
+            if (within(f, it->loop, (int)l))
+                add_ops(a, &r->loops[fi][l], it->ops, x, it->is_bin);
     }
     return 0;
 }
@@ -256,6 +301,7 @@ int sa_compose(sa_program *p, sa_results *r, char *err, size_t errlen)
     r->loops = sa_alloc(a, (p->nfuncs + 1) * sizeof *r->loops);
     r->stmts = sa_alloc(a, (p->nfuncs + 1) * sizeof *r->stmts);
     r->program = sa_alloc(a, (p->nfuncs + 1) * sizeof *r->program);
+    r->progfuncs = sa_alloc(a, (p->nfuncs + 1) * sizeof *r->progfuncs);
     for (size_t i = 0; i < p->nfuncs; i++) {
         r->program[i] = sa_alloc(a, (p->funcs[i].nloops + 1) * sizeof **r->program);
         expand(&c, i);
@@ -263,5 +309,13 @@ int sa_compose(sa_program *p, sa_results *r, char *err, size_t errlen)
     for (size_t i = 0; i < p->nfuncs; i++)
         if (function_formulas(&c, r, i, err, errlen) != 0)
             return -1;
+    r->bloops = sa_alloc(a, (p->nbloops + 1) * sizeof *r->bloops);
+    for (size_t i = 0; i < p->nbloops; i++)
+        for (size_t k = 0; k < p->bloops[i].iters.n; k++) {
+            sa_formula x;
+            if (wdom_formula(&r->counts, &p->bloops[i].iters.v[k], &x, err, errlen) != 0)
+                return -1;
+            r->bloops[i] = sa_formula_axpy(a, r->bloops[i], 1, 1, NULL, 0, x);
+        }
     return 0;
 }

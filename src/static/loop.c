@@ -250,20 +250,19 @@ static const sa_pragma *loop_annotation(sa_walker *w, CXCursor body, sa_pragma *
     return found;
 }
 
-/* Each domain of fr where iterator it runs from start by step while `it REL bound`. */
-static sa_frame iterate(sa_walker *w, sa_frame fr, int it, sa_pwa start, const char *rel, sa_pwa bound, long long step)
+sa_frame sa_iterate(sa_program *p, sa_frame fr, const sa_iterspace *s)
 {
-    sa_arena *a = w->env.a;
-    sa_pwa i = sa_pwa_lin(a, sa_lin_sym(a, it));
-    const char *r = strcmp(rel, "!=") ? rel : step > 0 ? "<" : ">"; /* i != n stops at n */
+    sa_arena *a = p->arena;
+    sa_pwa i = sa_pwa_lin(a, sa_lin_sym(a, s->it));
+    const char *r = strcmp(s->rel, "!=") ? s->rel : s->step > 0 ? "<" : ">"; /* i != n stops at n */
     sa_frame out = {fr.n, sa_alloc(a, (fr.n + 1) * sizeof(sa_wdom))};
     for (size_t k = 0; k < fr.n; k++) {
         out.v[k] = fr.v[k];
-        sa_dom d = sa_dom_rel(a, fr.v[k].d, i, step > 0 ? ">=" : "<=", start);
-        d = sa_dom_rel(a, d, i, r, bound);
-        if (step > 1 || step < -1) { /* i = start + step * q for an integer q */
-            sa_lin q = sa_lin_sym(a, sa_sym_new(&w->env.p->syms, "q", SYM_EXIST, NULL));
-            sa_pwa moved = sa_pwa_comb(a, 1, start, 1, sa_pwa_lin(a, sa_lin_comb(a, step, q, 0, q)));
+        sa_dom d = sa_dom_rel(a, fr.v[k].d, i, s->step > 0 ? ">=" : "<=", s->start);
+        d = sa_dom_rel(a, d, i, r, s->bound);
+        if (s->step > 1 || s->step < -1) { /* i = start + step * q for an integer q */
+            sa_lin q = sa_lin_sym(a, sa_sym_new(&p->syms, "q", SYM_EXIST, NULL));
+            sa_pwa moved = sa_pwa_comb(a, 1, s->start, 1, sa_pwa_lin(a, sa_lin_comb(a, s->step, q, 0, q)));
             d = sa_dom_rel(a, d, i, "==", moved);
         }
         out.v[k].d = d;
@@ -271,13 +270,23 @@ static sa_frame iterate(sa_walker *w, sa_frame fr, int it, sa_pwa start, const c
     return out;
 }
 
-/* Each domain of fr with a counter k from 0 to iters - 1. */
-static sa_frame repeat(sa_walker *w, sa_frame fr, sa_pwa iters)
+sa_frame sa_loop_blocked(sa_program *p, const sa_loop *l, long long k)
+{
+    /* a block starts at start + k*step*q and its last iteration, (k - 1)
+     * steps on, still satisfies the condition */
+    sa_arena *a = p->arena;
+    sa_iterspace b = l->space;
+    b.bound = sa_pwa_comb(a, 1, b.bound, 1, sa_pwa_lin(a, sa_lin_const(-(k - 1) * b.step)));
+    b.step *= k;
+    return sa_iterate(p, l->entry, &b);
+}
+
+/* The space of a counter from 0 while below iters. */
+static sa_iterspace counter(sa_walker *w, sa_pwa iters)
 {
     sa_arena *a = w->env.a;
     int k = sa_sym_new(&w->env.p->syms, "k", SYM_EXIST, NULL);
-    sa_pwa zero = sa_pwa_lin(a, sa_lin_const(0));
-    return iterate(w, fr, k, zero, "<", iters, 1);
+    return (sa_iterspace){k, sa_pwa_lin(a, sa_lin_const(0)), iters, "<", 1};
 }
 
 void sa_walk_loop(sa_walker *w, CXCursor c, sa_frame fr, int loop, const sa_pragma *pr, size_t npr)
@@ -302,17 +311,17 @@ void sa_walk_loop(sa_walker *w, CXCursor c, sa_frame fr, int loop, const sa_prag
     const sa_pragma *ann = loop_annotation(w, h.body, (sa_pragma *)pr, npr);
     sa_pwa start, bound, iters;
     const char *unknown = NULL;
-    sa_frame body;
+    sa_iterspace space;
     int it = -1;
     if (ann && ann->has_iters) {
         if (sa_texpr_pwa(e, &ann->iters, &iters) != 0)
             goto unknown_iterations;
-        body = repeat(w, fr, iters);
+        space = counter(w, iters);
     } else if ((countable || (ann && ann->has_init && ann->has_cond && !clang_Cursor_isNull(h.var))) &&
                (ann && ann->has_init ? sa_texpr_pwa(e, &ann->init, &start) : sa_expr_pwa(e, h.init, &start)) == 0 &&
                (ann && ann->has_cond ? sa_texpr_pwa(e, &ann->cond, &bound) : sa_expr_pwa(e, h.bound, &bound)) == 0) {
         it = sa_sym_new(&e->p->syms, cx_spelling(a, h.var), SYM_ITER, e->func);
-        body = iterate(w, fr, it, start, h.rel ? h.rel : "<=", bound, h.step);
+        space = (sa_iterspace){it, start, bound, h.rel ? h.rel : "<=", h.step};
     } else {
     unknown_iterations:
         unknown = sa_printf(a, "loop_%d", line);
@@ -323,9 +332,13 @@ void sa_walk_loop(sa_walker *w, CXCursor c, sa_frame fr, int loop, const sa_prag
                 e->why ? e->why : "its bounds are not affine");
         sa_add_unknown(e->p, unknown, e->file, line,
                        sa_printf(a, "iterations of the loop per entry: %s", e->why ? e->why : "not affine"));
-        body = repeat(w, fr, sa_pwa_lin(a, sa_lin_sym(a, u)));
+        space = counter(w, sa_pwa_lin(a, sa_lin_sym(a, u)));
     }
-    sa_loop l = {.line = line, .end_line = cx_end_line(c), .parent = loop, .body = body, .unknown = unknown};
+    sa_frame body = sa_iterate(e->p, fr, &space);
+    sa_loop l = {.line = line, .end_line = cx_end_line(c), .parent = loop, .body = body, .unknown = unknown,
+                 .entry = fr, .space = space};
+    for (size_t i = 0; i < npr; i++)
+        l.parallel |= pr[i].omp_for;
     w->f->loops = sa_push(a, w->f->loops, &w->f->nloops, sizeof l, &l);
     int me = (int)w->f->nloops - 1;
     if (it >= 0) { /* the iterator is bound inside the body */

@@ -8,6 +8,13 @@
 #include <ctype.h>
 #include <string.h>
 
+/* A count's member in struct augur_counts: its name, with a trailing '_'
+ * where that is a C keyword (the instruction class `return`). */
+static const char *member(const char *name)
+{
+    return strcmp(name, "return") ? name : "return_";
+}
+
 /* Is symbol s a weight factor (a branch ratio, a fraction: double) of any
  * term of the function's formulas, rather than a count's integer unknown? */
 static int is_factor(const sa_scope_formulas *s, int sym)
@@ -50,12 +57,12 @@ static void print_header(FILE *to, const char *program, const char *guard, const
             " * One function per source function (NAME_NARGS): it takes the unknowns its counts\n"
             " * depend on and returns the counts of one call, callees included. */\n"
             "#ifndef %s\n#define %s\n\n#include <stdint.h>\n\n"
-            "/* Counts of one call: source operations and statement executions (double: a count\n"
+            "/* Counts of one call, as the JSON's formulas (double: a count\n"
             " * weighted by an annotated branch ratio is a fraction; exact integers to 2^53). */\n"
             "typedef struct augur_counts {\n",
             program, guard, guard);
     for (int k = 0; k < OP_N; k++)
-        fprintf(to, "    double %s;\n", sa_op_names[k]);
+        fprintf(to, "    double %s;\n", member(sa_op_names[k]));
     fprintf(to, "    double statements;\n} augur_counts;\n\n");
     for (size_t i = 0; i < p->nfuncs; i++)
         fprintf(to, "augur_counts %s_%zu(%s);\n", p->funcs[i].name, p->funcs[i].nparams, signature(p, r, i));
@@ -80,7 +87,8 @@ static void print_source(FILE *to, const char *include, const sa_program *p, con
         fprintf(to, "\n/* %s (%s:%d-%d). */\naugur_counts %s_%zu(%s)\n{\n    return (augur_counts){\n", f->name,
                 f->file, f->line, f->end_line, f->name, f->nparams, signature(p, r, i));
         for (int k = 0; k < OP_N; k++)
-            fprintf(to, "        .%s = %s,\n", sa_op_names[k], sa_formula_str(p->arena, &p->syms, s->ops[k], SA_C));
+            fprintf(to, "        .%s = %s,\n", member(sa_op_names[k]),
+                    sa_formula_str(p->arena, &p->syms, s->ops[k], SA_C));
         fprintf(to, "        .statements = %s,\n    };\n}\n", sa_formula_str(p->arena, &p->syms, s->statements, SA_C));
     }
 }

@@ -64,6 +64,7 @@ static json_t *function_json(const sa_program *p, const sa_results *r, size_t i,
         json_array_append_new(params, json_string_lossy(p->syms.v[syms[k]].name));
     json_object_set_new(o, "unknowns", params);
     put_formulas(o, p, &r->funcs[i], 0, v);
+    sa_json_parallel(o, p, r, i, v);
     json_t *stmts = json_array();
     for (size_t s = 0; s < f->nstmts; s++) {
         json_t *so = json_pack("{s:i}", "line", f->stmts[s].line);
@@ -71,6 +72,13 @@ static json_t *function_json(const sa_program *p, const sa_results *r, size_t i,
         json_array_append_new(stmts, so);
     }
     json_object_set_new(o, "statements", stmts);
+    if (sa_total_function(p) >= 0) { /* its own operations in the run, callees excluded */
+        json_t *prog = json_object();
+        put_formulas(prog, p, &r->progfuncs[i], 0, v);
+        json_object_set_new(o, "program", prog);
+    } else {
+        json_object_set_new(o, "program", json_null());
+    }
     return o;
 }
 
@@ -91,6 +99,7 @@ int sa_print_json(FILE *to, const char *program, const sa_program *p, const sa_r
                                   lp->parent >= 0 ? json_integer((json_int_t)(base + (size_t)lp->parent)) : json_null());
             put_formulas(o, p, &r->loops[i][l], 1, v);
             put_program(o, p, r->program[i][l], v);
+            json_object_set_new(o, "binary_loops", sa_json_bloops(p, r, i, l, v));
             json_array_append_new(loops, o);
         }
     }

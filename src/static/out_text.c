@@ -25,8 +25,9 @@ static void formulas(FILE *to, const sa_program *p, const sa_scope_formulas *s, 
         fprintf(to, "%*s%-11s %s%s\n", indent, "", "iterations", sa_formula_str(a, &p->syms, s->iterations, SA_TEXT),
                 value_str(a, p, s->iterations, v));
     for (int k = 0; k < OP_N; k++)
-        fprintf(to, "%*s%-11s %s%s\n", indent, "", sa_op_names[k], sa_formula_str(a, &p->syms, s->ops[k], SA_TEXT),
-                value_str(a, p, s->ops[k], v));
+        if (sa_op_printed(p, s, k))
+            fprintf(to, "%*s%-11s %s%s\n", indent, "", sa_op_names[k],
+                    sa_formula_str(a, &p->syms, s->ops[k], SA_TEXT), value_str(a, p, s->ops[k], v));
 }
 
 static void loops_under(FILE *to, const sa_program *p, const sa_results *r, size_t fi, int parent, int indent,
@@ -39,6 +40,7 @@ static void loops_under(FILE *to, const sa_program *p, const sa_results *r, size
         fprintf(to, "%*sloop at %s:%d (lines %d-%d)\n", indent, "", f->file, f->loops[l].line, f->loops[l].line,
                 f->loops[l].end_line);
         formulas(to, p, &r->loops[fi][l], indent + 2, 1, v);
+        sa_text_bloops(to, p, r, fi, l, indent + 2, v);
         if (sa_total_function(p) >= 0 && (int)fi != sa_total_function(p))
             fprintf(to, "%*s%-11s %s%s\n", indent + 2, "", "in program", sa_formula_str(p->arena, &p->syms, r->program[fi][l], SA_TEXT),
                     value_str(p->arena, p, r->program[fi][l], v));
@@ -49,12 +51,18 @@ static void loops_under(FILE *to, const sa_program *p, const sa_results *r, size
 void sa_print_text(FILE *to, const char *program, const sa_program *p, const sa_results *r, const sa_values *v)
 {
     fprintf(to, "static model of %s: counts per call, callees included; source operations "
-                "(floating-point + - * /, loads and stores of memory)\n",
+                "(floating-point + - * /, loads and stores of memory); with the binary joined, its instructions\n"
+                "(instructions, insn_flops, insn_loads, insn_stores, insn_bytes, per class) and with --machine cycles\n",
             program);
     for (size_t i = 0; i < p->nfuncs; i++) {
         const sa_func *f = &p->funcs[i];
         fprintf(to, "\nfunction %s (%s:%d-%d)\n", f->name, f->file, f->line, f->end_line);
         formulas(to, p, &r->funcs[i], 2, 0, v);
+        sa_text_parallel(to, p, r, i, 2, v);
+        if (sa_total_function(p) >= 0 && (int)i != sa_total_function(p) && p->nbloops) {
+            fprintf(to, "  in program (its own, callees excluded)\n");
+            formulas(to, p, &r->progfuncs[i], 4, 0, v);
+        }
         loops_under(to, p, r, i, -1, 2, v);
     }
     if (p->nunknowns) {

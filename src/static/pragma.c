@@ -229,8 +229,16 @@ sa_pragmas sa_read_pragmas(sa_program *p, CXTranslationUnit tu, const char *file
         toks d = directive(p->arena, &all, &i, text);
         int ours = d.n > 2 && !strcmp(d.s[2], "augur");
         int seed = d.n > 3 && !strcmp(d.s[2], "@") && !strcmp(d.s[3], "Annotation");
+        if (d.n > 3 && !strcmp(d.s[2], "omp")) { /* a loop directive marks its loop parallel (loop.c) */
+            sa_pragma pr = {.line = line, .used = 1};
+            for (size_t j = 3; j < d.n && j < 5; j++)
+                pr.omp_for |= !strcmp(d.s[j], "for");
+            if (pr.omp_for)
+                out.v = sa_push(p->arena, out.v, &out.n, sizeof pr, &pr);
+            continue;
+        }
         if (!ours && !seed)
-            continue; /* another tool's pragma (omp, GCC, ...) */
+            continue; /* another tool's pragma (GCC, ...) */
         sa_pragma pr = {.line = line};
         const char *why = NULL;
         if (seed) { /* drop the '@' so that keys start at token 4 */

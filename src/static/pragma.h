@@ -20,6 +20,7 @@ typedef struct sa_pragma {
     int64_t ratio_num, ratio_den;
     const char *param;          /* param NAME(EXPR): NAME, EXPR in iters */
     int file_level;             /* a param written between functions: for those after it */
+    int omp_for;                /* `#pragma omp [parallel] for ...`: the next loop's iterations are split over threads */
     int used;
 } sa_pragma;
 

@@ -1,12 +1,23 @@
 /* program.c — the program model's lists: warnings, unknowns, functions by
- * name, and the names of the operations counted. */
+ * name, and the names (and denominators) of the operations counted. */
 #include "static/model.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-const char *const sa_op_names[OP_N] = {"flops", "loads", "stores", "bytes"};
+/* The classes' names are st_class_name's (src/structure/iclass.c), in its order. */
+const char *const sa_op_names[OP_N] = {
+    "flops",       "loads",      "stores",       "bytes",   "instructions", "insn_flops", "insn_loads",
+    "insn_stores", "insn_bytes", "load_store",   "int_alu", "int_mul",      "int_div",    "fp_add",
+    "fp_mul",      "fp_fma",     "fp_div",       "fp_sqrt", "fp_cvt",       "move",       "branch",
+    "call",        "return",     "other",        "cycles",     "mem_cycles",
+};
+
+const int64_t sa_op_den[OP_N] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                                 1, 1, 1, 1, 1, 1, 1, 1, [OP_CYCLES] = SA_CYCLE_DEN,
+                                 [OP_MEM_CYCLES] = SA_CYCLE_DEN};
+_Static_assert(OP_CYCLES == 24 && OP_N == 26, "sa_op_den's ones reach OP_CYCLES");
 
 void sa_warn(sa_program *p, const char *file, int line, const char *fmt, ...)
 {

@@ -414,10 +414,12 @@ char *sa_formula_str(sa_arena *a, const sa_symtab *t, sa_formula x, sa_dialect d
             cden /= g ? g : 1;
             continue;
         }
-        if (!tm->cnt) { /* factors times a constant */
-            char *v = sa_printf(a, "%" PRId64, tm->num);
+        if (!tm->cnt) { /* factors times a constant ("threads", not "1*threads") */
+            char *v = tm->num == 1 ? NULL : tm->num == -1 ? "-" : sa_printf(a, "%" PRId64, tm->num);
             for (size_t j = 0; j < tm->nf; j++)
-                v = sa_printf(a, "%s*%s", v, t->v[tm->f[j]].name);
+                v = !v ? sa_printf(a, "%s", t->v[tm->f[j]].name)
+                    : !strcmp(v, "-") ? sa_printf(a, "-%s", t->v[tm->f[j]].name)
+                                     : sa_printf(a, "%s*%s", v, t->v[tm->f[j]].name);
             if (tm->den != 1)
                 v = sa_printf(a, "%s/%" PRId64, v, tm->den);
             s = s ? sa_printf(a, "%s + %s", s, v) : v;

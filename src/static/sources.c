@@ -20,12 +20,21 @@ static int parse_option(const char *o)
            !strcmp(o, "-include") || !strcmp(o, "-isystem") || !strcmp(o, "-iquote") || !strcmp(o, "-fopenmp");
 }
 
+/* -fopenmp as the parser takes it: libclang 14 hides the statement under
+ * an OpenMP directive (in a captured statement it does not visit), so the
+ * source is parsed as sequential code with _OPENMP defined, and the
+ * directives are read as pragmas (pragma.c). */
+static const char *as_parsed(const char *o)
+{
+    return strcmp(o, "-fopenmp") ? o : "-D_OPENMP=201511";
+}
+
 void sa_source_take_args(sa_arena *a, sa_source *s, const char *const *argv, size_t argc)
 {
     for (size_t i = 0; i < argc; i++) {
         if (!parse_option(argv[i]))
             continue;
-        const char *o = sa_strdup(a, argv[i]);
+        const char *o = sa_strdup(a, as_parsed(argv[i]));
         s->args = sa_push(a, s->args, &s->nargs, sizeof o, &o);
         int takes_value = !strcmp(o, "-D") || !strcmp(o, "-U") || !strcmp(o, "-I") || !strcmp(o, "-include") ||
                           !strcmp(o, "-isystem") || !strcmp(o, "-iquote");

@@ -11,6 +11,7 @@
 
 #include "binary/buildid.h"
 #include "db/db.h"
+#include "model/model.h"
 #include "structure/structure.h"
 
 /* The main process: sweep() loads at distances 3 and ~100, 990 of its 999
@@ -184,6 +185,49 @@ static int dir_entries(const char *dir)
     pclose(p);
     free(cmd);
     return n;
+}
+
+/* The spread of a stored model, and its spread_below (docs/database.md,
+ * models.spread: four values, then four more for a reuse-distance slice
+ * edge), read back as stored; a model with a spread alone reads a
+ * spread_below of 0. */
+static void test_model_spread_text(void **state)
+{
+    fixture *f = *state;
+    import_sample(f);
+    db *d;
+    char err[1024];
+    assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
+    db_model_set set = {.program = (char *)"prog", .nparams = 1, .params = {(char *)"N"}, .lo = {1}, .hi = {8},
+                        .runs = (char *)"[1]", .basis = (char *)"[]", .nblock_sizes = 1, .block_sizes = {64}};
+    db_model_writer *w;
+    assert_int_equal(db_model_begin(d, &set, &w, err, sizeof err), 0);
+    model both = {.method = MODEL_PMNF, .constant = 2, .npoints = 5, .spread = {0.5, 1, 2, 4},
+                  .spread_below = {0.25, 0.5, 0.75, 0.875}};
+    model alone = both;
+    memset(alone.spread_below, 0, sizeof alone.spread_below);
+    db_model_subject f1 = {.kind = "function", .module = "prog", .function = "f1", .scope = -1};
+    db_model_subject f2 = {.kind = "function", .module = "prog", .function = "f2", .scope = -1};
+    assert_int_equal(db_model_put(w, &f1, "instructions", &both, NULL, err, sizeof err), 0);
+    assert_int_equal(db_model_put(w, &f2, "instructions", &alone, NULL, err, sizeof err), 0);
+    assert_int_equal(db_model_commit(w, err, sizeof err), 0);
+    db_model_row *rows;
+    size_t n;
+    assert_int_equal(db_models_load(d, &set, &rows, &n, err, sizeof err), 0);
+    assert_int_equal(n, 2);
+    for (size_t i = 0; i < n; i++) {
+        const model *want = strcmp(rows[i].function, "f1") == 0 ? &both : &alone;
+        for (int k = 0; k < MODEL_SPREAD_POINTS; k++) {
+            assert_true(rows[i].m->spread[k] == want->spread[k]);
+            assert_true(rows[i].m->spread_below[k] == want->spread_below[k]);
+        }
+    }
+    db_model_rows_free(rows, n);
+    db_close(d);
+    sqlite3 *s = sql_open(f->db_path);
+    assert_sql_text(s, "SELECT group_concat(spread, ' | ') FROM (SELECT spread FROM models ORDER BY id)",
+                    "0.5 1 2 4 0.25 0.5 0.75 0.875 | 0.5 1 2 4");
+    sqlite3_close(s);
 }
 
 /* ---- import and read back ------------------------------------------------ */
@@ -847,6 +891,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_foreign_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failed_import_writes_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_import_speed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_model_spread_text, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -151,15 +151,16 @@ function weightedMedian(v, w) {
   return pairs[pairs.length - 1][0];
 }
 
-/* isotonic of rd_model.c: pool adjacent violators, each block at its weighted median. */
+/* isotonic of rd_model.c: pool adjacent violators, each block at the
+ * weighted median of its original values (not of the levels its parts had). */
 function isotonic(v, w) {
-  const start = [];
+  const start = [], orig = v.slice();
   for (let i = 0; i < v.length; i++) {
     start.push(i);
     while (start.length > 1 && v[start[start.length - 2]] > v[start[start.length - 1]]) {
       start.pop();
       const s = start[start.length - 1];
-      const level = weightedMedian(v.slice(s, i + 1), w.slice(s, i + 1));
+      const level = weightedMedian(orig.slice(s, i + 1), w.slice(s, i + 1));
       for (let k = s; k <= i; k++) v[k] = level;
     }
   }

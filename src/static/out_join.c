@@ -1,0 +1,162 @@
+/* out_join.c — the binary's part of the text and JSON outputs: the binary
+ * loops joined to a source loop (their role, factor, iterations and, with
+ * a machine, cycles per iteration), and which operations a scope prints
+ * (docs/static.md, "The binary"). */
+#include "static/static.h"
+#include "util/json_util.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const role_names[] = {"all", "blocks", "remainder"};
+
+/* The value of formula x at v, into *d: 0, or -1 when a symbol has none. */
+static int value_of(const sa_program *p, sa_formula x, const sa_values *v, double *d)
+{
+    *d = 0;
+    const char *missing;
+    return v && v->given > 0 ? sa_formula_eval(&p->syms, x, v->vals, v->known, d, &missing) : -1;
+}
+
+/* Was any of p's code joined to the binary? */
+static int joined(const sa_program *p)
+{
+    for (size_t i = 0; i < p->nfuncs; i++)
+        if (p->funcs[i].nbins)
+            return 1;
+    return 0;
+}
+
+int sa_op_printed(const sa_program *p, const sa_scope_formulas *s, int k)
+{
+    if (k < OP_SOURCE_N)
+        return 1;
+    return joined(p) && (k == OP_INSNS || !sa_formula_is_zero(s->ops[k]));
+}
+
+void sa_text_bloops(FILE *to, const sa_program *p, const sa_results *r, size_t fi, size_t l, int indent,
+                    const sa_values *v)
+{
+    for (size_t i = 0; i < p->nbloops; i++) {
+        const sa_bloop *b = &p->bloops[i];
+        if (b->func != (int)fi || b->loop != (int)l)
+            continue;
+        double d;
+        fprintf(to, "%*sbinary loop 0x%llx in %s: %s, %d source iteration%s per iteration (vector width %d, "
+                    "unroll %d), %d instructions\n",
+                indent, "", (unsigned long long)b->addr, b->symbol, role_names[b->role], b->factor,
+                b->factor == 1 ? "" : "s", b->lanes, b->unroll, b->ninsns);
+        if (b->via_func >= 0)
+            fprintf(to, "%*s  inlined at %s:%d: iterations per call of %s\n", indent, "", p->funcs[b->via_func].file,
+                    b->via_line, p->funcs[b->via_func].name);
+        fprintf(to, "%*s  iterations %s", indent, "", sa_formula_str(p->arena, &p->syms, r->bloops[i], SA_TEXT));
+        if (value_of(p, r->bloops[i], v, &d) == 0)
+            fprintf(to, "  = %.0f", d);
+        fputc('\n', to);
+        if (b->bound)
+            fprintf(to, "%*s  cycles per iteration %.2f (%s bound) + memory %.2f (%.0f bytes streamed)\n", indent, "",
+                    b->cycles, b->bound, b->mem_cycles, b->stream_bytes);
+    }
+}
+
+json_t *sa_json_bloops(const sa_program *p, const sa_results *r, size_t fi, size_t l, const sa_values *v)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < p->nbloops; i++) {
+        const sa_bloop *b = &p->bloops[i];
+        if (b->func != (int)fi || b->loop != (int)l)
+            continue;
+        char addr[32];
+        snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)b->addr);
+        json_t *o = json_pack("{s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:o,s:b}", "function", b->symbol, "address", addr, "role",
+                              role_names[b->role], "factor", b->factor, "vector_width", b->lanes, "unroll", b->unroll,
+                              "instructions", b->ninsns, "iterations",
+                              json_string_lossy(sa_formula_str(p->arena, &p->syms, r->bloops[i], SA_TEXT)), "parallel",
+                              b->parallel);
+        double d;
+        if (value_of(p, r->bloops[i], v, &d) == 0)
+            json_object_set_new(o, "iterations_value", json_integer((json_int_t)d));
+        json_object_set_new(o, "inlined_in", b->via_func >= 0 ? json_string_lossy(p->funcs[b->via_func].name)
+                                                              : json_null());
+        json_object_set_new(o, "inlined_at", b->via_func >= 0 ? json_integer(b->via_line) : json_null());
+        if (b->bound) {
+            json_object_set_new(o, "cycles_per_iteration", json_real(b->cycles));
+            json_object_set_new(o, "bound", json_string(b->bound));
+            json_object_set_new(o, "stream_bytes_per_iteration", json_real(b->stream_bytes));
+            json_object_set_new(o, "mem_cycles_per_iteration", json_real(b->mem_cycles));
+            json_object_set_new(o, "contention", json_real(b->contention));
+        }
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+/* Is fr the frame of one execution outside every loop (a loop entered
+ * once per call)? */
+static int once_per_call(sa_frame fr)
+{
+    return fr.n == 1 && fr.v[0].num == fr.v[0].den && fr.v[0].nf == 0 && fr.v[0].d.n == 1 && fr.v[0].d.p[0].n == 0;
+}
+
+char *sa_parallel_cycles(const sa_program *p, const sa_results *r, size_t fi, const sa_values *v, double *value,
+                         int *has_value)
+{
+    sa_arena *a = p->arena;
+    const sa_func *f = &p->funcs[fi];
+    sa_formula serial = r->funcs[fi].ops[OP_CYCLES];
+    char *text = NULL;
+    int threads = -1;
+    for (size_t s = 0; s < p->syms.n; s++)
+        if (p->syms.v[s].kind == SYM_UNKNOWN && !strcmp(p->syms.v[s].name, "threads"))
+            threads = (int)s;
+    *has_value = value_of(p, serial, v, value) == 0 && threads >= 0 && v->known[threads];
+    for (size_t i = 0; i < p->nbloops; i++) {
+        const sa_bloop *b = &p->bloops[i];
+        const sa_loop *l = b->func == (int)fi ? &f->loops[b->loop] : NULL;
+        if (!l || !b->parallel || !b->bound || b->role == SA_BLOOP_REMAINDER || !once_per_call(l->entry))
+            continue;
+        sa_formula n = r->loops[fi][b->loop].iterations;
+        char *per_thread = b->factor > 1 ? sa_printf(a, "ceil(%s/threads)/%d", sa_formula_str(a, &p->syms, n, SA_TEXT),
+                                                      b->factor)
+                                         : sa_printf(a, "ceil(%s/threads)", sa_formula_str(a, &p->syms, n, SA_TEXT));
+        char *term = b->contention > 0 ? sa_printf(a, "(1 + %.3g*threads)*%s*%.4g", b->contention, per_thread, b->cycles)
+                                       : sa_printf(a, "%s*%.4g", per_thread, b->cycles);
+        text = text ? sa_printf(a, "%s + %s", text, term) : term;
+        double nv;
+        if (*has_value && value_of(p, n, v, &nv) == 0) {
+            double t = v->vals[threads];
+            *value += (1 + b->contention * t) * ceil(nv / t) / b->factor * b->cycles;
+        } else {
+            *has_value = 0;
+        }
+    }
+    if (!text)
+        return NULL;
+    return sa_formula_is_zero(serial) ? text
+                                      : sa_printf(a, "%s + %s", sa_formula_str(a, &p->syms, serial, SA_TEXT), text);
+}
+
+void sa_text_parallel(FILE *to, const sa_program *p, const sa_results *r, size_t fi, int indent, const sa_values *v)
+{
+    double x;
+    int has;
+    char *t = sa_parallel_cycles(p, r, fi, v, &x, &has);
+    if (!t)
+        return;
+    fprintf(to, "%*s%-11s %s", indent, "", "cycles with threads", t);
+    if (has)
+        fprintf(to, "  = %.4g", x);
+    fputc('\n', to);
+}
+
+void sa_json_parallel(json_t *o, const sa_program *p, const sa_results *r, size_t fi, const sa_values *v)
+{
+    double x;
+    int has;
+    char *t = sa_parallel_cycles(p, r, fi, v, &x, &has);
+    if (!t)
+        return;
+    json_object_set_new(o, "parallel_cycles", json_string_lossy(t));
+    if (has)
+        json_object_set_new(o, "parallel_cycles_value", json_real(x));
+}

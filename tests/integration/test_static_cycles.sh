@@ -1,0 +1,87 @@
+#!/bin/bash
+# test_static_cycles.sh — `augur static --machine` (docs/static.md,
+# "Cycles"): the cycle formulas of tests/static/kernels.c at -O2 evaluated
+# at n = 32 against `augur predict --machine zen4` at n = 32 from runs
+# collected at n = 16, 24, 32 and 40 (the core model's cycles of each
+# function's loops); the streams of tests/static/stream.c's triad; and its
+# OpenMP loop split over `threads`, checked symbolically (the formula's
+# text from its parts, its value at 1, 2 and 4 threads) and its
+# instructions against a run on two threads; and bad input (an unknown
+# machine, a binary without DWARF).
+source "$TESTLIB"
+
+K="$PROGRAMS/static_kernels_O2"
+for n in 16 24 32 40; do
+    "$AUGUR" collect --db "$WORK/k.db" --param n=$n -- "$K" $n >/dev/null 2>&1
+    check "collect kernels n=$n" "$?" 0
+done
+"$AUGUR" model --db "$WORK/k.db" >/dev/null 2>&1
+check "model" "$?" 0
+"$AUGUR" predict --db "$WORK/k.db" --param n=32 --machine zen4 --format json >"$WORK/predict.json" 2>/dev/null
+check "predict" "$?" 0
+"$AUGUR" static --machine zen4 --format json --param n=32 "$K" >"$WORK/static.json" 2>"$WORK/static.err"
+check "static --machine" "$?" 0
+
+# Each function's loops (the outermost, inner ones included): the static
+# cycles at n = 32 and predict's core cycles, which time each loop with the
+# same core model.  predict adds page faults and mispredictions on top
+# (terms of its own), and weighs a branchy body by the measured branch
+# ratios where the static model counts every path: functions that call
+# others (their loops' static cycles include the callee's), and modulo (a
+# branch taken 3 times in 4 in each iteration), are left out.
+for f in dense stencil1 stencil2 triangular trapezoid strided guarded band annotated; do
+    s=$(jq --arg f $f '[.loops[] | select(.function == $f and .parent == null) | .values.cycles] | add' "$WORK/static.json")
+    p=$(jq --arg f $f 'reduce .scopes[] as $s ({f: null, c: 0};
+            if $s.kind == "function" then .f = $s.name
+            elif $s.kind == "loop" and .f == $f then .c += $s.terms.core_cycles else . end) | .c' "$WORK/predict.json")
+    echo "     $f: static $s cycles, predict's core $p"
+    # 1%: the iterations are the same where the join is exact; triangular's
+    # outer loop runs n - 1 times in the binary, n in the source
+    check "$f cycles within 1% of predict's" "$(within "$s" "$p" 0.01)" 1
+done
+
+# ---- streams and OpenMP -----------------------------------------------------------------
+S="$PROGRAMS/static_stream"
+SRC="$SRC_PROGRAMS/../static/stream.c"
+sj() { "$AUGUR" static --machine zen4 --format json --param n=1000 --param reps=1 --param threads=$1 "$S" 2>>"$WORK/stream.err"; }
+sj 1 >"$WORK/s1.json"
+check "static stream" "$?" 0
+bl() { jq -r --argjson l "$(line_of "LOOP:$1" "$SRC")" ".loops[] | select(.lines[0] == \$l) | .binary_loops[0].$2" "$WORK/s1.json"; }
+# a[i] = b[i] + s c[i]: two 8-byte loads and a store (its line read and
+# written back) per iteration
+check "triad's streams" "$(bl triad stream_bytes_per_iteration)" 32
+check "triad_omp's loop is parallel" "$(bl triad_omp parallel)" true
+R=$(bl triad_omp contention)
+C=$(bl triad_omp cycles_per_iteration)
+serial=$(jq -r '.functions[] | select(.name == "triad_omp") | .formulas.cycles' "$WORK/s1.json")
+want=$(awk -v s="$serial" -v r="$R" -v c="$C" 'BEGIN { printf "%s + (1 + %.3g*threads)*ceil({n if n >= 1; else 0}/threads)*%.4g", s, r, c }')
+check "triad_omp's cycles with threads" "$(jq -r '.functions[] | select(.name == "triad_omp") | .parallel_cycles' "$WORK/s1.json")" "$want"
+for t in 1 2 4; do
+    sj $t >"$WORK/s$t.json"
+    got=$(jq '.functions[] | select(.name == "triad_omp") | .parallel_cycles_value' "$WORK/s$t.json")
+    sv=$(jq '.functions[] | select(.name == "triad_omp") | .values.cycles' "$WORK/s$t.json")
+    # seed 004: T = C_ser + (1 + P M_r / M_s) ceil(n / P) C
+    want=$(awk -v s="$sv" -v r="$R" -v c="$C" -v t=$t 'BEGIN { q = 1000 / t; if (q > int(q)) q = int(q) + 1; printf "%.17g", s + (1 + r * t) * q * c }')
+    check "triad_omp's cycles at $t threads" "$(within "$got" "$want" 1e-9)" 1
+done
+# its instructions on two threads: the region's code runs once per thread
+OMP_NUM_THREADS=2 "$AUGUR" collect --db "$WORK/s.db" --param n=1000 -- "$S" 1000 1 >/dev/null 2>&1
+check "collect stream on 2 threads" "$?" 0
+measured=$("$AUGUR" report --db "$WORK/s.db" --format json |
+    jq '[.functions[] | select(.function == "triad_omp" or .function == "triad_omp._omp_fn.0") | .instructions] | add')
+static=$(jq '.functions[] | select(.name == "triad_omp") | .program.values.instructions' "$WORK/s2.json")
+echo "     triad_omp on 2 threads: static $static instructions, collect $measured"
+check "triad_omp's instructions on 2 threads within 1%" "$(within "$static" "$measured" 0.01)" 1
+
+# ---- bad input ----------------------------------------------------------------------------
+"$AUGUR" static --machine nosuch "$K" >"$WORK/bad.out" 2>"$WORK/bad.err"
+check "unknown machine: exit 1" "$?" 1
+check "unknown machine: nothing on stdout" "$(wc -c <"$WORK/bad.out")" 0
+check "unknown machine: named, with the known ones" "$(grep -c "unknown machine 'nosuch' (known: .*zen4" "$WORK/bad.err")" 1
+"$AUGUR" static --machine zen4 "$PROGRAMS/static_kernels_nodwarf" -- "$SRC_PROGRAMS/../static/kernels.c" \
+    >"$WORK/nodwarf.out" 2>"$WORK/nodwarf.err"
+check "no DWARF, sources named: exit 0" "$?" 0
+check "no DWARF: the binary is not joined, and says so" \
+    "$(grep -c 'has no DWARF lines: its code is not joined to the sources (build it with -g)' "$WORK/nodwarf.err")" 1
+
+finish

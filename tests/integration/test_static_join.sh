@@ -1,0 +1,97 @@
+#!/bin/bash
+# test_static_join.sh — the binary joined to `augur static`'s model
+# (docs/static.md, "The binary"): tests/static/kernels.c built at -O0, -O2
+# and -O3, its static instructions, flops and instructions per class per
+# function in the run against what `augur collect` counts (the independent
+# truth) at n = 16, 32 and 48; at -O3 the vector bodies (two doubles per
+# SSE instruction) found with their factor and remainder, and their
+# iterations equal to the binary loop's measured header executions; and
+# tests/static/inlined.c, a callee's loop inlined into its caller's loop.
+source "$TESTLIB"
+
+# static_vs_collect O N — one line per function of kernels.c that main calls
+# in the run: "NAME INSNS_STATIC INSNS_COLLECT FLOPS_STATIC FLOPS_COLLECT
+# CLASSES_DIFFERING", the static figures from functions[].program.values.
+static_vs_collect() {
+    local O=$1 n=$2 prog="$PROGRAMS/static_kernels_$1" db="$WORK/$1.$2.db"
+    "$AUGUR" static --format json --param n=$n "$prog" >"$WORK/$O.$n.json" 2>"$WORK/$O.$n.err" || return 1
+    "$AUGUR" collect --db "$db" --param n=$n -- "$prog" $n >/dev/null 2>&1 || return 1
+    "$AUGUR" report --db "$db" --scopes --threshold 0 --format json >"$WORK/$O.$n.scopes.json" || return 1
+    jq -r --slurpfile sc "$WORK/$O.$n.scopes.json" '
+        ($sc[0].scopes[] | select(.name | endswith("static_kernels_'"$O"'")) | .children
+         | map(select(.kind == "function")) | map({key: .name, value: .}) | from_entries) as $c
+        | .functions[] | select(.name != "main" and .program.values != null and $c[.name] != null)
+        | .program.values as $v | $c[.name] as $m
+        | "\(.name) \($v.instructions) \($m.instructions) \($v.insn_flops) \($m.flops) "
+          + ([$m.classes | to_entries[] | select($v[.key] != .value) | .key] | join(","))' "$WORK/$O.$n.json"
+}
+
+for O in O0 O2; do
+    for n in 16 32 48; do
+        static_vs_collect $O $n >"$WORK/$O.$n.cmp"
+        check "$O n=$n static and collect" "$?" 0
+        check "$O n=$n functions compared" "$(wc -l <"$WORK/$O.$n.cmp")" 12
+        while read -r f si ci sf cf classes; do
+            echo "     $O n=$n $f: instructions $si static, $ci collect; flops $sf, $cf; classes differing: ${classes:-none}"
+            check "$O n=$n $f flops" "$sf" "$cf"
+            if [ $O = O0 ] && [ $f != band ]; then
+                # -O0 keeps the source's shape: every block's count is exact
+                check "$O n=$n $f instructions" "$si" "$ci"
+                check "$O n=$n $f classes" "${classes:-none}" none
+            elif [ $O = O2 ]; then
+                # -O2 peels (triangular's last outer iteration) and returns
+                # early (a second ret counted once per call)
+                check "$O n=$n $f instructions within 1%" "$(within "$si" "$ci" 0.01)" 1
+            fi
+            # band at -O0: each MIN and MAX of its bounds is two branch arms
+            # run on alternate tests, both counted (docs/static.md)
+        done <"$WORK/$O.$n.cmp"
+    done
+done
+
+# ---- -O3: vector bodies, remainders, their iterations ------------------------------
+n=17
+prog="$PROGRAMS/static_kernels_O3"
+"$AUGUR" static --format json --param n=$n "$prog" >"$WORK/O3.json" 2>"$WORK/O3.err"
+check "O3 static exit" "$?" 0
+"$AUGUR" collect --db "$WORK/O3.db" --param n=$n -- "$prog" $n >/dev/null 2>&1
+"$AUGUR" report --db "$WORK/O3.db" --scopes --threshold 0 --format json >"$WORK/O3.scopes.json"
+# measured header executions of the loop at kernels.c:LINE in FUNCTION
+measured() {
+    jq --arg f "$1" --arg l "loop at kernels.c:$2" '[.scopes[] | .. | objects | select(.kind? == "function" and .name == $f)
+        | .. | objects | select(.kind? == "loop" and .name == $l) | .header_executions] | first' "$WORK/O3.scopes.json"
+}
+# the binary loops joined to the source loop at LINE: "ROLE FACTOR WIDTH ITERATIONS" each
+joined() {
+    jq -r --argjson l "$1" '.loops[] | select(.lines[0] == $l) | .binary_loops[]
+        | "\(.role) \(.factor) \(.vector_width) \(.iterations_value)"' "$WORK/O3.json" | sort | tr '\n' ';'
+}
+s1=$(line_of "LOOP:stencil1" "$SRC_PROGRAMS/../static/kernels.c")
+tj=$(line_of "LOOP:trap_j" "$SRC_PROGRAMS/../static/kernels.c")
+# stencil1: n - 2 = 15 iterations, 7 blocks of two; the odd one is straight-line code
+check "O3 stencil1 vector body" "$(joined $s1)" "blocks 2 2 7;"
+check "O3 stencil1 blocks measured" "$(measured stencil1 $s1)" 7
+# trapezoid's inner loop: sum over i < 17 of floor((i + 4) / 2) blocks = 98
+check "O3 trapezoid inner vector body" "$(joined $tj)" "blocks 2 2 98;"
+check "O3 trapezoid blocks measured" "$(measured trapezoid $tj)" 98
+static_flops=$(jq '.functions[] | select(.name == "stencil1") | .program.values.insn_flops' "$WORK/O3.json")
+check "O3 stencil1 flops (5 per element)" "$static_flops" $((5 * (n - 2)))
+
+# ---- a callee's loop inlined (tests/static/inlined.c at -O2) -----------------------------
+prog="$PROGRAMS/static_inlined"
+SRC_I="$SRC_PROGRAMS/../static/inlined.c"
+for n in 20 33; do
+    "$AUGUR" static --format json --param n=$n "$prog" >"$WORK/inl.$n.json" 2>"$WORK/inl.$n.err"
+    check "inlined n=$n static exit" "$?" 0
+    "$AUGUR" collect --db "$WORK/inl.$n.db" --param n=$n -- "$prog" $n >/dev/null 2>&1
+    measured=$("$AUGUR" report --db "$WORK/inl.$n.db" --format json | jq '.functions[] | select(.function == "rows") | .instructions')
+    static=$(jq '.functions[] | select(.name == "rows") | .program.values.instructions' "$WORK/inl.$n.json")
+    echo "     inlined n=$n rows: instructions $static static, $measured collect"
+    check "inlined n=$n rows's instructions (scale's loop in them)" "$static" "$measured"
+    # scale's loop runs n - i times for each i < n: n(n+1)/2, in rows's code
+    check "inlined n=$n scale's loop in rows" "$(jq -r --argjson l "$(line_of LOOP:scale "$SRC_I")" \
+        '.loops[] | select(.lines[0] == $l) | .binary_loops[] | "\(.inlined_in) \(.role) \(.iterations_value)"' \
+        "$WORK/inl.$n.json")" "rows all $((n * (n + 1) / 2))"
+done
+
+finish
