@@ -29,6 +29,7 @@ typedef struct model_cli {
     int nparams;
     const char *basis[MODEL_MAX_BASIS];
     int nbasis;
+    int static_basis; /* --basis static */
     int show, quiet;
     int jobs; /* --jobs: fitting threads; 0: not given, the processors online */
     int include_failed; /* --include-failed: also runs whose program exited non-zero */
@@ -41,7 +42,7 @@ static void print_help(FILE *to)
 {
     fprintf(to,
             "usage: augur model [--db FILE] [--runs LIST] [--include-failed] [--param NAME]...\n"
-            "                   [--basis TERM]... [--jobs N] [--quiet]\n"
+            "                   [--basis TERM|static]... [--jobs N] [--quiet]\n"
             "       augur model --show [--scope NAME] [--phase PHASE] [--format text|json] [--db FILE]\n"
             "\n"
             "Fit, over the runs in the database, a model of every count (total, function, line,\n"
@@ -62,7 +63,9 @@ static void print_help(FILE *to)
             "  --param NAME   a parameter to model (repeat for several, at most %d); default: every\n"
             "                 parameter that varies.  Runs must agree on the others.\n"
             "  --basis TERM   also try TERM as a basis function, e.g. 'N^2*log2(N)', 'sqrt(N)',\n"
-            "                 'N^(1/3)', 'N*M' (repeat for several, at most %d)\n"
+            "                 'N^(1/3)', 'N*M' (repeat for several, at most %d); --basis static:\n"
+            "                 also fit the scopes of the static model stored by augur static --db\n"
+            "                 on its formulas (the form from the source, coefficients from the runs)\n"
             "  --jobs N       fit on N threads (default: the processors online, now %d); the\n"
             "                 models stored are the same for any N\n"
             "  --show         print the newest model set's formulas with their errors and, under each,\n"
@@ -128,6 +131,10 @@ static int parse_option(int opt, const char *arg, void *ctx)
         o->params[o->nparams++] = arg;
         return 0;
     case 'b':
+        if (!strcmp(arg, "static")) {
+            o->static_basis = 1;
+            return 0;
+        }
         if (o->nbasis == MODEL_MAX_BASIS)
             return usage_error("too many --basis options (at most %d)", MODEL_MAX_BASIS);
         if (check_basis_syntax(arg, why, sizeof why) != 0)
@@ -188,7 +195,7 @@ static int parse_options(int argc, char **argv, model_cli *o)
         return usage_error("--phase goes with --show (a fit models every phase the runs share)");
     if (o->format_given && !o->show)
         return usage_error("--format goes with --show (a fit prints one summary line)");
-    if (o->show && (o->nruns || o->include_failed || o->nparams || o->nbasis || o->jobs))
+    if (o->show && (o->nruns || o->include_failed || o->nparams || o->nbasis || o->static_basis || o->jobs))
         return usage_error("--show prints the newest model set as stored; --runs, --include-failed, --param, "
                            "--basis and --jobs choose what a new fit uses (run augur model with them, then --show)");
     return 0;
@@ -466,7 +473,12 @@ static int fit(db *d, model_cli *o, char *err, size_t errlen)
                            .params = o->nparams ? o->params : NULL, .nparams = o->nparams,
                            .basis = o->basis, .nbasis = o->nbasis, .program = have == 0 ? &tree : NULL,
                            .progress = o->quiet ? NULL : stderr, .progress_counts = isatty(STDERR_FILENO),
-                           .jobs = o->jobs ? o->jobs : par_online_cpus()};
+                           .jobs = o->jobs ? o->jobs : par_online_cpus(), .static_basis = o->static_basis};
+    if (o->static_basis && have != 0) {
+        snprintf(err, errlen, "--basis static fits the program's scopes, and the structure of its binary is not "
+                 "stored (run augur structure --db %s PROGRAM, or leave --basis static out)", o->db_path);
+        return -1;
+    }
     modelset_summary sum;
     int rc = modelset_fit(d, &mo, &sum, err, errlen);
     if (rc == 0) {

@@ -22,7 +22,7 @@
 #include "rd/rd.h"
 
 /* Version of the schema this augur writes (meta.schema_version). */
-#define DB_SCHEMA_VERSION 13
+#define DB_SCHEMA_VERSION 14
 
 /* Return value of lookups that found nothing. */
 #define DB_NOT_FOUND 1
@@ -565,5 +565,35 @@ typedef struct db_memory_key {
 
 int db_memory_keys(db *d, int64_t binary_id, db_memory_key **out, size_t *n, char *err, size_t errlen);
 void db_memory_keys_free(db_memory_key *k, size_t n);
+
+/* ---- static models (db_static.c) -----------------------------------------
+ * The model `augur static --db` stores for a binary, keyed by its build-id
+ * (docs/database.md, "Static models"): per function and source loop, its
+ * formulas as text and as evaluable forms (static/form.h), JSON texts. */
+typedef struct db_static_scope {
+    char *kind;          /* "function" or "loop" */
+    char *function, *file;
+    int first_line, last_line;
+    int parent;          /* position of the enclosing loop of its function, -1 */
+    char *unknowns;      /* JSON array of the names its formulas use */
+    char *formulas;      /* JSON object: metric -> formula text */
+    char *forms;         /* JSON object: metric -> evaluable form */
+} db_static_scope;
+
+typedef struct db_static_model {
+    char *build_id, *path, *created, *augur_version;
+    char *unknowns;      /* JSON array of {name, file, line, reason} */
+    char *warnings;      /* JSON array of strings */
+    size_t nscopes;
+    db_static_scope *scopes;
+} db_static_model;
+
+/* Store m, replacing the model of the same build-id, in one transaction.
+ * 0, or -1 + err. */
+int db_static_put(db *d, const db_static_model *m, char *err, size_t errlen);
+/* The model of build_id into *out (free with db_static_model_free), or
+ * DB_NOT_FOUND (no message needed: most binaries have none), or -1 + err. */
+int db_static_get(db *d, const char *build_id, db_static_model *out, char *err, size_t errlen);
+void db_static_model_free(db_static_model *m);
 
 #endif

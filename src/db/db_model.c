@@ -5,7 +5,9 @@
  * A model's terms are stored as a JSON array, parameters by name:
  *   [{"coef": 0.5, "factors": [{"param": "N", "exponent": 2, "log": 0}]}, ...]
  * next to its constant, so SQL can read them (json_each) and any program
- * can evaluate them; `formula` is the same model for people. */
+ * can evaluate them; `formula` is the same model for people.  A model on
+ * static terms (method "static") stores each as its formula's form:
+ *   [{"coef": 1, "label": "loop at basis.c:19", "static": {"terms": [...]}}, ...] */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -47,6 +49,9 @@ static char *terms_json(const model *m, char *const *names)
         }
         json_array_append_new(a, json_pack("{s:f, s:o}", "coef", m->terms[t].coef, "factors", f ? f : json_null()));
     }
+    for (int k = 0; a && m->st && k < m->st->nterms; k++)
+        json_array_append_new(a, json_pack("{s:f, s:s, s:O}", "coef", m->st->coef[k], "label", m->st->labels[k],
+                                           "static", m->st->forms[k]));
     char *text = a ? json_dumps(a, JSON_COMPACT) : NULL;
     json_decref(a);
     return text;
@@ -60,10 +65,32 @@ static int param_index(const db_model_set *set, const char *name)
     return -1;
 }
 
+/* The static terms of a MODEL_STATIC model (their forms and labels) into
+ * a new m->st; -1 when they are not what terms_json writes. */
+static int parse_static_terms(const json_t *a, const db_model_set *set, model *m)
+{
+    if (!(m->st = model_static_new(set->nparams, set->params)))
+        return -1;
+    for (size_t k = 0; k < json_array_size(a); k++) {
+        json_t *t = json_array_get(a, k), *form = json_object_get(t, "static");
+        const char *label = json_string_value(json_object_get(t, "label"));
+        int i = json_is_object(form) && label ? model_static_add(m->st, form, label) : -1;
+        if (i < 0)
+            return -1;
+        m->st->coef[i] = json_number_value(json_object_get(t, "coef"));
+    }
+    return 0;
+}
+
 /* Parse terms JSON into m; -1 when it is not what terms_json writes. */
 static int parse_terms(const char *text, const db_model_set *set, model *m)
 {
     json_t *a = json_loads(text, 0, NULL);
+    if (m->method == MODEL_STATIC) {
+        int rc = json_is_array(a) && json_array_size(a) <= MODEL_MAX_TERMS ? parse_static_terms(a, set, m) : -1;
+        json_decref(a);
+        return rc;
+    }
     int rc = json_is_array(a) && json_array_size(a) <= MODEL_MAX_TERMS ? 0 : -1;
     for (size_t t = 0; rc == 0 && t < json_array_size(a); t++) {
         json_t *term = json_array_get(a, t), *f = json_object_get(term, "factors");
@@ -632,6 +659,8 @@ void db_model_rows_free(db_model_row *rows, size_t n)
     for (size_t i = 0; rows && i < n; i++) {
         db_model_row *r = &rows[i];
         free(r->kind), free(r->module), free(r->function), free(r->file), free(r->scope_kind);
+        if (r->m)
+            model_static_free(r->m->st);
         free(r->metric), free(r->formula), free(r->m);
     }
     free(rows);
@@ -657,6 +686,7 @@ static int fill_model_row(void *elem, sqlite3_stmt *st, void *ctx)
     if (!r->kind || !r->metric || !r->formula || !r->m)
         return -1;
     if (read_model(st, 11, ctx, r->m) != 0) {
+        model_static_free(r->m->st);
         free(r->m);
         r->m = NULL;
     }

@@ -382,6 +382,34 @@ static const char stride_schema_sql[] =
     "  deltas         INTEGER NOT NULL\n"
     ");\n";
 
+/* Version 14: the static models of `augur static --db` (docs/database.md,
+ * "Static models"), one per build-id, each with its scopes' formulas.
+ * IF NOT EXISTS: created by the upgrade of any older version. */
+static const char static_schema_sql[] =
+    "CREATE TABLE IF NOT EXISTS static_models (\n"
+    "  id            INTEGER PRIMARY KEY,\n"
+    "  build_id      TEXT NOT NULL UNIQUE,\n"
+    "  path          TEXT NOT NULL,\n"
+    "  created       TEXT NOT NULL,\n"
+    "  augur_version TEXT NOT NULL,\n"
+    "  unknowns      TEXT NOT NULL,\n"
+    "  warnings      TEXT NOT NULL\n"
+    ");\n"
+    "CREATE TABLE IF NOT EXISTS static_scopes (\n"
+    "  model_id   INTEGER NOT NULL REFERENCES static_models(id) ON DELETE CASCADE,\n"
+    "  position   INTEGER NOT NULL,\n"
+    "  kind       TEXT NOT NULL CHECK (kind IN ('function', 'loop')),\n"
+    "  function   TEXT NOT NULL,\n"
+    "  file       TEXT NOT NULL,\n"
+    "  first_line INTEGER NOT NULL,\n"
+    "  last_line  INTEGER NOT NULL,\n"
+    "  parent     INTEGER,\n"
+    "  unknowns   TEXT NOT NULL,\n"
+    "  formulas   TEXT NOT NULL,\n"
+    "  forms      TEXT NOT NULL,\n"
+    "  PRIMARY KEY (model_id, position)\n"
+    ") WITHOUT ROWID;\n";
+
 static const char *class_name(int c)
 {
     return st_class_name((enum st_class)c);
@@ -459,7 +487,8 @@ static int create_schema(db *d, char *err, size_t errlen)
         db_exec(d, model_schema_sql, "create the schema", err, errlen) != 0 ||
         db_exec(d, call_schema_sql, "create the schema", err, errlen) != 0 ||
         db_exec(d, stride_schema_sql, "create the schema", err, errlen) != 0 ||
-        db_exec(d, intervals_schema_sql, "create the schema", err, errlen) != 0)
+        db_exec(d, intervals_schema_sql, "create the schema", err, errlen) != 0 ||
+        db_exec(d, static_schema_sql, "create the schema", err, errlen) != 0)
         return -1;
     return set_version(d, err, errlen);
 }
@@ -641,6 +670,8 @@ static int initialise(db *d, int64_t *version, char *err, size_t errlen)
         rc = add_regions_schema(d, err, errlen);
     if (rc == 0 && *version >= 1 && *version < 13) /* version 13 records sampled histograms */
         rc = add_sample_column(d, err, errlen);
+    if (rc == 0 && *version >= 1 && *version < 14) /* version 14 added the static models */
+        rc = db_exec(d, static_schema_sql, "upgrade the schema", err, errlen);
     if (rc == 0 && *version >= 1 && *version < DB_SCHEMA_VERSION)
         rc = set_version(d, err, errlen);
     if (rc == 0 && *version < DB_SCHEMA_VERSION)

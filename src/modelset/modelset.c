@@ -58,6 +58,8 @@ static char *builds_json(const ms_runs *r)
 static char *basis_json(const modelset_options *o)
 {
     json_t *a = json_string_array((char *const *)o->basis, (size_t)o->nbasis);
+    if (a && o->static_basis)
+        json_array_append_new(a, json_string("static"));
     char *text = a ? json_dumps(a, JSON_COMPACT) : NULL;
     json_decref(a);
     return text;

@@ -202,6 +202,39 @@ static void print_phases(const db_model_set *set, const show_phases *ph, FILE *o
                 i + 1 < ph->n ? "" : "\n");
 }
 
+/* The scopes with a model on static terms (augur model --basis static),
+ * each named once, in storage order: a JSON array of their names. */
+static json_t *static_scopes(const db_model_row *rows, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) {
+        if (!rows[i].m || rows[i].m->method != MODEL_STATIC || rows[i].scope < 0)
+            continue;
+        size_t j = 0;
+        while (j < i && !(rows[j].m && rows[j].m->method == MODEL_STATIC && rows[j].scope == rows[i].scope))
+            j++;
+        if (j == i)
+            json_array_append_new(a, json_string_lossy(rows[i].function));
+    }
+    return a;
+}
+
+/* "  static basis: N scopes ...: names" when some scope used it. */
+static void print_static_scopes(const db_model_row *rows, size_t n, FILE *out)
+{
+    json_t *a = static_scopes(rows, n);
+    size_t k;
+    json_t *name;
+    if (json_array_size(a))
+        fprintf(out, "  static basis: %zu scope%s with counts on the source's formulas (method static):",
+                json_array_size(a), json_array_size(a) == 1 ? "" : "s");
+    json_array_foreach(a, k, name)
+    fprintf(out, "%s %s", k ? "," : "", json_string_value(name));
+    if (json_array_size(a))
+        fputc('\n', out);
+    json_decref(a);
+}
+
 static int write_text(const db_model_set *set, const show_phases *ph, const db_model_row *rows, size_t n,
                       const show_points *p, const char *scope_filter, FILE *out)
 {
@@ -213,6 +246,7 @@ static int write_text(const db_model_set *set, const show_phases *ph, const db_m
     print_phases(set, ph, out);
     print_builds(set, out);
     report_print_sampled_runs(out, p->runs, p->nruns);
+    print_static_scopes(rows, n, out);
     fputs("  under each model: the runs it was fitted on, what each measured, the model's value there and "
           "the\n  residual (measured - model; % of the measured)\n", out);
     size_t shown = 0;
@@ -302,7 +336,10 @@ static int write_json(const db_model_set *set, const show_phases *ph, const db_m
             json_decref(models);
             models = NULL;
         }
-    int rc = doc && models && json_object_set_new(doc, "models", models) == 0 ? 0 : -1;
+    int rc = doc && models && json_object_set_new(doc, "models", models) == 0 &&
+                     json_object_set_new(doc, "static_basis_scopes", static_scopes(rows, n)) == 0
+                 ? 0
+                 : -1;
     if (rc == 0)
         rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_REAL_PRECISION(12)) == 0 && fputc('\n', out) != EOF ? 0 : -1;
     json_decref(doc);

@@ -607,6 +607,8 @@ int predict(db *d, const char *const *names, const double *values, int n, const 
     if (rc == 0)
         rc = predict_nest_scopes(d, out, err, errlen);
     if (rc == 0)
+        rc = predict_static_checks(d, out, err, errlen);
+    if (rc == 0)
         rc = report_hide_startup(&out->rep, !show_startup, err, errlen); /* sorts the rows */
     if (rc == 0 && (predict_warn_wide(out) != 0 || predict_warn_forms(out) != 0 || warn_unconfirmed(out) != 0))
         rc = oom(err, errlen);
@@ -636,6 +638,7 @@ void prediction_free(prediction *p)
         db_run_free(&p->train_runs[i]);
     free(p->train_runs);
     free(p->train_x);
+    predict_static_free(p);
     db_model_rows_free(p->rows, p->nrows);
     db_model_set_free(&p->set);
     db_strings_free(p->phases, p->nphases);

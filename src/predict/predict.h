@@ -14,6 +14,7 @@
 #include "db/db.h"
 #include "model/model.h"
 #include "report/report.h"
+#include "report/static_check.h"
 #include "structure/structure.h"
 
 /* The leave-one-out cross-validation errors (model.cv_smape, percent) of
@@ -45,6 +46,14 @@ typedef struct predict_scope {
                                    lowered to it (predict_nest_scopes) */
 } predict_scope;
 
+/* A predicted loop against the stored static model (predict_static.c):
+ * its static iterations at the predicted parameters and the predicted
+ * ones (the closer of headers and headers - entries). */
+typedef struct predict_static {
+    const predict_scope *scope;
+    static_loop_check x;
+} predict_static;
+
 typedef struct prediction {
     db_model_set set;
     double x[MODEL_MAX_PARAMS]; /* the parameters, in the set's order */
@@ -69,6 +78,11 @@ typedef struct prediction {
     /* The phases with model sets under the set of whole runs (info.phases). */
     size_t nphases;
     char **phases;
+    /* The predicted loops paired with a loop of the static model stored
+     * for the program's build (augur static --db); none without one. */
+    static_checks st; /* the static model and its pairing (statics point into it) */
+    size_t nstatics;
+    predict_static *statics;
 } prediction;
 
 /* Evaluate the newest model set of d at the parameters names[i] = values[i]
@@ -139,6 +153,14 @@ int predict_errors_json(const prediction *p, json_t *doc);
  * left out; 0: all) or as a JSON array of every scope. */
 int predict_write_scopes_text(const prediction *p, const predict_output *o, FILE *out);
 json_t *predict_scopes_json(const prediction *p);
+
+/* The loops compared with the static model (predict_static.c) as text:
+ * those that disagree, or a line that all agree; nothing without a static
+ * model.  As JSON: {"compared": N, "loops": [...], "disagreements":
+ * [...]}, each as static_loop_check_json writes it with "predicted" and
+ * its scope's name as "scope"; null without a static model. */
+int predict_write_static_text(const prediction *p, FILE *out);
+json_t *predict_static_json(const prediction *p);
 
 /* `augur model --show`: the newest model set's formulas and errors (of
  * the whole runs, naming the phases that have sets; with `phase`, that

@@ -762,6 +762,12 @@ static void test_foreign_files(void **state)
     assert_int_equal(sql_int(s, "SELECT count(*) FROM runs WHERE sample_rd IS NULL"),
                      sql_int(s, "SELECT count(*) FROM runs"));
     assert_int_equal(sql_int(s, "SELECT count(*) FROM runs"), 1);
+    /* a version-13 database gains the static models' tables, empty */
+    sql_exec(s, "UPDATE meta SET value = '13' WHERE key = 'schema_version';"
+                "DROP TABLE static_scopes; DROP TABLE static_models;");
+    s = upgraded(f->db_path, s);
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM static_models"), 0);
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM static_scopes"), 0);
     sqlite3_close(s);
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     assert_int_equal(db_model_set_newest(d, NULL, &set, err, sizeof err), 0);
