@@ -496,42 +496,64 @@ static int collect(const collect_options *o, const char *tool_dir, const char *o
     return rc != 0 ? rc : outcome.exit_code;
 }
 
-int cmd_collect(int argc, char **argv)
+/* Compares program with the builds db_path holds (collect_check_build) and
+ * prints its notice, one wrapped line per line; returns 0, or -1 with err set
+ * when the database refuses the program's build. */
+static int check_build(const char *db_path, const char *program, char *err, size_t errsz)
 {
-    collect_options o = {0};
-    char err[1024], program[PATH_MAX], out_dir[PATH_MAX], token[17];
-    int done;
-    int rc = parse_options(argc, argv, &o, &done);
-    if (done)
-        return rc;
-    int prc = find_program(o.program_argv[0], program, sizeof program, err, sizeof err);
-    if (prc != 0)
-        return fail(prc, "%s", err);
-    /* A bare name found in PATH runs by the path found, so that the stored
-     * `exe` names the executable module (db_exe_module: no PATH lookup later). */
-    if (!strchr(o.program_argv[0], '/'))
-        o.program_argv[0] = program;
-    const char *tool_dir = find_tool_dir("augur", err, sizeof err);
-    if (!tool_dir)
-        return fail(EXIT_AUGUR_FAILED, "%s", err);
-    if (check_database(o.db_path, err, sizeof err) != 0)
-        return fail(EXIT_AUGUR_FAILED, "%s", err);
     char notice[4096];
-    if (collect_check_build(o.db_path, program, notice, sizeof notice, err, sizeof err) != 0)
-        return fail(EXIT_AUGUR_FAILED, "%s", err);
+    if (collect_check_build(db_path, program, notice, sizeof notice, err, errsz) != 0)
+        return -1;
     for (char *line = notice[0] ? notice : NULL, *next; line; line = next) {
         if ((next = strchr(line, '\n')))
             *next++ = '\0';
         report_print_wrapped(stderr, "augur:", line, 100);
     }
-    if (make_run_token(token, err, sizeof err) != 0 || make_out_dir(&o, out_dir, sizeof out_dir, err, sizeof err) != 0)
+    return 0;
+}
+
+/* Checks what o names and runs the program; returns augur's exit status. */
+static int check_and_collect(collect_options *o)
+{
+    char err[1024], program[PATH_MAX], out_dir[PATH_MAX], token[17];
+    int prc = find_program(o->program_argv[0], program, sizeof program, err, sizeof err);
+    if (prc != 0)
+        return fail(prc, "%s", err);
+    /* A bare name found in PATH runs by the path found, so that the stored
+     * `exe` names the executable module (db_exe_module: no PATH lookup later). */
+    if (!strchr(o->program_argv[0], '/'))
+        o->program_argv[0] = program;
+    const char *tool_dir = find_tool_dir("augur", err, sizeof err);
+    if (!tool_dir)
         return fail(EXIT_AUGUR_FAILED, "%s", err);
-    rc = collect(&o, tool_dir, out_dir, token);
-    run_dir_finish(out_dir, o.keep_dir != NULL);
-    if (o.keep_dir)
+    if (check_database(o->db_path, err, sizeof err) != 0)
+        return fail(EXIT_AUGUR_FAILED, "%s", err);
+    if (check_build(o->db_path, program, err, sizeof err) != 0)
+        return fail(EXIT_AUGUR_FAILED, "%s", err);
+    if (make_run_token(token, err, sizeof err) != 0 || make_out_dir(o, out_dir, sizeof out_dir, err, sizeof err) != 0)
+        return fail(EXIT_AUGUR_FAILED, "%s", err);
+    int rc = collect(o, tool_dir, out_dir, token);
+    run_dir_finish(out_dir, o->keep_dir != NULL);
+    if (o->keep_dir)
         fprintf(stderr, "augur: raw profiles kept in %s\n", out_dir);
-    run_params_free(&o.params);
-    fn_patterns_free(&o.region_fns);
-    fn_patterns_free(&o.interval_fns);
+    return rc;
+}
+
+/* Frees what parse_options allocated in o, also when it refused an option. */
+static void collect_options_free(collect_options *o)
+{
+    run_params_free(&o->params);
+    fn_patterns_free(&o->region_fns);
+    fn_patterns_free(&o->interval_fns);
+}
+
+int cmd_collect(int argc, char **argv)
+{
+    collect_options o = {0};
+    int done;
+    int rc = parse_options(argc, argv, &o, &done);
+    if (!done)
+        rc = check_and_collect(&o);
+    collect_options_free(&o);
     return rc;
 }
