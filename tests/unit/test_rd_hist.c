@@ -191,12 +191,12 @@ static uint64_t lru_misses(const uint64_t *trace, size_t n, size_t cap)
         if (j == 0) { /* miss: evict the least recent if full */
             misses++;
             if (used == cap) {
-                memmove(c, c + 1, (cap - 1) * sizeof *c);
+                shift_down(c, cap - 1);
                 used--;
             }
             c[used++] = trace[i];
         } else { /* hit: move to the most recent end */
-            memmove(&c[j - 1], &c[j], (used - j) * sizeof *c);
+            shift_down(&c[j - 1], used - j);
             c[used - 1] = trace[i];
         }
     }
