@@ -33,7 +33,7 @@ for name in profile memspy machine; do
     [ $name = machine ] && seeds+=("$HERE/../../machines")
     rm -rf "$OUT/corpus-$name" "$OUT/artifacts-$name"
     mkdir -p "$OUT/corpus-$name" "$OUT/artifacts-$name"
-    "$FUZZERS/fuzz_$name" -timeout=10 -print_final_stats=1 -dict="$HERE/$name.dict" \
+    "$FUZZERS/fuzz_$name" -timeout=30 -print_final_stats=1 -dict="$HERE/$name.dict" \
         -artifact_prefix="$OUT/artifacts-$name/" "$OUT/corpus-$name" "${seeds[@]}" >"$OUT/$name.log" 2>&1 &
     pid[$name]=$!
 done
@@ -58,7 +58,7 @@ echo "fuzzer  CPU-s  executions  exec/CPU-s   cov     ft  corpus (inputs/size)  
 for name in profile memspy machine; do
     log=$OUT/$name.log
     execs=$(awk '/^stat::number_of_executed_units:/ { print $2 }' "$log")
-    last=$(grep -E '^#[0-9]+' "$log" | tail -1) # libFuzzer's last status line
+    last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true) # libFuzzer's last status line (none: it crashed at once)
     cov=$(sed -nE 's/.* cov: ([0-9]+).*/\1/p' <<<"$last")
     ft=$(sed -nE 's/.* ft: ([0-9]+).*/\1/p' <<<"$last")
     corp=$(sed -nE 's/.* corp: ([0-9]+\/[0-9]+[a-zA-Z]*).*/\1/p' <<<"$last")
