@@ -3,7 +3,7 @@
  * read as a profile, as they are and with their end line made right
  * (fuzz_input.h).  The reader must refuse what it cannot read with a
  * message, never crash, leak or read out of bounds; what it accepts it
- * frees cleanly.  Seeds: tests/fuzz/corpus/profile/ (docs/hardening.md). */
+ * frees cleanly.  Seeds: tests/fuzz/corpus/profile/ (docs/testing.md). */
 #include "fuzz_input.h"
 
 #include "profile/profile.h"
