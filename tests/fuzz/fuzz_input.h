@@ -26,6 +26,16 @@
  * refused it. */
 int fuzz_one(const uint8_t *data, size_t size);
 
+/* Every harness defines it too: how a seed of the format's current version
+ * begins ("augur-profile 2\n"; "" for a format without a version line), so
+ * that the replay of the committed corpus fails when the writer has moved
+ * on to a version whose new lines the seeds, and so the fuzzers, lack. */
+extern const char fuzz_seed_start[];
+
+/* FUZZ_STR(X): the macro X's value as a string literal. */
+#define FUZZ_STR_(x) #x
+#define FUZZ_STR(x) FUZZ_STR_(x)
+
 /* An in-memory file holding data[0..size): its descriptor (close it when
  * done), its name in path.  Aborts when the file cannot be made, which is
  * the harness's failure, not an input's. */

@@ -11,6 +11,8 @@
 
 #include "memspy_report/memspy_report.h"
 
+const char fuzz_seed_start[] = "augur-memspy " FUZZ_STR(MEMSPY_VERSION) "\n";
+
 /* Build and write the report of an accepted raw file, to /dev/null. */
 static void report(memspy_raw *raw)
 {

@@ -8,6 +8,8 @@
 
 #include "profile/profile.h"
 
+const char fuzz_seed_start[] = "augur-profile " FUZZ_STR(PROFILE_VERSION) "\n";
+
 /* Read the profile at path; 1 when it was accepted, 0 when refused, which
  * must say why. */
 static int read_profile(const char *path)

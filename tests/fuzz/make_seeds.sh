@@ -28,16 +28,22 @@ gcc -O1 -g -march=x86-64-v2 -pthread -o seed_heap seed_heap.c
 gcc -O1 -g -march=x86-64-v2 -o roi_marks roi_marks.c
 
 # profile NAME COLLECT-ARGS... — the profile of one collect of seed_program
-# (which ignores its arguments and exits with status 3).
+# (which ignores its arguments and exits with status 3): its process's, or
+# with intervals its first interval's, which has every line of the format
+# (regions, region-fn, interval-fn and interval too).
 profile() {
     local name=$1
     shift
     rm -rf "$TMP/keep"
     "$AUGUR" collect --db "$TMP/seed.db" --keep-profiles "$TMP/keep" "$@" 2>/dev/null || [ $? -eq 3 ]
-    cat "$TMP"/keep/*/augur.*.prof >"$CORPUS/profile/seed-$name.prof" # the run's folder in keep
+    local files=("$TMP"/keep/*/augur.*.i0.prof) # in the run's folder in keep
+    [ -e "${files[0]}" ] || files=("$TMP"/keep/*/augur.*.prof)
+    cat "${files[0]}" >"$CORPUS/profile/seed-$name.prof" # not cp: the folder is private (0600)
 }
 profile default -- "$TMP/seed_program"
 profile blocks-args --block-sizes 8,64,256 -- "$TMP/seed_program" 'a b%c' -
+profile regions-intervals --region-function sweep --interval-functions twice --interval-by callsite \
+    -- "$TMP/seed_program"
 
 # memspy NAME MEMSPY-ARGS... — the raw file of one memspy run.
 memspy() {

@@ -5,17 +5,20 @@
  * usage: fuzz_NAME [--seeds] INPUT...
  * A crash or abort is the failure; so is finding no input at all, which
  * would test nothing.  After --seeds the inputs are a committed corpus:
- * the reader must accept each, but those named regression-* (inputs that
- * once crashed, docs/testing.md), or the seeds no longer reach past its
- * first checks. */
+ * each, but those named regression-* (inputs that once crashed,
+ * docs/testing.md), must be accepted by the reader, or the seeds no longer
+ * reach past its first checks, and be of the format's current version
+ * (fuzz_seed_start), or they lack the lines the writer added since. */
 #include "fuzz_input.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
 
 /* Replay the file at path; 1 when the reader accepted it, 0 when it
- * refused it, -1 with a message when the file cannot be read. */
-static int replay_file(const char *path)
+ * refused it, -1 with a message when the file cannot be read.  *current:
+ * whether the file begins as a seed of the format's current version does
+ * (fuzz_seed_start). */
+static int replay_file(const char *path, int *current)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -38,6 +41,8 @@ static int replay_file(const char *path)
         free(buf);
         return -1;
     }
+    size_t start = strlen(fuzz_seed_start);
+    *current = n >= start && !memcmp(buf, fuzz_seed_start, start);
     int accepted = fuzz_one(buf, n);
     fprintf(stderr, "replay: %s (%zu bytes): %s\n", path, n, accepted ? "accepted" : "refused");
     free(buf);
@@ -48,12 +53,16 @@ static int replay_file(const char *path)
  * with a message. */
 static int replay_input(const char *path, const char *name, int seeds)
 {
-    int accepted = replay_file(path);
+    int current;
+    int accepted = replay_file(path, &current);
     if (accepted < 0)
         return -1;
-    if (seeds && !accepted && strncmp(name, "regression-", 11) != 0) {
-        fprintf(stderr, "%s: a seed the reader refuses (above): the format changed; make the seeds again "
-                        "(tests/fuzz/make_seeds.sh)\n", path);
+    if (!seeds || strncmp(name, "regression-", 11) == 0)
+        return 0;
+    if (!accepted || !current) {
+        fprintf(stderr, "%s: %s: make the seeds again (tests/fuzz/make_seeds.sh)\n", path,
+                !accepted ? "a seed the reader refuses (above): the format changed"
+                          : "a seed of an older version of the format, without what the writer adds now");
         return -1;
     }
     return 0;
