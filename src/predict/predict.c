@@ -590,7 +590,8 @@ int predict(db *d, const char *const *names, const double *values, int n, const 
                                     .phases = (const char *const *)out->phases, .nphases = out->nphases};
     out->rep.prediction = &out->info;
     out->rep.ncaches = ncaches;
-    memcpy(out->rep.caches, caches, ncaches * sizeof *caches);
+    if (ncaches) /* caches may be NULL then, which memcpy must not be given */
+        memcpy(out->rep.caches, caches, ncaches * sizeof *caches);
     db_rd_group *groups = NULL;
     size_t ngroups = 0;
     if (rc == 0)
