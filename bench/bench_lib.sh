@@ -4,6 +4,10 @@
 # defines die MESSAGE (print and exit) and say MESSAGE (a progress line)
 # first, and AUGUR before calling collect, detect_host or calibrate_host.
 
+# script_usage SCRIPT — the comment at the top of SCRIPT (from its second line
+# up to `set -euo`), without the comment marks: its --help.
+script_usage() { sed -n '2,/^set -euo/p' "$1" | sed '$d' | sed 's/^# \{0,1\}//'; }
+
 # need CMD HINT — dies naming CMD and how to install it (HINT) when CMD is missing.
 need() { command -v "$1" >/dev/null 2>&1 || die "$1 is missing: $2"; }
 

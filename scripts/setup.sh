@@ -7,7 +7,7 @@
 set -euo pipefail
 PACKAGES=(build-essential cmake pkg-config valgrind libsqlite3-dev sqlite3 libjansson-dev
           libelf-dev libdw-dev libzydis-dev libgsl-dev libyaml-dev libhwloc-dev zlib1g-dev libcmocka-dev jq hyperfine time
-          libc6-dbg gfortran chromium libclang-14-dev llvm-14 libpolylib64-dev
+          libc6-dbg gfortran chromium libclang-14-dev llvm-14 libpolylib64-dev clang-14 libclang-rt-14-dev
           libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -240,7 +240,9 @@ int startup_is(startup_rules *r, const char *function, const char *module)
     int is = matches_pattern(name);
     if (!is && module) {
         const module_ifuncs *m = ifuncs_of(r, module);
-        is = !m ? -1 : bsearch(&name, m->names, m->n, sizeof *m->names, by_string) != NULL;
+        /* a module without IFUNC symbols has no array to search (bsearch's
+         * base must not be NULL, even for no elements) */
+        is = !m ? -1 : m->n && bsearch(&name, m->names, m->n, sizeof *m->names, by_string);
     }
     free(name);
     return is;

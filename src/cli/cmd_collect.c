@@ -47,6 +47,7 @@ typedef struct collect_options {
     int instr_at_start;      /* --instr-at-start: 1 yes, 0 no */
     int by_callsite;         /* --interval-by callsite */
     fn_patterns region_fns, interval_fns;
+    uint32_t sample_threshold; /* --sample-rd RATE: RATE * RD_SAMPLE_MODULUS, rounded; 0: exact */
 } collect_options;
 
 /* What the start message promises (docs/benchmarks.md, "Small runs"; measured
@@ -83,6 +84,7 @@ static void usage(FILE *to)
             "usage: augur collect [--db FILE] [--param NAME=VALUE]... [--block-sizes 64,4096]\n"
             "                     [--keep-profiles DIR] [--instr-at-start yes|no] [--region-function GLOB]...\n"
             "                     [--interval-functions GLOB[,GLOB...]] [--interval-by index|callsite]\n"
+            "                     [--sample-rd RATE]\n"
             "                     -- PROGRAM [ARGS...]\n\n"
             "Runs PROGRAM under augur's Valgrind tool (expect about %.1f s, then %d-%dx the native\n"
             "time with the default block sizes: docs/benchmarks.md, \"Small runs\") and\n"
@@ -95,6 +97,9 @@ static void usage(FILE *to)
             "                       Models (augur model) are fitted over these.\n"
             "  --block-sizes LIST   reuse-distance block sizes in bytes, ascending powers of two\n"
             "                       from 8 to 2^30, at most 8 (default: 64,4096: cache lines and pages)\n"
+            "  --sample-rd RATE     reuse distances of a sample of the blocks, about RATE of them\n"
+            "                       (0 < RATE <= 1; SHARDS), scaled to the whole run: for runs too\n"
+            "                       long to measure exactly (instruction counts stay exact; 1: exact)\n"
             "  --keep-profiles DIR  also keep the raw profiles (docs/profile-format.md) in a new\n"
             "                       folder DIR/augur-collect-XXXXXX of the run (named at the end)\n"
             "  --instr-at-start yes|no  count from the start (yes), or only once the program asks\n"
@@ -163,6 +168,27 @@ static int check_block_sizes(const char *list, char *err, size_t errlen)
         if (!*p)
             return 0;
     }
+}
+
+/* --sample-rd RATE: a number in (0, 1] into *threshold, RATE *
+ * RD_SAMPLE_MODULUS rounded (0 at RATE 1: every block, no sampling).  0, or
+ * -1 with the message. */
+static int parse_sample_rate(const char *text, uint32_t *threshold, char *err, size_t errlen)
+{
+    double rate;
+    if (parse_double(text, &rate) != 0 || !(rate > 0 && rate <= 1)) {
+        snprintf(err, errlen, "--sample-rd '%s': give the share of blocks to sample, a number above 0 and at most 1 "
+                 "(e.g. 0.1; 1 measures every block)", text);
+        return -1;
+    }
+    double t = rate * RD_SAMPLE_MODULUS + 0.5;
+    if (t < 1) {
+        snprintf(err, errlen, "--sample-rd '%s': below the smallest rate, 2^-24 (%.3g): give a larger one", text,
+                 1.0 / RD_SAMPLE_MODULUS);
+        return -1;
+    }
+    *threshold = t >= RD_SAMPLE_MODULUS ? 0 : (uint32_t)t;
+    return 0;
 }
 
 /* Add the patterns of `list` (GLOB[,GLOB...]) as the tool's `tool_opt`.
@@ -251,7 +277,7 @@ static int parse_options(int argc, char **argv, collect_options *o, int *done)
         int takes_value = !strcmp(a, "--db") || !strcmp(a, "--param") || !strcmp(a, "--block-sizes") ||
                           !strcmp(a, "--keep-profiles") || !strcmp(a, "--instr-at-start") ||
                           !strcmp(a, "--region-function") || !strcmp(a, "--interval-functions") ||
-                          !strcmp(a, "--interval-by");
+                          !strcmp(a, "--interval-by") || !strcmp(a, "--sample-rd");
         if (!takes_value) {
             fprintf(stderr, "augur collect: unknown option '%s' (see augur collect --help)\n", a);
             *done = 1;
@@ -277,7 +303,8 @@ static int parse_options(int argc, char **argv, collect_options *o, int *done)
             o->block_sizes = value;
         else if (!strcmp(a, "--keep-profiles"))
             o->keep_dir = value;
-        else if (run_params_add(&o->params, value, err, sizeof err) != 0) {
+        else if (!strcmp(a, "--sample-rd") ? parse_sample_rate(value, &o->sample_threshold, err, sizeof err) != 0
+                                           : run_params_add(&o->params, value, err, sizeof err) != 0) {
             *done = 1;
             return fail(2, "%s", err);
         }
@@ -419,7 +446,7 @@ static int collect(collect_options *o, const collect_mpi *mpi, const char *tool_
             "augur: collecting %s under Valgrind (expect about %.1f s to start and store, then %d-%dx the program's "
             "native time with %d block size%s: the high end for code dense in memory accesses)...\n",
             o->program_argv[0], COLLECT_FIXED_SECONDS, slowdown_low(nbs), slowdown_high(nbs), nbs, nbs == 1 ? "" : "s");
-    char out_opt[PATH_MAX + 32], run_opt[64], bs_opt[256], progress_opt[48];
+    char out_opt[PATH_MAX + 32], run_opt[64], bs_opt[256], progress_opt[48], sample_opt[48];
     snprintf(out_opt, sizeof out_opt, "--augur-out=%s", out_dir);
     snprintf(run_opt, sizeof run_opt, "--augur-run=%s", token);
     snprintf(bs_opt, sizeof bs_opt, "--augur-block-sizes=%s", o->block_sizes);
@@ -431,6 +458,10 @@ static int collect(collect_options *o, const collect_mpi *mpi, const char *tool_
         tool_args[nargs++] = "--instr-at-start=no";
     if (o->by_callsite)
         tool_args[nargs++] = "--augur-interval-by=callsite";
+    if (o->sample_threshold) {
+        snprintf(sample_opt, sizeof sample_opt, "--augur-sample-rd=%u", o->sample_threshold);
+        tool_args[nargs++] = sample_opt;
+    }
     for (int k = 0; k < o->region_fns.n; k++)
         tool_args[nargs++] = o->region_fns.opt[k];
     for (int k = 0; k < o->interval_fns.n; k++)
@@ -476,46 +507,68 @@ static int collect(collect_options *o, const collect_mpi *mpi, const char *tool_
     return rc != 0 ? rc : outcome.exit_code;
 }
 
-int cmd_collect(int argc, char **argv)
+/* Compares program with the builds db_path holds (collect_check_build) and
+ * prints its notice, one wrapped line per line; returns 0, or -1 with err set
+ * when the database refuses the program's build. */
+static int check_build(const char *db_path, const char *program, char *err, size_t errsz)
 {
-    collect_options o = {0};
-    char err[1024], program[PATH_MAX], out_dir[PATH_MAX], token[17];
-    int done;
-    int rc = parse_options(argc, argv, &o, &done);
-    if (done)
-        return rc;
-    int prc = find_program(o.program_argv[0], program, sizeof program, err, sizeof err);
-    if (prc != 0)
-        return fail(prc, "%s", err);
-    /* A bare name found in PATH runs by the path found, so that the stored
-     * `exe` names the executable module (db_exe_module: no PATH lookup later). */
-    if (!strchr(o.program_argv[0], '/'))
-        o.program_argv[0] = program;
-    const char *tool_dir = find_tool_dir("augur", err, sizeof err);
-    if (!tool_dir)
-        return fail(EXIT_AUGUR_FAILED, "%s", err);
-    if (check_database(o.db_path, err, sizeof err) != 0)
-        return fail(EXIT_AUGUR_FAILED, "%s", err);
-    collect_mpi mpi;
-    rc = collect_mpi_prepare(&mpi, program, tool_dir, &o.params, err, sizeof err);
-    if (rc != 0)
-        return fail(rc, "%s", err);
     char notice[4096];
-    if (collect_check_build(o.db_path, program, notice, sizeof notice, err, sizeof err) != 0)
-        return fail(EXIT_AUGUR_FAILED, "%s", err);
+    if (collect_check_build(db_path, program, notice, sizeof notice, err, errsz) != 0)
+        return -1;
     for (char *line = notice[0] ? notice : NULL, *next; line; line = next) {
         if ((next = strchr(line, '\n')))
             *next++ = '\0';
         report_print_wrapped(stderr, "augur:", line, 100);
     }
-    if (make_run_token(token, err, sizeof err) != 0 || make_out_dir(&o, out_dir, sizeof out_dir, err, sizeof err) != 0)
+    return 0;
+}
+
+/* Checks what o names and runs the program; returns augur's exit status. */
+static int check_and_collect(collect_options *o)
+{
+    char err[1024], program[PATH_MAX], out_dir[PATH_MAX], token[17];
+    int prc = find_program(o->program_argv[0], program, sizeof program, err, sizeof err);
+    if (prc != 0)
+        return fail(prc, "%s", err);
+    /* A bare name found in PATH runs by the path found, so that the stored
+     * `exe` names the executable module (db_exe_module: no PATH lookup later). */
+    if (!strchr(o->program_argv[0], '/'))
+        o->program_argv[0] = program;
+    const char *tool_dir = find_tool_dir("augur", err, sizeof err);
+    if (!tool_dir)
         return fail(EXIT_AUGUR_FAILED, "%s", err);
-    rc = collect(&o, &mpi, tool_dir, out_dir, token);
-    run_dir_finish(out_dir, o.keep_dir != NULL);
-    if (o.keep_dir)
+    if (check_database(o->db_path, err, sizeof err) != 0)
+        return fail(EXIT_AUGUR_FAILED, "%s", err);
+    collect_mpi mpi;
+    int mrc = collect_mpi_prepare(&mpi, program, tool_dir, &o->params, err, sizeof err);
+    if (mrc != 0)
+        return fail(mrc, "%s", err);
+    if (check_build(o->db_path, program, err, sizeof err) != 0)
+        return fail(EXIT_AUGUR_FAILED, "%s", err);
+    if (make_run_token(token, err, sizeof err) != 0 || make_out_dir(o, out_dir, sizeof out_dir, err, sizeof err) != 0)
+        return fail(EXIT_AUGUR_FAILED, "%s", err);
+    int rc = collect(o, &mpi, tool_dir, out_dir, token);
+    run_dir_finish(out_dir, o->keep_dir != NULL);
+    if (o->keep_dir)
         fprintf(stderr, "augur: raw profiles kept in %s\n", out_dir);
-    run_params_free(&o.params);
-    fn_patterns_free(&o.region_fns);
-    fn_patterns_free(&o.interval_fns);
+    return rc;
+}
+
+/* Frees what parse_options allocated in o, also when it refused an option. */
+static void collect_options_free(collect_options *o)
+{
+    run_params_free(&o->params);
+    fn_patterns_free(&o->region_fns);
+    fn_patterns_free(&o->interval_fns);
+}
+
+int cmd_collect(int argc, char **argv)
+{
+    collect_options o = {0};
+    int done;
+    int rc = parse_options(argc, argv, &o, &done);
+    if (!done)
+        rc = check_and_collect(&o);
+    collect_options_free(&o);
     return rc;
 }

@@ -28,6 +28,7 @@ typedef struct predict_cli {
     int threshold_given, top_given; /* to refuse them where they do nothing */
     const char *machine; /* name or path; NULL: fully-associative --cache caches */
     int show_startup;    /* --show-startup: rank the loader's and C runtime's start-up code too */
+    const char *phase;   /* --phase: the model set of that phase of the runs; NULL: of the whole runs */
 } predict_cli;
 
 static void print_help(FILE *to)
@@ -36,6 +37,7 @@ static void print_help(FILE *to)
             "usage: augur predict [--db FILE] --param NAME=VALUE... [--cache SIZE[:LINE]]...\n"
             "                     [--machine NAME|FILE] [--format text|json|callgrind] [--top N]\n"
             "                     [--error-threshold PERCENT] [--plain-numbers] [--show-startup]\n"
+            "                     [--phase PHASE]\n"
             "\n"
             "Evaluate the models of `augur model` at parameters that were never run: the counts of\n"
             "the program, its functions, source lines and scopes, and the misses of fully-associative\n"
@@ -65,6 +67,10 @@ static void print_help(FILE *to)
             "                       1,234,567), for scripts; JSON numbers are plain anyway\n"
             "  --show-startup       also rank the dynamic loader's and the C runtime's start-up and exit\n"
             "                       code, which the tables leave out by default and sum in one line\n"
+            "  --phase PHASE        predict one phase of the runs (their intervals, augur report\n"
+            "                       --interval): its own models, which augur model fits for each phase\n"
+            "                       every training run has; without it the whole runs, and the\n"
+            "                       phases that have models are listed\n"
             "  -h, --help           show this help\n"
             "\n"
             "examples:\n"
@@ -72,6 +78,7 @@ static void print_help(FILE *to)
             "  augur predict --param N=4000 --cache 32K --cache 1M --cache 32M --format json\n"
             "  augur predict --param N=4000 --machine zen4\n"
             "  augur predict --param N=4000 --format callgrind > callgrind.out.4000\n"
+            "  augur predict --param N=4000 --phase step.c:57\n"
             "\n"
             "Values outside the range the models were fitted on are predicted with a warning; a value\n"
             "outside a term's domain (N <= 0 where a model has log2(N) or N^k) and counts at or above\n"
@@ -124,6 +131,9 @@ static int parse_option(int opt, const char *arg, void *ctx)
     case 'S':
         o->show_startup = 1;
         return 0;
+    case 'H':
+        o->phase = arg;
+        return 0;
     default:
         return EXIT_USAGE;
     }
@@ -137,6 +147,7 @@ static int parse_options(int argc, char **argv, predict_cli *o)
         {"top", required_argument, NULL, 't'},    {"machine", required_argument, NULL, 'm'},
         {"error-threshold", required_argument, NULL, 'e'}, {"plain-numbers", no_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},         {"show-startup", no_argument, NULL, 'S'},
+        {"phase", required_argument, NULL, 'H'},
         {NULL, 0, NULL, 0},
     };
     int operands, rc = cli_getopt("predict", argc, argv, longopts, parse_option, o, &operands);
@@ -174,7 +185,7 @@ static int evaluate(db *d, const predict_cli *o, const machine *m, prediction *p
     if (db_read_begin(d, err, errlen) != 0)
         return -1;
     int rc = predict(d, (const char *const *)o->params.names, values, o->params.n, o->caches, o->ncaches,
-                     o->show_startup, p, err, errlen);
+                     o->show_startup, o->phase, p, err, errlen);
     if (rc == 0 && m)
         rc = predict_perf_eval(d, p, m, pp, err, errlen);
     if (rc == 0 && m && predict_warn_wide_levels(p, pp) != 0)
@@ -191,8 +202,8 @@ static int write_callgrind(db *d, prediction *p, const predict_perf *pp, char *e
     char params[256];
     predict_params_text(p, params, sizeof params);
     snprintf(h.cmd, sizeof h.cmd, "%s", p->set.program ? p->set.program : "");
-    cg_header_add(&h, "Prediction: %s (model set %lld, fitted on runs %s)", params, (long long)p->set.id,
-                  p->set.runs ? p->set.runs : "[]");
+    cg_header_add(&h, "Prediction: %s%s%s (model set %lld, fitted on runs %s)", params, p->set.phase ? ", phase " : "",
+                  p->set.phase ? p->set.phase : "", (long long)p->set.id, p->set.runs ? p->set.runs : "[]");
     if (pp)
         cg_header_add(&h, "Costs: predicted; misses per level and cycles of %s from its models", pp->m->name);
     else

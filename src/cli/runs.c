@@ -72,47 +72,26 @@ void run_params_free(run_params *p)
     p->n = 0;
 }
 
-/* Read and verify an interval's profile and append it to s->intervals. */
-static int add_interval_file(process_set *s, const char *path, char *err, size_t errlen)
+/* Append interval profile p (read from path) to s->intervals, which then
+ * owns it; -1 + err when memory runs out. */
+static int append_interval(process_set *s, profile *p, const char *path, char *err, size_t errlen)
 {
-    profile *p = calloc(1, sizeof *p);
     profile **a = array_grow(s->intervals, s->nintervals, &s->cap_intervals, sizeof *a);
-    if (!p || !a) {
-        free(p);
+    if (!a) {
         snprintf(err, errlen, "out of memory reading %s", path);
         return -1;
     }
     s->intervals = a;
-    if (profile_read(path, p, err, errlen) != 0) {
-        free(p);
-        return -1;
-    }
-    if (!p->interval.is_interval) {
-        snprintf(err, errlen, "%s is named as an interval's profile but has no interval line: it is damaged", path);
-        profile_free(p);
-        free(p);
-        return -1;
-    }
     s->intervals[s->nintervals++] = p;
     return 0;
 }
 
-int process_set_add_file(process_set *s, const char *path, char *err, size_t errlen)
+/* Append process profile p (read from path) to s->procs, which then owns
+ * it; -1 + err when the set is full or the run's sums would pass 2^63 - 1. */
+static int append_process(process_set *s, profile *p, const char *path, char *err, size_t errlen)
 {
     if (s->n == MAX_PROCESSES) {
         snprintf(err, errlen, "more than %d processes in one run", MAX_PROCESSES);
-        return -1;
-    }
-    profile *p = calloc(1, sizeof *p);
-    if (!p || profile_read(path, p, err, errlen) != 0) {
-        free(p);
-        return -1;
-    }
-    if (p->interval.is_interval) {
-        snprintf(err, errlen, "%s is the profile of an interval (%s %llu), not of a process: give the process's "
-                 "own profile, augur.<pid>...prof without .i<N>", path, "index", (unsigned long long)p->interval.index);
-        profile_free(p);
-        free(p);
         return -1;
     }
     uint64_t execs, reads, writes;
@@ -122,12 +101,63 @@ int process_set_add_file(process_set *s, const char *path, char *err, size_t err
         snprintf(err, errlen, "%s: with it the run's processes count more than %llu (2^63 - 1) instructions, reads "
                  "or writes in all, the most a run may have: a profile is damaged (collect the run again)",
                  path, (unsigned long long)RAWTEXT_MAX_COUNT);
-        profile_free(p);
-        free(p);
         return -1;
     }
     s->execs = execs, s->reads = reads, s->writes = writes;
     s->procs[s->n++] = p;
+    return 0;
+}
+
+/* What a profile file must be: either (import), or as its name says (collect). */
+enum profile_kind { ANY_PROFILE, PROCESS_PROFILE, INTERVAL_PROFILE };
+
+/* Read and verify the profile at path and append it to the processes or
+ * the intervals, as its interval line says; one named as the other kind
+ * is refused.  0 or -1 + err. */
+static int add_profile(process_set *s, const char *path, enum profile_kind want, char *err, size_t errlen)
+{
+    profile *p = calloc(1, sizeof *p);
+    if (!p || profile_read(path, p, err, errlen) != 0) {
+        free(p);
+        return -1;
+    }
+    int rc;
+    if (want == INTERVAL_PROFILE && !p->interval.is_interval)
+        rc = -1, snprintf(err, errlen, "%s is named as an interval's profile but has no interval line: it is damaged",
+                          path);
+    else if (want == PROCESS_PROFILE && p->interval.is_interval)
+        rc = -1, snprintf(err, errlen, "%s is named as a process's profile but is an interval's (%s %llu): it is "
+                          "damaged", path, "index", (unsigned long long)p->interval.index);
+    else
+        rc = (p->interval.is_interval ? append_interval : append_process)(s, p, path, err, errlen);
+    if (rc != 0) {
+        profile_free(p);
+        free(p);
+    }
+    return rc;
+}
+
+int process_set_add_file(process_set *s, const char *path, char *err, size_t errlen)
+{
+    return add_profile(s, path, ANY_PROFILE, err, errlen);
+}
+
+int process_set_interval_by(process_set *s, const char *by, char *err, size_t errlen)
+{
+    const profile *summed = NULL;
+    for (size_t i = 0; i < s->nintervals && !summed; i++)
+        if (s->intervals[i]->interval.count > 1)
+            summed = s->intervals[i];
+    if (summed && by && !strcmp(by, "index")) {
+        char phase[256];
+        db_phase_key(summed, 1, phase, sizeof phase);
+        snprintf(err, errlen, "--interval-by index: the profile of process %lld's interval %llu sums %llu intervals "
+                 "(those closed at %s), as only --interval-by callsite writes them: give --interval-by callsite, "
+                 "or leave the option out", (long long)summed->pid, (unsigned long long)summed->interval.index,
+                 (unsigned long long)summed->interval.count, phase);
+        return -1;
+    }
+    s->by_callsite = by ? !strcmp(by, "callsite") : summed != NULL;
     return 0;
 }
 
@@ -212,15 +242,11 @@ int process_set_read_dir(process_set *s, const char *dir, int main_pid, const ch
             continue;
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (is_run_profile_name(e->d_name, token) == 2)
-            rc = add_interval_file(s, path, err, errlen);
-        else
-            rc = process_set_add_file(s, path, err, errlen);
+        rc = add_profile(s, path, is_run_profile_name(e->d_name, token) == 2 ? INTERVAL_PROFILE : PROCESS_PROFILE,
+                         err, errlen);
     }
     closedir(d);
     move_main_first(s, main_pid);
-    if (s->nintervals)
-        qsort(s->intervals, s->nintervals, sizeof *s->intervals, by_process_then_index);
     if (rc == 0 && (s->n == 0 || s->procs[0]->pid != main_pid)) {
         snprintf(err, errlen, "the collector wrote no profile for the program");
         rc = -1;
@@ -308,6 +334,8 @@ int store_run(const char *db_path, char **argv, const run_params *params, const 
         .by_callsite = s->by_callsite,
         .mpi_launch = s->mpi_launch,
     };
+    if (s->nintervals) /* each process's in the order of their index, as db_import_run wants them */
+        qsort(s->intervals, s->nintervals, sizeof *s->intervals, by_process_then_index);
     db *d;
     int64_t run_id;
     int rc = db_open(db_path, 1, &d, err, sizeof err);

@@ -39,9 +39,16 @@ typedef struct process_set {
     const char *mpi_launch; /* an MPI rank's: its launch (run_info.mpi_launch), else NULL */
 } process_set;
 
-/* Read and verify one profile file and append it; its counts must not take
- * the run's sums past 2^63 - 1.  Returns 0 or -1 + err. */
+/* Read and verify one profile file and append it: an interval's (it has
+ * an interval line) to s->intervals, a process's to s->procs, whose counts
+ * must not take the run's sums past 2^63 - 1.  Returns 0 or -1 + err. */
 int process_set_add_file(process_set *s, const char *path, char *err, size_t errlen);
+
+/* Set s->by_callsite for the set's interval profiles: `by` is "index",
+ * "callsite" or NULL (not given: callsite when a profile sums several
+ * intervals, which only --interval-by callsite writes, else index).  -1 +
+ * err when "index" is given and a profile sums several intervals. */
+int process_set_interval_by(process_set *s, const char *by, char *err, size_t errlen);
 
 /* Read the profiles in dir that the run marked `token` wrote: regular
  * files of the current user named augur.<pid>.<token>.prof, and the
@@ -62,7 +69,8 @@ typedef struct run_outcome {
 } run_outcome;
 
 /* Store the run in the database at db_path (created if missing) in one
- * transaction, and tell the user where it went; *run_id (may be NULL) gets
+ * transaction, its intervals as runs of their phases (db_import_run), and
+ * tell the user where it went; *run_id (may be NULL) gets
  * its id.  Returns 0, or EXIT_AUGUR_FAILED after printing the error (the
  * database is unchanged). */
 int store_run(const char *db_path, char **argv, const run_params *params, const run_outcome *outcome,

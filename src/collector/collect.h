@@ -93,6 +93,11 @@ typedef struct InstrCounts {
     KeyCounts targets; /* an indirect jump or call: its target addresses */
     KeyCounts callees; /* a call: the named functions it entered */
     rd_hist hist[MAX_BLOCK_SIZES];
+    /* Sampling (Collector.sample_threshold): hist holds the sampled touches,
+     * at scaled distances and not yet scaled in number; exact_zero the
+     * accesses the fast path skipped, at distance 0 at every block size and
+     * counted exactly, as they are known without sampling. */
+    ULong exact_zero;
     StrideVote vote;
 } InstrCounts;
 
@@ -173,6 +178,10 @@ typedef struct Collector {
     UInt nblock_sizes;
     UInt block_size[MAX_BLOCK_SIZES]; /* ascending */
     UInt block_shift[MAX_BLOCK_SIZES];
+    /* --augur-sample-rd=T: only blocks with hash mod RD_SAMPLE_MODULUS < T
+     * enter the LRU stacks (rd_sampled), their distances and counts scaled
+     * (docs/collector.md, "Sampled reuse distances"); 0: every block. */
+    UInt sample_threshold;
 
     /* instruction table and interned names */
     VgHashTable *instrs; /* InstrRec by address */

@@ -90,6 +90,7 @@ static void add_to_phase(Phase *p, InstrRec *rec)
     pr->n.reads += rec->n.reads;
     pr->n.writes += rec->n.writes;
     pr->n.taken += rec->n.taken;
+    pr->n.exact_zero += rec->n.exact_zero;
     add_keys(&pr->n.targets, &rec->n.targets);
     add_keys(&pr->n.callees, &rec->n.callees);
     for (UInt i = 0; i < c->nblock_sizes; i++)

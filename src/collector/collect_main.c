@@ -2,7 +2,7 @@
  *
  * Started by `augur collect` (src/cli/cmd_collect.c) as
  *   valgrind --tool=augur --augur-out=DIR [--augur-run=TOKEN] [--augur-block-sizes=64,4096]
- *            [--augur-progress-ms=MS] [--instr-at-start=no] [--augur-region-fn=GLOB]...
+ *            [--augur-progress-ms=MS] [--augur-sample-rd=T] [--instr-at-start=no] [--augur-region-fn=GLOB]...
  *            [--augur-interval-fn=GLOB]... [--augur-interval-by=index|callsite] PROGRAM...
  * with VALGRIND_LIB pointing at the build's vglib/ folder.  See collect.h
  * for how the parts fit together.
@@ -68,6 +68,21 @@ static void set_progress_interval(const HChar *value)
     collector.progress_interval = (UInt)n;
 }
 
+/* --augur-sample-rd=T: sample the blocks whose hash mod RD_SAMPLE_MODULUS
+ * is below T, 1 <= T < RD_SAMPLE_MODULUS (augur collect --sample-rd RATE
+ * passes T = RATE * 2^24, rounded, and no option at RATE 1). */
+static void set_sample_threshold(const HChar *value)
+{
+    HChar *end;
+    Long t = VG_(strtoll10)(value, &end);
+    if (*end || t < 1 || t >= RD_SAMPLE_MODULUS) {
+        VG_(fmsg_bad_option)("--augur-sample-rd", "'%s': expected a threshold from 1 to %u (the rate times 2^24)\n",
+                             value, RD_SAMPLE_MODULUS - 1);
+        VG_(exit)(1);
+    }
+    collector.sample_threshold = (UInt)t;
+}
+
 /* --augur-region-fn=GLOB, --augur-interval-fn=GLOB: one more pattern. */
 static void add_pattern(const HChar *option, FnPattern *pats, UInt *n, const HChar *glob)
 {
@@ -106,6 +121,8 @@ static Bool process_option(const HChar *arg)
     } else if VG_STR_CLO (arg, "--augur-block-sizes", block_sizes_option) {
     } else if VG_STR_CLO (arg, "--augur-progress-ms", value) {
         set_progress_interval(value);
+    } else if VG_STR_CLO (arg, "--augur-sample-rd", value) {
+        set_sample_threshold(value);
     } else
         return False;
     return True;
@@ -118,6 +135,8 @@ static void print_usage(void)
                 "                                  (1 to 32 of 0-9a-f: augur collect's mark of its run)\n"
                 "    --augur-block-sizes=B1,B2...  reuse-distance block sizes, ascending\n"
                 "                                  powers of two >= 8 [64,4096]\n"
+                "    --augur-sample-rd=T           reuse distances of the blocks whose hash mod 2^24\n"
+                "                                  is below T only, scaled by 2^24/T [every block]\n"
                 "    --augur-progress-ms=MS        run time between two progress lines in the log [10000]\n"
                 "    --instr-at-start=yes|no       count from the start, or only once the program\n"
                 "                                  asks (CALLGRIND_START_INSTRUMENTATION) [yes]\n"

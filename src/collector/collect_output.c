@@ -89,6 +89,12 @@ static void write_header(profile_writer *w)
     pw_key(w, "threads");
     pw_u64(w, c->threads_created);
     pw_eol(w);
+    if (c->sample_threshold) {
+        pw_key(w, "sample-rd");
+        pw_u64(w, c->sample_threshold);
+        pw_u64(w, RD_SAMPLE_MODULUS);
+        pw_eol(w);
+    }
     collect_write_mpi(w);
     write_regions(w);
     vgn_write(&c->names, w);
@@ -100,24 +106,43 @@ static void write_location(profile_writer *w, Int module, Addr addr)
     vgn_write_location(&collector.names, w, module, addr);
 }
 
-static void write_hist(profile_writer *w, UInt block_size, const rd_hist *h)
+/* Bin b of h as the profile gives it: as counted, or sampling, scaled to the
+ * whole run, with the accesses the fast path skipped (exact_zero) in bin 0. */
+static rd_bin bin_out(const rd_hist *h, UInt b, ULong exact_zero)
 {
-    ULong touches = h->cold;
+    UInt threshold = collector.sample_threshold;
+    rd_bin x = b < h->nbins ? h->bins[b] : (rd_bin){0, 0};
+    if (!threshold)
+        return x;
+    if (x.count)
+        x = rd_bin_sample_scale(b, x, threshold);
+    if (b == 0)
+        x.count += exact_zero;
+    return x;
+}
+
+static void write_hist(profile_writer *w, UInt block_size, const rd_hist *h, ULong exact_zero)
+{
+    UInt top = h->nbins ? h->nbins : exact_zero != 0; /* bins [0, top) may be non-empty */
+    ULong cold = collector.sample_threshold ? rd_sample_scale(h->cold, collector.sample_threshold) : h->cold;
+    ULong touches = cold;
     UInt nonempty = 0;
-    for (UInt b = 0; b < h->nbins; b++) {
-        touches += h->bins[b].count;
-        nonempty += h->bins[b].count != 0;
+    for (UInt b = 0; b < top; b++) {
+        rd_bin x = bin_out(h, b, exact_zero);
+        touches += x.count;
+        nonempty += x.count != 0;
     }
     pw_key(w, "hist");
     pw_u64(w, block_size);
     pw_u64(w, touches);
-    pw_u64(w, h->cold);
+    pw_u64(w, cold);
     pw_u64(w, nonempty);
-    for (UInt b = 0; b < h->nbins; b++) {
-        if (h->bins[b].count) {
+    for (UInt b = 0; b < top; b++) {
+        rd_bin x = bin_out(h, b, exact_zero);
+        if (x.count) {
             pw_u64(w, b);
-            pw_u64(w, h->bins[b].count);
-            pw_u64(w, h->bins[b].sum);
+            pw_u64(w, x.count);
+            pw_u64(w, x.sum);
         }
     }
     pw_eol(w);
@@ -176,7 +201,7 @@ static void write_instr(profile_writer *w, const InstrRec *rec, const InstrCount
     }
     if (n->reads + n->writes > 0) {
         for (UInt i = 0; i < c->nblock_sizes; i++)
-            write_hist(w, c->block_size[i], &n->hist[i]);
+            write_hist(w, c->block_size[i], &n->hist[i], n->exact_zero);
         write_stride(w, &n->vote);
     }
 }

@@ -111,7 +111,7 @@ void collect_reset_counts(void)
     VG_(HT_ResetIter)(c->instrs);
     for (InstrRec *rec; (rec = VG_(HT_Next)(c->instrs));) {
         rec->fast_path_misses = rec->guarded_reads = rec->guarded_writes = 0;
-        rec->n.execs = rec->n.reads = rec->n.writes = rec->n.taken = 0;
+        rec->n.execs = rec->n.reads = rec->n.writes = rec->n.taken = rec->n.exact_zero = 0;
         rec->has_last = False;
         rec->n.vote = (StrideVote){0};
         for (UInt i = 0; i < rec->n.targets.n; i++)
@@ -180,9 +180,28 @@ static inline void vote_stride(InstrRec *rec, Addr addr)
     rec->last_addr = addr;
 }
 
+/* touch()'s blocks when sampling: only the sampled blocks enter the stacks,
+ * and their histograms take the distance scaled to the whole run (their
+ * number is scaled when the profile is written: collect_output.c). */
+static void touch_sampled(InstrRec *rec, ThreadState *t, Addr addr, Addr end)
+{
+    Collector *c = &collector;
+    UInt threshold = c->sample_threshold;
+    for (UInt i = 0; i < c->nblock_sizes; i++) {
+        UInt shift = c->block_shift[i];
+        for (ULong block = addr >> shift; block <= end >> shift; block++) {
+            if (!rd_sampled(block, threshold))
+                continue;
+            ULong d = rd_stack_access(t->stack[i], block);
+            if (c->counting)
+                rd_hist_add_one(&rec->n.hist[i], d == RD_COLD ? d : rd_sample_scale(d, threshold), &c->alloc);
+        }
+    }
+}
+
 /* Every block of [addr, addr+size) at every block size enters the current
- * thread's stacks and the instruction's histograms; the address its
- * stride vote. */
+ * thread's stacks and the instruction's histograms (or, sampling, those
+ * sampled: touch_sampled); the address its stride vote. */
 static inline void touch(InstrRec *rec, Addr addr, UWord size)
 {
     Collector *c = &collector;
@@ -194,6 +213,11 @@ static inline void touch(InstrRec *rec, Addr addr, UWord size)
     else
         rec->has_last = False;
     Addr end = addr + size - 1;
+    c->top_block = end >> c->block_shift[0];
+    if (UNLIKELY(c->sample_threshold)) {
+        touch_sampled(rec, t, addr, end);
+        return;
+    }
     for (UInt i = 0; i < c->nblock_sizes; i++) {
         UInt shift = c->block_shift[i];
         for (ULong block = addr >> shift; block <= end >> shift; block++) {
@@ -202,7 +226,6 @@ static inline void touch(InstrRec *rec, Addr addr, UWord size)
                 rd_hist_add_one(&rec->n.hist[i], d, &c->alloc);
         }
     }
-    c->top_block = end >> c->block_shift[0];
 }
 
 VG_REGPARM(3) void collect_on_access(InstrRec *rec, Addr addr, UWord size)
@@ -313,7 +336,9 @@ static void add_skipped_accesses(InstrRec *rec, ULong reads_before, ULong writes
     ULong unguarded = rec->n.reads - reads_before + rec->n.writes - writes_before;
     tl_assert(unguarded >= rec->fast_path_misses);
     ULong skipped = unguarded - rec->fast_path_misses;
-    if (skipped)
+    if (c->sample_threshold)
+        rec->n.exact_zero += skipped;
+    else if (skipped)
         for (UInt i = 0; i < c->nblock_sizes; i++)
             rd_hist_add(&rec->n.hist[i], 0, skipped, &c->alloc);
     rec->n.reads += rec->guarded_reads;

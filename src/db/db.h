@@ -22,7 +22,7 @@
 #include "rd/rd.h"
 
 /* Version of the schema this augur writes (meta.schema_version). */
-#define DB_SCHEMA_VERSION 13
+#define DB_SCHEMA_VERSION 15
 
 /* Return value of lookups that found nothing. */
 #define DB_NOT_FOUND 1
@@ -149,7 +149,14 @@ typedef struct db_run {
     int64_t parent_id; /* an interval run: the run it is a phase of; else 0 */
     char *phase;       /* an interval run: its phase (db_phase_key); else NULL */
     char *counted;     /* what of the program was counted (db_counted_sentence); "" when all of it */
+    double sample_rd;  /* collect --sample-rd: the share of blocks whose reuse distances were measured,
+                          the histograms scaled to the whole run (runs.sample_rd); 0: every block, exact */
 } db_run;
+
+/* How a run's histograms were measured, in words, into buf[len]: "" when
+ * exactly (sample_rd 0), else "reuse distances sampled at rate 0.1 (augur
+ * collect --sample-rd): the histograms are scaled estimates".  Returns buf. */
+const char *db_sampled_sentence(double sample_rd, char *buf, size_t len);
 
 /* What of a run was counted, in words, from its main process's regions
  * (processes.regions JSON, NULL when counted whole) and its phase (NULL
@@ -467,6 +474,11 @@ typedef struct db_model_set {
     char *builds, *unmatched;
     int nblock_sizes;
     uint32_t block_sizes[PROFILE_MAX_BLOCK_SIZES];
+    /* A set of one phase of the runs (docs/models.md, "Phases"): the set of
+     * the whole runs fitted with it, and the phase (runs.phase) its runs
+     * are; 0 and NULL for a set of whole runs. */
+    int64_t parent_id;
+    char *phase;
 } db_model_set;
 
 void db_model_set_free(db_model_set *s);
@@ -523,9 +535,16 @@ int db_rd_group_put(db_model_writer *w, const db_rd_group_spec *g, char *err, si
 int db_model_commit(db_model_writer *w, char *err, size_t errlen);
 void db_model_abort(db_model_writer *w);
 
-/* The newest model set; DB_NOT_FOUND (with a message saying to run `augur
- * model`) when there is none. */
-int db_model_set_newest(db *d, db_model_set *out, char *err, size_t errlen);
+/* The newest model set of whole runs, or with `phase` that set's model set
+ * of the phase; DB_NOT_FOUND (with a message saying to run `augur model`,
+ * or naming the phases that have models) when there is none. */
+int db_model_set_newest(db *d, const char *phase, db_model_set *out, char *err, size_t errlen);
+
+/* The phases that have model sets under set `set_id`, in the order fitted,
+ * into a new array of new strings (db_strings_free); none for a set whose
+ * runs had no phases. */
+int db_model_set_phases(db *d, int64_t set_id, char ***out, size_t *n, char *err, size_t errlen);
+void db_strings_free(char **v, size_t n);
 
 /* A stored count model with its subject (strings owned). */
 typedef struct db_model_row {
@@ -582,5 +601,35 @@ typedef struct db_memory_key {
 
 int db_memory_keys(db *d, int64_t binary_id, db_memory_key **out, size_t *n, char *err, size_t errlen);
 void db_memory_keys_free(db_memory_key *k, size_t n);
+
+/* ---- static models (db_static.c) -----------------------------------------
+ * The model `augur static --db` stores for a binary, keyed by its build-id
+ * (docs/database.md, "Static models"): per function and source loop, its
+ * formulas as text and as evaluable forms (static/form.h), JSON texts. */
+typedef struct db_static_scope {
+    char *kind;          /* "function" or "loop" */
+    char *function, *file;
+    int first_line, last_line;
+    int parent;          /* position of the enclosing loop of its function, -1 */
+    char *unknowns;      /* JSON array of the names its formulas use */
+    char *formulas;      /* JSON object: metric -> formula text */
+    char *forms;         /* JSON object: metric -> evaluable form */
+} db_static_scope;
+
+typedef struct db_static_model {
+    char *build_id, *path, *created, *augur_version;
+    char *unknowns;      /* JSON array of {name, file, line, reason} */
+    char *warnings;      /* JSON array of strings */
+    size_t nscopes;
+    db_static_scope *scopes;
+} db_static_model;
+
+/* Store m, replacing the model of the same build-id, in one transaction.
+ * 0, or -1 + err. */
+int db_static_put(db *d, const db_static_model *m, char *err, size_t errlen);
+/* The model of build_id into *out (free with db_static_model_free), or
+ * DB_NOT_FOUND (no message needed: most binaries have none), or -1 + err. */
+int db_static_get(db *d, const char *build_id, db_static_model *out, char *err, size_t errlen);
+void db_static_model_free(db_static_model *m);
 
 #endif

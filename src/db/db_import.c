@@ -46,7 +46,7 @@ enum stmt_id {
 
 static const char *const stmt_sql[NSTMTS] = {
     [ST_RUN] = "INSERT INTO runs (started, finished, host, cwd, command, status, status_detail, exit_code, "
-               "augur_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+               "augur_version, sample_rd) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     [ST_PARAM] = "INSERT INTO params (run_id, name, value, value_text) VALUES (?, ?, ?, ?)",
     [ST_BLOCK_SIZE] = "INSERT INTO block_sizes (run_id, block_size) VALUES (?, ?)",
     [ST_PROCESS] = "INSERT INTO processes (run_id, position, pid, ppid, exe, args, threads, exit_code, tool) "
@@ -180,11 +180,12 @@ static int check_run(const db *d, const run_info *ri, profile *const *procs, siz
         return -1;
     }
     for (size_t i = 1; i < nprocs; i++)
-        if (!same_block_sizes(procs[0], procs[i])) {
+        if (!same_block_sizes(procs[0], procs[i]) || procs[0]->sample_threshold != procs[i]->sample_threshold) {
             snprintf(err, errlen,
-                     "%s: the profiles of process %lld and of the main process %lld have different block sizes: "
-                     "they do not come from the same collection",
-                     d->path, (long long)procs[i]->pid, (long long)procs[0]->pid);
+                     "%s: the profiles of process %lld and of the main process %lld have different %s: they do not "
+                     "come from the same collection",
+                     d->path, (long long)procs[i]->pid, (long long)procs[0]->pid,
+                     same_block_sizes(procs[0], procs[i]) ? "sampling rates (sample-rd)" : "block sizes");
             return -1;
         }
     size_t ranks = 0;
@@ -214,7 +215,9 @@ static const char *or_empty(const char *s)
     return s ? s : "";
 }
 
-static int insert_run(importer *im, const run_info *ri, const char *command, int64_t *run_id)
+/* A run's row; `p`, its main process's profile (or an interval's), says
+ * whether its histograms were sampled (runs.sample_rd, NULL when exact). */
+static int insert_run(importer *im, const run_info *ri, const char *command, const profile *p, int64_t *run_id)
 {
     sqlite3_stmt *s = im->st[ST_RUN];
     db_bind_text(s, 1, or_empty(ri->started));
@@ -226,6 +229,10 @@ static int insert_run(importer *im, const run_info *ri, const char *command, int
     db_bind_text(s, 7, or_empty(ri->status_detail));
     sqlite3_bind_int(s, 8, ri->exit_code);
     db_bind_text(s, 9, AUGUR_VERSION);
+    if (p && p->sample_threshold)
+        sqlite3_bind_double(s, 10, (double)p->sample_threshold / RD_SAMPLE_MODULUS);
+    else
+        sqlite3_bind_null(s, 10);
     if (step(im, ST_RUN) != 0)
         return -1;
     *run_id = last_id(im);
@@ -627,7 +634,7 @@ static int find_phase(importer *im, int64_t parent, const char *key, int64_t *ru
 static int insert_phase(importer *im, const run_info *ri, const char *command, int64_t parent, const char *key,
                         const profile *p, int64_t *run_id)
 {
-    if (insert_run(im, ri, command, run_id) != 0)
+    if (insert_run(im, ri, command, p, run_id) != 0)
         return -1;
     sqlite3_bind_int64(im->st[ST_RUN_PHASE], 1, parent);
     db_bind_text(im->st[ST_RUN_PHASE], 2, key);
@@ -709,7 +716,7 @@ static int import_rows(importer *im, const run_info *ri, const char *command, pr
     *run_id = 0;
     if (read_last_instr_id(im) != 0 || (rank && mpi_run(im, ri, rank, run_id, &made) != 0))
         return -1;
-    if (made && (insert_run(im, ri, command, run_id) != 0 || insert_params(im, ri, *run_id) != 0 ||
+    if (made && (insert_run(im, ri, command, nprocs > 0 ? procs[0] : NULL, run_id) != 0 || insert_params(im, ri, *run_id) != 0 ||
                  (nprocs > 0 && insert_block_sizes(im, procs[0], *run_id) != 0) ||
                  (rank && db_mpi_add_run(im->d, *run_id, ri->mpi_launch, rank->mpi.size, im->err, im->errlen) != 0)))
         return -1;

@@ -5,7 +5,9 @@
  * A model's terms are stored as a JSON array, parameters by name:
  *   [{"coef": 0.5, "factors": [{"param": "N", "exponent": 2, "log": 0}]}, ...]
  * next to its constant, so SQL can read them (json_each) and any program
- * can evaluate them; `formula` is the same model for people. */
+ * can evaluate them; `formula` is the same model for people.  A model on
+ * static terms (method "static") stores each as its formula's form:
+ *   [{"coef": 1, "label": "loop at basis.c:19", "static": {"terms": [...]}}, ...] */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -47,6 +49,9 @@ static char *terms_json(const model *m, char *const *names)
         }
         json_array_append_new(a, json_pack("{s:f, s:o}", "coef", m->terms[t].coef, "factors", f ? f : json_null()));
     }
+    for (int k = 0; a && m->st && k < m->st->nterms; k++)
+        json_array_append_new(a, json_pack("{s:f, s:s, s:O}", "coef", m->st->coef[k], "label", m->st->labels[k],
+                                           "static", m->st->forms[k]));
     char *text = a ? json_dumps(a, JSON_COMPACT) : NULL;
     json_decref(a);
     return text;
@@ -60,10 +65,32 @@ static int param_index(const db_model_set *set, const char *name)
     return -1;
 }
 
+/* The static terms of a MODEL_STATIC model (their forms and labels) into
+ * a new m->st; -1 when they are not what terms_json writes. */
+static int parse_static_terms(const json_t *a, const db_model_set *set, model *m)
+{
+    if (!(m->st = model_static_new(set->nparams, set->params)))
+        return -1;
+    for (size_t k = 0; k < json_array_size(a); k++) {
+        json_t *t = json_array_get(a, k), *form = json_object_get(t, "static");
+        const char *label = json_string_value(json_object_get(t, "label"));
+        int i = json_is_object(form) && label ? model_static_add(m->st, form, label) : -1;
+        if (i < 0)
+            return -1;
+        m->st->coef[i] = json_number_value(json_object_get(t, "coef"));
+    }
+    return 0;
+}
+
 /* Parse terms JSON into m; -1 when it is not what terms_json writes. */
 static int parse_terms(const char *text, const db_model_set *set, model *m)
 {
     json_t *a = json_loads(text, 0, NULL);
+    if (m->method == MODEL_STATIC) {
+        int rc = json_is_array(a) && json_array_size(a) <= MODEL_MAX_TERMS ? parse_static_terms(a, set, m) : -1;
+        json_decref(a);
+        return rc;
+    }
     int rc = json_is_array(a) && json_array_size(a) <= MODEL_MAX_TERMS ? 0 : -1;
     for (size_t t = 0; rc == 0 && t < json_array_size(a); t++) {
         json_t *term = json_array_get(a, t), *f = json_object_get(term, "factors");
@@ -205,7 +232,8 @@ static int insert_set(db_model_writer *w, db_model_set *set, char *err, size_t e
     if (rc == 0)
         rc = db_prepare(w->d,
                         "INSERT INTO model_sets (created, program, params, ranges, runs, basis, block_sizes, "
-                        "augur_version, rd_method, builds, unmatched) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        "augur_version, rd_method, builds, unmatched, parent_id, phase) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         &st, DOING_STORE, err, errlen);
     if (rc == 0) {
         const char *text[8] = {created, set->program, params, ranges, set->runs, set->basis, sizes, AUGUR_VERSION};
@@ -214,6 +242,11 @@ static int insert_set(db_model_writer *w, db_model_set *set, char *err, size_t e
         sqlite3_bind_int(st, 9, DB_RD_METHOD);
         db_bind_text(st, 10, set->builds);
         db_bind_text(st, 11, set->unmatched);
+        if (set->parent_id)
+            sqlite3_bind_int64(st, 12, set->parent_id);
+        else
+            sqlite3_bind_null(st, 12);
+        db_bind_text(st, 13, set->phase);
         rc = db_step_done(w->d, st, DOING_STORE, err, errlen);
         set->id = sqlite3_last_insert_rowid(w->d->sql);
     }
@@ -435,6 +468,7 @@ void db_model_set_free(db_model_set *s)
     free(s->basis);
     free(s->builds);
     free(s->unmatched);
+    free(s->phase);
     memset(s, 0, sizeof *s);
 }
 
@@ -474,18 +508,95 @@ static int array_or_null(const char *text)
     return ok;
 }
 
-int db_model_set_newest(db *d, db_model_set *out, char *err, size_t errlen)
+/* *id = the newest set of whole runs, 0 when there is none. */
+static int query_newest_whole(db *d, int64_t *id, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (db_prepare(d, "SELECT ifnull(max(id), 0) FROM model_sets WHERE phase IS NULL", &st, DOING_READ, err,
+                   errlen) != 0)
+        return -1;
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : db_fail(d, DOING_READ, err, errlen);
+    *id = rc == 0 ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+void db_strings_free(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+int db_model_set_phases(db *d, int64_t set_id, char ***out, size_t *n, char *err, size_t errlen)
+{
+    *out = NULL, *n = 0;
+    size_t cap = 0;
+    sqlite3_stmt *st;
+    if (db_prepare(d, "SELECT phase FROM model_sets WHERE parent_id = ? AND phase IS NOT NULL ORDER BY id", &st,
+                   DOING_READ, err, errlen) != 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, set_id);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        char **a = array_grow(*out, *n, &cap, sizeof **out);
+        char *phase = db_column_strdup(st, 0);
+        if (!a || !phase) {
+            free(phase);
+            rc = SQLITE_NOMEM;
+            break;
+        }
+        *out = a;
+        a[(*n)++] = phase;
+    }
+    sqlite3_finalize(st);
+    if (rc == SQLITE_DONE)
+        return 0;
+    db_strings_free(*out, *n);
+    *out = NULL, *n = 0;
+    return rc == SQLITE_NOMEM ? oom(d, DOING_READ, err, errlen) : db_fail(d, DOING_READ, err, errlen);
+}
+
+/* The message of a phase without a model set under set `parent` (which
+ * has the phases listed, or none), into err; DB_NOT_FOUND. */
+static int no_phase_set(db *d, int64_t parent, const char *phase, char *err, size_t errlen)
+{
+    char **phases = NULL;
+    size_t n = 0;
+    int rc = db_model_set_phases(d, parent, &phases, &n, err, errlen);
+    if (rc != 0)
+        return rc;
+    int len = snprintf(err, errlen, "model set %lld has no models of phase '%s': ", (long long)parent, phase);
+    if (n == 0)
+        snprintf(err + len, errlen - (size_t)len, "its runs had no phases (collect them with --interval-functions, "
+                 "then run `augur model --db %s` again)", d->path);
+    for (size_t i = 0; i < n && len > 0 && (size_t)len < errlen; i++)
+        len += snprintf(err + len, errlen - (size_t)len, "%s'%s'%s", i ? ", " : "its phases with models are ",
+                        phases[i], i + 1 < n ? "" : " (give one of them to --phase)");
+    db_strings_free(phases, n);
+    return DB_NOT_FOUND;
+}
+
+int db_model_set_newest(db *d, const char *phase, db_model_set *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     sqlite3_stmt *st;
     if (db_prepare(d,
                    "SELECT id, created, program, params, ranges, runs, basis, block_sizes, rd_method, builds, "
-                   "unmatched FROM model_sets ORDER BY id DESC LIMIT 1",
+                   "unmatched, parent_id, phase FROM model_sets WHERE (?1 IS NULL AND phase IS NULL) OR "
+                   "(phase = ?1 AND parent_id = (SELECT max(id) FROM model_sets WHERE phase IS NULL)) "
+                   "ORDER BY id DESC LIMIT 1",
                    &st, DOING_READ, err, errlen) != 0)
         return -1;
+    db_bind_text(st, 1, phase);
     int rc = sqlite3_step(st);
     if (rc == SQLITE_DONE) {
         sqlite3_finalize(st);
+        int64_t parent = 0;
+        if (phase && query_newest_whole(d, &parent, err, errlen) != 0)
+            return -1;
+        if (parent)
+            return no_phase_set(d, parent, phase, err, errlen);
         snprintf(err, errlen, "%s has no models: run `augur model --db %s` first (after collecting runs at several "
                               "parameter values)",
                  d->path, d->path);
@@ -509,6 +620,8 @@ int db_model_set_newest(db *d, db_model_set *out, char *err, size_t errlen)
     out->basis = db_column_strdup(st, 6);
     out->builds = db_column_strdup(st, 9);
     out->unmatched = db_column_strdup(st, 10);
+    out->parent_id = sqlite3_column_int64(st, 11);
+    out->phase = db_column_strdup(st, 12);
     int bad = parse_set_json(out, (const char *)sqlite3_column_text(st, 3), (const char *)sqlite3_column_text(st, 4),
                              (const char *)sqlite3_column_text(st, 7)) ||
               !array_or_null(out->builds) || !array_or_null(out->unmatched);
@@ -546,6 +659,8 @@ void db_model_rows_free(db_model_row *rows, size_t n)
     for (size_t i = 0; rows && i < n; i++) {
         db_model_row *r = &rows[i];
         free(r->kind), free(r->module), free(r->function), free(r->file), free(r->scope_kind);
+        if (r->m)
+            model_static_free(r->m->st);
         free(r->metric), free(r->formula), free(r->m);
     }
     free(rows);
@@ -571,6 +686,7 @@ static int fill_model_row(void *elem, sqlite3_stmt *st, void *ctx)
     if (!r->kind || !r->metric || !r->formula || !r->m)
         return -1;
     if (read_model(st, 11, ctx, r->m) != 0) {
+        model_static_free(r->m->st);
         free(r->m);
         r->m = NULL;
     }

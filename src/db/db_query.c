@@ -95,6 +95,7 @@ static int read_run_row(db *d, sqlite3_stmt *st, db_run *r, char *err, size_t er
     if (sqlite3_column_type(st, 11) != SQLITE_NULL && !(r->phase = db_column_strdup(st, 11)))
         return out_of_memory(d, err, errlen);
     r->counted = db_counted_sentence((const char *)sqlite3_column_text(st, 12), r->phase, r->parent_id);
+    r->sample_rd = sqlite3_column_double(st, 13); /* NULL reads as 0: exact */
     return r->counted ? 0 : out_of_memory(d, err, errlen);
 }
 
@@ -162,7 +163,7 @@ int db_get_run(db *d, int64_t run_id, db_run *out, char *err, size_t errlen)
     if (db_prepare(d,
                    "SELECT id, started, finished, host, cwd, command, status, status_detail, augur_version, "
                    "exit_code, parent_id, phase, (SELECT regions FROM processes p WHERE p.run_id = runs.id "
-                   "ORDER BY position LIMIT 1) FROM runs WHERE id = ?",
+                   "ORDER BY position LIMIT 1), sample_rd FROM runs WHERE id = ?",
                    &st, DOING, err, errlen) != 0)
         return -1;
     sqlite3_bind_int64(st, 1, run_id);

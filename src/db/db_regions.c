@@ -1,6 +1,7 @@
 /* db_regions.c — what of a run was counted, in words, from the regions of
  * its main process (processes.regions, docs/database.md) and its phase
- * (runs.phase); and the intervals of a run (db.h). */
+ * (runs.phase); whether its histograms were sampled (runs.sample_rd); and
+ * the intervals of a run (db.h). */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,18 @@ static void list_patterns(FILE *s, json_t *o)
                 json_integer_value(v) == 1 ? "" : "s");
         first = 0;
     }
+}
+
+const char *db_sampled_sentence(double sample_rd, char *buf, size_t len)
+{
+    if (sample_rd <= 0 || sample_rd >= 1)
+        snprintf(buf, len, "%s", "");
+    else /* the rate is T / 2^24 (docs/algorithms-rd.md, "Sampling"): 3 digits show what was asked */
+        snprintf(buf, len,
+                 "reuse distances sampled at rate %.3g (augur collect --sample-rd): the histograms are scaled "
+                 "estimates",
+                 sample_rd);
+    return buf;
 }
 
 char *db_counted_sentence(const char *regions, const char *phase, int64_t parent_id)

@@ -31,7 +31,8 @@ static const char schema_sql[] =
     "  exit_code     INTEGER NOT NULL,\n"
     "  augur_version TEXT NOT NULL,\n"
     "  parent_id     INTEGER REFERENCES runs(id) ON DELETE CASCADE,\n"
-    "  phase         TEXT\n"
+    "  phase         TEXT,\n"
+    "  sample_rd     REAL CHECK (sample_rd > 0 AND sample_rd < 1)\n"
     ");\n"
     "CREATE TABLE params (\n"
     "  run_id     INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
@@ -280,7 +281,7 @@ static const char intervals_schema_sql[] =
     ");\n"
     "CREATE INDEX IF NOT EXISTS runs_by_parent ON runs(parent_id);\n";
 
-/* Version 13: MPI runs (docs/database.md, "MPI runs"): one row per run
+/* Version 15: MPI runs (docs/database.md, "MPI runs"): one row per run
  * of an MPI launch, one per rank stored, and the ranks' MPI calls.
  * IF NOT EXISTS: created by the upgrade of any older version. */
 static const char mpi_schema_sql[] =
@@ -329,7 +330,9 @@ static const char model_schema_sql[] =
     "  augur_version TEXT NOT NULL,\n"
     "  rd_method     INTEGER NOT NULL DEFAULT 1,\n"
     "  builds        TEXT,\n"
-    "  unmatched     TEXT\n"
+    "  unmatched     TEXT,\n"
+    "  parent_id     INTEGER REFERENCES model_sets(id) ON DELETE CASCADE,\n"
+    "  phase         TEXT\n"
     ");\n"
     "CREATE TABLE models (\n"
     "  id          INTEGER PRIMARY KEY,\n"
@@ -413,6 +416,34 @@ static const char stride_schema_sql[] =
     "  deltas         INTEGER NOT NULL\n"
     ");\n";
 
+/* Version 14: the static models of `augur static --db` (docs/database.md,
+ * "Static models"), one per build-id, each with its scopes' formulas.
+ * IF NOT EXISTS: created by the upgrade of any older version. */
+static const char static_schema_sql[] =
+    "CREATE TABLE IF NOT EXISTS static_models (\n"
+    "  id            INTEGER PRIMARY KEY,\n"
+    "  build_id      TEXT NOT NULL UNIQUE,\n"
+    "  path          TEXT NOT NULL,\n"
+    "  created       TEXT NOT NULL,\n"
+    "  augur_version TEXT NOT NULL,\n"
+    "  unknowns      TEXT NOT NULL,\n"
+    "  warnings      TEXT NOT NULL\n"
+    ");\n"
+    "CREATE TABLE IF NOT EXISTS static_scopes (\n"
+    "  model_id   INTEGER NOT NULL REFERENCES static_models(id) ON DELETE CASCADE,\n"
+    "  position   INTEGER NOT NULL,\n"
+    "  kind       TEXT NOT NULL CHECK (kind IN ('function', 'loop')),\n"
+    "  function   TEXT NOT NULL,\n"
+    "  file       TEXT NOT NULL,\n"
+    "  first_line INTEGER NOT NULL,\n"
+    "  last_line  INTEGER NOT NULL,\n"
+    "  parent     INTEGER,\n"
+    "  unknowns   TEXT NOT NULL,\n"
+    "  formulas   TEXT NOT NULL,\n"
+    "  forms      TEXT NOT NULL,\n"
+    "  PRIMARY KEY (model_id, position)\n"
+    ") WITHOUT ROWID;\n";
+
 static const char *class_name(int c)
 {
     return st_class_name((enum st_class)c);
@@ -491,7 +522,8 @@ static int create_schema(db *d, char *err, size_t errlen)
         db_exec(d, call_schema_sql, "create the schema", err, errlen) != 0 ||
         db_exec(d, stride_schema_sql, "create the schema", err, errlen) != 0 ||
         db_exec(d, intervals_schema_sql, "create the schema", err, errlen) != 0 ||
-        db_exec(d, mpi_schema_sql, "create the schema", err, errlen) != 0)
+        db_exec(d, mpi_schema_sql, "create the schema", err, errlen) != 0 ||
+        db_exec(d, static_schema_sql, "create the schema", err, errlen) != 0)
         return -1;
     return set_version(d, err, errlen);
 }
@@ -616,6 +648,24 @@ static int add_regions_schema(db *d, char *err, size_t errlen)
     return db_exec(d, intervals_schema_sql, "upgrade the schema", err, errlen);
 }
 
+/* Version 12's model_sets.parent_id and phase, added to an older database
+ * that has the model tables (NULL in its rows: sets of whole runs). */
+static int add_phase_columns(db *d, char *err, size_t errlen)
+{
+    return add_column(d, "model_sets", "phase",
+                      "ALTER TABLE model_sets ADD COLUMN parent_id INTEGER REFERENCES model_sets(id) ON DELETE "
+                      "CASCADE; ALTER TABLE model_sets ADD COLUMN phase TEXT",
+                      err, errlen);
+}
+
+/* Version 13's runs.sample_rd (NULL in old rows: every block measured). */
+static int add_sample_column(db *d, char *err, size_t errlen)
+{
+    return add_column(d, "runs", "sample_rd",
+                      "ALTER TABLE runs ADD COLUMN sample_rd REAL CHECK (sample_rd > 0 AND sample_rd < 1)", err,
+                      errlen);
+}
+
 /* Create the schema in an empty database, or upgrade an older one.  In a
  * transaction that re-reads the version, so that two processes creating or
  * upgrading the same database at the same time do it once. */
@@ -639,6 +689,8 @@ static int initialise(db *d, int64_t *version, char *err, size_t errlen)
         rc = add_builds_columns(d, err, errlen);
     if (rc == 0 && *version >= 3 && *version < 10) /* version 10 models each group's stride */
         rc = add_walk_columns(d, err, errlen);
+    if (rc == 0 && *version >= 3 && *version < 12) /* version 12 models each phase of the runs */
+        rc = add_phase_columns(d, err, errlen);
     if (rc == 0 && *version >= 1 && *version < 3) /* version 3 added the model tables */
         rc = db_exec(d, model_schema_sql, "create the schema", err, errlen);
     if (rc == 0 && *version >= 1 && *version < 9) /* version 9 added the compilation units */
@@ -651,7 +703,11 @@ static int initialise(db *d, int64_t *version, char *err, size_t errlen)
         rc = db_exec(d, stride_schema_sql, "upgrade the schema", err, errlen);
     if (rc == 0 && *version >= 1 && *version < 11) /* version 11 added regions and intervals */
         rc = add_regions_schema(d, err, errlen);
-    if (rc == 0 && *version >= 1 && *version < 13) /* version 13 added MPI runs (12 is another branch's) */
+    if (rc == 0 && *version >= 1 && *version < 13) /* version 13 records sampled histograms */
+        rc = add_sample_column(d, err, errlen);
+    if (rc == 0 && *version >= 1 && *version < 14) /* version 14 added the static models */
+        rc = db_exec(d, static_schema_sql, "upgrade the schema", err, errlen);
+    if (rc == 0 && *version >= 1 && *version < 15) /* version 15 added MPI runs */
         rc = db_exec(d, mpi_schema_sql, "upgrade the schema", err, errlen);
     if (rc == 0 && *version >= 1 && *version < DB_SCHEMA_VERSION)
         rc = set_version(d, err, errlen);

@@ -241,7 +241,7 @@ static int models_json(db *d, const explore_options *o, explore_names *names, js
 {
     db_model_set set;
     *out = NULL;
-    int rc = db_model_set_newest(d, &set, err, errlen);
+    int rc = db_model_set_newest(d, NULL, &set, err, errlen);
     if (rc == DB_NOT_FOUND) {
         char note[1024];
         snprintf(note, sizeof note,

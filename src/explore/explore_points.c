@@ -119,7 +119,7 @@ int explore_model_point(db *d, const db_model_set *set, const double *x, const m
     predict_perf pp = {0};
     *out = NULL;
     /* every row: the page ranks its own tables (show_startup) */
-    int rc = predict(d, (const char *const *)set->params, x, set->nparams, NULL, 0, 1, &p, err, errlen);
+    int rc = predict(d, (const char *const *)set->params, x, set->nparams, NULL, 0, 1, NULL, &p, err, errlen);
     if (rc == 0)
         rc = predict_perf_eval(d, &p, m, &pp, err, errlen);
     if (rc == 0)

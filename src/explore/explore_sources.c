@@ -43,7 +43,9 @@ static int add_run(db *d, int64_t run_id, file_heat **heat, size_t *n, char *err
         if (!ins[i].file_id)
             continue;
         file_heat key = {.id = ins[i].file_id};
-        file_heat *f = bsearch(&key, *heat, *n, sizeof **heat, by_id);
+        /* no array to search before the first file (bsearch's base must
+         * not be NULL, even for no elements) */
+        file_heat *f = *n ? bsearch(&key, *heat, *n, sizeof **heat, by_id) : NULL;
         if (!f) {
             file_heat *grown = realloc(*heat, (*n + 1) * sizeof *grown);
             if (!grown) {

@@ -48,9 +48,10 @@ enum model_method {
     MODEL_ADDITIVE,       /* several parameters: f1(p1) + f2(p2) */
     MODEL_MULTIPLICATIVE, /* several parameters: f1(p1) * f2(p2) (+ the parts alone) */
     MODEL_NESTED,         /* several parameters: coefficients of the inner fit modeled in the outer one */
-    MODEL_COMPOSED        /* a loop's count: its iterations' model times its cost per iteration's (model_compose) */
+    MODEL_COMPOSED,       /* a loop's count: its iterations' model times its cost per iteration's (model_compose) */
+    MODEL_STATIC          /* the constant plus coefficients times static formulas (model_static.c) */
 };
-#define MODEL_METHOD_LAST MODEL_COMPOSED
+#define MODEL_METHOD_LAST MODEL_STATIC
 
 #define MODEL_SPREAD_POINTS 4 /* model.spread at 2x, 4x, 8x and 16x the largest training value */
 
@@ -73,6 +74,10 @@ typedef struct model {
      * leave-one-out SMAPE is within MODEL_PLAUSIBLE of the best's; 0 when
      * none differs, or for models fitted before it was kept. */
     double spread[MODEL_SPREAD_POINTS];
+    /* MODEL_STATIC: its terms, formulas of the static model (NULL for the
+     * other methods, which keep theirs in terms[]).  Not owned: whoever
+     * made or loaded the model frees it (model_static_free). */
+    struct model_static *st;
     /* For a reuse-distance slice edge: the largest (model - alt) / model
      * at the same points over the slice's edges under the group's other
      * plausible term sets that lie below it (rd_model.c, share_terms), in
@@ -126,6 +131,41 @@ double model_plausible_cv(int nterms, int model_nterms, double best_cv);
  * continued along the last two points beyond 16. */
 double model_spread_at(const model *m, double reach);
 
+/* ---- static terms (model_static.c) ---------------------------------------
+ * A count modeled on the form the source gives it (augur model --basis
+ * static, docs/models.md "Static basis"): the constant plus coef[k] times
+ * static formula k (a form of static/form.h: a loop's iterations in the
+ * run, exact quasi-polynomials in the program's unknowns) evaluated with
+ * the unknowns named as the set's parameters. */
+struct json_t;
+typedef struct model_static {
+    int nterms;
+    double coef[MODEL_MAX_TERMS];
+    struct json_t *forms[MODEL_MAX_TERMS]; /* owned references */
+    char *labels[MODEL_MAX_TERMS];         /* what each formula counts: "loop at basis.c:19" */
+    int nnames;
+    char *names[MODEL_MAX_PARAMS];         /* the coordinates' names */
+} model_static;
+
+/* A new model_static without terms over coordinates names[0..nnames), or
+ * NULL when memory runs out. */
+model_static *model_static_new(int nnames, char *const *names);
+/* Add form (a new reference is taken) with its label; its index, or -1
+ * when there are MODEL_MAX_TERMS already or memory runs out. */
+int model_static_add(model_static *st, struct json_t *form, const char *label);
+void model_static_free(model_static *st);
+/* Formula k at the point x (without its coefficient); NAN when one of its
+ * unknowns is not a coordinate. */
+double model_static_term(const model_static *st, int k, const double *x);
+
+/* Fit the constant and st's coefficients on s by least squares weighted
+ * by 1/|y| (as model_fit's hypotheses), with the fit and leave-one-out
+ * errors, coefficients within rounding noise of simple fractions snapped to
+ * them when the model stays exact, terms of coefficient 0 dropped from st;
+ * *out is the model (method MODEL_STATIC, out->st = st).  0, or -1
+ * when s has no more distinct points than coefficients (leave-one-out
+ * needs one spare) or a term has no value at a point. */
+int model_fit_static(const model_series *s, model_static *st, model *out);
 /* m->spread_below at the reach, interpolated as model_spread_at
  * interpolates m->spread, in [0, 1]. */
 double model_spread_below_at(const model *m, double reach);

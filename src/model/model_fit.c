@@ -1826,6 +1826,7 @@ const char *model_method_name(enum model_method m)
     case MODEL_MULTIPLICATIVE: return "multiplicative";
     case MODEL_NESTED: return "nested";
     case MODEL_COMPOSED: return "composed";
+    case MODEL_STATIC: return "static";
     }
     return "unknown";
 }

@@ -68,6 +68,8 @@ double model_eval(const model *m, const double *x)
     double v = m->constant;
     for (int i = 0; i < m->nterms; i++)
         v += m->terms[i].coef * model_term_basis(&m->terms[i], x);
+    for (int k = 0; m->st && k < m->st->nterms; k++)
+        v += m->st->coef[k] * model_static_term(m->st, k, x);
     return v;
 }
 
@@ -304,7 +306,8 @@ int model_format(const model *m, const char *const *names, char *buf, size_t len
     if (len)
         buf[0] = '\0';
     int first = 1;
-    if (m->constant != 0.0 || m->nterms == 0) {
+    int nst = m->st ? m->st->nterms : 0;
+    if (m->constant != 0.0 || m->nterms + nst == 0) {
         if (m->constant < 0.0)
             out_printf(&b, "-");
         if (m->constant == 0.0)
@@ -325,6 +328,18 @@ int model_format(const model *m, const char *const *names, char *buf, size_t len
             out_basis(&b, &m->terms[i], names);
         else
             out_scaled(&b, c, &m->terms[i], names);
+        first = 0;
+    }
+    for (int k = 0; k < nst; k++) { /* c*{loop at k.c:19}: that loop's iterations in the run, from the source */
+        double c = m->st->coef[k];
+        long long num;
+        int den;
+        out_printf(&b, first ? (c < 0.0 ? "-" : "") : c < 0.0 ? " - " : " + ");
+        if (!as_fraction(fabs(c), &num, &den) || num != 1 || den != 1) {
+            out_scaled(&b, fabs(c), NULL, names);
+            out_printf(&b, "*");
+        }
+        out_printf(&b, "{%s}", m->st->labels[k]);
         first = 0;
     }
     return b.n > (size_t)INT32_MAX ? INT32_MAX : (int)b.n;

@@ -58,6 +58,8 @@ static char *builds_json(const ms_runs *r)
 static char *basis_json(const modelset_options *o)
 {
     json_t *a = json_string_array((char *const *)o->basis, (size_t)o->nbasis);
+    if (a && o->static_basis)
+        json_array_append_new(a, json_string("static"));
     char *text = a ? json_dumps(a, JSON_COMPACT) : NULL;
     json_decref(a);
     return text;
@@ -144,7 +146,8 @@ int modelset_fit(db *d, const modelset_options *o, modelset_summary *out, char *
         f.paths = &paths;
     if (rc == 0) {
         set = (db_model_set){.program = runs.program, .nparams = runs.nparams, .runs = ids_json(&runs),
-                             .basis = basis_json(o), .nblock_sizes = runs.nblock_sizes};
+                             .basis = basis_json(o), .nblock_sizes = runs.nblock_sizes,
+                             .parent_id = o->phase ? o->parent_set : 0, .phase = (char *)o->phase};
         if (f.builds && describe_builds(&runs, f.builds, &set) != 0)
             set.runs = (free(set.runs), NULL); /* out of memory: reported below */
         memcpy(set.params, runs.names, sizeof set.params);
@@ -162,6 +165,8 @@ int modelset_fit(db *d, const modelset_options *o, modelset_summary *out, char *
         db_model_abort(f.w);
     out->set_id = set.id;
     out->runs = runs.n;
+    if (rc == 0) /* the summary owns them now */
+        out->run_ids = runs.ids, runs.ids = NULL;
     out->models = f.models;
     out->failed = f.failures;
     out->nfailed = f.nfailures;
@@ -186,6 +191,7 @@ int modelset_fit(db *d, const modelset_options *o, modelset_summary *out, char *
 void modelset_summary_free(modelset_summary *s)
 {
     ms_failures_free(s->failed, s->nfailed);
+    free(s->run_ids);
     for (int k = 0; k < s->nparams; k++)
         free(s->params[k]);
     for (size_t i = 0; i < s->nunmatched; i++)

@@ -38,6 +38,9 @@ typedef struct modelset_options {
     FILE *progress;            /* progress lines, or NULL */
     int progress_counts;       /* progress is a terminal: also counts of the groups fitted, in place */
     int jobs;                  /* threads that fit (>= 1; the stored set is the same for any number) */
+    const char *phase;         /* a set of one phase: its name (runs are that phase's interval runs); else NULL */
+    int64_t parent_set;        /* with phase: the set of the whole runs it belongs to */
+    int static_basis;          /* --basis static: scopes of the stored static model also fitted on its formulas */
 } modelset_options;
 
 /* A program as a run ran it: its main module. */
@@ -209,6 +212,7 @@ typedef struct ms_job {
     int degree;    /* with trips: the loop levels nested inside the loop */
     int preset;    /* m is given (ms_fit_put_model): not fitted */
     model *keep;   /* where to copy the model once fitted, or NULL */
+    model_static *st; /* a scope's static terms, tried as its model's form (modelset_static.c), or NULL */
     model m;
     int fitted; /* model_fit succeeded */
     char *why;  /* it did not: the fitter's reason (NULL when memory ran out) */
@@ -278,6 +282,20 @@ int ms_fit_scopes(ms_fitter *f);
  * run is an MPI run. */
 int ms_fit_comm(ms_fitter *f);
 
+/* ---- static terms (modelset_static.c) -------------------------------------- */
+
+struct static_checks;
+/* The static model stored for the program's build, paired with its scopes,
+ * into *c; -1 with a message naming the fix when there is none. */
+int ms_static_load(ms_fitter *f, struct static_checks *c);
+/* Give each job of scope s queued from index `first` on the static terms
+ * of the source scope it pairs with in c (none when it pairs with none or
+ * they have no value at a run).  0, or -1 when memory runs out. */
+int ms_static_attach(ms_fitter *f, const struct static_checks *c, size_t s, size_t first);
+/* Replace job j's model by the fit on its static terms when that
+ * cross-validates at least as well; an exact or constant model stays. */
+void ms_static_choose(const ms_fitter *f, ms_job *j, const model_series *series);
+
 /* *v = the counter of c that a scope model of `metric` is fitted on
  * (instructions, reads, writes, flops, headers, entries, class:NAME); -1
  * for a metric scopes do not have. */
@@ -291,6 +309,7 @@ int ms_fit_groups(ms_fitter *f, size_t *ngroups);
 typedef struct modelset_summary {
     int64_t set_id;
     size_t runs, models, groups;
+    int64_t *run_ids; /* the runs fitted over (`runs` of them) */
     size_t nfailed;
     ms_failure *failed; /* the series that could not be modeled and why */
     int nparams;

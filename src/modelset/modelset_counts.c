@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "modelset/modelset.h"
+#include "report/static_check.h"
 #include "util/array.h"
 #include "util/parallel.h"
 
@@ -105,6 +106,8 @@ static void fit_job(void *ctx, size_t i)
     j->fitted = model_fit(&series, &f->mo, &j->m, why, sizeof why) == 0;
     if (j->fitted && j->trips)
         choose_composed(f, j, &series);
+    if (j->fitted && j->st)
+        ms_static_choose(f, j, &series);
     if (!j->fitted)
         j->why = strdup(why);
 }
@@ -136,7 +139,8 @@ int ms_fit_flush(ms_fitter *f)
 void ms_fit_clear(ms_fitter *f)
 {
     for (size_t i = 0; i < f->njobs; i++)
-        free(f->jobs[i].metric), free(f->jobs[i].y), free(f->jobs[i].trips), free(f->jobs[i].why);
+        free(f->jobs[i].metric), free(f->jobs[i].y), free(f->jobs[i].trips), free(f->jobs[i].why),
+            model_static_free(f->jobs[i].st);
     f->njobs = 0;
 }
 
@@ -538,15 +542,23 @@ int ms_fit_scopes(ms_fitter *f)
     double *y = malloc((n + 1) * sizeof *y);
     int *levels = loop_levels_inside(t);
     int rc = per_run && y && levels ? 0 : -1;
+    static_checks sc = {0};
     if (rc != 0)
         snprintf(f->err, f->errlen, "out of memory");
+    if (rc == 0 && f->opts->static_basis)
+        rc = ms_static_load(f, &sc);
     for (size_t r = 0; rc == 0 && r < n; r++)
         rc = run_scope_counts(f, r, &per_run[r]);
-    for (size_t s = 1; rc == 0 && s < t->nscopes; s++) /* scope 0 is the module: the function rows cover it */
+    for (size_t s = 1; rc == 0 && s < t->nscopes; s++) { /* scope 0 is the module: the function rows cover it */
+        size_t first = f->njobs;
         if (!f->builds || f->builds->modeled[s])
             rc = put_scope(f, per_run, s, levels[s], y);
+        if (rc == 0 && sc.have)
+            rc = ms_static_attach(f, &sc, s, first);
+    }
     if (rc == 0)
         rc = ms_fit_flush(f);
+    static_checks_free(&sc);
     for (size_t r = 0; per_run && r < n; r++)
         free(per_run[r]);
     free(per_run), free(y), free(levels);

@@ -52,6 +52,11 @@ static int load_runs(db *d, const modelset_options *o, run_list *l, char *err, s
     for (size_t i = 0; rc == 0 && o->progress && i < l->n; i++)
         if (*l->runs[i].counted) /* the models are of the part counted (docs/collector.md, "Regions") */
             fprintf(o->progress, "augur model: run %lld counted %s\n", (long long)l->runs[i].id, l->runs[i].counted);
+    for (size_t i = 0; rc == 0 && o->progress && i < l->n; i++) { /* the histogram models are fitted to estimates */
+        char sampled[160];
+        if (*db_sampled_sentence(l->runs[i].sample_rd, sampled, sizeof sampled))
+            fprintf(o->progress, "augur model: run %lld: %s\n", (long long)l->runs[i].id, sampled);
+    }
     free(ids);
     return rc;
 }

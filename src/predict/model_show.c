@@ -6,7 +6,8 @@
  * the program's functions and every scope of the program; or only the
  * functions (of any module) and scopes whose name contains a given text.
  * A set fitted across builds of one source first names its builds and the
- * scopes that could not be matched across them. */
+ * scopes that could not be matched across them; a set of whole runs the
+ * phases that have sets, a set of one phase its phase. */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -185,15 +186,67 @@ static void print_model(const show_points *p, const db_model_set *set, const db_
     print_points(p, set, r, out);
 }
 
-static int write_text(const db_model_set *set, const db_model_row *rows, size_t n, const show_points *p,
-                      const char *scope_filter, FILE *out)
+/* The phases with model sets under a set of whole runs (db_model_set_phases). */
+typedef struct show_phases {
+    char **v;
+    size_t n;
+} show_phases;
+
+/* The set's phase, or the phases that have sets of their own. */
+static void print_phases(const db_model_set *set, const show_phases *ph, FILE *out)
+{
+    if (set->phase)
+        fprintf(out, "  phase %s of the runs of model set %lld\n", set->phase, (long long)set->parent_id);
+    for (size_t i = 0; i < ph->n; i++)
+        fprintf(out, "%s%s%s", i ? ", " : "  phases with models (augur model --show --phase PHASE): ", ph->v[i],
+                i + 1 < ph->n ? "" : "\n");
+}
+
+/* The scopes with a model on static terms (augur model --basis static),
+ * each named once, in storage order: a JSON array of their names. */
+static json_t *static_scopes(const db_model_row *rows, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) {
+        if (!rows[i].m || rows[i].m->method != MODEL_STATIC || rows[i].scope < 0)
+            continue;
+        size_t j = 0;
+        while (j < i && !(rows[j].m && rows[j].m->method == MODEL_STATIC && rows[j].scope == rows[i].scope))
+            j++;
+        if (j == i)
+            json_array_append_new(a, json_string_lossy(rows[i].function));
+    }
+    return a;
+}
+
+/* "  static basis: N scopes ...: names" when some scope used it. */
+static void print_static_scopes(const db_model_row *rows, size_t n, FILE *out)
+{
+    json_t *a = static_scopes(rows, n);
+    size_t k;
+    json_t *name;
+    if (json_array_size(a))
+        fprintf(out, "  static basis: %zu scope%s with counts on the source's formulas (method static):",
+                json_array_size(a), json_array_size(a) == 1 ? "" : "s");
+    json_array_foreach(a, k, name)
+    fprintf(out, "%s %s", k ? "," : "", json_string_value(name));
+    if (json_array_size(a))
+        fputc('\n', out);
+    json_decref(a);
+}
+
+static int write_text(const db_model_set *set, const show_phases *ph, const db_model_row *rows, size_t n,
+                      const show_points *p, const char *scope_filter, FILE *out)
 {
     fprintf(out, "Model set %lld of %s, fitted %s on runs %s\n  parameters:", (long long)set->id, set->program,
             set->created, set->runs);
     for (int k = 0; k < set->nparams; k++)
         fprintf(out, " %s in [%g, %g]", set->params[k], set->lo[k], set->hi[k]);
     fputc('\n', out);
+    print_phases(set, ph, out);
     print_builds(set, out);
+    report_print_sampled_runs(out, p->runs, p->nruns);
+    print_static_scopes(rows, n, out);
     fputs("  under each model: the runs it was fitted on, what each measured, the model's value there and "
           "the\n  residual (measured - model; % of the measured)\n", out);
     size_t shown = 0;
@@ -247,7 +300,7 @@ static json_t *model_json(const show_points *p, const db_model_row *r)
                      fitted ? json_real(m->cv_smape) : json_real(0), "points", points_json(p, r));
 }
 
-static json_t *set_json(const db_model_set *set, const show_points *p)
+static json_t *set_json(const db_model_set *set, const show_phases *ph, const show_points *p)
 {
     json_t *params = json_array(), *runs = json_array();
     for (int k = 0; params && k < set->nparams; k++)
@@ -257,49 +310,62 @@ static json_t *set_json(const db_model_set *set, const show_points *p)
         json_t *x = json_object();
         for (int k = 0; x && k < set->nparams; k++)
             json_object_set_new(x, set->params[k], json_whole_or_real(p->x[t * (size_t)p->nparams + (size_t)k]));
-        json_array_append_new(runs, json_pack("{s:I, s:o}", "id", (json_int_t)p->runs[t].id, "params",
-                                              x ? x : json_null()));
+        json_array_append_new(runs, json_pack("{s:I, s:o, s:o}", "id", (json_int_t)p->runs[t].id, "params",
+                                              x ? x : json_null(), "sample_rd",
+                                              p->runs[t].sample_rd > 0 ? json_real(p->runs[t].sample_rd)
+                                                                       : json_null()));
     }
     json_t *builds = set->builds ? json_loads(set->builds, 0, NULL) : NULL;
     json_t *unmatched = set->unmatched ? json_loads(set->unmatched, 0, NULL) : NULL;
-    return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "model_set", (json_int_t)set->id, "program",
-                     json_string_lossy(set->program), "created", json_string_lossy(set->created), "params",
+    json_t *phases = json_string_array(ph->v, ph->n);
+    return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "model_set", (json_int_t)set->id,
+                     "program", json_string_lossy(set->program), "created", json_string_lossy(set->created), "params",
                      params ? params : json_null(), "runs", runs ? runs : json_null(), "builds",
-                     builds ? builds : json_null(), "unmatched", unmatched ? unmatched : json_null());
+                     builds ? builds : json_null(), "unmatched", unmatched ? unmatched : json_null(), "phase",
+                     set->phase ? json_string_lossy(set->phase) : json_null(), "parent_set",
+                     set->parent_id ? json_integer(set->parent_id) : json_null(), "phases",
+                     phases ? phases : json_null());
 }
 
-static int write_json(const db_model_set *set, const db_model_row *rows, size_t n, const show_points *p,
-                      const char *scope_filter, FILE *out)
+static int write_json(const db_model_set *set, const show_phases *ph, const db_model_row *rows, size_t n,
+                      const show_points *p, const char *scope_filter, FILE *out)
 {
-    json_t *doc = set_json(set, p), *models = json_array();
+    json_t *doc = set_json(set, ph, p), *models = json_array();
     for (size_t i = 0; models && i < n; i++)
         if (wanted(&rows[i], set, scope_filter) && json_array_append_new(models, model_json(p, &rows[i])) != 0) {
             json_decref(models);
             models = NULL;
         }
-    int rc = doc && models && json_object_set_new(doc, "models", models) == 0 ? 0 : -1;
+    int rc = doc && models && json_object_set_new(doc, "models", models) == 0 &&
+                     json_object_set_new(doc, "static_basis_scopes", static_scopes(rows, n)) == 0
+                 ? 0
+                 : -1;
     if (rc == 0)
         rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_REAL_PRECISION(12)) == 0 && fputc('\n', out) != EOF ? 0 : -1;
     json_decref(doc);
     return rc;
 }
 
-int model_show(db *d, const char *scope_filter, int json, FILE *out, char *err, size_t errlen)
+int model_show(db *d, const char *phase, const char *scope_filter, int json, FILE *out, char *err, size_t errlen)
 {
     db_model_set set;
-    if (db_model_set_newest(d, &set, err, errlen) != 0)
+    if (db_model_set_newest(d, phase, &set, err, errlen) != 0)
         return -1;
     db_model_row *rows = NULL;
     size_t n = 0;
     show_points p = {0};
+    show_phases ph = {0};
     int rc = db_models_load(d, &set, &rows, &n, err, errlen);
+    if (rc == 0 && !phase)
+        rc = db_model_set_phases(d, set.id, &ph.v, &ph.n, err, errlen);
     if (rc == 0)
         rc = show_points_load(d, &set, &p, err, errlen);
-    if (rc == 0 && (json ? write_json : write_text)(&set, rows, n, &p, scope_filter, out) != 0) {
+    if (rc == 0 && (json ? write_json : write_text)(&set, &ph, rows, n, &p, scope_filter, out) != 0) {
         snprintf(err, errlen, "cannot write the models: out of memory or a write error");
         rc = -1;
     }
     show_points_free(&p);
+    db_strings_free(ph.v, ph.n);
     db_model_rows_free(rows, n);
     db_model_set_free(&set);
     return rc;

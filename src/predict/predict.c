@@ -564,14 +564,17 @@ static int warn_unconfirmed(prediction *p)
 /* ---- the whole ---------------------------------------------------------------------- */
 
 int predict(db *d, const char *const *names, const double *values, int n, const report_cache *caches,
-            size_t ncaches, int show_startup, prediction *out, char *err, size_t errlen)
+            size_t ncaches, int show_startup, const char *phase, prediction *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (ncaches > REPORT_MAX_CACHES) {
         snprintf(err, errlen, "too many caches (%zu): at most %d", ncaches, REPORT_MAX_CACHES);
         return -1;
     }
-    int rc = db_model_set_newest(d, &out->set, err, errlen) != 0 ? -1 : 0;
+    int rc = db_model_set_newest(d, phase, &out->set, err, errlen) != 0 ? -1 : 0;
+    if (rc == 0)
+        rc = db_model_set_phases(d, phase ? out->set.parent_id : out->set.id, &out->phases, &out->nphases, err,
+                                 errlen);
     if (rc == 0)
         rc = set_params(out, names, values, n, err, errlen);
     if (rc == 0)
@@ -582,10 +585,13 @@ int predict(db *d, const char *const *names, const double *values, int n, const 
         rc = db_models_load(d, &out->set, &out->rows, &out->nrows, err, errlen);
     out->info = (report_prediction){.set_id = out->set.id, .runs = out->set.runs, .nparams = out->set.nparams,
                                     .names = (const char *const *)out->set.params, .values = out->x,
-                                    .nwarnings = out->info.nwarnings, .warnings = out->info.warnings};
+                                    .nwarnings = out->info.nwarnings, .warnings = out->info.warnings,
+                                    .phase = out->set.phase, .parent_set = out->set.parent_id,
+                                    .phases = (const char *const *)out->phases, .nphases = out->nphases};
     out->rep.prediction = &out->info;
     out->rep.ncaches = ncaches;
-    memcpy(out->rep.caches, caches, ncaches * sizeof *caches);
+    if (ncaches) /* caches may be NULL then, which memcpy must not be given */
+        memcpy(out->rep.caches, caches, ncaches * sizeof *caches);
     db_rd_group *groups = NULL;
     size_t ngroups = 0;
     if (rc == 0)
@@ -601,6 +607,8 @@ int predict(db *d, const char *const *names, const double *values, int n, const 
     out->info.train = out->train_runs, out->info.ntrain = out->ntrain;
     if (rc == 0)
         rc = predict_nest_scopes(d, out, err, errlen);
+    if (rc == 0)
+        rc = predict_static_checks(d, out, err, errlen);
     if (rc == 0)
         rc = report_hide_startup(&out->rep, !show_startup, err, errlen); /* sorts the rows */
     if (rc == 0 && (predict_warn_wide(out) != 0 || predict_warn_forms(out) != 0 || warn_unconfirmed(out) != 0))
@@ -631,7 +639,9 @@ void prediction_free(prediction *p)
         db_run_free(&p->train_runs[i]);
     free(p->train_runs);
     free(p->train_x);
+    predict_static_free(p);
     db_model_rows_free(p->rows, p->nrows);
     db_model_set_free(&p->set);
+    db_strings_free(p->phases, p->nphases);
     memset(p, 0, sizeof *p);
 }

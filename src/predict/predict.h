@@ -14,6 +14,7 @@
 #include "db/db.h"
 #include "model/model.h"
 #include "report/report.h"
+#include "report/static_check.h"
 #include "structure/structure.h"
 
 /* The leave-one-out cross-validation errors (model.cv_smape, percent) of
@@ -45,6 +46,14 @@ typedef struct predict_scope {
                                    lowered to it (predict_nest_scopes) */
 } predict_scope;
 
+/* A predicted loop against the stored static model (predict_static.c):
+ * its static iterations at the predicted parameters and the predicted
+ * ones (the closer of headers and headers - entries). */
+typedef struct predict_static {
+    const predict_scope *scope;
+    static_loop_check x;
+} predict_static;
+
 typedef struct prediction {
     db_model_set set;
     double x[MODEL_MAX_PARAMS]; /* the parameters, in the set's order */
@@ -66,10 +75,20 @@ typedef struct prediction {
     /* The misses' in-sample errors, index for index with rep.functions and
      * rep.lines, and of the total; NULL without caches or runs. */
     predict_miss_error *function_miss_errors, *line_miss_errors, total_miss_error;
+    /* The phases with model sets under the set of whole runs (info.phases). */
+    size_t nphases;
+    char **phases;
+    /* The predicted loops paired with a loop of the static model stored
+     * for the program's build (augur static --db); none without one. */
+    static_checks st; /* the static model and its pairing (statics point into it) */
+    size_t nstatics;
+    predict_static *statics;
 } prediction;
 
 /* Evaluate the newest model set of d at the parameters names[i] = values[i]
- * (every parameter of the set, no other) for the given caches; the
+ * (every parameter of the set, no other) for the given caches: of the whole
+ * runs, or with `phase` that set's set of the phase (db_model_set_newest;
+ * the message names the phases that have models when it has none); the
  * start-up and loader rows are out of the rankings unless show_startup
  * (report_hide_startup).  -1 with a
  * message for a database without models, a missing or unknown parameter,
@@ -80,7 +99,7 @@ typedef struct prediction {
  * outside the fitted range are predicted, with a warning in out->info.  Free with
  * prediction_free, also after failure. */
 int predict(db *d, const char *const *names, const double *values, int n, const report_cache *caches,
-            size_t ncaches, int show_startup, prediction *out, char *err, size_t errlen);
+            size_t ncaches, int show_startup, const char *phase, prediction *out, char *err, size_t errlen);
 void prediction_free(prediction *p);
 
 /* "N=1000, M=3": the parameters predicted at, for messages. */
@@ -135,12 +154,21 @@ int predict_errors_json(const prediction *p, json_t *doc);
 int predict_write_scopes_text(const prediction *p, const predict_output *o, FILE *out);
 json_t *predict_scopes_json(const prediction *p);
 
-/* `augur model --show`: the newest model set's formulas and errors, for
- * the total, the functions and the program's scopes, each with its points
+/* The loops compared with the static model (predict_static.c) as text:
+ * those that disagree, or a line that all agree; nothing without a static
+ * model.  As JSON: {"compared": N, "loops": [...], "disagreements":
+ * [...]}, each as static_loop_check_json writes it with "predicted" and
+ * its scope's name as "scope"; null without a static model. */
+int predict_write_static_text(const prediction *p, FILE *out);
+json_t *predict_static_json(const prediction *p);
+
+/* `augur model --show`: the newest model set's formulas and errors (of
+ * the whole runs, naming the phases that have sets; with `phase`, that
+ * phase's set, naming it), for the total, the functions and the program's scopes, each with its points
  * (what each training run measured, the model's value there, the
  * residual); with scope_filter, only the functions and scopes whose name
  * contains it; text, or JSON when `json` (model_show.c).  -1 with a
  * message on a database or write error. */
-int model_show(db *d, const char *scope_filter, int json, FILE *out, char *err, size_t errlen);
+int model_show(db *d, const char *phase, const char *scope_filter, int json, FILE *out, char *err, size_t errlen);
 
 #endif

@@ -80,6 +80,13 @@ int predict_attach_miss_errors(db *d, prediction *p, const db_rd_group *groups, 
  * no structure of that build, -1 with a message on error. */
 int predict_program_binary(db *d, int64_t run_id, int64_t *binary_id, char **path, char *err, size_t errlen);
 
+/* p->statics: every predicted loop paired with a loop of the static
+ * model stored for the program's build, its static iterations at p->x
+ * against the predicted ones (docs/static.md, "Static and measured");
+ * nothing without a stored structure or static model.  -1 with a message. */
+int predict_static_checks(db *d, prediction *p, char *err, size_t errlen);
+void predict_static_free(prediction *p);
+
 /* Lower every predicted scope's nested counts (instructions, reads,
  * writes, flops, classes) to those of its nearest predicted ancestor in the
  * program's stored structure (a function's: its module's function rows

@@ -263,7 +263,10 @@ int predict_perf_json(const prediction *p, const predict_perf *pp, json_t *doc)
 json_t *prediction_json(const prediction *p, const predict_perf *pp, size_t top)
 {
     json_t *j = report_json(&p->rep, top), *scopes = predict_scopes_json(p);
-    int rc = j && scopes && json_object_set_new(j, "scopes", scopes) == 0 && predict_errors_json(p, j) == 0 ? 0 : -1;
+    int rc = j && scopes && json_object_set_new(j, "scopes", scopes) == 0 && predict_errors_json(p, j) == 0 &&
+                     json_object_set_new(j, "static", predict_static_json(p)) == 0
+                 ? 0
+                 : -1;
     if (!j)
         json_decref(scopes);
     if (rc == 0 && pp)
@@ -280,6 +283,7 @@ int prediction_write(const prediction *p, const predict_perf *pp, const predict_
     if (!o->json)
         return report_write_text(&p->rep, o->top, o->numbers, out) != 0 ||
                        predict_write_errors_text(p, o, out) != 0 || predict_write_scopes_text(p, o, out) != 0 ||
+                       predict_write_static_text(p, out) != 0 ||
                        (pp && predict_perf_write_text(p, pp, o, out) != 0)
                    ? -1
                    : 0;

@@ -75,12 +75,9 @@ static const char MISSES_WHY[] = "their reuse distances lie near the capacity, o
 static int warn_count(prediction *p, const char *label, const char *why, ranged *rows, size_t n, double total_high)
 {
     size_t nwide = 0;
-    double misses = 0;
     for (size_t i = 0; i < n; i++)
-        if (rows[i].high >= MIN_SHARE * total_high && wide(&rows[i])) {
-            misses += rows[i].misses;
+        if (rows[i].high >= MIN_SHARE * total_high && wide(&rows[i]))
             rows[nwide++] = rows[i];
-        }
     if (nwide == 0)
         return 0;
     qsort(rows, nwide, sizeof *rows, by_high);

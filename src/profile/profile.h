@@ -120,6 +120,10 @@ typedef struct profile {
     int nblock_sizes;
     uint32_t block_sizes[PROFILE_MAX_BLOCK_SIZES];
     uint32_t threads;
+    /* The histograms sample the blocks whose hash mod RD_SAMPLE_MODULUS is
+     * below this, scaled to the whole run (`sample-rd`, version 5); 0: every
+     * block, exact. */
+    uint32_t sample_threshold;
     int nmodules;
     prof_module *modules;
     int nfns;

@@ -26,8 +26,8 @@
 #define TRUNCATED_HINT "the process may have been killed before its profile was finished"
 
 /* Sections of the file, in order (the rank of a keyword). */
-enum rank { R_MAGIC, R_TOOL, R_PID, R_PPID, R_EXE, R_ARG, R_BLOCK, R_THREADS, R_MPI, R_REGIONS, R_REGION_FN,
-             R_BODY, R_COMM, R_INTERVAL, R_EXIT };
+enum rank { R_MAGIC, R_TOOL, R_PID, R_PPID, R_EXE, R_ARG, R_BLOCK, R_THREADS, R_SAMPLE, R_MPI, R_REGIONS,
+             R_REGION_FN, R_BODY, R_COMM, R_INTERVAL, R_EXIT };
 
 /* What the last line attached to the current instruction was; an
  * instruction's lines come in the order ins, br, ind..., call..., hist...,
@@ -64,12 +64,7 @@ static int out_of_memory(reader *r)
 
 static int parse_magic(reader *r, char **f)
 {
-    if (rawtext_version(&r->t, f[1]) != 0)
-        return -1;
-    if (r->t.found == 5) /* a number another branch of augur's format took */
-        return fail(r, "profile format version 5 is not supported: this augur reads versions %d to 4 and %d (use "
-                    "the augur that wrote it, or %s)", PROFILE_OLDEST_VERSION, PROFILE_VERSION, r->t.redo);
-    return 0;
+    return rawtext_version(&r->t, f[1]);
 }
 
 static int parse_tool(reader *r, char **f)
@@ -416,6 +411,24 @@ static int parse_stride(reader *r, char **f)
 
 /* ---- regions and intervals (version 4) ---------------------------------- */
 
+/* `sample-rd THRESHOLD MODULUS` (version 5): the histograms are of the
+ * blocks whose hash mod MODULUS is below THRESHOLD, scaled; the collector's
+ * modulus is RD_SAMPLE_MODULUS, and a threshold of it would sample every
+ * block (no line is written then). */
+static int parse_sample_rd(reader *r, char **f)
+{
+    uint64_t t, m;
+    if (since(r, "sample-rd", "sampled histograms", 5) != 0 ||
+        rawtext_u64(&r->t, f[1], "THRESHOLD", &t) != 0 || rawtext_u64(&r->t, f[2], "MODULUS", &m) != 0)
+        return -1;
+    if (m != RD_SAMPLE_MODULUS || t < 1 || t >= m)
+        return fail(r, "sample-rd %llu %llu: expected a THRESHOLD from 1 to %u and MODULUS %u (the file is damaged; "
+                       "collect the profile again)",
+                    (unsigned long long)t, (unsigned long long)m, RD_SAMPLE_MODULUS - 1, RD_SAMPLE_MODULUS);
+    r->p->sample_threshold = (uint32_t)t;
+    return 0;
+}
+
 static int parse_regions(reader *r, char **f)
 {
     prof_regions *g = &r->p->regions;
@@ -573,6 +586,7 @@ static const keyword keywords[] = {
     {{"arg", R_ARG, 0, 0, 1}, parse_arg, NULL},
     {{"block-size", R_BLOCK, 0, 0, 1}, parse_block_size, NULL},
     {{"threads", R_THREADS, 1, 1, 1}, parse_threads, NULL},
+    {{"sample-rd", R_SAMPLE, 1, 0, 2}, parse_sample_rd, NULL},
     {{"mpi", R_MPI, 1, 0, 2}, parse_mpi, NULL},
     {{"regions", R_REGIONS, 1, 0, 5}, parse_regions, NULL},
     {{"region-fn", R_REGION_FN, 0, 0, 2}, parse_region_fn, NULL},

@@ -114,6 +114,45 @@ void rd_hist_clear(rd_hist *h); /* counts to zero, keeps the memory */
 void rd_hist_merge(rd_hist *dst, const rd_hist *src, const rd_allocator *a);
 void rd_hist_free(rd_hist *h, const rd_allocator *a);
 
+/* ---- Spatially hashed sampling (SHARDS) ----------------------------------
+ * Waldspurger et al., FAST'15: a block is tracked iff hash(block) mod P < T,
+ * so a sampled run keeps the LRU stack of about RATE = T/P of the blocks.
+ * A distance d measured in that stack estimates d / RATE in the full one,
+ * and each sampled touch stands for 1 / RATE touches.  P is 2^24, so RATE
+ * takes steps of 2^-24 (T from 1 to P; T == P samples every block).  See
+ * docs/algorithms-rd.md, "Sampling". */
+
+#define RD_SAMPLE_MODULUS (1u << 24)
+
+/* Whether `block` is one of the blocks a run sampling at T / RD_SAMPLE_MODULUS
+ * tracks.  The hash is MurmurHash3's 64-bit finaliser, which spreads
+ * consecutive block numbers (sweeps) as evenly as random ones. */
+static inline int rd_sampled(uint64_t block, uint32_t threshold)
+{
+    uint64_t h = block;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return (uint32_t)(h & (RD_SAMPLE_MODULUS - 1u)) < threshold;
+}
+
+/* round(x * RD_SAMPLE_MODULUS / threshold), 1 <= threshold <= the modulus:
+ * a sampled distance or count scaled to the whole run.  Exact (no
+ * intermediate overflow) while the result is below 2^64. */
+static inline uint64_t rd_sample_scale(uint64_t x, uint32_t threshold)
+{
+    return x / threshold * RD_SAMPLE_MODULUS + ((x % threshold) * RD_SAMPLE_MODULUS + threshold / 2) / threshold;
+}
+
+/* Bin `bin` of a sampled run's histogram, whose `count` sampled touches have
+ * (already scaled) distances summing to `sum`, scaled to the whole run:
+ * count and sum times RD_SAMPLE_MODULUS / threshold, rounded, and the sum
+ * then clamped to what `count` distances of the bin can add up to, which the
+ * two roundings apart could leave (an exact bin's sum is count * bin). */
+rd_bin rd_bin_sample_scale(unsigned bin, rd_bin b, uint32_t threshold);
+
 /* ---- Misses from a histogram ----------------------------------------------
  * A sparse bin as it is stored in profiles and in the database. */
 typedef struct rd_binrec {

@@ -111,6 +111,19 @@ void rd_hist_free(rd_hist *h, const rd_allocator *a)
     h->cold = 0;
 }
 
+/* ---- sampling ------------------------------------------------------------ */
+
+rd_bin rd_bin_sample_scale(unsigned bin, rd_bin b, uint32_t threshold)
+{
+    rd_bin out = {rd_sample_scale(b.count, threshold), rd_sample_scale(b.sum, threshold)};
+    uint64_t low = rd_bin_low(bin), top = rd_bin_high(bin) - 1, least, most;
+    if (!__builtin_mul_overflow(out.count, low, &least) && out.sum < least)
+        out.sum = least;
+    else if (!__builtin_mul_overflow(out.count, top, &most) && out.sum > most)
+        out.sum = most;
+    return out;
+}
+
 /* ---- misses -------------------------------------------------------------- */
 
 /* Misses of a fully-associative LRU cache of `capacity` blocks: an access

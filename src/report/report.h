@@ -110,6 +110,10 @@ typedef struct report_startup {
 typedef struct report_prediction {
     int64_t set_id;        /* the model set evaluated */
     const char *runs;      /* JSON array of the run ids it was fitted on */
+    const char *phase;     /* the phase its runs are (a set of one phase), else NULL */
+    int64_t parent_set;    /* with phase: the set of the whole runs it was fitted with */
+    size_t nphases;
+    const char *const *phases; /* the phases with model sets (augur predict --phase) */
     size_t ntrain;
     const db_run *train;   /* those runs (what each counted: db_run.counted); borrowed */
     int nparams;
@@ -209,6 +213,11 @@ void report_print_command(const char *command_json, FILE *out);
  * continuation lines indented, then a newline: warnings name groups,
  * shares and parameters and can be longer than a terminal is wide. */
 void report_print_wrapped(FILE *out, const char *lead, const char *text, int width);
+
+/* For each of runs[0..n) whose histograms were sampled (db_run.sample_rd),
+ * a line "  run 3: reuse distances sampled at rate 0.1 ...", wrapped: under
+ * a model set's line, as its histogram models are fitted to estimates. */
+void report_print_sampled_runs(FILE *out, const db_run *runs, size_t n);
 
 /* The JSON document of docs/report.md; NULL when memory runs out. */
 /* {"65536:64": value, ...}: one member per cache of r, keyed as "misses"

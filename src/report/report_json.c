@@ -83,17 +83,25 @@ static json_t *block_sizes_json(const db_run *run)
     return a;
 }
 
+/* A run's sample_rd: null when its histograms are exact, else the rate. */
+static json_t *sample_rd_json(double sample_rd)
+{
+    return sample_rd > 0 ? json_real(sample_rd) : json_null();
+}
+
 json_t *report_run_json(const db_run *run)
 {
     json_t *command = json_loads(run->command, 0, NULL);
-    return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:o, s:o, s:o}", "id", (json_int_t)run->id,
+    return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:o, s:o, s:o, s:o}", "id",
+                     (json_int_t)run->id,
                      "params", params_json(run), "command", command ? command : json_array(), "status",
                      json_string_lossy(run->status), "status_detail", json_string_lossy(run->status_detail),
                      "started", json_string_lossy(run->started), "finished", json_string_lossy(run->finished),
                      "host", json_string_lossy(run->host), "cwd", json_string_lossy(run->cwd), "exit_code",
                      run->exit_code, "processes", run->nprocesses, "block_sizes", block_sizes_json(run),
                      "augur_version", json_string_lossy(run->augur_version), "counted",
-                     json_string_lossy(run->counted ? run->counted : ""));
+                     json_string_lossy(run->counted ? run->counted : ""), "sample_rd",
+                     sample_rd_json(run->sample_rd));
 }
 
 json_t *report_caches_array_json(const report_cache *caches, size_t n)
@@ -147,14 +155,16 @@ static size_t shown_rows(size_t n, size_t top)
     return top && top < n ? top : n;
 }
 
-/* What each run of the model set counted: [{"run", "counted"}], "" for a
- * run counted whole (db_counted_sentence). */
+/* What each run of the model set counted: [{"run", "counted",
+ * "sample_rd"}], "" for a run counted whole (db_counted_sentence), null
+ * for one whose histograms are exact. */
 static json_t *fitted_counted_json(const report_prediction *p)
 {
     json_t *a = json_array();
     for (size_t t = 0; a && t < p->ntrain; t++)
-        json_array_append_new(a, json_pack("{s:I, s:o}", "run", (json_int_t)p->train[t].id, "counted",
-                                           json_string_lossy(p->train[t].counted ? p->train[t].counted : "")));
+        json_array_append_new(a, json_pack("{s:I, s:o, s:o}", "run", (json_int_t)p->train[t].id, "counted",
+                                           json_string_lossy(p->train[t].counted ? p->train[t].counted : ""),
+                                           "sample_rd", sample_rd_json(p->train[t].sample_rd)));
     return a;
 }
 
@@ -165,10 +175,11 @@ static json_t *prediction_json(const report_prediction *p)
         json_object_set_new(params, p->names[k], json_whole_or_real(p->values[k]));
     for (size_t i = 0; warnings && i < p->nwarnings; i++)
         json_array_append_new(warnings, json_string_lossy(p->warnings[i]));
-    json_t *counted = fitted_counted_json(p);
-    return json_pack("{s:o, s:I, s:o, s:o, s:o}", "params", params ? params : json_null(), "model_set",
+    json_t *counted = fitted_counted_json(p), *phases = json_string_array((char *const *)p->phases, p->nphases);
+    return json_pack("{s:o, s:I, s:o, s:o, s:o, s:o, s:o}", "params", params ? params : json_null(), "model_set",
                      (json_int_t)p->set_id, "fitted_runs", runs ? runs : json_array(), "fitted_runs_counted",
-                     counted ? counted : json_null(), "warnings", warnings ? warnings : json_null());
+                     counted ? counted : json_null(), "warnings", warnings ? warnings : json_null(), "phase",
+                     p->phase ? json_string_lossy(p->phase) : json_null(), "phases", phases ? phases : json_null());
 }
 
 /* A gap's signed counts: instructions, reads, writes, accesses. */

@@ -10,12 +10,17 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "report/static_check.h"
 #include "structure/structure.h"
 
-/* One binary's tree with the run's counts per scope. */
+/* One binary's tree with the run's counts per scope, and its loops
+ * against the static model: chk[s] where paired[s]. */
 typedef struct counted_tree {
     const scope_tree *t;
     scope_counts *c;
+    static_checks st;
+    static_loop_check *chk;
+    char *paired;
 } counted_tree;
 
 /* *to += x, setting *wrapped when the sum passes 2^64 - 1: the database's
@@ -78,10 +83,7 @@ int report_scope_counts(db *d, int64_t run_id, const scope_tree *t, scope_counts
     return rc;
 }
 
-static int gather(db *d, int64_t run_id, counted_tree *ct, char *err, size_t errlen)
-{
-    return report_scope_counts(d, run_id, ct->t, &ct->c, err, errlen);
-}
+
 
 /* Loop entries: header executions not reached over a back edge. */
 static uint64_t entries(const scope_counts *c)
@@ -92,6 +94,9 @@ static uint64_t entries(const scope_counts *c)
 typedef struct view {
     counted_tree *trees;
     size_t n;
+    db_run run;        /* its parameters are the static formulas' unknowns */
+    char **names;      /* the run's parameter names and values */
+    double *vals;
     uint64_t total;
     double threshold; /* percent */
     num_style numbers; /* text: counts grouped or plain */
@@ -120,6 +125,45 @@ static uint32_t *sorted_children(const counted_tree *ct, uint32_t s)
     memcpy(kids, t->child + t->first[s], t->count[s] * sizeof *kids);
     qsort_r(kids, t->count[s], sizeof *kids, by_instructions, ct->c);
     return kids;
+}
+
+/* The run's counts of ct and its loops against the static model. */
+static int gather(db *d, const view *v, int64_t run_id, counted_tree *ct, char *err, size_t errlen)
+{
+    size_t n = ct->t->nscopes;
+    if (report_scope_counts(d, run_id, ct->t, &ct->c, err, errlen) != 0 ||
+        static_checks_load(d, &ct->t->binary, ct->t->scopes, n, &ct->st, err, errlen) != 0)
+        return -1;
+    ct->chk = calloc(n + 1, sizeof *ct->chk);
+    ct->paired = calloc(n + 1, 1);
+    if (!ct->chk || !ct->paired)
+        return snprintf(err, errlen, "out of memory"), -1;
+    for (uint32_t s = 0; ct->st.have && s < n; s++) {
+        const scope_counts *c = &ct->c[s];
+        int rc = strcmp(ct->t->scopes[s].kind, "loop") ? 1
+                 : static_check_loop(&ct->st, s, v->names, v->vals, v->run.nparams, (double)c->headers,
+                                     (double)entries(c), &ct->chk[s]);
+        if (rc < 0)
+            return snprintf(err, errlen, "%s: the static model of %s is damaged: store it again with augur static "
+                            "--db", db_path(d), ct->t->binary.path), -1;
+        ct->paired[s] = rc == 0;
+    }
+    return 0;
+}
+
+static void counted_tree_free(counted_tree *ct)
+{
+    for (size_t s = 0; ct->paired && s < ct->t->nscopes; s++)
+        if (ct->paired[s])
+            static_loop_check_free(&ct->chk[s]);
+    free(ct->chk), free(ct->paired), free(ct->c);
+    static_checks_free(&ct->st);
+}
+
+/* Does loop s of ct disagree with its static loop? */
+static int disagrees(const counted_tree *ct, uint32_t s)
+{
+    return ct->paired[s] && ct->chk[s].known && ct->chk[s].disagrees;
 }
 
 /* ---- text ---------------------------------------------------------------- */
@@ -155,6 +199,8 @@ static int text_scope(const view *v, const counted_tree *ct, uint32_t s, int dep
                 (double)c->headers / (double)entries(c));
     fputc('\n', v->out);
     text_classes(v, c, 2 * depth + 4);
+    if (ct->paired[s])
+        static_loop_check_text(v->out, &ct->chk[s], 2 * depth + 4, "measured");
     uint32_t *kids = sorted_children(ct, s);
     if (!kids)
         return -1;
@@ -163,6 +209,29 @@ static int text_scope(const view *v, const counted_tree *ct, uint32_t s, int dep
         rc = text_scope(v, ct, kids[k], depth + 1);
     free(kids);
     return rc;
+}
+
+/* After the tree: every loop (shown or not) whose static and measured
+ * iterations disagree, or a line saying they agree. */
+static void text_disagreements(const view *v)
+{
+    size_t compared = 0, flagged = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const counted_tree *ct = &v->trees[i];
+        for (uint32_t s = 0; s < ct->t->nscopes; s++) {
+            compared += ct->paired[s] && ct->chk[s].known;
+            if (!disagrees(ct, s))
+                continue;
+            if (flagged++ == 0)
+                fprintf(v->out, "\nStatic and measured iterations disagree by more than %.0f%%:\n",
+                        100 * STATIC_CHECK_TOLERANCE);
+            fprintf(v->out, "  %-30s", ct->t->scopes[s].name);
+            static_loop_check_text(v->out, &ct->chk[s], 1, "measured");
+        }
+    }
+    if (compared && !flagged)
+        fprintf(v->out, "\nStatic and measured iterations agree within %.0f%% in the %zu loops compared\n",
+                100 * STATIC_CHECK_TOLERANCE, compared);
 }
 
 static int write_text(const view *v)
@@ -175,6 +244,7 @@ static int write_text(const view *v)
     for (size_t i = 0; i < v->n; i++)
         if (text_scope(v, &v->trees[i], 0, 0) != 0)
             return -1;
+    text_disagreements(v);
     return ferror(v->out) ? -1 : 0;
 }
 
@@ -214,6 +284,8 @@ static json_t *json_scope(const view *v, const counted_tree *ct, uint32_t s)
         json_object_set_new(o, "header_executions", json_integer((json_int_t)c->headers));
         json_object_set_new(o, "entries", json_integer((json_int_t)e));
         json_object_set_new(o, "iterations_per_entry", e ? json_real((double)c->headers / (double)e) : json_null());
+        if (ct->paired[s])
+            json_object_set_new(o, "static", static_loop_check_json(&ct->chk[s], "measured"));
     }
     uint32_t *kids = sorted_children(ct, s);
     for (uint32_t k = 0; kids && k < ct->t->count[s]; k++)
@@ -222,6 +294,23 @@ static json_t *json_scope(const view *v, const counted_tree *ct, uint32_t s)
     free(kids);
     json_object_set_new(o, "children", children);
     return o;
+}
+
+/* Every loop whose static and measured iterations disagree, with its scope's name. */
+static json_t *json_disagreements(const view *v)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < v->n; i++) {
+        const counted_tree *ct = &v->trees[i];
+        for (uint32_t s = 0; s < ct->t->nscopes; s++) {
+            if (!disagrees(ct, s))
+                continue;
+            json_t *o = static_loop_check_json(&ct->chk[s], "measured");
+            json_object_set_new(o, "scope", json_string(ct->t->scopes[s].name));
+            json_array_append_new(a, o);
+        }
+    }
+    return a;
 }
 
 static int write_json(const view *v, int64_t run_id)
@@ -233,10 +322,27 @@ static int write_json(const view *v, int64_t run_id)
     for (size_t i = 0; i < v->n; i++)
         json_array_append_new(modules, json_scope(v, &v->trees[i], 0));
     json_object_set_new(root, "scopes", modules);
+    json_object_set_new(root, "static_disagreements", json_disagreements(v));
     int rc = json_dumpf(root, v->out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     fputc('\n', v->out);
     json_decref(root);
     return rc != 0 || ferror(v->out) ? -1 : 0;
+}
+
+/* The run's parameters as names and values (the static formulas' unknowns). */
+static int run_params(db *d, int64_t run_id, view *v, char *err, size_t errlen)
+{
+    if (db_get_run(d, run_id, &v->run, err, errlen) != 0)
+        return -1;
+    v->names = calloc(v->run.nparams + 1, sizeof *v->names);
+    v->vals = calloc(v->run.nparams + 1, sizeof *v->vals);
+    if (!v->names || !v->vals)
+        return snprintf(err, errlen, "out of memory"), -1;
+    for (size_t k = 0; k < v->run.nparams; k++) {
+        v->names[k] = v->run.params[k].name;
+        v->vals[k] = v->run.params[k].value;
+    }
+    return 0;
 }
 
 int report_scopes_write(db *d, int64_t run_id, const scope_tree *trees, size_t n, double threshold, int json,
@@ -245,9 +351,11 @@ int report_scopes_write(db *d, int64_t run_id, const scope_tree *trees, size_t n
     view v = {.trees = calloc(n ? n : 1, sizeof *v.trees), .n = n, .threshold = threshold, .numbers = numbers,
               .out = out};
     int rc = v.trees ? 0 : -1;
+    if (rc == 0)
+        rc = run_params(d, run_id, &v, err, errlen);
     for (size_t i = 0; i < n && rc == 0; i++) {
         v.trees[i].t = &trees[i];
-        rc = gather(d, run_id, &v.trees[i], err, errlen);
+        rc = gather(d, &v, run_id, &v.trees[i], err, errlen);
         if (rc == 0)
             v.total += v.trees[i].c[0].instructions;
     }
@@ -257,7 +365,9 @@ int report_scopes_write(db *d, int64_t run_id, const scope_tree *trees, size_t n
             snprintf(err, errlen, "cannot write the scope view");
     }
     for (size_t i = 0; v.trees && i < n; i++)
-        free(v.trees[i].c);
+        counted_tree_free(&v.trees[i]);
     free(v.trees);
+    free(v.names), free(v.vals);
+    db_run_free(&v.run);
     return rc;
 }

@@ -175,6 +175,11 @@ static int print_run(const report *r, FILE *out)
         text_table_cell(&t, "counted");
         text_table_cell(&t, "%s", run->counted);
     }
+    char sampled[160];
+    if (*db_sampled_sentence(run->sample_rd, sampled, sizeof sampled)) {
+        text_table_cell(&t, "histograms");
+        text_table_cell(&t, "%s", sampled);
+    }
     int rc = text_table_print(&t, out);
     text_table_free(&t);
     return rc;
@@ -193,19 +198,44 @@ void report_print_wrapped(FILE *out, const char *lead, const char *text, int wid
     fputc('\n', out);
 }
 
+void report_print_sampled_runs(FILE *out, const db_run *runs, size_t n)
+{
+    for (size_t t = 0; t < n; t++)
+        if (runs[t].sample_rd > 0) {
+            char lead[64], sampled[160];
+            snprintf(lead, sizeof lead, "  run %lld:", (long long)runs[t].id);
+            report_print_wrapped(out, lead, db_sampled_sentence(runs[t].sample_rd, sampled, sizeof sampled),
+                                 REPORT_WRAP_COLUMN);
+        }
+}
+
 static int print_prediction(const report *r, FILE *out)
 {
     const report_prediction *p = r->prediction;
     fputs("Prediction at", out);
     for (int k = 0; k < p->nparams; k++)
         fprintf(out, " %s=%.10g", p->names[k], p->values[k]);
-    fprintf(out, "\n  from model set %lld, fitted on runs %s\n", (long long)p->set_id, p->runs);
+    if (p->phase)
+        fprintf(out, ", phase %s\n  from model set %lld (phase %s of set %lld), fitted on runs %s\n", p->phase,
+                (long long)p->set_id, p->phase, (long long)p->parent_set, p->runs);
+    else
+        fprintf(out, "\n  from model set %lld, fitted on runs %s\n", (long long)p->set_id, p->runs);
+    if (!p->phase && p->nphases) {
+        char text[1024] = "";
+        size_t len = 0;
+        for (size_t i = 0; i < p->nphases && len < sizeof text; i++)
+            len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", p->phases[i],
+                                    i + 1 < p->nphases ? ", " : "");
+        report_print_wrapped(out, "  phases with models (augur predict --phase PHASE predicts one):", text,
+                             REPORT_WRAP_COLUMN);
+    }
     for (size_t t = 0; t < p->ntrain; t++) /* the models are of the part counted (docs/collector.md, "Regions") */
         if (p->train[t].counted && *p->train[t].counted) {
             char lead[64];
             snprintf(lead, sizeof lead, "  run %lld counted", (long long)p->train[t].id);
             report_print_wrapped(out, lead, p->train[t].counted, REPORT_WRAP_COLUMN);
         }
+    report_print_sampled_runs(out, p->train, p->ntrain);
     for (size_t i = 0; i < p->nwarnings; i++)
         report_print_wrapped(out, "  warning:", p->warnings[i], REPORT_WRAP_COLUMN);
     return ferror(out) ? -1 : 0;

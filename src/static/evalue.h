@@ -23,4 +23,14 @@ int ev_has_periodic(const evalue *e);
 int64_t ev_denominator(const evalue *e);
 int64_t ev_gcd(int64_t a, int64_t b);
 
+/* A quasi-polynomial flattened (render.c): num/den * prod p^exp[p], where
+ * every p = res[p] mod mod[p] (mod 1: any), per parameter p. */
+typedef struct sa_qterm {
+    int *exp, *mod, *res;
+    int64_t num, den;
+} sa_qterm;
+struct sa_arena;
+/* The terms of e over np parameters (arena-owned), *n of them. */
+sa_qterm *sa_qpoly_terms(struct sa_arena *a, const evalue *e, int np, size_t *n);
+
 #endif

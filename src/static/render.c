@@ -3,7 +3,9 @@
  * per chamber (so that a loop's flops read "2*n^2", not "n^2 + n^2");
  * polynomials print expanded over a common denominator, periodic numbers
  * (strides, remainders) as PolyLib writes them, [c0, c1]_n (the value for
- * n mod 2 = 0, 1), and in Python as (c0, c1)[n % 2]. */
+ * n mod 2 = 0, 1), in Python as (c0, c1)[n % 2] and in C as
+ * ((const int64_t[]){c0, c1})[augur_mod(n, 2)] (augur_mod: the residue in
+ * [0, m), as Python's %, which C's % is not for negative n). */
 #include "static/sa.h"
 #include "static/evalue.h"
 
@@ -40,19 +42,20 @@ static char *row_str(sa_arena *a, const sa_symtab *t, const sa_count *c, const V
 
 /* A validity domain (a union of polyhedra over the count's parameters) as
  * a condition; NULL when it holds everywhere. */
-static char *domain_str(sa_arena *a, const sa_symtab *t, const sa_count *c, const Polyhedron *P)
+static char *domain_str(sa_arena *a, const sa_symtab *t, const sa_count *c, const Polyhedron *P, sa_dialect d)
 {
+    const char *and = d == SA_C ? "&&" : "and", *or = d == SA_C ? "||" : "or";
     char *all = NULL;
     for (; P; P = P->next) {
         char *conj = NULL;
         for (unsigned r = 0; r < P->NbConstraints; r++) {
             char *s = row_str(a, t, c, P->Constraint[r]);
             if (s)
-                conj = conj ? sa_printf(a, "%s and %s", conj, s) : s;
+                conj = conj ? sa_printf(a, "%s %s %s", conj, and, s) : s;
         }
         if (!conj)
             return NULL;
-        all = all ? sa_printf(a, "(%s) or (%s)", all, conj) : conj;
+        all = all ? sa_printf(a, "(%s) %s (%s)", all, or, conj) : conj;
     }
     return all;
 }
@@ -62,7 +65,7 @@ static char *signature(sa_arena *a, const sa_symtab *t, const sa_count *c)
 {
     char *s = sa_strdup(a, "");
     for (const Enumeration *e = c->en; e; e = e->next) {
-        char *dom = domain_str(a, t, c, e->ValidityDomain);
+        char *dom = domain_str(a, t, c, e->ValidityDomain, SA_TEXT);
         s = sa_printf(a, "%s{%s}", s, dom ? dom : "");
     }
     return s;
@@ -75,10 +78,7 @@ static char *signature(sa_arena *a, const sa_symtab *t, const sa_count *c)
  * coefficient as one table over the residues of the parameters it depends
  * on: "(n + [0, 2, 1]_n)/3", in Python "(n + (0, 2, 1)[n % 3])//3". */
 
-typedef struct qterm {
-    int *exp, *mod, *res; /* per parameter: power, modulus (1: none), residue */
-    int64_t num, den;
-} qterm;
+typedef sa_qterm qterm;
 
 typedef struct qterms {
     sa_arena *a;
@@ -130,6 +130,18 @@ static void flatten(qterms *q, const evalue *e, int *exp, int *mod, int *res)
         mod[k] = om;
         res[k] = orr;
     }
+}
+
+sa_qterm *sa_qpoly_terms(sa_arena *a, const evalue *e, int np, size_t *n)
+{
+    qterms q = {a, np, 0, NULL};
+    int *exp = sa_alloc(a, (size_t)np * sizeof(int) + 1), *mod = sa_alloc(a, (size_t)np * sizeof(int) + 1),
+        *res = sa_alloc(a, (size_t)np * sizeof(int) + 1);
+    for (int p = 0; p < np; p++)
+        mod[p] = 1;
+    flatten(&q, e, exp, mod, res);
+    *n = q.n;
+    return q.v;
 }
 
 /* One monomial's coefficient: a table over the residues of its periodic parameters. */
@@ -216,12 +228,28 @@ static char *table_str(sa_arena *a, const sa_symtab *t, const int *params, int n
     for (int p = 0; p < np; p++)
         if (c->period[p] > 1) {
             const char *name = t->v[params[p]].name;
-            char *r = sa_printf(a, "%s %% %d", name, c->period[p]);
+            char *r = d == SA_C ? sa_printf(a, "augur_mod(%s, %d)", name, c->period[p])
+                                : sa_printf(a, "%s %% %d", name, c->period[p]);
             index = index ? sa_printf(a, "(%s)*%d + %s", index, c->period[p], r) : r;
         }
     if (d == SA_PYTHON)
         return sa_printf(a, "(%s,)[%s]", s, index);
+    if (d == SA_C)
+        return sa_printf(a, "((const int64_t[]){%s})[%s]", s, index);
     return ndep == 1 ? sa_printf(a, "[%s]_%s", s, names) : sa_printf(a, "[%s]_(%s)", s, names);
+}
+
+/* name^ex: n^2, in Python n**2, in C n*n (no pow: exact in integers). */
+static char *power_str(sa_arena *a, const char *name, int ex, sa_dialect d)
+{
+    if (ex == 1)
+        return sa_strdup(a, name);
+    if (d != SA_C)
+        return sa_printf(a, "%s%s%d", name, d == SA_PYTHON ? "**" : "^", ex);
+    char *s = sa_strdup(a, name);
+    for (int k = 1; k < ex; k++)
+        s = sa_printf(a, "%s*%s", s, name);
+    return s;
 }
 
 /* e over `params` as an expression over a common denominator; in Python
@@ -231,11 +259,7 @@ static char *qpoly_str(sa_arena *a, const sa_symtab *t, const int *params, int n
                        int integral)
 {
     qterms q = {a, np, 0, NULL};
-    int *exp = sa_alloc(a, (size_t)np * sizeof(int) + 1), *mod = sa_alloc(a, (size_t)np * sizeof(int) + 1),
-        *res = sa_alloc(a, (size_t)np * sizeof(int) + 1);
-    for (int p = 0; p < np; p++)
-        mod[p] = 1;
-    flatten(&q, e, exp, mod, res);
+    q.v = sa_qpoly_terms(a, e, np, &q.n);
     size_t nc;
     coef *cs = coefs_of(&q, &nc);
     int64_t D = 1;
@@ -273,7 +297,7 @@ static char *qpoly_str(sa_arena *a, const sa_symtab *t, const int *params, int n
             if (!ex)
                 continue;
             const char *name = t->v[params[p]].name;
-            char *f = ex == 1 ? sa_strdup(a, name) : sa_printf(a, "%s%s%d", name, d == SA_PYTHON ? "**" : "^", ex);
+            char *f = power_str(a, name, ex, d);
             mono = mono ? sa_printf(a, "%s*%s", mono, f) : f;
         }
         int negative = constant && c[0] == '-';
@@ -286,6 +310,8 @@ static char *qpoly_str(sa_arena *a, const sa_symtab *t, const int *params, int n
         return sa_strdup(a, "0");
     if (D == 1)
         return s;
+    if (d == SA_C && !integral) /* C's / of integers truncates: a weighted count divides in double */
+        return sa_printf(a, "(double)(%s)/%" PRId64, s, D);
     const char *fmt = strpbrk(s, " *") ? "(%s)%s%" PRId64 : "%s%s%" PRId64; /* n/4, (n^2 - n)/2 */
     return sa_printf(a, fmt, s, d == SA_PYTHON && integral ? "//" : "/", D);
 }
@@ -352,20 +378,21 @@ static char *group_str(sa_arena *a, const sa_symtab *t, const group *g, sa_diale
         }
         char *val = qpoly_str(a, t, params, np, &sum, d, integral);
         free_evalue_refs(&sum);
-        char *cond = domain_str(a, t, first, e->ValidityDomain);
+        char *cond = domain_str(a, t, first, e->ValidityDomain, d);
         pieces++;
         if (!cond) {
-            s = s ? sa_printf(a, d == SA_PYTHON ? "%s else %s" : "%s; else %s", s, val) : val;
+            s = s ? sa_printf(a, d == SA_TEXT ? "%s; else %s" : d == SA_PYTHON ? "%s else %s" : "%s : %s", s, val)
+                  : val;
             all_true = 1;
             break;
         }
-        char *piece = d == SA_PYTHON ? sa_printf(a, "%s if %s", val, cond) : sa_printf(a, "%s if %s", val, cond);
-        s = s ? sa_printf(a, d == SA_PYTHON ? "%s else %s" : "%s; %s", s, piece) : piece;
+        char *piece = d == SA_C ? sa_printf(a, "%s ? %s", cond, val) : sa_printf(a, "%s if %s", val, cond);
+        s = s ? sa_printf(a, d == SA_TEXT ? "%s; %s" : d == SA_PYTHON ? "%s else %s" : "%s : %s", s, piece) : piece;
     }
     if (!all_true)
-        s = sa_printf(a, d == SA_PYTHON ? "%s else 0" : "%s; else 0", s);
+        s = sa_printf(a, d == SA_TEXT ? "%s; else 0" : d == SA_PYTHON ? "%s else 0" : "%s : 0", s);
     if (pieces > 1 || !all_true)
-        s = d == SA_PYTHON ? sa_printf(a, "(%s)", s) : sa_printf(a, "{%s}", s);
+        s = d == SA_TEXT ? sa_printf(a, "{%s}", s) : sa_printf(a, "(%s)", s);
     for (size_t j = 0; j < g->nf; j++)
         s = sa_printf(a, "%s*%s", t->v[g->f[j]].name, s);
     return s;
@@ -415,7 +442,10 @@ char *sa_formula_str(sa_arena *a, const sa_symtab *t, sa_formula x, sa_dialect d
     }
     if (cnum != 0 || !s) {
         char *c = cden == 1 ? sa_printf(a, "%" PRId64, cnum)
-                            : sa_printf(a, d == SA_PYTHON ? "Fraction(%" PRId64 ", %" PRId64 ")" : "%" PRId64 "/%" PRId64,
+                            : sa_printf(a,
+                                        d == SA_PYTHON ? "Fraction(%" PRId64 ", %" PRId64 ")"
+                                        : d == SA_C    ? "(double)%" PRId64 "/%" PRId64
+                                                       : "%" PRId64 "/%" PRId64,
                                         cnum, cden);
         s = s ? sa_printf(a, "%s + %s", s, c) : c;
     }

@@ -186,9 +186,11 @@ sa_formula sa_formula_axpy(sa_arena *a, sa_formula x, int64_t num, int64_t den, 
 int sa_formula_is_zero(sa_formula x);
 
 /* Rendering dialects of formulas. */
-typedef enum sa_dialect { SA_TEXT, SA_PYTHON } sa_dialect;
-/* The formula as text ("(n^2 - n)/2 for n >= 2, else 0") or as a Python
- * expression in its symbols' names (exact integer arithmetic). */
+typedef enum sa_dialect { SA_TEXT, SA_PYTHON, SA_C } sa_dialect;
+/* The formula as text ("(n^2 - n)/2 for n >= 2, else 0"), as a Python
+ * expression in its symbols' names (exact integer arithmetic), or as a C
+ * expression over int64_t unknowns (double where a branch ratio weighs a
+ * count), which needs augur_mod (out_c.c) when it has periodic numbers. */
 char *sa_formula_str(sa_arena *a, const sa_symtab *t, sa_formula x, sa_dialect d);
 /* The value at the symbols' values (vals[sym], set where known[sym]).
  * Returns 0, or -1 naming in `missing` the first symbol without a value. */

@@ -1,7 +1,7 @@
 /* static.h — `augur static` as the command sees it: build the static
  * model of a program from its sources (found through its DWARF, a
- * compile_commands.json or named), compose it, and print it as text, JSON
- * or a Python module (docs/static.md). */
+ * compile_commands.json or named), compose it, and print it as text, JSON,
+ * a Python module or C (docs/static.md). */
 #ifndef AUGUR_STATIC_H
 #define AUGUR_STATIC_H
 
@@ -26,6 +26,12 @@ void sa_print_text(FILE *to, const char *program, const sa_program *p, const sa_
 /* 0, or -1 when writing failed. */
 int sa_print_json(FILE *to, const char *program, const sa_program *p, const sa_results *r, const sa_values *v);
 void sa_print_python(FILE *to, const char *program, const sa_program *p, const sa_results *r);
+/* The model as C: the header (struct augur_counts, one prototype per
+ * function NAME_NARGS) then the source, as one translation unit. */
+void sa_print_c(FILE *to, const char *program, const sa_program *p, const sa_results *r);
+/* The same as a header and a source that includes it as "header_name". */
+void sa_print_c_pair(FILE *header, FILE *source, const char *header_name, const char *program,
+                     const sa_program *p, const sa_results *r);
 
 /* out_join.c: does a scope print operation k (text)?  The source's always,
  * the binary's when the program was joined and the formula is not zero

@@ -14,6 +14,11 @@
 #include "model/model.h"
 #include "structure/structure.h"
 
+/* DB_SCHEMA_VERSION as the meta table and the messages spell it. */
+#define SCHEMA_TEXT_OF(v) #v
+#define SCHEMA_TEXT(v) SCHEMA_TEXT_OF(v)
+#define SCHEMA_VERSION_TEXT SCHEMA_TEXT(DB_SCHEMA_VERSION)
+
 /* The main process: sweep() loads at distances 3 and ~100, 990 of its 999
  * address deltas 64 bytes; a branch and an indirect call in main() that
  * entered sweep once. */
@@ -678,7 +683,7 @@ static sqlite3 *upgraded(const char *path, sqlite3 *s)
         fail_msg("%s", err);
     db_close(d);
     s = sql_open(path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "13");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", SCHEMA_VERSION_TEXT);
     return s;
 }
 
@@ -736,7 +741,7 @@ static void test_foreign_files(void **state)
     s = sql_open(f->db_path);
     sql_exec(s, "UPDATE meta SET value = '99' WHERE key = 'schema_version'");
     sqlite3_close(s);
-    expect_open_error(f->db_path, 0, "has schema version 99, newer than this augur understands (13): use a newer");
+    expect_open_error(f->db_path, 0, "has schema version 99, newer than this augur understands (" SCHEMA_VERSION_TEXT "): use a newer");
     /* a version-1 database (before the structure tables) is upgraded in place */
     s = sql_open(f->db_path);
     sql_exec(s, "UPDATE meta SET value = '1' WHERE key = 'schema_version';"
@@ -751,7 +756,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "13");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", SCHEMA_VERSION_TEXT);
     assert_int_equal(sql_int(s, "SELECT count(*) FROM instruction_classes"), ST_CLASS_COUNT);
     /* a version-2 database (before the model tables) gains them */
     sql_exec(s, "UPDATE meta SET value = '2' WHERE key = 'schema_version';"
@@ -761,7 +766,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "13");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", SCHEMA_VERSION_TEXT);
     assert_int_equal(sql_int(s, "SELECT count(*) FROM model_sets"), 0);
     /* a version-3 database keeps its model sets, but one fitted then (leads
      * stored as single shares) is refused rather than misread */
@@ -772,13 +777,13 @@ static void test_foreign_files(void **state)
     sqlite3_close(s);
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_model_set set;
-    assert_int_equal(db_model_set_newest(d, &set, err, sizeof err), -1);
+    assert_int_equal(db_model_set_newest(d, NULL, &set, err, sizeof err), -1);
     assert_non_null(strstr(err, "model set 1 was fitted by an older augur"));
     assert_non_null(strstr(err, "run `augur model --db"));
     db_model_set_free(&set);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "13");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", SCHEMA_VERSION_TEXT);
     /* a version-4 database gains processes.exe_module_id, NULL in its rows */
     sql_exec(s, "UPDATE meta SET value = '4' WHERE key = 'schema_version';"
                 "ALTER TABLE processes DROP COLUMN exe_module_id;");
@@ -786,7 +791,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "13");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", SCHEMA_VERSION_TEXT);
     assert_int_equal(sql_int(s, "SELECT count(*) FROM processes WHERE exe_module_id IS NULL"),
                      sql_int(s, "SELECT count(*) FROM processes"));
     /* a version-5 database calls class 0 `none`, in its class table and in
@@ -800,7 +805,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "13");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", SCHEMA_VERSION_TEXT);
     assert_sql_text(s, "SELECT name FROM instruction_classes WHERE id = 0", "load_store");
     assert_sql_text(s, "SELECT group_concat(metric, ' ') FROM (SELECT metric FROM models ORDER BY id)",
                     "class:load_store class:move");
@@ -811,7 +816,7 @@ static void test_foreign_files(void **state)
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "13");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", SCHEMA_VERSION_TEXT);
     assert_int_equal(sql_int(s, "SELECT count(*) FROM call_edges"), 0);
     /* a version-8 database gains the compilation units of binaries and the
      * builds of model sets; its sets read as sets of one build */
@@ -821,13 +826,13 @@ static void test_foreign_files(void **state)
     sqlite3_close(s);
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     assert_int_equal(db_check(d, err, sizeof err), 0);
-    assert_int_equal(db_model_set_newest(d, &set, err, sizeof err), 0);
+    assert_int_equal(db_model_set_newest(d, NULL, &set, err, sizeof err), 0);
     assert_null(set.builds);
     assert_null(set.unmatched);
     db_model_set_free(&set);
     db_close(d);
     s = sql_open(f->db_path);
-    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", "13");
+    assert_sql_text(s, "SELECT value FROM meta WHERE key = 'schema_version'", SCHEMA_VERSION_TEXT);
     assert_int_equal(sql_int(s, "SELECT count(*) FROM binary_units"), 0);
     /* a version-9 database, with a model group, gains the table of strides
      * (empty: its runs were collected without them) and rd_groups.stride_model
@@ -852,15 +857,42 @@ static void test_foreign_files(void **state)
     assert_int_equal(sql_int(s, "SELECT count(*) FROM processes WHERE regions IS NULL"),
                      sql_int(s, "SELECT count(*) FROM processes"));
     assert_int_equal(sql_int(s, "SELECT count(*) FROM rd_groups WHERE stride_model IS NULL"), 1);
-    /* a version-11 database gains the MPI tables, empty: its runs are no
-     * MPI launches */
+    /* a version-11 database gains model_sets.parent_id and phase (NULL: its
+     * sets are of whole runs), and its newest set still reads as one */
     sql_exec(s, "UPDATE meta SET value = '11' WHERE key = 'schema_version';"
+                "ALTER TABLE model_sets DROP COLUMN parent_id; ALTER TABLE model_sets DROP COLUMN phase;");
+    s = upgraded(f->db_path, s);
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM model_sets WHERE parent_id IS NULL AND phase IS NULL"),
+                     sql_int(s, "SELECT count(*) FROM model_sets"));
+    /* a version-12 database gains runs.sample_rd, NULL: its histograms are exact */
+    sql_exec(s, "UPDATE meta SET value = '12' WHERE key = 'schema_version'; ALTER TABLE runs DROP COLUMN sample_rd;");
+    s = upgraded(f->db_path, s);
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM runs WHERE sample_rd IS NULL"),
+                     sql_int(s, "SELECT count(*) FROM runs"));
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM runs"), 1);
+    /* a version-13 database gains the static models' tables, empty */
+    sql_exec(s, "UPDATE meta SET value = '13' WHERE key = 'schema_version';"
+                "DROP TABLE static_scopes; DROP TABLE static_models;");
+    s = upgraded(f->db_path, s);
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM static_models"), 0);
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM static_scopes"), 0);
+    /* a version-14 database gains the MPI tables, empty: its runs are no
+     * MPI launches */
+    sql_exec(s, "UPDATE meta SET value = '14' WHERE key = 'schema_version';"
                 "DROP TABLE mpi_runs; DROP TABLE mpi_ranks; DROP INDEX comm_by_process; DROP TABLE comm;");
     s = upgraded(f->db_path, s);
     assert_int_equal(sql_int(s, "SELECT count(*) FROM mpi_runs") + sql_int(s, "SELECT count(*) FROM mpi_ranks") +
                          sql_int(s, "SELECT count(*) FROM comm"),
                      0);
     sqlite3_close(s);
+    assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
+    assert_int_equal(db_model_set_newest(d, NULL, &set, err, sizeof err), 0);
+    assert_null(set.phase);
+    db_model_set_free(&set);
+    assert_int_equal(db_model_set_newest(d, "step.c:57", &set, err, sizeof err), DB_NOT_FOUND);
+    if (!strstr(err, "has no models of phase 'step.c:57': its runs had no phases"))
+        fail_msg("no phase: %s", err);
+    db_close(d);
 }
 
 static int64_t count_rows(const char *db_path, const char *table)
@@ -908,6 +940,10 @@ static void test_failed_import_writes_nothing(void **state)
     f->procs[1].block_sizes[1] = 2048;
     expect_import_error(f, &sample_run, f->ptrs, 2, "have different block sizes");
     f->procs[1].block_sizes[1] = 4096;
+
+    f->procs[1].sample_threshold = 1677722; /* a child sampled, its parent exact: not one collect */
+    expect_import_error(f, &sample_run, f->ptrs, 2, "have different sampling rates (sample-rd)");
+    f->procs[1].sample_threshold = 0;
 
     /* a failure in the middle of the transaction rolls everything back */
     sqlite3 *s = sql_open(f->db_path);

@@ -492,6 +492,47 @@ static void test_mpi_lines(void **state)
     expect_bad_lines(f->path, bad, sizeof bad / sizeof *bad);
 }
 
+/* ---- sampled histograms (version 5) -------------------------------------- */
+
+/* A version-5 profile sampled at 1677722 / 2^24 (collect --sample-rd 0.1)
+ * reads its rate; an exact one has none; the line is refused in older
+ * versions, with a threshold of 0 or of the whole modulus, another modulus,
+ * twice, or after the regions line. */
+static void test_sample_rd_line(void **state)
+{
+    fixture *f = *state;
+    write_with_regions(f->path, 5, "sample-rd 1677722 16777216\n", "");
+    profile p;
+    char err[1024];
+    if (profile_read(f->path, &p, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(p.sample_threshold, 1677722);
+    assert_int_equal(p.ninstrs, 4);
+    profile_free(&p);
+    write_with_regions(f->path, 5, "", "");
+    if (profile_read(f->path, &p, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(p.sample_threshold, 0);
+    profile_free(&p);
+
+    static const struct {
+        int version;
+        const char *head, *error;
+    } bad[] = {
+        {4, "sample-rd 1677722 16777216\n", "line 13: 'sample-rd' line in a version-4 profile: sampled histograms "
+                                            "are recorded from version 5 on"},
+        {5, "sample-rd 0 16777216\n", "line 13: sample-rd 0 16777216: expected a THRESHOLD from 1 to 16777215"},
+        {5, "sample-rd 16777216 16777216\n", "line 13: sample-rd 16777216 16777216: expected a THRESHOLD"},
+        {5, "sample-rd 1 1000\n", "line 13: sample-rd 1 1000: expected a THRESHOLD from 1 to 16777215 and MODULUS"},
+        {5, "sample-rd 1 16777216\nsample-rd 1 16777216\n", "line 14: a second 'sample-rd' line"},
+        {5, "regions 1 0 0 0 1\nsample-rd 1 16777216\n", "line 14: 'sample-rd'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        write_with_regions(f->path, bad[i].version, bad[i].head, "");
+        expect_error(f->path, bad[i].error);
+    }
+}
+
 /* ---- damage to the file -------------------------------------------------- */
 
 static void test_flipped_byte(void **state)
@@ -550,8 +591,6 @@ static void test_not_a_profile(void **state)
     fixture *f = *state;
     fixture_write(f->path, "hello\n", 6);
     expect_error(f->path, "line 1: not an augur profile (the first line is not 'augur-profile 6')");
-    fixture_profile(f->path, "augur-profile 5\n");
-    expect_error(f->path, "line 1: profile format version 5 is not supported: this augur reads versions 1 to 4 and 6");
     fixture_profile(f->path, "augur-profile 7\n");
     expect_error(f->path, "line 1: profile format version 7 is not supported: this augur reads versions 1 to 6");
 }
@@ -606,6 +645,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_stride_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_regions_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mpi_lines, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sample_rd_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_flipped_byte, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bytes_after_end, setup, teardown),

@@ -6,7 +6,12 @@
  * four significant bits, and nowhere else).  rd_misses is checked against a
  * brute-force fully-associative LRU cache simulated here, on traces whose
  * histograms come from rd_stack, and against hand-computed interpolations.
+ * Sampling (SHARDS): the scaling against 128-bit arithmetic, the share of
+ * blocks sampled against its binomial bounds, and the clamped bin sums
+ * against hand-computed values.
  */
+#include <math.h>
+
 #include "rd_test_support.h"
 
 /* ---- bins ---------------------------------------------------------------- */
@@ -186,12 +191,12 @@ static uint64_t lru_misses(const uint64_t *trace, size_t n, size_t cap)
         if (j == 0) { /* miss: evict the least recent if full */
             misses++;
             if (used == cap) {
-                memmove(c, c + 1, (cap - 1) * sizeof *c);
+                shift_down(c, cap - 1);
                 used--;
             }
             c[used++] = trace[i];
         } else { /* hit: move to the most recent end */
-            memmove(&c[j - 1], &c[j], (used - j) * sizeof *c);
+            shift_down(&c[j - 1], used - j);
             c[used - 1] = trace[i];
         }
     }
@@ -332,6 +337,66 @@ static void test_misses_monotone(void **state)
     }
 }
 
+/* ---- sampling ------------------------------------------------------------ */
+
+/* rd_sample_scale is round(x * 2^24 / T), half up, without overflow: against
+ * 128-bit arithmetic on random x below 2^39 and every kind of T. */
+static void test_sample_scale(void **state)
+{
+    (void)state;
+    assert_int_equal(rd_sample_scale(3, 1677722), 30); /* 29.99998 at rate 0.1 */
+    assert_int_equal(rd_sample_scale(0, 1677722), 0);
+    assert_int_equal(rd_sample_scale(1, 1), RD_SAMPLE_MODULUS);
+    assert_int_equal(rd_sample_scale((uint64_t)1 << 39, 1), (uint64_t)1 << 63);
+    assert_int_equal(rd_sample_scale(12345, RD_SAMPLE_MODULUS), 12345);
+    rng_state = 42;
+    for (int i = 0; i < 100000; i++) {
+        uint64_t x = rng_next() >> 25, t = 1 + rng_below(RD_SAMPLE_MODULUS);
+        unsigned __int128 want = ((unsigned __int128)x * RD_SAMPLE_MODULUS + t / 2) / t;
+        assert_int_equal(rd_sample_scale(x, (uint32_t)t), (uint64_t)want);
+    }
+}
+
+/* The share of blocks sampled at rate q, over 2^20 consecutive blocks (a
+ * sweep) and 2^20 blocks 4096 apart (a column walk), lies within four
+ * standard deviations of a binomial (n, q): what an ideal hash gives. */
+static void test_sampled_share(void **state)
+{
+    (void)state;
+    const uint64_t n = 1u << 20;
+    const uint32_t thresholds[] = {1677722, 167772, 8388608};
+    for (size_t k = 0; k < sizeof thresholds / sizeof *thresholds; k++) {
+        double q = (double)thresholds[k] / RD_SAMPLE_MODULUS, sd = sqrt(n * q * (1 - q));
+        for (uint64_t stride = 1; stride <= 4096; stride *= 4096) {
+            uint64_t hits = 0;
+            for (uint64_t b = 0; b < n; b++)
+                hits += (uint64_t)rd_sampled(0x7f0000000ull + b * stride, thresholds[k]);
+            assert_true(fabs((double)hits - n * q) <= 4 * sd);
+        }
+    }
+    for (uint64_t b = 0; b < 1000; b++)
+        assert_true(rd_sampled(b, RD_SAMPLE_MODULUS)); /* the whole modulus: every block */
+}
+
+/* Scaled bins keep their sums possible: hand-computed roundings. */
+static void test_bin_sample_scale(void **state)
+{
+    (void)state;
+    const uint32_t rate_03 = 5033165, rate_0385 = 6452775; /* 0.3 and 1/2.6 of 2^24, rounded */
+    rd_bin b = rd_bin_sample_scale(5, (rd_bin){1, 5}, rate_03); /* 3.33 -> 3 touches, 16.7 -> 17 > 3 * 5 */
+    assert_int_equal(b.count, 3);
+    assert_int_equal(b.sum, 15);
+    b = rd_bin_sample_scale(16, (rd_bin){1, 16}, rate_03); /* bin [16, 18): 53.3 -> 53 > 3 * 17 */
+    assert_int_equal(b.count, 3);
+    assert_int_equal(b.sum, 51);
+    b = rd_bin_sample_scale(16, (rd_bin){1, 16}, rate_0385); /* 2.6 -> 3 touches, 41.6 -> 42 < 3 * 16 */
+    assert_int_equal(b.count, 3);
+    assert_int_equal(b.sum, 48);
+    b = rd_bin_sample_scale(rd_bin_index(1000), (rd_bin){4, 4000}, 1677722); /* inside: just scaled */
+    assert_int_equal(b.count, 40);
+    assert_int_equal(b.sum, 40000);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, reset_counts, check_no_leaks)
 
 /* Run every test; cmocka returns the number of failures. */
@@ -348,6 +413,9 @@ int main(void)
         T(test_misses_sweeps),
         T(test_misses_interpolation),
         T(test_misses_monotone),
+        T(test_sample_scale),
+        T(test_sampled_share),
+        T(test_bin_sample_scale),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

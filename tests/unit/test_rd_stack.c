@@ -11,7 +11,7 @@
 /* ---- naive reference: move-to-front array -------------------------------- */
 
 /* The LRU stack as an array with the most recent block LAST, so a move to
- * the top is one memmove of the blocks above it: O(distance) per access.
+ * the top is one shift of the blocks above it: O(distance) per access.
  * A plain hash set of seen blocks spares cold accesses a scan of the whole
  * list (which made the large traces quadratic); it decides nothing else. */
 typedef struct naive_lru {
@@ -76,7 +76,7 @@ static uint64_t naive_access(naive_lru *l, uint64_t block)
     assert_true(i > 0); /* seen, so it is in the list */
     size_t pos = i - 1;
     uint64_t d = l->n - 1 - pos; /* blocks above it */
-    memmove(&l->v[pos], &l->v[pos + 1], d * sizeof *l->v);
+    shift_down(&l->v[pos], d);
     l->v[l->n - 1] = block;
     return d;
 }

@@ -3,7 +3,9 @@
  * and their rendering): the numbers of points of loop domains against
  * their closed forms and brute-force counts, the complement rule of a
  * modulo guard, min bounds in two unknowns, steps, and sums of counts with
- * periodic numbers of different periods (which PolyLib's eadd refuses). */
+ * periodic numbers of different periods (which PolyLib's eadd refuses).
+ * Every value is also taken from the formula's form (static/form.h, what
+ * the database stores), which must give the same. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +17,7 @@
 #include <cmocka.h>
 
 #include "static/evalue.h"
+#include "static/form.h"
 #include "static/sa.h"
 
 typedef struct fixture {
@@ -63,16 +66,30 @@ static sa_dom range(fixture *f, sa_dom d, int s, sa_pwa lo, sa_pwa hi)
     return sa_dom_rel(f->a, sa_dom_rel(f->a, d, var(f, s), ">=", lo), var(f, s), "<", hi);
 }
 
-/* The value of x at n (and m). */
+/* n and m by name, for sa_form_eval. */
+static int by_name(const char *name, double *v, void *ctx)
+{
+    const double *nm = ctx;
+    if (strcmp(name, "n") && strcmp(name, "m"))
+        return -1;
+    *v = nm[name[0] == 'm'];
+    return 0;
+}
+
+/* The value of x at n (and m), the same from PolyLib and from x's form. */
 static double at(fixture *f, sa_formula x, double n, double m)
 {
-    double vals[8] = {0}, v;
+    double vals[8] = {0}, v, w, nm[2] = {n, m};
     char known[8] = {0};
     vals[f->n] = n;
     vals[f->m] = m;
     known[f->n] = known[f->m] = 1;
     const char *missing;
     assert_int_equal(sa_formula_eval(&f->t, x, vals, known, &v, &missing), 0);
+    json_t *form = sa_formula_form(f->a, &f->t, x);
+    assert_int_equal(sa_form_eval(form, by_name, nm, &w, &missing), 0);
+    json_decref(form);
+    assert_true(w == v);
     return v;
 }
 

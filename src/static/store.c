@@ -1,0 +1,87 @@
+/* store.c — the static model as the database keeps it (`augur static
+ * --db`, docs/database.md "Static models"): per function and loop its
+ * formulas as text and as forms (form.h), the unknowns they use, and the
+ * program's unknowns and warnings, tied to the binary by its build-id. */
+#include "static/store.h"
+#include "static/form.h"
+#include "util/json_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A JSON value as compact text in the arena. */
+static char *dump(sa_arena *a, json_t *v)
+{
+    char *s = json_dumps(v, JSON_COMPACT);
+    json_decref(v);
+    char *c = sa_strdup(a, s ? s : "null");
+    free(s);
+    return c;
+}
+
+/* The scope's formulas (iterations first for a loop), as text into
+ * *formulas and as forms into *forms; the names they use into *unknowns. */
+static void put_formulas(db_static_scope *out, const sa_program *p, const sa_scope_formulas *s, int loop,
+                         const sa_formula *program)
+{
+    json_t *text = json_object(), *forms = json_object(), *names = json_array();
+    int *syms = NULL;
+    size_t n = 0;
+    for (int k = -2; k <= OP_N; k++) {
+        if (k < 0 && !loop)
+            continue;
+        if (k == -2 && !program)
+            continue;
+        sa_formula x = k == -2 ? *program : k == -1 ? s->iterations : k == OP_N ? s->statements : s->ops[k];
+        const char *name = k == -2 ? "program_iterations" : k == -1 ? "iterations" : k == OP_N ? "statements"
+                                                                                              : sa_op_names[k];
+        json_object_set_new(text, name, json_string_lossy(sa_formula_str(p->arena, &p->syms, x, SA_TEXT)));
+        json_object_set_new(forms, name, sa_formula_form(p->arena, &p->syms, x));
+        if (k != -2)
+            sa_formula_symbols(p->arena, x, &syms, &n);
+    }
+    for (size_t k = 0; k < n; k++)
+        json_array_append_new(names, json_string_lossy(p->syms.v[syms[k]].name));
+    out->formulas = dump(p->arena, text);
+    out->forms = dump(p->arena, forms);
+    out->unknowns = dump(p->arena, names);
+}
+
+static json_t *unknowns_json(const sa_program *p)
+{
+    json_t *u = json_array();
+    for (size_t i = 0; i < p->nunknowns; i++)
+        json_array_append_new(u, json_pack("{s:o,s:o,s:i,s:o}", "name", json_string_lossy(p->unknowns[i].name),
+                                           "file", json_string_lossy(p->unknowns[i].file), "line",
+                                           p->unknowns[i].line, "reason", json_string_lossy(p->unknowns[i].reason)));
+    return u;
+}
+
+void sa_store_model(const sa_program *p, const sa_results *r, db_static_model *m)
+{
+    sa_arena *a = p->arena;
+    int has_main = sa_total_function(p) >= 0;
+    m->unknowns = dump(a, unknowns_json(p));
+    m->warnings = dump(a, json_string_array(p->warnings, p->nwarnings));
+    m->nscopes = 0;
+    for (size_t i = 0; i < p->nfuncs; i++)
+        m->nscopes += 1 + p->funcs[i].nloops;
+    m->scopes = sa_alloc(a, (m->nscopes + 1) * sizeof *m->scopes);
+    size_t at = 0;
+    for (size_t i = 0; i < p->nfuncs; i++) {
+        const sa_func *f = &p->funcs[i];
+        db_static_scope *s = &m->scopes[at++];
+        *s = (db_static_scope){.kind = "function", .function = (char *)f->name, .file = (char *)f->file,
+                               .first_line = f->line, .last_line = f->end_line, .parent = -1};
+        put_formulas(s, p, &r->funcs[i], 0, NULL);
+        size_t base = at;
+        for (size_t l = 0; l < f->nloops; l++) {
+            const sa_loop *lp = &f->loops[l];
+            s = &m->scopes[at++];
+            *s = (db_static_scope){.kind = "loop", .function = (char *)f->name, .file = (char *)f->file,
+                                   .first_line = lp->line, .last_line = lp->end_line,
+                                   .parent = lp->parent >= 0 ? (int)(base + (size_t)lp->parent) : -1};
+            put_formulas(s, p, &r->loops[i][l], 1, has_main ? &r->program[i][l] : NULL);
+        }
+    }
+}
