@@ -226,9 +226,11 @@ fi
 
 # Progress on a terminal (script(1) gives one): every AUGUR_PROGRESS_SECONDS
 # a "still simulating" line, with the tool's count of references from its
-# log once it has written one; at the end, where the report went.
+# log once it has written one; at the end, where the report went.  The
+# program runs 4 s of wall time on any host (a fixed amount of work may end
+# before the first tick on a fast one).
 AUGUR_PROGRESS_SECONDS=1 script -qec "$(printf '%q ' "${MEMSPY[@]}" --output "$WORK/p.txt" -- \
-    "$PROGRAMS/memsweep" 65536 64 400)" /dev/null >"$WORK/tty" 2>&1
+    "$PROGRAMS/sweep_for" 4)" /dev/null >"$WORK/tty" 2>&1
 check "progress: a line a second" "$(grep -c '^augur: still simulating ([0-9]* s so far' "$WORK/tty" | awk '{print ($1 >= 1)}')" 1
 check "progress: the tool's reference count relayed" \
     "$(grep -cE '^augur: still simulating \([0-9]+ s so far; [0-9]+ references, [0-9]+ s\)' "$WORK/tty" |
