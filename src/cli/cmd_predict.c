@@ -10,7 +10,6 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "cli/report_mpi.h"
 #include "cli/runs.h"
 #include "machine/machine.h"
 #include "predict/predict.h"
@@ -225,8 +224,6 @@ static int run_predict(db *d, const predict_cli *o, const machine *m, char *err,
     else if (rc == 0) {
         errno = 0;
         rc = prediction_write(&p, m ? &pp : NULL, &o->out, stdout);
-        if (rc == 0 && !o->out.json)
-            report_mpi_predicted(&p, o->out.numbers, stdout);
         if (rc == 0 && fflush(stdout) != 0)
             rc = -1;
         if (rc != 0)

@@ -222,6 +222,23 @@ static size_t choose_caches(const report_options *o, const db_run *run, report_c
     return 0;
 }
 
+/* The report's JSON with an MPI run's ranks as its "mpi" member (null
+ * for other runs), to stdout.  0, or -1 with the message in err when the
+ * database fails (else empty: the caller names the write's failure). */
+static int write_json_with_ranks(db *d, int64_t run_id, const report *rep, size_t top, char *err, size_t errlen)
+{
+    json_t *ranks;
+    if (report_mpi_ranks_json(d, run_id, &ranks, err, errlen) != 0)
+        return -1;
+    json_t *j = report_json(rep, top);
+    if (j && json_object_set_new(j, "mpi", ranks) != 0) {
+        json_decref(j);
+        j = NULL;
+    } else if (!j)
+        json_decref(ranks);
+    return report_json_dump(j, stdout);
+}
+
 /* Build and print the report of the chosen run, from one snapshot of the
  * database (inside db_read_begin/db_read_end). */
 static int print_snapshot(db *d, const report_options *o, char *err, size_t errlen)
@@ -246,8 +263,9 @@ static int print_snapshot(db *d, const report_options *o, char *err, size_t errl
         rc = predict_callgrind_write(d, &rep, NULL, NULL, &run, &h, "report", stdout, err, errlen);
     } else if (rc == 0) {
         errno = 0;
-        rc = o->json ? report_write_json(&rep, o->top, stdout) : report_write_text(&rep, o->top, o->numbers, stdout);
-        if (rc == 0 && !o->json)
+        if (o->json)
+            rc = write_json_with_ranks(d, id, &rep, o->top, err, errlen);
+        else if ((rc = report_write_text(&rep, o->top, o->numbers, stdout)) == 0)
             rc = report_mpi_ranks(d, id, o->numbers, stdout, err, errlen);
         if (rc == 0 && fflush(stdout) != 0)
             rc = -1;

@@ -117,9 +117,22 @@ static int comm_text(const db_comm_site *v, size_t n, num_style numbers, FILE *o
     return rc;
 }
 
+/* The ranks as a JSON array, each with its counts and status. */
+static json_t *ranks_json(const db_mpi_rank *r, size_t nr)
+{
+    json_t *ranks = json_array();
+    for (size_t i = 0; ranks && i < nr; i++)
+        json_array_append_new(ranks, json_pack("{s:I, s:I, s:I, s:I, s:I, s:s, s:s}", "rank", (json_int_t)r[i].rank,
+                                               "instructions", (json_int_t)r[i].instructions, "accesses",
+                                               (json_int_t)r[i].accesses, "bytes_sent", (json_int_t)r[i].sent,
+                                               "bytes_received", (json_int_t)r[i].received, "status", r[i].status,
+                                               "status_detail", r[i].detail));
+    return ranks;
+}
+
 static int comm_json(int64_t run_id, const db_comm_site *v, size_t n, const db_mpi_rank *r, size_t nr, FILE *out)
 {
-    json_t *sites = json_array(), *ranks = json_array();
+    json_t *sites = json_array(), *ranks = ranks_json(r, nr);
     for (size_t i = 0; i < n; i++)
         json_array_append_new(
             sites, json_pack("{s:s, s:s?, s:I, s:o, s:o, s:I, s:I, s:I, s:I}", "function", v[i].function, "file",
@@ -127,17 +140,36 @@ static int comm_json(int64_t run_id, const db_comm_site *v, size_t n, const db_m
                              "peer", v[i].peer >= 0 ? json_integer(v[i].peer) : json_null(), "ranks",
                              (json_int_t)v[i].ranks, "calls", (json_int_t)v[i].calls, "bytes_sent",
                              (json_int_t)v[i].sent, "bytes_received", (json_int_t)v[i].received));
-    for (size_t i = 0; i < nr; i++)
-        json_array_append_new(ranks, json_pack("{s:I, s:I, s:I, s:I, s:I, s:s, s:s}", "rank", (json_int_t)r[i].rank,
-                                               "instructions", (json_int_t)r[i].instructions, "accesses",
-                                               (json_int_t)r[i].accesses, "bytes_sent", (json_int_t)r[i].sent,
-                                               "bytes_received", (json_int_t)r[i].received, "status", r[i].status,
-                                               "status_detail", r[i].detail));
     json_t *doc = json_pack("{s:I, s:I, s:o, s:o}", "run", (json_int_t)run_id, "size",
                             (json_int_t)(nr ? r[0].size : 0), "ranks", ranks, "calls", sites);
     int rc = doc && json_dumpf(doc, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -1;
     json_decref(doc);
     return rc;
+}
+
+int report_mpi_ranks_json(db *d, int64_t run_id, json_t **out, char *err, size_t errlen)
+{
+    db_mpi_rank *v;
+    size_t n;
+    *out = NULL;
+    if (db_mpi_ranks(d, run_id, &v, &n, err, errlen) != 0)
+        return -1;
+    if (n == 0) {
+        *out = json_null();
+        return 0;
+    }
+    uint64_t sum, max;
+    rank_totals(v, n, &sum, &max);
+    double mean = (double)sum / (double)n;
+    *out = json_pack("{s:I, s:I, s:o, s:I, s:I, s:f}", "size", (json_int_t)v[0].size, "stored", (json_int_t)n,
+                     "ranks", ranks_json(v, n), "summed_instructions", (json_int_t)sum, "largest_rank_instructions",
+                     (json_int_t)max, "imbalance", mean > 0 ? (double)max / mean : 1.0);
+    db_mpi_ranks_free(v, n);
+    if (!*out) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
 }
 
 int report_mpi_comm(db *d, int64_t run_id, int json, num_style numbers, FILE *out, char *err, size_t errlen)
@@ -165,54 +197,4 @@ int report_mpi_comm(db *d, int64_t run_id, int json, num_style numbers, FILE *ou
     db_comm_sites_free(v, n);
     db_mpi_ranks_free(r, nr);
     return rc;
-}
-
-/* The value of the set's `total` model of `metric` at p's parameters, as
- * text with its range (predict_count_doubt), as predict shows a count:
- * the digits the range supports, the ends to 3 digits rounded outward,
- * every digit and no range when the range is under a unit wide (an exact
- * model); *v the value; 0 when the set has no such model. */
-static int predicted(const struct prediction *p, const char *metric, num_style numbers, double *v, char *buf,
-                     size_t len)
-{
-    for (size_t i = 0; i < p->nrows; i++) {
-        const db_model_row *row = &p->rows[i];
-        if (strcmp(row->kind, "total") || strcmp(row->metric, metric))
-            continue;
-        *v = model_eval(row->m, p->x);
-        double doubt = predict_count_doubt(row->m, predict_reach(p)), lo = fmax(0, *v * (1 - doubt)),
-               hi = *v * (1 + doubt); /* counts: never below 0 */
-        char a[NUMFMT_LEN], b[NUMFMT_LEN], c[NUMFMT_LEN];
-        numfmt_fixed(numfmt_shown(*v, lo, hi), 0, numbers, a);
-        if (hi - lo < 1)
-            snprintf(buf, len, "%s", a);
-        else
-            snprintf(buf, len, "%s (%s to %s)", a, numfmt_fixed(numfmt_range_end(lo, lo, hi, 0), 0, numbers, b),
-                     numfmt_fixed(numfmt_range_end(hi, lo, hi, 1), 0, numbers, c));
-        return 1;
-    }
-    return 0;
-}
-
-void report_mpi_predicted(const struct prediction *p, num_style numbers, FILE *out)
-{
-    char sent[128], got[128], calls[128], max[128], mean[NUMFMT_LEN];
-    double vs, vg, vc, vm, ranks = 0;
-    if (!predicted(p, "comm_bytes_sent", numbers, &vs, sent, sizeof sent) ||
-        !predicted(p, "comm_bytes_received", numbers, &vg, got, sizeof got) ||
-        !predicted(p, "comm_calls", numbers, &vc, calls, sizeof calls) ||
-        !predicted(p, "rank_max_instructions", numbers, &vm, max, sizeof max))
-        return;
-    for (int k = 0; k < p->set.nparams; k++)
-        if (!strcmp(p->set.params[k], "P"))
-            ranks = p->x[k];
-    fprintf(out, "\nMPI ranks (models of the runs' ranks, summed over them):\n");
-    fprintf(out, "  bytes sent %s, bytes received %s, calls %s\n", sent, got, calls);
-    if (ranks >= 1) {
-        double m = (double)p->rep.total.instructions / ranks;
-        numfmt_fixed(numfmt_round_sig(m, 3), 0, numbers, mean); /* a mean of counts with ranges: 3 digits */
-        fprintf(out, "  instructions: largest rank %s, mean rank %s (the total over P = %g), imbalance %.3g\n", max,
-                mean, ranks, m > 0 ? vm / m : 1.0);
-    } else
-        fprintf(out, "  instructions: largest rank %s (no parameter P: no mean rank)\n", max);
 }

@@ -76,6 +76,10 @@ check "report --comm: total bytes sent T(16N(P-1) + 8P)" "$(awk '/^total:/ {prin
 "$AUGUR" report --db "$DB" --run "$R" --plain-numbers >"$WORK/report.txt"
 check "report: the ranks and their imbalance" \
     "$(grep -c -E '^MPI ranks: 2 of 2 stored|^summed: .* imbalance \(largest / mean\): [0-9.]+$' "$WORK/report.txt")" 2
+"$AUGUR" report --db "$DB" --run "$R" --format json >"$WORK/report.json"
+check "report JSON: the ranks, their sum and imbalance, as the text's" \
+    "$(jq -r '.mpi | "\(.size) \(.stored) \([.ranks[].rank] | join(",")) \(([.ranks[].instructions] | add) == .summed_instructions) \(.imbalance * 1000 | round / 1000)"' "$WORK/report.json")" \
+    "2 2 0,1 true $(sed -nE 's/^summed: .*: ([0-9.]+)$/\1/p' "$WORK/report.txt" | sed -E 's/0+$//; s/\.$//')"
 
 # relax's instructions per rank against Callgrind's, between the same markers
 # (--threshold=100: a waiting rank's polling in MPI_Sendrecv hides relax).
@@ -124,6 +128,10 @@ check "predict N=20 P=8: bytes sent T(16N(P-1) + 8P), exactly" \
     "$(awk '/bytes sent/ {sub(",", "", $3); print $3}' "$WORK/predict.txt")" "$((T * (16 * 20 * 7 + 64)))"
 check "predict N=20 P=8: calls T(3P - 2), exactly" \
     "$(awk '/bytes sent/ {print $NF}' "$WORK/predict.txt")" "$((T * (3 * 8 - 2)))"
+"$AUGUR" predict --db "$DB" --param N=20 --param P=8 --format json >"$WORK/predict.json" 2>/dev/null
+check "predict JSON: bytes sent and calls exact, P, the mean rank as the total over P" \
+    "$(jq -r '.mpi | "\(.bytes_sent.value) \(.bytes_sent.range | join(" ")) \(.calls.value) \(.ranks) \(.mean_rank_instructions * 8 | round)"' "$WORK/predict.json")" \
+    "$((T * (16 * 20 * 7 + 64))) $((T * (16 * 20 * 7 + 64))) $((T * (16 * 20 * 7 + 64))) $((T * (3 * 8 - 2))) 8 $(jq '.total.instructions | round' "$WORK/predict.json")"
 
 # 3. Bad input: a program not linked with MPI under mpirun, another MPI's
 # launcher, the launcher under augur, P given wrong; a rank that crashes.
