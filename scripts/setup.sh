@@ -1,12 +1,14 @@
 #!/bin/bash
 # setup.sh — install what a fresh Debian 12 machine lacks to build and test augur:
-# Debian's packages, and the npm packages of the explore page's browser test
+# Debian's packages (Open MPI's for the MPI wrapper and tests/integration/test_mpi.sh),
+# and the npm packages of the explore page's browser test
 # (tests/explore, from its lockfile; chromium drives the page).
 # Idempotent; run as root (or with sudo available).
 set -euo pipefail
 PACKAGES=(build-essential cmake pkg-config valgrind libsqlite3-dev sqlite3 libjansson-dev
           libelf-dev libdw-dev libzydis-dev libgsl-dev libyaml-dev libhwloc-dev zlib1g-dev libcmocka-dev jq hyperfine time
-          libc6-dbg gfortran chromium libclang-14-dev llvm-14 libpolylib64-dev clang-14 libclang-rt-14-dev)
+          libc6-dbg gfortran chromium libclang-14-dev llvm-14 libpolylib64-dev clang-14 libclang-rt-14-dev
+          libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

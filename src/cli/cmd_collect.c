@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli/collect_builds.h"
+#include "cli/collect_mpi.h"
 #include "cli/commands.h"
 #include "cli/launch.h"
 #include "cli/run_dir.h"
@@ -118,7 +119,9 @@ static void usage(FILE *to)
             "SIGINT, SIGTERM, SIGHUP or SIGQUIT sent to augur is passed on to the program; a second\n"
             "one kills it at once (SIGKILL: nothing stored).\n"
             "augur's own failures exit with 125, a program not found with 127, not executable 126.\n"
-            "Child processes are followed; each writes a profile of its own, stored in the same run.\n\n"
+            "Child processes are followed; each writes a profile of its own, stored in the same run.\n"
+            "An MPI program runs as mpirun -np P augur collect ... -- PROGRAM: one run per launch,\n"
+            "a profile per rank, P a parameter, the MPI calls recorded (docs/user-guide.md, \"MPI programs\").\n\n"
             "example:\n"
             "  augur collect --db mm.db --param N=200 -- ./matmul 200\n"
             "  augur report --db mm.db --cache 32K --cache 1M\n",
@@ -433,7 +436,8 @@ static void warn_unmatched_patterns(const profile *p)
 
 /* Runs the program and stores its run; returns augur's exit status.  The
  * tool marks its profiles with `token`, and only those are read. */
-static int collect(const collect_options *o, const char *tool_dir, const char *out_dir, const char *token)
+static int collect(collect_options *o, const collect_mpi *mpi, const char *tool_dir, const char *out_dir,
+                   const char *token)
 {
     char err[2048], started[32], detail[128];
     iso_now(started, sizeof started);
@@ -462,7 +466,8 @@ static int collect(const collect_options *o, const char *tool_dir, const char *o
         tool_args[nargs++] = o->region_fns.opt[k];
     for (int k = 0; k < o->interval_fns.n; k++)
         tool_args[nargs++] = o->interval_fns.opt[k];
-    launch_request rq = {o->program_argv, out_dir, "augur", tool_args, 1, "collecting", 0, "collector: progress: "};
+    launch_request rq = {o->program_argv, out_dir, "augur", tool_args, 1, "collecting", 0, "collector: progress: ",
+                         mpi->preload[0] ? mpi->preload : NULL};
     launch_result lr;
     if (launch_tool(&rq, tool_dir, &lr, err, sizeof err) != 0)
         return fail(EXIT_AUGUR_FAILED, "%s", err);
@@ -474,6 +479,12 @@ static int collect(const collect_options *o, const char *tool_dir, const char *o
         return nothing_stored(&lr, out_dir, err);
     }
     s->by_callsite = o->by_callsite;
+    s->mpi_launch = mpi->launched ? mpi->launch : NULL;
+    if (collect_mpi_check(mpi, s, &o->params, o->program_argv[0], err, sizeof err) != 0) {
+        process_set_free(s);
+        free(s);
+        return fail(EXIT_AUGUR_FAILED, "%s; nothing was stored", err);
+    }
     warn_unmatched_patterns(s->procs[0]);
     describe_status(&lr, detail, sizeof detail);
     run_outcome outcome = {
@@ -528,11 +539,15 @@ static int check_and_collect(collect_options *o)
         return fail(EXIT_AUGUR_FAILED, "%s", err);
     if (check_database(o->db_path, err, sizeof err) != 0)
         return fail(EXIT_AUGUR_FAILED, "%s", err);
+    collect_mpi mpi;
+    int mrc = collect_mpi_prepare(&mpi, program, tool_dir, &o->params, err, sizeof err);
+    if (mrc != 0)
+        return fail(mrc, "%s", err);
     if (check_build(o->db_path, program, err, sizeof err) != 0)
         return fail(EXIT_AUGUR_FAILED, "%s", err);
     if (make_run_token(token, err, sizeof err) != 0 || make_out_dir(o, out_dir, sizeof out_dir, err, sizeof err) != 0)
         return fail(EXIT_AUGUR_FAILED, "%s", err);
-    int rc = collect(o, tool_dir, out_dir, token);
+    int rc = collect(o, &mpi, tool_dir, out_dir, token);
     run_dir_finish(out_dir, o->keep_dir != NULL);
     if (o->keep_dir)
         fprintf(stderr, "augur: raw profiles kept in %s\n", out_dir);

@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/report_mpi.h"
 #include "cli/structure_store.h"
 #include "db/db.h"
 #include "machine/machine.h"
@@ -38,6 +39,7 @@ typedef struct report_options {
     int show_startup;    /* --show-startup: rank the loader's and C runtime's start-up code too */
     int intervals;       /* --interval: list the run's intervals */
     const char *phase;   /* --phase KEY: the report of that interval run of the run */
+    int comm;            /* --comm: the run's MPI calls per call site and peer */
 } report_options;
 
 static void print_help(FILE *to)
@@ -48,6 +50,7 @@ static void print_help(FILE *to)
             "       augur report --format callgrind [--db FILE] [--run ID] [--cache SIZE[:LINE]]...\n"
             "       augur report --scopes [--threshold PERCENT] [--db FILE] [--run ID] [--format text|json]\n"
             "       augur report --interval [--db FILE] [--run ID]\n"
+            "       augur report --comm [--db FILE] [--run ID] [--format text|json] [--plain-numbers]\n"
             "                    [--plain-numbers]\n"
             "       augur report --machine NAME|FILE [--db FILE] [--run ID] [--format text|json|callgrind]\n"
             "                    [--top N] [--plain-numbers] [--show-startup]\n"
@@ -82,6 +85,8 @@ static void print_help(FILE *to)
             "                       handlers), which the tables leave out by default and sum in one line\n"
             "  --interval           list the run's intervals (augur collect --interval-functions): one run\n"
             "                       each, per interval or per call site that closed them\n"
+            "  --comm               an MPI run's calls per call site and peer (bytes sent and received,\n"
+            "                       calls), summed over its ranks, and the ranks' totals\n"
             "  --phase PHASE        the report of the run's interval run of PHASE (as --interval names\n"
             "                       it: an index, FILE:LINE of the closing call, or end)\n"
             "  --scopes             the scope view instead: per function, inlined function and loop,\n"
@@ -154,6 +159,9 @@ static int parse_option(int opt, const char *arg, void *ctx)
     case 'F':
         o->phase = arg;
         return 0;
+    case 'C':
+        o->comm = 1;
+        return 0;
     default:
         return EXIT_USAGE;
     }
@@ -170,7 +178,7 @@ static int parse_options(int argc, char **argv, report_options *o)
         {"scopes", no_argument, NULL, 's'},      {"threshold", required_argument, NULL, 'p'},
         {"machine", required_argument, NULL, 'm'}, {"plain-numbers", no_argument, NULL, 'P'},
         {"show-startup", no_argument, NULL, 'S'}, {"interval", no_argument, NULL, 'i'},
-        {"phase", required_argument, NULL, 'F'},
+        {"phase", required_argument, NULL, 'F'}, {"comm", no_argument, NULL, 'C'},
         {NULL, 0, NULL, 0},
     };
     *o = (report_options){.db_path = default_db_path(), .top = REPORT_DEFAULT_TOP,
@@ -214,6 +222,23 @@ static size_t choose_caches(const report_options *o, const db_run *run, report_c
     return 0;
 }
 
+/* The report's JSON with an MPI run's ranks as its "mpi" member (null
+ * for other runs), to stdout.  0, or -1 with the message in err when the
+ * database fails (else empty: the caller names the write's failure). */
+static int write_json_with_ranks(db *d, int64_t run_id, const report *rep, size_t top, char *err, size_t errlen)
+{
+    json_t *ranks;
+    if (report_mpi_ranks_json(d, run_id, &ranks, err, errlen) != 0)
+        return -1;
+    json_t *j = report_json(rep, top);
+    if (j && json_object_set_new(j, "mpi", ranks) != 0) {
+        json_decref(j);
+        j = NULL;
+    } else if (!j)
+        json_decref(ranks);
+    return report_json_dump(j, stdout);
+}
+
 /* Build and print the report of the chosen run, from one snapshot of the
  * database (inside db_read_begin/db_read_end). */
 static int print_snapshot(db *d, const report_options *o, char *err, size_t errlen)
@@ -238,10 +263,13 @@ static int print_snapshot(db *d, const report_options *o, char *err, size_t errl
         rc = predict_callgrind_write(d, &rep, NULL, NULL, &run, &h, "report", stdout, err, errlen);
     } else if (rc == 0) {
         errno = 0;
-        rc = o->json ? report_write_json(&rep, o->top, stdout) : report_write_text(&rep, o->top, o->numbers, stdout);
+        if (o->json)
+            rc = write_json_with_ranks(d, id, &rep, o->top, err, errlen);
+        else if ((rc = report_write_text(&rep, o->top, o->numbers, stdout)) == 0)
+            rc = report_mpi_ranks(d, id, o->numbers, stdout, err, errlen);
         if (rc == 0 && fflush(stdout) != 0)
             rc = -1;
-        if (rc != 0)
+        if (rc != 0 && !err[0])
             snprintf(err, errlen, "cannot write the report: %s", errno ? strerror(errno) : "out of memory");
     }
     report_free(&rep);
@@ -455,6 +483,12 @@ static int print_report(db *d, report_options *o, char *err, size_t errlen)
         return print_intervals(d, o, err, errlen);
     if (o->phase && choose_phase(d, o, err, errlen) != 0)
         return -1;
+    if (o->comm) {
+        int64_t id = o->run_id;
+        if (!id && db_newest_run(d, &id, err, errlen) != 0)
+            return -1;
+        return report_mpi_comm(d, id, o->json, o->numbers, stdout, err, errlen);
+    }
     if (o->machine)
         return print_machine(d, o, err, errlen);
     if (o->scopes)
@@ -476,7 +510,7 @@ int cmd_report(int argc, char **argv)
     }
     if (rc != 0)
         return rc;
-    char err[1024];
+    char err[1024] = "";
     db *d;
     if (db_open(o.db_path, 0, &d, err, sizeof err) == 0) {
         rc = print_report(d, &o, err, sizeof err);

@@ -148,6 +148,21 @@ static int omp_passive_wait(void)
     return !getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT") && !getenv("KMP_BLOCKTIME");
 }
 
+/* Put `lib` first in LD_PRELOAD, before what the user preloads.  Valgrind
+ * passes LD_PRELOAD on to the program, adding its own libraries before it
+ * (docs/collector.md, "MPI calls"). */
+static void set_preload(const char *lib)
+{
+    const char *old = getenv("LD_PRELOAD");
+    char *v = NULL;
+    if (old && *old ? asprintf(&v, "%s:%s", lib, old) < 0 : !(v = strdup(lib))) {
+        fprintf(stderr, "augur: out of memory starting valgrind\n");
+        _exit(125);
+    }
+    setenv("LD_PRELOAD", v, 1);
+    free(v);
+}
+
 static void exec_valgrind(const launch_request *rq, const char *tool_dir)
 {
     valgrind_opts v;
@@ -159,6 +174,8 @@ static void exec_valgrind(const launch_request *rq, const char *tool_dir)
     setenv("VALGRIND_LIB", tool_dir, 1);
     if (omp_passive_wait())
         setenv("OMP_WAIT_POLICY", "passive", 1);
+    if (rq->preload)
+        set_preload(rq->preload);
     execvp("valgrind", argv);
     fprintf(stderr, "augur: cannot run valgrind: %s (apt-get install valgrind)\n", strerror(errno));
     _exit(125);
@@ -203,6 +220,11 @@ int launch_print_command(FILE *out, const launch_request *rq, const char *tool_d
     warn_bad_progress_seconds();
     if (omp_passive_wait())
         fputs("OMP_WAIT_POLICY=passive ", out);
+    if (rq->preload) {
+        fputs("LD_PRELOAD=", out);
+        report_shell_word(rq->preload, out);
+        fputc(' ', out);
+    }
     fputs("VALGRIND_LIB=", out);
     report_shell_word(tool_dir, out);
     for (char **w = argv; *w; w++) {

@@ -28,6 +28,8 @@ typedef struct launch_request {
                                     its unit: the latest of every log (process),
                                     summed, is shown with the periodic "still
                                     running" line */
+    const char *preload;   /* NULL, or a library for the program's LD_PRELOAD (before
+                              any the user set): augur's MPI wrapper */
 } launch_request;
 
 typedef struct launch_result {

@@ -291,9 +291,14 @@ static void print_summary(const char *db_path, int64_t run_id, const process_set
                           const char *detail)
 {
     uint64_t instrs = s->execs, accesses = s->reads + s->writes; /* each < 2^63: no overflow */
+    char rank[64] = "";
+    for (size_t i = 0; i < s->n && !rank[0]; i++)
+        if (s->procs[i]->mpi.has_mpi) /* the run is the launch's; what is stored here is one rank */
+            snprintf(rank, sizeof rank, "MPI rank %llu of %llu, ", (unsigned long long)s->procs[i]->mpi.rank,
+                     (unsigned long long)s->procs[i]->mpi.size);
     fprintf(stderr,
-            "augur: run %lld stored in %s (%s%s%s): %zu process%s, %llu instructions, %llu memory accesses\n",
-            (long long)run_id, db_path, status, *detail ? ": " : "", detail, s->n, s->n == 1 ? "" : "es",
+            "augur: %srun %lld stored in %s (%s%s%s): %zu process%s, %llu instructions, %llu memory accesses\n",
+            rank, (long long)run_id, db_path, status, *detail ? ": " : "", detail, s->n, s->n == 1 ? "" : "es",
             (unsigned long long)instrs, (unsigned long long)accesses);
     fputs("augur: see it with: augur report --db ", stderr);
     report_shell_word(db_path, stderr); /* a path with spaces or quotes still pastes into a shell */
@@ -327,6 +332,7 @@ int store_run(const char *db_path, char **argv, const run_params *params, const 
         .intervals = s->intervals,
         .nintervals = s->nintervals,
         .by_callsite = s->by_callsite,
+        .mpi_launch = s->mpi_launch,
     };
     if (s->nintervals) /* each process's in the order of their index, as db_import_run wants them */
         qsort(s->intervals, s->nintervals, sizeof *s->intervals, by_process_then_index);

@@ -36,6 +36,7 @@ typedef struct process_set {
     size_t nintervals, cap_intervals;
     profile **intervals;
     int by_callsite; /* they are per call site (--interval-by callsite) */
+    const char *mpi_launch; /* an MPI rank's: its launch (run_info.mpi_launch), else NULL */
 } process_set;
 
 /* Read and verify one profile file and append it: an interval's (it has

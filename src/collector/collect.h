@@ -16,6 +16,7 @@
  *   collect_intervals.c   intervals: counts per stretch of the run between
  *                         calls of interval functions, kept per interval
  *                         or per closing call site
+ *   collect_comm.c        MPI calls, as augur's MPI wrapper reports them
  *
  * How instruction counts stay cheap: each superblock gets an array of 64-bit
  * counters, bumped by inline IR (no helper call): ctr[0] on entry and
@@ -232,6 +233,13 @@ typedef struct Collector {
     XArray *phases;          /* of struct Phase *: per call site (by_callsite) */
     ULong instructions_taken; /* executions folded out of the counters so far */
 
+    /* MPI (collect_comm.c): the rank and rank count MPI_Init reported,
+     * and the calls' records (struct CommRec), by key and in first-call order */
+    Bool mpi_init;
+    Long mpi_rank, mpi_size;
+    VgHashTable *comm_recs;
+    XArray *comm_order;
+
     rd_allocator alloc;
 } Collector;
 
@@ -303,6 +311,12 @@ typedef struct IntervalInfo {
 /* Write augur.<pid>[.<token>].prof, or with `interval`
  * augur.<pid>[.<token>].i<index>.prof, of rows[0..n) (sorted here). */
 void collect_write_profile(ProfileRow *rows, UInt n, const IntervalInfo *interval);
+
+/* collect_comm.c: the MPI wrapper's client requests (True when args[0]
+ * is one), and the profile's `mpi` line and `comm` lines */
+Bool collect_comm_request(ThreadId tid, UWord *args, UWord *ret);
+void collect_write_mpi(profile_writer *w);
+void collect_write_comm(profile_writer *w);
 
 /* collect_progress.c: progress lines in the Valgrind log (read by `augur
  * collect`); the clock is read every PROGRESS_BLOCKS dispatched blocks. */

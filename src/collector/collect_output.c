@@ -95,6 +95,7 @@ static void write_header(profile_writer *w)
         pw_u64(w, RD_SAMPLE_MODULUS);
         pw_eol(w);
     }
+    collect_write_mpi(w);
     write_regions(w);
     vgn_write(&c->names, w);
 }
@@ -245,6 +246,8 @@ static void write_body(profile_writer *w, void *ctx)
         b->rows[i].rec->in_profile = False;
     if (b->interval)
         write_interval(w, b->interval);
+    else
+        collect_write_comm(w);
     if (collector.exited) {
         pw_key(w, "exit");
         pw_u64(w, (ULong)(UInt)collector.exit_code & 0xff);

@@ -64,6 +64,8 @@ static InstrRec *request_site(ThreadId tid)
 
 Bool collect_client_request(ThreadId tid, UWord *args, UWord *ret)
 {
+    if (collect_comm_request(tid, args, ret))
+        return True;
     switch (vgr_request(args[0])) {
     case VGR_START:
         set_instrumenting(True);

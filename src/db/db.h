@@ -22,7 +22,7 @@
 #include "rd/rd.h"
 
 /* Version of the schema this augur writes (meta.schema_version). */
-#define DB_SCHEMA_VERSION 14
+#define DB_SCHEMA_VERSION 15
 
 /* Return value of lookups that found nothing. */
 #define DB_NOT_FOUND 1
@@ -74,6 +74,12 @@ typedef struct run_info {
     profile *const *intervals;
     size_t nintervals;
     int by_callsite;
+    /* An MPI rank's share of a run (docs/database.md, "MPI runs"): the
+     * launcher's name of the job (ranks of one launch give the same), or
+     * NULL.  With it, the process that called MPI_Init (profile.mpi) is
+     * the rank, and the run is the one other ranks of the launch stored,
+     * made by the first to store. */
+    const char *mpi_launch;
 } run_info;
 
 /* Import one run with the profiles of all its processes (procs[0] is the
@@ -174,6 +180,36 @@ typedef struct db_interval {
  * (db_intervals_free); none for a run without intervals. */
 int db_run_intervals(db *d, int64_t run_id, db_interval **out, size_t *n, char *err, size_t errlen);
 void db_intervals_free(db_interval *v, size_t n);
+
+/* One rank of an MPI run (docs/database.md, "MPI runs"): how it ended,
+ * its process's counts, and the bytes its MPI calls moved. */
+typedef struct db_mpi_rank {
+    int64_t rank, size;
+    char *status, *detail;
+    uint64_t instructions, accesses, sent, received, calls;
+} db_mpi_rank;
+
+/* The ranks stored of run `run_id` (of its parent, for an interval run,
+ * with the interval's counts), by rank, into a new array
+ * (db_mpi_ranks_free); none for a run that is no MPI run. */
+int db_mpi_ranks(db *d, int64_t run_id, db_mpi_rank **out, size_t *n, char *err, size_t errlen);
+void db_mpi_ranks_free(db_mpi_rank *v, size_t n);
+
+/* A call site's MPI calls with one peer, summed over the ranks. */
+typedef struct db_comm_site {
+    char *function;  /* the MPI function */
+    char *file;      /* the call's file, NULL when unknown */
+    int64_t line;    /* 0 when unknown */
+    char *stack;     /* JSON array of the callers' names, innermost first */
+    int64_t peer;    /* rank in MPI_COMM_WORLD, -1: none */
+    uint64_t ranks;  /* ranks that made such calls */
+    uint64_t calls, sent, received;
+} db_comm_site;
+
+/* The MPI calls of run `run_id` per call site and peer, the most bytes
+ * first, into a new array (db_comm_sites_free). */
+int db_comm_sites(db *d, int64_t run_id, db_comm_site **out, size_t *n, char *err, size_t errlen);
+void db_comm_sites_free(db_comm_site *v, size_t n);
 
 /* The id of the newest run (the one imported last); DB_NOT_FOUND when the
  * database has no run yet. */

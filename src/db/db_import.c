@@ -39,6 +39,8 @@ enum stmt_id {
     ST_RUN_PHASE,
     ST_PROCESS_REGIONS,
     ST_INTERVAL,
+    ST_COMM,
+    ST_PHASE_FIND,
     NSTMTS
 };
 
@@ -69,6 +71,10 @@ static const char *const stmt_sql[NSTMTS] = {
     [ST_PROCESS_REGIONS] = "UPDATE processes SET regions = ? WHERE id = ?",
     [ST_INTERVAL] = "INSERT INTO intervals (process_id, first, count, closed_by, module_id, addr, function_id, "
                     "file_id, line) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    [ST_COMM] = "INSERT INTO comm (process_id, function_id, peer, communicator, interval, calls, bytes_sent, "
+                "bytes_received, file_id, line, stack) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    /* an MPI run's phase that another rank stored */
+    [ST_PHASE_FIND] = "SELECT id FROM runs WHERE parent_id = ? AND phase = ?",
 };
 
 /* The bulk of a run goes through multi-row inserts. */
@@ -97,6 +103,9 @@ typedef struct importer {
     sqlite3_stmt *st[NSTMTS];
     db_batch batch[NBATCHES];
     int64_t last_instr_id;
+    int64_t last_process_id; /* of the last import_process */
+    int position_base;       /* the run's position of this import's first process (an MPI rank's: after
+                                the ranks stored before it) */
     char *err;
     size_t errlen;
 } importer;
@@ -179,6 +188,15 @@ static int check_run(const db *d, const run_info *ri, profile *const *procs, siz
                      same_block_sizes(procs[0], procs[i]) ? "sampling rates (sample-rd)" : "block sizes");
             return -1;
         }
+    size_t ranks = 0;
+    for (size_t i = 0; i < nprocs; i++)
+        ranks += procs[i]->mpi.has_mpi != 0;
+    if (ranks > 1) {
+        snprintf(err, errlen, "%s: the profiles are of %zu MPI ranks: a run holds one rank's processes per import "
+                 "(collect the launch under mpirun, each rank's augur collect storing its own; or import each "
+                 "rank's profiles by themselves)", d->path, ranks);
+        return -1;
+    }
     return check_params(d, ri, err, errlen);
 }
 
@@ -487,11 +505,55 @@ static int insert_interval(importer *im, const prof_interval *iv, int64_t proces
     return step(im, ST_INTERVAL);
 }
 
+/* A signed comm field: NULL for -1 (none). */
+static void bind_or_null(sqlite3_stmt *s, int col, int64_t v)
+{
+    if (v < 0)
+        sqlite3_bind_null(s, col);
+    else
+        sqlite3_bind_int64(s, col, v);
+}
+
+/* The process's MPI calls (its comm lines). */
+static int insert_comms(importer *im, const profile *p, int64_t process_id, const id_maps *maps)
+{
+    sqlite3_stmt *s = im->st[ST_COMM];
+    for (size_t i = 0; i < p->ncomms; i++) {
+        const prof_comm *c = &p->comms[i];
+        char *names[PROFILE_MAX_COMM_DEPTH];
+        for (uint32_t k = 0; k < c->depth; k++)
+            names[k] = p->fns[c->frames[k]];
+        char *stack = db_json_strings(names, c->depth);
+        if (!stack) {
+            snprintf(im->err, im->errlen, "%s: cannot %s: out of memory", im->d->path, DOING);
+            return -1;
+        }
+        sqlite3_bind_int64(s, 1, process_id);
+        sqlite3_bind_int64(s, 2, mapped(maps->fn, c->fn));
+        bind_or_null(s, 3, c->peer);
+        bind_or_null(s, 4, c->comm);
+        bind_or_null(s, 5, c->interval);
+        db_bind_u64(s, 6, c->calls);
+        db_bind_u64(s, 7, c->sent);
+        db_bind_u64(s, 8, c->received);
+        db_bind_id(s, 9, mapped(maps->file, c->file));
+        sqlite3_bind_int64(s, 10, c->line);
+        db_bind_text(s, 11, stack);
+        int rc = step(im, ST_COMM);
+        free(stack);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int import_process(importer *im, const profile *p, const char *cwd, int64_t run_id, int position)
 {
     int64_t process_id;
-    if (insert_process(im, p, run_id, position, &process_id) != 0 || set_regions(im, &p->regions, process_id) != 0)
+    if (insert_process(im, p, run_id, im->position_base + position, &process_id) != 0 ||
+        set_regions(im, &p->regions, process_id) != 0)
         return -1;
+    im->last_process_id = process_id;
     /* One allocation for the three maps (+1: never malloc(0)). */
     size_t n = (size_t)p->nmodules + (size_t)p->nfns + (size_t)p->nfiles + 1;
     int64_t *ids = malloc(n * sizeof *ids);
@@ -512,6 +574,8 @@ static int import_process(importer *im, const profile *p, const char *cwd, int64
         rc = insert_instr(im, &p->instrs[i], process_id, &maps);
     if (rc == 0 && p->interval.is_interval)
         rc = insert_interval(im, &p->interval, process_id, &maps);
+    if (rc == 0)
+        rc = insert_comms(im, p, process_id, &maps);
     free(ids);
     return rc;
 }
@@ -550,6 +614,36 @@ static int position_of(profile *const *procs, size_t nprocs, int64_t pid)
     return -1;
 }
 
+/* The phase `key` of run `parent` an earlier rank of an MPI run stored:
+ * *found 1 and its id in *run_id, or *found 0. */
+static int find_phase(importer *im, int64_t parent, const char *key, int64_t *run_id, int *found)
+{
+    sqlite3_stmt *s = im->st[ST_PHASE_FIND];
+    sqlite3_bind_int64(s, 1, parent);
+    db_bind_text(s, 2, key);
+    int rc = sqlite3_step(s);
+    *found = rc == SQLITE_ROW;
+    if (*found)
+        *run_id = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_fail(im->d, DOING, im->err, im->errlen);
+}
+
+/* A new run for phase `key` of run `parent`, with ri's parameters and
+ * the block sizes of profile p. */
+static int insert_phase(importer *im, const run_info *ri, const char *command, int64_t parent, const char *key,
+                        const profile *p, int64_t *run_id)
+{
+    if (insert_run(im, ri, command, p, run_id) != 0)
+        return -1;
+    sqlite3_bind_int64(im->st[ST_RUN_PHASE], 1, parent);
+    db_bind_text(im->st[ST_RUN_PHASE], 2, key);
+    sqlite3_bind_int64(im->st[ST_RUN_PHASE], 3, *run_id);
+    if (step(im, ST_RUN_PHASE) != 0 || insert_params(im, ri, *run_id) != 0)
+        return -1;
+    return insert_block_sizes(im, p, *run_id);
+}
+
 /* One run per phase of ri->intervals, child of run `parent`, in the order
  * the phases first appear: its processes are those that had the phase,
  * at their positions in the parent run. */
@@ -568,16 +662,10 @@ static int import_phases(importer *im, const run_info *ri, const char *command, 
         if (done[i])
             continue;
         int64_t run_id;
-        rc = insert_run(im, ri, command, ri->intervals[i], &run_id);
-        sqlite3_bind_int64(im->st[ST_RUN_PHASE], 1, parent);
-        db_bind_text(im->st[ST_RUN_PHASE], 2, keys[i]);
-        sqlite3_bind_int64(im->st[ST_RUN_PHASE], 3, run_id);
-        if (rc == 0)
-            rc = step(im, ST_RUN_PHASE);
-        if (rc == 0)
-            rc = insert_params(im, ri, run_id);
-        if (rc == 0)
-            rc = insert_block_sizes(im, ri->intervals[i], run_id);
+        int found;
+        rc = find_phase(im, parent, keys[i], &run_id, &found);
+        if (rc == 0 && !found)
+            rc = insert_phase(im, ri, command, parent, keys[i], ri->intervals[i], &run_id);
         for (size_t j = i; rc == 0 && j < n; j++) {
             if (done[j] || strcmp(keys[i], keys[j]) != 0)
                 continue;
@@ -597,19 +685,51 @@ static int import_phases(importer *im, const run_info *ri, const char *command, 
     return rc;
 }
 
+/* The process that called MPI_Init (the rank), or NULL. */
+static const profile *mpi_rank_of(profile *const *procs, size_t nprocs)
+{
+    for (size_t i = 0; i < nprocs; i++)
+        if (procs[i]->mpi.has_mpi)
+            return procs[i];
+    return NULL;
+}
+
+/* The run an MPI rank joins: the one its launch's first rank made
+ * (checked, and *made 0), else none yet (*made 1: the caller makes it). */
+static int mpi_run(importer *im, const run_info *ri, const profile *rank, int64_t *run_id, int *made)
+{
+    *made = 1;
+    if (!ri->mpi_launch || db_mpi_find_run(im->d, ri->mpi_launch, run_id, im->err, im->errlen) != 0)
+        return ri->mpi_launch ? -1 : 0;
+    if (!*run_id)
+        return 0;
+    *made = 0;
+    return db_mpi_join_run(im->d, *run_id, ri, rank, &im->position_base, im->err, im->errlen);
+}
+
 /* Insert every row of the run; the caller owns the transaction. */
 static int import_rows(importer *im, const run_info *ri, const char *command, profile *const *procs, size_t nprocs,
                        int64_t *run_id)
 {
-    if (read_last_instr_id(im) != 0 || insert_run(im, ri, command, nprocs > 0 ? procs[0] : NULL, run_id) != 0 ||
-        insert_params(im, ri, *run_id) != 0)
+    const profile *rank = mpi_rank_of(procs, nprocs);
+    int made = 1;
+    *run_id = 0;
+    if (read_last_instr_id(im) != 0 || (rank && mpi_run(im, ri, rank, run_id, &made) != 0))
         return -1;
-    if (nprocs > 0 && insert_block_sizes(im, procs[0], *run_id) != 0)
+    if (made && (insert_run(im, ri, command, nprocs > 0 ? procs[0] : NULL, run_id) != 0 || insert_params(im, ri, *run_id) != 0 ||
+                 (nprocs > 0 && insert_block_sizes(im, procs[0], *run_id) != 0) ||
+                 (rank && db_mpi_add_run(im->d, *run_id, ri->mpi_launch, rank->mpi.size, im->err, im->errlen) != 0)))
         return -1;
-    for (size_t i = 0; i < nprocs; i++)
+    int64_t rank_process = 0;
+    for (size_t i = 0; i < nprocs; i++) {
         if (import_process(im, procs[i], ri->cwd, *run_id, (int)i) != 0)
             return -1;
+        if (procs[i] == rank)
+            rank_process = im->last_process_id;
+    }
     if (import_phases(im, ri, command, procs, nprocs, *run_id) != 0)
+        return -1;
+    if (rank && db_mpi_add_rank(im->d, *run_id, rank->mpi.rank, rank_process, ri, im->err, im->errlen) != 0)
         return -1;
     for (int b = 0; b < NBATCHES; b++)
         if (db_batch_flush(im->d, &im->batch[b], DOING, im->err, im->errlen) != 0)

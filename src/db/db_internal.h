@@ -73,6 +73,26 @@ int db_query_rows(db *d, const char *sql, int64_t p1, int64_t p2, db_row_array *
  * stored before schema version 5); *id is 0 when it cannot be identified. */
 int db_run_program_id(db *d, int64_t run_id, int64_t *id, char *err, size_t errlen);
 
+/* ---- MPI runs (db_mpi_import.c), inside db_import_run's transaction ------ */
+
+/* The run an earlier rank of MPI launch `launch` stored; *run_id 0 when none. */
+int db_mpi_find_run(db *d, const char *launch, int64_t *run_id, char *err, size_t errlen);
+
+/* Record run_id as the run of `launch` (NULL: a process started without a
+ * launcher) with `size` ranks. */
+int db_mpi_add_run(db *d, int64_t run_id, const char *launch, uint64_t size, char *err, size_t errlen);
+
+/* Check that rank process `rank` can join run_id (the same rank count,
+ * parameters and block sizes, its rank not stored yet); *position gets
+ * the position of its first process in the run. */
+int db_mpi_join_run(db *d, int64_t run_id, const run_info *ri, const profile *rank, int *position, char *err,
+                    size_t errlen);
+
+/* Record the rank (its process, and how it ended: ri's status) and settle
+ * the run's status, detail and exit code over the ranks stored so far. */
+int db_mpi_add_rank(db *d, int64_t run_id, uint64_t rank, int64_t process_id, const run_info *ri, char *err,
+                    size_t errlen);
+
 /* ---- multi-row inserts (db_batch.c) ---------------------------------------
  * Inserting many rows one statement each costs SQLite more in statement
  * overhead than in storage; a batch inserts DB_BATCH_ROWS rows per

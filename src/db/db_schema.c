@@ -281,6 +281,40 @@ static const char intervals_schema_sql[] =
     ");\n"
     "CREATE INDEX IF NOT EXISTS runs_by_parent ON runs(parent_id);\n";
 
+/* Version 15: MPI runs (docs/database.md, "MPI runs"): one row per run
+ * of an MPI launch, one per rank stored, and the ranks' MPI calls.
+ * IF NOT EXISTS: created by the upgrade of any older version. */
+static const char mpi_schema_sql[] =
+    "CREATE TABLE IF NOT EXISTS mpi_runs (\n"
+    "  run_id  INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,\n"
+    "  launch  TEXT UNIQUE,\n"
+    "  size    INTEGER NOT NULL CHECK (size >= 1)\n"
+    ");\n"
+    "CREATE TABLE IF NOT EXISTS mpi_ranks (\n"
+    "  run_id        INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
+    "  rank          INTEGER NOT NULL,\n"
+    "  process_id    INTEGER NOT NULL REFERENCES processes(id) ON DELETE CASCADE,\n"
+    "  status        TEXT NOT NULL CHECK (status IN ('complete', 'partial')),\n"
+    "  status_detail TEXT NOT NULL,\n"
+    "  exit_code     INTEGER NOT NULL,\n"
+    "  PRIMARY KEY (run_id, rank)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE TABLE IF NOT EXISTS comm (\n"
+    "  id             INTEGER PRIMARY KEY,\n"
+    "  process_id     INTEGER NOT NULL REFERENCES processes(id) ON DELETE CASCADE,\n"
+    "  function_id    INTEGER NOT NULL REFERENCES functions(id),\n"
+    "  peer           INTEGER,\n"
+    "  communicator   INTEGER,\n"
+    "  interval       INTEGER,\n"
+    "  calls          INTEGER NOT NULL,\n"
+    "  bytes_sent     INTEGER NOT NULL,\n"
+    "  bytes_received INTEGER NOT NULL,\n"
+    "  file_id        INTEGER REFERENCES files(id),\n"
+    "  line           INTEGER,\n"
+    "  stack          TEXT NOT NULL\n"
+    ");\n"
+    "CREATE INDEX IF NOT EXISTS comm_by_process ON comm(process_id);\n";
+
 /* Version 3: model sets fitted by `augur model` (docs/database.md,
  * "Models"); older databases gain these tables when opened for writing. */
 static const char model_schema_sql[] =
@@ -488,6 +522,7 @@ static int create_schema(db *d, char *err, size_t errlen)
         db_exec(d, call_schema_sql, "create the schema", err, errlen) != 0 ||
         db_exec(d, stride_schema_sql, "create the schema", err, errlen) != 0 ||
         db_exec(d, intervals_schema_sql, "create the schema", err, errlen) != 0 ||
+        db_exec(d, mpi_schema_sql, "create the schema", err, errlen) != 0 ||
         db_exec(d, static_schema_sql, "create the schema", err, errlen) != 0)
         return -1;
     return set_version(d, err, errlen);
@@ -672,6 +707,8 @@ static int initialise(db *d, int64_t *version, char *err, size_t errlen)
         rc = add_sample_column(d, err, errlen);
     if (rc == 0 && *version >= 1 && *version < 14) /* version 14 added the static models */
         rc = db_exec(d, static_schema_sql, "upgrade the schema", err, errlen);
+    if (rc == 0 && *version >= 1 && *version < 15) /* version 15 added MPI runs */
+        rc = db_exec(d, mpi_schema_sql, "upgrade the schema", err, errlen);
     if (rc == 0 && *version >= 1 && *version < DB_SCHEMA_VERSION)
         rc = set_version(d, err, errlen);
     if (rc == 0 && *version < DB_SCHEMA_VERSION)

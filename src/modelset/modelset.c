@@ -90,6 +90,8 @@ static int fit_everything(ms_fitter *f, modelset_summary *out)
         rc = ms_fit_scopes(f);
     if (rc == 0)
         rc = ms_fit_groups(f, &out->groups);
+    if (rc == 0)
+        rc = ms_fit_comm(f);
     return rc;
 }
 

@@ -276,6 +276,11 @@ void ms_failures_free(ms_failure *failures, size_t n);
 /* Count models (modelset_counts.c). */
 int ms_fit_counts(ms_fitter *f);
 int ms_fit_scopes(ms_fitter *f);
+/* MPI runs (modelset_comm.c): the bytes sent and received and the calls of
+ * the ranks' MPI calls, summed over the ranks, and the largest rank's
+ * instructions, as `total` models (MS_COMM_METRICS); nothing unless every
+ * run is an MPI run. */
+int ms_fit_comm(ms_fitter *f);
 
 /* ---- static terms (modelset_static.c) -------------------------------------- */
 

@@ -162,6 +162,17 @@ json_t *predict_scopes_json(const prediction *p);
 int predict_write_static_text(const prediction *p, FILE *out);
 json_t *predict_static_json(const prediction *p);
 
+/* An MPI program's models (predict_mpi.c: bytes sent and received and
+ * calls summed over the ranks, the largest rank's instructions, each with
+ * its range; with the parameter P the mean rank's instructions, the
+ * predicted total over P, and the imbalance, largest / mean) as text
+ * after the prediction, nothing when the set has none; as JSON
+ * {"bytes_sent": {"value": V, "range": [LO, HI]}, "bytes_received",
+ * "calls", "largest_rank_instructions" alike, "ranks",
+ * "mean_rank_instructions", "imbalance"}, null when the set has none. */
+int predict_write_mpi_text(const prediction *p, num_style numbers, FILE *out);
+json_t *predict_mpi_json(const prediction *p);
+
 /* `augur model --show`: the newest model set's formulas and errors (of
  * the whole runs, naming the phases that have sets; with `phase`, that
  * phase's set, naming it), for the total, the functions and the program's scopes, each with its points

@@ -264,7 +264,8 @@ json_t *prediction_json(const prediction *p, const predict_perf *pp, size_t top)
 {
     json_t *j = report_json(&p->rep, top), *scopes = predict_scopes_json(p);
     int rc = j && scopes && json_object_set_new(j, "scopes", scopes) == 0 && predict_errors_json(p, j) == 0 &&
-                     json_object_set_new(j, "static", predict_static_json(p)) == 0
+                     json_object_set_new(j, "static", predict_static_json(p)) == 0 &&
+                     json_object_set_new(j, "mpi", predict_mpi_json(p)) == 0
                  ? 0
                  : -1;
     if (!j)
@@ -284,7 +285,7 @@ int prediction_write(const prediction *p, const predict_perf *pp, const predict_
         return report_write_text(&p->rep, o->top, o->numbers, out) != 0 ||
                        predict_write_errors_text(p, o, out) != 0 || predict_write_scopes_text(p, o, out) != 0 ||
                        predict_write_static_text(p, out) != 0 ||
-                       (pp && predict_perf_write_text(p, pp, o, out) != 0)
+                       (pp && predict_perf_write_text(p, pp, o, out) != 0) || predict_write_mpi_text(p, o->numbers, out) != 0
                    ? -1
                    : 0;
     json_t *j = prediction_json(p, pp, o->top);

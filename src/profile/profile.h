@@ -88,6 +88,29 @@ typedef struct prof_interval {
     uint32_t line;           /* 0: unknown */
 } prof_interval;
 
+/* An MPI rank (the `mpi` line, version 6): has_mpi 0 when the process
+ * never returned from MPI_Init through augur's wrapper. */
+typedef struct prof_mpi {
+    int has_mpi;
+    uint64_t rank, size; /* rank < size */
+} prof_mpi;
+
+#define PROFILE_MAX_COMM_DEPTH 64
+
+/* The MPI calls alike in function, peer, communicator, interval and call
+ * stack (a `comm` line, version 6). */
+typedef struct prof_comm {
+    int32_t fn;                /* the MPI function: an id of profile.fns */
+    int64_t peer;              /* the peer's rank in MPI_COMM_WORLD, -1: none */
+    int64_t comm;              /* 0 MPI_COMM_WORLD, 1 MPI_COMM_SELF, 2... others, -1 unknown */
+    int64_t interval;          /* the interval the calls closed, -1: none */
+    uint64_t calls, sent, received; /* received and sent bytes, summed */
+    int32_t file;              /* the call's file (-1 unknown) and line (0) */
+    uint32_t line;
+    uint32_t depth;            /* the callers, innermost first: ids of profile.fns */
+    int32_t *frames;
+} prof_comm;
+
 typedef struct profile {
     char *tool;      /* "augur-collect 0.1.0" */
     int64_t pid, ppid;
@@ -117,6 +140,9 @@ typedef struct profile {
     int exit_code;
     prof_regions regions;
     prof_interval interval;
+    prof_mpi mpi;
+    size_t ncomms;
+    prof_comm *comms;
 } profile;
 
 /* Read and fully validate the profile at `path` into *out.  Returns 0 on

@@ -26,8 +26,8 @@
 #define TRUNCATED_HINT "the process may have been killed before its profile was finished"
 
 /* Sections of the file, in order (the rank of a keyword). */
-enum rank { R_MAGIC, R_TOOL, R_PID, R_PPID, R_EXE, R_ARG, R_BLOCK, R_THREADS, R_SAMPLE, R_REGIONS, R_REGION_FN,
-             R_BODY, R_INTERVAL, R_EXIT };
+enum rank { R_MAGIC, R_TOOL, R_PID, R_PPID, R_EXE, R_ARG, R_BLOCK, R_THREADS, R_SAMPLE, R_MPI, R_REGIONS,
+             R_REGION_FN, R_BODY, R_COMM, R_INTERVAL, R_EXIT };
 
 /* What the last line attached to the current instruction was; an
  * instruction's lines come in the order ins, br, ind..., call..., hist...,
@@ -38,7 +38,7 @@ typedef struct reader {
     rawtext t;       /* the file, its error buffer and the line being parsed */
     profile *p;
     size_t cap_instrs, cap_modules, cap_fns, cap_files, cap_args, cap_targets, cap_calls, cap_region_fns,
-        cap_interval_fns;
+        cap_interval_fns, cap_comms;
     rawtext_order order; /* the keyword table and the lines seen so far */
     prof_instr *cur; /* the last ins, NULL before the first */
     size_t cur_lineno;
@@ -477,6 +477,8 @@ static int parse_interval(reader *r, char **f)
     profile *p = r->p;
     prof_interval *iv = &p->interval;
     uint64_t line;
+    if (r->p->ncomms)
+        return fail(r, "'interval' line after 'comm' lines: an interval's profile has no MPI calls (%s)", r->t.redo);
     if (since(r, "interval", "intervals", 4) != 0 || finish_instr(r) != 0 ||
         rawtext_u64(&r->t, f[1], "INDEX", &iv->index) != 0 || rawtext_u64(&r->t, f[2], "COUNT", &iv->count) != 0 ||
         rawtext_id(&r->t, f[4], "module", p->nmodules, 1, &iv->module) != 0 ||
@@ -491,6 +493,69 @@ static int parse_interval(reader *r, char **f)
     snprintf(iv->closed_by, sizeof iv->closed_by, "%s", f[3]);
     iv->line = (uint32_t)line;
     iv->is_interval = 1;
+    return 0;
+}
+
+/* ---- MPI (version 6) ----------------------------------------------------- */
+
+/* mpi RANK SIZE */
+static int parse_mpi(reader *r, char **f)
+{
+    prof_mpi *m = &r->p->mpi;
+    if (since(r, "mpi", "MPI ranks", 6) != 0 || rawtext_u64(&r->t, f[1], "RANK", &m->rank) != 0 ||
+        rawtext_bounded(&r->t, f[2], "SIZE", INT32_MAX, &m->size) != 0)
+        return -1;
+    if (m->rank >= m->size)
+        return fail(r, "mpi RANK %llu is not below SIZE %llu: the profile is damaged (%s)",
+                    (unsigned long long)m->rank, (unsigned long long)m->size, r->t.redo);
+    m->has_mpi = 1;
+    return 0;
+}
+
+/* A signed field of a comm line: -1 or more. */
+static int comm_signed(reader *r, const char *f, const char *what, int64_t *out)
+{
+    if (rawtext_i64(&r->t, f, what, out) != 0)
+        return -1;
+    return *out < -1 ? fail(r, "comm %s %lld: -1 (none) or a number from 0", what, (long long)*out) : 0;
+}
+
+/* comm FN PEER COMM INTERVAL CALLS SENT RECEIVED FILE LINE DEPTH FRAME*DEPTH */
+static int parse_comm(reader *r, char **f, int nf)
+{
+    profile *p = r->p;
+    uint64_t line, depth;
+    if (since(r, "comm", "MPI calls", 6) != 0 || finish_instr(r) != 0)
+        return -1;
+    if (nf < 11)
+        return fail(r, "'comm' line with %d fields; expected at least 10 after the keyword", nf - 1);
+    prof_comm *a = array_grow(p->comms, p->ncomms, &r->cap_comms, sizeof *a);
+    if (!a)
+        return out_of_memory(r);
+    p->comms = a;
+    prof_comm *c = &a[p->ncomms];
+    memset(c, 0, sizeof *c);
+    if (rawtext_id(&r->t, f[1], "fn", p->nfns, 0, &c->fn) != 0 || comm_signed(r, f[2], "PEER", &c->peer) != 0 ||
+        comm_signed(r, f[3], "COMM", &c->comm) != 0 || comm_signed(r, f[4], "INTERVAL", &c->interval) != 0 ||
+        rawtext_u64(&r->t, f[5], "CALLS", &c->calls) != 0 || rawtext_u64(&r->t, f[6], "SENT", &c->sent) != 0 ||
+        rawtext_u64(&r->t, f[7], "RECEIVED", &c->received) != 0 ||
+        rawtext_id(&r->t, f[8], "file", p->nfiles, 1, &c->file) != 0 ||
+        rawtext_bounded(&r->t, f[9], "line", UINT32_MAX, &line) != 0 ||
+        rawtext_bounded(&r->t, f[10], "DEPTH", PROFILE_MAX_COMM_DEPTH, &depth) != 0)
+        return -1;
+    if (c->calls == 0)
+        return fail(r, "comm CALLS 0: a line sums at least one call (%s)", r->t.redo);
+    if ((uint64_t)nf != 11 + depth)
+        return fail(r, "comm DEPTH %llu, but %d callers follow it", (unsigned long long)depth, nf - 11);
+    c->line = (uint32_t)line;
+    c->frames = malloc((depth + 1) * sizeof *c->frames);
+    if (!c->frames)
+        return out_of_memory(r);
+    p->ncomms++; /* owns frames from here */
+    for (uint64_t k = 0; k < depth; k++)
+        if (rawtext_id(&r->t, f[11 + k], "fn", p->nfns, 0, &c->frames[k]) != 0)
+            return -1;
+    c->depth = (uint32_t)depth;
     return 0;
 }
 
@@ -522,6 +587,7 @@ static const keyword keywords[] = {
     {{"block-size", R_BLOCK, 0, 0, 1}, parse_block_size, NULL},
     {{"threads", R_THREADS, 1, 1, 1}, parse_threads, NULL},
     {{"sample-rd", R_SAMPLE, 1, 0, 2}, parse_sample_rd, NULL},
+    {{"mpi", R_MPI, 1, 0, 2}, parse_mpi, NULL},
     {{"regions", R_REGIONS, 1, 0, 5}, parse_regions, NULL},
     {{"region-fn", R_REGION_FN, 0, 0, 2}, parse_region_fn, NULL},
     {{"interval-fn", R_REGION_FN, 0, 0, 2}, parse_interval_fn, NULL},
@@ -534,6 +600,7 @@ static const keyword keywords[] = {
     {{"call", R_BODY, 0, 0, 3}, parse_call, NULL},
     {{"hist", R_BODY, 0, 0, -1}, NULL, parse_hist},
     {{"stride", R_BODY, 0, 0, 3}, parse_stride, NULL},
+    {{"comm", R_COMM, 0, 0, -1}, NULL, parse_comm},
     {{"interval", R_INTERVAL, 1, 0, 8}, parse_interval, NULL},
     {{"exit", R_EXIT, 1, 0, 1}, parse_exit, NULL},
 };
@@ -708,5 +775,8 @@ void profile_free(profile *p)
         free(p->regions.interval_fns[i].glob);
     free(p->regions.region_fns);
     free(p->regions.interval_fns);
+    for (size_t i = 0; i < p->ncomms; i++)
+        free(p->comms[i].frames);
+    free(p->comms);
     memset(p, 0, sizeof *p);
 }

@@ -15,8 +15,8 @@
 /* The format version the collector writes, and the oldest one readers
  * still take (version 1 has no `call` lines, versions 1 and 2 no `stride`
  * lines, versions 1 to 3 no regions or intervals, versions 1 to 4 no
- * `sample-rd` line). */
-#define PROFILE_VERSION 5
+ * `sample-rd` line, versions before 6 no MPI lines). */
+#define PROFILE_VERSION 6
 #define PROFILE_OLDEST_VERSION 1
 
 /* Receives formatted bytes; returns 0 on success, nonzero on a write error

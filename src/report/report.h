@@ -230,7 +230,10 @@ json_t *report_json(const report *r, size_t top);
  * caches (its "caches"); NULL when memory runs out. */
 json_t *report_run_json(const db_run *run);
 json_t *report_caches_array_json(const report_cache *caches, size_t n);
-int report_write_json(const report *r, size_t top, FILE *out);
+/* j written to out as the report writers write JSON (indented, reals to
+ * 12 digits, a newline after), then released; -1 when j is NULL (out of
+ * memory) or writing fails. */
+int report_json_dump(json_t *j, FILE *out);
 
 
 /* ---- scope trees (scope_tree.c, structure_print.c, report_scopes.c) ------ */

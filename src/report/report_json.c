@@ -243,9 +243,8 @@ json_t *report_json(const report *r, size_t top)
     return NULL;
 }
 
-int report_write_json(const report *r, size_t top, FILE *out)
+int report_json_dump(json_t *j, FILE *out)
 {
-    json_t *j = report_json(r, top);
     if (!j)
         return -1;
     int rc = json_dumpf(j, out, JSON_INDENT(2) | JSON_REAL_PRECISION(12));

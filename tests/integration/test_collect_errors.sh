@@ -92,4 +92,14 @@ sqlite3 "$WORK/schema.db" 'drop table branch_targets'
 expect_error "table dropped" 125 "schema.db is damaged: its schema lacks branch_targets.instruction_id" \
     --db "$WORK/schema.db" -- /bin/touch "$WORK/ran"
 check "table dropped: program not run" "$(ls "$WORK/ran" 2>/dev/null | wc -l)" 0
+# Programs the loader cannot list (static, a script) are collected, not
+# refused: the MPI check (collect_mpi.c) asks ld.so --list for an MPI
+# library, which fails on them (it refused both with exit 125).
+printf 'void _start(void){__asm__ volatile("mov $60,%%eax; mov $7,%%edi; syscall");}\n' >"$WORK/static.c"
+gcc -O1 -static -nostdlib -fno-pie -no-pie -o "$WORK/static" "$WORK/static.c"
+"$AUGUR" collect --db "$WORK/static.db" -- "$WORK/static" >/dev/null 2>&1
+check "a static program: collected, its exit status passed on" "$?" 7
+printf '#!/bin/sh\nexit 5\n' >"$WORK/script.sh" && chmod +x "$WORK/script.sh"
+"$AUGUR" collect --db "$WORK/script.db" -- "$WORK/script.sh" >/dev/null 2>&1
+check "a script: collected, its exit status passed on" "$?" 5
 finish

@@ -143,6 +143,8 @@ check "text: misses columns of the functions table all whole numbers" \
 "$AUGUR" report --db "$DB" --run 1 > "$WORK/run1.txt"
 "$AUGUR" report --db "$DB" --run 1 --plain-numbers > "$WORK/run1-plain.txt"
 INS=$(jq .total.instructions "$WORK/run1.json")
+check "report and predict JSON of a program without MPI: mpi null" \
+    "$(jq '.mpi' "$WORK/run1.json") $(jq '.mpi' "$WORK/top.json")" "null null"
 check "report: more than 1000 instructions, so that they are grouped" "$([ "$INS" -ge 1000 ] && echo yes)" yes
 check "report: the total grouped" "$(awk '$1 == "instructions" && NF == 2 { print $2; exit }' "$WORK/run1.txt")" \
     "$(grouped "$INS")"

@@ -550,6 +550,114 @@ static void test_concurrent_imports(void **state)
     }
 }
 
+/* ---- MPI runs --------------------------------------------------------------- */
+
+/* Rank `rank` of `size` (main_body as a version-6 profile with an mpi
+ * line and a comm line), read into *p. */
+static void read_rank(const fixture *f, int rank, int size, profile *p)
+{
+    const char *threads = strstr(main_body, "threads 1\n"), *exit_at = strstr(main_body, "exit 0\n");
+    char *body, name[64];
+    assert_true(asprintf(&body, "augur-profile 6\n%.*sthreads 1\nmpi %d %d\n%.*scomm 1 %d 0 -1 2 16 16 0 12 1 0\n%s",
+                         (int)(threads - main_body - 16), main_body + 16, rank, size,
+                         (int)(exit_at - threads - 10), threads + 10, (rank + 1) % size, exit_at) > 0);
+    snprintf(name, sizeof name, "augur.%d.prof", 200 + rank);
+    fixture_read(f->dir, name, body, p);
+    p->pid = 200 + rank;
+    free(body);
+}
+
+/* Import rank `rank` of launch `launch` with status and detail; 0 or -1,
+ * the message in err. */
+static int import_rank(const fixture *f, const char *launch, profile *p, const char *status, const char *detail,
+                       int exit_code, char *err, size_t errlen)
+{
+    db *d;
+    int64_t id;
+    run_info ri = sample_run;
+    ri.mpi_launch = launch, ri.status = status, ri.status_detail = detail, ri.exit_code = exit_code;
+    if (db_open(f->db_path, 1, &d, err, errlen) != 0)
+        return -1;
+    int rc = db_import_run(d, &ri, &p, 1, &id, err, errlen);
+    db_close(d);
+    return rc;
+}
+
+/* Three ranks of one launch storing at once land in one run, complete once
+ * all are there; a rank stored twice and a rank with other parameters are
+ * refused; a rank that died leaves the run partial, named. */
+static void test_mpi_ranks(void **state)
+{
+    fixture *f = *state;
+    profile ranks[3];
+    for (int r = 0; r < 3; r++)
+        read_rank(f, r, 3, &ranks[r]);
+    int go[2];
+    assert_int_equal(pipe(go), 0);
+    pid_t kids[3];
+    for (int r = 0; r < 3; r++) {
+        kids[r] = fork();
+        assert_true(kids[r] >= 0);
+        if (kids[r] == 0) {
+            char c, err[1024];
+            if (read(go[0], &c, 1) != 1 || import_rank(f, "L1", &ranks[r], "complete", "", 0, err, sizeof err)) {
+                fprintf(stderr, "rank %d: %s\n", r, err);
+                _exit(1);
+            }
+            _exit(0);
+        }
+    }
+    assert_int_equal(write(go[1], "ggg", 3), 3);
+    for (int r = 0; r < 3; r++) {
+        int status;
+        assert_int_equal(waitpid(kids[r], &status, 0), kids[r]);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    close(go[0]);
+    close(go[1]);
+    sqlite3 *s = sql_open(f->db_path);
+    assert_sql_text(s, "SELECT group_concat(id || ':' || status || ':' || status_detail) FROM runs", "1:complete:");
+    /* positions in the order the ranks stored, whichever that was */
+    assert_sql_text(s, "SELECT group_concat(position) FROM (SELECT p.position FROM mpi_ranks k JOIN processes p "
+                       "ON p.id = k.process_id WHERE p.run_id = 1 ORDER BY p.position)", "0,1,2");
+    assert_sql_text(s, "SELECT group_concat(peer || ':' || bytes_sent || ':' || stack, ' ') FROM (SELECT c.peer, "
+                       "c.bytes_sent, c.stack FROM comm c JOIN mpi_ranks k ON k.process_id = c.process_id "
+                       "ORDER BY k.rank)", "1:16:[\"main\"] 2:16:[\"main\"] 0:16:[\"main\"]");
+    sqlite3_close(s);
+
+    char err[1024];
+    assert_int_equal(import_rank(f, "L1", &ranks[1], "complete", "", 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, "rank 1 of this MPI launch is stored already, in run 1"));
+    run_info other = sample_run;
+    char *values[] = {"200", "2.5"};
+    other.param_values = values, other.mpi_launch = "L2";
+    db *d;
+    int64_t id;
+    assert_int_equal(import_rank(f, "L2", &ranks[0], "complete", "", 0, err, sizeof err), 0);
+    assert_int_equal(db_open(f->db_path, 1, &d, err, sizeof err), 0);
+    profile *one = &ranks[1];
+    assert_int_equal(db_import_run(d, &other, &one, 1, &id, err, sizeof err), -1);
+    db_close(d);
+    assert_non_null(strstr(err, "has no parameter N=200: give every rank the same --param options"));
+
+    assert_int_equal(import_rank(f, "L3", &ranks[0], "complete", "", 0, err, sizeof err), 0);
+    s = sql_open(f->db_path);
+    assert_sql_text(s, "SELECT status || ':' || status_detail FROM runs r JOIN mpi_runs m ON m.run_id = r.id "
+                       "WHERE m.launch = 'L3'", "partial:ranks stored: 1 of 3");
+    sqlite3_close(s);
+    assert_int_equal(import_rank(f, "L3", &ranks[1], "partial", "killed by signal 11 (SIGSEGV)", 139, err,
+                                 sizeof err), 0);
+    assert_int_equal(import_rank(f, "L3", &ranks[2], "partial", "killed by signal 15 (SIGTERM)", 143, err,
+                                 sizeof err), 0);
+    s = sql_open(f->db_path);
+    assert_sql_text(s, "SELECT status || ':' || exit_code || ':' || status_detail FROM runs r JOIN mpi_runs m "
+                       "ON m.run_id = r.id WHERE m.launch = 'L3'",
+                    "partial:139:rank 1: killed by signal 11 (SIGSEGV); rank 2: killed by signal 15 (SIGTERM)");
+    sqlite3_close(s);
+    for (int r = 0; r < 3; r++)
+        profile_free(&ranks[r]);
+}
+
 /* ---- refusals ------------------------------------------------------------ */
 
 static void expect_open_error(const char *path, int create, const char *want)
@@ -768,6 +876,14 @@ static void test_foreign_files(void **state)
     s = upgraded(f->db_path, s);
     assert_int_equal(sql_int(s, "SELECT count(*) FROM static_models"), 0);
     assert_int_equal(sql_int(s, "SELECT count(*) FROM static_scopes"), 0);
+    /* a version-14 database gains the MPI tables, empty: its runs are no
+     * MPI launches */
+    sql_exec(s, "UPDATE meta SET value = '14' WHERE key = 'schema_version';"
+                "DROP TABLE mpi_runs; DROP TABLE mpi_ranks; DROP INDEX comm_by_process; DROP TABLE comm;");
+    s = upgraded(f->db_path, s);
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM mpi_runs") + sql_int(s, "SELECT count(*) FROM mpi_ranks") +
+                         sql_int(s, "SELECT count(*) FROM comm"),
+                     0);
     sqlite3_close(s);
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     assert_int_equal(db_model_set_newest(d, NULL, &set, err, sizeof err), 0);
@@ -915,6 +1031,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_huge_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damaged_counts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_imports, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mpi_ranks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unwritable_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_database, setup, teardown),
         cmocka_unit_test_setup_teardown(test_foreign_files, setup, teardown),

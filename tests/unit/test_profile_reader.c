@@ -366,6 +366,22 @@ static void write_with_regions(const char *path, int version, const char *head, 
     free(body);
 }
 
+/* A profile of format `version` with lines `head` before the body and
+ * `tail` after it (write_with_regions), and the error it must give. */
+typedef struct bad_lines {
+    int version;
+    const char *head, *tail, *error;
+} bad_lines;
+
+/* Each of bad[0..n) written to path is refused with its error. */
+static void expect_bad_lines(const char *path, const bad_lines *bad, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        write_with_regions(path, bad[i].version, bad[i].head, bad[i].tail);
+        expect_error(path, bad[i].error);
+    }
+}
+
 /* An interval's profile of a run with markers, a region function and an
  * interval function, its stride line beside them, read field by field. */
 static void test_regions_lines(void **state)
@@ -413,10 +429,7 @@ static void test_regions_lines(void **state)
     assert_false(p.interval.is_interval);
     profile_free(&p);
 
-    static const struct {
-        int version;
-        const char *head, *tail, *error;
-    } bad[] = {
+    static const bad_lines bad[] = {
         {3, "regions 1 0 0 0 1\n", "", "line 13: 'regions' line in a version-3 profile: regions are recorded from "
                                        "version 4 on"},
         {3, "", "interval 0 1 end -1 0 -1 -1 0\n", "line 31: 'interval' line in a version-3 profile: intervals are "
@@ -428,10 +441,55 @@ static void test_regions_lines(void **state)
         {4, "", "interval 0 1 end -1 0 -1 -1 0\ninterval 1 1 end -1 0 -1 -1 0\n", "line 32: a second 'interval' line"},
         {4, "", "interval 0 1 call 2 1140 0 0 13\n", "line 31: module 2"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        write_with_regions(f->path, bad[i].version, bad[i].head, bad[i].tail);
-        expect_error(f->path, bad[i].error);
-    }
+    expect_bad_lines(f->path, bad, sizeof bad / sizeof *bad);
+}
+
+/* An MPI rank's profile (version 6): its mpi line and comm lines read
+ * field by field, and refused where they cannot be. */
+static void test_mpi_lines(void **state)
+{
+    fixture *f = *state;
+    write_with_regions(f->path, 6, "mpi 1 4\n", "comm 1 2 0 -1 3 240 240 0 27 2 1 0\ncomm 0 -1 0 5 1 8 8 -1 0 0\n");
+    profile p;
+    char err[1024];
+    if (profile_read(f->path, &p, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_true(p.mpi.has_mpi);
+    assert_int_equal(p.mpi.rank, 1);
+    assert_int_equal(p.mpi.size, 4);
+    assert_int_equal(p.ncomms, 2);
+    const prof_comm *c = &p.comms[0];
+    assert_int_equal(c->fn, 1);
+    assert_int_equal(c->peer, 2);
+    assert_int_equal(c->comm, 0);
+    assert_int_equal(c->interval, -1);
+    assert_int_equal(c->calls, 3);
+    assert_int_equal(c->sent, 240);
+    assert_int_equal(c->received, 240);
+    assert_int_equal(c->file, 0);
+    assert_int_equal(c->line, 27);
+    assert_int_equal(c->depth, 2);
+    assert_int_equal(c->frames[0], 1);
+    assert_int_equal(c->frames[1], 0);
+    assert_int_equal(p.comms[1].peer, -1);
+    assert_int_equal(p.comms[1].interval, 5);
+    assert_int_equal(p.comms[1].file, -1);
+    assert_int_equal(p.comms[1].depth, 0);
+    profile_free(&p);
+
+    static const bad_lines bad[] = {
+        {4, "mpi 0 2\n", "", "line 13: 'mpi' line in a version-4 profile: MPI ranks are recorded from version 6 on"},
+        {4, "", "comm 0 1 0 -1 1 8 8 0 1 0\n", "line 31: 'comm' line in a version-4 profile: MPI calls are "
+                                               "recorded from version 6 on"},
+        {6, "mpi 2 2\n", "", "line 13: mpi RANK 2 is not below SIZE 2"},
+        {6, "", "comm 0 1 0 -1 0 8 8 0 1 0\n", "line 31: comm CALLS 0: a line sums at least one call"},
+        {6, "", "comm 0 -2 0 -1 1 8 8 0 1 0\n", "line 31: comm PEER -2: -1 (none) or a number from 0"},
+        {6, "", "comm 0 1 0 -1 1 8 8 0 1 2 0\n", "line 31: comm DEPTH 2, but 1 callers follow it"},
+        {6, "", "comm 0 1 0 -1 1 8 8 0 1 1 7\n", "line 31: fn 7"},
+        {6, "", "comm 0 1 0 -1 1 8 8 0 1 0\ninterval 0 1 end -1 0 -1 -1 0\n",
+         "line 32: 'interval' line after 'comm' lines: an interval's profile has no MPI calls"},
+    };
+    expect_bad_lines(f->path, bad, sizeof bad / sizeof *bad);
 }
 
 /* ---- sampled histograms (version 5) -------------------------------------- */
@@ -532,9 +590,9 @@ static void test_not_a_profile(void **state)
 {
     fixture *f = *state;
     fixture_write(f->path, "hello\n", 6);
-    expect_error(f->path, "line 1: not an augur profile (the first line is not 'augur-profile 5')");
-    fixture_profile(f->path, "augur-profile 6\n");
-    expect_error(f->path, "line 1: profile format version 6 is not supported: this augur reads versions 1 to 5");
+    expect_error(f->path, "line 1: not an augur profile (the first line is not 'augur-profile 6')");
+    fixture_profile(f->path, "augur-profile 7\n");
+    expect_error(f->path, "line 1: profile format version 7 is not supported: this augur reads versions 1 to 6");
 }
 
 /* A NUL byte ended its line early, unseen: "ins ... 0<NUL>junk" read as
@@ -586,6 +644,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_edits_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stride_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_regions_lines, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mpi_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sample_rd_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_flipped_byte, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
