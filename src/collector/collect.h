@@ -113,6 +113,7 @@ typedef struct InstrRec {
     Bool tail_jump; /* a jump that may be a tail call (see collect_on_enter) */
     Addr direct_callee; /* a direct call to a named function: its target; else 0 */
     Bool in_profile;    /* has a row in the profile being written (collect_output.c) */
+    UInt touched_epoch; /* collector.epoch when put on collector.touched */
     /* Counted at run time by helpers, folded into n by collect_take_counts: */
     ULong fast_path_misses; /* unguarded accesses that reached the helper */
     ULong guarded_reads, guarded_writes;
@@ -185,6 +186,12 @@ typedef struct Collector {
 
     /* instruction table and interned names */
     VgHashTable *instrs; /* InstrRec by address */
+    /* The records whose counts changed since the last reset, each once
+     * (those with touched_epoch == epoch): what an interval's close folds,
+     * writes and zeroes, in time proportional to the code it ran rather
+     * than to all code the process ever ran. */
+    XArray *touched; /* of InstrRec * */
+    UInt epoch;
     VgNames names;
 
     SbCounters *sbs; /* every superblock ever instrumented */
@@ -264,8 +271,13 @@ void collect_runtime_init(void);
  * writes, taken, skipped accesses, direct calls) and zero them, so that
  * the next fold takes only what ran since. */
 void collect_take_counts(void);
-/* Zero every record's counts and every counter; the LRU stacks stay. */
+/* Zero every record's counts and every counter; the LRU stacks stay.
+ * Takes time in the records that changed since the last reset. */
 void collect_reset_counts(void);
+/* The records whose counts changed since the last reset, as of the last
+ * fold (collect_take_counts), *n of them; valid until the next fold or
+ * reset. */
+InstrRec **collect_touched(UInt *n);
 /* n more goes to key. */
 void collect_count_key(KeyCounts *k, UWord key, ULong n);
 

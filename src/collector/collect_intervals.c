@@ -115,20 +115,17 @@ static Phase *phase_of(ClosedBy how, InstrRec *site)
 }
 
 /* The records that executed since the last reset, as profile rows; a new
- * array (VG_(free) it) of *n rows. */
+ * array (VG_(free) it) of *n rows: those of the touched records that
+ * executed. */
 static ProfileRow *executed_records(UInt *n)
 {
     UInt all_n;
-    VgHashNode **all = VG_(HT_to_array)(collector.instrs, &all_n);
+    InstrRec **all = collect_touched(&all_n);
     ProfileRow *rows = VG_(malloc)("augur.rows", (all_n ? all_n : 1) * sizeof *rows);
     *n = 0;
-    for (UInt i = 0; i < all_n; i++) {
-        InstrRec *rec = (InstrRec *)all[i];
-        if (rec->n.execs)
-            rows[(*n)++] = (ProfileRow){rec, &rec->n};
-    }
-    if (all)
-        VG_(free)(all);
+    for (UInt i = 0; i < all_n; i++)
+        if (all[i]->n.execs)
+            rows[(*n)++] = (ProfileRow){all[i], &all[i]->n};
     return rows;
 }
 

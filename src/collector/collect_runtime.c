@@ -102,25 +102,64 @@ static void on_thread_create(ThreadId parent, ThreadId child)
     collector.threads_created++;
 }
 
+/* Put rec on collector.touched unless it is there. */
+static void mark_touched(InstrRec *rec)
+{
+    Collector *c = &collector;
+    if (rec->touched_epoch != c->epoch) {
+        rec->touched_epoch = c->epoch;
+        VG_(addToXA)(c->touched, &rec);
+    }
+}
+
+/* Put the records of every superblock that ran since the last fold on
+ * collector.touched: a superblock that ran was entered (ctr[0] > 0), and
+ * only what runs changes a record's counts (the helpers are called from
+ * the superblock of their instruction). */
+static void touch_ran(void)
+{
+    for (SbCounters *sb = collector.sbs; sb; sb = sb->next_sb)
+        if (sb->ctr[0])
+            for (UInt i = 0; i < sb->nitems; i++)
+                mark_touched(sb->items[i].rec);
+}
+
+InstrRec **collect_touched(UInt *n)
+{
+    *n = (UInt)VG_(sizeXA)(collector.touched);
+    return *n ? VG_(indexXA)(collector.touched, 0) : NULL;
+}
+
+/* Zero the counts of rec. */
+static void reset_record(InstrRec *rec)
+{
+    Collector *c = &collector;
+    rec->fast_path_misses = rec->guarded_reads = rec->guarded_writes = 0;
+    rec->n.execs = rec->n.reads = rec->n.writes = rec->n.taken = rec->n.exact_zero = 0;
+    rec->has_last = False;
+    rec->n.vote = (StrideVote){0};
+    for (UInt i = 0; i < rec->n.targets.n; i++)
+        rec->n.targets.e[i].count = 0;
+    for (UInt i = 0; i < rec->n.callees.n; i++)
+        rec->n.callees.e[i].count = 0;
+    for (UInt i = 0; i < c->nblock_sizes; i++)
+        rd_hist_clear(&rec->n.hist[i]);
+}
+
 void collect_reset_counts(void)
 {
     Collector *c = &collector;
+    touch_ran();
     for (SbCounters *sb = c->sbs; sb; sb = sb->next_sb)
-        for (UInt k = 0; k <= sb->nexits; k++)
-            sb->ctr[k] = 0;
-    VG_(HT_ResetIter)(c->instrs);
-    for (InstrRec *rec; (rec = VG_(HT_Next)(c->instrs));) {
-        rec->fast_path_misses = rec->guarded_reads = rec->guarded_writes = 0;
-        rec->n.execs = rec->n.reads = rec->n.writes = rec->n.taken = rec->n.exact_zero = 0;
-        rec->has_last = False;
-        rec->n.vote = (StrideVote){0};
-        for (UInt i = 0; i < rec->n.targets.n; i++)
-            rec->n.targets.e[i].count = 0;
-        for (UInt i = 0; i < rec->n.callees.n; i++)
-            rec->n.callees.e[i].count = 0;
-        for (UInt i = 0; i < c->nblock_sizes; i++)
-            rd_hist_clear(&rec->n.hist[i]);
-    }
+        if (sb->ctr[0])
+            for (UInt k = 0; k <= sb->nexits; k++)
+                sb->ctr[k] = 0;
+    UInt n;
+    InstrRec **recs = collect_touched(&n);
+    for (UInt i = 0; i < n; i++)
+        reset_record(recs[i]);
+    VG_(dropTailXA)(c->touched, n);
+    c->epoch++; /* every record is off the list */
 }
 
 /* The forked child profiles only what it does itself: zero every count but
@@ -143,6 +182,8 @@ void collect_runtime_init(void)
 {
     Collector *c = &collector;
     c->alloc = vg_rd_allocator("augur.rd");
+    c->touched = VG_(newXA)(VG_(malloc), "augur.touched", VG_(free), sizeof(InstrRec *));
+    c->epoch = 1; /* records are made with touched_epoch 0: on no list */
     c->top_block = NO_BLOCK;
     VG_(track_start_client_code)(on_start_client_code);
     VG_(track_pre_thread_ll_create)(on_thread_create);
@@ -277,6 +318,7 @@ VG_REGPARM(3) void collect_on_enter(InstrRec *call, InstrRec *entered, UWord is_
     if (!collector.counting || (call->tail_jump && (!is_entry || call->fn == entered->fn)))
         return;
     collect_count_key(&call->n.callees, (UWord)entered, 1);
+    mark_touched(call); /* its superblock may have run before the last reset */
 }
 
 /* Calls fn(ctx, item, execs, taken) for each count item of sb, in order:
@@ -365,24 +407,22 @@ typedef struct Before {
 void collect_take_counts(void)
 {
     Collector *c = &collector;
+    touch_ran();
     UInt n;
-    VgHashNode **all = VG_(HT_to_array)(c->instrs, &n);
+    InstrRec **recs = collect_touched(&n);
     Before *before = VG_(malloc)("augur.before", (n ? n : 1) * sizeof *before);
-    for (UInt i = 0; i < n; i++) {
-        InstrRec *rec = (InstrRec *)all[i];
-        before[i] = (Before){rec->n.execs, rec->n.reads, rec->n.writes};
-    }
+    for (UInt i = 0; i < n; i++)
+        before[i] = (Before){recs[i]->n.execs, recs[i]->n.reads, recs[i]->n.writes};
     for (SbCounters *sb = c->sbs; sb; sb = sb->next_sb) {
+        if (!sb->ctr[0])
+            continue;
         for_each_item(sb, fold_item, NULL);
         for (UInt k = 0; k <= sb->nexits; k++)
             sb->ctr[k] = 0;
     }
     for (UInt i = 0; i < n; i++) {
-        InstrRec *rec = (InstrRec *)all[i];
-        add_skipped_accesses(rec, before[i].reads, before[i].writes);
-        add_direct_call(rec, rec->n.execs - before[i].execs);
+        add_skipped_accesses(recs[i], before[i].reads, before[i].writes);
+        add_direct_call(recs[i], recs[i]->n.execs - before[i].execs);
     }
     VG_(free)(before);
-    if (all)
-        VG_(free)(all);
 }

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# tools_bench.sh — augur's tools side by side with the Valgrind tools users
+# compare them with (issue 27 item 5; docs/benchmarks.md "Against the
+# Valgrind tools, on 1 and 2 cores").
+#
+# For each workload (bench/workloads/*.c, built -O2 -g -march=x86-64-v2) it
+# runs, REPS times and interleaved so that the machine's noise hits every
+# tool alike, on all cores and again pinned to one (`taskset -c 0`):
+#   none         valgrind --tool=none                   (the floor of any Valgrind tool)
+#   cachegrind   valgrind --tool=cachegrind --cache-sim=yes
+#   callgrind    valgrind --tool=callgrind --cache-sim=yes
+#   collect      augur collect --db <fresh>.db          (run + import)
+#   memspy       augur memspy --machine M               (the full simulation)
+#   memspy0.1    augur memspy --machine M --sample 0.1
+# and then, once per core setting, `augur model` on three collected sizes
+# of the first workload.  It prints the median wall and CPU seconds (user +
+# system of the tool and its children, /usr/bin/time) of each, their ratios
+# to Cachegrind's (collect), Callgrind's (memspy) and none's (memspy0.1),
+# which are the issue's goals, and the ratio of each tool's 1-core wall time
+# to its 2-core one: every one of these tools runs the program's threads one
+# at a time (Valgrind's big lock) and does its analysis in the program's
+# thread, so what more cores give a single-threaded program is what this
+# ratio shows, and 8 cores give no more than 2 (the projection printed).
+#
+# usage: bench/tools_bench.sh [--reps N] [--markdown FILE] [--machine M]
+#                             [--workloads "dense stencil"] [--no-build]
+#   --reps N           runs of each tool per workload and core setting (default 3)
+#   --markdown FILE    also write the tables to FILE
+#   --machine M        memspy's machine (default zen4)
+#   --workloads LIST   which of bench/workloads (default: dense stencil)
+#   --no-build         use what is in $BUILD_DIR
+# Environment: BUILD_DIR (default: build), DENSE_ARGS, STENCIL_ARGS, CHASE_ARGS.
+# Takes about 25 minutes with the defaults here. Run from anywhere.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD_DIR=${BUILD_DIR:-build}
+case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
+REPS=3
+MARKDOWN=
+DO_BUILD=1
+MACHINE=zen4
+WORKLOADS="dense stencil"
+DENSE_ARGS=${DENSE_ARGS:-"300"}         # N: 300 x 300 double matrix multiply, about 10 s under the tools
+STENCIL_ARGS=${STENCIL_ARGS:-"1000 10"} # N ITERS: 1000 x 1000 grid, 10 Jacobi sweeps
+CHASE_ARGS=${CHASE_ARGS:-"200000 2"}    # NODES LAPS
+TOOLS="none cachegrind callgrind collect memspy memspy0.1"
+CFLAGS_BENCH=(-O2 -g -march=x86-64-v2) # never -march=native: Valgrind 3.19 has no AVX-512
+unset VALGRIND_LIB AUGUR_VALGRIND_LIB
+
+die() { echo "tools_bench.sh: $*" >&2; exit 1; }
+say() { echo "tools_bench.sh: $*" >&2; }
+source "$ROOT/bench/bench_lib.sh"
+
+while [ $# -gt 0 ]; do
+    case $1 in
+    --reps) [ $# -ge 2 ] || die "--reps needs a number"; REPS=$2; shift 2 ;;
+    --markdown) [ $# -ge 2 ] || die "--markdown needs a file"; MARKDOWN=$2; shift 2 ;;
+    --machine) [ $# -ge 2 ] || die "--machine needs a name or file"; MACHINE=$2; shift 2 ;;
+    --workloads) [ $# -ge 2 ] || die "--workloads needs a list"; WORKLOADS=$2; shift 2 ;;
+    --no-build) DO_BUILD=0; shift ;;
+    -h | --help) script_usage "$0"; exit 0 ;;
+    *) die "unknown option '$1' (see --help)" ;;
+    esac
+done
+[[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps '$REPS': give a positive number"
+need gcc "apt-get install gcc"
+need valgrind "apt-get install valgrind"
+need taskset "apt-get install util-linux"
+[ -x /usr/bin/time ] || die "/usr/bin/time is missing: apt-get install time"
+for w in $WORKLOADS; do
+    [ -f "$ROOT/bench/workloads/$w.c" ] || die "no workload '$w' (bench/workloads: $(ls "$ROOT/bench/workloads" | sed 's/\.c$//' | tr '\n' ' '))"
+done
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/augur-tools-bench-XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+AUGUR=$(augur_built "$ROOT" "$BUILD_DIR" "$DO_BUILD" "$WORK/build.log")
+"$AUGUR" machine show "$MACHINE" >/dev/null 2>&1 || die "--machine '$MACHINE': augur machine show does not know it"
+
+# args_of WORKLOAD — its arguments (the *_ARGS variables).
+args_of() {
+    case $1 in
+    dense) echo "$DENSE_ARGS" ;;
+    stencil) echo "$STENCIL_ARGS" ;;
+    chase) echo "$CHASE_ARGS" ;;
+    esac
+}
+
+# tool_command TOOL PROGRAM... — the command line of TOOL on PROGRAM.
+tool_command() {
+    local tool=$1
+    shift
+    case $tool in
+    none) echo valgrind --tool=none ;;
+    cachegrind) echo valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null ;;
+    callgrind) echo valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file=/dev/null ;;
+    collect) echo "$AUGUR" collect --db "$WORK/c.$RANDOM$RANDOM.db" -- ;;
+    memspy) echo "$AUGUR" memspy --machine "$MACHINE" --output /dev/null -- ;;
+    memspy0.1) echo "$AUGUR" memspy --machine "$MACHINE" --sample 0.1 --output /dev/null -- ;;
+    esac
+}
+
+# timed CORES TOOL PROGRAM... — one run, pinned to cpu 0 when CORES is 1;
+# prints "wall cpu" seconds.  Dies when the tool fails.
+timed() {
+    local cores=$1 tool=$2 pin=()
+    shift 2
+    [ "$cores" = 1 ] && pin=(taskset -c 0)
+    # shellcheck disable=SC2046 # tool_command's words are the command
+    "${pin[@]}" /usr/bin/time -f "%e %U %S" -o "$WORK/time" $(tool_command "$tool") "$@" \
+        >"$WORK/out" 2>"$WORK/err" || { tail -5 "$WORK/err" >&2; die "$tool on $*: failed"; }
+    rm -f "$WORK"/c.*.db
+    awk '{ printf "%.2f %.2f\n", $1, $2 + $3 }' "$WORK/time"
+}
+
+# ---- runs ---------------------------------------------------------------------
+NPROC=$(nproc)
+CORES_LIST="$NPROC 1"
+[ "$NPROC" -ge 2 ] || CORES_LIST=1
+START=$(date -u '+%Y-%m-%d %H:%M')
+LOAD_BEFORE=$(load_average)
+: >"$WORK/rows" # workload cores tool wall cpu
+for w in $WORKLOADS; do
+    gcc "${CFLAGS_BENCH[@]}" -o "$WORK/$w" "$ROOT/bench/workloads/$w.c" -lm || die "cannot build $w"
+    # shellcheck disable=SC2046
+    for rep in $(seq "$REPS"); do
+        for cores in $CORES_LIST; do
+            for tool in $TOOLS; do
+                say "$w $(args_of "$w"), $cores core(s), $tool, repetition $rep of $REPS"
+                # shellcheck disable=SC2046 # the arguments are words
+                echo "$w $cores $tool $(timed "$cores" "$tool" "$WORK/$w" $(args_of "$w"))" >>"$WORK/rows"
+            done
+        done
+    done
+done
+
+# augur model on three sizes of the first workload's program (dense: N, N+50, N+100).
+first=${WORKLOADS%% *}
+if [ "$first" = dense ]; then
+    for k in 0 50 100; do
+        n=$((DENSE_ARGS + k))
+        "$AUGUR" collect --db "$WORK/model.db" --param N="$n" -- "$WORK/dense" "$n" >/dev/null 2>&1 ||
+            die "collect of dense $n for augur model failed"
+    done
+    for rep in $(seq "$REPS"); do
+        for cores in $CORES_LIST; do
+            pin=()
+            [ "$cores" = 1 ] && pin=(taskset -c 0)
+            say "augur model, $cores core(s), repetition $rep of $REPS"
+            "${pin[@]}" /usr/bin/time -f "%e %U %S" -o "$WORK/time" "$AUGUR" model --db "$WORK/model.db" \
+                >/dev/null 2>"$WORK/err" || { tail -5 "$WORK/err" >&2; die "augur model failed"; }
+            echo "model $cores model $(awk '{ printf "%.2f %.2f\n", $1, $2 + $3 }' "$WORK/time")" >>"$WORK/rows"
+        done
+    done
+fi
+
+# ---- table --------------------------------------------------------------------
+# med W CORES TOOL FIELD — the median of FIELD (4 wall, 5 cpu) of those rows.
+med() { awk -v w="$1" -v c="$2" -v t="$3" -v f="$4" '$1 == w && $2 == c && $3 == t { print $f }' "$WORK/rows" | median; }
+# ratio A B — A / B to 2 significant digits.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2g", a / b; else printf "-" }'; }
+# base_of TOOL — the Valgrind tool the issue's goal compares TOOL with.
+base_of() {
+    case $1 in collect) echo cachegrind ;; memspy) echo callgrind ;; memspy0.1) echo none ;; *) echo cachegrind ;; esac
+}
+{
+    echo "$START UTC; $(cpu_model), $NPROC vCPUs; load average before $LOAD_BEFORE, after $(load_average);"
+    echo "augur at $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown); memspy --machine $MACHINE;"
+    echo "medians of $REPS; CPU = user + system of the tool and its children."
+    echo
+    echo "| workload | cores | tool | wall s | CPU s | wall / goal's base | base | wall 1 core / wall $NPROC cores |"
+    echo "|---|---:|---|---:|---:|---:|---|---:|"
+    for w in $WORKLOADS; do
+        for cores in $CORES_LIST; do
+            for tool in $TOOLS; do
+                wall=$(med "$w" "$cores" "$tool" 4) cpu=$(med "$w" "$cores" "$tool" 5) base=$(base_of "$tool")
+                scaling=$(ratio "$(med "$w" 1 "$tool" 4)" "$(med "$w" "$NPROC" "$tool" 4)")
+                echo "| $w $(args_of "$w") | $cores | $tool | $wall | $cpu | $(ratio "$wall" "$(med "$w" "$cores" "$base" 4)") | $base | $scaling |"
+            done
+        done
+    done
+    if grep -q '^model ' "$WORK/rows"; then
+        for cores in $CORES_LIST; do
+            echo "| augur model, dense at 3 sizes | $cores | model | $(med model "$cores" model 4) | $(med model "$cores" model 5) | - | - | $(ratio "$(med model 1 model 4)" "$(med model "$NPROC" model 4)") |"
+        done
+    fi
+    echo
+    echo "Projection for 8 cores: every tool above analyses in the program's own thread, so a"
+    echo "single-threaded program's wall time on 8 cores is its wall time on $NPROC (the last column"
+    echo "shows what a second core gives); augur model fits groups on every core (issue 27 item 1)."
+} | tee "$WORK/table.md"
+[ -z "$MARKDOWN" ] || cp "$WORK/table.md" "$MARKDOWN"
