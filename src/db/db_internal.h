@@ -26,6 +26,10 @@ int db_exec(db *d, const char *sql, const char *doing, char *err, size_t errlen)
 
 /* Step a statement that returns no row and reset it for the next use. */
 int db_step_done(db *d, sqlite3_stmt *st, const char *doing, char *err, size_t errlen);
+/* db_step_done for a statement used once: finalized after its step, so
+ * that no statement is left open when the database closes (sqlite3_close
+ * refuses to close a connection with one, and leaks it). */
+int db_step_final(db *d, sqlite3_stmt *st, const char *doing, char *err, size_t errlen);
 
 /* 64-bit unsigned values: stored as INTEGER up to INT64_MAX, beyond that as
  * REAL (SQLite has no unsigned integers). */

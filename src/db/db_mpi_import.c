@@ -54,7 +54,7 @@ int db_mpi_add_run(db *d, int64_t run_id, const char *launch, uint64_t size, cha
     else
         sqlite3_bind_null(st, 2);
     sqlite3_bind_int64(st, 3, (int64_t)size);
-    return db_step_done(d, st, DOING, err, errlen);
+    return db_step_final(d, st, DOING, err, errlen);
 }
 
 /* The run's parameters are exactly ri's (as text): the ranks of one
@@ -163,7 +163,7 @@ int db_mpi_add_rank(db *d, int64_t run_id, uint64_t rank, int64_t process_id, co
     db_bind_text(st, 4, ri->status);
     db_bind_text(st, 5, ri->status_detail ? ri->status_detail : "");
     sqlite3_bind_int(st, 6, ri->exit_code);
-    if (db_step_done(d, st, DOING, err, errlen) != 0)
+    if (db_step_final(d, st, DOING, err, errlen) != 0)
         return -1;
     /* The run: partial until every rank is stored, and while any rank is;
      * its detail names the ranks that did not end well and how many are
@@ -185,5 +185,5 @@ int db_mpi_add_rank(db *d, int64_t run_id, uint64_t rank, int64_t process_id, co
         return -1;
     sqlite3_bind_int64(st, 1, run_id);
     db_bind_text(st, 2, ri->finished ? ri->finished : "");
-    return db_step_done(d, st, DOING, err, errlen);
+    return db_step_final(d, st, DOING, err, errlen);
 }

@@ -68,6 +68,13 @@ int db_step_done(db *d, sqlite3_stmt *st, const char *doing, char *err, size_t e
     return 0;
 }
 
+int db_step_final(db *d, sqlite3_stmt *st, const char *doing, char *err, size_t errlen)
+{
+    int rc = db_step_done(d, st, doing, err, errlen);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int db_bind_u64(sqlite3_stmt *st, int col, uint64_t v)
 {
     if (v <= (uint64_t)INT64_MAX)
