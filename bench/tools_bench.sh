@@ -157,6 +157,8 @@ fi
 # ---- table --------------------------------------------------------------------
 # med W CORES TOOL FIELD — the median of FIELD (4 wall, 5 cpu) of those rows.
 med() { awk -v w="$1" -v c="$2" -v t="$3" -v f="$4" '$1 == w && $2 == c && $3 == t { print $f }' "$WORK/rows" | median; }
+# sig3 X — X to 3 significant digits (a median of a few runs on a shared host holds no more).
+sig3() { awk -v x="$1" 'BEGIN { printf "%.3g", x }'; }
 # ratio A B — A / B to 2 significant digits.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2g", a / b; else printf "-" }'; }
 # base_of TOOL — the Valgrind tool the issue's goal compares TOOL with.
@@ -175,13 +177,13 @@ base_of() {
             for tool in $TOOLS; do
                 wall=$(med "$w" "$cores" "$tool" 4) cpu=$(med "$w" "$cores" "$tool" 5) base=$(base_of "$tool")
                 scaling=$(ratio "$(med "$w" 1 "$tool" 4)" "$(med "$w" "$NPROC" "$tool" 4)")
-                echo "| $w $(args_of "$w") | $cores | $tool | $wall | $cpu | $(ratio "$wall" "$(med "$w" "$cores" "$base" 4)") | $base | $scaling |"
+                echo "| $w $(args_of "$w") | $cores | $tool | $(sig3 "$wall") | $(sig3 "$cpu") | $(ratio "$wall" "$(med "$w" "$cores" "$base" 4)") | $base | $scaling |"
             done
         done
     done
     if grep -q '^model ' "$WORK/rows"; then
         for cores in $CORES_LIST; do
-            echo "| augur model, dense at 3 sizes | $cores | model | $(med model "$cores" model 4) | $(med model "$cores" model 5) | - | - | $(ratio "$(med model 1 model 4)" "$(med model "$NPROC" model 4)") |"
+            echo "| augur model, dense at 3 sizes | $cores | model | $(sig3 "$(med model "$cores" model 4)") | $(sig3 "$(med model "$cores" model 5)") | - | - | $(ratio "$(med model 1 model 4)" "$(med model "$NPROC" model 4)") |"
         done
     fi
     echo
