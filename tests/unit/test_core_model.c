@@ -1,5 +1,6 @@
 /* test_core_model.c — unit tests of src/perf/core_model.c and its parts
- * (port_bound.c, recurrence.c): the issue, port and recurrence bounds of
+ * (port_bound.c, recurrence.c), and whether a loop chases pointers
+ * (predict_loop_chases, which the memory model asks): the issue, port and recurrence bounds of
  * loop bodies built by hand on a small machine built in C, every expected
  * number derived in a comment; then one loop of a compiled program
  * (kernels_O2, from tests/programs/structure/kernels.c) analysed for real.
@@ -28,6 +29,7 @@
 
 #include "perf/core_model.h"
 #include "perf/core_parts.h"
+#include "predict/predict_perf_body.h"
 
 /* ---- the machine --------------------------------------------------------- */
 
@@ -365,6 +367,50 @@ static void test_pointer_chase(void **state)
     free(b);
 }
 
+/* Whether a loop chases pointers (predict_loop_chases), so that its
+ * misses cannot overlap: a value loaded in one iteration forms an address
+ * in the next.
+ *   chase:  mov rax, [rax]            the load's address moves with what it
+ *                                     loads (no affine stride): a chase;
+ *   spill:  mov rdi, [rsp + 0xb8]     a register spilled to the stack and
+ *           add rbp, rdi              reloaded every iteration (gfortran's
+ *           movsd xmm0, [rbp+rdi*8]   array strides, snap's sweep): the
+ *                                     reload's address has stride 0 in the
+ *                                     loop, it hits, and its value does not
+ *                                     wait for the last miss: no chase. */
+static int chases(int spill)
+{
+    body *b = body_new();
+    uint32_t ld = ins(b, ST_CLASS_LOAD_STORE, 0), add = ins(b, ST_CLASS_INT_ALU, 64),
+             use = ins(b, ST_CLASS_LOAD_STORE, 0);
+    mem(b, ld, spill ? ST_REG_RSP : RAX, NOREG, ST_MEM_READ);
+    mem(b, use, spill ? ST_REG_RBP : RAX, NOREG, ST_MEM_READ);
+    if (spill) {
+        dep(b, ld, add, RDI, 1); /* rbp += rdi, rdi from the last iteration's reload */
+        dep(b, add, add, ST_REG_RBP, 1);
+        dep(b, add, use, ST_REG_RBP, 0);
+        dep(b, ld, use, RDI, 1); /* and the reload as an index: [rbp + rdi*8] */
+        b->insns[use].mem[0].index = RDI;
+    } else
+        dep(b, ld, ld, RAX, 1);
+    st_addr addrs[2] = {
+        {.insn = ld, .nloops = 1, .loops = {0}, .stride = {spill ? 0 : ST_STRIDE_UNKNOWN}},
+        {.insn = use, .nloops = 1, .loops = {0}, .stride = {ST_STRIDE_UNKNOWN}},
+    };
+    b->df.addrs = addrs;
+    b->df.naddrs = 2;
+    int r = predict_loop_chases(&b->f, &b->df, 0);
+    free(b);
+    return r;
+}
+
+static void test_chase_not_spill(void **state)
+{
+    (void)state;
+    assert_int_equal(chases(0), 1);
+    assert_int_equal(chases(1), 0);
+}
+
 /* ---- recurrences through memory (mem_deps.c) ------------------------------ */
 
 /* a[i] = (a[i-1] + x) * y with a[] kept in memory (the SOR sweep's shape):
@@ -598,6 +644,7 @@ int main(void)
         cmocka_unit_test(test_wide_vectors),      cmocka_unit_test(test_issue_bound),
         cmocka_unit_test(test_stream_kernel),     cmocka_unit_test(test_div_loop),
         cmocka_unit_test(test_two_iteration_cycle), cmocka_unit_test(test_pointer_chase),
+        cmocka_unit_test(test_chase_not_spill),
         cmocka_unit_test(test_weights),           cmocka_unit_test(test_bad_body),
         cmocka_unit_test(test_ports_uneven),      cmocka_unit_test(test_ports_union),
         cmocka_unit_test(test_ports_brute_force), cmocka_unit_test(test_compiled_loop),
