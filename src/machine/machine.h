@@ -95,6 +95,10 @@ typedef struct machine {
     char port_names[MACHINE_MAX_PORTS][MACHINE_NAME_MAX];
     machine_class cls[MACHINE_NCLASSES];
     uint32_t max_outstanding_misses; /* L1 miss buffers (fill buffers) per core */
+    uint32_t reorder_buffer;     /* instructions in flight (reorder-buffer
+                                    entries): the window within which
+                                    independent misses overlap; 0 when not
+                                    described (no window limit) */
     double branch_mispredict_cycles; /* cycles lost per mispredicted branch */
     double store_forward_cycles; /* a value stored, read back by a load of the
                                     same address: cycles from the store's data
