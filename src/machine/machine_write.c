@@ -78,6 +78,10 @@ static void put_core(FILE *out, const machine *m)
     put_number(out, m->branch_mispredict_cycles);
     if (m->reorder_buffer)
         fprintf(out, "\n  reorder_buffer: %u", m->reorder_buffer);
+    if (m->throughput_share > 0 && m->throughput_share < 1) {
+        fputs("\n  throughput_share: ", out);
+        put_number(out, m->throughput_share);
+    }
     fputs("\n  store_forward_cycles: ", out);
     put_number(out, m->store_forward_cycles);
     fputs("\n  ports: ", out);

@@ -214,6 +214,39 @@ static void test_port_bound(void **state)
     free(b);
 }
 
+/* A thread that gets half its core (throughput_share 0.5, a tenant on the
+ * other hardware thread): the six multiplies of test_port_bound take 6
+ * cycles of ports (3 / 0.5) and issue 3.5; a chain of four dependent adds
+ * (fp_add latency 4: 16 cycles a round) keeps its latency. */
+static void test_shared_core(void **state)
+{
+    (void)state;
+    machine m = toy();
+    m.throughput_share = 0.5;
+    body *b = body_new();
+    for (int k = 0; k < 6; k++)
+        ins(b, ST_CLASS_FP_MUL, 64);
+    ins(b, ST_CLASS_BRANCH, 0);
+    perf_core c = run(&m, b);
+    assert_double_equal(c.issue, 3.5, EPS);
+    assert_double_equal(c.resource, 6, EPS);
+    assert_double_equal(c.port_cycles[0], 6, EPS);
+    assert_double_equal(c.cycles, 6, EPS);
+    free(b);
+    b = body_new();
+    uint32_t a[4];
+    for (int k = 0; k < 4; k++)
+        a[k] = ins(b, ST_CLASS_FP_ADD, 64);
+    for (int k = 0; k < 3; k++)
+        dep(b, a[k], a[k + 1], XMM(0), 0);
+    dep(b, a[3], a[0], XMM(0), 1);
+    c = run(&m, b);
+    assert_double_equal(c.recurrence, 16, EPS);
+    assert_double_equal(c.cycles, 16, EPS);
+    assert_int_equal(c.bound, PERF_BOUND_RECURRENCE);
+    free(b);
+}
+
 /* The same six multiplies at 256 bits on a 128-bit datapath: each costs
  * two uops and two port cycles: ports 6 * 2 / 2 = 6, issue (12 + 1) / 4. */
 static void test_wide_vectors(void **state)
@@ -645,6 +678,7 @@ int main(void)
         cmocka_unit_test(test_stream_kernel),     cmocka_unit_test(test_div_loop),
         cmocka_unit_test(test_two_iteration_cycle), cmocka_unit_test(test_pointer_chase),
         cmocka_unit_test(test_chase_not_spill),
+        cmocka_unit_test(test_shared_core),
         cmocka_unit_test(test_weights),           cmocka_unit_test(test_bad_body),
         cmocka_unit_test(test_ports_uneven),      cmocka_unit_test(test_ports_union),
         cmocka_unit_test(test_ports_brute_force), cmocka_unit_test(test_compiled_loop),

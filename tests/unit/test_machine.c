@@ -163,7 +163,8 @@ static void missing_field(void **state)
 /* core.reorder_buffer is optional: zen4 says 320; without the line the
  * description loads with 0 (no window limit on overlapping misses), as
  * descriptions written before it do, and it is written back only when
- * given. */
+ * given.  core.throughput_share is optional too: 1 (the thread has its
+ * core) unless given, written back only below 1, read back as written. */
 static void reorder_buffer_optional(void **state)
 {
     (void)state;
@@ -183,7 +184,21 @@ static void reorder_buffer_optional(void **state)
     assert_int_equal(machine_write(f, &m, NULL), 0);
     fclose(f);
     assert_null(strstr(out, "reorder_buffer"));
+    assert_null(strstr(out, "throughput_share"));
+    assert_true(m.throughput_share == 1);
     free(out);
+    machine_free(&m);
+    char *shared = edited(text, "  reorder_buffer: 320", "  throughput_share: 0.75");
+    fixture_write(path, shared, strlen(shared));
+    if (machine_load(path, &m, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_true(m.throughput_share == 0.75);
+    f = open_memstream(&out, &len);
+    assert_int_equal(machine_write(f, &m, NULL), 0);
+    fclose(f);
+    assert_non_null(strstr(out, "  throughput_share: 0.75\n"));
+    free(out);
+    free(shared);
     machine_free(&m);
     free(path);
     fixture_remove(dir);
@@ -316,6 +331,7 @@ static void limits_of_the_tools(void **state)
         {"page_size: 4KiB", "page_size: 4GiB", "tlbs[0].page_size: 4GiB is out of range: the limit is 1KiB to 1GiB"},
         {"  clock_ghz: 3.55 ", "  clock_ghz: 0 ", "core.clock_ghz: 0 is out of range: the limit is 0.01 to 100"},
         {"  reorder_buffer: 320", "  reorder_buffer: 0", "core.reorder_buffer: 0 is out of range: the limit is 1 to 65536"},
+        {"  reorder_buffer: 320", "  throughput_share: 1.5", "core.throughput_share: 1.5 is out of range: the limit is 0.01 to 1"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         assert_edit_refused(cases[i][0], cases[i][1], cases[i][1], cases[i][2]);
