@@ -64,24 +64,27 @@ static double chains_ns(void)
 #endif
 }
 
-double calibrate_add_throughput(int reps)
+/* Adds per nanosecond of the fastest of `reps` runs of `run` (each of
+ * ADDS_PER_ITER * CHAIN_ITERS adds): other processes only add time; 0 when
+ * run measures nothing (off x86-64). */
+static double fastest_adds_per_ns(double (*run)(void), int reps)
 {
-    double best = chains_ns();
+    double best = run();
     for (int r = 1; r < reps; r++) {
-        double t = chains_ns();
+        double t = run();
         best = t < best ? t : best;
     }
     return best > 0 ? (double)ADDS_PER_ITER * CHAIN_ITERS / best : 0;
 }
 
+double calibrate_add_throughput(int reps)
+{
+    return fastest_adds_per_ns(chains_ns, reps);
+}
+
 double calibrate_clock_ghz(int reps)
 {
-    double best = chain_ns();
-    for (int r = 1; r < reps; r++) {
-        double t = chain_ns();
-        best = t < best ? t : best;
-    }
-    return best > 0 ? (double)ADDS_PER_ITER * CHAIN_ITERS / best : 0;
+    return fastest_adds_per_ns(chain_ns, reps); /* one add a cycle: adds per ns are GHz */
 }
 
 int calibrate_page_fault_pieces(size_t pages, int pieces, double *ns)

@@ -190,17 +190,23 @@ static void test_dependent_chain(void **state)
     free(b);
 }
 
-/* Six independent vmulsd xmm1..6, xmm8, xmm9 and jne (no alu):
- * ports: 6 fp_mul x 1 cycle on {p0,p1} = 3 each; the branch 1 on p5.
- * issue 7 / 4 = 1.75; no recurrence. */
+/* Six independent vmulsd of `width` bits and jne (no alu). */
+static body *six_multiplies(uint16_t width)
+{
+    body *b = body_new();
+    for (int k = 0; k < 6; k++)
+        ins(b, ST_CLASS_FP_MUL, width);
+    ins(b, ST_CLASS_BRANCH, 0);
+    return b;
+}
+
+/* six_multiplies(64): ports: 6 fp_mul x 1 cycle on {p0,p1} = 3 each; the
+ * branch 1 on p5.  issue 7 / 4 = 1.75; no recurrence. */
 static void test_port_bound(void **state)
 {
     (void)state;
     machine m = toy();
-    body *b = body_new();
-    for (int k = 0; k < 6; k++)
-        ins(b, ST_CLASS_FP_MUL, 64);
-    ins(b, ST_CLASS_BRANCH, 0);
+    body *b = six_multiplies(64);
     perf_core c = run(&m, b);
     assert_double_equal(c.issue, 1.75, EPS);
     assert_double_equal(c.resource, 3, EPS);
@@ -223,10 +229,7 @@ static void test_shared_core(void **state)
     (void)state;
     machine m = toy();
     m.throughput_share = 0.5;
-    body *b = body_new();
-    for (int k = 0; k < 6; k++)
-        ins(b, ST_CLASS_FP_MUL, 64);
-    ins(b, ST_CLASS_BRANCH, 0);
+    body *b = six_multiplies(64);
     perf_core c = run(&m, b);
     assert_double_equal(c.issue, 3.5, EPS);
     assert_double_equal(c.resource, 6, EPS);
@@ -254,10 +257,7 @@ static void test_wide_vectors(void **state)
     (void)state;
     machine m = toy();
     m.vector_bits = 128;
-    body *b = body_new();
-    for (int k = 0; k < 6; k++)
-        ins(b, ST_CLASS_FP_MUL, 256);
-    ins(b, ST_CLASS_BRANCH, 0);
+    body *b = six_multiplies(256);
     perf_core c = run(&m, b);
     assert_double_equal(c.uops, 13, EPS);
     assert_double_equal(c.issue, 13.0 / 4, EPS);
