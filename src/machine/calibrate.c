@@ -8,6 +8,10 @@
  * cost are calibrate_probes.c's.  Buffers are 2 MiB aligned and advised to
  * transparent huge pages so TLB misses stay out of the cache latencies.
  *
+ * The share of the core's integer throughput this hardware thread gets
+ * (four independent add chains against the description's int_alu
+ * throughput at the clock measured) becomes core.throughput_share.
+ *
  * Every quantity is measured once per round, the rounds one after the
  * other, each time as many short timed pieces; calibrate_rules.c says what
  * the rounds make (least time, most bandwidth, refusal when they disagree)
@@ -29,8 +33,8 @@
 
 #define HUGE_PAGE (2u << 20)
 #define MAX_CHASES (MACHINE_MAX_CACHES + 64) /* levels, a sweep of at most 63 doublings, memory */
-#define MAX_SERIES (MAX_CHASES + 4)
-#define MAX_CHANGES (2 * MACHINE_MAX_CACHES + 6)
+#define MAX_SERIES (MAX_CHASES + 5)
+#define MAX_CHANGES (2 * MACHINE_MAX_CACHES + 7)
 
 /* How much measuring a run does. */
 typedef struct plan {
@@ -58,7 +62,7 @@ typedef struct chase_buf {
 
 /* Everything measured: the buffers, and a series per quantity in the order
  * clock, chases (levels but the last at half their size, the last level's
- * sweep, memory), read-sum, triad, page faults. */
+ * sweep, memory), read-sum, triad, page faults, throughput share. */
 typedef struct bench {
     plan pl;
     int nchase, nlevels, nsweep; /* chases: nlevels half-size levels, nsweep sweep buffers, memory */
@@ -67,6 +71,7 @@ typedef struct bench {
     size_t read_words, read_at;
     double *a, *b, *c; /* the triad's arrays */
     size_t triad_n, triad_at;
+    double adds_per_cycle; /* the description's int_alu throughput, less the probe's loop control */
     cal_series s[MAX_SERIES];
 } bench;
 
@@ -75,6 +80,8 @@ enum { S_CLOCK = 0 };
 #define S_READ(b) (1 + (b)->nchase)
 #define S_TRIAD(b) (2 + (b)->nchase)
 #define S_FAULT(b) (3 + (b)->nchase)
+#define S_SHARE(b) (4 + (b)->nchase)
+#define S_LAST(b) S_SHARE(b)
 #define S_MEM(b) S_CHASE((b)->nchase - 1)
 
 /* xorshift64*: a deterministic stream, so runs chase the same cycle. */
@@ -278,6 +285,12 @@ static int bench_init(bench *b, const machine *m, const plan *pl)
     snprintf(b->s[S_FAULT(b)].what, sizeof b->s[0].what, "page fault (pieces of %zu fresh 4 KiB pages)",
              pl->fault_pages);
     b->s[S_FAULT(b)].unit = "ns";
+    snprintf(b->s[S_SHARE(b)].what, sizeof b->s[0].what, "throughput share (4 add chains, fastest of %d)",
+             pl->clock_chains);
+    b->s[S_SHARE(b)].unit = "of the core";
+    b->s[S_SHARE(b)].rate = 1;
+    double rthroughput = m->cls[ST_CLASS_INT_ALU].rthroughput;
+    b->adds_per_cycle = rthroughput > 0 ? 32.0 / 33 / rthroughput : 0; /* 32 adds and a dec-jnz an iteration */
     return 0;
 }
 
@@ -331,6 +344,18 @@ static double triad_round(bench *b, double *t)
     return cal_median(t, (size_t)b->pl.pieces);
 }
 
+/* The share of the core's integer throughput this thread gets at a clock
+ * of ghz: the adds per cycle of four independent chains over what the
+ * description's int_alu ports take, at most 1; 0 when either is unknown
+ * (off x86-64, or no int_alu throughput described). */
+static double thread_share(const bench *b, double ghz)
+{
+    double adds = calibrate_add_throughput(b->pl.clock_chains);
+    if (!(ghz > 0) || !(adds > 0) || !(b->adds_per_cycle > 0))
+        return 0;
+    return fmin(1, adds / ghz / b->adds_per_cycle);
+}
+
 /* One round of every quantity into round r of its series; -1 when a fresh
  * mapping for the page faults fails. */
 static int measure_round(bench *b, int r)
@@ -344,7 +369,8 @@ static int measure_round(bench *b, int r)
     if (calibrate_page_fault_pieces(b->pl.fault_pages, b->pl.pieces, t) != 0)
         return -1;
     b->s[S_FAULT(b)].round[r] = cal_median(t, (size_t)b->pl.pieces);
-    for (int i = 0; i <= S_FAULT(b); i++)
+    b->s[S_SHARE(b)].round[r] = thread_share(b, b->s[S_CLOCK].round[r]);
+    for (int i = 0; i <= S_LAST(b); i++)
         b->s[i].n = r + 1;
     return 0;
 }
@@ -418,6 +444,7 @@ static void decide(bench *b, const machine *m, const machine_calibrate_options *
             out->last_size = out->reach.size;
     }
     s[S_MEM(b)].written = s[S_TRIAD(b)].written = s[S_FAULT(b)].written = 1;
+    s[S_SHARE(b)].written = cal_value(&s[S_SHARE(b)]) > 0;
 }
 
 /* Set *field to now, and record the change when it is one. */
@@ -455,6 +482,9 @@ static int apply(const bench *b, const outcome *out, machine *m, change *ch)
     if (m->mem_bandwidth_gbs < triad_gbs) /* all cores reach at least what one does */
         set_field(ch, &n, "memory.bandwidth_gbs", &m->mem_bandwidth_gbs, triad_gbs, &b->s[S_TRIAD(b)]);
     set_field(ch, &n, "memory.page_fault_ns", &m->page_fault_ns, cal_value(&b->s[S_FAULT(b)]), &b->s[S_FAULT(b)]);
+    if (b->s[S_SHARE(b)].written)
+        set_field(ch, &n, "core.throughput_share", &m->throughput_share, cal_value(&b->s[S_SHARE(b)]),
+                  &b->s[S_SHARE(b)]);
     return n;
 }
 
@@ -508,7 +538,7 @@ static void say_load(FILE *t, double start, double end)
 /* Every series: its rounds, value and spread. */
 static void say_figures(FILE *t, const bench *b)
 {
-    for (int i = 0; i <= S_FAULT(b); i++) {
+    for (int i = 0; i <= S_LAST(b); i++) {
         const cal_series *s = &b->s[i];
         char rounds[512], value[32], spread[64];
         cal_rounds_text(s, rounds, sizeof rounds);
@@ -632,7 +662,7 @@ static int conclude(bench *b, machine *m, const machine_calibrate_options *o, do
     say_load(t, load_start, load_end);
     say_figures(t, b);
     say_reach(t, b, m, &oc, o);
-    int bad = cal_disagreements(b->s, (size_t)S_FAULT(b) + 1, o->tolerance, disagree, sizeof disagree);
+    int bad = cal_disagreements(b->s, (size_t)S_LAST(b) + 1, o->tolerance, disagree, sizeof disagree);
     if (!bad) {
         change ch[MAX_CHANGES];
         say_changes(t, ch, apply(b, &oc, m, ch));

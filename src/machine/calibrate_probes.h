@@ -15,6 +15,14 @@
  * architectures (the caller keeps the detected clock). */
 double calibrate_clock_ghz(int reps);
 
+/* Adds per nanosecond of four independent chains of 64-bit adds (32 adds
+ * and the loop's fused dec-jnz an iteration), the fastest of `reps` runs
+ * of 1.6e5 adds: the integer throughput this hardware thread gets, which
+ * a tenant on the other thread of the same physical core takes a share of
+ * while the dependent chains of the clock keep their latency.  0 on other
+ * architectures. */
+double calibrate_add_throughput(int reps);
+
 /* Nanoseconds per first touch of a fresh 4 KiB anonymous page (the kernel's
  * fault, zeroing and mapping), `pieces` times: one fresh mapping of
  * pages * pieces pages advised against huge pages, touched (one byte

@@ -95,6 +95,16 @@ typedef struct machine {
     char port_names[MACHINE_MAX_PORTS][MACHINE_NAME_MAX];
     machine_class cls[MACHINE_NCLASSES];
     uint32_t max_outstanding_misses; /* L1 miss buffers (fill buffers) per core */
+    double throughput_share;     /* the share of the core's issue and port
+                                    throughput one hardware thread gets (a
+                                    tenant on the other thread of its
+                                    physical core takes the rest); 1 when
+                                    not described (0 in a machine built in
+                                    C reads as 1); calibrate measures it */
+    uint32_t reorder_buffer;     /* instructions in flight (reorder-buffer
+                                    entries): the window within which
+                                    independent misses overlap; 0 when not
+                                    described (no window limit) */
     double branch_mispredict_cycles; /* cycles lost per mispredicted branch */
     double store_forward_cycles; /* a value stored, read back by a load of the
                                     same address: cycles from the store's data
@@ -188,7 +198,8 @@ typedef struct machine_calibrate_options {
  * last level's over a sweep from twice the level above to half its size,
  * which checks its reach), the memory latency over a buffer well past the
  * last level, one core's streaming bandwidth (read-sum, and the STREAM
- * triad that becomes bandwidth_core_gbs) and the page-fault cost.  Cache
+ * triad that becomes bandwidth_core_gbs), the page-fault cost and the
+ * share of the core's throughput this thread gets (throughput_share).  Cache
  * geometry (levels, sizes, lines, ways) is never changed, but for the last
  * level's size with o->measured_capacity; a sweep that contradicts the
  * reported size is said on `screen`.  `screen` (may be NULL) receives

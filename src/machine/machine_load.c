@@ -127,7 +127,9 @@ static int load_classes(const my_doc *d, const yaml_node_t *core, machine *m)
 static int load_core(const my_doc *d, const yaml_node_t *root, machine *m)
 {
     static const char *const known[] = {"clock_ghz", "issue_width", "vector_bits", "max_outstanding_misses",
-                                        "branch_mispredict_cycles", "store_forward_cycles", "ports", "classes", NULL};
+                                        "reorder_buffer", "throughput_share", "branch_mispredict_cycles",
+                                        "store_forward_cycles", "ports", "classes", NULL};
+    m->throughput_share = 1; /* optional: a thread that has its core */
     yaml_node_t *core;
     if (my_need(d, root, "", "core", &core) != 0 || my_check_keys(d, core, "core", known) != 0)
         return -1;
@@ -137,6 +139,8 @@ static int load_core(const my_doc *d, const yaml_node_t *root, machine *m)
                &m->vector_bits) != 0 ||
         my_u32(d, core, "core", "max_outstanding_misses", 1, 1, MACHINE_OUTSTANDING_MISSES_MAX,
                &m->max_outstanding_misses) != 0 ||
+        my_u32(d, core, "core", "reorder_buffer", 0, 1, MACHINE_REORDER_BUFFER_MAX, &m->reorder_buffer) != 0 ||
+        my_double(d, core, "core", "throughput_share", 0, MACHINE_THROUGHPUT_SHARE_MIN, 1, &m->throughput_share) != 0 ||
         my_double(d, core, "core", "branch_mispredict_cycles", 1, 0, MACHINE_MISPREDICT_CYCLES_MAX,
                   &m->branch_mispredict_cycles) != 0 ||
         my_double(d, core, "core", "store_forward_cycles", 1, 0, MACHINE_CLASS_CYCLES_MAX, &m->store_forward_cycles) != 0)

@@ -76,6 +76,12 @@ static void put_core(FILE *out, const machine *m)
     fprintf(out, "\n  issue_width: %u\n  vector_bits: %u\n  max_outstanding_misses: %u\n  branch_mispredict_cycles: ",
             m->issue_width, m->vector_bits, m->max_outstanding_misses);
     put_number(out, m->branch_mispredict_cycles);
+    if (m->reorder_buffer)
+        fprintf(out, "\n  reorder_buffer: %u", m->reorder_buffer);
+    if (m->throughput_share > 0 && m->throughput_share < 1) {
+        fputs("\n  throughput_share: ", out);
+        put_number(out, m->throughput_share);
+    }
     fputs("\n  store_forward_cycles: ", out);
     put_number(out, m->store_forward_cycles);
     fputs("\n  ports: ", out);

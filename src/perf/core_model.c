@@ -103,11 +103,17 @@ int perf_core_loop(const machine *m, const perf_body *b, perf_core *out, char *e
     class_counts cc;
     count_classes(m, b, &cc);
     out->uops = cc.uops;
-    out->issue = cc.uops / m->issue_width;
+    /* a thread that shares its core gets that share of the issue width
+     * and of every port; latencies, and so recurrences, stay */
+    double share = m->throughput_share > 0 && m->throughput_share < 1 ? m->throughput_share : 1;
+    out->issue = cc.uops / m->issue_width / share;
     if (ports_bound(m, &cc, out)) {
         snprintf(err, errlen, "out of memory computing the port bound of %s", b->f->name);
         return -1;
     }
+    out->resource /= share;
+    for (uint32_t p = 0; p < m->nports && p < MACHINE_MAX_PORTS; p++)
+        out->port_cycles[p] /= share;
     if (perf_recurrence(m, b, &out->recurrence, err, errlen))
         return -1;
     /* Ties go to the first of issue, ports, recurrence. */

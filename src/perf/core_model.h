@@ -10,6 +10,8 @@
  *               (loop-carried register dependences of dataflow.c), per
  *               iteration
  *
+ * issue and resource divided by the machine's throughput_share (the part
+ * of the core one hardware thread gets; 1 when not described);
  * cycles = max(issue, resource, recurrence); `bound` names the largest. */
 #ifndef AUGUR_CORE_MODEL_H
 #define AUGUR_CORE_MODEL_H

@@ -1,6 +1,7 @@
 /* mem_model.c — memory time of a piece of code from its misses per cache
- * level: a latency term over the overlap that independent misses allow,
- * a bandwidth bound per level, and page walks (docs/performance-model.md,
+ * level: a latency term over the overlap that independent misses allow
+ * (the miss buffers, and the misses one reorder-buffer window holds), a
+ * bandwidth bound per level, and page walks (docs/performance-model.md,
  * "Memory time"). */
 #include <math.h>
 #include <string.h>
@@ -30,17 +31,44 @@ static double prefetched(const perf_traffic *t, size_t i)
     return t->dependent ? 0 : fmax(t->stream_misses[i] - t->stream_pages, 0);
 }
 
-/* The latency term: every miss not prefetched waits for the level that
- * serves it, `overlap` of them at a time. */
+/* The misses of level i the core waits for: those not prefetched, but for
+ * the share of stores (which retire into the store buffer and wait for
+ * nobody; their lines cost bandwidth). */
+static double waited(const perf_traffic *t, size_t i)
+{
+    double loads = t->misses[i] > 0 ? 1 - t->store_misses[i] / t->misses[i] : 1;
+    return (t->misses[i] - prefetched(t, i)) * fmax(loads, 0);
+}
+
+/* The latency term: every miss waited for waits for the level that serves
+ * it beyond an L1 hit (whose latency the core model counts, in a chain),
+ * `overlap` of them at a time. */
 static double latency_term(const machine *m, const perf_traffic *t, double overlap)
 {
-    double sum = 0;
+    double sum = 0, hit = m->ncaches ? m->cache[0].latency : 0;
     for (size_t i = 1; i <= t->nlevels; i++) {
-        double above = t->misses[i - 1] - prefetched(t, i - 1);
-        double below = i < t->nlevels ? t->misses[i] - prefetched(t, i) : 0;
-        sum += fmax(above - below, 0) * level_latency(m, i);
+        double above = waited(t, i - 1);
+        double below = i < t->nlevels ? waited(t, i) : 0;
+        sum += fmax(above - below, 0) * fmax(level_latency(m, i) - hit, 0);
     }
     return sum / overlap;
+}
+
+/* Misses in flight at once: the miss buffers' count, but no more than the
+ * loads that miss within one reorder-buffer window of instructions (a
+ * miss at the head of the window stops retirement, so only the misses
+ * behind it in the window overlap with it; every load miss counts, since
+ * where a prefetcher restarts, at a page, all lines of the stream miss),
+ * at least 1; 1 for a chase. */
+static double overlap_of(const machine *m, const perf_traffic *t)
+{
+    if (t->dependent || m->max_outstanding_misses == 0)
+        return 1;
+    double most = m->max_outstanding_misses;
+    if (m->reorder_buffer == 0 || !(t->instructions > 0) || t->nlevels == 0)
+        return most;
+    double window = m->reorder_buffer * (t->misses[0] - t->store_misses[0]) / t->instructions;
+    return fmin(most, fmax(window, 1));
 }
 
 void perf_mem_time(const machine *m, const perf_traffic *t, perf_mem *out)
@@ -48,7 +76,7 @@ void perf_mem_time(const machine *m, const perf_traffic *t, perf_mem *out)
     memset(out, 0, sizeof *out);
     for (size_t i = 1; i <= t->nlevels; i++)
         out->served[i] = t->misses[i - 1] - (i < t->nlevels ? t->misses[i] : 0);
-    out->overlap = t->dependent || m->max_outstanding_misses == 0 ? 1 : m->max_outstanding_misses;
+    out->overlap = overlap_of(m, t);
     out->latency_cycles = latency_term(m, t, out->overlap);
     out->bound = -1;
     double worst = out->latency_cycles;

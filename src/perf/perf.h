@@ -176,6 +176,12 @@ typedef struct perf_traffic {
                                             the code stores to: each is
                                             written back to the level below
                                             once, moving its line twice */
+    double store_misses[PERF_MAX_LEVELS]; /* the part of misses[] of
+                                            instructions that store and do
+                                            not load: the core does not
+                                            wait for them (they retire into
+                                            the store buffer), so they cost
+                                            bandwidth only */
     size_t ntlbs;                         /* the TLB levels priced */
     double tlb_misses[MACHINE_MAX_TLBS];  /* misses at each TLB level */
     double tlb_latency[MACHINE_MAX_TLBS]; /* cycles a miss of that level
@@ -194,6 +200,9 @@ typedef struct perf_traffic {
     double page_faults;                   /* first touches of 4 KiB pages
                                              (the cold misses of the
                                              4096-byte histograms) */
+    double instructions;                  /* the instructions the misses
+                                             are spread over (0: unknown,
+                                             no window limit) */
 } perf_traffic;
 
 /* Memory time, cycles, every term kept for the report. */
@@ -214,10 +223,15 @@ typedef struct perf_mem {
 /* The memory time of traffic t on m:
  *   served[i]    = misses[i-1] - misses[i] (served[0] unused: L1 hits are
  *                  the core model's), served[n] = misses[n-1] (memory);
- *   latency      = sum_i served'[i] * latency(i) / overlap, over the misses
- *                  that are not streamed (served' scaled by the non-stream
- *                  share of each level's misses), overlap =
- *                  max_outstanding_misses, or 1 when t->dependent;
+ *   latency      = sum_i served'[i] * (latency(i) - latency(L1)) / overlap:
+ *                  the wait beyond an L1 hit (the core model's), over the misses
+ *                  the core waits for: not prefetched, and of loads (m' =
+ *                  (m - prefetched) * (1 - store_misses / m)); overlap =
+ *                  min(max_outstanding_misses, max(1, reorder_buffer *
+ *                  (misses[0] - store_misses[0]) / instructions)): the
+ *                  load misses one window of instructions holds (no window
+ *                  when reorder_buffer or instructions is 0), or 1 when
+ *                  t->dependent;
  *   bw_cycles[i] = (misses[i] + dirty_misses[i]) * line / bandwidth of
  *                  level i+1 (bytes/cycle; memory: mem_bandwidth_core_gbs /
  *                  clock_ghz): the fill and the write-back of a dirty line;
@@ -252,9 +266,14 @@ typedef struct perf_loop_time {
     int bound;          /* enum perf_bound, plus the level for bandwidth */
 } perf_loop_time;
 
-/* cycles = max(iterations * core->cycles, mem->cycles), seconds = cycles /
- * (clock_ghz * 1e9); the bound is the core's when the core term is the
- * larger (ties too), else the memory term's. */
+/* cycles = max(C + S, mem->cycles), C = iterations * core->cycles, S =
+ * mem->latency_cycles + mem->tlb_cycles: the core's work and the stalls
+ * of the misses it waits for add (a miss the reorder buffer cannot cover
+ * stops retirement; the interval model of Eyerman et al., 2009), while
+ * the transfers of prefetched lines overlap with both (the bandwidth
+ * bound of mem->cycles); seconds = cycles / (clock_ghz * 1e9).  The bound:
+ * the core's when C + S is the larger (ties too) and C >= S, "latency"
+ * when S > C, else the memory term's. */
 void perf_loop_combine(const machine *m, double iterations, const perf_core *core, const perf_mem *mem,
                        perf_loop_time *out);
 

@@ -1,6 +1,8 @@
 /* time_model.c — time of a loop from the core's cycles per iteration and
- * the loop's memory time, and the name of what bounds it
- * (docs/performance-model.md, "Time per loop, function, program"). */
+ * the loop's memory time: the core's work plus the stalls of the misses it
+ * waits for, or the transfers of the busiest level when they take longer;
+ * and the name of what bounds it (docs/performance-model.md, "Time per
+ * loop, function, program"). */
 #include <stdio.h>
 
 #include "perf/perf.h"
@@ -25,9 +27,10 @@ void perf_loop_combine(const machine *m, double iterations, const perf_core *cor
     out->iterations = iterations;
     out->core_cycles = iterations * core->cycles;
     out->mem_cycles = mem->cycles;
-    if (out->core_cycles >= out->mem_cycles) {
-        out->cycles = out->core_cycles;
-        out->bound = core_bound(core->bound);
+    double stalls = mem->latency_cycles + mem->tlb_cycles, waiting = out->core_cycles + stalls;
+    if (waiting >= out->mem_cycles) {
+        out->cycles = waiting;
+        out->bound = out->core_cycles >= stalls ? core_bound(core->bound) : PERF_TIME_LATENCY;
     } else {
         out->cycles = out->mem_cycles;
         out->bound = mem->bound < 0 ? PERF_TIME_LATENCY : PERF_TIME_BANDWIDTH + mem->bound;

@@ -291,7 +291,7 @@ static int first_page_tlb(const predict_perf *pp)
  * group is affine (group_regular), dirty when it stores (group_stores).
  * A stream's first-level page misses are the pages it enters anew. */
 static void add_traffic(perf_traffic *t, const predict_perf *pp, const group_misses *gm, double share,
-                        int streamed, int dirty)
+                        int streamed, int dirty, int store_only)
 {
     traffic_levels(t, pp);
     int page = first_page_tlb(pp);
@@ -303,6 +303,8 @@ static void add_traffic(perf_traffic *t, const predict_perf *pp, const group_mis
             t->stream_misses[i] += share * gm->cache[i];
         if (dirty)
             t->dirty_misses[i] += share * gm->cache[i];
+        if (store_only)
+            t->store_misses[i] += share * gm->cache[i];
     }
     for (size_t j = 0; j < pp->ntlbs; j++)
         t->tlb_misses[j] += share * gm->tlb[j];
@@ -343,6 +345,17 @@ static int group_stores(const prediction *p, const st_module *mod, const db_rd_g
     return 0;
 }
 
+/* Does the program's instruction at addr store without loading? */
+static int stores_only(const st_module *mod, uint64_t addr)
+{
+    size_t fi;
+    uint32_t ii;
+    if (st_module_find_insn(mod, addr, &fi, &ii) != 0)
+        return 0;
+    const st_insn *in = &mod->functions[fi].insns[ii];
+    return in->nstores > 0 && in->nloads == 0;
+}
+
 static void attribute_group(const prediction *p, predict_perf *pp, const st_module *mod, const line_index *lines,
                             const db_rd_group *g, int regular, const group_misses *gm)
 {
@@ -362,10 +375,11 @@ static void attribute_group(const prediction *p, predict_perf *pp, const st_modu
             pp->line_misses[(size_t)l * PERF_MAX_LEVELS + i] += mb->share * gm->cache[i];
         int64_t scope = !mine ? -1 : g->loop >= 0 ? g->loop : loop_scope_at(mod, mb->addr);
         predict_loop *L = scope >= 0 ? loop_of_scope(pp, scope) : NULL;
+        int store_only = mine && stores_only(mod, mb->addr);
         if (L)
-            add_traffic(&L->cost.traffic, pp, gm, mb->share, regular, dirty);
+            add_traffic(&L->cost.traffic, pp, gm, mb->share, regular, dirty, store_only);
         else if (f)
-            add_traffic(&f->rest.traffic, pp, gm, mb->share, 0, dirty);
+            add_traffic(&f->rest.traffic, pp, gm, mb->share, 0, dirty, store_only);
         if (f) {
             for (size_t i = 0; i < pp->nlevels; i++) {
                 f->misses[i] += mb->share * gm->cache[i];
@@ -439,6 +453,7 @@ static int time_loop(const machine *m, const st_module *mod, const predict_block
         L->mispredicts = predict_loop_mispredicts(bl, f, mod->loop_scopes[sc->function], (uint32_t)L->scope);
     }
     L->cost.traffic.dependent = predict_loop_chases(f, &mod->dataflow[sc->function], sc->loop);
+    L->cost.traffic.instructions = L->instructions;
     perf_mem_time(m, &L->cost.traffic, &L->cost.mem);
     perf_loop_combine(m, headers, &L->cost.core, &L->cost.mem, &L->cost.time);
     perf_loop_add_penalties(m, perf_fault_cycles(m, L->cost.traffic.page_faults),

@@ -137,12 +137,42 @@ static int addresses_with(const st_insn *use, unsigned reg)
     return 0;
 }
 
+/* Does every address instruction insn of f reads stay where it is over the
+ * iterations of `loop` (stride 0 in that loop: a stack slot or a global,
+ * as a spilled register's reload)?  0 when one moves, is not affine or
+ * has no address formula. */
+static int reads_fixed_address(const st_function *f, const st_dataflow *df, uint32_t insn, int loop)
+{
+    size_t lo = 0, hi = df->naddrs;
+    while (lo < hi) { /* the first entry of insn: addrs ascend by (insn, memop) */
+        size_t mid = (lo + hi) / 2;
+        if (df->addrs[mid].insn < insn)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int reads = 0;
+    for (size_t k = lo; k < df->naddrs && df->addrs[k].insn == insn; k++) {
+        const st_addr *a = &df->addrs[k];
+        if (a->memop >= f->insns[insn].nmem || !(f->insns[insn].mem[a->memop].access & ST_MEM_READ))
+            continue;
+        int fixed = 0;
+        for (uint32_t j = 0; j < a->nloops && j < 8; j++)
+            if (a->loops[j] == loop)
+                fixed = a->stride[j] == 0;
+        if (!fixed)
+            return 0;
+        reads++;
+    }
+    return reads > 0;
+}
+
 int predict_loop_chases(const st_function *f, const st_dataflow *df, int loop)
 {
     for (size_t i = 0; i < df->ndeps; i++) {
         const st_dep *d = &df->deps[i];
         if (d->carried && d->loop == loop && f->insns[d->def].nloads > 0 &&
-            addresses_with(&f->insns[d->use], d->reg))
+            addresses_with(&f->insns[d->use], d->reg) && !reads_fixed_address(f, df, d->def, loop))
             return 1;
     }
     return 0;

@@ -42,7 +42,11 @@ double predict_loop_mispredicts(const predict_blocks *bl, const st_function *f, 
 
 /* 1 when loop `loop` of f chases pointers: a value loaded in one
  * iteration forms an address in the next (a loop-carried dependence from a
- * load to an address register), so its misses cannot overlap. */
+ * load to an address register), so its misses cannot overlap.  A load
+ * whose address stays the same over the loop's iterations (stride 0: the
+ * reload of a register spilled to the stack, which gfortran does for
+ * array strides and bases) is not a link of a chase: it hits, and its
+ * value does not depend on the last miss. */
 int predict_loop_chases(const st_function *f, const st_dataflow *df, int loop);
 
 #endif

@@ -24,10 +24,13 @@ geometry() {
 }
 
 # value YAML FIELD — the numbers calibrate may change, by the name its
-# screen gives them: core.clock_ghz, caches[I].latency_cycles, memory.*.
+# screen gives them: core.clock_ghz, core.throughput_share (1 where a
+# description does not give it), caches[I].latency_cycles, memory.*.
 values() {
-    awk '/^core:/ { sec = "core" } /^caches:/ { sec = "caches"; i = -1 } /^tlbs:/ { sec = "tlbs" } /^memory:/ { sec = "memory" }
+    awk 'BEGIN { share = 1 } /^core:/ { sec = "core" } /^caches:/ { sec = "caches"; i = -1 } /^tlbs:/ { sec = "tlbs" } /^memory:/ { sec = "memory" }
          sec == "core" && $1 == "clock_ghz:" { print "core.clock_ghz", $2 }
+         sec == "core" && $1 == "throughput_share:" { share = $2 }
+         END { print "core.throughput_share", share }
          sec == "caches" && $1 == "-" { i++ }
          sec == "caches" && $1 == "latency_cycles:" { print "caches[" i "].latency_cycles", $2 }
          sec == "memory" && NF == 2 { sub(":", "", $1); print "memory." $1, $2 }' "$1"

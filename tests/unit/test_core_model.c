@@ -1,5 +1,6 @@
 /* test_core_model.c — unit tests of src/perf/core_model.c and its parts
- * (port_bound.c, recurrence.c): the issue, port and recurrence bounds of
+ * (port_bound.c, recurrence.c), and whether a loop chases pointers
+ * (predict_loop_chases, which the memory model asks): the issue, port and recurrence bounds of
  * loop bodies built by hand on a small machine built in C, every expected
  * number derived in a comment; then one loop of a compiled program
  * (kernels_O2, from tests/programs/structure/kernels.c) analysed for real.
@@ -28,6 +29,7 @@
 
 #include "perf/core_model.h"
 #include "perf/core_parts.h"
+#include "predict/predict_perf_body.h"
 
 /* ---- the machine --------------------------------------------------------- */
 
@@ -188,17 +190,23 @@ static void test_dependent_chain(void **state)
     free(b);
 }
 
-/* Six independent vmulsd xmm1..6, xmm8, xmm9 and jne (no alu):
- * ports: 6 fp_mul x 1 cycle on {p0,p1} = 3 each; the branch 1 on p5.
- * issue 7 / 4 = 1.75; no recurrence. */
+/* Six independent vmulsd of `width` bits and jne (no alu). */
+static body *six_multiplies(uint16_t width)
+{
+    body *b = body_new();
+    for (int k = 0; k < 6; k++)
+        ins(b, ST_CLASS_FP_MUL, width);
+    ins(b, ST_CLASS_BRANCH, 0);
+    return b;
+}
+
+/* six_multiplies(64): ports: 6 fp_mul x 1 cycle on {p0,p1} = 3 each; the
+ * branch 1 on p5.  issue 7 / 4 = 1.75; no recurrence. */
 static void test_port_bound(void **state)
 {
     (void)state;
     machine m = toy();
-    body *b = body_new();
-    for (int k = 0; k < 6; k++)
-        ins(b, ST_CLASS_FP_MUL, 64);
-    ins(b, ST_CLASS_BRANCH, 0);
+    body *b = six_multiplies(64);
     perf_core c = run(&m, b);
     assert_double_equal(c.issue, 1.75, EPS);
     assert_double_equal(c.resource, 3, EPS);
@@ -212,6 +220,36 @@ static void test_port_bound(void **state)
     free(b);
 }
 
+/* A thread that gets half its core (throughput_share 0.5, a tenant on the
+ * other hardware thread): the six multiplies of test_port_bound take 6
+ * cycles of ports (3 / 0.5) and issue 3.5; a chain of four dependent adds
+ * (fp_add latency 4: 16 cycles a round) keeps its latency. */
+static void test_shared_core(void **state)
+{
+    (void)state;
+    machine m = toy();
+    m.throughput_share = 0.5;
+    body *b = six_multiplies(64);
+    perf_core c = run(&m, b);
+    assert_double_equal(c.issue, 3.5, EPS);
+    assert_double_equal(c.resource, 6, EPS);
+    assert_double_equal(c.port_cycles[0], 6, EPS);
+    assert_double_equal(c.cycles, 6, EPS);
+    free(b);
+    b = body_new();
+    uint32_t a[4];
+    for (int k = 0; k < 4; k++)
+        a[k] = ins(b, ST_CLASS_FP_ADD, 64);
+    for (int k = 0; k < 3; k++)
+        dep(b, a[k], a[k + 1], XMM(0), 0);
+    dep(b, a[3], a[0], XMM(0), 1);
+    c = run(&m, b);
+    assert_double_equal(c.recurrence, 16, EPS);
+    assert_double_equal(c.cycles, 16, EPS);
+    assert_int_equal(c.bound, PERF_BOUND_RECURRENCE);
+    free(b);
+}
+
 /* The same six multiplies at 256 bits on a 128-bit datapath: each costs
  * two uops and two port cycles: ports 6 * 2 / 2 = 6, issue (12 + 1) / 4. */
 static void test_wide_vectors(void **state)
@@ -219,10 +257,7 @@ static void test_wide_vectors(void **state)
     (void)state;
     machine m = toy();
     m.vector_bits = 128;
-    body *b = body_new();
-    for (int k = 0; k < 6; k++)
-        ins(b, ST_CLASS_FP_MUL, 256);
-    ins(b, ST_CLASS_BRANCH, 0);
+    body *b = six_multiplies(256);
     perf_core c = run(&m, b);
     assert_double_equal(c.uops, 13, EPS);
     assert_double_equal(c.issue, 13.0 / 4, EPS);
@@ -363,6 +398,50 @@ static void test_pointer_chase(void **state)
     perf_core c = run(&m, b);
     assert_double_equal(c.recurrence, 5, EPS);
     free(b);
+}
+
+/* Whether a loop chases pointers (predict_loop_chases), so that its
+ * misses cannot overlap: a value loaded in one iteration forms an address
+ * in the next.
+ *   chase:  mov rax, [rax]            the load's address moves with what it
+ *                                     loads (no affine stride): a chase;
+ *   spill:  mov rdi, [rsp + 0xb8]     a register spilled to the stack and
+ *           add rbp, rdi              reloaded every iteration (gfortran's
+ *           movsd xmm0, [rbp+rdi*8]   array strides, snap's sweep): the
+ *                                     reload's address has stride 0 in the
+ *                                     loop, it hits, and its value does not
+ *                                     wait for the last miss: no chase. */
+static int chases(int spill)
+{
+    body *b = body_new();
+    uint32_t ld = ins(b, ST_CLASS_LOAD_STORE, 0), add = ins(b, ST_CLASS_INT_ALU, 64),
+             use = ins(b, ST_CLASS_LOAD_STORE, 0);
+    mem(b, ld, spill ? ST_REG_RSP : RAX, NOREG, ST_MEM_READ);
+    mem(b, use, spill ? ST_REG_RBP : RAX, NOREG, ST_MEM_READ);
+    if (spill) {
+        dep(b, ld, add, RDI, 1); /* rbp += rdi, rdi from the last iteration's reload */
+        dep(b, add, add, ST_REG_RBP, 1);
+        dep(b, add, use, ST_REG_RBP, 0);
+        dep(b, ld, use, RDI, 1); /* and the reload as an index: [rbp + rdi*8] */
+        b->insns[use].mem[0].index = RDI;
+    } else
+        dep(b, ld, ld, RAX, 1);
+    st_addr addrs[2] = {
+        {.insn = ld, .nloops = 1, .loops = {0}, .stride = {spill ? 0 : ST_STRIDE_UNKNOWN}},
+        {.insn = use, .nloops = 1, .loops = {0}, .stride = {ST_STRIDE_UNKNOWN}},
+    };
+    b->df.addrs = addrs;
+    b->df.naddrs = 2;
+    int r = predict_loop_chases(&b->f, &b->df, 0);
+    free(b);
+    return r;
+}
+
+static void test_chase_not_spill(void **state)
+{
+    (void)state;
+    assert_int_equal(chases(0), 1);
+    assert_int_equal(chases(1), 0);
 }
 
 /* ---- recurrences through memory (mem_deps.c) ------------------------------ */
@@ -598,6 +677,8 @@ int main(void)
         cmocka_unit_test(test_wide_vectors),      cmocka_unit_test(test_issue_bound),
         cmocka_unit_test(test_stream_kernel),     cmocka_unit_test(test_div_loop),
         cmocka_unit_test(test_two_iteration_cycle), cmocka_unit_test(test_pointer_chase),
+        cmocka_unit_test(test_chase_not_spill),
+        cmocka_unit_test(test_shared_core),
         cmocka_unit_test(test_weights),           cmocka_unit_test(test_bad_body),
         cmocka_unit_test(test_ports_uneven),      cmocka_unit_test(test_ports_union),
         cmocka_unit_test(test_ports_brute_force), cmocka_unit_test(test_compiled_loop),

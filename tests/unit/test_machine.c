@@ -160,6 +160,52 @@ static void missing_field(void **state)
     free(text);
 }
 
+/* core.reorder_buffer is optional: zen4 says 320; without the line the
+ * description loads with 0 (no window limit on overlapping misses), as
+ * descriptions written before it do, and it is written back only when
+ * given.  core.throughput_share is optional too: 1 (the thread has its
+ * core) unless given, written back only below 1, read back as written. */
+static void reorder_buffer_optional(void **state)
+{
+    (void)state;
+    char *text = shipped_text("zen4"), *without = edited(text, "  reorder_buffer: 320", "#");
+    char *dir = fixture_tmpdir(), *path = fixture_path(dir, "rob.yaml"), err[512];
+    machine m;
+    assert_int_equal(machine_find("zen4", &m, err, sizeof err), 0);
+    assert_int_equal(m.reorder_buffer, 320);
+    machine_free(&m);
+    fixture_write(path, without, strlen(without));
+    if (machine_load(path, &m, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(m.reorder_buffer, 0);
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    assert_int_equal(machine_write(f, &m, NULL), 0);
+    fclose(f);
+    assert_null(strstr(out, "reorder_buffer"));
+    assert_null(strstr(out, "throughput_share"));
+    assert_true(m.throughput_share == 1);
+    free(out);
+    machine_free(&m);
+    char *shared = edited(text, "  reorder_buffer: 320", "  throughput_share: 0.75");
+    fixture_write(path, shared, strlen(shared));
+    if (machine_load(path, &m, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_true(m.throughput_share == 0.75);
+    f = open_memstream(&out, &len);
+    assert_int_equal(machine_write(f, &m, NULL), 0);
+    fclose(f);
+    assert_non_null(strstr(out, "  throughput_share: 0.75\n"));
+    free(out);
+    free(shared);
+    machine_free(&m);
+    free(path);
+    fixture_remove(dir);
+    free(without);
+    free(text);
+}
+
 static void penalty_costs_must_not_be_negative(void **state)
 {
     (void)state;
@@ -284,6 +330,8 @@ static void limits_of_the_tools(void **state)
         {"    line_bytes: 64", "    line_bytes: 4", "caches[0].line_bytes: 4 is out of range: the limit is 8 to 4096"},
         {"page_size: 4KiB", "page_size: 4GiB", "tlbs[0].page_size: 4GiB is out of range: the limit is 1KiB to 1GiB"},
         {"  clock_ghz: 3.55 ", "  clock_ghz: 0 ", "core.clock_ghz: 0 is out of range: the limit is 0.01 to 100"},
+        {"  reorder_buffer: 320", "  reorder_buffer: 0", "core.reorder_buffer: 0 is out of range: the limit is 1 to 65536"},
+        {"  reorder_buffer: 320", "  throughput_share: 1.5", "core.throughput_share: 1.5 is out of range: the limit is 0.01 to 1"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         assert_edit_refused(cases[i][0], cases[i][1], cases[i][1], cases[i][2]);
@@ -452,6 +500,7 @@ int main(void)
         cmocka_unit_test(sliced_l3_of_sapphire_rapids),
         cmocka_unit_test(missing_field),
         cmocka_unit_test(contradictory_fields),
+        cmocka_unit_test(reorder_buffer_optional),
         cmocka_unit_test(penalty_costs_must_not_be_negative),
         cmocka_unit_test(unknown_port_key_and_value),
         cmocka_unit_test(duplicated_field),

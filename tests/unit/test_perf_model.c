@@ -400,10 +400,10 @@ static void page_walks_overlap_as_misses_do(void **state)
 /* Streams and pages: 1000 misses at every level, all of constant-stride
  * accesses.  With a stride of a page or more each miss enters a page anew
  * (1000 first-level page misses): no prefetcher covers it, and every one
- * waits for memory, 1000 x 400 / 16 = 25 000 cycles, above the bandwidth
- * bound 1000 x 64 / 5 = 12 800.  A unit-stride stream enters a page every
- * 64 lines: 1000 / 64 x 400 / 16 = 390.625 cycles, and the bandwidth
- * bound wins. */
+ * waits for memory beyond its L1 hit, 1000 x (400 - 4) / 16 = 24 750
+ * cycles, above the bandwidth bound 1000 x 64 / 5 = 12 800.  A unit-stride
+ * stream enters a page every 64 lines: 1000 / 64 x 396 / 16 = 386.71875
+ * cycles, and the bandwidth bound wins. */
 static void streams_restart_at_pages(void **state)
 {
     (void)state;
@@ -412,12 +412,12 @@ static void streams_restart_at_pages(void **state)
                        .stream_pages = 1000};
     perf_mem mem;
     perf_mem_time(&m, &tr, &mem);
-    assert_float_equal(mem.latency_cycles, 25000, 1e-9);
+    assert_float_equal(mem.latency_cycles, 24750, 1e-9);
     assert_float_equal(mem.bw_cycles[2], 12800, 1e-9);
     assert_int_equal(mem.bound, -1);
     tr.stream_pages = 1000.0 / 64;
     perf_mem_time(&m, &tr, &mem);
-    assert_float_equal(mem.latency_cycles, 390.625, 1e-9);
+    assert_float_equal(mem.latency_cycles, 386.71875, 1e-9);
     assert_int_equal(mem.bound, 2);
 }
 
@@ -425,7 +425,9 @@ static void streams_restart_at_pages(void **state)
 
 /* A pointer chase over K lines (128 MiB) in a fixed random order, R times:
  * every access after the first round has distance K - 1 > every cache, so
- * every access misses every level; with the chain, each waits 400 cycles. */
+ * every access misses every level; with the chain, each waits its 400
+ * cycles: 396 beyond the L1 hit in the latency term, the core's chain of
+ * L1 hits the other 4 (the core term adds to the stalls). */
 static void dependent_chain(void **state)
 {
     (void)state;
@@ -458,9 +460,9 @@ static void dependent_chain(void **state)
     perf_mem mem;
     perf_mem_time(&m, &tr, &mem);
     assert_float_equal(mem.overlap, 1, 0);
-    assert_float_equal(mem.latency_cycles, (double)(k * rounds) * 400, 1e-3);
+    assert_float_equal(mem.latency_cycles, (double)(k * rounds) * 396, 1e-3);
     assert_int_equal(mem.bound, -1);
-    perf_core core = {.cycles = 5, .bound = PERF_BOUND_RECURRENCE}; /* the L1 hit latency of the chain */
+    perf_core core = {.cycles = 4, .bound = PERF_BOUND_RECURRENCE}; /* the L1 hit latency of the chain */
     perf_loop_time lt;
     perf_loop_combine(&m, (double)(k * rounds), &core, &mem, &lt);
     char name[32];
@@ -471,14 +473,104 @@ static void dependent_chain(void **state)
     for (size_t i = 0; i < nl; i++)
         tr.stream_misses[i] = tr.misses[i];
     perf_mem_time(&m, &tr, &mem);
-    assert_float_equal(mem.latency_cycles, (double)(k * rounds) * 400, 1e-3);
+    assert_float_equal(mem.latency_cycles, (double)(k * rounds) * 396, 1e-3);
     for (size_t i = 0; i < nl; i++)
         tr.stream_misses[i] = 0;
     /* independent misses of the same count overlap 16 at a time */
     tr.dependent = 0;
     perf_mem_time(&m, &tr, &mem);
-    assert_float_equal(mem.latency_cycles, (double)(k * rounds) * 400 / 16, 1e-3);
+    assert_float_equal(mem.latency_cycles, (double)(k * rounds) * 396 / 16, 1e-3);
     perf_rd_dist_free(&d);
+}
+
+/* ---- the misses the core waits for, and how many at once ---------------------------- */
+
+/* 1000 misses at every level, none prefetched, each waiting 396 cycles
+ * beyond its L1 hit.  Stores retire into the store buffer and wait for
+ * nobody: with 600 of them of stores only, 400 x 396 / 16 = 9900 cycles
+ * of latency; the lines still move (bandwidth 1000 x 64 / 5 = 12 800). */
+static void stores_do_not_wait(void **state)
+{
+    (void)state;
+    machine m = test_machine();
+    perf_traffic tr = {.nlevels = 3, .misses = {1000, 1000, 1000}};
+    perf_mem mem;
+    perf_mem_time(&m, &tr, &mem);
+    assert_float_equal(mem.latency_cycles, 1000 * 396.0 / 16, 1e-9);
+    for (size_t i = 0; i < 3; i++)
+        tr.store_misses[i] = 600;
+    perf_mem_time(&m, &tr, &mem);
+    assert_float_equal(mem.latency_cycles, 400 * 396.0 / 16, 1e-9);
+    assert_float_equal(mem.bw_cycles[2], 12800, 1e-9);
+}
+
+/* Misses overlap only within a window of the reorder buffer: with 256
+ * entries, 1000 load misses over I instructions put 256000 / I of them in
+ * a window: I = 8000, 32 -> the 16 miss buffers; I = 64000, 4; I = 10^6,
+ * 0.256 -> 1 (each waits alone).  With no reorder_buffer described, or no
+ * instruction count, the 16 buffers.  Stores do not count. */
+static void window_limits_overlap(void **state)
+{
+    (void)state;
+    machine m = test_machine();
+    m.reorder_buffer = 256;
+    perf_traffic tr = {.nlevels = 3, .misses = {1000, 1000, 1000}, .instructions = 8000};
+    perf_mem mem;
+    perf_mem_time(&m, &tr, &mem);
+    assert_float_equal(mem.overlap, 16, 0);
+    tr.instructions = 64000;
+    perf_mem_time(&m, &tr, &mem);
+    assert_float_equal(mem.overlap, 4, 1e-12);
+    assert_float_equal(mem.latency_cycles, 1000 * 396.0 / 4, 1e-9);
+    tr.store_misses[0] = 500;
+    perf_mem_time(&m, &tr, &mem);
+    assert_float_equal(mem.overlap, 2, 1e-12);
+    tr.store_misses[0] = 0;
+    tr.instructions = 1e6;
+    perf_mem_time(&m, &tr, &mem);
+    assert_float_equal(mem.overlap, 1, 0);
+    tr.instructions = 0;
+    perf_mem_time(&m, &tr, &mem);
+    assert_float_equal(mem.overlap, 16, 0);
+    m.reorder_buffer = 0;
+    tr.instructions = 1e6;
+    perf_mem_time(&m, &tr, &mem);
+    assert_float_equal(mem.overlap, 16, 0);
+}
+
+/* The core's work and the stalls add; prefetched transfers overlap with
+ * both.  A loop of 1e6 iterations at 2 cycles (2e6) with 24 750 cycles of
+ * latency takes 2 024 750 cycles, bound by its ports; with 10^4 such
+ * misses (247 500 x 10 = 2.475e6 of stalls, above the core's work) it is
+ * "latency"; with 10^5 prefetched misses instead, their 1.28e6 cycles of
+ * memory bandwidth hide under the core's 2e6. */
+static void stalls_add_to_core(void **state)
+{
+    (void)state;
+    machine m = test_machine();
+    perf_core core = {.cycles = 2, .bound = PERF_BOUND_PORTS};
+    perf_traffic tr = {.nlevels = 3, .misses = {1000, 1000, 1000}, .stream_misses = {1000, 1000, 1000},
+                       .stream_pages = 1000};
+    perf_mem mem;
+    perf_loop_time lt;
+    char name[32];
+    perf_mem_time(&m, &tr, &mem);
+    perf_loop_combine(&m, 1e6, &core, &mem, &lt);
+    assert_float_equal(lt.cycles, 2e6 + 24750, 1e-6);
+    assert_string_equal(perf_bound_name(&m, lt.bound, name, sizeof name), "ports");
+    for (size_t i = 0; i < 3; i++)
+        tr.misses[i] = tr.stream_misses[i] = 1e5;
+    tr.stream_pages = 1e5;
+    perf_mem_time(&m, &tr, &mem);
+    perf_loop_combine(&m, 1e6, &core, &mem, &lt);
+    assert_float_equal(lt.cycles, 2e6 + 2.475e6, 1e-3);
+    assert_string_equal(perf_bound_name(&m, lt.bound, name, sizeof name), "latency");
+    tr.stream_pages = 0;
+    perf_mem_time(&m, &tr, &mem);
+    perf_loop_combine(&m, 1e6, &core, &mem, &lt);
+    assert_float_equal(mem.bw_cycles[2], 1.28e6, 1e-6);
+    assert_float_equal(lt.cycles, 2e6, 1e-6);
+    assert_string_equal(perf_bound_name(&m, lt.bound, name, sizeof name), "ports");
 }
 
 /* ---- port-bound loop --------------------------------------------------------------- */
@@ -698,6 +790,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(page_walks_overlap_as_misses_do, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(streams_restart_at_pages, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(dependent_chain, reset_counts, check_no_leaks),
+        cmocka_unit_test(stores_do_not_wait),
+        cmocka_unit_test(window_limits_overlap),
+        cmocka_unit_test(stalls_add_to_core),
         cmocka_unit_test_setup_teardown(port_bound_loop, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(page_faults_of_first_touches, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(branch_mispredictions, reset_counts, check_no_leaks),
