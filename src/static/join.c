@@ -29,17 +29,17 @@ static int same_file(const char *dwarf, const char *src)
     return !strcmp(lng + ll - ls, sht) && (ll == ls || lng[ll - ls - 1] == '/');
 }
 
-/* The source function a binary function's symbol is (its name up to the
- * first '.': GCC's clones foo.constprop.0, foo.part.0, OpenMP's outlined
- * foo._omp_fn.0), or -1; cold parts (foo.cold) are not joined: they run
- * rarely, not once per call. */
+int sa_symbol_is(const char *symbol, const char *name)
+{
+    size_t n = strcspn(symbol, ".");
+    return !strstr(symbol, ".cold") && strlen(name) == n && !strncmp(name, symbol, n);
+}
+
+/* The source function binary function `symbol` is (sa_symbol_is), or -1. */
 static int source_function(const sa_program *p, const char *symbol)
 {
-    if (strstr(symbol, ".cold"))
-        return -1;
-    size_t n = strcspn(symbol, ".");
     for (size_t i = 0; i < p->nfuncs; i++)
-        if (strlen(p->funcs[i].name) == n && !strncmp(p->funcs[i].name, symbol, n))
+        if (sa_symbol_is(symbol, p->funcs[i].name))
             return (int)i;
     return -1;
 }

@@ -77,6 +77,26 @@ check "O3 trapezoid blocks measured" "$(measured trapezoid $tj)" 98
 static_flops=$(jq '.functions[] | select(.name == "stencil1") | .program.values.insn_flops' "$WORK/O3.json")
 check "O3 stencil1 flops (5 per element)" "$static_flops" $((5 * (n - 2)))
 
+# The join's pairing in report --scopes (static/match.c): the model stored
+# with its binary loops, each measured vector body is paired with its
+# source loop and compared as what it is, blocks of 2 (no such loop was
+# paired when loops were paired by the shape of the nest).
+"$AUGUR" static --db "$WORK/O3.db" "$prog" >/dev/null 2>&1
+check "O3 static --db" "$?" 0
+"$AUGUR" report --db "$WORK/O3.db" --scopes --threshold 0 --format json >"$WORK/O3.checked.json"
+check "O3 report --scopes with the static model" "$?" 0
+# "ROLE FACTOR STATIC MEASURED" of the measured loop at kernels.c:LINE in FUNCTION
+paired() {
+    jq -r --arg f "$1" --arg l "loop at kernels.c:$2" '[.scopes[] | .. | objects | select(.kind? == "function" and .name == $f)
+        | .. | objects | select(.kind? == "loop" and .name == $l) | .static | "\(.role) \(.factor) \(.static) \(.measured)"]
+        | join(";")' "$WORK/O3.checked.json"
+}
+dk=$(line_of "LOOP:dense_k" "$SRC_PROGRAMS/../static/kernels.c")
+check "O3 stencil1's vector body paired" "$(paired stencil1 $s1)" "blocks 2 7 7"
+check "O3 trapezoid's inner vector body paired" "$(paired trapezoid $tj)" "blocks 2 98 98"
+# dense's k loop: (n^3 - n^2)/2 blocks at odd n
+check "O3 dense's k vector body paired" "$(paired dense $dk)" "blocks 2 2312 2312"
+
 # ---- a callee's loop inlined (tests/static/inlined.c at -O2) -----------------------------
 prog="$PROGRAMS/static_inlined"
 SRC_I="$SRC_PROGRAMS/../static/inlined.c"
