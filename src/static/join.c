@@ -390,8 +390,70 @@ static void join_function(sa_program *p, const st_module *m, size_t bfi, const s
     sa_join_blocks(&j, mc);
 }
 
+/* Is binary function `symbol` a whole copy of its source function (the
+ * original f, or a clone GCC made: f.constprop.0, f.isra.0), rather than a
+ * piece that runs beside it (f.part.0, OpenMP's f._omp_fn.0)? */
+static int whole_copy(const char *symbol)
+{
+    return !strstr(symbol, ".part.") && !strstr(symbol, "._omp_fn.");
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The addresses m's instructions call, or jump to from another function
+ * (a tail call), sorted, in the arena; their number into *n. */
+static uint64_t *call_targets(sa_arena *ar, const st_module *m, size_t *n)
+{
+    uint64_t *t = NULL;
+    *n = 0;
+    for (size_t i = 0; i < m->nfunctions; i++) {
+        const st_function *f = &m->functions[i];
+        for (uint32_t k = 0; k < f->ninsns; k++) {
+            const st_insn *in = &f->insns[k];
+            int tail = in->flow == ST_FLOW_JUMP && (in->target < f->start || in->target >= f->start + f->size);
+            if (in->flow == ST_FLOW_CALL || tail)
+                t = sa_push(ar, t, n, sizeof *t, &in->target);
+        }
+    }
+    if (*n)
+        qsort(t, *n, sizeof *t, cmp_u64);
+    return t;
+}
+
+/* The copy of source function fi that the program's calls reach instead
+ * of binary function bi (another whole copy that is called when bi is not:
+ * GCC specialised the callers' calls, and bi, kept for callers outside the
+ * program, does not run), or -1.  targets[0..nt): call_targets. */
+static int called_instead(const sa_program *p, const st_module *m, size_t bi, int fi, const uint64_t *targets,
+                          size_t nt)
+{
+#define CALLED(a) (nt && bsearch(&(a), targets, nt, sizeof *targets, cmp_u64))
+    if (!whole_copy(m->functions[bi].name) || CALLED(m->functions[bi].start))
+        return -1;
+    for (size_t k = 0; k < m->nfunctions; k++)
+        if (k != bi && whole_copy(m->functions[k].name) && sa_symbol_is(m->functions[k].name, p->funcs[fi].name) &&
+            CALLED(m->functions[k].start))
+            return (int)k;
+    return -1;
+#undef CALLED
+}
+
 void sa_join_binary(sa_program *p, const st_module *m, const sa_machine *mc)
 {
-    for (size_t i = 0; i < m->nfunctions; i++)
-        join_function(p, m, i, mc);
+    size_t nt;
+    const uint64_t *targets = call_targets(p->arena, m, &nt);
+    for (size_t i = 0; i < m->nfunctions; i++) {
+        int fi = source_function(p, m->functions[i].name);
+        int k = fi >= 0 ? called_instead(p, m, i, fi, targets, nt) : -1;
+        if (k >= 0)
+            sa_warn(p, p->funcs[fi].file, p->funcs[fi].line,
+                    "%s is not counted: no call of the program reaches it; its calls go to %s, a copy GCC made",
+                    m->functions[i].name, m->functions[k].name);
+        else
+            join_function(p, m, i, mc);
+    }
 }
