@@ -217,15 +217,20 @@ static target vote_source_loop(const joiner *j, uint32_t bl)
     return best;
 }
 
-/* The source's flops and bytes per iteration of loop l of g: its
- * statements directly in the body. */
-static void source_per_iteration(const sa_func *g, int l, int64_t *flops, int64_t *bytes)
+/* The source's flops, bytes and stored bytes per iteration of loop l of
+ * g: its statements directly in the body (a statement's stores taken at
+ * the mean size of its accesses). */
+static void source_per_iteration(const sa_func *g, int l, int64_t *flops, int64_t *bytes, double *stored)
 {
     *flops = *bytes = 0;
+    *stored = 0;
     for (size_t s = 0; s < g->nstmts; s++)
         if (g->stmts[s].loop == l) {
-            *flops += g->stmts[s].ops[OP_FLOPS];
-            *bytes += g->stmts[s].ops[OP_BYTES];
+            const int64_t *ops = g->stmts[s].ops;
+            *flops += ops[OP_FLOPS];
+            *bytes += ops[OP_BYTES];
+            if (ops[OP_STORES] > 0)
+                *stored += (double)ops[OP_BYTES] * (double)ops[OP_STORES] / (double)(ops[OP_LOADS] + ops[OP_STORES]);
         }
 }
 
@@ -236,16 +241,20 @@ static int on_stack(const st_memop *mo)
 }
 
 /* Source iterations per iteration of binary loop bl (joined to loop l of
- * g): its flops over the source's per iteration, else, for a body with
- * packed data, its bytes outside the stack over the source's; 1 when
- * neither says (a ratio within 5% of a power of two up to 64 is one);
+ * g): for a body with packed data that stores, its stored bytes outside
+ * the stack over the source's (stores stay in the loop, where a vector
+ * body may compute a product invariant in the loop once, outside it: then
+ * its flops say 1); else its flops over the source's per iteration, else,
+ * for a body with packed data, its bytes outside the stack over the
+ * source's; 1 when none says (a ratio within 5% of a power of two up to 64 is one);
  * 0 when the binary does more than that (another ratio above 1: an inner
  * loop unrolled in full into this one).
  * *lanes: the most elements one of its instructions works on. */
 static int block_factor(const joiner *j, uint32_t bl, const sa_func *g, int l, int *lanes)
 {
     const st_function *bf = j->bf;
-    int64_t bflops = 0, bbytes = 0, sflops, sbytes;
+    int64_t bflops = 0, bbytes = 0, bstored = 0, sflops, sbytes;
+    double sstored;
     *lanes = 1;
     for (uint32_t b = 0; b < bf->nblocks; b++) {
         if (bf->blocks[b].loop != (int32_t)bl)
@@ -257,12 +266,15 @@ static int block_factor(const joiner *j, uint32_t bl, const sa_func *g, int l, i
                 (in->cls != ST_CLASS_INT_ALU && in->cls != ST_CLASS_MOVE))
                 *lanes = in->width / in->elem_bits;
             for (int k = 0; k < in->nmem; k++)
-                if (in->mem[k].access && !on_stack(&in->mem[k]))
+                if (in->mem[k].access && !on_stack(&in->mem[k])) {
                     bbytes += in->mem[k].size;
+                    bstored += in->mem[k].access & ST_MEM_WRITE ? in->mem[k].size : 0;
+                }
         }
     }
-    source_per_iteration(g, l, &sflops, &sbytes);
-    double ratio = sflops > 0 && bflops > 0 ? (double)bflops / (double)sflops
+    source_per_iteration(g, l, &sflops, &sbytes, &sstored);
+    double ratio = *lanes > 1 && sstored > 0 && bstored > 0 ? (double)bstored / sstored
+                   : sflops > 0 && bflops > 0                ? (double)bflops / (double)sflops
                    : *lanes > 1 && sbytes > 0 ? (double)bbytes / (double)sbytes
                                               : 1;
     double k = round(ratio);

@@ -107,6 +107,23 @@ check "O3 trapezoid's inner vector body paired" "$(paired trapezoid $tj)" "block
 # dense's k loop: (n^3 - n^2)/2 blocks at odd n
 check "O3 dense's k vector body paired" "$(paired dense $dk)" "blocks 2 2312 2312"
 
+# ---- a vector body whose invariant product is computed outside it ------------------
+# bench_kernels.c's trapezoid at -O3: y[j] += x[i] * 0.5 over j < i + 8, the
+# product computed once per row, so the vector body's flops (one addpd: 2)
+# equal the source's per iteration (2) though it does two; its stores (16
+# bytes against 8) give the factor: blocks of floor((i + 8)/2), 170 at n = 20
+B="$PROGRAMS/static_bench_kernels_O3"
+"$AUGUR" static --db "$WORK/b3.db" --param k=4 --param n=20 --param reps=1 --param threads=1 "$B" >/dev/null 2>"$WORK/b3.err"
+check "bench_kernels -O3 static --db" "$?" 0
+OMP_NUM_THREADS=1 "$AUGUR" collect --db "$WORK/b3.db" --param k=4 --param n=20 --param reps=1 --param threads=1 \
+    -- "$B" 4 20 1 >/dev/null 2>&1
+check "bench_kernels -O3 trapezoid collected" "$?" 0
+"$AUGUR" report --db "$WORK/b3.db" --scopes --threshold 0 --format json >"$WORK/b3.json"
+bl=$(grep -n 'for (int j = 0; j < i + 8; j++)' "$SRC_PROGRAMS/../static/bench_kernels.c" | cut -d: -f1)
+check "bench_kernels -O3 trapezoid's inner vector body" \
+    "$(jq -r --arg l "loop at bench_kernels.c:$bl" '[.scopes[] | .. | objects | select(.kind? == "loop" and .name == $l)
+        | .static | "\(.role) \(.factor) \(.static) \(.measured)"] | join(";")' "$WORK/b3.json")" "blocks 2 170 170"
+
 # ---- a callee's loop inlined (tests/static/inlined.c at -O2) -----------------------------
 prog="$PROGRAMS/static_inlined"
 SRC_I="$SRC_PROGRAMS/../static/inlined.c"
