@@ -248,9 +248,12 @@ static int on_stack(const st_memop *mo)
  * for a body with packed data, its bytes outside the stack over the
  * source's; 1 when none says (a ratio within 5% of a power of two up to 64 is one);
  * 0 when the binary does more than that (another ratio above 1: an inner
- * loop unrolled in full into this one).
+ * loop unrolled in full into this one).  As the source's counts are of
+ * the statements directly in l, the binary's leave out the instructions
+ * of l's inner loops' lines (an inner loop's scalar leftover after its
+ * vector body, which GCC -O3 puts in the outer loop's body).
  * *lanes: the most elements one of its instructions works on. */
-static int block_factor(const joiner *j, uint32_t bl, const sa_func *g, int l, int *lanes)
+static int block_factor(const joiner *j, uint32_t bl, int site, const sa_func *g, int l, int *lanes)
 {
     const st_function *bf = j->bf;
     int64_t bflops = 0, bbytes = 0, bstored = 0, sflops, sbytes;
@@ -261,6 +264,8 @@ static int block_factor(const joiner *j, uint32_t bl, const sa_func *g, int l, i
             continue;
         for (uint32_t i = bf->blocks[b].first; i < bf->blocks[b].first + bf->blocks[b].n; i++) {
             const st_insn *in = &bf->insns[i];
+            if (j->line[i] && j->site[i] == site && sa_join_is_ancestor(g, l, loop_at_line(g, j->line[i])))
+                continue; /* an inner loop's code */
             bflops += st_insn_flops(in);
             if (in->elem_bits && in->width > in->elem_bits && in->width / in->elem_bits > *lanes &&
                 (in->cls != ST_CLASS_INT_ALU && in->cls != ST_CLASS_MOVE))
@@ -387,7 +392,7 @@ static void join_function(sa_program *p, const st_module *m, size_t bfi, const s
     for (uint32_t b = bf->nloops; b-- > 0;) { /* children first: they come after their parents */
         target t = vote_source_loop(&j, b);
         const sa_func *g = sa_join_func(&j, t.site);
-        while (t.loop >= 0 && (factor[b] = block_factor(&j, b, g, t.loop, &lanes[b])) == 0)
+        while (t.loop >= 0 && (factor[b] = block_factor(&j, b, t.site, g, t.loop, &lanes[b])) == 0)
             t.loop = g->loops[t.loop].parent; /* it holds an inner loop unrolled: an outer loop's */
         j.src[b] = t.loop;
         j.src_site[b] = t.site;
