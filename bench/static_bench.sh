@@ -141,7 +141,8 @@ count_rows() {
             | .scopes[] | select(.name | endswith("bench_kernels")) | .children[]
             | select(.kind == "function" and (.name | src | IN($want[])))
             | .. | objects | select(.kind? == "loop" and .static != null)
-            | "\($n) \(.static.source_loop | split("/")[-1]) \(.static.static) \(.static.measured)"' "$sc" >>"$d/loops.txt"
+            | "\($n) \(.static.source_loop | split("/")[-1])\(if .static.role == "all" then "" else "," + .static.role end)"
+              + " \(.static.static) \(.static.measured)"' "$sc" >>"$d/loops.txt"
     done
 }
 
