@@ -59,7 +59,8 @@ int static_check_loop(const static_checks *c, size_t s, char *const *names, cons
     if (!text) /* a model without main: no iterations in the run */
         return json_decref(bl), 1;
     out->formula = strdup(text);
-    snprintf(out->role, sizeof out->role, "%s", json_string_value(json_object_get(bl, "role")));
+    const char *role = json_string_value(json_object_get(bl, "role"));
+    snprintf(out->role, sizeof out->role, "%s", role ? role : "all");
     out->factor = (int)json_integer_value(json_object_get(bl, "factor"));
     int rc = out->formula ? sa_form_value(json_object_get(bl, "program_iterations_form"), names, vals, n,
                                           &out->value, out->missing, sizeof out->missing)
