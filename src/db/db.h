@@ -22,7 +22,7 @@
 #include "rd/rd.h"
 
 /* Version of the schema this augur writes (meta.schema_version). */
-#define DB_SCHEMA_VERSION 15
+#define DB_SCHEMA_VERSION 16
 
 /* Return value of lookups that found nothing. */
 #define DB_NOT_FOUND 1
@@ -614,6 +614,8 @@ typedef struct db_static_scope {
     char *unknowns;      /* JSON array of the names its formulas use */
     char *formulas;      /* JSON object: metric -> formula text */
     char *forms;         /* JSON object: metric -> evaluable form */
+    char *binary_loops;  /* JSON array: a loop's binary loops as the join found them (address, role,
+                            program iterations); "[]" for a function */
 } db_static_scope;
 
 typedef struct db_static_model {

@@ -441,6 +441,7 @@ static const char static_schema_sql[] =
     "  unknowns   TEXT NOT NULL,\n"
     "  formulas   TEXT NOT NULL,\n"
     "  forms      TEXT NOT NULL,\n"
+    "  binary_loops TEXT NOT NULL DEFAULT '[]',\n"
     "  PRIMARY KEY (model_id, position)\n"
     ") WITHOUT ROWID;\n";
 
@@ -666,6 +667,14 @@ static int add_sample_column(db *d, char *err, size_t errlen)
                       errlen);
 }
 
+/* Version 16's static_scopes.binary_loops ('[]' in old rows: models stored
+ * before it pair no loop with a measured one until stored again). */
+static int add_binary_loops_column(db *d, char *err, size_t errlen)
+{
+    return add_column(d, "static_scopes", "binary_loops",
+                      "ALTER TABLE static_scopes ADD COLUMN binary_loops TEXT NOT NULL DEFAULT '[]'", err, errlen);
+}
+
 /* Create the schema in an empty database, or upgrade an older one.  In a
  * transaction that re-reads the version, so that two processes creating or
  * upgrading the same database at the same time do it once. */
@@ -709,6 +718,8 @@ static int initialise(db *d, int64_t *version, char *err, size_t errlen)
         rc = db_exec(d, static_schema_sql, "upgrade the schema", err, errlen);
     if (rc == 0 && *version >= 1 && *version < 15) /* version 15 added MPI runs */
         rc = db_exec(d, mpi_schema_sql, "upgrade the schema", err, errlen);
+    if (rc == 0 && *version >= 14 && *version < 16) /* version 16 keeps the join's binary loops */
+        rc = add_binary_loops_column(d, err, errlen);
     if (rc == 0 && *version >= 1 && *version < DB_SCHEMA_VERSION)
         rc = set_version(d, err, errlen);
     if (rc == 0 && *version < DB_SCHEMA_VERSION)

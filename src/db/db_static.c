@@ -34,7 +34,7 @@ static int put_scopes(db *d, const db_static_model *m, int64_t id, char *err, si
     sqlite3_stmt *st;
     if (db_prepare(d,
                    "INSERT INTO static_scopes (model_id, position, kind, function, file, first_line, last_line, "
-                   "parent, unknowns, formulas, forms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   "parent, unknowns, formulas, forms, binary_loops) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    &st, DOING_PUT, err, errlen) != 0)
         return -1;
     int rc = 0;
@@ -54,6 +54,7 @@ static int put_scopes(db *d, const db_static_model *m, int64_t id, char *err, si
         sqlite3_bind_text(st, 9, s->unknowns, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 10, s->formulas, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 11, s->forms, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 12, s->binary_loops ? s->binary_loops : "[]", -1, SQLITE_STATIC);
         rc = db_step_done(d, st, DOING_PUT, err, errlen);
     }
     sqlite3_finalize(st);
@@ -110,7 +111,8 @@ static int fill_scope(void *elem, sqlite3_stmt *st, void *ctx)
     s->unknowns = db_column_strdup(st, 6);
     s->formulas = db_column_strdup(st, 7);
     s->forms = db_column_strdup(st, 8);
-    return s->kind && s->function && s->file && s->unknowns && s->formulas && s->forms ? 0 : -1;
+    s->binary_loops = db_column_strdup(st, 9);
+    return s->kind && s->function && s->file && s->unknowns && s->formulas && s->forms && s->binary_loops ? 0 : -1;
 }
 
 /* The model's row into *out; *id its id. */
@@ -149,7 +151,7 @@ int db_static_get(db *d, const char *build_id, db_static_model *out, char *err, 
     if (rc == 0) {
         db_row_array a = {(void **)&out->scopes, &out->nscopes, 0, sizeof *out->scopes, fill_scope, NULL};
         rc = db_query_rows(d,
-                           "SELECT kind, function, file, first_line, last_line, parent, unknowns, formulas, forms "
+                           "SELECT kind, function, file, first_line, last_line, parent, unknowns, formulas, forms, binary_loops "
                            "FROM static_scopes WHERE model_id = ?1 ORDER BY position",
                            id, 0, &a, DOING_GET, err, errlen);
     }
@@ -162,7 +164,8 @@ void db_static_model_free(db_static_model *m)
 {
     for (size_t i = 0; i < m->nscopes; i++) {
         db_static_scope *s = &m->scopes[i];
-        free(s->kind), free(s->function), free(s->file), free(s->unknowns), free(s->formulas), free(s->forms);
+        free(s->kind), free(s->function), free(s->file), free(s->unknowns), free(s->formulas), free(s->forms),
+            free(s->binary_loops);
     }
     free(m->scopes);
     free(m->build_id), free(m->path), free(m->created), free(m->augur_version), free(m->unknowns),

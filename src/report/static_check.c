@@ -19,8 +19,18 @@ int static_checks_load(db *d, const db_binary *b, const db_scope *scopes, size_t
         return -1;
     c->have = 1;
     c->nscopes = n;
-    if (!(c->pair = malloc((n + 1) * sizeof *c->pair)) || sa_match_scopes(&c->m, scopes, n, c->pair) != 0) {
+    c->pair = malloc((n + 1) * sizeof *c->pair);
+    c->addr = malloc((n + 1) * sizeof *c->addr);
+    if (!c->pair || !c->addr) {
         snprintf(err, errlen, "out of memory");
+        static_checks_free(c);
+        return -1;
+    }
+    for (size_t s = 0; s < n; s++)
+        c->addr[s] = scopes[s].entry_addr;
+    if (sa_match_scopes(&c->m, scopes, n, c->pair) != 0) {
+        snprintf(err, errlen, "%s: the static model of build %s is damaged: store it again with augur static --db",
+                 db_path(d), b->build_id);
         static_checks_free(c);
         return -1;
     }
@@ -32,18 +42,10 @@ void static_checks_free(static_checks *c)
     if (c->have)
         db_static_model_free(&c->m);
     free(c->pair);
+    free(c->addr);
     memset(c, 0, sizeof *c);
 }
 
-/* The text of formula `metric` of scope s (malloc), or NULL. */
-static char *formula_text(const db_static_scope *s, const char *metric)
-{
-    json_t *f = json_loads(s->formulas, 0, NULL);
-    const char *t = json_string_value(json_object_get(f, metric));
-    char *copy = t ? strdup(t) : NULL;
-    json_decref(f);
-    return copy;
-}
 
 int static_check_loop(const static_checks *c, size_t s, char *const *names, const double *vals, size_t n,
                       double headers, double entries, static_loop_check *out)
@@ -52,10 +54,18 @@ int static_check_loop(const static_checks *c, size_t s, char *const *names, cons
     if (!c->have || s >= c->nscopes || c->pair[s] < 0 || strcmp(c->m.scopes[c->pair[s]].kind, "loop"))
         return 1;
     out->src = &c->m.scopes[c->pair[s]];
-    if (!(out->formula = formula_text(out->src, "program_iterations")))
-        return 1; /* a model without main: no iterations in the run */
-    int rc = sa_scope_value(out->src, "program_iterations", names, vals, n, &out->value, out->missing,
-                            sizeof out->missing);
+    json_t *bl = sa_scope_bloop(out->src, c->addr[s]);
+    const char *text = json_string_value(json_object_get(bl, "program_iterations"));
+    if (!text) /* a model without main: no iterations in the run */
+        return json_decref(bl), 1;
+    out->formula = strdup(text);
+    const char *role = json_string_value(json_object_get(bl, "role"));
+    snprintf(out->role, sizeof out->role, "%s", role ? role : "all");
+    out->factor = (int)json_integer_value(json_object_get(bl, "factor"));
+    int rc = out->formula ? sa_form_value(json_object_get(bl, "program_iterations_form"), names, vals, n,
+                                          &out->value, out->missing, sizeof out->missing)
+                          : -1;
+    json_decref(bl);
     if (rc < 0)
         return static_loop_check_free(out), -1;
     out->known = rc == 0;
@@ -78,7 +88,8 @@ json_t *static_loop_check_json(const static_loop_check *x, const char *what)
 {
     char where[600];
     snprintf(where, sizeof where, "%s:%d", x->src->file, x->src->first_line);
-    json_t *o = json_pack("{s:s,s:s}", "source_loop", where, "formula", x->formula);
+    json_t *o = json_pack("{s:s,s:s,s:s,s:i}", "source_loop", where, "formula", x->formula, "role", x->role,
+                          "factor", x->factor);
     if (!x->known) {
         json_object_set_new(o, "missing", json_string(x->missing));
         json_object_set_new(o, "static", json_null());
@@ -103,8 +114,10 @@ void static_loop_check_text(FILE *out, const static_loop_check *x, int indent, c
     }
     /* counts of iterations: integers, shown whole; the difference to 3 digits */
     const char *base = strrchr(x->src->file, '/');
-    fprintf(out, "%*sstatic (%s:%d): %.0f iterations, %s %.0f", indent, "", base ? base + 1 : x->src->file,
-            x->src->first_line, x->value, what, x->measured);
+    fprintf(out, "%*sstatic (%s:%d", indent, "", base ? base + 1 : x->src->file, x->src->first_line);
+    if (strcmp(x->role, "all")) /* a vector or unrolled body, or its remainder */
+        fprintf(out, ", %s of %d", x->role, x->factor);
+    fprintf(out, "): %.0f iterations, %s %.0f", x->value, what, x->measured);
     if (x->disagrees)
         fprintf(out, "  DISAGREES: %+.3g%%", 100 * x->difference);
     fputc('\n', out);

@@ -16,6 +16,7 @@ typedef struct xitem {
     int loop;       /* the loop of the function holding it (the call's loop for a callee's) */
     int mark_func;  /* a loop's iterations rather than a statement: the loop's */
     int mark_loop;  /* function and index, else -1 */
+    int mark_bloop; /* the iterations of binary loop i (p->bloops): i + 1, else 0 */
     int origin;     /* the function whose statement or binary code it is */
     int is_bin;     /* binary code (not a statement execution) */
 } xitem;
@@ -168,7 +169,18 @@ static void compose_call(composer *c, size_t fi, const sa_callsite *s, size_t gi
     }
 }
 
-/* Every statement execution set of function fi, callees composed in. */
+/* The function whose code holds binary loop b (its iterations are in that
+ * function's symbols): the caller a callee's loop was inlined into, else
+ * the loop's own function. */
+static int bloop_holder(const sa_bloop *b)
+{
+    return b->via_func >= 0 ? b->via_func : b->func;
+}
+
+/* Every statement execution set of function fi, callees composed in, and
+ * marks: the iterations of its loops and of its binary's loops.  A binary
+ * loop's mark is binary code of its holder, which a call the binary inlined
+ * does not run (compose_call). */
 static void expand(composer *c, size_t fi)
 {
     xlist *out = &c->x[fi];
@@ -182,6 +194,13 @@ static void expand(composer *c, size_t fi)
             xitem x = {.w = f->loops[l].body.v[k], .loop = (int)l, .mark_func = (int)fi, .mark_loop = (int)l};
             out->v = sa_push(p->arena, out->v, &out->n, sizeof x, &x);
         }
+    for (size_t i = 0; i < p->nbloops; i++) /* the binary loops of its code, as marks */
+        if (bloop_holder(&p->bloops[i]) == (int)fi)
+            for (size_t k = 0; k < p->bloops[i].iters.n; k++) {
+                xitem x = {.w = p->bloops[i].iters.v[k], .loop = -1, .mark_loop = -1, .mark_bloop = (int)i + 1,
+                           .origin = (int)fi, .is_bin = 1};
+                out->v = sa_push(p->arena, out->v, &out->n, sizeof x, &x);
+            }
     for (size_t i = 0; i < f->nstmts; i++)
         for (size_t k = 0; k < f->stmts[i].where.n; k++) {
             xitem x = {.w = f->stmts[i].where.v[k], .loop = f->stmts[i].loop, .mark_loop = -1, .origin = (int)fi};
@@ -273,12 +292,13 @@ static int function_formulas(composer *c, sa_results *r, size_t fi, char *err, s
     for (size_t i = 0; i < xs->n; i++) {
         sa_formula x;
         const xitem *it = &xs->v[i];
-        if (it->mark_loop >= 0 && !is_main)
+        if ((it->mark_loop >= 0 || it->mark_bloop) && !is_main)
             continue;
         if (wdom_formula(&r->counts, &it->w, &x, err, errlen) != 0)
             return -1;
-        if (it->mark_loop >= 0) { /* main: the loop's iterations in the run */
-            sa_formula *pl = &r->program[it->mark_func][it->mark_loop];
+        if (it->mark_loop >= 0 || it->mark_bloop) { /* main: the loop's iterations in the run */
+            sa_formula *pl = it->mark_bloop ? &r->progbloops[it->mark_bloop - 1]
+                                            : &r->program[it->mark_func][it->mark_loop];
             *pl = sa_formula_axpy(a, *pl, 1, 1, NULL, 0, x);
             continue;
         }
@@ -302,6 +322,7 @@ int sa_compose(sa_program *p, sa_results *r, char *err, size_t errlen)
     r->stmts = sa_alloc(a, (p->nfuncs + 1) * sizeof *r->stmts);
     r->program = sa_alloc(a, (p->nfuncs + 1) * sizeof *r->program);
     r->progfuncs = sa_alloc(a, (p->nfuncs + 1) * sizeof *r->progfuncs);
+    r->progbloops = sa_alloc(a, (p->nbloops + 1) * sizeof *r->progbloops);
     for (size_t i = 0; i < p->nfuncs; i++) {
         r->program[i] = sa_alloc(a, (p->funcs[i].nloops + 1) * sizeof **r->program);
         expand(&c, i);

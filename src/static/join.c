@@ -29,17 +29,17 @@ static int same_file(const char *dwarf, const char *src)
     return !strcmp(lng + ll - ls, sht) && (ll == ls || lng[ll - ls - 1] == '/');
 }
 
-/* The source function a binary function's symbol is (its name up to the
- * first '.': GCC's clones foo.constprop.0, foo.part.0, OpenMP's outlined
- * foo._omp_fn.0), or -1; cold parts (foo.cold) are not joined: they run
- * rarely, not once per call. */
+int sa_symbol_is(const char *symbol, const char *name)
+{
+    size_t n = strcspn(symbol, ".");
+    return !strstr(symbol, ".cold") && strlen(name) == n && !strncmp(name, symbol, n);
+}
+
+/* The source function binary function `symbol` is (sa_symbol_is), or -1. */
 static int source_function(const sa_program *p, const char *symbol)
 {
-    if (strstr(symbol, ".cold"))
-        return -1;
-    size_t n = strcspn(symbol, ".");
     for (size_t i = 0; i < p->nfuncs; i++)
-        if (strlen(p->funcs[i].name) == n && !strncmp(p->funcs[i].name, symbol, n))
+        if (sa_symbol_is(symbol, p->funcs[i].name))
             return (int)i;
     return -1;
 }
@@ -217,15 +217,20 @@ static target vote_source_loop(const joiner *j, uint32_t bl)
     return best;
 }
 
-/* The source's flops and bytes per iteration of loop l of g: its
- * statements directly in the body. */
-static void source_per_iteration(const sa_func *g, int l, int64_t *flops, int64_t *bytes)
+/* The source's flops, bytes and stored bytes per iteration of loop l of
+ * g: its statements directly in the body (a statement's stores taken at
+ * the mean size of its accesses). */
+static void source_per_iteration(const sa_func *g, int l, int64_t *flops, int64_t *bytes, double *stored)
 {
     *flops = *bytes = 0;
+    *stored = 0;
     for (size_t s = 0; s < g->nstmts; s++)
         if (g->stmts[s].loop == l) {
-            *flops += g->stmts[s].ops[OP_FLOPS];
-            *bytes += g->stmts[s].ops[OP_BYTES];
+            const int64_t *ops = g->stmts[s].ops;
+            *flops += ops[OP_FLOPS];
+            *bytes += ops[OP_BYTES];
+            if (ops[OP_STORES] > 0)
+                *stored += (double)ops[OP_BYTES] * (double)ops[OP_STORES] / (double)(ops[OP_LOADS] + ops[OP_STORES]);
         }
 }
 
@@ -236,33 +241,45 @@ static int on_stack(const st_memop *mo)
 }
 
 /* Source iterations per iteration of binary loop bl (joined to loop l of
- * g): its flops over the source's per iteration, else, for a body with
- * packed data, its bytes outside the stack over the source's; 1 when
- * neither says (a ratio within 5% of a power of two up to 64 is one);
+ * g): for a body with packed data that stores, its stored bytes outside
+ * the stack over the source's (stores stay in the loop, where a vector
+ * body may compute a product invariant in the loop once, outside it: then
+ * its flops say 1); else its flops over the source's per iteration, else,
+ * for a body with packed data, its bytes outside the stack over the
+ * source's; 1 when none says (a ratio within 5% of a power of two up to 64 is one);
  * 0 when the binary does more than that (another ratio above 1: an inner
- * loop unrolled in full into this one).
+ * loop unrolled in full into this one).  As the source's counts are of
+ * the statements directly in l, the binary's leave out the instructions
+ * of l's inner loops' lines (an inner loop's scalar leftover after its
+ * vector body, which GCC -O3 puts in the outer loop's body).
  * *lanes: the most elements one of its instructions works on. */
-static int block_factor(const joiner *j, uint32_t bl, const sa_func *g, int l, int *lanes)
+static int block_factor(const joiner *j, uint32_t bl, int site, const sa_func *g, int l, int *lanes)
 {
     const st_function *bf = j->bf;
-    int64_t bflops = 0, bbytes = 0, sflops, sbytes;
+    int64_t bflops = 0, bbytes = 0, bstored = 0, sflops, sbytes;
+    double sstored;
     *lanes = 1;
     for (uint32_t b = 0; b < bf->nblocks; b++) {
         if (bf->blocks[b].loop != (int32_t)bl)
             continue;
         for (uint32_t i = bf->blocks[b].first; i < bf->blocks[b].first + bf->blocks[b].n; i++) {
             const st_insn *in = &bf->insns[i];
+            if (j->line[i] && j->site[i] == site && sa_join_is_ancestor(g, l, loop_at_line(g, j->line[i])))
+                continue; /* an inner loop's code */
             bflops += st_insn_flops(in);
             if (in->elem_bits && in->width > in->elem_bits && in->width / in->elem_bits > *lanes &&
                 (in->cls != ST_CLASS_INT_ALU && in->cls != ST_CLASS_MOVE))
                 *lanes = in->width / in->elem_bits;
             for (int k = 0; k < in->nmem; k++)
-                if (in->mem[k].access && !on_stack(&in->mem[k]))
+                if (in->mem[k].access && !on_stack(&in->mem[k])) {
                     bbytes += in->mem[k].size;
+                    bstored += in->mem[k].access & ST_MEM_WRITE ? in->mem[k].size : 0;
+                }
         }
     }
-    source_per_iteration(g, l, &sflops, &sbytes);
-    double ratio = sflops > 0 && bflops > 0 ? (double)bflops / (double)sflops
+    source_per_iteration(g, l, &sflops, &sbytes, &sstored);
+    double ratio = *lanes > 1 && sstored > 0 && bstored > 0 ? (double)bstored / sstored
+                   : sflops > 0 && bflops > 0                ? (double)bflops / (double)sflops
                    : *lanes > 1 && sbytes > 0 ? (double)bbytes / (double)sbytes
                                               : 1;
     double k = round(ratio);
@@ -375,7 +392,7 @@ static void join_function(sa_program *p, const st_module *m, size_t bfi, const s
     for (uint32_t b = bf->nloops; b-- > 0;) { /* children first: they come after their parents */
         target t = vote_source_loop(&j, b);
         const sa_func *g = sa_join_func(&j, t.site);
-        while (t.loop >= 0 && (factor[b] = block_factor(&j, b, g, t.loop, &lanes[b])) == 0)
+        while (t.loop >= 0 && (factor[b] = block_factor(&j, b, t.site, g, t.loop, &lanes[b])) == 0)
             t.loop = g->loops[t.loop].parent; /* it holds an inner loop unrolled: an outer loop's */
         j.src[b] = t.loop;
         j.src_site[b] = t.site;
@@ -390,8 +407,70 @@ static void join_function(sa_program *p, const st_module *m, size_t bfi, const s
     sa_join_blocks(&j, mc);
 }
 
+/* Is binary function `symbol` a whole copy of its source function (the
+ * original f, or a clone GCC made: f.constprop.0, f.isra.0), rather than a
+ * piece that runs beside it (f.part.0, OpenMP's f._omp_fn.0)? */
+static int whole_copy(const char *symbol)
+{
+    return !strstr(symbol, ".part.") && !strstr(symbol, "._omp_fn.");
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The addresses m's instructions call, or jump to from another function
+ * (a tail call), sorted, in the arena; their number into *n. */
+static uint64_t *call_targets(sa_arena *ar, const st_module *m, size_t *n)
+{
+    uint64_t *t = NULL;
+    *n = 0;
+    for (size_t i = 0; i < m->nfunctions; i++) {
+        const st_function *f = &m->functions[i];
+        for (uint32_t k = 0; k < f->ninsns; k++) {
+            const st_insn *in = &f->insns[k];
+            int tail = in->flow == ST_FLOW_JUMP && (in->target < f->start || in->target >= f->start + f->size);
+            if (in->flow == ST_FLOW_CALL || tail)
+                t = sa_push(ar, t, n, sizeof *t, &in->target);
+        }
+    }
+    if (*n)
+        qsort(t, *n, sizeof *t, cmp_u64);
+    return t;
+}
+
+/* The copy of source function fi that the program's calls reach instead
+ * of binary function bi (another whole copy that is called when bi is not:
+ * GCC specialised the callers' calls, and bi, kept for callers outside the
+ * program, does not run), or -1.  targets[0..nt): call_targets. */
+static int called_instead(const sa_program *p, const st_module *m, size_t bi, int fi, const uint64_t *targets,
+                          size_t nt)
+{
+#define CALLED(a) (nt && bsearch(&(a), targets, nt, sizeof *targets, cmp_u64))
+    if (!whole_copy(m->functions[bi].name) || CALLED(m->functions[bi].start))
+        return -1;
+    for (size_t k = 0; k < m->nfunctions; k++)
+        if (k != bi && whole_copy(m->functions[k].name) && sa_symbol_is(m->functions[k].name, p->funcs[fi].name) &&
+            CALLED(m->functions[k].start))
+            return (int)k;
+    return -1;
+#undef CALLED
+}
+
 void sa_join_binary(sa_program *p, const st_module *m, const sa_machine *mc)
 {
-    for (size_t i = 0; i < m->nfunctions; i++)
-        join_function(p, m, i, mc);
+    size_t nt;
+    const uint64_t *targets = call_targets(p->arena, m, &nt);
+    for (size_t i = 0; i < m->nfunctions; i++) {
+        int fi = source_function(p, m->functions[i].name);
+        int k = fi >= 0 ? called_instead(p, m, i, fi, targets, nt) : -1;
+        if (k >= 0)
+            sa_warn(p, p->funcs[fi].file, p->funcs[fi].line,
+                    "%s is not counted: no call of the program reaches it; its calls go to %s, a copy GCC made",
+                    m->functions[i].name, m->functions[k].name);
+        else
+            join_function(p, m, i, mc);
+    }
 }

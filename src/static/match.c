@@ -1,148 +1,71 @@
-/* match.c — pairing a static model's scopes with a binary's (match.h),
- * and the value of a stored static formula at named values. */
-#define _GNU_SOURCE /* qsort_r */
+/* match.c — a stored static model's scopes paired with a stored binary's
+ * (match.h) by the join's own pairing (join.c), kept with the model: a
+ * function scope with the source function its symbol is, a loop scope with
+ * the source loop the join joined its header to; and the value of a stored
+ * formula at named values. */
 #include "static/match.h"
 #include "static/form.h"
+#include "static/model.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The line a binary loop is named after ("loop at k.c:17"), else its first. */
-static long loop_line(const db_scope *s)
+/* The static function whose code binary function `symbol` is (the join's
+ * rule, sa_symbol_is), or -1. */
+static int static_function(const db_static_model *m, const char *symbol)
 {
-    const char *colon = strrchr(s->name, ':');
-    return colon ? strtol(colon + 1, NULL, 10) : (long)s->first_line;
+    for (size_t i = 0; i < m->nscopes; i++)
+        if (!strcmp(m->scopes[i].kind, "function") && sa_symbol_is(symbol, m->scopes[i].function))
+            return (int)i;
+    return -1;
 }
 
-/* A loop of either side: its parent (index among the same side's loops of
- * the function, -1 at the top) and its sort key. */
-typedef struct node {
-    int id;      /* the scope id or static position */
-    int parent;  /* index in the node array, -1 */
-    long line, first;
-    char path[64]; /* rank at each depth, as bytes + 1 */
-} node;
-
-static int by_line(const void *a, const void *b)
+/* Pair with static loop `pos` each loop scope whose header is one of the
+ * binary loops the join joined to it (its stored binary_loops); -1 when
+ * those are damaged. */
+static int pair_loops(const db_static_model *m, size_t pos, const db_scope *scopes, size_t n, int *out)
 {
-    const node *x = a, *y = b;
-    if (x->line != y->line)
-        return x->line < y->line ? -1 : 1;
-    return (x->first > y->first) - (x->first < y->first);
-}
-
-/* Fill each node's path: its parent's, then its rank among its siblings
- * (nodes sorted by line).  Parents must be filled first: ranks are
- * computed by repeated passes over the (few) loops of one function. */
-static void fill_paths(node *v, size_t n)
-{
-    qsort(v, n, sizeof *v, by_line);
-    for (size_t i = 0; i < n; i++)
-        v[i].path[0] = 0;
-    for (int done = 0; !done;) {
-        done = 1;
-        for (size_t i = 0; i < n; i++) {
-            if (v[i].path[0])
-                continue;
-            const char *up = "";
-            if (v[i].parent >= 0) {
-                size_t p = 0;
-                while (p < n && v[p].id != v[i].parent)
-                    p++;
-                if (p == n || !v[p].path[0]) {
-                    done = 0;
-                    continue;
-                }
-                up = v[p].path;
-            }
-            int rank = 1;
-            for (size_t k = 0; k < i; k++)
-                rank += v[k].parent == v[i].parent;
-            if (strlen(up) + 2 < sizeof v[i].path)
-                snprintf(v[i].path, sizeof v[i].path, "%s%c", up, rank < 255 ? rank : 255);
-            else
-                v[i].path[0] = 1; /* deeper than any real nest: paired with nothing alike */
-        }
+    json_t *a = json_loads(m->scopes[pos].binary_loops, 0, NULL);
+    if (!json_is_array(a))
+        return json_decref(a), -1;
+    size_t i;
+    json_t *b;
+    json_array_foreach(a, i, b)
+    {
+        json_int_t addr = json_integer_value(json_object_get(b, "address"));
+        for (size_t s = 0; s < n; s++)
+            if (!strcmp(scopes[s].kind, "loop") && scopes[s].entry_addr == (uint64_t)addr)
+                out[s] = (int)pos;
     }
-}
-
-/* The binary loops of function scope f reached through loops only, as
- * nodes (parent = parent's scope id, -1 for f). */
-static size_t binary_loops(const db_scope *scopes, size_t n, size_t f, node *out)
-{
-    size_t k = 0;
-    for (size_t s = f + 1; s < n; s++) {
-        if (strcmp(scopes[s].kind, "loop"))
-            continue;
-        int64_t p = scopes[s].parent;
-        int under = p == (int64_t)f;
-        for (size_t j = 0; !under && j < k; j++)
-            under = out[j].id == p;
-        if (under)
-            out[k++] = (node){(int)s, p == (int64_t)f ? -1 : (int)p, loop_line(&scopes[s]), scopes[s].first_line, ""};
-    }
-    return k;
-}
-
-/* The static loops of the function at position fpos (they follow it). */
-static size_t static_loops(const db_static_model *m, size_t fpos, node *out)
-{
-    size_t k = 0;
-    for (size_t i = fpos + 1; i < m->nscopes && !strcmp(m->scopes[i].kind, "loop"); i++)
-        out[k++] = (node){(int)i, m->scopes[i].parent, m->scopes[i].first_line, m->scopes[i].first_line, ""};
-    return k;
-}
-
-/* Pair function scope f's loops with the static function's at fpos when
- * both nests have the same paths. */
-static int pair_function(const db_static_model *m, size_t fpos, const db_scope *scopes, size_t n, size_t f, int *out)
-{
-    node *b = calloc(n + 1, sizeof *b), *s = calloc(m->nscopes + 1, sizeof *s);
-    if (!b || !s)
-        return free(b), free(s), -1;
-    size_t nb = binary_loops(scopes, n, f, b), ns = static_loops(m, fpos, s);
-    fill_paths(b, nb);
-    fill_paths(s, ns);
-    int same = nb == ns;
-    for (size_t i = 0; same && i < nb; i++) {
-        size_t j = 0;
-        while (j < ns && strcmp(b[i].path, s[j].path))
-            j++;
-        same = j < ns;
-    }
-    for (size_t i = 0; same && i < nb; i++)
-        for (size_t j = 0; j < ns; j++)
-            if (!strcmp(b[i].path, s[j].path))
-                out[b[i].id] = s[j].id;
-    free(b), free(s);
+    json_decref(a);
     return 0;
-}
-
-/* Is binary function `bin` the source function `src`, or a copy GCC made
- * of it (scan.constprop.0, f.isra.0, f.part.0, f.cold: C names have no '.')? */
-static int same_function(const char *src, const char *bin)
-{
-    size_t n = strlen(src);
-    return !strncmp(src, bin, n) && (bin[n] == 0 || bin[n] == '.');
 }
 
 int sa_match_scopes(const db_static_model *m, const db_scope *scopes, size_t n, int *out)
 {
     for (size_t s = 0; s < n; s++)
-        out[s] = -1;
-    for (size_t f = 0; f < n; f++) {
-        if (strcmp(scopes[f].kind, "function"))
-            continue;
-        for (size_t i = 0; i < m->nscopes; i++)
-            if (!strcmp(m->scopes[i].kind, "function") && same_function(m->scopes[i].function, scopes[f].name)) {
-                out[f] = (int)i;
-                if (pair_function(m, i, scopes, n, f, out) != 0)
-                    return -1;
-                break;
-            }
-    }
+        out[s] = strcmp(scopes[s].kind, "function") ? -1 : static_function(m, scopes[s].name);
+    for (size_t i = 0; i < m->nscopes; i++)
+        if (!strcmp(m->scopes[i].kind, "loop") && pair_loops(m, i, scopes, n, out) != 0)
+            return -1;
     return 0;
+}
+
+json_t *sa_scope_bloop(const db_static_scope *s, uint64_t addr)
+{
+    json_t *a = json_loads(s->binary_loops, 0, NULL), *found = NULL;
+    size_t i;
+    json_t *b;
+    json_array_foreach(a, i, b)
+    {
+        if ((uint64_t)json_integer_value(json_object_get(b, "address")) == addr) {
+            found = json_incref(b);
+            break;
+        }
+    }
+    json_decref(a);
+    return found;
 }
 
 /* Names and values for sa_form_eval. */
@@ -161,17 +84,23 @@ static int lookup(const char *name, double *v, void *ctx)
     return -1;
 }
 
+int sa_form_value(const json_t *form, char *const *names, const double *vals, size_t nnames, double *v,
+                  char *missing, size_t missinglen)
+{
+    named x = {names, vals, nnames};
+    const char *miss = NULL;
+    int rc = !form || json_is_null(form) ? 1 : sa_form_eval(form, lookup, &x, v, &miss) == 0 ? 0 : miss ? 1 : -1;
+    snprintf(missing, missinglen, "%s", miss ? miss : "");
+    return rc;
+}
+
 int sa_scope_value(const db_static_scope *s, const char *metric, char *const *names, const double *vals,
                    size_t nnames, double *v, char *missing, size_t missinglen)
 {
     json_t *forms = json_loads(s->forms, 0, NULL);
     if (!forms)
         return -1;
-    const json_t *f = json_object_get(forms, metric);
-    named x = {names, vals, nnames};
-    const char *miss = NULL;
-    int rc = !f ? 1 : sa_form_eval(f, lookup, &x, v, &miss) == 0 ? 0 : miss ? 1 : -1;
-    snprintf(missing, missinglen, "%s", miss ? miss : "");
+    int rc = sa_form_value(json_object_get(forms, metric), names, vals, nnames, v, missing, missinglen);
     json_decref(forms);
     return rc;
 }

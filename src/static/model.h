@@ -120,6 +120,7 @@ typedef struct sa_func {
  * body that runs them in blocks of `factor` (vector width `lanes` times
  * `unroll`), or the scalar remainder of such a body. */
 enum sa_bloop_role { SA_BLOOP_ALL, SA_BLOOP_BLOCKS, SA_BLOOP_REMAINDER };
+extern const char *const sa_bloop_role_names[]; /* "all", "blocks", "remainder" (out_join.c) */
 typedef struct sa_bloop {
     int func, loop;      /* indices of the source function and its loop */
     const char *symbol;  /* the binary function holding it */
@@ -151,6 +152,12 @@ typedef struct sa_program {
     size_t nbloops;
     sa_bloop *bloops;  /* the binary's loops joined to source loops, when joined */
 } sa_program;
+
+/* Is binary function `symbol` code of source function `name`: its symbol up
+ * to the first '.' (GCC's clones f.constprop.0, f.isra.0, f.part.0,
+ * OpenMP's outlined f._omp_fn.0)?  Cold parts (f.cold) are not: they run
+ * rarely, not once per call.  The join's rule (join.c), and match.c's. */
+int sa_symbol_is(const char *symbol, const char *name);
 
 __attribute__((format(printf, 4, 5))) void sa_warn(sa_program *p, const char *file, int line, const char *fmt, ...);
 void sa_add_unknown(sa_program *p, const char *name, const char *file, int line, const char *reason);
@@ -185,6 +192,8 @@ typedef struct sa_results {
      * main; zero when main does not reach it */
     sa_scope_formulas *progfuncs;
     sa_formula *bloops; /* bloops[i]: iterations of the program's binary loop i per call of its function */
+    sa_formula *progbloops; /* progbloops[i]: its iterations in the whole run, composed from main; zero when
+                               main does not reach it */
 } sa_results;
 
 /* Frame gf of callee g (in its symbols) run at call site s: in the

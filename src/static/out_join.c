@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const role_names[] = {"all", "blocks", "remainder"};
+const char *const sa_bloop_role_names[] = {"all", "blocks", "remainder"};
 
 /* The value of formula x at v, into *d: 0, or -1 when a symbol has none. */
 static int value_of(const sa_program *p, sa_formula x, const sa_values *v, double *d)
@@ -44,7 +44,7 @@ void sa_text_bloops(FILE *to, const sa_program *p, const sa_results *r, size_t f
         double d;
         fprintf(to, "%*sbinary loop 0x%llx in %s: %s, %d source iteration%s per iteration (vector width %d, "
                     "unroll %d), %d instructions\n",
-                indent, "", (unsigned long long)b->addr, b->symbol, role_names[b->role], b->factor,
+                indent, "", (unsigned long long)b->addr, b->symbol, sa_bloop_role_names[b->role], b->factor,
                 b->factor == 1 ? "" : "s", b->lanes, b->unroll, b->ninsns);
         if (b->via_func >= 0)
             fprintf(to, "%*s  inlined at %s:%d: iterations per call of %s\n", indent, "", p->funcs[b->via_func].file,
@@ -53,6 +53,12 @@ void sa_text_bloops(FILE *to, const sa_program *p, const sa_results *r, size_t f
         if (value_of(p, r->bloops[i], v, &d) == 0)
             fprintf(to, "  = %.0f", d);
         fputc('\n', to);
+        if (!sa_formula_is_zero(r->progbloops[i])) {
+            fprintf(to, "%*s  in program %s", indent, "", sa_formula_str(p->arena, &p->syms, r->progbloops[i], SA_TEXT));
+            if (value_of(p, r->progbloops[i], v, &d) == 0)
+                fprintf(to, "  = %.0f", d);
+            fputc('\n', to);
+        }
         if (b->bound)
             fprintf(to, "%*s  cycles per iteration %.2f (%s bound) + memory %.2f (%.0f bytes streamed)\n", indent, "",
                     b->cycles, b->bound, b->mem_cycles, b->stream_bytes);
@@ -69,13 +75,20 @@ json_t *sa_json_bloops(const sa_program *p, const sa_results *r, size_t fi, size
         char addr[32];
         snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)b->addr);
         json_t *o = json_pack("{s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:o,s:b}", "function", b->symbol, "address", addr, "role",
-                              role_names[b->role], "factor", b->factor, "vector_width", b->lanes, "unroll", b->unroll,
+                              sa_bloop_role_names[b->role], "factor", b->factor, "vector_width", b->lanes, "unroll", b->unroll,
                               "instructions", b->ninsns, "iterations",
                               json_string_lossy(sa_formula_str(p->arena, &p->syms, r->bloops[i], SA_TEXT)), "parallel",
                               b->parallel);
         double d;
         if (value_of(p, r->bloops[i], v, &d) == 0)
             json_object_set_new(o, "iterations_value", json_integer((json_int_t)d));
+        int in_run = sa_total_function(p) >= 0;
+        json_object_set_new(o, "program_iterations",
+                            in_run ? json_string_lossy(sa_formula_str(p->arena, &p->syms, r->progbloops[i], SA_TEXT))
+                                   : json_null());
+        json_object_set_new(o, "program_iterations_value",
+                            in_run && value_of(p, r->progbloops[i], v, &d) == 0 ? json_integer((json_int_t)d)
+                                                                                : json_null());
         json_object_set_new(o, "inlined_in", b->via_func >= 0 ? json_string_lossy(p->funcs[b->via_func].name)
                                                               : json_null());
         json_object_set_new(o, "inlined_at", b->via_func >= 0 ? json_integer(b->via_line) : json_null());

@@ -47,6 +47,27 @@ static void put_formulas(db_static_scope *out, const sa_program *p, const sa_sco
     out->unknowns = dump(p->arena, names);
 }
 
+/* The binary loops joined to loop l of function fi, as the database keeps
+ * them (docs/database.md, "Static models"): each one's binary function,
+ * header address, role, factor and iterations in the whole run (text and
+ * form; null without main).  match.c pairs measured loops by the address. */
+static char *binary_loops_json(const sa_program *p, const sa_results *r, size_t fi, size_t l, int has_main)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < p->nbloops; i++) {
+        const sa_bloop *b = &p->bloops[i];
+        if (b->func != (int)fi || b->loop != (int)l)
+            continue;
+        json_t *text = has_main ? json_string_lossy(sa_formula_str(p->arena, &p->syms, r->progbloops[i], SA_TEXT))
+                                : json_null();
+        json_t *form = has_main ? sa_formula_form(p->arena, &p->syms, r->progbloops[i]) : json_null();
+        json_array_append_new(a, json_pack("{s:s,s:I,s:s,s:i,s:o,s:o}", "function", b->symbol, "address",
+                                           (json_int_t)b->addr, "role", sa_bloop_role_names[b->role], "factor",
+                                           b->factor, "program_iterations", text, "program_iterations_form", form));
+    }
+    return dump(p->arena, a);
+}
+
 static json_t *unknowns_json(const sa_program *p)
 {
     json_t *u = json_array();
@@ -74,6 +95,7 @@ void sa_store_model(const sa_program *p, const sa_results *r, db_static_model *m
         *s = (db_static_scope){.kind = "function", .function = (char *)f->name, .file = (char *)f->file,
                                .first_line = f->line, .last_line = f->end_line, .parent = -1};
         put_formulas(s, p, &r->funcs[i], 0, NULL);
+        s->binary_loops = "[]";
         size_t base = at;
         for (size_t l = 0; l < f->nloops; l++) {
             const sa_loop *lp = &f->loops[l];
@@ -82,6 +104,7 @@ void sa_store_model(const sa_program *p, const sa_results *r, db_static_model *m
                                    .first_line = lp->line, .last_line = lp->end_line,
                                    .parent = lp->parent >= 0 ? (int)(base + (size_t)lp->parent) : -1};
             put_formulas(s, p, &r->loops[i][l], 1, has_main ? &r->program[i][l] : NULL);
+            s->binary_loops = binary_loops_json(p, r, i, l, has_main);
         }
     }
 }

@@ -884,6 +884,16 @@ static void test_foreign_files(void **state)
     assert_int_equal(sql_int(s, "SELECT count(*) FROM mpi_runs") + sql_int(s, "SELECT count(*) FROM mpi_ranks") +
                          sql_int(s, "SELECT count(*) FROM comm"),
                      0);
+    /* a version-15 database's stored static scopes gain binary_loops, '[]':
+     * no binary loops known until the model is stored again */
+    sql_exec(s, "UPDATE meta SET value = '15' WHERE key = 'schema_version';"
+                "ALTER TABLE static_scopes DROP COLUMN binary_loops;"
+                "INSERT INTO static_models (id, build_id, path, created, augur_version, unknowns, warnings)"
+                " VALUES (1, 'ab12', 'k', 't', 'v', '[]', '[]');"
+                "INSERT INTO static_scopes (model_id, position, kind, function, file, first_line, last_line,"
+                " unknowns, formulas, forms) VALUES (1, 0, 'function', 'f', 'k.c', 1, 9, '[]', '{}', '{}');");
+    s = upgraded(f->db_path, s);
+    assert_sql_text(s, "SELECT binary_loops FROM static_scopes", "[]");
     sqlite3_close(s);
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     assert_int_equal(db_model_set_newest(d, NULL, &set, err, sizeof err), 0);
