@@ -20,7 +20,15 @@
  *      - a bin non-empty at every point with a share >= 1% at some point is
  *        a leading bin of distance d;
  *      - any other bin (significant somewhere, empty somewhere: its distance
- *        moves with size) ends the walk, as does the first inexact bin.
+ *        moves with size) ends the walk, as does the first inexact bin;
+ *      - so does a significant bin whose count does not grow with the
+ *        touches (at the point with the most touches, at most its count at
+ *        the point with the fewest, the touches having grown at least 2x):
+ *        a fixed number of touches is not a share of the loop's, but the
+ *        low tail of distances that spread with size (an LU update's
+ *        pivot-row reuse, 8d^2 touches at each d <= N/4 whatever N; as
+ *        leads up to d = 12 they left in the rest a tail whose quantiles
+ *        were noise at N = 40 and were fitted with N^3 edges).
  *    Beyond the exact bins, every bin whose touches lie at one whole
  *    distance D, the same at every point (sum = D * count), with a share
  *    >= 1% somewhere is a leading bin of distance D too (at most 16 of
@@ -163,6 +171,7 @@
 #include "util/array.h"
 
 #define LEAD_MIN_SHARE 0.01          /* a leading bin holds >= 1% of the touches somewhere */
+#define LEAD_GROWTH_MIN 2.0         /* a lead's count must grow when the touches grow this much */
 #define AGREE_REL 0.10               /* models agree within 10% ... */
 #define AGREE_ABS 0.5                /* ... or within half a block */
 #define EXTRAP_FACTOR 8.0            /* agreement is also checked at 8x the largest point */
@@ -325,6 +334,23 @@ static double constant_distance(const rd_series_point *pts, size_t npoints, unsi
     return D;
 }
 
+/* Whether the count of exact bin d fails to grow with the touches: at the
+ * point with the most touches it is at most its count at the point with
+ * the fewest, while the touches grew at least LEAD_GROWTH_MIN times.  A
+ * spatial reuse of the loop is a share of its touches and grows with
+ * them; a bin whose count stays put is the low tail of distances that
+ * spread with the size (an LU update's pivot-row reuse at (N - k)/4 lines:
+ * 8d^2 touches at each distance d whatever N), not a constant distance. */
+static int lead_count_flat(const rd_series_point *pts, size_t npoints, const double *T, unsigned d)
+{
+    size_t lo = 0, hi = 0;
+    for (size_t s = 1; s < npoints; s++) {
+        lo = T[s] < T[lo] ? s : lo;
+        hi = T[s] > T[hi] ? s : hi;
+    }
+    return T[hi] >= LEAD_GROWTH_MIN * T[lo] && bin_count(&pts[hi], d) <= bin_count(&pts[lo], d);
+}
+
 /* Choose the leading bins (rule in the file header) of the histograms with
  * touches T[s]; writes their bin numbers, ascending, to lead[] and their
  * distances to dist[] (room for MAX_LEADS) and returns how many.  Beyond
@@ -362,7 +388,7 @@ static size_t choose_leads(const rd_series_point *pts, size_t npoints, const dou
         }
         if (!somewhere || share < LEAD_MIN_SHARE)
             continue;
-        if (!everywhere)
+        if (!everywhere || lead_count_flat(pts, npoints, T, d))
             break;
         dist[n] = d;
         lead[n++] = d;
