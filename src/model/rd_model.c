@@ -110,11 +110,7 @@
  *    three (at most npoints - 2) of the base terms p, p^2, p^3, p log2 p
  *    (when every p >= 1) and the user's basis terms over p, by the group's
  *    leave-one-out error  sum over slices of (u1 - u0) (cv_low + cv_high +
- *    cv_mean), the best of each size, a set with more terms winning over
- *    the best with fewer only when its error is under half of that one's
- *    (model_fit's rule for terms: lu's update scored 12.1 with {N^2} and
- *    8.9 with three terms, under which a tenth of its slices took N^3
- *    edges; test_term_set_halving).  (A
+ *    cv_mean);  a set within 1% of the best with fewer terms wins.  (A
  *    merge sort's distance quantiles grow as fractional powers N^u, which
  *    no set of whole powers fits: docs/models.md, measured accuracy.)  The
  *    distances of one loop nest grow with its trip counts, so a group's
@@ -884,16 +880,10 @@ static void widen_edge_spreads(const slicer *sl, rd_model_bin *best, const rd_mo
 }
 
 /* Refit every slice with the one term set that gives the group the lowest
- * leave-one-out error (file header, step 3b) among the sets of its number
- * of terms (ties within 1% to the first), a set with more terms winning
- * over the best with fewer only when its error is under half of that one's,
- * as model_fit chooses terms: lu's update (54 slices, distances of N^2/8
- * lines) scored 12.1 with {N^2} and 8.9 with {N^2, N^3, N log2 N}, under
- * which a tenth of its slices took N^3 edges, 250,000 lines at N = 640
- * where the distances reach 50,000 (Sapphire Rapids' L2 misses +13% at
- * 8x).  The other term sets whose error is plausible against the best's
- * (model_plausible_cv) are its alternatives: the training runs cannot
- * tell them from it, so their slice edges widen
+ * leave-one-out error (file header, step 3b); ties within 1% go to the
+ * set with fewer terms.  The other term sets whose error is plausible
+ * against the best's (model_plausible_cv) are its alternatives:
+ * the training runs cannot tell them from it, so their slice edges widen
  * the spreads of the chosen ones (a subset search within one set sees only
  * that set's forms: Cholesky's column reuse at N^2/32 blocks fitted as
  * 3.7e-4 N^3 with cv 1% and no spread, 96,000 blocks at N = 640, where
@@ -916,7 +906,6 @@ static int share_terms(slicer *sl)
         set_err(sl->err, sl->errlen, "reuse-distance model: out of memory");
         goto done;
     }
-    int best_of[4] = {-1, -1, -1, -1}; /* per number of terms, its best set's code */
     for (int code = 0; code < nb * nb * nb; code++) {
         model_options set;
         double score;
@@ -927,25 +916,16 @@ static int share_terms(slicer *sl)
         if (fit_all_slices(sl, &set, memo, cand, &score))
             goto done;
         scores[code] = score;
-        int b = best_of[k]; /* among sets of one size, ties within 1% go to the first */
-        if (b < 0 || score < scores[b] - 0.01 * fmax(score, scores[b]) - 1e-9)
-            best_of[k] = code;
-    }
-    for (int k = 1; k <= 3; k++) {
-        int b = best_of[k];
-        if (b >= 0 && (!have || scores[b] < 0.5 * best_score - 1e-9)) {
-            best_code = b;
-            best_score = scores[b];
+        int tie = have && fabs(score - best_score) <= 0.01 * fmax(score, best_score) + 1e-9;
+        if (!have || (tie ? k < best_terms : score < best_score)) {
+            rd_model_bin *t = best;
+            best = cand;
+            cand = t;
+            best_score = score;
             best_terms = k;
+            best_code = code;
             have = 1;
         }
-    }
-    if (have) {
-        model_options set;
-        double score;
-        term_set(sl, base, nb, best_code, most, &set);
-        if (fit_all_slices(sl, &set, memo, best, &score))
-            goto done;
     }
     /* the plausible alternatives, refitted from the memos */
     for (int code = 0; have && code < nb * nb * nb; code++) {
