@@ -110,7 +110,9 @@
  *    three (at most npoints - 2) of the base terms p, p^2, p^3, p log2 p
  *    (when every p >= 1) and the user's basis terms over p, by the group's
  *    leave-one-out error  sum over slices of (u1 - u0) (cv_low + cv_high +
- *    cv_mean);  a set within 1% of the best with fewer terms wins.  (A
+ *    cv_mean);  a set within 1% of the best with fewer terms wins.  Then
+ *    each series whose subset of S is not the group's commonest takes the
+ *    commonest unless its own fits twice as well (common_form).  (A
  *    merge sort's distance quantiles grow as fractional powers N^u, which
  *    no set of whole powers fits: docs/models.md, measured accuracy.)  The
  *    distances of one loop nest grow with its trip counts, so a group's
@@ -879,6 +881,64 @@ static void widen_edge_spreads(const slicer *sl, rd_model_bin *best, const rd_mo
         }
 }
 
+/* The subset of the terms of `set` (bit i: set->only[i]) that m uses. */
+static unsigned form_of(const model *m, const model_options *set)
+{
+    unsigned mask = 0;
+    for (int t = 0; t < m->nterms; t++)
+        for (int i = 0; i < set->nonly; i++)
+            if (!model_term_before(&m->terms[t], &set->only[i]) && !model_term_before(&set->only[i], &m->terms[t]))
+                mask |= 1u << i;
+    return mask;
+}
+
+/* Give every series of the slices bins[] (fitted under `set`) the group's
+ * commonest form, the subset of the set's terms its series use weighted by
+ * their slices' shares, unless its own fits at most half as badly (its
+ * leave-one-out error under half the common form's), as model_fit lets a
+ * hypothesis with more terms win: the slices of one loop nest's distances
+ * grow alike, and a slice that takes another power of the set for a
+ * better fit of the noise of five runs parts from its neighbours beyond
+ * them (lu's update: 54 slices of N^2/8-line distances under {N^2, N^3,
+ * N log2 N}, a tenth of them N^3, 250,000 lines at N = 640 where the
+ * distances reach 50,000, and some N log2 N, 5,000).  A constant series
+ * stays one, and so does every series when the commonest form is the
+ * constant.  0 or -1. */
+static int common_form(slicer *sl, const model_options *set, rd_model_bin *bins)
+{
+    double weight[1u << 3] = {0};
+    for (size_t i = 0; i < sl->nbins; i++) {
+        model *m[3] = {&bins[i].low, &bins[i].high, &bins[i].mean};
+        for (int w = 0; w < 3; w++)
+            weight[form_of(m[w], set)] += bins[i].u_high - bins[i].u_low;
+    }
+    unsigned common = 0;
+    for (unsigned f = 1; f < 1u << set->nonly; f++)
+        common = weight[f] > weight[common] ? f : common;
+    if (common == 0)
+        return 0;
+    model_options o = *set;
+    o.nonly = 0;
+    for (int i = 0; i < set->nonly; i++)
+        if (common >> i & 1)
+            o.only[o.nonly++] = set->only[i];
+    for (size_t i = 0; i < sl->nbins; i++) {
+        model *m[3] = {&bins[i].low, &bins[i].high, &bins[i].mean};
+        for (int w = 0; w < 3; w++) {
+            unsigned f = form_of(m[w], set);
+            if (f == 0 || f == common)
+                continue;
+            model alt;
+            slice_values(sl, bins[i].u_low, bins[i].u_high, w, sl->ys);
+            if (fit_part_values(sl, &o, bins[i].u_low, bins[i].u_high, w, sl->ys, NULL, &alt))
+                return -1;
+            if (!(m[w]->cv_smape < 0.5 * alt.cv_smape - 1e-9))
+                *m[w] = alt;
+        }
+    }
+    return 0;
+}
+
 /* Refit every slice with the one term set that gives the group the lowest
  * leave-one-out error (file header, step 3b); ties within 1% go to the
  * set with fewer terms.  The other term sets whose error is plausible
@@ -926,6 +986,14 @@ static int share_terms(slicer *sl)
             best_code = code;
             have = 1;
         }
+    }
+    if (have) {
+        model_options set;
+        term_set(sl, base, nb, best_code, most, &set);
+        memcpy(cand, best, sl->nbins * sizeof *best);
+        if (common_form(sl, &set, best))
+            goto done;
+        widen_edge_spreads(sl, best, cand); /* the slices' own forms stay alternatives */
     }
     /* the plausible alternatives, refitted from the memos */
     for (int code = 0; have && code < nb * nb * nb; code++) {
