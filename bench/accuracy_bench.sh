@@ -205,9 +205,10 @@ fi
 
 # build K — compiles bench/accuracy/K.{c,f90} into WORK/K/K and prints the
 # binary's hash.  The sources are copied into WORK/K and compiled there by
-# relative names, so the debug information, and so the binary, is the same
-# whichever checkout and folder the script runs from (a --reuse from another
-# worktree keeps the runs); the binary is replaced only when a rebuild differs,
+# relative names, and the folder is mapped to "." in the debug information
+# (its compilation directory), so the binary is the same whichever checkout
+# and work folder the script runs from (a --reuse from another worktree, or of
+# a copied work folder, keeps the runs); the binary is replaced only when a rebuild differs,
 # so that the runs' build-ids stay valid.
 build() {
     local k=$1 dir=$WORK/$1 src compiler
@@ -219,7 +220,7 @@ build() {
         src=$k.f90 compiler=gfortran
     fi
     cp "$ROOT/bench/accuracy/$src" "$dir/$src"
-    (cd "$dir" && "$compiler" "${CFLAGS_BENCH[@]}" -o "$k.new" "$src" -lm) >"$dir/build.log" 2>&1 ||
+    (cd "$dir" && "$compiler" "${CFLAGS_BENCH[@]}" "-fdebug-prefix-map=$dir=." -o "$k.new" "$src" -lm) >"$dir/build.log" 2>&1 ||
         { cat "$dir/build.log" >&2; die "$k: cannot compile $ROOT/bench/accuracy/$src"; }
     if [ -f "$dir/$k" ] && cmp -s "$dir/$k" "$dir/$k.new"; then
         rm -f "$dir/$k.new"

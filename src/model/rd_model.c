@@ -20,7 +20,15 @@
  *      - a bin non-empty at every point with a share >= 1% at some point is
  *        a leading bin of distance d;
  *      - any other bin (significant somewhere, empty somewhere: its distance
- *        moves with size) ends the walk, as does the first inexact bin.
+ *        moves with size) ends the walk, as does the first inexact bin;
+ *      - so does a significant bin whose count does not grow with the
+ *        touches (at the point with the most touches, at most its count at
+ *        the point with the fewest, the touches having grown at least 2x):
+ *        a fixed number of touches is not a share of the loop's, but the
+ *        low tail of distances that spread with size (an LU update's
+ *        pivot-row reuse, 8d^2 touches at each d <= N/4 whatever N; as
+ *        leads up to d = 12 they left in the rest a tail whose quantiles
+ *        were noise at N = 40 and were fitted with N^3 edges).
  *    Beyond the exact bins, every bin whose touches lie at one whole
  *    distance D, the same at every point (sum = D * count), with a share
  *    >= 1% somewhere is a leading bin of distance D too (at most 16 of
@@ -102,7 +110,9 @@
  *    three (at most npoints - 2) of the base terms p, p^2, p^3, p log2 p
  *    (when every p >= 1) and the user's basis terms over p, by the group's
  *    leave-one-out error  sum over slices of (u1 - u0) (cv_low + cv_high +
- *    cv_mean);  a set within 1% of the best with fewer terms wins.  (A
+ *    cv_mean);  a set within 1% of the best with fewer terms wins.  Then
+ *    each series whose subset of S is not the group's commonest takes the
+ *    commonest unless its own fits twice as well (common_form).  (A
  *    merge sort's distance quantiles grow as fractional powers N^u, which
  *    no set of whole powers fits: docs/models.md, measured accuracy.)  The
  *    distances of one loop nest grow with its trip counts, so a group's
@@ -163,6 +173,7 @@
 #include "util/array.h"
 
 #define LEAD_MIN_SHARE 0.01          /* a leading bin holds >= 1% of the touches somewhere */
+#define LEAD_GROWTH_MIN 2.0         /* a lead's count must grow when the touches grow this much */
 #define AGREE_REL 0.10               /* models agree within 10% ... */
 #define AGREE_ABS 0.5                /* ... or within half a block */
 #define EXTRAP_FACTOR 8.0            /* agreement is also checked at 8x the largest point */
@@ -325,6 +336,23 @@ static double constant_distance(const rd_series_point *pts, size_t npoints, unsi
     return D;
 }
 
+/* Whether the count of exact bin d fails to grow with the touches: at the
+ * point with the most touches it is at most its count at the point with
+ * the fewest, while the touches grew at least LEAD_GROWTH_MIN times.  A
+ * spatial reuse of the loop is a share of its touches and grows with
+ * them; a bin whose count stays put is the low tail of distances that
+ * spread with the size (an LU update's pivot-row reuse at (N - k)/4 lines:
+ * 8d^2 touches at each distance d whatever N), not a constant distance. */
+static int lead_count_flat(const rd_series_point *pts, size_t npoints, const double *T, unsigned d)
+{
+    size_t lo = 0, hi = 0;
+    for (size_t s = 1; s < npoints; s++) {
+        lo = T[s] < T[lo] ? s : lo;
+        hi = T[s] > T[hi] ? s : hi;
+    }
+    return T[hi] >= LEAD_GROWTH_MIN * T[lo] && bin_count(&pts[hi], d) <= bin_count(&pts[lo], d);
+}
+
 /* Choose the leading bins (rule in the file header) of the histograms with
  * touches T[s]; writes their bin numbers, ascending, to lead[] and their
  * distances to dist[] (room for MAX_LEADS) and returns how many.  Beyond
@@ -362,7 +390,7 @@ static size_t choose_leads(const rd_series_point *pts, size_t npoints, const dou
         }
         if (!somewhere || share < LEAD_MIN_SHARE)
             continue;
-        if (!everywhere)
+        if (!everywhere || lead_count_flat(pts, npoints, T, d))
             break;
         dist[n] = d;
         lead[n++] = d;
@@ -853,6 +881,64 @@ static void widen_edge_spreads(const slicer *sl, rd_model_bin *best, const rd_mo
         }
 }
 
+/* The subset of the terms of `set` (bit i: set->only[i]) that m uses. */
+static unsigned form_of(const model *m, const model_options *set)
+{
+    unsigned mask = 0;
+    for (int t = 0; t < m->nterms; t++)
+        for (int i = 0; i < set->nonly; i++)
+            if (!model_term_before(&m->terms[t], &set->only[i]) && !model_term_before(&set->only[i], &m->terms[t]))
+                mask |= 1u << i;
+    return mask;
+}
+
+/* Give every series of the slices bins[] (fitted under `set`) the group's
+ * commonest form, the subset of the set's terms its series use weighted by
+ * their slices' shares, unless its own fits at most half as badly (its
+ * leave-one-out error under half the common form's), as model_fit lets a
+ * hypothesis with more terms win: the slices of one loop nest's distances
+ * grow alike, and a slice that takes another power of the set for a
+ * better fit of the noise of five runs parts from its neighbours beyond
+ * them (lu's update: 54 slices of N^2/8-line distances under {N^2, N^3,
+ * N log2 N}, a tenth of them N^3, 250,000 lines at N = 640 where the
+ * distances reach 50,000, and some N log2 N, 5,000).  A constant series
+ * stays one, and so does every series when the commonest form is the
+ * constant.  0 or -1. */
+static int common_form(slicer *sl, const model_options *set, rd_model_bin *bins)
+{
+    double weight[1u << 3] = {0};
+    for (size_t i = 0; i < sl->nbins; i++) {
+        model *m[3] = {&bins[i].low, &bins[i].high, &bins[i].mean};
+        for (int w = 0; w < 3; w++)
+            weight[form_of(m[w], set)] += bins[i].u_high - bins[i].u_low;
+    }
+    unsigned common = 0;
+    for (unsigned f = 1; f < 1u << set->nonly; f++)
+        common = weight[f] > weight[common] ? f : common;
+    if (common == 0)
+        return 0;
+    model_options o = *set;
+    o.nonly = 0;
+    for (int i = 0; i < set->nonly; i++)
+        if (common >> i & 1)
+            o.only[o.nonly++] = set->only[i];
+    for (size_t i = 0; i < sl->nbins; i++) {
+        model *m[3] = {&bins[i].low, &bins[i].high, &bins[i].mean};
+        for (int w = 0; w < 3; w++) {
+            unsigned f = form_of(m[w], set);
+            if (f == 0 || f == common)
+                continue;
+            model alt;
+            slice_values(sl, bins[i].u_low, bins[i].u_high, w, sl->ys);
+            if (fit_part_values(sl, &o, bins[i].u_low, bins[i].u_high, w, sl->ys, NULL, &alt))
+                return -1;
+            if (!(m[w]->cv_smape < 0.5 * alt.cv_smape - 1e-9))
+                *m[w] = alt;
+        }
+    }
+    return 0;
+}
+
 /* Refit every slice with the one term set that gives the group the lowest
  * leave-one-out error (file header, step 3b); ties within 1% go to the
  * set with fewer terms.  The other term sets whose error is plausible
@@ -900,6 +986,14 @@ static int share_terms(slicer *sl)
             best_code = code;
             have = 1;
         }
+    }
+    if (have) {
+        model_options set;
+        term_set(sl, base, nb, best_code, most, &set);
+        memcpy(cand, best, sl->nbins * sizeof *best);
+        if (common_form(sl, &set, best))
+            goto done;
+        widen_edge_spreads(sl, best, cand); /* the slices' own forms stay alternatives */
     }
     /* the plausible alternatives, refitted from the memos */
     for (int code = 0; have && code < nb * nb * nb; code++) {
