@@ -1,8 +1,10 @@
-# bench_lib.sh — sourced by model_bench.sh, accuracy_bench.sh and
-# time_bench.sh: the checks, the build of augur, a collect, the clocks, and the
-# host's own description and native timing they share.  The sourcing script
-# defines die MESSAGE (print and exit) and say MESSAGE (a progress line)
-# first, and AUGUR before calling collect, detect_host or calibrate_host.
+# bench_lib.sh — sourced by the bench scripts: the start and the options
+# they share (bench_start, bench_option), the checks, the build of augur, a
+# collect, the clocks, and the host's own description and native timing.
+# The sourcing script calls bench_start (which defines die MESSAGE, print
+# and exit, and say MESSAGE, a progress line) or defines die and say
+# itself, and sets AUGUR before calling collect, detect_host or
+# calibrate_host.
 
 # script_usage SCRIPT — the comment at the top of SCRIPT (from its second line
 # up to `set -euo`), without the comment marks: its --help.
@@ -117,3 +119,42 @@ time_native() {
 
 # median — the median of the numbers on stdin, one a line.
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# ---- the start every bench script shares ------------------------------------------
+
+# bench_start NAME — the settings a bench script starts from (ROOT set
+# first): die and say, their messages prefixed NAME; BUILD_DIR (default
+# build, under ROOT unless absolute); REPS (from the environment, else 3);
+# MARKDOWN empty; DO_BUILD 1; CFLAGS_BENCH for the programs it builds (never
+# -march=native: Valgrind 3.19 has no AVX-512); no Valgrind library
+# inherited from outside, so every tool runs from this build.
+bench_start() {
+    BENCH_NAME=$1
+    die() { echo "$BENCH_NAME: $*" >&2; exit 1; }
+    say() { echo "$BENCH_NAME: $*" >&2; }
+    BUILD_DIR=${BUILD_DIR:-build}
+    case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
+    REPS=${REPS:-3}
+    MARKDOWN=
+    DO_BUILD=1
+    CFLAGS_BENCH=(-O2 -g -march=x86-64-v2)
+    unset VALGRIND_LIB AUGUR_VALGRIND_LIB
+}
+
+# bench_option SCRIPT ARG... — the options every bench script takes, at the
+# head of ARG...: --reps N, --markdown FILE, --no-build, and -h/--help
+# (SCRIPT's usage, then exit).  BENCH_TOOK gets the words taken, 0 when the
+# head is none of them.
+bench_option() {
+    local script=$1
+    shift
+    BENCH_TOOK=0
+    case $1 in
+    --reps | --markdown)
+        [ $# -ge 2 ] || die "$1 needs a value"
+        if [ "$1" = --reps ]; then REPS=$2; else MARKDOWN=$2; fi
+        BENCH_TOOK=2 ;;
+    --no-build) DO_BUILD=0; BENCH_TOOK=1 ;;
+    -h | --help) script_usage "$script"; exit 0 ;;
+    esac
+}

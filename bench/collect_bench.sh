@@ -38,14 +38,11 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD_DIR=${BUILD_DIR:-build}
-case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
-REPS=${REPS:-3}
-MARKDOWN=
+source "$ROOT/bench/bench_lib.sh"
+bench_start collect_bench
 WORKLOADS="dense stencil chase"
 BREAKDOWN=dense
 RAW_ONLY=0
-DO_BUILD=1
 
 # Default sizes: about one second each natively on the reference machine
 # (docs/benchmarks.md); override with the environment variables.
@@ -53,29 +50,15 @@ DENSE_ARGS=${DENSE_ARGS:-"1200"}            # N: 1200 x 1200 double matrix multi
 STENCIL_ARGS=${STENCIL_ARGS:-"3000 60"}     # N ITERS: 3000 x 3000 grid, 60 Jacobi sweeps
 CHASE_ARGS=${CHASE_ARGS:-"1700000 4"}       # NODES LAPS: 1.7 M 32-byte nodes, 4 laps
 
-CFLAGS_BENCH=(-O2 -g -march=x86-64-v2)      # never -march=native: Valgrind 3.19 has no AVX-512
 GIB_BLOCK=1073741824
-# Every tool runs from this build: no private Valgrind library from outside.
-unset VALGRIND_LIB AUGUR_VALGRIND_LIB
-
-die() {
-    echo "collect_bench: $*" >&2
-    exit 1
-}
-
-usage() {
-    sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
-}
 
 while [ $# -gt 0 ]; do
+    bench_option "$0" "$@"
+    [ "$BENCH_TOOK" = 0 ] || { shift "$BENCH_TOOK"; continue; }
     case $1 in
-    --reps) [ $# -ge 2 ] || die "--reps needs a number"; REPS=$2; shift 2 ;;
-    --markdown) [ $# -ge 2 ] || die "--markdown needs a file"; MARKDOWN=$2; shift 2 ;;
     --workloads) [ $# -ge 2 ] || die "--workloads needs a list"; WORKLOADS=$2; shift 2 ;;
     --breakdown) [ $# -ge 2 ] || die "--breakdown needs a workload or none"; BREAKDOWN=$2; shift 2 ;;
     --raw-only) RAW_ONLY=1; shift ;;
-    --no-build) DO_BUILD=0; shift ;;
-    -h | --help) usage; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
     esac
 done

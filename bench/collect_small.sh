@@ -26,24 +26,15 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD_DIR=${BUILD_DIR:-build}
-case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
-REPS=3
-MARKDOWN=
-DO_BUILD=1
+source "$ROOT/bench/bench_lib.sh"
+bench_start collect_small.sh
 KERNELS=${KERNELS:-"matmul:100,200,300 stencil2d:200,600 triad:20000,200000 chase:20000,200000 sort:20000,200000"}
 BLOCKS=${BLOCKS:-"64 64,4096 64,256,1024,4096"}
-CFLAGS_BENCH=(-O2 -g -march=x86-64-v2) # never -march=native: Valgrind 3.19 has no AVX-512
-unset VALGRIND_LIB AUGUR_VALGRIND_LIB
 
 while [ $# -gt 0 ]; do
-    case $1 in
-    --reps) REPS=$2; shift 2 ;;
-    --markdown) MARKDOWN=$2; shift 2 ;;
-    --no-build) DO_BUILD=0; shift ;;
-    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) echo "collect_small.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
-    esac
+    bench_option "$0" "$@"
+    [ "$BENCH_TOOK" = 0 ] || { shift "$BENCH_TOOK"; continue; }
+    die "unknown option '$1' (see --help)"
 done
 
 if [ "$DO_BUILD" = 1 ]; then

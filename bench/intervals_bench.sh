@@ -20,26 +20,15 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD_DIR=${BUILD_DIR:-build}
-case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
-REPS=3
-MARKDOWN=
-DO_BUILD=1
+source "$ROOT/bench/bench_lib.sh"
+bench_start intervals_bench.sh
 CASES=${CASES:-"few:200000:5 many:200:5000"}
 MODES=${MODES:-"plain callsite index"}
-CFLAGS_BENCH=(-O2 -g -march=x86-64-v2) # never -march=native: Valgrind 3.19 has no AVX-512
-unset VALGRIND_LIB AUGUR_VALGRIND_LIB
-
-die() { echo "intervals_bench.sh: $*" >&2; exit 1; }
-say() { echo "intervals_bench.sh: $*" >&2; }
-source "$ROOT/bench/bench_lib.sh"
 
 while [ $# -gt 0 ]; do
+    bench_option "$0" "$@"
+    [ "$BENCH_TOOK" = 0 ] || { shift "$BENCH_TOOK"; continue; }
     case $1 in
-    --reps) REPS=$2; shift 2 ;;
-    --markdown) MARKDOWN=$2; shift 2 ;;
-    --no-build) DO_BUILD=0; shift ;;
-    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
     esac
 done

@@ -22,36 +22,23 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD_DIR=${BUILD_DIR:-build}
-case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
+source "$ROOT/bench/bench_lib.sh" # need, build_augur, median, script_usage
 REPS=${REPS:-1}
+bench_start sample_rd_bench
 RATES="0.1 0.01"
 CACHES="32K 1M 32M"
 WORKLOADS="dense stencil chase"
-MARKDOWN=
-DO_BUILD=1
 DENSE_ARGS=${DENSE_ARGS:-"800"}          # 800 x 800 doubles: 15 MB, every capacity's regime but the last
 STENCIL_ARGS=${STENCIL_ARGS:-"2000 6"}   # two 32 MB grids, 6 sweeps: above 32 MiB
 CHASE_ARGS=${CHASE_ARGS:-"1700000 2"}    # 54 MB of nodes in random order, 2 laps
-CFLAGS_BENCH=(-O2 -g -march=x86-64-v2)   # never -march=native: Valgrind 3.19 has no AVX-512
-unset VALGRIND_LIB AUGUR_VALGRIND_LIB
-
-die() {
-    echo "sample_rd_bench: $*" >&2
-    exit 1
-}
-say() { echo "sample_rd_bench: $*" >&2; }
-source "$ROOT/bench/bench_lib.sh" # need, build_augur, median, script_usage
 
 while [ $# -gt 0 ]; do
+    bench_option "$0" "$@"
+    [ "$BENCH_TOOK" = 0 ] || { shift "$BENCH_TOOK"; continue; }
     case $1 in
-    --reps) [ $# -ge 2 ] || die "--reps needs a number"; REPS=$2; shift 2 ;;
     --rates) [ $# -ge 2 ] || die "--rates needs a list"; RATES=$2; shift 2 ;;
     --caches) [ $# -ge 2 ] || die "--caches needs a list"; CACHES=$2; shift 2 ;;
     --workloads) [ $# -ge 2 ] || die "--workloads needs a list"; WORKLOADS=$2; shift 2 ;;
-    --markdown) [ $# -ge 2 ] || die "--markdown needs a file"; MARKDOWN=$2; shift 2 ;;
-    --no-build) DO_BUILD=0; shift ;;
-    -h | --help) script_usage "${BASH_SOURCE[0]}"; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
     esac
 done

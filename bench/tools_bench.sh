@@ -34,32 +34,21 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD_DIR=${BUILD_DIR:-build}
-case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
-REPS=3
-MARKDOWN=
-DO_BUILD=1
+source "$ROOT/bench/bench_lib.sh"
+bench_start tools_bench.sh
 MACHINE=zen4
 WORKLOADS="dense stencil"
 DENSE_ARGS=${DENSE_ARGS:-"300"}         # N: 300 x 300 double matrix multiply, about 10 s under the tools
 STENCIL_ARGS=${STENCIL_ARGS:-"1000 10"} # N ITERS: 1000 x 1000 grid, 10 Jacobi sweeps
 CHASE_ARGS=${CHASE_ARGS:-"200000 2"}    # NODES LAPS
 TOOLS="none cachegrind callgrind collect memspy memspy0.1"
-CFLAGS_BENCH=(-O2 -g -march=x86-64-v2) # never -march=native: Valgrind 3.19 has no AVX-512
-unset VALGRIND_LIB AUGUR_VALGRIND_LIB
-
-die() { echo "tools_bench.sh: $*" >&2; exit 1; }
-say() { echo "tools_bench.sh: $*" >&2; }
-source "$ROOT/bench/bench_lib.sh"
 
 while [ $# -gt 0 ]; do
+    bench_option "$0" "$@"
+    [ "$BENCH_TOOK" = 0 ] || { shift "$BENCH_TOOK"; continue; }
     case $1 in
-    --reps) [ $# -ge 2 ] || die "--reps needs a number"; REPS=$2; shift 2 ;;
-    --markdown) [ $# -ge 2 ] || die "--markdown needs a file"; MARKDOWN=$2; shift 2 ;;
     --machine) [ $# -ge 2 ] || die "--machine needs a name or file"; MACHINE=$2; shift 2 ;;
     --workloads) [ $# -ge 2 ] || die "--workloads needs a list"; WORKLOADS=$2; shift 2 ;;
-    --no-build) DO_BUILD=0; shift ;;
-    -h | --help) script_usage "$0"; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
     esac
 done
