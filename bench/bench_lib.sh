@@ -141,6 +141,16 @@ bench_start() {
     unset VALGRIND_LIB AUGUR_VALGRIND_LIB
 }
 
+# args_of WORKLOAD — the arguments of bench/workloads/WORKLOAD.c, from the
+# script's DENSE_ARGS, STENCIL_ARGS and CHASE_ARGS (its sizes).
+args_of() {
+    case $1 in
+    dense) echo "$DENSE_ARGS" ;;
+    stencil) echo "$STENCIL_ARGS" ;;
+    chase) echo "$CHASE_ARGS" ;;
+    esac
+}
+
 # bench_option SCRIPT ARG... — the options every bench script takes, at the
 # head of ARG...: --reps N, --markdown FILE, --no-build, and -h/--help
 # (SCRIPT's usage, then exit).  BENCH_TOOK gets the words taken, 0 when the

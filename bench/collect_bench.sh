@@ -121,14 +121,6 @@ for w in dense stencil chase; do
     fi
 done
 
-args_of() {
-    case $1 in
-    dense) echo "$DENSE_ARGS" ;;
-    stencil) echo "$STENCIL_ARGS" ;;
-    chase) echo "$CHASE_ARGS" ;;
-    esac
-}
-
 # ---- one measured run ------------------------------------------------------------
 # measure WORKLOAD CONFIG REP -- COMMAND...
 # Runs COMMAND under GNU time with stdout+stderr time-stamped into a log, checks

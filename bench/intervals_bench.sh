@@ -28,9 +28,7 @@ MODES=${MODES:-"plain callsite index"}
 while [ $# -gt 0 ]; do
     bench_option "$0" "$@"
     [ "$BENCH_TOOK" = 0 ] || { shift "$BENCH_TOOK"; continue; }
-    case $1 in
-    *) die "unknown option '$1' (see --help)" ;;
-    esac
+    die "unknown option '$1' (see --help)"
 done
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps '$REPS': give a positive number"
 need gcc "apt-get install gcc"

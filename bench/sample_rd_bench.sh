@@ -60,10 +60,6 @@ trap 'echo "sample_rd_bench: interrupted" >&2; exit 130' INT TERM
 AUGUR=$BUILD_DIR/augur
 [ -x "$AUGUR" ] || die "$AUGUR is not built (run without --no-build)"
 
-args_of() {
-    case $1 in dense) echo "$DENSE_ARGS" ;; stencil) echo "$STENCIL_ARGS" ;; chase) echo "$CHASE_ARGS" ;; esac
-}
-
 for w in $WORKLOADS; do
     gcc "${CFLAGS_BENCH[@]}" -o "$TMP/$w" "$ROOT/bench/workloads/$w.c" || die "cannot compile $w.c"
 done

@@ -66,15 +66,6 @@ trap 'rm -rf "$WORK"' EXIT
 AUGUR=$(augur_built "$ROOT" "$BUILD_DIR" "$DO_BUILD" "$WORK/build.log")
 "$AUGUR" machine show "$MACHINE" >/dev/null 2>&1 || die "--machine '$MACHINE': augur machine show does not know it"
 
-# args_of WORKLOAD — its arguments (the *_ARGS variables).
-args_of() {
-    case $1 in
-    dense) echo "$DENSE_ARGS" ;;
-    stencil) echo "$STENCIL_ARGS" ;;
-    chase) echo "$CHASE_ARGS" ;;
-    esac
-}
-
 # tool_command TOOL PROGRAM... — the command line of TOOL on PROGRAM.
 tool_command() {
     local tool=$1
