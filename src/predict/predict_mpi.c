@@ -56,13 +56,12 @@ static int mpi_predict(const prediction *p, mpi_prediction *m)
  * under a unit wide (an exact model). */
 static const char *value_text(const mpi_value *v, num_style numbers, char *buf, size_t len)
 {
-    char a[NUMFMT_LEN], b[NUMFMT_LEN], c[NUMFMT_LEN];
+    char a[NUMFMT_LEN], r[NUMFMT_RANGE_LEN];
     numfmt_fixed(numfmt_shown(v->v, v->lo, v->hi), 0, numbers, a);
     if (v->hi - v->lo < 1)
         snprintf(buf, len, "%s", a);
     else
-        snprintf(buf, len, "%s (%s to %s)", a, numfmt_fixed(numfmt_range_end(v->lo, v->lo, v->hi, 0), 0, numbers, b),
-                 numfmt_fixed(numfmt_range_end(v->hi, v->lo, v->hi, 1), 0, numbers, c));
+        snprintf(buf, len, "%s (%s)", a, numfmt_range(v->lo, v->hi, numbers, r));
     return buf;
 }
 
@@ -77,7 +76,8 @@ int predict_write_mpi_text(const prediction *p, num_style numbers, FILE *out)
     mpi_prediction m;
     if (!mpi_predict(p, &m))
         return 0;
-    char sent[128], got[128], calls[128], max[128], mean[NUMFMT_LEN];
+    enum { TEXT = NUMFMT_LEN + NUMFMT_RANGE_LEN + 3 }; /* "V (LO to HI)" */
+    char sent[TEXT], got[TEXT], calls[TEXT], max[TEXT], mean[NUMFMT_LEN];
     fprintf(out, "\nMPI ranks (models of the runs' ranks, summed over them):\n");
     fprintf(out, "  bytes sent %s, bytes received %s, calls %s\n", value_text(&m.sent, numbers, sent, sizeof sent),
             value_text(&m.received, numbers, got, sizeof got), value_text(&m.calls, numbers, calls, sizeof calls));

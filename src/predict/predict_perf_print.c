@@ -39,15 +39,14 @@ static const char *seconds_text(double seconds, num_style numbers, char *buf)
 
 static void write_levels(const predict_perf *pp, num_style numbers, FILE *out)
 {
-    char a[NUMFMT_LEN], b[NUMFMT_LEN], c[NUMFMT_LEN];
+    char a[NUMFMT_LEN], b[NUMFMT_LEN], c[NUMFMT_LEN], r[NUMFMT_RANGE_LEN];
     fprintf(out, "\nMachine %s: %.3g GHz\n", pp->m->name, pp->m->clock_ghz);
     fprintf(out, "  %-24s %20s%s\n", "level", "misses", pp->ranged ? "  range" : "");
     for (size_t i = 0; i < pp->nlevels; i++) {
         double lo = pp->ranged ? pp->misses_low[i] : 0, hi = pp->ranged ? pp->misses_high[i] : 0;
         fprintf(out, "  %-24s %20s", pp->levels[i].name, numfmt_fixed(numfmt_shown(pp->misses[i], lo, hi), 0, numbers, a));
         if (pp->ranged)
-            fprintf(out, "  %s to %s", numfmt_fixed(numfmt_range_end(lo, lo, hi, 0), 0, numbers, b),
-                    numfmt_fixed(numfmt_range_end(hi, lo, hi, 1), 0, numbers, c));
+            fprintf(out, "  %s", numfmt_range(lo, hi, numbers, r));
         fputc('\n', out);
     }
     for (size_t j = 0; j < pp->ntlbs; j++)

@@ -40,9 +40,8 @@ static void ranged_cell(text_table *t, double v, double lo, double hi, num_style
 /* "range LO to HI" of a prediction's figure, then `more`. */
 static void range_cell(text_table *t, double lo, double hi, const char *more, num_style numbers)
 {
-    char a[NUMFMT_LEN], b[NUMFMT_LEN];
-    text_table_cell(t, "range %s to %s%s", numfmt_fixed(numfmt_range_end(lo, lo, hi, 0), 0, numbers, a),
-                    numfmt_fixed(numfmt_range_end(hi, lo, hi, 1), 0, numbers, b), more);
+    char r[NUMFMT_RANGE_LEN];
+    text_table_cell(t, "range %s%s", numfmt_range(lo, hi, numbers, r), more);
 }
 
 static void percent_cell(text_table *t, uint64_t part, uint64_t whole)

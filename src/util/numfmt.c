@@ -104,3 +104,11 @@ double numfmt_range_end(double x, double lo, double hi, int high_end)
     double unit = pow(10, floor(log10(fabs(x))) - 2);
     return (high_end ? ceil(x / unit) : floor(x / unit)) * unit;
 }
+
+const char *numfmt_range(double lo, double hi, num_style style, char *buf)
+{
+    char a[NUMFMT_LEN], b[NUMFMT_LEN];
+    snprintf(buf, NUMFMT_RANGE_LEN, "%s to %s", numfmt_fixed(numfmt_range_end(lo, lo, hi, 0), 0, style, a),
+             numfmt_fixed(numfmt_range_end(hi, lo, hi, 1), 0, style, b));
+    return buf;
+}

@@ -69,4 +69,10 @@ double numfmt_shown(double v, double lo, double hi);
  * wide. */
 double numfmt_range_end(double x, double lo, double hi, int high_end);
 
+/* "LO to HI": the range [lo, hi] of a count as shown, each end as
+ * numfmt_range_end gives it, whole numbers; returns buf (at least
+ * NUMFMT_RANGE_LEN bytes). */
+#define NUMFMT_RANGE_LEN (2 * NUMFMT_LEN + 4)
+const char *numfmt_range(double lo, double hi, num_style style, char *buf);
+
 #endif

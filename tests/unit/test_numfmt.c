@@ -83,6 +83,9 @@ static void digits_of_a_range(void **state)
     /* the ends round outward, to 3 digits: the range never narrows */
     assert_true(numfmt_range_end(8176846, 8176846, 1509456576, 0) == 8170000);
     assert_true(numfmt_range_end(1509456576, 8176846, 1509456576, 1) == 1510000000);
+    char r[NUMFMT_RANGE_LEN];
+    assert_string_equal(numfmt_range(8176846, 1509456576, NUM_GROUPED, r), "8,170,000 to 1,510,000,000");
+    assert_string_equal(numfmt_range(999.6, 1000.4, NUM_PLAIN, r), "1000 to 1000"); /* every digit, whole */
 }
 
 int main(void)
