@@ -6,8 +6,10 @@
  * (memset: 32-byte vector stores up to rep_stosb_threshold, 2048 bytes by
  * default, `rep stosb` beyond, which Valgrind counts once per byte): no
  * model of the training runs can know a path they did not take, so the
- * range of its counts is widened to hold the costliest path, and a model
- * whose form its calls do not explain is named in a warning. */
+ * range of its counts is widened to hold the costliest path, one
+ * instruction per byte its calls move at the predicted size (its bytes
+ * models), and a model whose form its calls do not explain is named in a
+ * warning. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -19,6 +19,8 @@ for n in 64 96 128 192 256; do
 done
 "$AUGUR" model --db "$DB" --quiet >/dev/null 2>&1
 check "model exit" "$?" 0
+check "memset's bytes written: 100 fills of 8N bytes (and 128 of start-up), exact" \
+    "$(sqlite3 "$DB" "SELECT method || ' ' || formula FROM models WHERE kind = 'function' AND metric = 'bytes_written' AND function = '__memset_avx2_unaligned_erms'")" "exact 128 + 800*N"
 "$AUGUR" collect --db "$WORK/m.db" --param N=1024 -- "$PROGRAMS/libfill" 1024 >/dev/null 2>&1
 "$AUGUR" report --db "$WORK/m.db" --format json --top 0 >"$WORK/m.json"
 "$AUGUR" predict --db "$DB" --param N=1024 --format json --top 0 >"$WORK/p.json" 2>"$WORK/p.err"
