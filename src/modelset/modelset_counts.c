@@ -117,9 +117,13 @@ static model_options job_options(const ms_fitter *f, const ms_job *j)
 
 /* Replace job j's model by the bytes of its path function times its count
  * per byte in the function's largest run (ms_path_per_byte): the bytes are
- * fitted as the stored bytes rows are (put_bytes). */
+ * fitted as the stored bytes rows are (put_bytes).  An exact or constant
+ * model stays: it holds the largest run's path already (memset's reads, 2
+ * a call: its `ret` and its load of rep_stosb_threshold). */
 static void choose_per_byte(const ms_fitter *f, ms_job *j, const model_series *direct)
 {
+    if (j->m.method == MODEL_EXACT || j->m.method == MODEL_CONSTANT)
+        return;
     size_t n = f->runs->n;
     double *bytes = malloc(n * sizeof *bytes);
     ms_job b = {.y = bytes, .trips = j->trips, .degree = j->degree, .whole_powers = 1};

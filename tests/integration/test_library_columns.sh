@@ -55,6 +55,8 @@ check "memset's instructions within 10% of the measured $measured (predicted $pr
     "$(within "$predicted" "$measured" 0.10)" 1
 check "memset's instructions_range holds the measured $measured" \
     "$(jq --argjson m "$measured" "[$FILL | .instructions_range] | map(.[0] <= \$m and \$m <= .[1]) | any" "$WORK/a.json")" true
+check "memset's reads, 2 a call (its ret, its load of the threshold), stay exact: the measured $(jq "[$FILL | .reads] | add" "$WORK/m1200.json")" \
+    "$(jq "[$FILL | .reads] | add" "$WORK/a.json")" "$(jq "[$FILL | .reads] | add" "$WORK/m1200.json")"
 total=$(jq .total.instructions "$WORK/m1200.json")
 # the PLT stub the calls go through (`jmp *GOT` in the program's .plt.sec,
 # outside the .text Valgrind's objects cover): named after the function
