@@ -13,9 +13,12 @@
  * A function whose paths change with the size (modelset_paths.c: of a
  * library, or with instructions some runs did not execute) is modeled as
  * calls times work per call where that cross-validates better, its calls
- * are stored (metric "calls"), and when its instructions model is neither
- * exact nor constant its lines and blocks are its models shared as its
- * largest run mixed them (docs/models.md, "Library routines: work per
+ * are stored (metric "calls"), a library function's bytes too (metrics
+ * "bytes_read", "bytes_written", on whole powers), its counts are its bytes
+ * times the largest run's counts per byte when its path changed between
+ * the runs (ms_path_fn.per_byte), and when its instructions model is
+ * neither exact nor constant its lines and blocks are its models shared as
+ * its largest run mixed them (docs/models.md, "Library routines: work per
  * call").
  *
  * The series of each kind are queued (ms_fit_put), then fitted on
