@@ -236,7 +236,10 @@ typedef struct db_instr {
  * array *out (free() it) of *n elements.  Every count is a whole number
  * from 0 to 2^63 - 1 and so is the run's sum of each of executions, reads
  * and writes (so sums over its instructions cannot overflow); a database
- * holding anything else is refused as damaged. */
+ * holding anything else is refused as damaged.  An instruction of no
+ * module and no function whose indirect jumps went to a named function F
+ * (a PLT stub: Valgrind's objects cover .text, not .plt) gets function_id
+ * -F, which db_names calls "F@plt". */
 int db_run_instructions(db *d, int64_t run_id, db_instr **out, size_t *n, char *err, size_t errlen);
 
 /* The index of the instruction with id `id` in ins[0..n), ascending ids
@@ -305,7 +308,8 @@ double db_stride_run(const db_stride *s);
 enum db_name_kind { DB_FUNCTION_NAME, DB_FILE_PATH, DB_MODULE_PATH };
 
 /* Look up the names of `n` ids of one kind: names[i] becomes a new string
- * (free() it), or NULL when ids[i] is 0 (unknown). */
+ * (free() it), or NULL when ids[i] is 0 (unknown); a function id -F is the
+ * PLT stub of F, "F@plt" (db_run_instructions). */
 int db_names(db *d, enum db_name_kind kind, const int64_t *ids, size_t n, char **names, char *err, size_t errlen);
 
 /* ---- static structure (db_structure.c) ------------------------------------

@@ -253,6 +253,33 @@ static int take_counts(const db *d, sqlite3_stmt *st, int64_t run_id, db_instr *
     return 0;
 }
 
+/* Give each instruction of ins[0..n) that has no module and no function
+ * the function its indirect jumps took most often, as -id (a PLT stub:
+ * `jmp *GOT` of the program's .plt.sec, lazily bound first through the
+ * stub's own push; db_names names it).  0, or -1 with a message. */
+static int name_stubs(db *d, db_instr *ins, size_t n, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (ins[i].module_id || ins[i].function_id)
+            continue;
+        if (!st && db_prepare(d,
+                              "SELECT j.function_id FROM instructions i JOIN branch_targets b ON b.instruction_id = i.id "
+                              "JOIN instructions j ON j.process_id = i.process_id AND j.module_id = b.module_id "
+                              "AND j.addr = b.addr WHERE i.id = ? AND j.function_id IS NOT NULL "
+                              "ORDER BY b.count DESC LIMIT 1",
+                              &st, DOING, err, errlen) != 0)
+            return -1;
+        sqlite3_bind_int64(st, 1, ins[i].id);
+        if ((rc = next_row(d, st, err, errlen)) == 1)
+            ins[i].function_id = -sqlite3_column_int64(st, 0), rc = 0;
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int db_run_instructions(db *d, int64_t run_id, db_instr **out, size_t *n, char *err, size_t errlen)
 {
     *out = NULL;
@@ -292,6 +319,8 @@ int db_run_instructions(db *d, int64_t run_id, db_instr **out, size_t *n, char *
         }
     }
     sqlite3_finalize(st);
+    if (rc == 0)
+        rc = name_stubs(d, *out, *n, err, errlen);
     if (rc != 0) {
         free(*out);
         *out = NULL;
@@ -382,6 +411,17 @@ double db_stride_run(const db_stride *s)
 
 /* ---- names --------------------------------------------------------------- */
 
+/* "F@plt" for function name F, a new string (NULL when out of memory). */
+static char *stub_name(const char *f)
+{
+    f = f ? f : "?";
+    size_t len = strlen(f) + sizeof "@plt";
+    char *s = malloc(len);
+    if (s)
+        snprintf(s, len, "%s@plt", f);
+    return s;
+}
+
 int db_names(db *d, enum db_name_kind kind, const int64_t *ids, size_t n, char **names, char *err, size_t errlen)
 {
     static const char *const sql[] = {
@@ -398,9 +438,11 @@ int db_names(db *d, enum db_name_kind kind, const int64_t *ids, size_t n, char *
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (!ids[i])
             continue;
-        sqlite3_bind_int64(st, 1, ids[i]);
+        int stub = kind == DB_FUNCTION_NAME && ids[i] < 0;
+        sqlite3_bind_int64(st, 1, stub ? -ids[i] : ids[i]);
         if ((rc = next_row(d, st, err, errlen)) == 1)
-            rc = (names[i] = db_column_strdup(st, 0)) ? 0 : out_of_memory(d, err, errlen);
+            rc = (names[i] = stub ? stub_name((const char *)sqlite3_column_text(st, 0))
+                                  : db_column_strdup(st, 0)) ? 0 : out_of_memory(d, err, errlen);
         else if (rc == 0) {
             snprintf(err, errlen, "%s: name %lld is missing: the database is damaged", d->path, (long long)ids[i]);
             rc = -1;

@@ -231,8 +231,9 @@ int model_fit(const model_series *s, const model_options *o, model *out, char *e
  * leave-one-out SMAPE from both parts refitted without each point, and
  * its spread from both parts' spreads.  0, or -1 (with a reason) when it
  * cannot be composed: not one parameter, fewer than 4 points, a run with
- * no iterations, a part that cannot be fitted, more terms than a model
- * holds. */
+ * no iterations, a part that cannot be fitted, a cost whose negative
+ * constant cancels more than half of its other terms at the smallest
+ * point (a bend fitted, not a cost), more terms than a model holds. */
 int model_compose(const model_series *trips, const double *total, int degree, const model_options *o, model *out,
                   char *err, size_t errlen);
 

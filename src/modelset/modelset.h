@@ -164,7 +164,17 @@ typedef struct ms_path_fn {
     size_t largest;                /* the run where it executed the most instructions */
     double totals[3];              /* its instructions, reads, writes in that run */
     model kept[3];                 /* its fitted models of those (npoints 0: none) */
+    double *bytes;                 /* per run r: bytes read bytes[r], written bytes[n + r], from the operand
+                                      sizes of its module's file; NULL when that file is gone or another build */
+    int per_byte;                  /* its instructions per byte differ between the runs by more than a factor
+                                      MS_PATH_RATIO: its path changed inside the training sizes, and its counts
+                                      are the largest run's per byte times the bytes (ms_path_per_byte) */
 } ms_path_fn;
+
+/* Instructions per byte that change by more than this factor between the
+ * training runs are a change of path (glibc's memset: 0.07 with 32-byte
+ * vector stores, 1.0 with `rep stosb`, which Valgrind counts per byte). */
+#define MS_PATH_RATIO 2.0
 
 typedef struct ms_paths {
     const struct ms_runs *runs;
@@ -197,6 +207,17 @@ int ms_path_distributes(const ms_path_fn *fn);
  * or the total is 0. */
 int ms_path_share(const ms_path_fn *fn, int k, double part, model *out);
 
+/* fn's bytes (read and written) in every run into y[0 .. nruns); 0, or -1
+ * when they are not known. */
+int ms_path_bytes(const ms_path_fn *fn, size_t nruns, double *y);
+
+/* *out = bytes (fn's model of the bytes it reads and writes) times the
+ * count `total` of a metric in fn's largest run over its bytes there: the
+ * counts per byte of the path the largest run took, for the sizes beyond
+ * it, whose calls are given more bytes (glibc's paths switch at lengths).
+ * The fit errors are the bytes model's; method MODEL_COMPOSED. */
+void ms_path_per_byte(const ms_path_fn *fn, size_t nruns, const model *bytes, double total, model *out);
+
 /* A series that could not be modeled: what it is, for people ("reads of
  * function work (prog)"), and the fitter's reason. */
 typedef struct ms_failure {
@@ -213,6 +234,10 @@ typedef struct ms_job {
     int preset;    /* m is given (ms_fit_put_model): not fitted */
     model *keep;   /* where to copy the model once fitted, or NULL */
     model_static *st; /* a scope's static terms, tried as its model's form (modelset_static.c), or NULL */
+    const ms_path_fn *per_byte; /* a path function whose path changed (ms_path_fn.per_byte): the model is its
+                                   bytes' times this count per byte in its largest run; else NULL */
+    int whole_powers; /* with one parameter, fitted on c0 and p, p^2, p^3 only (a path function's bytes: the
+                         lengths its callers' loops give it) */
     model m;
     int fitted; /* model_fit succeeded */
     char *why;  /* it did not: the fitter's reason (NULL when memory ran out) */

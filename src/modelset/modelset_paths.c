@@ -6,12 +6,28 @@
  * the calls entering it in every run (their work is modeled as calls times
  * work per call, model_compose) and the run where it executed the most
  * instructions, whose mix of lines and blocks carries the function's
- * model down to them (ms_path_share). */
+ * model down to them (ms_path_share).  A library function's bytes per run,
+ * from the operand sizes of its module's file, and whether its instructions
+ * per byte changed path between the runs (ms_path_per_byte). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "binary/buildid.h"
 #include "modelset/modelset.h"
+#include "structure/structure.h"
 #include "util/array.h"
+
+/* A module of the runs and its file's image (NULL: gone, or another build). */
+typedef struct module_image {
+    int64_t id;
+    st_image *img;
+} module_image;
+
+typedef struct module_images {
+    module_image *m;
+    size_t n, cap;
+} module_images;
 
 /* One location of the series, keyed by its function. */
 typedef struct fn_loc {
@@ -36,6 +52,130 @@ static int comes_and_goes(const ms_series *s, size_t l)
     for (size_t r = 0; r < n; r++)
         ran += s->exec[l * n + r] > 0;
     return ran > 0 && ran < n;
+}
+
+/* The image of module `id` in ims, or NULL. */
+static st_image *image_of(const module_images *ims, int64_t id)
+{
+    for (size_t i = 0; i < ims->n; i++)
+        if (ims->m[i].id == id)
+            return ims->m[i].img;
+    return NULL;
+}
+
+/* Add module (path, build_id) of the runs to ims, its file opened when it
+ * is that build; a module already there is left.  -1 with a message. */
+static int add_image(db *d, module_images *ims, const char *path, const char *build_id, char *err, size_t errlen)
+{
+    int64_t id;
+    int rc = db_module_id(d, path, build_id, &id, err, errlen);
+    if (rc != 0)
+        return rc == DB_NOT_FOUND ? 0 : -1;
+    for (size_t i = 0; i < ims->n; i++)
+        if (ims->m[i].id == id)
+            return 0;
+    module_image *grown = array_grow(ims->m, ims->n, &ims->cap, sizeof *grown);
+    if (!grown)
+        return snprintf(err, errlen, "out of memory"), -1;
+    ims->m = grown;
+    module_image *mi = &ims->m[ims->n++];
+    *mi = (module_image){.id = id};
+    char why[256];
+    if (*build_id && elf_is_build(path, build_id) && st_image_open(path, &mi->img, why, sizeof why) != 0)
+        mi->img = NULL; /* unreadable: its functions' bytes stay unknown */
+    return 0;
+}
+
+/* The modules other than the program that the runs executed, opened. */
+static int open_images(db *d, const ms_runs *runs, module_images *ims, char *err, size_t errlen)
+{
+    for (size_t r = 0; r < runs->n; r++) {
+        db_run_module *m;
+        size_t n;
+        if (db_run_modules(d, runs->ids[r], &m, &n, err, errlen) != 0)
+            return -1;
+        int rc = 0;
+        for (size_t i = 0; rc == 0 && i < n; i++)
+            if (!m[i].is_program)
+                rc = add_image(d, ims, m[i].path, m[i].build_id ? m[i].build_id : "", err, errlen);
+        db_run_modules_free(m, n);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void close_images(module_images *ims)
+{
+    for (size_t i = 0; i < ims->n; i++)
+        st_image_close(ims->m[i].img);
+    free(ims->m);
+}
+
+/* The mean bytes of a read and of a write access of the instruction at
+ * addr (len bytes) of img, into size[0] and size[1]: its memory operands'
+ * sizes (`rep stosb` writes 1 byte an iteration, vmovdqu ymm 32); 0 for a
+ * kind it lacks.  -1 when its bytes cannot be read or decoded. */
+static int access_sizes(const st_image *img, uint64_t addr, uint32_t len, double size[2])
+{
+    uint8_t code[16];
+    st_insn in;
+    if (len > sizeof code || st_image_read(img, addr, code, len) != 0 || st_decode_one(code, len, addr, &in) != len)
+        return -1;
+    double sum[2] = {0}, count[2] = {0};
+    for (int i = 0; i < in.nmem; i++)
+        for (int kind = 0; kind < 2; kind++)
+            if (in.mem[i].access & (kind ? ST_MEM_WRITE : ST_MEM_READ))
+                sum[kind] += in.mem[i].size, count[kind]++;
+    for (int kind = 0; kind < 2; kind++)
+        size[kind] = count[kind] > 0 ? sum[kind] / count[kind] : 0;
+    return 0;
+}
+
+/* fn->bytes from locations k[first..end) of img; left NULL when an
+ * accessing instruction does not decode. */
+static int count_bytes(const ms_series *s, const fn_loc *k, size_t first, size_t end, const st_image *img,
+                       ms_path_fn *fn)
+{
+    size_t n = s->runs->n;
+    double *b = calloc(2 * n + 1, sizeof *b);
+    if (!b)
+        return -1;
+    for (size_t i = first; i < end; i++) {
+        size_t l = k[i].loc;
+        double size[2];
+        int accesses = 0;
+        for (size_t r = 0; r < n; r++)
+            accesses |= s->reads[l * n + r] > 0 || s->writes[l * n + r] > 0;
+        if (!accesses)
+            continue;
+        if (access_sizes(img, s->locs[l].addr, s->locs[l].len, size) != 0) {
+            free(b);
+            return 0;
+        }
+        for (size_t r = 0; r < n; r++)
+            b[r] += s->reads[l * n + r] * size[0], b[n + r] += s->writes[l * n + r] * size[1];
+    }
+    fn->bytes = b;
+    return 0;
+}
+
+/* Whether fn's instructions per byte differ between the runs by more than
+ * MS_PATH_RATIO (each run with bytes). */
+static int changes_path(const ms_series *s, const fn_loc *k, size_t first, size_t end, const ms_path_fn *fn)
+{
+    size_t n = s->runs->n;
+    double lo = 0, hi = 0;
+    for (size_t r = 0; r < n; r++) {
+        double instructions = 0, bytes = fn->bytes[r] + fn->bytes[n + r];
+        for (size_t i = first; i < end; i++)
+            instructions += s->exec[k[i].loc * n + r];
+        if (!(bytes > 0))
+            return 0;
+        double ratio = instructions / bytes;
+        lo = r ? fmin(lo, ratio) : ratio, hi = r ? fmax(hi, ratio) : ratio;
+    }
+    return hi > MS_PATH_RATIO * lo;
 }
 
 /* The entry of locations k[first..end) (one function), whether it switches
@@ -84,13 +224,34 @@ static int add_calls(db *d, ms_paths *p, size_t r, char *err, size_t errlen)
     return 0;
 }
 
+/* A library function's bytes and whether its path changes (nothing when
+ * its module's file is not at hand). */
+static int add_bytes(const ms_series *s, const fn_loc *k, size_t first, size_t end, const module_images *ims,
+                     ms_path_fn *fn)
+{
+    const st_image *img = fn->library ? image_of(ims, fn->module_id) : NULL;
+    if (!img)
+        return 0;
+    if (count_bytes(s, k, first, end, img, fn) != 0)
+        return -1;
+    fn->per_byte = fn->bytes && changes_path(s, k, first, end, fn);
+    return 0;
+}
+
 int ms_paths_load(db *d, const ms_series *s, ms_paths *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->runs = s->runs;
+    module_images ims = {0};
+    if (open_images(d, s->runs, &ims, err, errlen) != 0) {
+        close_images(&ims);
+        return -1;
+    }
     fn_loc *k = malloc((s->nlocs + 1) * sizeof *k);
-    if (!k)
+    if (!k) {
+        close_images(&ims);
         return snprintf(err, errlen, "out of memory"), -1;
+    }
     for (size_t i = 0; i < s->nlocs; i++)
         k[i] = (fn_loc){s->locs[i].function_id, s->locs[i].module_id, i};
     qsort(k, s->nlocs, sizeof *k, by_function);
@@ -101,12 +262,14 @@ int ms_paths_load(db *d, const ms_series *s, ms_paths *out, char *err, size_t er
                               k[end].module_id == k[first].module_id;
              end++)
             ;
-        ms_path_fn fn;
+        ms_path_fn fn = {0};
         int keep;
         ms_path_fn *grown = array_grow(out->fn, out->n, &cap, sizeof *grown);
         if (grown)
             out->fn = grown;
-        if (!grown || describe(s, k, first, end, &fn, &keep) != 0) {
+        if (!grown || describe(s, k, first, end, &fn, &keep) != 0 ||
+            (keep && add_bytes(s, k, first, end, &ims, &fn) != 0)) {
+            free(fn.calls);
             snprintf(err, errlen, "out of memory");
             rc = -1;
             break;
@@ -115,6 +278,7 @@ int ms_paths_load(db *d, const ms_series *s, ms_paths *out, char *err, size_t er
             out->fn[out->n++] = fn;
     }
     free(k);
+    close_images(&ims);
     for (size_t r = 0; rc == 0 && r < s->runs->n; r++)
         rc = add_calls(d, out, r, err, errlen);
     return rc;
@@ -123,7 +287,7 @@ int ms_paths_load(db *d, const ms_series *s, ms_paths *out, char *err, size_t er
 void ms_paths_free(ms_paths *p)
 {
     for (size_t i = 0; i < p->n; i++)
-        free(p->fn[i].calls);
+        free(p->fn[i].calls), free(p->fn[i].bytes);
     free(p->fn);
     memset(p, 0, sizeof *p);
 }
@@ -169,4 +333,23 @@ int ms_path_share(const ms_path_fn *fn, int metric, double part, model *out)
     for (int t = 0; t < out->nterms; t++)
         out->terms[t].coef *= share;
     return 0;
+}
+
+int ms_path_bytes(const ms_path_fn *fn, size_t nruns, double *y)
+{
+    if (!fn->bytes)
+        return -1;
+    for (size_t r = 0; r < nruns; r++)
+        y[r] = fn->bytes[r] + fn->bytes[nruns + r];
+    return 0;
+}
+
+void ms_path_per_byte(const ms_path_fn *fn, size_t nruns, const model *bytes, double total, model *out)
+{
+    double per_byte = total / (fn->bytes[fn->largest] + fn->bytes[nruns + fn->largest]);
+    *out = *bytes;
+    out->constant *= per_byte;
+    for (int t = 0; t < out->nterms; t++)
+        out->terms[t].coef *= per_byte;
+    out->method = MODEL_COMPOSED;
 }

@@ -6,8 +6,10 @@
  * (memset: 32-byte vector stores up to rep_stosb_threshold, 2048 bytes by
  * default, `rep stosb` beyond, which Valgrind counts once per byte): no
  * model of the training runs can know a path they did not take, so the
- * range of its counts is widened to hold the costliest path, and a model
- * whose form its calls do not explain is named in a warning. */
+ * range of its counts is widened to hold the costliest path, one
+ * instruction per byte its calls move at the predicted size (its bytes
+ * models), and a model whose form its calls do not explain is named in a
+ * warning. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +19,9 @@
 /* Bytes one access of a vector path can move: 32 (AVX2; Valgrind 3.19 runs
  * no AVX-512, so glibc picks AVX2 routines under it).  A byte-wise path
  * (`rep stosb`, `rep movsb`) executes one instruction and makes one access
- * per byte, at most PATH_BYTES_PER_ACCESS per access of the path the
- * training runs took. */
+ * per byte: without the function's bytes models (its module's file was not
+ * at hand when it was modeled), at most PATH_BYTES_PER_ACCESS per access
+ * of the path the training runs took. */
 #define PATH_BYTES_PER_ACCESS 32.0
 
 /* Work per call counts as growing when it rises by more than this share
@@ -60,6 +63,33 @@ static int work_grows(const prediction *p, const db_model_row *f, const db_model
     return hi > lo * (1 + PATH_GROWTH);
 }
 
+/* The bytes function c reads ([0]) and writes ([1]) at p->x, from its
+ * bytes models (a missing one is 0); -1 when it has neither. */
+static int predicted_bytes(const prediction *p, const db_model_row *c, double bytes[2])
+{
+    static const char *const metric[2] = {"bytes_read", "bytes_written"};
+    int found = 0;
+    for (int k = 0; k < 2; k++) {
+        const db_model_row *b = function_model(p, c, metric[k]);
+        bytes[k] = b ? fmax(model_eval(b->m, p->x), 0) : 0;
+        found |= b != NULL;
+    }
+    return found ? 0 : -1;
+}
+
+/* Widen counts k of function c to hold a byte-wise path: one instruction
+ * and one access per byte it reads or writes at p->x, on top of its
+ * predicted counts (which bound the calls' other work). */
+static void widen(const prediction *p, const db_model_row *c, report_counts *k)
+{
+    double bytes[2];
+    if (predicted_bytes(p, c, bytes) != 0) /* no bytes models: the widest vector access */
+        bytes[0] = PATH_BYTES_PER_ACCESS * (double)k->reads, bytes[1] = PATH_BYTES_PER_ACCESS * (double)k->writes;
+    k->count_high[0] = fmax(k->count_high[0], (double)k->instructions + fmax(bytes[0], bytes[1]));
+    k->count_high[1] = fmax(k->count_high[1], (double)k->reads + bytes[0]);
+    k->count_high[2] = fmax(k->count_high[2], (double)k->writes + bytes[1]);
+}
+
 int predict_widen_paths(prediction *p)
 {
     if (!(predict_reach(p) > 1))
@@ -70,13 +100,8 @@ int predict_widen_paths(prediction *p)
             continue;
         report_function key = {.function = c->function, .module = c->module};
         report_function *row = predict_find_function(&p->rep, &key);
-        if (!row)
-            continue;
-        report_counts *k = &row->c;
-        double accesses = (double)k->reads + (double)k->writes;
-        k->count_high[0] = fmax(k->count_high[0], (double)k->instructions + PATH_BYTES_PER_ACCESS * accesses);
-        k->count_high[1] = fmax(k->count_high[1], (1 + PATH_BYTES_PER_ACCESS) * (double)k->reads);
-        k->count_high[2] = fmax(k->count_high[2], (1 + PATH_BYTES_PER_ACCESS) * (double)k->writes);
+        if (row)
+            widen(p, c, &row->c);
     }
     return 0;
 }
