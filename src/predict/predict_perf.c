@@ -423,6 +423,13 @@ static void program_footprint(const prediction *p, const predict_perf_input *in,
 {
     for (size_t i = 0; i < pp->nlevels; i++) {
         footprint[i] = 0;
+        size_t same = 0; /* a level above of the same line size has it already */
+        while (same < i && pp->levels[same].block != pp->levels[i].block)
+            same++;
+        if (same < i) {
+            footprint[i] = footprint[same];
+            continue;
+        }
         for (size_t k = 0; k < in->ngroups; k++)
             if (in->groups[k].block_size == pp->levels[i].block)
                 footprint[i] += rd_model_misses(in->groups[k].m, p->x, UINT64_MAX);
