@@ -69,8 +69,9 @@
 #                    md is collected up to 4x only)
 #   --machines LIST  machine descriptions (`augur machine list`; default
 #                    "zen4 sapphire-rapids")
-#   --cachegrind     also the Cachegrind spot check (one Cachegrind run per
-#                    target; needs zen4 among the machines)
+#   --cachegrind     also the Cachegrind spot check, of the program and of its
+#                    top five functions (one Cachegrind run per target; needs
+#                    zen4 among the machines)
 #   --time           also native time against the prediction on the host's
 #                    own calibrated description (above)
 #   --reps N         with --time: runs per target (default 5)
