@@ -45,11 +45,13 @@
 # With --cachegrind, also the program's L1 and L2 misses on zen4 at each target
 # against Cachegrind configured as zen4's L1 and L2 (--D1=32768,8,64
 # --LL=1048576,8,64): how far the cache model itself is from a set-associative
-# simulation, apart from extrapolation.
+# simulation, apart from extrapolation; and the same per function, for the
+# program's top five functions.
 #
 # Rerunning after a model change: the collected runs are kept in WORK (default
 # /tmp/augur-accuracy-bench): WORK/K/runs.db (training), WORK/K/measured-NT.db
-# (targets), WORK/K/cachegrind-NT.txt, each with a .stamp naming the kernel
+# (targets), WORK/K/cachegrind-NT.txt (and Cachegrind's output file, per function
+# and line, WORK/K/cachegrind-NT.txt.cg), each with a .stamp naming the kernel
 # binary's hash and sizes.  --reuse keeps those whose stamp matches and collects
 # only what is missing, so a rerun does `augur model`, `augur predict` and
 # `augur report` only.  Without --reuse everything is collected afresh.
@@ -67,8 +69,9 @@
 #                    md is collected up to 4x only)
 #   --machines LIST  machine descriptions (`augur machine list`; default
 #                    "zen4 sapphire-rapids")
-#   --cachegrind     also the Cachegrind spot check (one Cachegrind run per
-#                    target; needs zen4 among the machines)
+#   --cachegrind     also the Cachegrind spot check, of the program and of its
+#                    top five functions (one Cachegrind run per target; needs
+#                    zen4 among the machines)
 #   --time           also native time against the prediction on the host's
 #                    own calibrated description (above)
 #   --reps N         with --time: runs per target (default 5)
@@ -235,10 +238,11 @@ build() {
 fresh() { [ "$REUSE" = 1 ] && [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
 
 # cachegrind K N OUT — Cachegrind's data misses of WORK/K/K N with zen4's L1 and
-# L2 into OUT: "D1 misses" and "LLd misses" lines.
+# L2 into OUT: "D1 misses" and "LLd misses" lines; its output file, the counts per
+# function and line, into OUT.cg.
 cachegrind() {
     local k=$1 n=$2 out=$3
-    valgrind --tool=cachegrind --cache-sim=yes --D1=32768,8,64 --LL=1048576,8,64 --cachegrind-out-file=/dev/null \
+    valgrind --tool=cachegrind --cache-sim=yes --D1=32768,8,64 --LL=1048576,8,64 --cachegrind-out-file="$out.cg" \
         "$WORK/$k/$k" "$n" 2>"$out.log" >/dev/null || { tail "$out.log" >&2; die "$k: Cachegrind at N=$n failed"; }
     awk '$2 == "D1" && $3 == "misses:" || $2 == "LLd" && $3 == "misses:" { gsub(",", "", $4); print $2, $4 }' \
         "$out.log" >"$out.tmp"
@@ -249,7 +253,8 @@ cachegrind() {
 # ---- the runs ----------------------------------------------------------------------
 # run_kernel K — builds, trains, models, measures and predicts kernel K; writes
 # WORK/K/manifest.tsv (kernel factor target machine predicted.json measured.json),
-# WORK/K/cachegrind.tsv (kernel factor target D1 LLd measured.json predicted.json)
+# WORK/K/cachegrind.tsv (kernel factor target D1 LLd measured.json predicted.json
+# cachegrind.out)
 # and WORK/K/times.tsv (kernel what N seconds, then "kept" for a run collected
 # before: its seconds are those of that collect, kept in DB.seconds beside its
 # database).  Exits non-zero on a failure.
@@ -315,16 +320,16 @@ run_kernel() {
         say "[$(elapsed)] $k: N=$target predicted and reported on $MACHINES"
         if [ "$CACHEGRIND" = 1 ]; then
             cgf=$dir/cachegrind-N$target.txt
-            if fresh "$cgf.stamp" "$hash"; then
+            if fresh "$cgf.stamp" "$hash" && [ -f "$cgf.cg" ]; then
                 say "[$(elapsed)] $k: Cachegrind at N=$target kept ($cgf)"
             else
-                rm -f "$cgf" "$cgf.stamp"
+                rm -f "$cgf" "$cgf.stamp" "$cgf.cg"
                 t0=$EPOCHREALTIME
                 cachegrind "$k" "$target" "$cgf"
                 echo "$hash" >"$cgf.stamp"
                 say "[$(elapsed)] $k: Cachegrind at N=$target: $(seconds_since "$t0") s"
             fi
-            echo -e "$k\t${f}x\t$target\t$(awk '$1 == "D1" { print $2 }' "$cgf")\t$(awk '$1 == "LLd" { print $2 }' "$cgf")\t$dir/measured-zen4-N$target.json\t$dir/predict-zen4-N$target.json" >>"$dir/cachegrind.tsv"
+            echo -e "$k\t${f}x\t$target\t$(awk '$1 == "D1" { print $2 }' "$cgf")\t$(awk '$1 == "LLd" { print $2 }' "$cgf")\t$dir/measured-zen4-N$target.json\t$dir/predict-zen4-N$target.json\t$cgf.cg" >>"$dir/cachegrind.tsv"
         fi
     done
 }

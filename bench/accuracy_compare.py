@@ -29,6 +29,7 @@ OFF = 50.0           # |error| above this many percent is "far off"
 TOP = 5              # functions per program, by measured instructions
 MIN_SHARE = 0.01     # ... that execute at least this share of the program's instructions
 GOALS = {"4x": 5.0, "8x": 10.0}   # goals for the medians (issue 20)
+CG_GOAL = 5.0        # issue 20 item 2: the cache model within this many percent of Cachegrind
 GOAL_INSTRUCTIONS = ("4x", 2.0)   # issue 21: every program's instructions within 2% at 4x ...
 GOAL_TIME = 15.0                  # ... and the median |time error| against native CPU time
 MIN_SECONDS = 0.1    # a native CPU time below this (/usr/bin/time counts in 10 ms) is not judged
@@ -76,14 +77,20 @@ def is_tiny(metric, meas, pred, accesses):
     return top < TINY_ABS or top < TINY_FRAC * accesses
 
 
+def top_functions(meas_doc):
+    """The function rows of a measured report the tables compare: the TOP with the
+    most instructions, each with at least MIN_SHARE of the program's."""
+    total_ins = meas_doc["total"]["instructions"]
+    funcs = sorted(meas_doc["functions"], key=lambda r: -r["instructions"])
+    return [r for r in funcs if r["instructions"] >= MIN_SHARE * total_ins][:TOP]
+
+
 def compare(kernel, factor, target, machine, pred_doc, meas_doc):
     """The comparisons of one kernel, target and machine: a list of dicts, one
     per scope (the program, then its top functions) and metric (instructions,
     then each cache level of the machine's misses)."""
     total_acc = meas_doc["total"]["accesses"]
-    total_ins = meas_doc["total"]["instructions"]
-    funcs = sorted(meas_doc["functions"], key=lambda r: -r["instructions"])
-    funcs = [r for r in funcs if r["instructions"] >= MIN_SHARE * total_ins][:TOP]
+    funcs = top_functions(meas_doc)
     predicted = {fkey(r): r for r in pred_doc["functions"]}
     scopes = [("program", meas_doc["total"], pred_doc["total"])]
     scopes += [(r["function"] or "(unknown)", r, predicted.get(fkey(r))) for r in funcs]
@@ -252,24 +259,113 @@ def worst(rows, out, how_many):
     out.write("\n")
 
 
-def cachegrind_table(path, out):
-    """The program's zen4 L1 and L2 misses per kernel and target from the lines
-    of path (kernel factor target D1 LLd measured.json predicted.json): Cachegrind's
-    D1 and LLd misses against augur's report of the measured run and against the
-    prediction."""
-    out.write("| kernel | target | level | Cachegrind | measured (augur report) | error % | predicted | error % |\n")
-    out.write("|---|---|---|---:|---:|---:|---:|---:|\n")
+def cachegrind_rows(path):
+    """The lines of path (kernel factor target D1 LLd measured.json predicted.json
+    cachegrind.out), each as a tuple of its fields; exits naming the line when
+    one has another number of fields."""
+    rows = []
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             fields = line.rstrip("\n").split("\t")
-            if len(fields) != 7:
-                sys.exit(f"accuracy_compare: {path}:{n}: expected 7 tab-separated fields, got {len(fields)}")
-            kernel, factor, target, d1, lld, mfile, pfile = fields
-            meas, pred = load(mfile)["total"]["misses"], load(pfile)["total"]["misses"]
-            for level, cg in (("L1", float(d1)), ("L2", float(lld))):
-                out.write(f"| {kernel} | N={target} ({factor}) | {level} | {cg:.0f} | {meas[level]:.0f} | "
-                          f"{pct(error(meas[level], cg))} | {pred[level]:.0f} | {pct(error(pred[level], cg))} |\n")
+            if len(fields) != 8:
+                sys.exit(f"accuracy_compare: {path}:{n}: expected 8 tab-separated fields, got {len(fields)}")
+            rows.append(tuple(fields))
+    return rows
+
+
+def cachegrind_table(cg_rows, out):
+    """The program's zen4 L1 and L2 misses per kernel and target (cachegrind_rows):
+    Cachegrind's D1 and LLd misses against augur's report of the measured run and
+    against the prediction."""
+    out.write("| kernel | target | level | Cachegrind | measured (augur report) | error % | predicted | error % |\n")
+    out.write("|---|---|---|---:|---:|---:|---:|---:|\n")
+    for kernel, factor, target, d1, lld, mfile, pfile, _ in cg_rows:
+        meas, pred = load(mfile)["total"]["misses"], load(pfile)["total"]["misses"]
+        for level, cg in (("L1", float(d1)), ("L2", float(lld))):
+            out.write(f"| {kernel} | N={target} ({factor}) | {level} | {cg:.0f} | {meas[level]:.0f} | "
+                      f"{pct(error(meas[level], cg))} | {pred[level]:.0f} | {pct(error(pred[level], cg))} |\n")
     out.write("\n")
+
+
+def augur_name(symbol):
+    """A function's name as augur's reports show it: gfortran's module procedure
+    "__MODULE_MOD_PROC" as "MODULE::PROC" (src/util/fortran_name.c: the first
+    "_MOD_" after the leading "__"), any other symbol unchanged."""
+    at = symbol.find("_MOD_", 3)
+    if not symbol.startswith("__") or at < 0 or at + 5 >= len(symbol):
+        return symbol
+    return f"{symbol[2:at]}::{symbol[at + 5:]}"
+
+
+CG_LEVELS = {"L1": ("D1mr", "D1mw"), "L2": ("DLmr", "DLmw")}   # augur's level: Cachegrind's data miss events
+
+
+def cachegrind_functions(path):
+    """Cachegrind's data misses per function from its output file at path: {name:
+    {"L1": D1mr + D1mw, "L2": DLmr + DLmw}}, summed over the function's lines in
+    every file (the fn= records; a line's trailing zero counts may be left out).
+    Functions of one name in several files are summed: augur's reports are matched
+    by name.  Exits naming the file when it has no events line or a count line
+    before its fn= record."""
+    funcs, events, cur = {}, None, None
+    try:
+        f = open(path, encoding="utf-8", errors="replace")
+    except OSError as e:
+        sys.exit(f"accuracy_compare: cannot read {path}: {e}")
+    with f:
+        for n, line in enumerate(f, 1):
+            if line.startswith("events:"):
+                names = line.split()[1:]
+                events = {lv: [names.index(e) + 1 for e in evs] for lv, evs in CG_LEVELS.items()}
+            elif line.startswith("fn="):
+                cur = funcs.setdefault(augur_name(line[3:].rstrip("\n")), {lv: 0 for lv in CG_LEVELS})
+            elif line[:1].isdigit():
+                if events is None or cur is None:
+                    sys.exit(f"accuracy_compare: {path}:{n}: counts before the events: or fn= line "
+                             "(not a Cachegrind output file?)")
+                counts = line.split()
+                for lv, cols in events.items():
+                    cur[lv] += sum(int(counts[c]) for c in cols if c < len(counts))
+    if events is None:
+        sys.exit(f"accuracy_compare: {path}: no events: line (not a Cachegrind output file?)")
+    return funcs
+
+
+def cachegrind_function_tables(cg_rows, out):
+    """Per kernel and target, the measured run's top functions (top_functions):
+    Cachegrind's D1 and LL data misses (cachegrind_functions) against augur's
+    report of the same size, then how many of the counted (not tiny) figures lie
+    within 5%; at the end the same count over all tables."""
+    within_all = counted_all = 0
+    for kernel, factor, target, _, _, mfile, _, cgfile in cg_rows:
+        meas_doc = load(mfile)
+        cg = cachegrind_functions(cgfile)
+        total_acc = meas_doc["total"]["accesses"]
+        out.write(f"#### {kernel}, N={target} ({factor})\n\n")
+        out.write("| function | Cachegrind L1 | augur L1 | error % | Cachegrind L2 | augur L2 | error % |\n")
+        out.write("|---|---:|---:|---:|---:|---:|---:|\n")
+        within = counted_n = 0
+        for r in top_functions(meas_doc):
+            name = r["function"] or "(unknown)"
+            c = cg.get(r["function"])
+            cells = []
+            for lv in CG_LEVELS:
+                a = r["misses"][lv]
+                if c is None:
+                    cells.append(f"- | {a:.0f} | not in Cachegrind's file")
+                    continue
+                e = error(a, c[lv])
+                if is_tiny(lv, c[lv], a, total_acc):
+                    cells.append(f"{c[lv]} | {a:.0f} | †")
+                    continue
+                counted_n += 1
+                within += abs(e) <= CG_GOAL
+                cells.append(f"{c[lv]} | {a:.0f} | {pct(e)}")
+            out.write(f"| {name} | {' | '.join(cells)} |\n")
+        out.write(f"\n{within} of {counted_n} counted figures within {CG_GOAL:.0f}% (†: tiny, not counted).\n\n")
+        within_all += within
+        counted_all += counted_n
+    out.write(f"All tables: {within_all} of {counted_all} counted per-function figures within {CG_GOAL:.0f}% of Cachegrind.\n\n")
 
 
 def read_time(path):
@@ -408,7 +504,11 @@ def main():
     kernel_tables(rows, out)
     if args.cachegrind:
         out.write("### The cache model against Cachegrind (zen4's L1 and L2, the program's data misses)\n\n")
-        cachegrind_table(args.cachegrind, out)
+        cg_rows = cachegrind_rows(args.cachegrind)
+        cachegrind_table(cg_rows, out)
+        out.write("### The cache model against Cachegrind per function (zen4's L1 and L2, the measured run's "
+                  "top functions, data misses)\n\n")
+        cachegrind_function_tables(cg_rows, out)
     if args.rows:
         write_rows(rows, args.rows)
 

@@ -54,6 +54,7 @@
 #include "pub_tool_wordfm.h"
 #include "pub_tool_xarray.h"
 
+#include "profile/profile_writer.h" /* PROFILE_POW2_CLASSES */
 #include "rd/rd.h"
 #include "vgcommon/vg_names.h"
 
@@ -84,6 +85,9 @@ typedef struct StrideVote {
     ULong votes;  /* the vote's counter */
     ULong count;  /* deltas equal to the candidate since it became one */
     ULong deltas; /* all deltas */
+    /* the deltas by 2-adic class (profile_writer.h, PROFILE_POW2_FIRST):
+     * what the vote cannot see of a walk whose power-of-two stride changes */
+    ULong pow2[PROFILE_POW2_CLASSES];
 } StrideVote;
 
 /* What one instruction did in some stretch of the run (the whole process,

@@ -60,7 +60,9 @@ static void merge_vote(StrideVote *to, const StrideVote *from)
 {
     if (!from->deltas)
         return;
-    ULong deltas = to->deltas + from->deltas;
+    ULong deltas = to->deltas + from->deltas, pow2[PROFILE_POW2_CLASSES];
+    for (UInt k = 0; k < PROFILE_POW2_CLASSES; k++)
+        pow2[k] = to->pow2[k] + from->pow2[k];
     if (!to->deltas)
         *to = *from;
     else if (to->stride == from->stride) {
@@ -73,6 +75,8 @@ static void merge_vote(StrideVote *to, const StrideVote *from)
     } else
         to->votes -= from->votes;
     to->deltas = deltas;
+    for (UInt k = 0; k < PROFILE_POW2_CLASSES; k++)
+        to->pow2[k] = pow2[k];
 }
 
 /* Add what rec did in the interval to phase p. */

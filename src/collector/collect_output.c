@@ -148,8 +148,9 @@ static void write_hist(profile_writer *w, UInt block_size, const rd_hist *h, ULo
     pw_eol(w);
 }
 
-/* The instruction's dominant address delta (docs/profile-format.md,
- * "Strides"), when two of its counted accesses reached a helper. */
+/* The instruction's dominant address delta and its deltas' 2-adic classes
+ * (docs/profile-format.md, "Strides"), when two of its counted accesses
+ * reached a helper. */
 static void write_stride(profile_writer *w, const StrideVote *v)
 {
     if (!v->deltas)
@@ -158,6 +159,11 @@ static void write_stride(profile_writer *w, const StrideVote *v)
     pw_i64(w, v->stride);
     pw_u64(w, v->count);
     pw_u64(w, v->deltas);
+    for (UInt k = 0; k < PROFILE_POW2_CLASSES; k++)
+        if (v->pow2[k]) {
+            pw_u64(w, PROFILE_POW2_FIRST + k);
+            pw_u64(w, v->pow2[k]);
+        }
     pw_eol(w);
 }
 

@@ -193,6 +193,16 @@ void collect_runtime_init(void)
     VG_(atfork)(NULL, NULL, on_fork_child);
 }
 
+/* Count delta in its 2-adic class (profile_writer.h, PROFILE_POW2_FIRST),
+ * when it is a multiple of 2^PROFILE_POW2_FIRST bytes. */
+static inline void count_pow2(StrideVote *v, Long delta)
+{
+    if (delta == 0 || (delta & ((1L << PROFILE_POW2_FIRST) - 1)))
+        return;
+    UInt k = (UInt)__builtin_ctzll((ULong)delta) - PROFILE_POW2_FIRST;
+    v->pow2[k < PROFILE_POW2_CLASSES ? k : PROFILE_POW2_CLASSES - 1]++;
+}
+
 /* One step of the majority vote over the instruction's address deltas
  * (Boyer-Moore): the candidate gains a vote when the delta equals it,
  * loses one otherwise, and is replaced when it has none.  A delta that
@@ -208,6 +218,7 @@ static inline void vote_stride(InstrRec *rec, Addr addr)
     if (LIKELY(rec->has_last)) {
         Long delta = (Long)(addr - rec->last_addr);
         v->deltas++;
+        count_pow2(v, delta);
         if (delta == v->stride) {
             v->votes++;
             v->count++;

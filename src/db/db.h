@@ -22,7 +22,7 @@
 #include "rd/rd.h"
 
 /* Version of the schema this augur writes (meta.schema_version). */
-#define DB_SCHEMA_VERSION 16
+#define DB_SCHEMA_VERSION 17
 
 /* Return value of lookups that found nothing. */
 #define DB_NOT_FOUND 1
@@ -298,12 +298,31 @@ size_t db_stride_find(const db_stride *s, size_t n, int64_t id);
  * (DB_STRIDE_DOMINANT): a walk at that stride is what the instruction
  * does; a damaged row (count above deltas) is not. */
 #define DB_STRIDE_DOMINANT 0.5
+#define DB_STRIDE_DOMINANT_SQL "0.5"
 int db_stride_dominant(const db_stride *s);
 
 /* The mean accesses of a run at s's delta: (deltas + 1) / (deltas -
  * count + 1), taking each other delta as the end of a run (a column of n
  * lines walked n times over: n). */
 double db_stride_run(const db_stride *s);
+
+/* One 2-adic class of an instruction's address deltas (table stride_pow2,
+ * schema version 17): `count` of its deltas had 2^shift as their largest
+ * power-of-two divisor (the last class also every larger one); `accesses`
+ * is the instruction's reads + writes. */
+typedef struct db_pow2 {
+    int64_t instr_id;
+    uint64_t addr; /* relative to the module */
+    int shift;
+    uint64_t count, accesses;
+} db_pow2;
+
+/* The classes of the instructions of a run's program (the executable of
+ * its first process) whose stride is not dominant (db_stride_dominant: a
+ * walk whose stride changes, which the walk model cannot see), ascending
+ * instruction id and shift, into a new array *out (free() it) of *n
+ * elements; none for runs collected before schema version 17. */
+int db_run_pow2(db *d, int64_t run_id, db_pow2 **out, size_t *n, char *err, size_t errlen);
 
 enum db_name_kind { DB_FUNCTION_NAME, DB_FILE_PATH, DB_MODULE_PATH };
 

@@ -65,7 +65,8 @@ static const char *const stmt_sql[NSTMTS] = {
                       "ifnull((SELECT max(instruction_id) FROM hist_bins), 0), "
                       "ifnull((SELECT max(instruction_id) FROM branch_targets), 0), "
                       "ifnull((SELECT max(call_id) FROM call_edges), 0), "
-                      "ifnull((SELECT max(instruction_id) FROM strides), 0))",
+                      "ifnull((SELECT max(instruction_id) FROM strides), 0), "
+                      "ifnull((SELECT max(instruction_id) FROM stride_pow2), 0))",
     [ST_TARGET] = "INSERT INTO branch_targets (instruction_id, module_id, addr, count) VALUES (?, ?, ?, ?)",
     [ST_RUN_PHASE] = "UPDATE runs SET parent_id = ?, phase = ? WHERE id = ?",
     [ST_PROCESS_REGIONS] = "UPDATE processes SET regions = ? WHERE id = ?",
@@ -78,7 +79,7 @@ static const char *const stmt_sql[NSTMTS] = {
 };
 
 /* The bulk of a run goes through multi-row inserts. */
-enum batch_id { B_INSTR, B_HIST, B_BIN, B_CALL, B_STRIDE, NBATCHES };
+enum batch_id { B_INSTR, B_HIST, B_BIN, B_CALL, B_STRIDE, B_POW2, NBATCHES };
 
 static const struct {
     const char *insert;
@@ -91,6 +92,7 @@ static const struct {
     [B_BIN] = {"INSERT INTO hist_bins (instruction_id, block_size, bin, count, sum) VALUES ", 5},
     [B_CALL] = {"INSERT INTO call_edges (call_id, callee_id, count) VALUES ", 3},
     [B_STRIDE] = {"INSERT INTO strides (instruction_id, delta, count, deltas) VALUES ", 4},
+    [B_POW2] = {"INSERT INTO stride_pow2 (instruction_id, shift, count) VALUES ", 3},
 };
 
 /* One import in progress.  Binding a value cannot fail with these
@@ -414,7 +416,8 @@ static int insert_hist(importer *im, const prof_hist *h, int64_t instr_id)
     return 0;
 }
 
-/* The instruction's dominant address delta, when the profile gives one. */
+/* The instruction's dominant address delta and its deltas' non-empty
+ * 2-adic classes, when the profile gives them. */
 static int insert_stride(importer *im, const prof_instr *in, int64_t instr_id)
 {
     if (!in->stride_deltas)
@@ -424,7 +427,18 @@ static int insert_stride(importer *im, const prof_instr *in, int64_t instr_id)
     db_batch_int(b, in->stride);
     db_batch_u64(b, in->stride_count);
     db_batch_u64(b, in->stride_deltas);
-    return end_row(im, B_STRIDE);
+    if (end_row(im, B_STRIDE) != 0)
+        return -1;
+    for (int k = 0; k < PROFILE_POW2_CLASSES; k++)
+        if (in->stride_pow2[k]) {
+            b = &im->batch[B_POW2];
+            db_batch_int(b, instr_id);
+            db_batch_int(b, PROFILE_POW2_FIRST + k);
+            db_batch_u64(b, in->stride_pow2[k]);
+            if (end_row(im, B_POW2) != 0)
+                return -1;
+        }
+    return 0;
 }
 
 static int insert_instr(importer *im, const prof_instr *in, int64_t process_id, const id_maps *maps)

@@ -393,6 +393,31 @@ int db_run_strides(db *d, int64_t run_id, db_stride **out, size_t *n, char *err,
                          run_id, 0, &a, DOING, err, errlen);
 }
 
+static int fill_pow2(void *elem, sqlite3_stmt *st, void *ctx)
+{
+    (void)ctx;
+    db_pow2 *c = elem;
+    *c = (db_pow2){.instr_id = sqlite3_column_int64(st, 0), .addr = db_column_u64(st, 1),
+                   .shift = sqlite3_column_int(st, 2), .count = db_column_u64(st, 3),
+                   .accesses = db_column_u64(st, 4)};
+    return 0;
+}
+
+int db_run_pow2(db *d, int64_t run_id, db_pow2 **out, size_t *n, char *err, size_t errlen)
+{
+    *out = NULL;
+    *n = 0;
+    db_row_array a = {(void **)out, n, 0, sizeof **out, fill_pow2, NULL};
+    return db_query_rows(d,
+                         "SELECT i.id, i.addr, c.shift, c.count, i.reads + i.writes FROM processes p "
+                         "JOIN instructions i ON i.process_id = p.id JOIN strides s ON s.instruction_id = i.id "
+                         "JOIN stride_pow2 c ON c.instruction_id = i.id "
+                         "WHERE p.run_id = ?1 AND s.count < " DB_STRIDE_DOMINANT_SQL " * s.deltas AND "
+                         "i.module_id = (SELECT exe_module_id FROM processes WHERE run_id = ?1 ORDER BY id LIMIT 1) "
+                         "ORDER BY i.id, c.shift",
+                         run_id, 0, &a, DOING, err, errlen);
+}
+
 size_t db_stride_find(const db_stride *s, size_t n, int64_t id)
 {
     _Static_assert(offsetof(db_stride, instr_id) == 0, "find_id reads the id first");

@@ -416,6 +416,17 @@ static const char stride_schema_sql[] =
     "  deltas         INTEGER NOT NULL\n"
     ");\n";
 
+/* Version 17: each instruction's address deltas by 2-adic class (the pairs
+ * of the collector's `stride` lines from profile version 7); older
+ * databases gain the table, empty for their runs. */
+static const char pow2_schema_sql[] =
+    "CREATE TABLE IF NOT EXISTS stride_pow2 (\n"
+    "  instruction_id INTEGER NOT NULL REFERENCES instructions(id) ON DELETE CASCADE,\n"
+    "  shift          INTEGER NOT NULL,\n"
+    "  count          INTEGER NOT NULL,\n"
+    "  PRIMARY KEY (instruction_id, shift)\n"
+    ") WITHOUT ROWID;\n";
+
 /* Version 14: the static models of `augur static --db` (docs/database.md,
  * "Static models"), one per build-id, each with its scopes' formulas.
  * IF NOT EXISTS: created by the upgrade of any older version. */
@@ -522,6 +533,7 @@ static int create_schema(db *d, char *err, size_t errlen)
         db_exec(d, model_schema_sql, "create the schema", err, errlen) != 0 ||
         db_exec(d, call_schema_sql, "create the schema", err, errlen) != 0 ||
         db_exec(d, stride_schema_sql, "create the schema", err, errlen) != 0 ||
+        db_exec(d, pow2_schema_sql, "create the schema", err, errlen) != 0 ||
         db_exec(d, intervals_schema_sql, "create the schema", err, errlen) != 0 ||
         db_exec(d, mpi_schema_sql, "create the schema", err, errlen) != 0 ||
         db_exec(d, static_schema_sql, "create the schema", err, errlen) != 0)
@@ -720,6 +732,8 @@ static int initialise(db *d, int64_t *version, char *err, size_t errlen)
         rc = db_exec(d, mpi_schema_sql, "upgrade the schema", err, errlen);
     if (rc == 0 && *version >= 14 && *version < 16) /* version 16 keeps the join's binary loops */
         rc = add_binary_loops_column(d, err, errlen);
+    if (rc == 0 && *version >= 1 && *version < 17) /* version 17 keeps the deltas' 2-adic classes */
+        rc = db_exec(d, pow2_schema_sql, "upgrade the schema", err, errlen);
     if (rc == 0 && *version >= 1 && *version < DB_SCHEMA_VERSION)
         rc = set_version(d, err, errlen);
     if (rc == 0 && *version < DB_SCHEMA_VERSION)

@@ -171,6 +171,26 @@ double perf_strided_capacity(const perf_level *L, double stream_sets, double run
     return stream_sets < S && fmax(run, 1) / stream_sets > W ? stream_sets * W : S * W;
 }
 
+double perf_pow2_narrow_share(const double *share, int first_shift, int nclasses, const perf_level *L)
+{
+    double narrow = 0;
+    for (int k = 0; k < nclasses; k++)
+        if (share[k] > 0 && perf_stride_sets(ldexp(1, first_shift + k), L->block, L->sets) < floor(L->sets))
+            narrow += share[k];
+    return fmin(narrow, 1);
+}
+
+double perf_pow2_conflict_high(const perf_rd_dist *d, const perf_level *L, double footprint, double misses,
+                               double narrow)
+{
+    if (footprint <= floor(L->sets) * floor(L->ways))
+        return misses;
+    double touches = d->cold;
+    for (size_t k = 0; k < d->nbins; k++)
+        touches += d->bins[k].count;
+    return misses + narrow * fmax(touches - misses, 0);
+}
+
 /* The stream's sets and run length, for strided_hit. */
 typedef struct stride_ctx {
     double sets, run;

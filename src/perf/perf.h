@@ -145,6 +145,25 @@ double perf_strided_hit(double d, const perf_level *L, double stream_sets, doubl
  * other sets reach as contiguous lines do. */
 double perf_strided_capacity(const perf_level *L, double stream_sets, double run);
 
+/* Of a group's accesses, the share whose address delta narrows L's sets:
+ * share[k] is the share of its accesses whose delta (from the same
+ * instruction's access before) has 2^(first_shift + k) bytes as its largest
+ * power-of-two divisor; a class counts when a walk at that stride reaches
+ * fewer than L's sets (perf_stride_sets), as an FFT's butterflies do at
+ * every stage past a line.  Such accesses may be conflict misses that the
+ * distances cannot show. */
+double perf_pow2_narrow_share(const double *share, int first_shift, int nclasses, const perf_level *L);
+
+/* The high end of a range of `misses` of L from d when the share `narrow`
+ * of d's touches (perf_pow2_narrow_share) may be conflict misses the
+ * distances cannot show: misses + narrow * (d's touches - misses), as if
+ * each of them that the model lets hit missed; `misses` when the
+ * program's lines (`footprint`, its first touches at L's line size) fit
+ * in L, where lines of a few contiguous arrays put at most `ways` into any
+ * set whatever the order they are touched in. */
+double perf_pow2_conflict_high(const perf_rd_dist *d, const perf_level *L, double footprint, double misses,
+                               double narrow);
+
 /* Misses of level L from d for a walk at stride s (perf_strided_hit over
  * the sets perf_stride_sets gives); perf_level_misses_contiguous when s is
  * NULL, 0 or reaches every set. */

@@ -16,6 +16,7 @@
 #include "predict/predict_internal.h"
 #include "predict/predict_perf.h"
 #include "predict/predict_perf_body.h"
+#include "predict/predict_pow2.h"
 
 static int fail(char *err, size_t errlen, const char *what)
 {
@@ -215,7 +216,13 @@ static const perf_stride *group_walk(const prediction *p, const predict_perf_inp
 
 /* The range of a group's predicted misses at level L, misses by the
  * level's model: the fully-associative range at L's capacity
- * (rd_model_misses_range), widened to hold misses.  The set-associative
+ * (rd_model_misses_range), widened to hold misses, and to let the share
+ * `narrow` of its touches in d (those at power-of-two deltas that reach
+ * only some of L's sets: perf_pow2_narrow_share) miss where they were
+ * taken for hits (perf_pow2_conflict_high; footprint: the program's lines
+ * at L's line size): their conflicts are not in the distances (an FFT's
+ * butterflies: Cachegrind's L1 misses 38% above the model's on the
+ * measured distances).  The set-associative
  * models differ from the fully-associative cut where reuses lie near the
  * capacity (contiguous) or at random (binomial), which is where that range
  * is wide already; scaling it by their ratio instead put the low end of a
@@ -224,7 +231,7 @@ static const perf_stride *group_walk(const prediction *p, const predict_perf_inp
  * the cut at L's would take its misses for hits (an ijk product's column
  * of 224 lines: 11.3 M misses, 1.4 M by the cut). */
 static void level_range(const prediction *p, const db_rd_group *g, const perf_level *L, const perf_stride *walk,
-                        double misses, double range[2])
+                        const perf_rd_dist *d, double footprint, double misses, double narrow, double range[2])
 {
     double capacity_lines = walk ? perf_strided_capacity(L, perf_stride_sets(walk->bytes, L->block, L->sets), walk->run)
                                  : L->sets * L->ways;
@@ -233,13 +240,24 @@ static void level_range(const prediction *p, const db_rd_group *g, const perf_le
     rd_model_misses_range(g->m, p->x, capacity, predict_reach(p), r);
     range[0] = fmin(misses, r[0]);
     range[1] = fmax(misses, r[1]);
+    if (narrow > 0)
+        range[1] = fmax(range[1], perf_pow2_conflict_high(d, L, footprint, misses, narrow));
 }
+
+/* What widens a group's ranges for power-of-two strides (level_range):
+ * its shares by 2-adic class of its deltas (NULL: none), and the
+ * program's lines at each block size of pp's levels. */
+typedef struct pow2_widening {
+    const double *share;
+    const double *footprint; /* [level] */
+} pow2_widening;
 
 /* Misses of group g at every level of pp whose block is g's, from its
  * distribution: the measured one when `dist` is given (a range of the
- * one value), else g's model at p's parameters; walk as level_misses'. */
+ * one value), else g's model at p's parameters; walk as level_misses';
+ * w widens the range of a regular group (level_range). */
 static int group_eval(const prediction *p, const predict_perf *pp, const db_rd_group *g, const perf_rd_dist *dist,
-                      int regular, const perf_stride *walk, group_misses *out)
+                      int regular, const perf_stride *walk, const pow2_widening *w, group_misses *out)
 {
     memset(out, 0, sizeof *out);
     perf_rd_dist modeled = {0};
@@ -251,7 +269,11 @@ static int group_eval(const prediction *p, const predict_perf *pp, const db_rd_g
             out->cache[i] = out->low[i] = out->high[i] = level_misses(d, &pp->levels[i], regular, walk);
             double range[2];
             if (!dist) {
-                level_range(p, g, &pp->levels[i], walk, out->cache[i], range);
+                const perf_level *L = &pp->levels[i];
+                double narrow = regular && w->share ? perf_pow2_narrow_share(w->share, PROFILE_POW2_FIRST,
+                                                                             PROFILE_POW2_CLASSES, L)
+                                                    : 0;
+                level_range(p, g, L, walk, d, w->footprint[i], out->cache[i], narrow, range);
                 out->low[i] = range[0];
                 out->high[i] = range[1];
             }
@@ -394,18 +416,42 @@ static void attribute_group(const prediction *p, predict_perf *pp, const st_modu
     }
 }
 
+/* The program's lines at the block size of each of pp's levels at p's
+ * parameters: its groups' first touches (modeled), into footprint[]. */
+static void program_footprint(const prediction *p, const predict_perf_input *in, const predict_perf *pp,
+                              double *footprint)
+{
+    for (size_t i = 0; i < pp->nlevels; i++) {
+        footprint[i] = 0;
+        size_t same = 0; /* a level above of the same line size has it already */
+        while (same < i && pp->levels[same].block != pp->levels[i].block)
+            same++;
+        if (same < i) {
+            footprint[i] = footprint[same];
+            continue;
+        }
+        for (size_t k = 0; k < in->ngroups; k++)
+            if (in->groups[k].block_size == pp->levels[i].block)
+                footprint[i] += rd_model_misses(in->groups[k].m, p->x, UINT64_MAX);
+    }
+}
+
 static int eval_groups(const prediction *p, const predict_perf_input *in, predict_perf *pp, const st_module *mod,
                        char *err, size_t errlen)
 {
     line_index lines;
     if (line_index_make(&p->rep, &lines) != 0)
         return fail(err, errlen, "out of memory");
+    double footprint[PERF_MAX_LEVELS] = {0};
+    if (in->pow2)
+        program_footprint(p, in, pp, footprint);
     for (size_t i = 0; i < in->ngroups; i++) {
         group_misses gm;
         const db_rd_group *g = &in->groups[i];
         int regular = group_regular(p, mod, g);
         perf_stride walk;
-        if (group_eval(p, pp, g, in->dists ? &in->dists[i] : NULL, regular, group_walk(p, in, i, &walk), &gm) !=
+        pow2_widening w = {in->pow2 ? &in->pow2[i * PROFILE_POW2_CLASSES] : NULL, footprint};
+        if (group_eval(p, pp, g, in->dists ? &in->dists[i] : NULL, regular, group_walk(p, in, i, &walk), &w, &gm) !=
             0) {
             free(lines.sorted);
             return fail(err, errlen, "out of memory");
@@ -554,6 +600,8 @@ int predict_perf_eval(db *d, const prediction *p, const machine *m, predict_perf
     int rc = db_rd_groups_load(d, &p->set, &in.groups, &in.ngroups, err, errlen);
     if (rc == 0)
         rc = predict_check_groups(p, in.groups, in.ngroups, err, errlen);
+    if (rc == 0)
+        rc = predict_pow2_shares(d, p, in.groups, in.ngroups, &in.pow2, err, errlen);
     if (rc == 0 && predict_blocks_load(p, p->set.program, &in.blocks) != 0)
         rc = fail(err, errlen, "out of memory");
     if (rc == 0)
@@ -561,6 +609,7 @@ int predict_perf_eval(db *d, const prediction *p, const machine *m, predict_perf
     else
         memset(out, 0, sizeof *out);
     predict_blocks_free(in.blocks);
+    free(in.pow2);
     db_rd_groups_free(in.groups, in.ngroups);
     return rc;
 }

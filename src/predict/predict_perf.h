@@ -84,6 +84,9 @@ typedef struct predict_perf_input {
     size_t ngroups;
     perf_rd_dist *dists;
     perf_stride *walks;
+    /* per group, its accesses' shares by 2-adic class of their deltas
+     * (predict_pow2_shares); NULL: none known */
+    double *pow2;
     predict_blocks *blocks;
 } predict_perf_input;
 

@@ -65,7 +65,8 @@ static void append_row(char *buf, size_t len, const ranged *r, int first)
 }
 
 /* Why a range of misses is wide. */
-static const char MISSES_WHY[] = "their reuse distances lie near the capacity, or their models extrapolate far "
+static const char MISSES_WHY[] = "their reuse distances lie near the capacity, their models extrapolate far, "
+                                 "or power-of-two strides may crowd their lines into a few sets "
                                  "(ranges: misses_range in JSON)";
 
 /* The warning of one count (`label`: "misses L1 of zen4", "instructions")

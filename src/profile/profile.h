@@ -57,6 +57,8 @@ typedef struct prof_instr {
      * of its stride_deltas deltas were `stride` bytes. */
     int64_t stride;
     uint64_t stride_count, stride_deltas;
+    /* its deltas by 2-adic class (PROFILE_POW2_FIRST; version 7 on, else 0) */
+    uint64_t stride_pow2[PROFILE_POW2_CLASSES];
 } prof_instr;
 
 /* A --region-function or --interval-function pattern, and how often the

@@ -382,14 +382,47 @@ static int parse_hist(reader *r, char **f, int nf)
     return 0;
 }
 
-/* `stride DELTA COUNT DELTAS` (format version 3): after the hist lines
- * of an instruction that accesses memory; 1 <= COUNT <= DELTAS < READS +
- * WRITES (a delta is between two of its accesses). */
-static int parse_stride(reader *r, char **f)
+/* The `SHIFT COUNT` pairs of a stride line (version 7) from f[4] on, nf
+ * fields in all, into in->stride_pow2: SHIFT ascending from
+ * PROFILE_POW2_FIRST to its last class, COUNT positive, the COUNTs at most
+ * DELTAS. */
+static int parse_stride_pow2(reader *r, prof_instr *in, char **f, int nf)
+{
+    const int last = PROFILE_POW2_FIRST + PROFILE_POW2_CLASSES - 1;
+    if (nf > 4 && since(r, "stride", "the 2-adic classes of a stride line's deltas", 7) != 0)
+        return -1;
+    if ((nf - 4) % 2)
+        return fail(r, "'stride' line with %d fields: DELTA COUNT DELTAS, then SHIFT COUNT pairs", nf - 1);
+    uint64_t shift, count, sum = 0, prev = 0;
+    for (int i = 4; i < nf; i += 2) {
+        if (rawtext_u64(&r->t, f[i], "SHIFT", &shift) != 0 || rawtext_u64(&r->t, f[i + 1], "COUNT", &count) != 0)
+            return -1;
+        if (shift < PROFILE_POW2_FIRST || shift > (uint64_t)last || shift <= prev)
+            return fail(r, "stride SHIFT %llu: the classes are %d to %d, ascending", (unsigned long long)shift,
+                        PROFILE_POW2_FIRST, last);
+        if (count == 0)
+            return fail(r, "stride class %llu with COUNT 0: empty classes are left out", (unsigned long long)shift);
+        in->stride_pow2[shift - PROFILE_POW2_FIRST] = count;
+        sum += count;
+        prev = shift;
+    }
+    if (sum > in->stride_deltas)
+        return fail(r, "stride classes count %llu deltas, more than DELTAS (%llu)", (unsigned long long)sum,
+                    (unsigned long long)in->stride_deltas);
+    return 0;
+}
+
+/* `stride DELTA COUNT DELTAS [SHIFT COUNT]...` (format version 3; the
+ * pairs from 7): after the hist lines of an instruction that accesses
+ * memory; 1 <= COUNT <= DELTAS < READS + WRITES (a delta is between two of
+ * its accesses); the pairs parse_stride_pow2's. */
+static int parse_stride(reader *r, char **f, int nf)
 {
     prof_instr *in = attach_since(r, "stride", "strides", S_STRIDE, 3);
     if (!in)
         return -1;
+    if (nf < 4)
+        return fail(r, "'stride' line with %d fields, expected at least 3: DELTA COUNT DELTAS", nf - 1);
     if (!accesses_memory(in))
         return fail(r, "'stride' line for an instruction that does not access memory (READS + WRITES is 0)");
     if (in->nhists != (uint32_t)r->p->nblock_sizes)
@@ -406,7 +439,7 @@ static int parse_stride(reader *r, char **f)
     if (in->stride_count == 0 || in->stride_count > in->stride_deltas)
         return fail(r, "stride COUNT %llu is not from 1 to DELTAS (%llu)", (unsigned long long)in->stride_count,
                     (unsigned long long)in->stride_deltas);
-    return 0;
+    return parse_stride_pow2(r, in, f, nf);
 }
 
 /* ---- regions and intervals (version 4) ---------------------------------- */
@@ -599,7 +632,7 @@ static const keyword keywords[] = {
     {{"ind", R_BODY, 0, 0, 3}, parse_ind, NULL},
     {{"call", R_BODY, 0, 0, 3}, parse_call, NULL},
     {{"hist", R_BODY, 0, 0, -1}, NULL, parse_hist},
-    {{"stride", R_BODY, 0, 0, 3}, parse_stride, NULL},
+    {{"stride", R_BODY, 0, 0, -1}, NULL, parse_stride},
     {{"comm", R_COMM, 0, 0, -1}, NULL, parse_comm},
     {{"interval", R_INTERVAL, 1, 0, 8}, parse_interval, NULL},
     {{"exit", R_EXIT, 1, 0, 1}, parse_exit, NULL},

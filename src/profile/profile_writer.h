@@ -15,9 +15,19 @@
 /* The format version the collector writes, and the oldest one readers
  * still take (version 1 has no `call` lines, versions 1 and 2 no `stride`
  * lines, versions 1 to 3 no regions or intervals, versions 1 to 4 no
- * `sample-rd` line, versions before 6 no MPI lines). */
-#define PROFILE_VERSION 6
+ * `sample-rd` line, versions before 6 no MPI lines, versions before 7 no
+ * 2-adic classes on `stride` lines). */
+#define PROFILE_VERSION 7
 #define PROFILE_OLDEST_VERSION 1
+
+/* The 2-adic classes of an instruction's address deltas that `stride` lines
+ * count (version 7): class k holds the deltas whose largest power-of-two
+ * divisor is 2^(PROFILE_POW2_FIRST + k) bytes, the last class also every
+ * larger one.  A delta of 2^v bytes, v above a line's 2^l, keeps a walk in
+ * S / 2^(v - l) of S sets (at most 1 set from v = l + log2 S): 2^7 is the
+ * first that narrows 64-byte lines, 2^22 puts them in one of 65536 sets. */
+#define PROFILE_POW2_FIRST 7
+#define PROFILE_POW2_CLASSES 16
 
 /* Receives formatted bytes; returns 0 on success, nonzero on a write error
  * (which the writer remembers and reports from pw_finish). */

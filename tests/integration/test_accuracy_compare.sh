@@ -19,6 +19,11 @@
 #   - without any range the coverage and the unflagged count are "n/a";
 #   - the Cachegrind table: D1 25000 and LLd 4000 against the program's L1
 #     20000 measured (-20%) and 30000 predicted (+20%), L2 5000 (+25%) and 4000;
+#     per function, Cachegrind's output file's D1mr + D1mw and DLmr + DLmw
+#     summed over each function's lines (in all files) against the measured
+#     functions: a +20% and +0%, b -4.8% (its L2 tiny), c not in the file,
+#     d +10%, f -4.8%: 3 of 5 counted within 5%; gfortran's "__M_MOD_p" named
+#     "M::p"; a file without an events line refused;
 #   - the table per application (--time): three timed runs at 4x, predicted
 #     1.2, 1.0, 1.1 s (median 1.1) against CPU times (user + sys) 1.0, 1.2,
 #     0.8 (median 1.0: +10.0%) and wall times 1.5, 1.1, 1.3 (median 1.3:
@@ -95,12 +100,53 @@ sed "s|$WORK/predicted.json|$WORK/p0.json|g" "$WORK/manifest.tsv" >"$WORK/m0.tsv
 python3 "$COMPARE" "$WORK/m0.tsv" >"$WORK/out0.md"
 check "coverage without ranges" "$(grep -F '| 4x | 21 |' "$WORK/out0.md")" "| 4x | 21 | 0 | n/a | 6 | n/a |"
 
-printf 'k\t4x\t400\t25000\t4000\t%s\t%s\n' "$WORK/measured.json" "$WORK/predicted.json" >"$WORK/cg.tsv"
+# Cachegrind's output file: a's lines in k.c sum to D1 10000, DL 4000 (a line's
+# trailing zero counts left out); b's in k.c and k2.c to 6300 and 40; no c.
+cat >"$WORK/cg.out" <<'CG'
+desc: D1 cache: 32768 B, 64 B, 8-way associative
+cmd: ./k 400
+events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw
+fl=k.c
+fn=a
+10 100 0 0 50 8000 3000 20 1000 500
+11 5 0 0 1 1000 500
+fn=b
+12 100 0 0 50 6000 30
+fn=d
+20 10 0 0 5 1000 5
+fn=f
+30 10 0 0 5 2000 5 1 100 5
+fl=k2.c
+fn=b
+3 1 0 0 1 300 10
+summary: 0 0 0 0 0 0 0 0 0
+CG
+printf 'k\t4x\t400\t25000\t4000\t%s\t%s\t%s\n' "$WORK/measured.json" "$WORK/predicted.json" "$WORK/cg.out" \
+    >"$WORK/cg.tsv"
 python3 "$COMPARE" "$WORK/m0.tsv" --cachegrind "$WORK/cg.tsv" >"$WORK/out-cg.md"
 check "Cachegrind L1 row" "$(grep -F '| k | N=400 (4x) | L1 |' "$WORK/out-cg.md")" \
     "| k | N=400 (4x) | L1 | 25000 | 20000 | -20.0 | 30000 | +20.0 |"
 check "Cachegrind L2 row" "$(grep -F '| k | N=400 (4x) | L2 |' "$WORK/out-cg.md")" \
     "| k | N=400 (4x) | L2 | 4000 | 5000 | +25.0 | 4000 | +0.0 |"
+# per function: a +20% and +0%, b -4.8% (its L2 tiny), c not in the file, d +10%, f -4.8%
+cgrow() { grep "^| $1 | " "$WORK/out-cg.md" | head -1; }
+check "Cachegrind per function: a" "$(cgrow a)" "| a | 10000 | 12000 | +20.0 | 4000 | 4000 | +0.0 |"
+check "Cachegrind per function: b, summed over two files" "$(cgrow b)" "| b | 6300 | 6000 | -4.8 | 40 | 50 | † |"
+check "Cachegrind per function: c, missing" "$(cgrow c)" \
+    "| c | - | 1500 | not in Cachegrind's file | - | 900 | not in Cachegrind's file |"
+check "Cachegrind per function: d" "$(cgrow d)" "| d | 1000 | 1100 | +10.0 | 5 | 10 | † |"
+check "Cachegrind per function: f" "$(cgrow f)" "| f | 2100 | 2000 | -4.8 | 10 | 10 | † |"
+check "Cachegrind per function: the summary line" "$(grep -F 'counted figures within' "$WORK/out-cg.md")" \
+    "3 of 5 counted figures within 5% (†: tiny, not counted)."
+check "gfortran's module procedure as augur names it" \
+    "$(cd "$(dirname "$COMPARE")" && python3 -c 'import accuracy_compare as a; print(a.augur_name("__adi_kernels_MOD_sweep_y"), a.augur_name("__sin_fma"))')" \
+    "adi_kernels::sweep_y __sin_fma"
+echo "fn=a" >"$WORK/bad.out"
+printf 'k\t4x\t400\t25000\t4000\t%s\t%s\t%s\n' "$WORK/measured.json" "$WORK/predicted.json" "$WORK/bad.out" \
+    >"$WORK/cg-bad.tsv"
+python3 "$COMPARE" "$WORK/m0.tsv" --cachegrind "$WORK/cg-bad.tsv" >/dev/null 2>"$WORK/err-cg.txt"
+check "not a Cachegrind file: refused, named" "$(cat "$WORK/err-cg.txt")" \
+    "accuracy_compare: $WORK/bad.out: no events: line (not a Cachegrind output file?)"
 
 # --time: the table per application
 printf 'k\t8x\t800\tm1\t%s\t%s\n' "$WORK/predicted.json" "$WORK/measured.json" >>"$WORK/manifest.tsv"

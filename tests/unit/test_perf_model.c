@@ -18,6 +18,7 @@
 
 #include "cachesim/cachesim.h"
 #include "perf/perf.h"
+#include "profile/profile_writer.h" /* PROFILE_POW2_FIRST, PROFILE_POW2_CLASSES */
 
 /* ---- fixtures ------------------------------------------------------------- */
 
@@ -319,6 +320,118 @@ static void strided_gemm_against_simulator(void **state)
         assert_true(fabs(strided - sim) <= cases[k].tolerance * sim);
         assert_true(fabs(strided - sim) <= fabs(contiguous - sim));
     }
+}
+
+/* ---- power-of-two strides that change: an FFT's butterflies ------------------ */
+
+/* Count delta in its 2-adic class as the collector does (collect_runtime.c,
+ * count_pow2): multiples of 2^PROFILE_POW2_FIRST bytes only. */
+static void count_class(int64_t delta, double *count)
+{
+    if (delta == 0 || delta % (1 << PROFILE_POW2_FIRST))
+        return;
+    int k = __builtin_ctzll((uint64_t)delta) - PROFILE_POW2_FIRST;
+    count[k < PROFILE_POW2_CLASSES ? k : PROFILE_POW2_CLASSES - 1]++;
+}
+
+/* The butterflies of a radix-2 FFT of n complex doubles (Numerical
+ * Recipes' four1 without its bit reversal): at each stage, for each
+ * twiddle m < half, the pairs (i, i + half) for i = m, m + 2 half, ...;
+ * the two loads' lines through one simulated level of sets x ways and
+ * through the reuse-distance stack.  *sim the simulator's misses, *d the
+ * exact distribution, share[] the loads' deltas by 2-adic class over
+ * their accesses. */
+static void butterfly_misses(uint32_t n, uint32_t sets, uint32_t ways, double *sim, perf_rd_dist *d, double *share)
+{
+    cs_level *c = cs_level_new((uint64_t)sets * ways * 64, 64, ways, &alloc, NULL);
+    assert_non_null(c);
+    tracer t;
+    tracer_init(&t, 6);
+    double count[PROFILE_POW2_CLASSES] = {0}, accesses = 0;
+    uint64_t misses = 0, last[2] = {0, 0};
+    int seen = 0;
+    for (uint32_t half = 1; half < n; half *= 2)
+        for (uint32_t m = 0; m < half; m++)
+            for (uint32_t i = m; i < n; i += 2 * half) {
+                uint64_t addr[2] = {(uint64_t)i * 16, (uint64_t)(i + half) * 16};
+                for (int k = 0; k < 2; k++) {
+                    misses += 1 - (uint64_t)cs_level_access_block(c, addr[k] >> 6);
+                    touch(&t, addr[k]);
+                    if (seen)
+                        count_class((int64_t)(addr[k] - last[k]), count);
+                    last[k] = addr[k];
+                    accesses++;
+                }
+                seen = 1;
+            }
+    for (int k = 0; k < PROFILE_POW2_CLASSES; k++)
+        share[k] = count[k] / accesses;
+    *sim = (double)misses;
+    *d = tracer_dist(&t);
+    cs_level_free(c);
+}
+
+/* The butterflies of n points in a 32 KiB 8-way L1 (2^14 points, 4096
+ * lines) and a 1 MiB 8-way L2 (2^17, 32768 lines): from the stage whose
+ * pairs lie sets * 64 bytes apart on, one twiddle's pairs share one set,
+ * and the contiguous model, whose distances say the next twiddle finds
+ * them, is far below the simulator (the fft kernel: Cachegrind's L1 misses
+ * 38% above the model's at 2^19 points, its L2 104%).  The share of the
+ * loads' deltas at strides that narrow the sets makes the range's high end
+ * cover the simulator.  The same 2^14 points in the L2 fit it, so no set
+ * can hold more than its ways of them: simulator and model agree, and the
+ * range is not widened; nor is a sweep's, which has no such deltas. */
+static void butterflies_conflict(void **state)
+{
+    (void)state;
+    static const struct {
+        uint32_t n, sets, ways;
+        int conflicts;
+    } cases[] = {{1 << 14, 64, 8, 1}, {1 << 17, 2048, 8, 1}, {1 << 14, 2048, 8, 0}};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        double sim, share[PROFILE_POW2_CLASSES];
+        perf_rd_dist d;
+        butterfly_misses(cases[k].n, cases[k].sets, cases[k].ways, &sim, &d, share);
+        perf_level L = {"L", 64, cases[k].sets, cases[k].ways, 0};
+        double model = perf_level_misses_contiguous(&d, &L);
+        double narrow = perf_pow2_narrow_share(share, PROFILE_POW2_FIRST, PROFILE_POW2_CLASSES, &L);
+        double high = perf_pow2_conflict_high(&d, &L, d.cold, model, narrow);
+        print_message("    %u points, %u sets x %u ways: simulated %.0f, contiguous model %.0f, narrow share %.3f, "
+                      "high %.0f\n",
+                      cases[k].n, cases[k].sets, cases[k].ways, sim, model, narrow, high);
+        assert_true(narrow > 0.5);
+        if (cases[k].conflicts) {
+            assert_true(sim > 1.2 * model); /* the conflicts the distances cannot see */
+            assert_true(high >= sim);
+            assert_true(high <= 2.0 * cases[k].n * log2(cases[k].n)); /* at most every access */
+        } else {
+            assert_float_equal(sim, model, 0);
+            assert_float_equal(high, model, 0);
+        }
+        perf_rd_dist_free(&d);
+    }
+    /* a sweep at 16 bytes: no delta narrows the sets */
+    double sweep[PROFILE_POW2_CLASSES] = {0};
+    for (int i = 1; i < 100; i++)
+        count_class(16, sweep);
+    perf_level l1 = {"L1", 64, 64, 8, 0};
+    assert_float_equal(perf_pow2_narrow_share(sweep, PROFILE_POW2_FIRST, PROFILE_POW2_CLASSES, &l1), 0, 0);
+}
+
+/* Which 2-adic classes narrow a level's sets: those above its line (2^7
+ * bytes on 64-byte lines reach half of them); on 128-byte lines 2^7 does
+ * not. */
+static void pow2_narrow_classes(void **state)
+{
+    (void)state;
+    double share[PROFILE_POW2_CLASSES] = {0};
+    share[0] = 0.25; /* 2^7 bytes */
+    share[5] = 0.5;  /* 2^12 */
+    perf_level l64 = {"L1", 64, 64, 8, 0}, l128 = {"L1", 128, 64, 8, 0};
+    assert_float_equal(perf_pow2_narrow_share(share, PROFILE_POW2_FIRST, PROFILE_POW2_CLASSES, &l64), 0.75, 1e-12);
+    assert_float_equal(perf_pow2_narrow_share(share, PROFILE_POW2_FIRST, PROFILE_POW2_CLASSES, &l128), 0.5, 1e-12);
+    perf_level one = {"L", 64, 1, 16, 0}; /* fully associative: no set to narrow */
+    assert_float_equal(perf_pow2_narrow_share(share, PROFILE_POW2_FIRST, PROFILE_POW2_CLASSES, &one), 0, 0);
 }
 
 /* ---- stream kernel: N doubles read once -------------------------------------- */
@@ -785,6 +898,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(stride_sets, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(strided_hit_cases, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(strided_gemm_against_simulator, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(butterflies_conflict, reset_counts, check_no_leaks),
+        cmocka_unit_test(pow2_narrow_classes),
         cmocka_unit_test_setup_teardown(stream_kernel, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(copy_stream_writes_back, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(page_walks_overlap_as_misses_do, reset_counts, check_no_leaks),

@@ -331,7 +331,7 @@ static void test_stride_line(void **state)
         {"stride 64 1 0\n", "line 30: stride DELTAS 0: an instruction of 5 accesses has 1 to 4 deltas"},
         {"stride 64 1 4\nstride 64 1 4\n", "line 31: misplaced 'stride' line"},
         {"stride 64 1 4\nhist 64 1 1 0\n", "line 31: misplaced 'hist' line"},
-        {"stride 64 1\n", "line 30: 'stride' line with 2 fields, expected 3"},
+        {"stride 64 1\n", "line 30: 'stride' line with 2 fields, expected at least 3: DELTA COUNT DELTAS"},
         {"ins 0 1150 2 0 0 13 1 0 0\nstride 64 1 1\n",
          "line 31: 'stride' line for an instruction that does not access memory"},
     };
@@ -349,6 +349,43 @@ static void test_stride_line(void **state)
     fixture_profile(f->path, body);
     free(body);
     expect_error(f->path, "line 28: 'stride' line before the instruction's hist lines (0 of 2): it comes after them");
+}
+
+/* Version 7's 2-adic classes on a stride line: SHIFT COUNT pairs, read
+ * into stride_pow2; out of range, unordered, empty or too many refused. */
+static void test_stride_pow2(void **state)
+{
+    fixture *f = *state;
+    write_with_stride(f->path, "stride 16 1 4 7 1 12 2\n", 7);
+    profile p;
+    char err[1024];
+    if (profile_read(f->path, &p, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(p.instrs[2].stride_pow2[0], 1);
+    assert_int_equal(p.instrs[2].stride_pow2[12 - PROFILE_POW2_FIRST], 2);
+    assert_int_equal(p.instrs[2].stride_pow2[1], 0);
+    assert_int_equal(p.instrs[0].stride_pow2[0], 0);
+    profile_free(&p);
+
+    static const struct {
+        const char *line, *error;
+    } bad[] = {
+        {"stride 16 1 4 7\n", "line 30: 'stride' line with 4 fields: DELTA COUNT DELTAS, then SHIFT COUNT pairs"},
+        {"stride 16 1 4 6 1\n", "line 30: stride SHIFT 6: the classes are 7 to 22, ascending"},
+        {"stride 16 1 4 23 1\n", "line 30: stride SHIFT 23: the classes are 7 to 22, ascending"},
+        {"stride 16 1 4 9 1 8 1\n", "line 30: stride SHIFT 8: the classes are 7 to 22, ascending"},
+        {"stride 16 1 4 9 0\n", "line 30: stride class 9 with COUNT 0: empty classes are left out"},
+        {"stride 16 1 4 9 3 10 2\n", "line 30: stride classes count 5 deltas, more than DELTAS (4)"},
+        {"stride 16 1 4 x 1\n", "line 30: SHIFT 'x' is not"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        write_with_stride(f->path, bad[i].line, 7);
+        expect_error(f->path, bad[i].error);
+    }
+    /* a version-6 profile has no classes */
+    write_with_stride(f->path, "stride 16 1 4 7 1\n", 6);
+    expect_error(f->path, "line 30: 'stride' line in a version-6 profile: the 2-adic classes of a stride line's "
+                          "deltas are recorded from version 7 on");
 }
 
 /* ---- regions and intervals (version 4) ------------------------------------ */
@@ -590,9 +627,9 @@ static void test_not_a_profile(void **state)
 {
     fixture *f = *state;
     fixture_write(f->path, "hello\n", 6);
-    expect_error(f->path, "line 1: not an augur profile (the first line is not 'augur-profile 6')");
-    fixture_profile(f->path, "augur-profile 7\n");
-    expect_error(f->path, "line 1: profile format version 7 is not supported: this augur reads versions 1 to 6");
+    expect_error(f->path, "line 1: not an augur profile (the first line is not 'augur-profile 7')");
+    fixture_profile(f->path, "augur-profile 8\n");
+    expect_error(f->path, "line 1: profile format version 8 is not supported: this augur reads versions 1 to 7");
 }
 
 /* A NUL byte ended its line early, unseen: "ins ... 0<NUL>junk" read as
@@ -643,6 +680,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_no_exit_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_edits_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stride_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stride_pow2, setup, teardown),
         cmocka_unit_test_setup_teardown(test_regions_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mpi_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sample_rd_line, setup, teardown),
