@@ -19,8 +19,7 @@
 # Time: `augur model` on those runs, then at the timing size (N, REPS) where
 # the native run takes 0.2 s or more: the static time (the kernel's cycles per
 # call, with --machine HOST, times REPS, over HOST's clock; without and with
-# its memory terms, mem_cycles; the OpenMP kernel's parallel_cycles at 1
-# thread), `augur predict --param n=N --machine HOST`'s time of the kernel's
+# its memory terms, mem_cycles; the OpenMP kernel's at threads = 1), `augur predict --param n=N --machine HOST`'s time of the kernel's
 # functions times REPS, and native CPU time (user + sys, the median of
 # --reps runs, less the median of as many runs with REPS = 0: the set-up).
 # HOST is `augur machine detect`'s description of this host (WORK/host.yaml),
@@ -161,8 +160,7 @@ time_row() {
         >"$d/predict.json" 2>"$d/predict.err" || die "$O $k: augur predict failed (see $d/predict.err)"
     local st pt
     st=$(jq -r --arg f "$k" --argjson r "$reps" --argjson g "$ghz" '.functions[] | select(.name == $f)
-        | (.parallel_cycles_value // .values.cycles) as $c
-        | "\($c * $r / $g / 1e9) \(($c + .values.mem_cycles) * $r / $g / 1e9)"' "$d/static.time.json")
+        | "\(.values.cycles * $r / $g / 1e9) \((.values.cycles + .values.mem_cycles) * $r / $g / 1e9)"' "$d/static.time.json")
     pt=$(jq -r --arg funcs "${FUNCS[$k]}" --argjson r "$reps" '($funcs | split(" ")) as $want
         | [.functions[] | select(.function // "" | split(".")[0] | IN($want[])) | .time_seconds] | add * $r' "$d/predict.json")
     local full setup r

@@ -227,19 +227,66 @@ static void add_block(joiner *j, uint32_t b, sa_frame where, int src_loop, const
     }
 }
 
+/* One thread's share of the iterations of one entry of source loop sl (of
+ * the function at call site `site`), as a SYM_SHARE symbol of f's
+ * symbols, or -1 when the entry's iterations depend on the loops around it
+ * (or on a branch ratio): ceil(N/threads) of N per entry is then no
+ * formula of the unknowns. */
+static int loop_share(joiner *j, int site, const sa_loop *sl)
+{
+    sa_arena *a = j->p->arena;
+    sa_frame once = sa_join_at(j, site, sa_iterate(j->p, unit_frame(a), &sl->space));
+    sa_dom d = {0};
+    for (size_t i = 0; i < once.n; i++) {
+        const sa_wdom *w = &once.v[i];
+        if (w->num != w->den || w->nf)
+            return -1;
+        for (size_t k = 0; k < w->d.n; k++)
+            for (size_t c = 0; c < w->d.p[k].n; c++)
+                for (int t = 0; t < w->d.p[k].c[c].e.n; t++) {
+                    int sym = w->d.p[k].c[c].e.sym[t];
+                    if (j->p->syms.v[sym].kind == SYM_ITER && sym != sl->space.it)
+                        return -1;
+                }
+        d = sa_dom_plus(a, d, w->d);
+    }
+    return sa_sym_share(&j->p->syms, &d, sa_sym_get(&j->p->syms, "threads", SYM_UNKNOWN, NULL));
+}
+
 /* With a machine: the cycles of binary loop b per iteration, as code that
- * runs its iterations; a parallel loop's time is its own formula
- * (out_join.c: sa_parallel_cycles), not code that adds up. */
+ * runs its iterations.  A parallel loop's iterations are split over the
+ * threads (seed 004): per entry, each thread runs its share ceil(N/threads)
+ * of the N source iterations (the static schedule's largest), in blocks of
+ * the loop's factor, each iteration stretched by the contention of the
+ * threads' streams, (1 + R*threads); its remainder copy (at most factor - 1
+ * iterations per thread) is left out.  Entries run once in time, not once
+ * per thread. */
 static void add_loop_cycles(joiner *j, uint32_t b, const sa_machine *mc)
 {
+    sa_arena *a = j->p->arena;
     sa_bloop *B = &j->p->bloops[j->bloop[b]];
     sa_loop_cycles(mc, j->m, j->bfi, b, B);
-    if (B->parallel)
+    int ts = j->src_site[b];
+    const sa_loop *sl = &sa_join_func(j, ts)->loops[B->loop];
+    int share = B->parallel ? loop_share(j, ts, sl) : -1;
+    if (B->parallel && share < 0)
+        sa_warn(j->p, sa_join_func(j, ts)->file, sl->line,
+                "the parallel loop's iterations per entry depend on the loops around it: its cycles are counted as "
+                "on one thread");
+    if (share >= 0 && B->role == SA_BLOOP_REMAINDER)
         return;
     sa_bin nb = {.where = B->iters, .loop = f_loop(j, (int)b), .stmt = -1};
-    nb.ops[OP_CYCLES] = llround(SA_CYCLE_DEN * B->cycles);
-    nb.ops[OP_MEM_CYCLES] = llround(SA_CYCLE_DEN * B->mem_cycles);
-    j->f->bins = sa_push(j->p->arena, j->f->bins, &j->f->nbins, sizeof nb, &nb);
+    nb.ops[OP_CYCLES] = llround(SA_CYCLE_DEN * B->cycles / (share >= 0 ? B->factor : 1));
+    nb.ops[OP_MEM_CYCLES] = llround(SA_CYCLE_DEN * B->mem_cycles / (share >= 0 ? B->factor : 1));
+    if (share >= 0) {
+        nb.where = sa_frame_scale(a, sa_join_at(j, ts, sl->entry), 1, 1, share);
+        sa_bin contention = {.where = sa_frame_scale(a, nb.where, 1, 1, sa_sym_get(&j->p->syms, "threads", SYM_UNKNOWN, NULL)),
+                             .loop = nb.loop, .stmt = -1};
+        contention.ops[OP_CYCLES] = llround(SA_CYCLE_DEN * B->cycles * B->contention / B->factor);
+        if (contention.ops[OP_CYCLES])
+            j->f->bins = sa_push(a, j->f->bins, &j->f->nbins, sizeof contention, &contention);
+    }
+    j->f->bins = sa_push(a, j->f->bins, &j->f->nbins, sizeof nb, &nb);
 }
 
 void sa_join_blocks(joiner *j, const sa_machine *mc)
