@@ -123,12 +123,21 @@ static int *merge_factors(sa_arena *a, const sa_wdom *x, const sa_wdom *y, size_
 
 /* Callee domain gw run at call site domain cw under variant v: the
  * product of both, the callee's with the call's arguments substituted in
- * (and their cases' constraints), weights multiplied. */
+ * (and their cases' constraints), weights multiplied; its time band's
+ * bounds too, or none where they then use the caller's loops. */
 static sa_wdom at_call(sa_program *p, const variant *v, const sa_wdom *cw, const sa_wdom *gw)
 {
     sa_dom gd = sa_dom_and_all(p->arena, sa_dom_subst(p->arena, gw->d, v->s, v->ns), v->c, v->nc);
     sa_wdom x = *gw;
     x.d = sa_dom_product(p->arena, cw->d, gd);
+    x.band = gw->nband ? sa_alloc(p->arena, gw->nband * sizeof *x.band) : NULL;
+    for (size_t i = 0; i < gw->nband; i++) {
+        x.band[i] = gw->band[i];
+        x.band[i].e = sa_lin_subst(p->arena, gw->band[i].e, v->s, v->ns);
+        for (int k = 0; k < x.band[i].e.n; k++)
+            if (sa_sym_is_dim(p->syms.v[x.band[i].e.sym[k]].kind))
+                x.nband = 0; /* on the caller's loops: no band (the first's cost) */
+    }
     x.num = cw->num * gw->num;
     x.den = cw->den * gw->den;
     x.f = merge_factors(p->arena, cw, gw, &x.nf);
@@ -316,7 +325,8 @@ static void expand(composer *c, size_t fi)
 static int wdom_formula(sa_counts *cc, const sa_wdom *w, sa_formula *out, char *err, size_t errlen)
 {
     sa_formula f;
-    if (sa_formula_of_dom(cc, w->d, &f, err, errlen) != 0)
+    if (sa_formula_of_dom(cc, w->nband ? sa_dom_and_all(cc->arena, w->d, w->band, w->nband) : w->d, &f, err,
+                          errlen) != 0)
         return -1;
     *out = sa_formula_axpy(cc->arena, (sa_formula){0}, w->num, w->den, w->f, w->nf, f);
     return 0;

@@ -77,15 +77,6 @@ out:
     free(stack);
 }
 
-/* The frame of one execution outside every loop. */
-static sa_frame unit_frame(sa_arena *a)
-{
-    sa_wdom w = {sa_dom_unit(a), 1, 1, 0, NULL};
-    sa_frame f = {0};
-    f.v = sa_push(a, f.v, &f.n, sizeof w, &w);
-    return f;
-}
-
 /* fr, once per thread in an OpenMP region (each thread runs the region's
  * code outside the shared loop, and enters that loop). */
 static sa_frame per_thread(const joiner *j, sa_frame fr)
@@ -166,7 +157,7 @@ static int block_frame(const joiner *j, uint32_t b, sa_frame *out, int *src_loop
         return 0;
     }
     if (bl < 0) { /* once per call; in an OpenMP region, once per thread */
-        *out = per_thread(j, unit_frame(a));
+        *out = per_thread(j, sa_frame_unit(a));
         return 0;
     }
     if (j->bloop[bl] < 0)
@@ -221,7 +212,7 @@ static void add_block(joiner *j, uint32_t b, sa_frame where, int src_loop, const
         insn_ops(&bf->insns[i], f->bins[k].ops);
     }
     if (mc && bf->blocks[b].loop < 0) { /* the threads run their copies at once: once in time */
-        sa_bin cb = {.where = j->threads >= 0 ? unit_frame(j->p->arena) : where, .loop = src_loop, .stmt = -1};
+        sa_bin cb = {.where = j->threads >= 0 ? sa_frame_unit(j->p->arena) : where, .loop = src_loop, .stmt = -1};
         cb.ops[OP_CYCLES] = sa_block_cycles(mc, bf, b);
         f->bins = sa_push(j->p->arena, f->bins, &f->nbins, sizeof cb, &cb);
     }
@@ -235,7 +226,7 @@ static void add_block(joiner *j, uint32_t b, sa_frame where, int src_loop, const
 static int loop_share(joiner *j, int site, const sa_loop *sl)
 {
     sa_arena *a = j->p->arena;
-    sa_frame once = sa_join_at(j, site, sa_iterate(j->p, unit_frame(a), &sl->space));
+    sa_frame once = sa_join_at(j, site, sa_iterate(j->p, sa_frame_unit(a), &sl->space));
     sa_dom d = {0};
     for (size_t i = 0; i < once.n; i++) {
         const sa_wdom *w = &once.v[i];
@@ -251,6 +242,63 @@ static int loop_share(joiner *j, int site, const sa_loop *sl)
         d = sa_dom_plus(a, d, w->d);
     }
     return sa_sym_share(&j->p->syms, &d, sa_sym_get(&j->p->syms, "threads", SYM_UNKNOWN, NULL));
+}
+
+/* fr where the entries of a loop of iteration space s (its ends affine,
+ * span_varies) run at most k iterations: its bound at most k steps from
+ * its start, as the wdoms' band. */
+static sa_frame entries_at_most(sa_program *p, sa_frame fr, const sa_iterspace *s, int64_t k)
+{
+    sa_arena *a = p->arena;
+    int up = s->step > 0, inclusive = !strcmp(s->rel, "<=") || !strcmp(s->rel, ">=");
+    sa_lin span = up ? sa_lin_comb(a, 1, s->bound.v[0].v, -1, s->start.v[0].v)
+                     : sa_lin_comb(a, 1, s->start.v[0].v, -1, s->bound.v[0].v);
+    sa_cons c = sa_le(a, span, sa_lin_const(k * llabs(s->step) - inclusive));
+    sa_frame out = {fr.n, sa_alloc(a, (fr.n + 1) * sizeof *fr.v)};
+    for (size_t i = 0; i < fr.n; i++) {
+        out.v[i] = fr.v[i];
+        out.v[i].nband = 0;
+        out.v[i].band = NULL;
+        for (size_t b = 0; b < fr.v[i].nband; b++)
+            out.v[i].band = sa_push(a, out.v[i].band, &out.v[i].nband, sizeof c, &fr.v[i].band[b]);
+        out.v[i].band = sa_push(a, out.v[i].band, &out.v[i].nband, sizeof c, &c);
+    }
+    return out;
+}
+
+/* Does the number of iterations of an entry of a loop of space s depend
+ * on the loops around it (a triangular nest) or on a quotient?  Bands of
+ * it would be constraints between the iterators, which PolyLib's 64-bit
+ * counts overflow on with the capacities' large constants (a triangle cut
+ * at n - i <= 131071). */
+static int span_varies(const sa_program *p, const sa_iterspace *s)
+{
+    const sa_pwa *ends[2] = {&s->start, &s->bound};
+    for (int e = 0; e < 2; e++) {
+        if (ends[e]->n != 1 || ends[e]->v[0].n)
+            return 1; /* a min, max or quotient: cases with constraints */
+        for (int t = 0; t < ends[e]->v[0].v.n; t++)
+            if (sa_sym_is_dim(p->syms.v[ends[e]->v[0].v.sym[t]].kind))
+                return 1;
+    }
+    return 0;
+}
+
+/* The cycles of binary loop B (of source loop sl, f's own), as code of f's
+ * loop `loop`: per band of its iterations per entry (cycles.c), the
+ * band's cycles per iteration in the entries that run that many. */
+static void add_band_cycles(joiner *j, const sa_bloop *B, const sa_loop *sl, int loop)
+{
+    sa_frame upto = {0}; /* the iterations of entries of at most the band before's */
+    for (int k = 0; k < B->nbands; k++) {
+        const sa_band *bd = &B->bands[k];
+        sa_frame within = k + 1 < B->nbands ? entries_at_most(j->p, B->iters, &sl->space, (int64_t)bd->most) : B->iters;
+        sa_bin nb = {.where = sa_frame_axpy(j->p->arena, within, -1, upto), .loop = loop, .stmt = -1};
+        nb.ops[OP_CYCLES] = llround(SA_CYCLE_DEN * bd->cycles);
+        nb.ops[OP_MEM_CYCLES] = llround(SA_CYCLE_DEN * B->mem_cycles);
+        j->f->bins = sa_push(j->p->arena, j->f->bins, &j->f->nbins, sizeof nb, &nb);
+        upto = within;
+    }
 }
 
 /* With a machine: the cycles of binary loop b per iteration, as code that
@@ -275,6 +323,10 @@ static void add_loop_cycles(joiner *j, uint32_t b, const sa_machine *mc)
                 "on one thread");
     if (share >= 0 && B->role == SA_BLOOP_REMAINDER)
         return;
+    if (!B->parallel && ts < 0 && B->nbands > 1 && !span_varies(j->p, &sl->space)) {
+        add_band_cycles(j, B, sl, f_loop(j, (int)b));
+        return;
+    }
     sa_bin nb = {.where = B->iters, .loop = f_loop(j, (int)b), .stmt = -1};
     nb.ops[OP_CYCLES] = llround(SA_CYCLE_DEN * B->cycles / (share >= 0 ? B->factor : 1));
     nb.ops[OP_MEM_CYCLES] = llround(SA_CYCLE_DEN * B->mem_cycles / (share >= 0 ? B->factor : 1));

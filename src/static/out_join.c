@@ -61,6 +61,14 @@ void sa_text_bloops(FILE *to, const sa_program *p, const sa_results *r, size_t f
         if (b->bound)
             fprintf(to, "%*s  cycles per iteration %.2f (%s bound) + memory %.2f (%.0f bytes streamed)\n", indent, "",
                     b->cycles, b->bound, b->mem_cycles, b->stream_bytes);
+        for (int k = 0; b->nbands > 1 && k < b->nbands; k++) {
+            const sa_band *bd = &b->bands[k];
+            if (k + 1 < b->nbands)
+                fprintf(to, "%*s    entries of up to %.0f iterations: %.2f cycles per iteration (%s)\n", indent, "",
+                        bd->most, bd->cycles, bd->bound);
+            else
+                fprintf(to, "%*s    longer entries: %.2f cycles per iteration (%s)\n", indent, "", bd->cycles, bd->bound);
+        }
     }
 }
 
@@ -97,6 +105,14 @@ json_t *sa_json_bloops(const sa_program *p, const sa_results *r, size_t fi, size
             json_object_set_new(o, "stream_bytes_per_iteration", json_real(b->stream_bytes));
             json_object_set_new(o, "mem_cycles_per_iteration", json_real(b->mem_cycles));
             json_object_set_new(o, "contention", json_real(b->contention));
+            json_t *bands = json_array();
+            for (int k = 0; k < b->nbands; k++)
+                json_array_append_new(bands, json_pack("{s:o,s:f,s:s}", "most_iterations",
+                                                       k + 1 < b->nbands ? json_integer((json_int_t)b->bands[k].most)
+                                                                         : json_null(),
+                                                       "cycles_per_iteration", b->bands[k].cycles, "bound",
+                                                       b->bands[k].bound));
+            json_object_set_new(o, "time_bands", bands);
         }
         json_array_append_new(a, o);
     }
