@@ -208,7 +208,7 @@ static void shares_at_call(composer *c, xitem *x, const sa_callsite *s, size_t k
         const sa_dom *own = p->syms.v[from].share_dom;
         sa_dom d = sa_dom_and_all(a, sa_dom_subst(a, *own, v->s, v->ns), v->c, v->nc);
         if (m == c->nshares && !new_dims(a, &p->syms, *own, d)) {
-            share_at at = {from, sa_sym_share(&p->syms, &d, p->syms.v[from].threads), s, k};
+            share_at at = {from, sa_sym_share(&p->syms, &d, p->syms.v[from].threads, p->syms.v[from].floor), s, k};
             c->shares = sa_push(a, c->shares, &c->nshares, sizeof at, &at);
         }
         if (m < c->nshares) {
@@ -407,7 +407,7 @@ static int function_formulas(composer *c, sa_results *r, size_t fi, char *err, s
 }
 
 /* Count every thread's share of a parallel loop (its N, per entry), and
- * name it as it prints: ceil(N/threads). */
+ * name it as it prints: ceil(N/threads) or floor(N/threads). */
 static int count_shares(sa_program *p, sa_results *r, char *err, size_t errlen)
 {
     for (size_t i = 0; i < p->syms.n; i++) {
@@ -418,8 +418,8 @@ static int count_shares(sa_program *p, sa_results *r, char *err, size_t errlen)
         if (sa_formula_of_dom(&r->counts, *s->share_dom, n, err, errlen) != 0)
             return -1;
         s->share = n;
-        s->name = sa_printf(p->arena, "ceil(%s/%s)", sa_formula_str(p->arena, &p->syms, *n, SA_TEXT),
-                            p->syms.v[s->threads].name);
+        s->name = sa_printf(p->arena, "%s(%s/%s)", s->floor ? "floor" : "ceil",
+                            sa_formula_str(p->arena, &p->syms, *n, SA_TEXT), p->syms.v[s->threads].name);
     }
     return 0;
 }

@@ -117,7 +117,7 @@ static int count_value(const sa_symtab *t, const sa_count *c, const double *vals
 }
 
 /* The value of factor f: its symbol's, or for a thread's share of a
- * parallel loop ceil(N/threads); -1 naming a missing symbol. */
+ * parallel loop ceil(N/threads) (or floor); -1 naming a missing symbol. */
 static int factor_value(const sa_symtab *t, int f, const double *vals, const char *known, double *out,
                         const char **missing)
 {
@@ -134,7 +134,7 @@ static int factor_value(const sa_symtab *t, int f, const double *vals, const cha
         *missing = t->v[s->threads].name; /* at least one thread */
         return -1;
     }
-    *out = ceil(n / vals[s->threads]);
+    *out = s->floor ? floor(n / vals[s->threads]) : ceil(n / vals[s->threads]);
     return 0;
 }
 

@@ -135,6 +135,8 @@ static int f_loop(const joiner *j, int bl)
     return j->src_site[bl] < 0 ? j->src[bl] : j->f->calls[j->src_site[bl]].loop;
 }
 
+static int remainder_frame(const joiner *j, uint32_t b, sa_frame *out);
+
 /* Where block b runs, in f's symbols, into *out, and f's loop holding it:
  * its loop's iterations (once more or less per entry beyond the exit
  * test), a guarded statement's domain when all of the block's lines are
@@ -156,8 +158,9 @@ static int block_frame(const joiner *j, uint32_t b, sa_frame *out, int *src_loop
         *out = sa_frame_axpy(a, sa_join_at(j, site, g->loops[sl_of_stmt].body), -vec->factor, vec->iters);
         return 0;
     }
-    if (bl < 0) { /* once per call; in an OpenMP region, once per thread */
-        *out = per_thread(j, sa_frame_unit(a));
+    if (bl < 0) { /* once per call; in an OpenMP region, once per thread, but its schedule's remainder */
+        if (remainder_frame(j, b, out) != 0)
+            *out = per_thread(j, sa_frame_unit(a));
         return 0;
     }
     if (j->bloop[bl] < 0)
@@ -219,11 +222,12 @@ static void add_block(joiner *j, uint32_t b, sa_frame where, int src_loop, const
 }
 
 /* One thread's share of the iterations of one entry of source loop sl (of
- * the function at call site `site`), as a SYM_SHARE symbol of f's
+ * the function at call site `site`; the least with floor_div, else the
+ * largest), as a SYM_SHARE symbol of f's
  * symbols, or -1 when the entry's iterations depend on the loops around it
  * (or on a branch ratio): ceil(N/threads) of N per entry is then no
  * formula of the unknowns. */
-static int loop_share(joiner *j, int site, const sa_loop *sl)
+static int loop_share(const joiner *j, int site, const sa_loop *sl, int floor_div)
 {
     sa_arena *a = j->p->arena;
     sa_frame once = sa_join_at(j, site, sa_iterate(j->p, sa_frame_unit(a), &sl->space));
@@ -241,7 +245,57 @@ static int loop_share(joiner *j, int site, const sa_loop *sl)
                 }
         d = sa_dom_plus(a, d, w->d);
     }
-    return sa_sym_share(&j->p->syms, &d, sa_sym_get(&j->p->syms, "threads", SYM_UNKNOWN, NULL));
+    return sa_sym_share(&j->p->syms, &d, sa_sym_get(&j->p->syms, "threads", SYM_UNKNOWN, NULL), floor_div);
+}
+
+/* Is block b, outside loops, the branch of GCC's static schedule that
+ * gives each of the first N % threads threads one iteration more
+ * (omp-expand's `if (tid < tt) { q++; tt = 0; }`): its one predecessor
+ * divides (N / threads) and branches to it or past it, to the block it goes
+ * on to? */
+static int schedule_remainder(const joiner *j, uint32_t b)
+{
+    const st_function *bf = j->bf;
+    uint32_t pred = UINT32_MAX, next = UINT32_MAX, npred = 0, nnext = 0;
+    for (uint32_t e = 0; e < bf->nedges; e++) {
+        if (bf->edges[e].to == b && bf->blocks[bf->edges[e].from].idom != UINT32_MAX) /* padding falls in too */
+            pred = bf->edges[e].from, npred++;
+        if (bf->edges[e].from == b)
+            next = bf->edges[e].to, nnext++;
+    }
+    if (npred != 1 || nnext != 1 || bf->blocks[pred].loop >= 0)
+        return 0;
+    int divides = 0, around = 0;
+    for (uint32_t i = bf->blocks[pred].first; i < bf->blocks[pred].first + bf->blocks[pred].n; i++)
+        divides |= bf->insns[i].cls == ST_CLASS_INT_DIV;
+    for (uint32_t e = 0; e < bf->nedges; e++)
+        around |= bf->edges[e].from == pred && bf->edges[e].to == next;
+    return divides && around;
+}
+
+/* Block b of an OpenMP region, when it is its static schedule's remainder
+ * branch (schedule_remainder) before its one parallel loop: where it runs,
+ * N mod threads times per entry of the loop (N - threads*floor(N/threads)),
+ * into *out.  0, or -1 when it is not, or the loop's N per entry is no
+ * formula of the unknowns. */
+static int remainder_frame(const joiner *j, uint32_t b, sa_frame *out)
+{
+    const sa_bloop *par = NULL;
+    for (uint32_t l = 0; l < j->bf->nloops; l++) {
+        const sa_bloop *B = j->bloop[l] >= 0 ? &j->p->bloops[j->bloop[l]] : NULL;
+        if (B && B->parallel && par && (par->loop != B->loop || par->func != B->func))
+            return -1; /* several: which one's split is it? */
+        par = B && B->parallel ? B : par;
+    }
+    if (j->threads < 0 || !par || par->via_func >= 0 || !schedule_remainder(j, b))
+        return -1;
+    const sa_loop *sl = &j->f->loops[par->loop];
+    int least = loop_share(j, -1, sl, 1);
+    if (least < 0)
+        return -1;
+    sa_frame whole = sa_frame_scale(j->p->arena, sa_frame_scale(j->p->arena, sl->entry, 1, 1, j->threads), 1, 1, least);
+    *out = sa_frame_axpy(j->p->arena, sl->body, -1, whole);
+    return 0;
 }
 
 /* fr where the entries of a loop of iteration space s (its ends affine,
@@ -316,7 +370,7 @@ static void add_loop_cycles(joiner *j, uint32_t b, const sa_machine *mc)
     sa_loop_cycles(mc, j->m, j->bfi, b, B);
     int ts = j->src_site[b];
     const sa_loop *sl = &sa_join_func(j, ts)->loops[B->loop];
-    int share = B->parallel ? loop_share(j, ts, sl) : -1;
+    int share = B->parallel ? loop_share(j, ts, sl, 0) : -1;
     if (B->parallel && share < 0)
         sa_warn(j->p, sa_join_func(j, ts)->file, sl->line,
                 "the parallel loop's iterations per entry depend on the loops around it: its cycles are counted as "

@@ -354,7 +354,7 @@ static int *group_params(sa_arena *a, const group *g, int *np, int ***map)
 }
 
 /* Factor f in dialect d: its name, or for one thread's share of a
- * parallel loop's N iterations ceil(N/threads) (N a count, threads at
+ * parallel loop's N iterations ceil(N/threads) or floor (N a count, threads at
  * least 1: exact in integers; C's threads is a double, as every factor). */
 static const char *factor_str(sa_arena *a, const sa_symtab *t, int f, sa_dialect d)
 {
@@ -362,6 +362,10 @@ static const char *factor_str(sa_arena *a, const sa_symtab *t, int f, sa_dialect
     if (s->kind != SYM_SHARE || !s->share)
         return s->name;
     const char *n = sa_formula_str(a, t, *s->share, d), *th = t->v[s->threads].name;
+    if (s->floor)
+        return d == SA_TEXT     ? sa_printf(a, "floor(%s/%s)", n, th)
+               : d == SA_PYTHON ? sa_printf(a, "((%s)//%s)", n, th)
+                                : sa_printf(a, "((int64_t)(%s)/(int64_t)%s)", n, th);
     return d == SA_TEXT     ? sa_printf(a, "ceil(%s/%s)", n, th)
            : d == SA_PYTHON ? sa_printf(a, "(-(-(%s)//%s))", n, th)
                             : sa_printf(a, "(((int64_t)(%s) + (int64_t)%s - 1)/(int64_t)%s)", n, th, th);
@@ -436,7 +440,7 @@ char *sa_formula_str(sa_arena *a, const sa_symtab *t, sa_formula x, sa_dialect d
             }
             if (tm->den != 1) /* C: in double, not truncated */
                 v = sa_printf(a, d == SA_C ? "(double)%s/%" PRId64 : "%s/%" PRId64, v, tm->den);
-            s = s ? sa_printf(a, "%s + %s", s, v) : v;
+            s = !s ? v : v[0] == '-' ? sa_printf(a, "%s - %s", s, v + 1) : sa_printf(a, "%s + %s", s, v);
             continue;
         }
         const char *sig = signature(a, t, tm->cnt);

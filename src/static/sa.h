@@ -32,7 +32,7 @@ typedef enum sa_sym_kind {
     SYM_UNKNOWN, /* a named unknown: loop_LINE, ratio_LINE, an annotation variable */
     SYM_ITER,   /* a loop's iterator: a dimension of the domains inside the loop */
     SYM_EXIST,  /* an existential variable (a quotient of / or %, a stride's counter) */
-    SYM_SHARE,  /* one thread's share of a parallel loop's iterations: ceil(N/threads), a factor */
+    SYM_SHARE,  /* a thread's share of a parallel loop's iterations: ceil(N/threads) (floor: floor), a factor */
 } sa_sym_kind;
 
 typedef struct sa_sym {
@@ -41,10 +41,11 @@ typedef struct sa_sym {
     const char *owner; /* the function of a parameter or local, else NULL */
     /* SYM_SHARE: N is the count of share_dom's points (its parameters the
      * program's unknowns: the iterations of one entry of the loop), counted
-     * by sa_compose into *share; threads is the symbol of the threads */
+     * by sa_compose into *share; threads is the symbol of the threads;
+     * floor: floor(N/threads), the least share, rather than the largest */
     const struct sa_dom *share_dom;
     struct sa_formula *share;
-    int threads;
+    int threads, floor;
 } sa_sym;
 
 typedef struct sa_symtab {
@@ -61,9 +62,10 @@ int sa_sym_new(sa_symtab *t, const char *name, sa_sym_kind kind, const char *own
 /* Is symbol kind a dimension of a domain (iterator, existential) rather than a parameter? */
 int sa_sym_is_dim(sa_sym_kind kind);
 struct sa_dom;
-/* A new SYM_SHARE symbol: one thread's share, ceil(N/threads), of the N
- * points of domain d (copied) split over symbol `threads`. */
-int sa_sym_share(sa_symtab *t, const struct sa_dom *d, int threads);
+/* A new SYM_SHARE symbol: one thread's share, ceil(N/threads) (or with
+ * floor_div floor(N/threads)), of the N points of domain d (copied) split
+ * over symbol `threads`. */
+int sa_sym_share(sa_symtab *t, const struct sa_dom *d, int threads, int floor_div);
 
 /* ---- lin.c: affine forms c + sum k_i * sym_i over symbols ---------------- */
 typedef struct sa_lin {

@@ -7,7 +7,7 @@
 # OpenMP loop split over `threads` in its function's cycle formula and,
 # composed, in the program's (its value at n = 1000 and 999 on 1 to 4
 # threads against seed 004's closed form, and in Python) and its
-# instructions against a run on two threads; and bad input (an unknown
+# instructions against runs on two and three threads; and bad input (an unknown
 # machine, a binary without DWARF).
 source "$TESTLIB"
 
@@ -91,15 +91,26 @@ done
 "$AUGUR" static --machine zen4 --format python "$S" >"$WORK/stream_model.py" 2>>"$WORK/stream.err"
 py=$(cd "$WORK" && python3 -c 'import stream_model as m; print(float(m.triad_omp_5(999, 4)["cycles"]))')
 check "the Python model's triad_omp cycles at n=999, 4 threads" "$(within "$py" "$(val 999-4 triad_omp .values.cycles)" 1e-9)" 1
-# its instructions on two threads: the region's code runs once per thread
-sj 2 >"$WORK/s2.json"
-OMP_NUM_THREADS=2 "$AUGUR" collect --db "$WORK/s.db" --param n=1000 -- "$S" 1000 1 >/dev/null 2>&1
-check "collect stream on 2 threads" "$?" 0
-measured=$("$AUGUR" report --db "$WORK/s.db" --format json |
-    jq '[.functions[] | select(.function == "triad_omp" or .function == "triad_omp._omp_fn.0") | .instructions] | add')
-static=$(jq '.functions[] | select(.name == "triad_omp") | .program.values.instructions' "$WORK/s2.json")
-echo "     triad_omp on 2 threads: static $static instructions, collect $measured"
-check "triad_omp's instructions on 2 threads within 1%" "$(within "$static" "$measured" 0.01)" 1
+# its instructions on 2 and 3 threads: the region's code runs once per
+# thread, but for the static schedule's remainder branch (`if (tid < n %
+# threads)`: 3 instructions on n mod threads of them); triad_omp's own 13
+# instructions too (report --scopes --threshold 0 lists them)
+for t in 2 3; do
+    for n in 999 1000; do
+        "$AUGUR" static --format json --param n=$n --param reps=1 --param threads=$t "$S" >"$WORK/i$t-$n.json" 2>>"$WORK/stream.err"
+        rm -f "$WORK/s.db"
+        OMP_NUM_THREADS=$t "$AUGUR" collect --db "$WORK/s.db" --param n=$n -- "$S" $n 1 >/dev/null 2>&1
+        check "collect stream on $t threads at n=$n" "$?" 0
+        measured=$("$AUGUR" report --db "$WORK/s.db" --scopes --threshold 0 --format json |
+            jq '[.scopes[] | .children[]? | select(.kind == "function" and (.name == "triad_omp" or .name == "triad_omp._omp_fn.0"))
+                | .instructions] | add')
+        check "triad_omp's instructions on $t threads at n=$n" \
+            "$(jq '.functions[] | select(.name == "triad_omp") | .program.values.instructions' "$WORK/i$t-$n.json")" "$measured"
+    done
+done
+check "the remainder branch's formula" \
+    "$(jq -r '.functions[] | select(.name == "triad_omp") | .formulas.instructions' "$WORK/i2-1000.json" |
+        grep -c -- ' - 3\*threads\*floor({n if n >= 1; else 0}/threads)')" 1
 
 # ---- bad input ----------------------------------------------------------------------------
 "$AUGUR" static --machine nosuch "$K" >"$WORK/bad.out" 2>"$WORK/bad.err"
