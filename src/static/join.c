@@ -319,10 +319,57 @@ static sa_bloop bloop_record(const joiner *j, uint32_t b, int site, int l, int f
                       .via_line = site >= 0 ? j->f->calls[site].line : 0};
 }
 
+/* Does block x dominate block y of f? */
+static int dominates(const st_function *f, uint32_t x, uint32_t y)
+{
+    for (;; y = f->blocks[y].idom) {
+        if (y == x)
+            return 1;
+        if (y == UINT32_MAX || f->blocks[y].idom == y)
+            return 0;
+    }
+}
+
+/* The iterations of loop l of g (at call site `site`) that GCC peeled off
+ * before binary loop bl: a copy of l's own statements' code, with their
+ * stores and their flops, in the straight-line code around bl (its parent
+ * binary loop's blocks, or those outside loops) that dominates bl's header:
+ * its flops over the source's per iteration (bench_kernels.c's trisolve at
+ * -O3: x[0] = b[0] / l[0] before the loop over the rows from 1).  0 when
+ * there is none. */
+static int peeled_iterations(const joiner *j, uint32_t bl, int site, const sa_func *g, int l)
+{
+    const st_function *bf = j->bf;
+    int64_t flops = 0, stores = 0, sflops, sbytes;
+    double sstored;
+    for (uint32_t b = 0; b < bf->nblocks; b++) {
+        if (bf->blocks[b].loop != bf->loops[bl].parent || !dominates(bf, b, bf->loops[bl].header))
+            continue;
+        for (uint32_t i = bf->blocks[b].first; i < bf->blocks[b].first + bf->blocks[b].n; i++)
+            if (j->line[i] && j->site[i] == site && loop_at_line(g, j->line[i]) == l) {
+                flops += st_insn_flops(&bf->insns[i]);
+                stores += bf->insns[i].nstores;
+            }
+    }
+    source_per_iteration(g, l, &sflops, &sbytes, &sstored);
+    if (sflops <= 0 || flops <= 0 || stores <= 0 || flops % sflops)
+        return 0;
+    return (int)(flops / sflops);
+}
+
+/* Loop l's iterations less the first `peeled` of each entry. */
+static sa_frame after_peeled(sa_program *p, const sa_loop *l, int peeled)
+{
+    sa_iterspace rest = l->space;
+    rest.start = sa_pwa_comb(p->arena, 1, rest.start, 1, sa_pwa_lin(p->arena, sa_lin_const(peeled * rest.step)));
+    return sa_iterate(p, l->entry, &rest);
+}
+
 /* Give the binary loops joined to loop l at call site `site` their roles
  * and iterations (in f's symbols): with a vector or unrolled body (the
  * largest factor), that body runs the whole blocks, the first copy of
- * factor 1 the remainder; else the first copy runs them all.  Other
+ * factor 1 the remainder; else the first copy runs them all but those
+ * peeled off before it.  Other
  * copies (a second vector body, a second scalar copy: a version taken when
  * arrays overlap, a loop split at a guard) are not counted, with a
  * warning. */
@@ -349,6 +396,9 @@ static void assign_roles(joiner *j, int site, int l, const int *factor, const in
             bl.role = kmax > 1 ? SA_BLOOP_BLOCKS : SA_BLOOP_ALL;
             bl.iters = blocks;
             taken_all = kmax == 1;
+            int peeled = kmax == 1 ? peeled_iterations(j, b, site, g, l) : 0;
+            if (peeled > 0)
+                bl.iters = sa_join_at(j, site, after_peeled(p, sl, peeled));
         } else if (kmax > 1 && factor[b] == 1 && !taken_rest) {
             bl.role = SA_BLOOP_REMAINDER;
             taken_rest = 1;
