@@ -12,12 +12,7 @@
 source "$TESTLIB"
 
 K="$PROGRAMS/static_kernels_O2"
-for n in 16 24 32 40; do
-    "$AUGUR" collect --db "$WORK/k.db" --param n=$n -- "$K" $n >/dev/null 2>&1
-    check "collect kernels n=$n" "$?" 0
-done
-"$AUGUR" model --db "$WORK/k.db" >/dev/null 2>&1
-check "model" "$?" 0
+train_checked "$WORK/k.db" "$K" "" 16 24 32 40
 "$AUGUR" predict --db "$WORK/k.db" --param n=32 --machine zen4 --format json >"$WORK/predict.json" 2>/dev/null
 check "predict" "$?" 0
 "$AUGUR" static --machine zen4 --format json --param n=32 "$K" >"$WORK/static.json" 2>"$WORK/static.err"

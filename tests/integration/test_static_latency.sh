@@ -32,12 +32,7 @@ check "the bands are in the formula" \
         jq -r --argjson l "$(line_of "LOOP:walk" "$SRC")" '.loops[] | select(.lines[0] == $l) | .formulas.cycles' |
         grep -c 'n <= 256')" 1
 
-for n in 1024 1536 2048 2560; do
-    "$AUGUR" collect --db "$WORK/w.db" --param n=$n -- "$W" $n 100 >/dev/null 2>&1
-    check "collect walk n=$n" "$?" 0
-done
-"$AUGUR" model --db "$WORK/w.db" >/dev/null 2>&1
-check "model" "$?" 0
+train_checked "$WORK/w.db" "$W" 100 1024 1536 2048 2560
 "$AUGUR" predict --db "$WORK/w.db" --param n=2048 --machine zen4 --format json >"$WORK/predict.json" 2>/dev/null
 check "predict" "$?" 0
 "$AUGUR" static --machine zen4 --format json --param n=2048 --param reps=100 "$W" >"$WORK/static.json" 2>>"$WORK/static.err"
