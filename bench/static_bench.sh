@@ -221,11 +221,12 @@ report() {
     awk '{ rest = ""; for (i = 6; i <= NF; i++) rest = rest " " $i; printf "| -%s | %s | %s | %s |%s |\n", $1, $2, $4, $5, rest }' "$ROWS.loops"
     [ -s "$TROWS" ] || return 0
     echo
-    echo "Time (s) at the timing size: static (core cycles; with memory terms), augur predict --machine"
+    echo "Time (s) at the timing size: static (cycles: the core's, with the latency and bandwidth of the misses the"
+    echo "static strides give; with mem_cycles, every level missing), augur predict --machine"
     echo "(from the model of the counted runs), native CPU time (user+sys, median of $REPS, less the set-up's);"
     echo "errors against native."
     echo
-    echo "| level | kernel | N | REPS | static core | static +mem | predict | native | static core % | static +mem % | predict % |"
+    echo "| level | kernel | N | REPS | static | static +mem | predict | native | static % | static +mem % | predict % |"
     echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     awk '{ printf "| -%s | %s | %s | %s | %.3g | %.3g | %.3g | %.3g | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8,
            pc($5, $8), pc($6, $8), pc($7, $8) }
