@@ -1,10 +1,12 @@
 /* cycles.c — cycles of the binary's code joined to the source (issue 24
  * item 5, seed 004): per iteration of a binary loop, the core model that
  * `augur predict --machine` uses for a loop body (src/perf/core_model.h,
- * here with static weights) and the memory term of its streams (the bytes
- * its constant-stride accesses move over one core's memory bandwidth);
- * per straight-line block, its instructions over the issue width
- * (docs/static.md, "Cycles"). */
+ * here with static weights), predict's loop time on the misses of its
+ * streams (constant-stride accesses) in steps by the iterations of an
+ * entry, where a level no longer holds an entry's blocks (src/perf's
+ * memory and time models), and the memory term of its streams (their
+ * bytes over one core's memory bandwidth); per straight-line block, its
+ * instructions over the issue width (docs/static.md, "Cycles"). */
 #include "static/join.h"
 #include "perf/perf.h"
 

@@ -3,10 +3,12 @@
  * in a source loop and statement, running as often as its binary loop
  * iterates (once more or less per entry on the far side of the exit test;
  * a block of a guarded statement as often as the statement; straight-line
- * code of a loop run in blocks elsewhere as its remainder), with its
+ * code of a loop run in blocks elsewhere as its remainder; an OpenMP
+ * static schedule's remainder branch on N mod threads threads), with its
  * instructions per class, flops, loads, stores and bytes, and with a
- * machine its cycles; compose.c counts it with the statements
- * (docs/static.md, "The binary"). */
+ * machine its cycles (a loop's in steps by its entries' iterations; a
+ * parallel loop's split over the threads); compose.c counts it with the
+ * statements (docs/static.md, "The binary", "Cycles"). */
 #include "static/join_int.h"
 #include "static/walk.h"
 
