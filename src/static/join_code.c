@@ -157,7 +157,7 @@ static int block_frame(const joiner *j, uint32_t b, sa_frame *out, int *src_loop
     *src_loop = -1;
     if (vec && (bl < 0 || (j->bloop[bl] >= 0 && lies_around(j, bl, site, sl_of_stmt)))) {
         *src_loop = site < 0 ? sl_of_stmt : j->f->calls[site].loop;
-        *out = sa_frame_axpy(a, sa_join_at(j, site, g->loops[sl_of_stmt].body), -vec->factor, vec->iters);
+        *out = sa_frame_axpy(a, vec->covers, -vec->factor, vec->iters);
         return 0;
     }
     if (bl < 0) { /* once per call; in an OpenMP region, once per thread, but its schedule's remainder */

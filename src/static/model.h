@@ -145,6 +145,8 @@ typedef struct sa_bloop {
     int factor, lanes, unroll;
     int ninsns;          /* instructions of its body (inner loops excluded) */
     sa_frame iters;      /* executions of its body */
+    sa_frame covers;     /* blocks: the source iterations its blocks are cut from (the loop's, or
+                            those under the guard it was split at) */
     double cycles;       /* per iteration on the machine's core (--machine), else 0 */
     const char *bound;   /* the core model's bound ("ports"...), else NULL */
     double stream_bytes; /* bytes its constant-stride accesses move per iteration */
