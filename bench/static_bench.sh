@@ -19,8 +19,7 @@
 # Time: `augur model` on those runs, then at the timing size (N, REPS) where
 # the native run takes 0.2 s or more: the static time (the kernel's cycles per
 # call, with --machine HOST, times REPS, over HOST's clock; without and with
-# its memory terms, mem_cycles; the OpenMP kernel's parallel_cycles at 1
-# thread), `augur predict --param n=N --machine HOST`'s time of the kernel's
+# its memory terms, mem_cycles; the OpenMP kernel's at threads = 1), `augur predict --param n=N --machine HOST`'s time of the kernel's
 # functions times REPS, and native CPU time (user + sys, the median of
 # --reps runs, less the median of as many runs with REPS = 0: the set-up).
 # HOST is `augur machine detect`'s description of this host (WORK/host.yaml),
@@ -161,8 +160,7 @@ time_row() {
         >"$d/predict.json" 2>"$d/predict.err" || die "$O $k: augur predict failed (see $d/predict.err)"
     local st pt
     st=$(jq -r --arg f "$k" --argjson r "$reps" --argjson g "$ghz" '.functions[] | select(.name == $f)
-        | (.parallel_cycles_value // .values.cycles) as $c
-        | "\($c * $r / $g / 1e9) \(($c + .values.mem_cycles) * $r / $g / 1e9)"' "$d/static.time.json")
+        | "\(.values.cycles * $r / $g / 1e9) \((.values.cycles + .values.mem_cycles) * $r / $g / 1e9)"' "$d/static.time.json")
     pt=$(jq -r --arg funcs "${FUNCS[$k]}" --argjson r "$reps" '($funcs | split(" ")) as $want
         | [.functions[] | select(.function // "" | split(".")[0] | IN($want[])) | .time_seconds] | add * $r' "$d/predict.json")
     local full setup r
@@ -223,11 +221,12 @@ report() {
     awk '{ rest = ""; for (i = 6; i <= NF; i++) rest = rest " " $i; printf "| -%s | %s | %s | %s |%s |\n", $1, $2, $4, $5, rest }' "$ROWS.loops"
     [ -s "$TROWS" ] || return 0
     echo
-    echo "Time (s) at the timing size: static (core cycles; with memory terms), augur predict --machine"
+    echo "Time (s) at the timing size: static (cycles: the core's, with the latency and bandwidth of the misses the"
+    echo "static strides give; with mem_cycles, every level missing), augur predict --machine"
     echo "(from the model of the counted runs), native CPU time (user+sys, median of $REPS, less the set-up's);"
     echo "errors against native."
     echo
-    echo "| level | kernel | N | REPS | static core | static +mem | predict | native | static core % | static +mem % | predict % |"
+    echo "| level | kernel | N | REPS | static | static +mem | predict | native | static % | static +mem % | predict % |"
     echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     awk '{ printf "| -%s | %s | %s | %s | %.3g | %.3g | %.3g | %.3g | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8,
            pc($5, $8), pc($6, $8), pc($7, $8) }

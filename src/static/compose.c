@@ -27,9 +27,19 @@ typedef struct xlist {
     int state; /* 0 not done, 1 in progress, 2 done */
 } xlist;
 
+/* A thread's share of a callee's parallel loop (SYM_SHARE `from`) as it
+ * is at variant k of call site `site`: symbol `to`. */
+typedef struct share_at {
+    int from, to;
+    const sa_callsite *site;
+    size_t k;
+} share_at;
+
 typedef struct composer {
     sa_program *p;
     xlist *x; /* per function */
+    size_t nshares;
+    share_at *shares;
 } composer;
 
 static void expand(composer *c, size_t fi);
@@ -113,12 +123,21 @@ static int *merge_factors(sa_arena *a, const sa_wdom *x, const sa_wdom *y, size_
 
 /* Callee domain gw run at call site domain cw under variant v: the
  * product of both, the callee's with the call's arguments substituted in
- * (and their cases' constraints), weights multiplied. */
+ * (and their cases' constraints), weights multiplied; its time band's
+ * bounds too, or none where they then use the caller's loops. */
 static sa_wdom at_call(sa_program *p, const variant *v, const sa_wdom *cw, const sa_wdom *gw)
 {
     sa_dom gd = sa_dom_and_all(p->arena, sa_dom_subst(p->arena, gw->d, v->s, v->ns), v->c, v->nc);
     sa_wdom x = *gw;
     x.d = sa_dom_product(p->arena, cw->d, gd);
+    x.band = gw->nband ? sa_alloc(p->arena, gw->nband * sizeof *x.band) : NULL;
+    for (size_t i = 0; i < gw->nband; i++) {
+        x.band[i] = gw->band[i];
+        x.band[i].e = sa_lin_subst(p->arena, gw->band[i].e, v->s, v->ns);
+        for (int k = 0; k < x.band[i].e.n; k++)
+            if (sa_sym_is_dim(p->syms.v[x.band[i].e.sym[k]].kind))
+                x.nband = 0; /* on the caller's loops: no band (the first's cost) */
+    }
     x.num = cw->num * gw->num;
     x.den = cw->den * gw->den;
     x.f = merge_factors(p->arena, cw, gw, &x.nf);
@@ -137,6 +156,79 @@ sa_frame sa_frame_at_call(sa_program *p, const sa_func *g, const sa_callsite *s,
                 out.v = sa_push(p->arena, out.v, &out.n, sizeof x, &x);
             }
     return out;
+}
+
+/* Add to *syms the dimensions (iterators, existentials) domain d uses. */
+static void dims_of(sa_arena *a, const sa_symtab *t, sa_dom d, int **syms, size_t *n)
+{
+    for (size_t i = 0; i < d.n; i++)
+        for (size_t c = 0; c < d.p[i].n; c++)
+            for (int k = 0; k < d.p[i].c[c].e.n; k++) {
+                int s = d.p[i].c[c].e.sym[k];
+                size_t j = 0;
+                while (j < *n && (*syms)[j] != s)
+                    j++;
+                if (j == *n && sa_sym_is_dim(t->v[s].kind))
+                    *syms = sa_push(a, *syms, n, sizeof s, &s);
+            }
+}
+
+/* Does domain d use a dimension that `from` does not? */
+static int new_dims(sa_arena *a, const sa_symtab *t, sa_dom from, sa_dom d)
+{
+    int *x = NULL, *y = NULL;
+    size_t nx = 0, ny = 0;
+    dims_of(a, t, from, &x, &nx);
+    dims_of(a, t, d, &y, &ny);
+    dims_of(a, t, from, &y, &ny); /* from's own come first, d's new ones after */
+    return ny > nx;
+}
+
+/* Callee item x, composed at variant k (v) of call site s: each thread's
+ * share of a parallel loop among its factors becomes the share of that
+ * loop's iterations with the call's arguments.  When they depend on the
+ * caller's loops (or on a quotient of an argument), ceil(N/threads) of one
+ * entry is no formula of the caller's unknowns: the loop's iterations are
+ * then counted whole (as on one thread), with a warning. */
+static void shares_at_call(composer *c, xitem *x, const sa_callsite *s, size_t k, const variant *v, const sa_func *f)
+{
+    sa_program *p = c->p;
+    sa_arena *a = p->arena;
+    int *nf = sa_alloc(a, (x->w.nf + 1) * sizeof *nf);
+    size_t n = 0;
+    for (size_t j = 0; j < x->w.nf; j++) {
+        int from = x->w.f[j];
+        if (p->syms.v[from].kind != SYM_SHARE) {
+            nf[n++] = from;
+            continue;
+        }
+        size_t m = 0;
+        while (m < c->nshares && !(c->shares[m].from == from && c->shares[m].site == s && c->shares[m].k == k))
+            m++;
+        const sa_dom *own = p->syms.v[from].share_dom;
+        sa_dom d = sa_dom_and_all(a, sa_dom_subst(a, *own, v->s, v->ns), v->c, v->nc);
+        if (m == c->nshares && !new_dims(a, &p->syms, *own, d)) {
+            share_at at = {from, sa_sym_share(&p->syms, &d, p->syms.v[from].threads, p->syms.v[from].floor), s, k};
+            c->shares = sa_push(a, c->shares, &c->nshares, sizeof at, &at);
+        }
+        if (m < c->nshares) {
+            nf[n++] = c->shares[m].to;
+            continue;
+        }
+        sa_warn(p, f->file, s->line,
+                "the iterations of %s's parallel loop depend on the loop around this call: its cycles are counted "
+                "as on one thread",
+                s->callee);
+        x->w.d = sa_dom_product(a, x->w.d, d);
+    }
+    for (size_t q = 1; q < n; q++) /* sorted, as merge_factors leaves them */
+        for (size_t r = q; r > 0 && nf[r - 1] > nf[r]; r--) {
+            int t = nf[r];
+            nf[r] = nf[r - 1];
+            nf[r - 1] = t;
+        }
+    x->w.f = nf;
+    x->w.nf = n;
 }
 
 /* The statements of callee g at call site s of function fi, composed in;
@@ -164,6 +256,7 @@ static void compose_call(composer *c, size_t fi, const sa_callsite *s, size_t gi
                 xitem x = *gx;
                 x.loop = s->loop;
                 x.w = at_call(p, &vs[k], &s->where.v[m], &gx->w);
+                shares_at_call(c, &x, s, k, &vs[k], f);
                 out->v = sa_push(p->arena, out->v, &out->n, sizeof x, &x);
             }
     }
@@ -232,7 +325,8 @@ static void expand(composer *c, size_t fi)
 static int wdom_formula(sa_counts *cc, const sa_wdom *w, sa_formula *out, char *err, size_t errlen)
 {
     sa_formula f;
-    if (sa_formula_of_dom(cc, w->d, &f, err, errlen) != 0)
+    if (sa_formula_of_dom(cc, w->nband ? sa_dom_and_all(cc->arena, w->d, w->band, w->nband) : w->d, &f, err,
+                          errlen) != 0)
         return -1;
     *out = sa_formula_axpy(cc->arena, (sa_formula){0}, w->num, w->den, w->f, w->nf, f);
     return 0;
@@ -312,10 +406,28 @@ static int function_formulas(composer *c, sa_results *r, size_t fi, char *err, s
     return 0;
 }
 
+/* Count every thread's share of a parallel loop (its N, per entry), and
+ * name it as it prints: ceil(N/threads) or floor(N/threads). */
+static int count_shares(sa_program *p, sa_results *r, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < p->syms.n; i++) {
+        sa_sym *s = &p->syms.v[i];
+        if (s->kind != SYM_SHARE || s->share)
+            continue;
+        sa_formula *n = sa_alloc(p->arena, sizeof *n);
+        if (sa_formula_of_dom(&r->counts, *s->share_dom, n, err, errlen) != 0)
+            return -1;
+        s->share = n;
+        s->name = sa_printf(p->arena, "%s(%s/%s)", s->floor ? "floor" : "ceil",
+                            sa_formula_str(p->arena, &p->syms, *n, SA_TEXT), p->syms.v[s->threads].name);
+    }
+    return 0;
+}
+
 int sa_compose(sa_program *p, sa_results *r, char *err, size_t errlen)
 {
     sa_arena *a = p->arena;
-    composer c = {p, sa_alloc(a, (p->nfuncs + 1) * sizeof(xlist))};
+    composer c = {p, sa_alloc(a, (p->nfuncs + 1) * sizeof(xlist)), 0, NULL};
     r->counts = (sa_counts){.arena = a, .syms = &p->syms};
     r->funcs = sa_alloc(a, (p->nfuncs + 1) * sizeof *r->funcs);
     r->loops = sa_alloc(a, (p->nfuncs + 1) * sizeof *r->loops);
@@ -327,6 +439,8 @@ int sa_compose(sa_program *p, sa_results *r, char *err, size_t errlen)
         r->program[i] = sa_alloc(a, (p->funcs[i].nloops + 1) * sizeof **r->program);
         expand(&c, i);
     }
+    if (count_shares(p, r, err, errlen) != 0)
+        return -1;
     for (size_t i = 0; i < p->nfuncs; i++)
         if (function_formulas(&c, r, i, err, errlen) != 0)
             return -1;

@@ -116,6 +116,28 @@ static int count_value(const sa_symtab *t, const sa_count *c, const double *vals
     return 0;
 }
 
+/* The value of factor f: its symbol's, or for a thread's share of a
+ * parallel loop ceil(N/threads) (or floor); -1 naming a missing symbol. */
+static int factor_value(const sa_symtab *t, int f, const double *vals, const char *known, double *out,
+                        const char **missing)
+{
+    const sa_sym *s = &t->v[f];
+    if (s->kind != SYM_SHARE) {
+        *out = vals[f];
+        *missing = known[f] ? NULL : s->name;
+        return known[f] ? 0 : -1;
+    }
+    double n;
+    if (!s->share || sa_formula_eval(t, *s->share, vals, known, &n, missing) != 0)
+        return -1;
+    if (!known[s->threads] || vals[s->threads] < 1) {
+        *missing = t->v[s->threads].name; /* at least one thread */
+        return -1;
+    }
+    *out = s->floor ? floor(n / vals[s->threads]) : ceil(n / vals[s->threads]);
+    return 0;
+}
+
 int sa_formula_eval(const sa_symtab *t, sa_formula x, const double *vals, const char *known, double *out,
                     const char **missing)
 {
@@ -127,11 +149,10 @@ int sa_formula_eval(const sa_symtab *t, sa_formula x, const double *vals, const 
             return -1;
         v = v * (double)tm->num / (double)tm->den;
         for (size_t j = 0; j < tm->nf; j++) {
-            if (!known[tm->f[j]]) {
-                *missing = t->v[tm->f[j]].name;
+            double fv;
+            if (factor_value(t, tm->f[j], vals, known, &fv, missing) != 0)
                 return -1;
-            }
-            v *= vals[tm->f[j]];
+            v *= fv;
         }
         sum += v;
     }
@@ -147,12 +168,20 @@ static void add_symbol(sa_arena *a, int s, int **syms, size_t *n)
     *syms = sa_push(a, *syms, n, sizeof s, &s);
 }
 
-void sa_formula_symbols(sa_arena *a, sa_formula x, int **syms, size_t *n)
+void sa_formula_symbols(const sa_symtab *t, sa_arena *a, sa_formula x, int **syms, size_t *n)
 {
     for (size_t i = 0; i < x.n; i++) {
         for (int j = 0; x.t[i].cnt && j < x.t[i].cnt->nparam; j++)
             add_symbol(a, x.t[i].cnt->param[j], syms, n);
-        for (size_t j = 0; j < x.t[i].nf; j++)
-            add_symbol(a, x.t[i].f[j], syms, n);
+        for (size_t j = 0; j < x.t[i].nf; j++) {
+            const sa_sym *s = &t->v[x.t[i].f[j]];
+            if (s->kind != SYM_SHARE) {
+                add_symbol(a, x.t[i].f[j], syms, n);
+                continue;
+            }
+            if (s->share) /* a share is written in its count's symbols and the threads' */
+                sa_formula_symbols(t, a, *s->share, syms, n);
+            add_symbol(a, s->threads, syms, n);
+        }
     }
 }

@@ -319,13 +319,129 @@ static sa_bloop bloop_record(const joiner *j, uint32_t b, int site, int l, int f
                       .via_line = site >= 0 ? j->f->calls[site].line : 0};
 }
 
+/* Does block x dominate block y of f? */
+static int dominates(const st_function *f, uint32_t x, uint32_t y)
+{
+    for (;; y = f->blocks[y].idom) {
+        if (y == x)
+            return 1;
+        if (y == UINT32_MAX || f->blocks[y].idom == y)
+            return 0;
+    }
+}
+
+/* The iterations of loop l of g (at call site `site`) that GCC peeled off
+ * before binary loop bl: a copy of l's own statements' code, with their
+ * stores and their flops, in the straight-line code around bl (its parent
+ * binary loop's blocks, or those outside loops) that dominates bl's header:
+ * its flops over the source's per iteration (bench_kernels.c's trisolve at
+ * -O3: x[0] = b[0] / l[0] before the loop over the rows from 1).  0 when
+ * there is none. */
+static int peeled_iterations(const joiner *j, uint32_t bl, int site, const sa_func *g, int l)
+{
+    const st_function *bf = j->bf;
+    int64_t flops = 0, stores = 0, sflops, sbytes;
+    double sstored;
+    for (uint32_t b = 0; b < bf->nblocks; b++) {
+        if (bf->blocks[b].loop != bf->loops[bl].parent || !dominates(bf, b, bf->loops[bl].header))
+            continue;
+        for (uint32_t i = bf->blocks[b].first; i < bf->blocks[b].first + bf->blocks[b].n; i++)
+            if (j->line[i] && j->site[i] == site && loop_at_line(g, j->line[i]) == l) {
+                flops += st_insn_flops(&bf->insns[i]);
+                stores += bf->insns[i].nstores;
+            }
+    }
+    source_per_iteration(g, l, &sflops, &sbytes, &sstored);
+    if (sflops <= 0 || flops <= 0 || stores <= 0 || flops % sflops)
+        return 0;
+    return (int)(flops / sflops);
+}
+
+/* Loop l's iterations less the first `peeled` of each entry. */
+static sa_frame after_peeled(sa_program *p, const sa_loop *l, int peeled)
+{
+    sa_iterspace rest = l->space;
+    rest.start = sa_pwa_comb(p->arena, 1, rest.start, 1, sa_pwa_lin(p->arena, sa_lin_const(peeled * rest.step)));
+    return sa_iterate(p, l->entry, &rest);
+}
+
+/* Do two constraints say the same? */
+static int same_cons(const sa_cons *x, const sa_cons *y)
+{
+    if (x->eq != y->eq || x->e.c != y->e.c || x->e.n != y->e.n)
+        return 0;
+    for (int k = 0; k < x->e.n; k++)
+        if (x->e.sym[k] != y->e.sym[k] || x->e.k[k] != y->e.k[k])
+            return 0;
+    return 1;
+}
+
+/* The statement of g that is loop l's work under a guard GCC may split l
+ * at: l's one own statement whose domain is not l's body, one piece of
+ * weight 1 that adds one constraint to the body's, a lower bound on l's
+ * iterator (`j > i + 2`: j - i - 3 >= 0), in a loop of positive step; its
+ * index and the bound (i + 3) into *lower, else -1. */
+static int split_guard(sa_program *p, const sa_func *g, int l, sa_lin *lower)
+{
+    const sa_loop *sl = &g->loops[l];
+    int found = -1;
+    for (size_t s = 0; s < g->nstmts; s++)
+        if (g->stmts[s].loop == l && g->stmts[s].where.v != sl->body.v) {
+            if (found >= 0)
+                return -1;
+            found = (int)s;
+        }
+    if (found < 0 || sl->space.step <= 0 || sl->body.n != 1 || sl->body.v[0].d.n != 1)
+        return -1;
+    const sa_frame *w = &g->stmts[found].where;
+    if (w->n != 1 || w->v[0].num != w->v[0].den || w->v[0].nf || w->v[0].d.n != 1 || w->v[0].d.p[0].sign != 1)
+        return -1;
+    const sa_piece *body = &sl->body.v[0].d.p[0], *under = &w->v[0].d.p[0];
+    const sa_cons *extra = NULL;
+    for (size_t c = 0; c < under->n; c++) {
+        size_t k = 0;
+        while (k < body->n && !same_cons(&under->c[c], &body->c[k]))
+            k++;
+        if (k < body->n)
+            continue;
+        if (extra)
+            return -1;
+        extra = &under->c[c];
+    }
+    int coef = 0;
+    for (int k = 0; extra && k < extra->e.n; k++)
+        coef = extra->e.sym[k] == sl->space.it ? (int)extra->e.k[k] : coef;
+    if (!extra || extra->eq || coef != 1)
+        return -1;
+    *lower = sa_lin_comb(p->arena, 1, sa_lin_sym(p->arena, sl->space.it), -1, extra->e);
+    return found;
+}
+
+/* Does binary loop bl hold code of line `line` of the function at call
+ * site `site`? */
+static int holds_line(const joiner *j, uint32_t bl, int site, int line)
+{
+    const st_function *bf = j->bf;
+    for (uint32_t b = 0; b < bf->nblocks; b++)
+        for (uint32_t i = bf->blocks[b].first; i < bf->blocks[b].first + bf->blocks[b].n && bf->blocks[b].loop == (int32_t)bl;
+             i++)
+            if (j->line[i] == line && j->site[i] == site)
+                return 1;
+    return 0;
+}
+
 /* Give the binary loops joined to loop l at call site `site` their roles
  * and iterations (in f's symbols): with a vector or unrolled body (the
  * largest factor), that body runs the whole blocks, the first copy of
- * factor 1 the remainder; else the first copy runs them all.  Other
- * copies (a second vector body, a second scalar copy: a version taken when
- * arrays overlap, a loop split at a guard) are not counted, with a
- * warning. */
+ * factor 1 the remainder; else the first copy runs them all but those
+ * peeled off before it.  A loop GCC split at the guard of its work (the
+ * vector body holds the guarded statement's code, a scalar copy does not)
+ * runs the blocks of the guarded iterations, from the guard's bound; the
+ * copy without it is not counted (GCC -O3 vectorizes its empty loop, run
+ * on long stretches only, and does the rest in straight-line code).  Other
+ * copies (a second vector body, a second
+ * scalar copy: a version taken when arrays overlap) are not counted, with
+ * a warning. */
 static void assign_roles(joiner *j, int site, int l, const int *factor, const int *lanes)
 {
     sa_program *p = j->p;
@@ -339,20 +455,41 @@ static void assign_roles(joiner *j, int site, int l, const int *factor, const in
     const sa_func *g = sa_join_func(j, site);
     const sa_loop *sl = &g->loops[l];
     int kmax = factor[main_loop];
-    sa_frame blocks = sa_join_at(j, site, kmax > 1 ? sa_loop_blocked(p, sl, kmax) : sl->body);
+    sa_loop part = *sl; /* the iterations the blocks are cut from */
+    sa_lin lower;
+    int guard = kmax > 1 ? split_guard(p, g, l, &lower) : -1, line = guard >= 0 ? g->stmts[guard].line : 0;
+    sa_frame covers = sa_join_at(j, site, sl->body);
+    if (guard >= 0 && holds_line(j, (uint32_t)main_loop, site, line)) { /* split at the guard: the blocks from it */
+        part.space.start = sa_pwa_minmax(p->arena, sl->space.start, sa_pwa_lin(p->arena, lower), 1);
+        covers = sa_join_at(j, site, g->stmts[guard].where);
+    } else {
+        guard = -1;
+    }
+    sa_frame blocks = sa_join_at(j, site, kmax > 1 ? sa_loop_blocked(p, &part, kmax) : sl->body);
     int taken_all = 0, taken_rest = 0;
     for (uint32_t b = 0; b < bf->nloops; b++) {
         if (j->src[b] != l || j->src_site[b] != site)
             continue;
         sa_bloop bl = bloop_record(j, b, site, l, factor[b], lanes[b]);
-        if ((int)b == main_loop) {
+        if (guard >= 0 && factor[b] == 1 && !holds_line(j, b, site, line)) {
+            sa_warn(p, g->file, sl->line,
+                    "the copy of the loop at 0x%llx in %s before the guard GCC split it at is not counted: it may be "
+                    "a vector loop of no work that runs only on long stretches",
+                    (unsigned long long)bl.addr, bf->name);
+            j->src[b] = -2;
+            continue;
+        } else if ((int)b == main_loop) {
             bl.role = kmax > 1 ? SA_BLOOP_BLOCKS : SA_BLOOP_ALL;
             bl.iters = blocks;
+            bl.covers = covers;
             taken_all = kmax == 1;
+            int peeled = kmax == 1 ? peeled_iterations(j, b, site, g, l) : 0;
+            if (peeled > 0)
+                bl.iters = sa_join_at(j, site, after_peeled(p, sl, peeled));
         } else if (kmax > 1 && factor[b] == 1 && !taken_rest) {
             bl.role = SA_BLOOP_REMAINDER;
             taken_rest = 1;
-            bl.iters = sa_frame_axpy(p->arena, sa_join_at(j, site, sl->body), -kmax, blocks);
+            bl.iters = sa_frame_axpy(p->arena, covers, -kmax, blocks);
         } else {
             sa_warn(p, g->file, sl->line,
                     "a %s copy of the loop at 0x%llx in %s (%d source iterations per iteration) is not counted: "

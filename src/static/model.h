@@ -39,6 +39,12 @@ typedef struct sa_wdom {
     int64_t num, den;
     size_t nf;
     int *f;
+    /* the bounds of a time band (join_code.c: entries of a loop running at
+     * most so many iterations), counted with d; in the function's
+     * parameters only, and dropped where a call makes them depend on the
+     * caller's loops, so that the band's cost falls back to the first's */
+    size_t nband;
+    sa_cons *band;
 } sa_wdom;
 
 typedef struct sa_frame {
@@ -120,6 +126,16 @@ typedef struct sa_func {
  * body that runs them in blocks of `factor` (vector width `lanes` times
  * `unroll`), or the scalar remainder of such a body. */
 enum sa_bloop_role { SA_BLOOP_ALL, SA_BLOOP_BLOCKS, SA_BLOOP_REMAINDER };
+/* With a machine, the time of one iteration of a binary loop whose entries
+ * run at most `most` source iterations (and more than the band before's):
+ * its streams then miss the levels too small for one entry's blocks
+ * (cycles.c, docs/static.md "Cycles"). */
+#define SA_MAX_BANDS 12
+typedef struct sa_band {
+    double most;    /* HUGE_VAL for the last */
+    double cycles;  /* per iteration: max(core + latency + page walks, bandwidth) */
+    char bound[24]; /* what bounds it ("issue", "latency", "L3 bandwidth", ...) */
+} sa_band;
 extern const char *const sa_bloop_role_names[]; /* "all", "blocks", "remainder" (out_join.c) */
 typedef struct sa_bloop {
     int func, loop;      /* indices of the source function and its loop */
@@ -129,6 +145,8 @@ typedef struct sa_bloop {
     int factor, lanes, unroll;
     int ninsns;          /* instructions of its body (inner loops excluded) */
     sa_frame iters;      /* executions of its body */
+    sa_frame covers;     /* blocks: the source iterations its blocks are cut from (the loop's, or
+                            those under the guard it was split at) */
     double cycles;       /* per iteration on the machine's core (--machine), else 0 */
     const char *bound;   /* the core model's bound ("ports"...), else NULL */
     double stream_bytes; /* bytes its constant-stride accesses move per iteration */
@@ -138,6 +156,8 @@ typedef struct sa_bloop {
                                (iters in that function's symbols), else -1, 0 */
     double contention;   /* with a machine: seed 004's M_r / M_s, its streams' bytes per
                             cycle over the machine's memory bandwidth (all cores) */
+    int nbands;          /* with a machine: its time per iteration by the iterations of an entry */
+    sa_band bands[SA_MAX_BANDS];
 } sa_bloop;
 
 /* The program: functions of every analysed source, their symbols, and what

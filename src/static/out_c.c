@@ -37,8 +37,8 @@ static const char *signature(const sa_program *p, const sa_results *r, size_t i)
     size_t n = 0;
     const sa_scope_formulas *s = &r->funcs[i];
     for (int k = 0; k < OP_N; k++)
-        sa_formula_symbols(p->arena, s->ops[k], &syms, &n);
-    sa_formula_symbols(p->arena, s->statements, &syms, &n);
+        sa_formula_symbols(&p->syms, p->arena, s->ops[k], &syms, &n);
+    sa_formula_symbols(&p->syms, p->arena, s->statements, &syms, &n);
     char *sig = NULL;
     for (size_t k = 0; k < n; k++) {
         const char *decl = sa_printf(p->arena, "%s %s", is_factor(s, syms[k]) ? "double" : "int64_t",

@@ -5,7 +5,6 @@
 #include "static/static.h"
 #include "util/json_util.h"
 
-#include <math.h>
 #include <string.h>
 
 const char *const sa_bloop_role_names[] = {"all", "blocks", "remainder"};
@@ -62,6 +61,14 @@ void sa_text_bloops(FILE *to, const sa_program *p, const sa_results *r, size_t f
         if (b->bound)
             fprintf(to, "%*s  cycles per iteration %.2f (%s bound) + memory %.2f (%.0f bytes streamed)\n", indent, "",
                     b->cycles, b->bound, b->mem_cycles, b->stream_bytes);
+        for (int k = 0; b->nbands > 1 && k < b->nbands; k++) {
+            const sa_band *bd = &b->bands[k];
+            if (k + 1 < b->nbands)
+                fprintf(to, "%*s    entries of up to %.0f iterations: %.2f cycles per iteration (%s)\n", indent, "",
+                        bd->most, bd->cycles, bd->bound);
+            else
+                fprintf(to, "%*s    longer entries: %.2f cycles per iteration (%s)\n", indent, "", bd->cycles, bd->bound);
+        }
     }
 }
 
@@ -98,78 +105,16 @@ json_t *sa_json_bloops(const sa_program *p, const sa_results *r, size_t fi, size
             json_object_set_new(o, "stream_bytes_per_iteration", json_real(b->stream_bytes));
             json_object_set_new(o, "mem_cycles_per_iteration", json_real(b->mem_cycles));
             json_object_set_new(o, "contention", json_real(b->contention));
+            json_t *bands = json_array();
+            for (int k = 0; k < b->nbands; k++)
+                json_array_append_new(bands, json_pack("{s:o,s:f,s:s}", "most_iterations",
+                                                       k + 1 < b->nbands ? json_integer((json_int_t)b->bands[k].most)
+                                                                         : json_null(),
+                                                       "cycles_per_iteration", b->bands[k].cycles, "bound",
+                                                       b->bands[k].bound));
+            json_object_set_new(o, "time_bands", bands);
         }
         json_array_append_new(a, o);
     }
     return a;
-}
-
-/* Is fr the frame of one execution outside every loop (a loop entered
- * once per call)? */
-static int once_per_call(sa_frame fr)
-{
-    return fr.n == 1 && fr.v[0].num == fr.v[0].den && fr.v[0].nf == 0 && fr.v[0].d.n == 1 && fr.v[0].d.p[0].n == 0;
-}
-
-char *sa_parallel_cycles(const sa_program *p, const sa_results *r, size_t fi, const sa_values *v, double *value,
-                         int *has_value)
-{
-    sa_arena *a = p->arena;
-    const sa_func *f = &p->funcs[fi];
-    sa_formula serial = r->funcs[fi].ops[OP_CYCLES];
-    char *text = NULL;
-    int threads = -1;
-    for (size_t s = 0; s < p->syms.n; s++)
-        if (p->syms.v[s].kind == SYM_UNKNOWN && !strcmp(p->syms.v[s].name, "threads"))
-            threads = (int)s;
-    *has_value = value_of(p, serial, v, value) == 0 && threads >= 0 && v->known[threads];
-    for (size_t i = 0; i < p->nbloops; i++) {
-        const sa_bloop *b = &p->bloops[i];
-        const sa_loop *l = b->func == (int)fi ? &f->loops[b->loop] : NULL;
-        if (!l || !b->parallel || !b->bound || b->role == SA_BLOOP_REMAINDER || !once_per_call(l->entry))
-            continue;
-        sa_formula n = r->loops[fi][b->loop].iterations;
-        char *per_thread = b->factor > 1 ? sa_printf(a, "ceil(%s/threads)/%d", sa_formula_str(a, &p->syms, n, SA_TEXT),
-                                                      b->factor)
-                                         : sa_printf(a, "ceil(%s/threads)", sa_formula_str(a, &p->syms, n, SA_TEXT));
-        char *term = b->contention > 0 ? sa_printf(a, "(1 + %.3g*threads)*%s*%.4g", b->contention, per_thread, b->cycles)
-                                       : sa_printf(a, "%s*%.4g", per_thread, b->cycles);
-        text = text ? sa_printf(a, "%s + %s", text, term) : term;
-        double nv;
-        if (*has_value && value_of(p, n, v, &nv) == 0) {
-            double t = v->vals[threads];
-            *value += (1 + b->contention * t) * ceil(nv / t) / b->factor * b->cycles;
-        } else {
-            *has_value = 0;
-        }
-    }
-    if (!text)
-        return NULL;
-    return sa_formula_is_zero(serial) ? text
-                                      : sa_printf(a, "%s + %s", sa_formula_str(a, &p->syms, serial, SA_TEXT), text);
-}
-
-void sa_text_parallel(FILE *to, const sa_program *p, const sa_results *r, size_t fi, int indent, const sa_values *v)
-{
-    double x;
-    int has;
-    char *t = sa_parallel_cycles(p, r, fi, v, &x, &has);
-    if (!t)
-        return;
-    fprintf(to, "%*s%-11s %s", indent, "", "cycles with threads", t);
-    if (has)
-        fprintf(to, "  = %.4g", x);
-    fputc('\n', to);
-}
-
-void sa_json_parallel(json_t *o, const sa_program *p, const sa_results *r, size_t fi, const sa_values *v)
-{
-    double x;
-    int has;
-    char *t = sa_parallel_cycles(p, r, fi, v, &x, &has);
-    if (!t)
-        return;
-    json_object_set_new(o, "parallel_cycles", json_string_lossy(t));
-    if (has)
-        json_object_set_new(o, "parallel_cycles_value", json_real(x));
 }

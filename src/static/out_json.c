@@ -58,13 +58,12 @@ static json_t *function_json(const sa_program *p, const sa_results *r, size_t i,
     int *syms = NULL;
     size_t n = 0;
     for (int k = 0; k < OP_N; k++)
-        sa_formula_symbols(p->arena, r->funcs[i].ops[k], &syms, &n);
-    sa_formula_symbols(p->arena, r->funcs[i].statements, &syms, &n);
+        sa_formula_symbols(&p->syms, p->arena, r->funcs[i].ops[k], &syms, &n);
+    sa_formula_symbols(&p->syms, p->arena, r->funcs[i].statements, &syms, &n);
     for (size_t k = 0; k < n; k++)
         json_array_append_new(params, json_string_lossy(p->syms.v[syms[k]].name));
     json_object_set_new(o, "unknowns", params);
     put_formulas(o, p, &r->funcs[i], 0, v);
-    sa_json_parallel(o, p, r, i, v);
     json_t *stmts = json_array();
     for (size_t s = 0; s < f->nstmts; s++) {
         json_t *so = json_pack("{s:i}", "line", f->stmts[s].line);

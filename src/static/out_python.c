@@ -42,8 +42,8 @@ void sa_print_python(FILE *to, const char *program, const sa_program *p, const s
         int *syms = NULL;
         size_t n = 0;
         for (int k = 0; k < OP_N; k++)
-            sa_formula_symbols(p->arena, s->ops[k], &syms, &n);
-        sa_formula_symbols(p->arena, s->statements, &syms, &n);
+            sa_formula_symbols(&p->syms, p->arena, s->ops[k], &syms, &n);
+        sa_formula_symbols(&p->syms, p->arena, s->statements, &syms, &n);
         fprintf(to, "\n\ndef %s_%zu(", f->name, f->nparams);
         for (size_t k = 0; k < n; k++)
             fprintf(to, "%s%s", k ? ", " : "", py_name(p->arena, p->syms.v[syms[k]].name));

@@ -58,7 +58,6 @@ void sa_print_text(FILE *to, const char *program, const sa_program *p, const sa_
         const sa_func *f = &p->funcs[i];
         fprintf(to, "\nfunction %s (%s:%d-%d)\n", f->name, f->file, f->line, f->end_line);
         formulas(to, p, &r->funcs[i], 2, 0, v);
-        sa_text_parallel(to, p, r, i, 2, v);
         if (sa_total_function(p) >= 0 && (int)i != sa_total_function(p) && p->nbloops) {
             fprintf(to, "  in program (its own, callees excluded)\n");
             formulas(to, p, &r->progfuncs[i], 4, 0, v);

@@ -353,6 +353,24 @@ static int *group_params(sa_arena *a, const group *g, int *np, int ***map)
     return u;
 }
 
+/* Factor f in dialect d: its name, or for one thread's share of a
+ * parallel loop's N iterations ceil(N/threads) or floor (N a count, threads at
+ * least 1: exact in integers; C's threads is a double, as every factor). */
+static const char *factor_str(sa_arena *a, const sa_symtab *t, int f, sa_dialect d)
+{
+    const sa_sym *s = &t->v[f];
+    if (s->kind != SYM_SHARE || !s->share)
+        return s->name;
+    const char *n = sa_formula_str(a, t, *s->share, d), *th = t->v[s->threads].name;
+    if (s->floor)
+        return d == SA_TEXT     ? sa_printf(a, "floor(%s/%s)", n, th)
+               : d == SA_PYTHON ? sa_printf(a, "((%s)//%s)", n, th)
+                                : sa_printf(a, "((int64_t)(%s)/(int64_t)%s)", n, th);
+    return d == SA_TEXT     ? sa_printf(a, "ceil(%s/%s)", n, th)
+           : d == SA_PYTHON ? sa_printf(a, "(-(-(%s)//%s))", n, th)
+                            : sa_printf(a, "(((int64_t)(%s) + (int64_t)%s - 1)/(int64_t)%s)", n, th, th);
+}
+
 /* The group as a piecewise expression. */
 static char *group_str(sa_arena *a, const sa_symtab *t, const group *g, sa_dialect d)
 {
@@ -394,7 +412,7 @@ static char *group_str(sa_arena *a, const sa_symtab *t, const group *g, sa_diale
     if (pieces > 1 || !all_true)
         s = d == SA_TEXT ? sa_printf(a, "{%s}", s) : sa_printf(a, "(%s)", s);
     for (size_t j = 0; j < g->nf; j++)
-        s = sa_printf(a, "%s*%s", t->v[g->f[j]].name, s);
+        s = sa_printf(a, "%s*%s", factor_str(a, t, g->f[j], d), s);
     return s;
 }
 
@@ -416,13 +434,13 @@ char *sa_formula_str(sa_arena *a, const sa_symtab *t, sa_formula x, sa_dialect d
         }
         if (!tm->cnt) { /* factors times a constant ("threads", not "1*threads") */
             char *v = tm->num == 1 ? NULL : tm->num == -1 ? "-" : sa_printf(a, "%" PRId64, tm->num);
-            for (size_t j = 0; j < tm->nf; j++)
-                v = !v ? sa_printf(a, "%s", t->v[tm->f[j]].name)
-                    : !strcmp(v, "-") ? sa_printf(a, "-%s", t->v[tm->f[j]].name)
-                                     : sa_printf(a, "%s*%s", v, t->v[tm->f[j]].name);
-            if (tm->den != 1)
-                v = sa_printf(a, "%s/%" PRId64, v, tm->den);
-            s = s ? sa_printf(a, "%s + %s", s, v) : v;
+            for (size_t j = 0; j < tm->nf; j++) {
+                const char *f = factor_str(a, t, tm->f[j], d);
+                v = !v ? sa_printf(a, "%s", f) : !strcmp(v, "-") ? sa_printf(a, "-%s", f) : sa_printf(a, "%s*%s", v, f);
+            }
+            if (tm->den != 1) /* C: in double, not truncated */
+                v = sa_printf(a, d == SA_C ? "(double)%s/%" PRId64 : "%s/%" PRId64, v, tm->den);
+            s = !s ? v : v[0] == '-' ? sa_printf(a, "%s - %s", s, v + 1) : sa_printf(a, "%s + %s", s, v);
             continue;
         }
         const char *sig = signature(a, t, tm->cnt);

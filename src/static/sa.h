@@ -32,12 +32,20 @@ typedef enum sa_sym_kind {
     SYM_UNKNOWN, /* a named unknown: loop_LINE, ratio_LINE, an annotation variable */
     SYM_ITER,   /* a loop's iterator: a dimension of the domains inside the loop */
     SYM_EXIST,  /* an existential variable (a quotient of / or %, a stride's counter) */
+    SYM_SHARE,  /* a thread's share of a parallel loop's iterations: ceil(N/threads) (floor: floor), a factor */
 } sa_sym_kind;
 
 typedef struct sa_sym {
     const char *name;  /* as written in formulas */
     sa_sym_kind kind;
     const char *owner; /* the function of a parameter or local, else NULL */
+    /* SYM_SHARE: N is the count of share_dom's points (its parameters the
+     * program's unknowns: the iterations of one entry of the loop), counted
+     * by sa_compose into *share; threads is the symbol of the threads;
+     * floor: floor(N/threads), the least share, rather than the largest */
+    const struct sa_dom *share_dom;
+    struct sa_formula *share;
+    int threads, floor;
 } sa_sym;
 
 typedef struct sa_symtab {
@@ -53,6 +61,11 @@ int sa_sym_get(sa_symtab *t, const char *name, sa_sym_kind kind, const char *own
 int sa_sym_new(sa_symtab *t, const char *name, sa_sym_kind kind, const char *owner);
 /* Is symbol kind a dimension of a domain (iterator, existential) rather than a parameter? */
 int sa_sym_is_dim(sa_sym_kind kind);
+struct sa_dom;
+/* A new SYM_SHARE symbol: one thread's share, ceil(N/threads) (or with
+ * floor_div floor(N/threads)), of the N points of domain d (copied) split
+ * over symbol `threads`. */
+int sa_sym_share(sa_symtab *t, const struct sa_dom *d, int threads, int floor_div);
 
 /* ---- lin.c: affine forms c + sum k_i * sym_i over symbols ---------------- */
 typedef struct sa_lin {
@@ -192,11 +205,14 @@ typedef enum sa_dialect { SA_TEXT, SA_PYTHON, SA_C } sa_dialect;
  * expression over int64_t unknowns (double where a branch ratio weighs a
  * count), which needs augur_mod (out_c.c) when it has periodic numbers. */
 char *sa_formula_str(sa_arena *a, const sa_symtab *t, sa_formula x, sa_dialect d);
-/* The value at the symbols' values (vals[sym], set where known[sym]).
+/* The value at the symbols' values (vals[sym], set where known[sym]; a
+ * thread's share computed from its count's and the threads').
  * Returns 0, or -1 naming in `missing` the first symbol without a value. */
 int sa_formula_eval(const sa_symtab *t, sa_formula x, const double *vals, const char *known, double *out,
                     const char **missing);
-/* Symbols the formula depends on, appended to *syms (no duplicates). */
-void sa_formula_symbols(sa_arena *a, sa_formula x, int **syms, size_t *n);
+/* Symbols the formula depends on, appended to *syms (no duplicates); a
+ * thread's share (SYM_SHARE) stands for its count's symbols and the
+ * threads'. */
+void sa_formula_symbols(const sa_symtab *t, sa_arena *a, sa_formula x, int **syms, size_t *n);
 
 #endif

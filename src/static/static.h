@@ -41,19 +41,7 @@ int sa_op_printed(const sa_program *p, const sa_scope_formulas *s, int k);
  * array (binary_loops of docs/static.md). */
 void sa_text_bloops(FILE *to, const sa_program *p, const sa_results *r, size_t fi, size_t l, int indent,
                     const sa_values *v);
-/* Seed 004's cycles of function fi with its OpenMP parallel loops (entered
- * once per call) split over the unknown `threads`: its other code's cycles
- * formula plus, per such loop of N iterations and C cycles per iteration,
- * (1 + R*threads)*ceil(N/threads)*C, R its streams' share of the memory's
- * bandwidth (docs/static.md, "Cycles").  NULL when it has none; *value
- * when every unknown has a value (*has_value). */
-char *sa_parallel_cycles(const sa_program *p, const sa_results *r, size_t fi, const sa_values *v, double *value,
-                         int *has_value);
-/* sa_parallel_cycles as a text line, and as JSON members parallel_cycles
- * and parallel_cycles_value of o. */
-void sa_text_parallel(FILE *to, const sa_program *p, const sa_results *r, size_t fi, int indent, const sa_values *v);
 struct json_t;
-void sa_json_parallel(struct json_t *o, const sa_program *p, const sa_results *r, size_t fi, const sa_values *v);
 struct json_t *sa_json_bloops(const sa_program *p, const sa_results *r, size_t fi, size_t l, const sa_values *v);
 
 /* The index of the function the program's total is (main), or -1. */

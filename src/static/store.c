@@ -38,7 +38,7 @@ static void put_formulas(db_static_scope *out, const sa_program *p, const sa_sco
         json_object_set_new(text, name, json_string_lossy(sa_formula_str(p->arena, &p->syms, x, SA_TEXT)));
         json_object_set_new(forms, name, sa_formula_form(p->arena, &p->syms, x));
         if (k != -2)
-            sa_formula_symbols(p->arena, x, &syms, &n);
+            sa_formula_symbols(&p->syms, p->arena, x, &syms, &n);
     }
     for (size_t k = 0; k < n; k++)
         json_array_append_new(names, json_string_lossy(p->syms.v[syms[k]].name));

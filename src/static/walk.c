@@ -27,6 +27,13 @@ sa_frame sa_frame_scale(sa_arena *a, sa_frame fr, int64_t num, int64_t den, int 
     return r;
 }
 
+sa_frame sa_frame_unit(sa_arena *a)
+{
+    sa_frame fr = {1, sa_alloc(a, sizeof(sa_wdom))};
+    fr.v[0] = (sa_wdom){.d = sa_dom_unit(a), .num = 1, .den = 1};
+    return fr;
+}
+
 static sa_frame frame_concat(sa_arena *a, sa_frame x, sa_frame y)
 {
     for (size_t i = 0; i < y.n; i++)
@@ -224,9 +231,7 @@ static void walk_function(sa_program *p, CXTranslationUnit tu, CXCursor fn, cons
     while (w.next_pragma < prs->n && prs->v[w.next_pragma].line < f.line)
         w.next_pragma++; /* those before the function were attached to file-level declarations */
     bind_params(&w, f.line, f.end_line);
-    sa_frame fr = {1, sa_alloc(a, sizeof(sa_wdom))};
-    fr.v[0] = (sa_wdom){sa_dom_unit(a), 1, 1, 0, NULL};
-    sa_walk_stmt(&w, body, fr, -1);
+    sa_walk_stmt(&w, body, sa_frame_unit(a), -1);
 }
 
 void sa_walk_tu(sa_program *p, CXTranslationUnit tu, const char *file)

@@ -24,6 +24,8 @@ void sa_walk_stmt(sa_walker *w, CXCursor c, sa_frame fr, int loop);
 sa_pragma *sa_take_pragmas(sa_walker *w, int line, size_t *n);
 /* A frame's domains, each with one more weight (num/den times factor f, if f >= 0). */
 sa_frame sa_frame_scale(sa_arena *a, sa_frame fr, int64_t num, int64_t den, int f);
+/* The frame of one execution outside every loop. */
+sa_frame sa_frame_unit(sa_arena *a);
 
 /* loop.c: a for, while or do loop. */
 void sa_walk_loop(sa_walker *w, CXCursor c, sa_frame fr, int loop, const sa_pragma *pr, size_t npr);

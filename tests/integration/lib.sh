@@ -126,6 +126,21 @@ train() {
     "$AUGUR" model --db "$db" --quiet >/dev/null 2>&1
 }
 
+# train_checked DB PROG ARGS N... — augur collect --param n=N -- PROG N ARGS
+# (ARGS: words after N, may be empty) into DB for each N, then augur model,
+# each a check.
+train_checked() {
+    local db=$1 prog=$2 args=$3 n
+    shift 3
+    for n in "$@"; do
+        # shellcheck disable=SC2086 # ARGS are words
+        "$AUGUR" collect --db "$db" --param n=$n -- "$prog" $n $args >/dev/null 2>&1
+        check "collect ${prog##*/} n=$n" "$?" 0
+    done
+    "$AUGUR" model --db "$db" >/dev/null 2>&1
+    check "model" "$?" 0
+}
+
 # collect_to DIR ARGS... — augur collect into $WORK/test.db, keeping the raw
 # profiles in DIR (in the run's folder DIR/augur-collect-XXXXXX: use
 # kept_profiles); the program's stdout is discarded.

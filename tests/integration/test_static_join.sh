@@ -137,6 +137,38 @@ si=$(jq '.functions[] | select(.name == "trisolve") | .program.values.instructio
 mi=$(jq '[.scopes[] | .. | objects | select(.kind? == "function" and .name == "trisolve") | .instructions] | add' "$WORK/b3t.scopes.json")
 echo "     O3 trisolve: static $si instructions, collect $mi (its first row peeled: docs/static.md)"
 check "bench_kernels -O3 trisolve's instructions within 10% of collect's" "$(within "$si" "$mi" 0.10)" 1
+# its first row peeled: x[0] = b[0] / l[0] before the loop over i from 1 (a
+# copy of the row's statements with their store and flop, dominating the
+# loop): the binary loop runs n - 1 rows, 19 at n = 20 (the join counted n)
+"$AUGUR" static --db "$WORK/b3p.db" --param k=3 --param n=20 --param reps=1 --param threads=1 "$B" >/dev/null 2>&1
+OMP_NUM_THREADS=1 "$AUGUR" collect --db "$WORK/b3p.db" --param k=3 --param n=20 --param reps=1 --param threads=1 \
+    -- "$B" 3 20 1 >/dev/null 2>&1
+check "bench_kernels -O3 trisolve collected" "$?" 0
+ol=$(grep -n 'NOINLINE void trisolve' "$SRC_PROGRAMS/../static/bench_kernels.c" | cut -d: -f1)
+check "bench_kernels -O3 trisolve's outer loop, its first row peeled" \
+    "$("$AUGUR" report --db "$WORK/b3p.db" --scopes --threshold 0 --format json |
+        jq -r --arg l "loop at bench_kernels.c:$((ol + 2))" '[.scopes[] | .. | objects | select(.kind? == "loop" and .name == $l)
+        | .static | "\(.role) \(.factor) \(.static) \(.measured)"] | join(";")')" "all 1 19 19"
+
+# guarded at -O3: GCC splits the j loop at its guard j > i + 2 into a copy
+# up to it, without the statement (an empty vector loop, not counted), and a
+# vector body after it, blocks of 2 of the n - i - 3 guarded iterations (72
+# at n = 20); the join counted the vector body as blocks of the whole loop
+# (100), its flops +37%
+"$AUGUR" static --db "$WORK/b3g.db" --param k=6 --param n=20 --param reps=1 --param threads=1 "$B" >/dev/null 2>&1
+OMP_NUM_THREADS=1 "$AUGUR" collect --db "$WORK/b3g.db" --param k=6 --param n=20 --param reps=1 --param threads=1 \
+    -- "$B" 6 20 1 >/dev/null 2>&1
+check "bench_kernels -O3 guarded collected" "$?" 0
+"$AUGUR" static --format json --param k=6 --param n=20 --param reps=1 --param threads=1 "$B" 2>/dev/null |
+    jq '.functions[] | select(.name == "guarded") | .program.values.insn_flops' >"$WORK/b3g.flops"
+check "bench_kernels -O3 guarded's flops" "$(cat "$WORK/b3g.flops")" \
+    "$("$AUGUR" report --db "$WORK/b3g.db" --scopes --threshold 0 --format json |
+        jq '[.scopes[] | .. | objects | select(.kind? == "function" and .name == "guarded") | .flops] | add')"
+gl=$(grep -n 'for (int j = i; j < n; j++) {' "$SRC_PROGRAMS/../static/bench_kernels.c" | cut -d: -f1)
+check "bench_kernels -O3 guarded's inner loop, split at its guard" \
+    "$("$AUGUR" report --db "$WORK/b3g.db" --scopes --threshold 0 --format json |
+        jq -r --arg l "loop at bench_kernels.c:$gl" '[.scopes[] | .. | objects | select(.kind? == "loop" and .name == $l)
+        | .static | "\(.role) \(.factor) \(.static) \(.measured)"] | join(";")')" "blocks 2 72 72"
 
 # ---- a callee's loop inlined (tests/static/inlined.c at -O2) -----------------------------
 prog="$PROGRAMS/static_inlined"

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "static/model.h"
+#include "static/walk.h"
 
 typedef struct fixture {
     sa_program p;
@@ -48,14 +49,6 @@ static sa_pwa lin(fixture *f, int64_t k, int s, int64_t c)
     sa_lin x = s >= 0 ? sa_lin_comb(a, k, sa_lin_sym(a, s), 0, sa_lin_const(0)) : sa_lin_const(0);
     x.c += c;
     return sa_pwa_lin(a, x);
-}
-
-static sa_frame unit(fixture *f)
-{
-    sa_frame fr = {0};
-    sa_wdom w = {sa_dom_unit(f->p.arena), 1, 1, 0, NULL};
-    fr.v = sa_push(f->p.arena, fr.v, &fr.n, sizeof w, &w);
-    return fr;
 }
 
 /* A loop over space s entered in frame entry. */
@@ -100,7 +93,7 @@ static int brute(int lo, const char *rel, int hi, int step)
 static void check_blocks(fixture *f, const char *rel, int lo, int hi_off, int step)
 {
     sa_iterspace s = {f->i, lin(f, 0, -1, lo), lin(f, 1, f->n, hi_off), rel, step};
-    sa_loop l = loop_of(f, unit(f), s);
+    sa_loop l = loop_of(f, sa_frame_unit(f->p.arena), s);
     for (int k = 2; k <= 8; k *= 2) {
         sa_frame blocks = sa_loop_blocked(&f->p, &l, k);
         for (int n = 0; n <= 23; n++) {
@@ -128,7 +121,7 @@ static void blocks_up_and_down(void **state)
 static void triangular_inner_blocks(void **state)
 {
     fixture *f = *state;
-    sa_loop outer = loop_of(f, unit(f), (sa_iterspace){f->i, lin(f, 0, -1, 0), lin(f, 1, f->n, 0), "<", 1});
+    sa_loop outer = loop_of(f, sa_frame_unit(f->p.arena), (sa_iterspace){f->i, lin(f, 0, -1, 0), lin(f, 1, f->n, 0), "<", 1});
     sa_loop inner = loop_of(f, outer.body, (sa_iterspace){f->j, lin(f, 1, f->i, 1), lin(f, 1, f->n, 0), "<", 1});
     sa_frame blocks = sa_loop_blocked(&f->p, &inner, 4);
     for (int n = 0; n <= 20; n++) {
