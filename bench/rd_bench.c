@@ -121,12 +121,7 @@ static uint64_t naive_access(naive_lru *l, uint64_t block)
 
 /* ---- one case ------------------------------------------------------------ */
 
-typedef enum { ENGINE, NAIVE, LOOP, PREFETCH } impl;
-
-/* pf-PATTERN: the engine, told each block's slot PF_AHEAD accesses ahead. */
-#ifndef PF_AHEAD
-#define PF_AHEAD 8
-#endif
+typedef enum { ENGINE, NAIVE, LOOP } impl;
 
 typedef struct timing {
     double first_ns, steady_ns; /* per access */
@@ -137,7 +132,7 @@ typedef struct timing {
 static timing run_once(impl im, pattern pat, uint64_t nblocks, uint64_t accesses)
 {
     gen g = {pat, nblocks, 0x7f0000000000ull >> 6, 0, 0x853c49e6748fea9bull, 0, 0};
-    rd_stack *s = im == ENGINE || im == PREFETCH ? rd_stack_new(&alloc) : NULL;
+    rd_stack *s = im == ENGINE ? rd_stack_new(&alloc) : NULL;
     naive_lru l = {0};
     timing t = {0, 0, 0};
 
@@ -149,27 +144,14 @@ static timing run_once(impl im, pattern pat, uint64_t nblocks, uint64_t accesses
     double t0 = now_ns();
     for (uint64_t b = 0; b < nblocks; b++) {
         uint64_t blk = gen_next(&warm);
-        t.check += s ? rd_stack_access(s, blk)
+        t.check += im == ENGINE ? rd_stack_access(s, blk)
                    : im == NAIVE ? naive_access(&l, blk) : blk;
     }
     double t1 = now_ns();
-    if (im == PREFETCH) {
-        uint64_t ring[PF_AHEAD];
-        gen ahead = g;
-        for (unsigned k = 0; k < PF_AHEAD; k++)
-            ring[k] = gen_next(&ahead);
-        for (uint64_t i = 0; i < accesses; i++) {
-            uint64_t blk = ring[i % PF_AHEAD], next = gen_next(&ahead);
-            ring[i % PF_AHEAD] = next;
-            rd_stack_prefetch(s, next);
-            t.check += rd_stack_access(s, blk);
-        }
-    } else {
-        for (uint64_t i = 0; i < accesses; i++) {
-            uint64_t blk = gen_next(&g);
-            t.check += im == ENGINE ? rd_stack_access(s, blk)
-                       : im == NAIVE ? naive_access(&l, blk) : blk;
-        }
+    for (uint64_t i = 0; i < accesses; i++) {
+        uint64_t blk = gen_next(&g);
+        t.check += im == ENGINE ? rd_stack_access(s, blk)
+                   : im == NAIVE ? naive_access(&l, blk) : blk;
     }
     double t2 = now_ns();
 
@@ -220,9 +202,6 @@ static void run_case(const char *name, uint64_t block, uint64_t bytes, uint64_t 
     } else if (strncmp(p, "loop-", 5) == 0) {
         im = LOOP;
         p += 5;
-    } else if (strncmp(p, "pf-", 3) == 0) {
-        im = PREFETCH;
-        p += 3;
     }
     pattern pat;
     if (strcmp(p, "seq") == 0)

@@ -54,7 +54,6 @@
 #include "pub_tool_wordfm.h"
 #include "pub_tool_xarray.h"
 
-#include "collector/collect_batch.h"
 #include "profile/profile_writer.h" /* PROFILE_POW2_CLASSES */
 #include "rd/rd.h"
 #include "vgcommon/vg_names.h"
@@ -158,7 +157,6 @@ typedef struct SbCounters {
  * private cache). */
 typedef struct ThreadState {
     rd_stack *stack[MAX_BLOCK_SIZES];
-    Batch batch; /* accesses the stacks have yet to take (collect_batch.c) */
     ULong top_block; /* last block touched at the smallest block size */
     HWord pending_call; /* Collector.pending_call while another thread runs */
     HWord resolve_call; /* Collector.resolve_call while another thread runs */
@@ -277,30 +275,6 @@ void collect_runtime_init(void);
  * writes, taken, skipped accesses, direct calls) and zero them, so that
  * the next fold takes only what ran since. */
 void collect_take_counts(void);
-
-/* Every block of [addr, end] at block size index i (shift: log2 of the
- * size) through stack s, and its distance into rec's histogram when
- * `counting`. */
-static inline void collect_take_blocks(rd_stack *s, InstrRec *rec, UInt i, UInt shift, Addr addr, Addr end,
-                                       UWord counting, const rd_allocator *a)
-{
-    for (ULong block = addr >> shift; block <= end >> shift; block++) {
-        ULong d = rd_stack_access(s, block); /* outside a region too: the cache's view */
-        if (counting)
-            rd_hist_add_one(&rec->n.hist[i], d, a);
-    }
-}
-
-/* Thread t's waiting accesses through its stacks and into their records'
- * histograms, then the judgement of the next (collect_batch.c); for every
- * thread: collect_batch_run_all.  Before anything reads or clears
- * histograms, or frees a thread's stacks. */
-void collect_batch_run(ThreadState *t);
-void collect_batch_run_all(void);
-
-/* Whether thread t's next accesses wait in its batch: far enough, over
- * those since the last judgement (collect_batch.h). */
-void collect_batch_judge(ThreadState *t);
 /* Zero every record's counts and every counter; the LRU stacks stay.
  * Takes time in the records that changed since the last reset. */
 void collect_reset_counts(void);

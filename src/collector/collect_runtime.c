@@ -82,7 +82,6 @@ static void on_thread_exit(ThreadId tid)
     ThreadState *t = tid < MAX_THREADS ? c->thread[tid] : NULL;
     if (!t)
         return;
-    collect_batch_run(t);
     for (UInt i = 0; i < c->nblock_sizes; i++)
         rd_stack_free(t->stack[i]);
     if (c->current == t) {
@@ -150,7 +149,6 @@ static void reset_record(InstrRec *rec)
 void collect_reset_counts(void)
 {
     Collector *c = &collector;
-    collect_batch_run_all(); /* what happened before the reset is not counted after it */
     touch_ran();
     for (SbCounters *sb = c->sbs; sb; sb = sb->next_sb)
         if (sb->ctr[0])
@@ -254,9 +252,8 @@ static void touch_sampled(InstrRec *rec, ThreadState *t, Addr addr, Addr end)
 }
 
 /* Every block of [addr, addr+size) at every block size enters the current
- * thread's stacks and the instruction's histograms, at once or through the
- * thread's batch when its accesses are far (collect_batch.h), or, sampling,
- * those sampled (touch_sampled); the address its stride vote. */
+ * thread's stacks and the instruction's histograms (or, sampling, those
+ * sampled: touch_sampled); the address its stride vote. */
 static inline void touch(InstrRec *rec, Addr addr, UWord size)
 {
     Collector *c = &collector;
@@ -273,17 +270,14 @@ static inline void touch(InstrRec *rec, Addr addr, UWord size)
         touch_sampled(rec, t, addr, end);
         return;
     }
-    Batch *b = &t->batch;
-    if (UNLIKELY(b->far)) {
-        b->a[b->n++] = (PendingAccess){rec, addr, (UInt)size, (UInt)c->counting};
-        if (b->n == BATCH_ACCESSES)
-            collect_batch_run(t);
-        return;
+    for (UInt i = 0; i < c->nblock_sizes; i++) {
+        UInt shift = c->block_shift[i];
+        for (ULong block = addr >> shift; block <= end >> shift; block++) {
+            ULong d = rd_stack_access(t->stack[i], block); /* outside a region too: the cache's view */
+            if (c->counting)
+                rd_hist_add_one(&rec->n.hist[i], d, &c->alloc);
+        }
     }
-    for (UInt i = 0; i < c->nblock_sizes; i++)
-        collect_take_blocks(t->stack[i], rec, i, c->block_shift[i], addr, end, c->counting, &c->alloc);
-    if (UNLIKELY(++b->since == BATCH_ACCESSES))
-        collect_batch_judge(t);
 }
 
 VG_REGPARM(3) void collect_on_access(InstrRec *rec, Addr addr, UWord size)
@@ -424,7 +418,6 @@ typedef struct Before {
 void collect_take_counts(void)
 {
     Collector *c = &collector;
-    collect_batch_run_all();
     touch_ran();
     UInt n;
     InstrRec **recs = collect_touched(&n);

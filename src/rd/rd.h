@@ -47,15 +47,6 @@ rd_stack *rd_stack_new(const rd_allocator *a);
  * for N distinct blocks. */
 uint64_t rd_stack_access(rd_stack *s, uint64_t block);
 
-/* Ask the host to bring `block`'s hash slot into its cache, so that an
- * rd_stack_access of it a few accesses later does not wait for memory
- * (nothing else changes). */
-void rd_stack_prefetch(const rd_stack *s, uint64_t block);
-
-/* Accesses so far that were not among the most recent few blocks (the
- * ones that read the hash table, which rd_stack_prefetch can help). */
-uint64_t rd_stack_below_front(const rd_stack *s);
-
 /* Number of distinct blocks seen so far. */
 uint64_t rd_stack_blocks(const rd_stack *s);
 

@@ -92,7 +92,6 @@ struct rd_stack {
 
     uint64_t front[FRONT_K]; /* the most recent distinct blocks, newest first */
     unsigned nfront;
-    uint64_t below; /* accesses that missed the front */
 };
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -319,7 +318,6 @@ rd_stack *rd_stack_new(const rd_allocator *a)
     marks_reset(s, 0);
     s->now = 0;
     s->nfront = 0;
-    s->below = 0;
     return s;
 }
 
@@ -398,7 +396,6 @@ static inline void enter_marked(rd_stack *s, uint64_t evicted, uint64_t freed)
 static __attribute__((noinline)) uint64_t access_below_front(rd_stack *s, uint64_t block)
 {
     uint64_t freed, evicted;
-    s->below++;
     rd_slot *sl = slot_find(s->slots, s->mask, s->shift, block);
     uint64_t d = leave_marked(s, sl, block, &freed);
     /* A front with room means no block was ever marked, so none was freed. */
@@ -418,16 +415,6 @@ uint64_t rd_stack_access(rd_stack *s, uint64_t block)
         }
     }
     return access_below_front(s, block);
-}
-
-void rd_stack_prefetch(const rd_stack *s, uint64_t block)
-{
-    __builtin_prefetch(&s->slots[slot_home(block, s->shift)], 1);
-}
-
-uint64_t rd_stack_below_front(const rd_stack *s)
-{
-    return s->below;
 }
 
 uint64_t rd_stack_blocks(const rd_stack *s)
