@@ -12,6 +12,9 @@
 #   collect      augur collect --db <fresh>.db          (run + import)
 #   memspy       augur memspy --machine M               (the full simulation)
 #   memspy0.1    augur memspy --machine M --sample 0.1
+# and, when --tools names them (not by default):
+#   memspy0.5    augur memspy --machine M --sample 0.5 (set sampling, as 0.1)
+#   memspy-time0.1  augur memspy --machine M --sample 0.1 --sample-by time
 # and then, once per core setting, `augur model` on three collected sizes
 # of the first workload.  It prints the median wall and CPU seconds (user +
 # system of the tool and its children, /usr/bin/time) of each, their ratios
@@ -23,11 +26,18 @@
 # ratio shows, and 8 cores give no more than 2 (the projection printed).
 #
 # usage: bench/tools_bench.sh [--reps N] [--markdown FILE] [--machine M]
-#                             [--workloads "dense stencil"] [--no-build]
+#                             [--workloads "dense stencil"] [--tools LIST]
+#                             [--cores LIST] [--before DIR] [--no-build]
 #   --reps N           runs of each tool per workload and core setting (default 3)
 #   --markdown FILE    also write the tables to FILE
 #   --machine M        memspy's machine (default zen4)
 #   --workloads LIST   which of bench/workloads (default: dense stencil)
+#   --tools LIST       which tools (default: the six above); augur model runs
+#                      only with the default
+#   --cores LIST       core settings (default: all cores, then 1)
+#   --before DIR       a build directory of another commit (augur and vglib,
+#                      built): each augur tool runs from it too, interleaved,
+#                      as TOOL@before, for a side-by-side of two commits
 #   --no-build         use what is in $BUILD_DIR
 # Environment: BUILD_DIR (default: build), DENSE_ARGS, STENCIL_ARGS, CHASE_ARGS.
 # Takes about 25 minutes with the defaults here. Run from anywhere.
@@ -42,6 +52,9 @@ DENSE_ARGS=${DENSE_ARGS:-"300"}         # N: 300 x 300 double matrix multiply, a
 STENCIL_ARGS=${STENCIL_ARGS:-"1000 10"} # N ITERS: 1000 x 1000 grid, 10 Jacobi sweeps
 CHASE_ARGS=${CHASE_ARGS:-"200000 2"}    # NODES LAPS
 TOOLS="none cachegrind callgrind collect memspy memspy0.1"
+ALL_TOOLS="$TOOLS memspy0.5 memspy-time0.1"
+CORES_LIST=
+BEFORE=
 
 while [ $# -gt 0 ]; do
     bench_option "$0" "$@"
@@ -49,6 +62,9 @@ while [ $# -gt 0 ]; do
     case $1 in
     --machine) [ $# -ge 2 ] || die "--machine needs a name or file"; MACHINE=$2; shift 2 ;;
     --workloads) [ $# -ge 2 ] || die "--workloads needs a list"; WORKLOADS=$2; shift 2 ;;
+    --tools) [ $# -ge 2 ] || die "--tools needs a list"; TOOLS=$2; shift 2 ;;
+    --cores) [ $# -ge 2 ] || die "--cores needs a list"; CORES_LIST=$2; shift 2 ;;
+    --before) [ $# -ge 2 ] || die "--before needs a build directory"; BEFORE=$2; shift 2 ;;
     *) die "unknown option '$1' (see --help)" ;;
     esac
 done
@@ -57,6 +73,14 @@ need gcc "apt-get install gcc"
 need valgrind "apt-get install valgrind"
 need taskset "apt-get install util-linux"
 [ -x /usr/bin/time ] || die "/usr/bin/time is missing: apt-get install time"
+for t in $TOOLS; do
+    [[ " $ALL_TOOLS " == *" $t "* ]] || die "--tools: no tool '$t' (tools: $ALL_TOOLS)"
+done
+if [ -n "$BEFORE" ]; then
+    [ -x "$BEFORE/augur" ] || die "--before '$BEFORE': no built augur there"
+    [ -d "$BEFORE/vglib" ] || die "--before '$BEFORE': no vglib there (build the Valgrind tools)"
+    BEFORE=$(cd "$BEFORE" && pwd)
+fi
 for w in $WORKLOADS; do
     [ -f "$ROOT/bench/workloads/$w.c" ] || die "no workload '$w' (bench/workloads: $(ls "$ROOT/bench/workloads" | sed 's/\.c$//' | tr '\n' ' '))"
 done
@@ -66,17 +90,23 @@ trap 'rm -rf "$WORK"' EXIT
 AUGUR=$(augur_built "$ROOT" "$BUILD_DIR" "$DO_BUILD" "$WORK/build.log")
 "$AUGUR" machine show "$MACHINE" >/dev/null 2>&1 || die "--machine '$MACHINE': augur machine show does not know it"
 
-# tool_command TOOL PROGRAM... — the command line of TOOL on PROGRAM.
+# is_augur TOOL — whether TOOL is one of augur's (run from --before too).
+is_augur() { case $1 in collect | memspy*) return 0 ;; *) return 1 ;; esac; }
+
+# tool_command TOOL — the command line of TOOL (TOOL@before: from --before's build).
 tool_command() {
-    local tool=$1
-    shift
+    local tool=${1%@before} augur=$AUGUR
+    [ "$tool" = "$1" ] || augur=$BEFORE/augur
+    local memspy=("$augur" memspy --machine "$MACHINE" --output /dev/null)
     case $tool in
     none) echo valgrind --tool=none ;;
     cachegrind) echo valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null ;;
     callgrind) echo valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file=/dev/null ;;
-    collect) echo "$AUGUR" collect --db "$WORK/c.$RANDOM$RANDOM.db" -- ;;
-    memspy) echo "$AUGUR" memspy --machine "$MACHINE" --output /dev/null -- ;;
-    memspy0.1) echo "$AUGUR" memspy --machine "$MACHINE" --sample 0.1 --output /dev/null -- ;;
+    collect) echo "$augur" collect --db "$WORK/c.$RANDOM$RANDOM.db" -- ;;
+    memspy) echo "${memspy[@]}" -- ;;
+    memspy0.1) echo "${memspy[@]}" --sample 0.1 -- ;;
+    memspy0.5) echo "${memspy[@]}" --sample 0.5 -- ;;
+    memspy-time0.1) echo "${memspy[@]}" --sample 0.1 --sample-by time -- ;;
     esac
 }
 
@@ -95,8 +125,15 @@ timed() {
 
 # ---- runs ---------------------------------------------------------------------
 NPROC=$(nproc)
-CORES_LIST="$NPROC 1"
-[ "$NPROC" -ge 2 ] || CORES_LIST=1
+if [ -z "$CORES_LIST" ]; then
+    CORES_LIST="$NPROC 1"
+    [ "$NPROC" -ge 2 ] || CORES_LIST=1
+fi
+RUN_TOOLS=
+for t in $TOOLS; do
+    RUN_TOOLS="$RUN_TOOLS $t"
+    if [ -n "$BEFORE" ] && is_augur "$t"; then RUN_TOOLS="$RUN_TOOLS $t@before"; fi
+done
 START=$(date -u '+%Y-%m-%d %H:%M')
 LOAD_BEFORE=$(load_average)
 : >"$WORK/rows" # workload cores tool wall cpu
@@ -105,7 +142,7 @@ for w in $WORKLOADS; do
     # shellcheck disable=SC2046
     for rep in $(seq "$REPS"); do
         for cores in $CORES_LIST; do
-            for tool in $TOOLS; do
+            for tool in $RUN_TOOLS; do
                 say "$w $(args_of "$w"), $cores core(s), $tool, repetition $rep of $REPS"
                 # shellcheck disable=SC2046 # the arguments are words
                 echo "$w $cores $tool $(timed "$cores" "$tool" "$WORK/$w" $(args_of "$w"))" >>"$WORK/rows"
@@ -116,7 +153,7 @@ done
 
 # augur model on three sizes of the first workload's program (dense: N, N+50, N+100).
 first=${WORKLOADS%% *}
-if [ "$first" = dense ]; then
+if [ "$first" = dense ] && [ "$TOOLS" = "none cachegrind callgrind collect memspy memspy0.1" ]; then
     for k in 0 50 100; do
         n=$((DENSE_ARGS + k))
         "$AUGUR" collect --db "$WORK/model.db" --param N="$n" -- "$WORK/dense" "$n" >/dev/null 2>&1 ||
@@ -139,31 +176,39 @@ fi
 med() { awk -v w="$1" -v c="$2" -v t="$3" -v f="$4" '$1 == w && $2 == c && $3 == t { print $f }' "$WORK/rows" | median; }
 # sig3 X — X to 3 significant digits (a median of a few runs on a shared host holds no more).
 sig3() { awk -v x="$1" 'BEGIN { printf "%.3g", x }'; }
-# ratio A B — A / B to 2 significant digits.
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2g", a / b; else printf "-" }'; }
+# ratio A B — A / B to 2 significant digits; "-" when either was not measured (0).
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.2g", a / b; else printf "-" }'; }
 # base_of TOOL — the Valgrind tool the issue's goal compares TOOL with.
 base_of() {
-    case $1 in collect) echo cachegrind ;; memspy) echo callgrind ;; memspy0.1) echo none ;; *) echo cachegrind ;; esac
+    case ${1%@before} in collect) echo cachegrind ;; memspy) echo callgrind ;; memspy?*) echo none ;; *) echo cachegrind ;; esac
+}
+# of_full W CORES TOOL — a sampled memspy's CPU over its own build's full
+# memspy's ("-" for other tools, or when full memspy did not run).
+of_full() {
+    local full=memspy
+    [ "${3%@before}" = "$3" ] || full=memspy@before
+    case ${3%@before} in memspy?*) ratio "$(med "$1" "$2" "$3" 5)" "$(med "$1" "$2" "$full" 5)" ;; *) echo - ;; esac
 }
 {
     echo "$START UTC; $(cpu_model), $NPROC vCPUs; load average before $LOAD_BEFORE, after $(load_average);"
     echo "augur at $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown); memspy --machine $MACHINE;"
+    [ -z "$BEFORE" ] || echo "TOOL@before: the build in $BEFORE;"
     echo "medians of $REPS; CPU = user + system of the tool and its children."
     echo
-    echo "| workload | cores | tool | wall s | CPU s | wall / goal's base | base | wall 1 core / wall $NPROC cores |"
-    echo "|---|---:|---|---:|---:|---:|---|---:|"
+    echo "| workload | cores | tool | wall s | CPU s | wall / goal's base | base | wall 1 core / wall $NPROC cores | CPU / memspy's |"
+    echo "|---|---:|---|---:|---:|---:|---|---:|---:|"
     for w in $WORKLOADS; do
         for cores in $CORES_LIST; do
-            for tool in $TOOLS; do
+            for tool in $RUN_TOOLS; do
                 wall=$(med "$w" "$cores" "$tool" 4) cpu=$(med "$w" "$cores" "$tool" 5) base=$(base_of "$tool")
                 scaling=$(ratio "$(med "$w" 1 "$tool" 4)" "$(med "$w" "$NPROC" "$tool" 4)")
-                echo "| $w $(args_of "$w") | $cores | $tool | $(sig3 "$wall") | $(sig3 "$cpu") | $(ratio "$wall" "$(med "$w" "$cores" "$base" 4)") | $base | $scaling |"
+                echo "| $w $(args_of "$w") | $cores | $tool | $(sig3 "$wall") | $(sig3 "$cpu") | $(ratio "$wall" "$(med "$w" "$cores" "$base" 4)") | $base | $scaling | $(of_full "$w" "$cores" "$tool") |"
             done
         done
     done
     if grep -q '^model ' "$WORK/rows"; then
         for cores in $CORES_LIST; do
-            echo "| augur model, dense at 3 sizes | $cores | model | $(sig3 "$(med model "$cores" model 4)") | $(sig3 "$(med model "$cores" model 5)") | - | - | $(ratio "$(med model 1 model 4)" "$(med model "$NPROC" model 4)") |"
+            echo "| augur model, dense at 3 sizes | $cores | model | $(sig3 "$(med model "$cores" model 4)") | $(sig3 "$(med model "$cores" model 5)") | - | - | $(ratio "$(med model 1 model 4)" "$(med model "$NPROC" model 4)") | - |"
         done
     fi
     echo

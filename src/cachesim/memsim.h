@@ -118,15 +118,11 @@ typedef struct ms_sim ms_sim;
 ms_sim *ms_new(const ms_config *c, const rd_allocator *a, const char **error);
 void ms_free(ms_sim *s);
 
-/* Fibonacci hashing (2^64 over the golden ratio): the top bits of
- * block * MS_SHADOW_HASH spread evenly for consecutive and for strided
- * blocks alike.  (0xff51afd7ed558ccd, near 2^64, gave 9 of the 96 even
- * lines of a sweep the top bit 0 instead of about half.) */
-#define MS_SHADOW_HASH 0x9e3779b97f4a7c15ull
-
 /* 1 if `block` feeds the shadows of a simulator whose shadow_sample is
- * 2^log2_sample: the top log2_sample bits of a multiplicative hash of the
- * block are zero, so sampled lines spread over all sets. */
+ * 2^log2_sample: the top log2_sample bits of the multiplicative hash
+ * MS_SHADOW_HASH (ms_shadow.h) of the block are zero, so sampled lines
+ * spread over all sets.  (0xff51afd7ed558ccd, near 2^64, gave 9 of the 96
+ * even lines of a sweep the top bit 0 instead of about half.) */
 static inline int ms_shadow_sampled(uint64_t block, unsigned log2_sample)
 {
     return ((block * MS_SHADOW_HASH) >> 1 >> (63 - log2_sample)) == 0;

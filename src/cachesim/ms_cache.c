@@ -26,7 +26,7 @@ void ms_cache_init(ms_cache *c, uint64_t size, uint32_t line, uint32_t ways, uin
     c->a = a;
     uint64_t nsets = size / ((uint64_t)line * ways);
     ms_sets_init(&c->sets, nsets, ways, a);
-    c->shadow = ms_shadow_new(size / line / shrink, a);
+    c->shadow = ms_shadow_new(size / line / shrink, (unsigned)__builtin_ctzll(shrink), a);
     c->ways = ways;
     c->set_mask = nsets - 1;
     c->fresh = a->alloc(a->ctx, (size_t)nsets * sizeof *c->fresh);

@@ -47,7 +47,8 @@ typedef struct ms_outcome {
 
 /* Create c's cache of (size, line, ways), a geometry cs_level_check
  * accepted, with a tag per line and a shadow of size / line / shrink lines
- * (shrink: set sampling times shadow sampling, at most size / line).
+ * (shrink: set sampling times shadow sampling, a power of two at most
+ * size / line; the shadow is fed the blocks ms_shadow_sampled keeps at it).
  * (c->shadow is NULL until then: the instance does not exist.) */
 void ms_cache_init(ms_cache *c, uint64_t size, uint32_t line, uint32_t ways, uint64_t shrink,
                    const rd_allocator *a);

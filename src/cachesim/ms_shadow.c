@@ -16,7 +16,7 @@
 
 typedef ms_shadow_node node;
 
-ms_shadow *ms_shadow_new(uint64_t lines, const rd_allocator *a)
+ms_shadow *ms_shadow_new(uint64_t lines, unsigned skip, const rd_allocator *a)
 {
     ms_shadow *s = a->alloc(a->ctx, sizeof *s);
     unsigned bits = 1;
@@ -29,6 +29,7 @@ ms_shadow *ms_shadow_new(uint64_t lines, const rd_allocator *a)
     s->nodes = a->alloc(a->ctx, (size_t)lines * sizeof *s->nodes);
     s->hmask = ((uint64_t)1 << bits) - 1;
     s->shift = 64u - bits;
+    s->skip = skip;
     s->slot = a->alloc(a->ctx, (size_t)(s->hmask + 1) * sizeof *s->slot);
     for (uint64_t i = 0; i <= s->hmask; i++)
         s->slot[i] = NIL;

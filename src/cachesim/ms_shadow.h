@@ -15,6 +15,12 @@
 
 #define MS_SHADOW_NIL UINT32_MAX
 
+/* Fibonacci hashing (2^64 over the golden ratio): the top bits of
+ * block * MS_SHADOW_HASH spread evenly for consecutive and for strided
+ * blocks alike.  Shadow sampling (memsim.h, ms_shadow_sampled) feeds the
+ * blocks whose top bits of it are zero; the index takes the bits below. */
+#define MS_SHADOW_HASH 0x9e3779b97f4a7c15ull
+
 /* A node per line the shadow may hold, on a doubly-linked list in recency
  * order (head = most recent).  16 bytes: a node's slot is found again by
  * probing when it is dropped, which touches the same slots the deletion
@@ -35,21 +41,26 @@ typedef struct ms_shadow {
     uint32_t *slot;            /* node index or MS_SHADOW_NIL; hmask + 1 slots */
     uint64_t hmask;
     unsigned shift; /* 64 - log2(slots) */
+    unsigned skip;  /* top bits of the hash that are zero in every block fed */
 } ms_shadow;
 
 /* An empty shadow of `lines` lines, 1 <= lines <= MS_SHADOW_MAX_LINES
- * (the caller checks).  The allocator must outlive it. */
-ms_shadow *ms_shadow_new(uint64_t lines, const rd_allocator *a);
+ * (the caller checks), to be fed only blocks whose hash's top `skip` bits
+ * are zero (ms_shadow_sampled with 2^skip; 0: any block).  The allocator
+ * must outlive it. */
+ms_shadow *ms_shadow_new(uint64_t lines, unsigned skip, const rd_allocator *a);
 
 /* The miss half of ms_shadow_access: `block` is absent and slot i ends its
  * probe; insert it as the most recent line.  Returns 0. */
 int ms_shadow_insert(ms_shadow *s, uint64_t block, uint64_t i);
 
 /* Home slot of block (multiplicative hash: consecutive blocks land far
- * apart). */
+ * apart), from the bits below the `skip` that sampling fixed at zero: with
+ * the top ones, every fed block had its home in the first 1/2^skip of the
+ * slots, and the index one cluster as long as the shadow. */
 static inline uint64_t ms_shadow_home(const ms_shadow *s, uint64_t block)
 {
-    return (block * 0x9e3779b97f4a7c15ull) >> s->shift;
+    return ((block * MS_SHADOW_HASH) << s->skip) >> s->shift;
 }
 
 /* The slot holding block's node, or the empty slot ending its probe. */
