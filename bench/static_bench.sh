@@ -34,38 +34,28 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD_DIR=${BUILD_DIR:-build}
-case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
+source "$ROOT/bench/bench_lib.sh" # bench_start, bench_option, need, augur_built, cpu_model, load_average, detect_host, host_summary, median
+bench_start static_bench
 SRC=$ROOT/tests/static/bench_kernels.c
 ALL_KERNELS="matmul matvec jacobi2d trisolve trapezoid stencil3 guarded modulo band calls annotated triad_omp strided"
 KERNELS=$ALL_KERNELS
 OPTS="O0 O2 O3"
 SIZES="20 33 48 64 80"
-REPS=5 TIMING=1 MACHINE= MARKDOWN= DO_BUILD=1
+REPS=5 TIMING=1 MACHINE=
 WORK=/tmp/augur-static-bench
 CFLAGS_BENCH=(-g -march=x86-64-v2 -fopenmp -Wno-unknown-pragmas)
 export OMP_NUM_THREADS=1
-unset VALGRIND_LIB AUGUR_VALGRIND_LIB
-
-die() {
-    echo "static_bench: $*" >&2
-    exit 1
-}
-say() { echo "static_bench: $*" >&2; }
-source "$ROOT/bench/bench_lib.sh" # need, augur_built, cpu_model, load_average, detect_host, host_summary, median, script_usage
 
 while [ $# -gt 0 ]; do
+    bench_option "$0" "$@"
+    [ "$BENCH_TOOK" = 0 ] || { shift "$BENCH_TOOK"; continue; }
     case $1 in
     --kernels) [ $# -ge 2 ] || die "--kernels needs a list"; KERNELS=$2; shift 2 ;;
     --opts) [ $# -ge 2 ] || die "--opts needs a list"; OPTS=$2; shift 2 ;;
     --sizes) [ $# -ge 2 ] || die "--sizes needs a list"; SIZES=$2; shift 2 ;;
-    --reps) [ $# -ge 2 ] || die "--reps needs a number"; REPS=$2; shift 2 ;;
     --machine) [ $# -ge 2 ] || die "--machine needs a file"; MACHINE=$2; shift 2 ;;
     --no-timing) TIMING=0; shift ;;
-    --markdown) [ $# -ge 2 ] || die "--markdown needs a file"; MARKDOWN=$2; shift 2 ;;
     --work) [ $# -ge 2 ] || die "--work needs a directory"; WORK=$2; shift 2 ;;
-    --no-build) DO_BUILD=0; shift ;;
-    -h | --help) script_usage "${BASH_SOURCE[0]}"; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
     esac
 done
