@@ -323,15 +323,20 @@ int ms_path_distributes(const ms_path_fn *fn)
     return fn->kept[0].npoints > 0 && fn->kept[0].method != MODEL_EXACT && fn->kept[0].method != MODEL_CONSTANT;
 }
 
+/* *out = m times factor (its constant and every term's coefficient). */
+static void scaled(const model *m, double factor, model *out)
+{
+    *out = *m;
+    out->constant *= factor;
+    for (int t = 0; t < out->nterms; t++)
+        out->terms[t].coef *= factor;
+}
+
 int ms_path_share(const ms_path_fn *fn, int metric, double part, model *out)
 {
     if (fn->kept[metric].npoints == 0 || !(fn->totals[metric] > 0))
         return -1;
-    double share = part / fn->totals[metric];
-    *out = fn->kept[metric];
-    out->constant *= share;
-    for (int t = 0; t < out->nterms; t++)
-        out->terms[t].coef *= share;
+    scaled(&fn->kept[metric], part / fn->totals[metric], out);
     return 0;
 }
 
@@ -346,10 +351,6 @@ int ms_path_bytes(const ms_path_fn *fn, size_t nruns, double *y)
 
 void ms_path_per_byte(const ms_path_fn *fn, size_t nruns, const model *bytes, double total, model *out)
 {
-    double per_byte = total / (fn->bytes[fn->largest] + fn->bytes[nruns + fn->largest]);
-    *out = *bytes;
-    out->constant *= per_byte;
-    for (int t = 0; t < out->nterms; t++)
-        out->terms[t].coef *= per_byte;
+    scaled(bytes, total / (fn->bytes[fn->largest] + fn->bytes[nruns + fn->largest]), out);
     out->method = MODEL_COMPOSED;
 }

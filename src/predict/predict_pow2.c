@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "predict/predict_pow2.h"
+#include "util/array.h"
 
 /* One instruction address of the program, its classes summed over runs. */
 typedef struct addr_classes {
@@ -30,13 +31,10 @@ static int add_run(const db_pow2 *c, size_t n, addr_classes **v, size_t *nv, siz
 {
     for (size_t i = 0; i < n; i++) {
         if (i == 0 || c[i].instr_id != c[i - 1].instr_id) {
-            if (*nv == *cap) {
-                size_t want = *cap ? 2 * *cap : 256;
-                addr_classes *grown = realloc(*v, want * sizeof *grown);
-                if (!grown)
-                    return -1;
-                *v = grown, *cap = want;
-            }
+            addr_classes *grown = array_grow(*v, *nv, cap, sizeof *grown);
+            if (!grown)
+                return -1;
+            *v = grown;
             (*v)[(*nv)++] = (addr_classes){.addr = c[i].addr, .accesses = (double)c[i].accesses};
         }
         int k = c[i].shift - PROFILE_POW2_FIRST;
