@@ -123,8 +123,12 @@ void cal_last_level_reach(const machine_cache *c, const machine_cache *above, co
         out->fit++;
     out->holds = nb > 0 && out->fit == nb - 1;
     out->latency = out->holds ? nb - 1 : out->fit >= 0 ? 0 : -1;
+    /* below the first buffer that did not fit: a level as large as that
+     * buffer would have held it */
     if (out->holds)
         out->size = c->size;
+    else if (out->fit >= 0)
+        out->size = valid_size_at_most(c, bytes[out->fit + 1] - 1, above->size);
     else
-        out->size = valid_size_at_most(c, 2 * (out->fit >= 0 ? bytes[out->fit] : above->size), above->size);
+        out->size = valid_size_at_most(c, 2 * above->size, above->size);
 }

@@ -91,9 +91,10 @@ typedef struct cal_reach {
                       holds, else the first (twice the level above: the most hits) when it is
                       below mid_ns; -1 when none is (the described latency stays) */
     uint64_t size; /* what the level holds as seen: the largest valid size (slices * line * ways
-                      * 2^k) at most twice the fit buffer and above the level above; with no fit
-                      buffer, the smallest valid size above the level above; the reported size
-                      when it holds; 0 when no valid size lies in between */
+                      * 2^k) below the first buffer that does not fit (which a level of that size
+                      would hold) and above the level above; with no fit buffer, the smallest
+                      valid size above the level above; the reported size when it holds; 0 when
+                      no valid size lies in between */
 } cal_reach;
 
 /* The reach of level c below `above`, as cal_reach says. */

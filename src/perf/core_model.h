@@ -7,8 +7,10 @@
  *               the ports their classes allow so that the busiest is as
  *               idle as possible
  *   recurrence  the longest chain of latencies around the loop's back edge
- *               (loop-carried register dependences of dataflow.c), per
- *               iteration
+ *               (loop-carried register dependences of dataflow.c, and
+ *               values kept in memory: mem_deps.c), per iteration; and a
+ *               chain the parent loop carries through this loop's memory,
+ *               over this loop's iterations per parent iteration
  *
  * issue and resource divided by the machine's throughput_share (the part
  * of the core one hardware thread gets; 1 when not described);
@@ -33,6 +35,11 @@ typedef struct perf_body {
     const st_dataflow *df;
     int loop;
     const double *weight;
+    /* Iterations (header executions) of this loop per iteration of its
+     * parent loop, when known (0: not known).  A value the loop stores and
+     * loads back one parent iteration later at the same address is a
+     * chain spanning that many of this loop's iterations. */
+    double parent_span;
 } perf_body;
 
 typedef struct perf_core {

@@ -50,12 +50,22 @@ typedef struct perf_mem_dep {
  * of *n (free it; NULL when none).  Returns 0, or -1 (memory). */
 int perf_memory_deps(const perf_body *b, perf_mem_dep **out, size_t *n);
 
+/* The dependences b's parent loop carries through b's body's memory: a
+ * store and an earlier load of the body (weight > 0) at one address
+ * formula that moves with b's loop (a known stride, not 0) and not with
+ * its parent (stride 0), so the load reads at parent iteration t + 1 what
+ * the store wrote at t, at the same iteration of b's loop.  As
+ * perf_memory_deps. */
+int perf_outer_memory_deps(const perf_body *b, perf_mem_dep **out, size_t *n);
+
 /* The recurrence bound of body b: the largest, over the cycles of the
  * dependence graph of the body's instructions (weight > 0) that pass
  * through dependences carried by b's loop (in registers, or in memory at
  * the machine's store_forward_cycles: perf_memory_deps), of
  *     (sum of the latencies on the cycle) / (carried dependences on it),
- * 0 when there is no such cycle.  Above 512 carried dependences only
+ * 0 when there is no such cycle; and, when b->parent_span is known, of
+ * each chain through one dependence its parent carries
+ * (perf_outer_memory_deps): its latency over parent_span.  Above 512 carried dependences only
  * one-instruction cycles are counted (a lower bound).  Returns 0, or -1
  * with a message when memory runs out. */
 int perf_recurrence(const machine *m, const perf_body *b, double *out, char *err, size_t errlen);

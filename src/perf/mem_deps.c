@@ -4,7 +4,9 @@
  * docs/performance-model.md, "Recurrence bound", "Through memory").  The
  * recurrence bound (recurrence.c) closes its cycles through these as
  * through carried register dependences, at the store-to-load forwarding
- * latency. */
+ * latency.  Also the values an inner loop stores and its parent loop's
+ * next iteration loads back at the same inner iteration ("Carried by the
+ * parent loop"). */
 #include "perf/core_parts.h"
 
 #include <stdlib.h>
@@ -145,7 +147,26 @@ static int push_dep(perf_mem_dep **out, size_t *n, size_t *cap, uint32_t store, 
     return 0;
 }
 
-int perf_memory_deps(const perf_body *b, perf_mem_dep **out, size_t *n)
+/* Does the load at l read, one iteration of the parent loop later, what
+ * the store at s wrote at the same iteration of b's loop?  Both at one
+ * address (same registers and constant) that moves with b's loop and
+ * stays put over its parent's iterations (stride 0 there: the inner loop
+ * starts again at the same place), the load first in the body (it reads
+ * the element before this iteration overwrites it): a sweep's face value
+ * per angle, psi(m) read at cell i and written for cell i + 1. */
+static int outer_pair(const perf_body *b, const st_addr *s, unsigned ssize, const st_addr *l, unsigned lsize)
+{
+    int parent = b->f->loops[b->loop].parent;
+    return parent >= 0 && s->nloops >= 2 && s->loops[1] == parent && s->stride[1] == 0 && s->stride[0] != 0 &&
+           s->stride[0] != ST_STRIDE_UNKNOWN && l->nloops >= 2 && l->loops[1] == parent && l->stride[1] == 0 &&
+           s->constant == l->constant && same_terms(s, l) && lsize <= ssize && l->insn <= s->insn;
+}
+
+/* The pairs of a store and a load of b's body that `pair` accepts, as
+ * perf_memory_deps returns them. */
+static int pairs_of(const perf_body *b,
+                    int (*pair)(const perf_body *, const st_addr *, unsigned, const st_addr *, unsigned),
+                    perf_mem_dep **out, size_t *n)
 {
     const st_dataflow *df = b->df;
     size_t cap = 0;
@@ -157,9 +178,19 @@ int perf_memory_deps(const perf_body *b, perf_mem_dep **out, size_t *n)
             continue;
         for (size_t li = 0; li < df->naddrs; li++)
             if (body_access(b, &df->addrs[li], ST_MEM_READ, &lsize) &&
-                carried_pair(b, &df->addrs[si], ssize, &df->addrs[li], lsize) &&
+                pair(b, &df->addrs[si], ssize, &df->addrs[li], lsize) &&
                 push_dep(out, n, &cap, df->addrs[si].insn, df->addrs[li].insn) != 0)
                 return -1;
     }
     return 0;
+}
+
+int perf_memory_deps(const perf_body *b, perf_mem_dep **out, size_t *n)
+{
+    return pairs_of(b, carried_pair, out, n);
+}
+
+int perf_outer_memory_deps(const perf_body *b, perf_mem_dep **out, size_t *n)
+{
+    return pairs_of(b, outer_pair, out, n);
 }

@@ -12,7 +12,9 @@
  * stores read back by the next iteration's loads, mem_deps.c), weighs the latency from i's use along the longest such path to
  * j's def (inclusive).  A cycle of the reduced graph with k edges is a
  * cycle of the body with k carried edges and the same latency, so the
- * bound is its maximum mean cycle, found by Karp's algorithm. */
+ * bound is its maximum mean cycle, found by Karp's algorithm.  A chain the
+ * parent loop carries through the body's memory spans the loop's
+ * iterations per parent iteration, and counts over them. */
 #include "perf/core_parts.h"
 
 #include <math.h>
@@ -137,6 +139,13 @@ static int max_mean_cycle(const double *w, size_t k, double *out)
     return 0;
 }
 
+/* The latency a load adds to a chain that reaches it through memory: the
+ * store's data forwarded to it, then its class's latency for a load-op. */
+static double forwarded(const machine *m, const st_insn *load)
+{
+    return m->store_forward_cycles + (load->cls < ST_CLASS_COUNT ? m->cls[load->cls].latency : 0);
+}
+
 /* An edge carried by the loop: `use` in the next iteration takes what
  * `def` produced, and adds `enter` cycles to the chain. */
 typedef struct carried_edge {
@@ -163,13 +172,38 @@ static int carried_edges(const machine *m, const perf_body *b, carried_edge **ou
         if (d->carried && d->loop == b->loop && in_body(b, d->def) && in_body(b, d->use))
             (*out)[(*n)++] = (carried_edge){d->def, d->use, perf_latency_in(m, &b->f->insns[d->use], d->reg)};
     }
-    for (size_t k = 0; k < nmd; k++) {
-        const st_insn *load = &b->f->insns[md[k].load];
-        double op = load->cls < ST_CLASS_COUNT ? m->cls[load->cls].latency : 0;
-        (*out)[(*n)++] = (carried_edge){md[k].store, md[k].load, m->store_forward_cycles + op};
-    }
+    for (size_t k = 0; k < nmd; k++)
+        (*out)[(*n)++] = (carried_edge){md[k].store, md[k].load, forwarded(m, &b->f->insns[md[k].load])};
     free(md);
     return 0;
+}
+
+/* The slowest chain b's parent loop carries through b's memory, in cycles
+ * per iteration of b: for each store and earlier load of one address that
+ * the parent's next iteration reads again (perf_outer_memory_deps), the
+ * forwarding into the load plus the longest plain path from the load to
+ * the store, over b->parent_span (the chains of the span's iterations run
+ * side by side).  Cycles through other carried edges as well are not
+ * followed.  0 when there is none or the span is unknown.  Returns 0 or
+ * -1 (memory). */
+static int parent_chains(const machine *m, const perf_body *b, const plain_graph *g, double *out)
+{
+    perf_mem_dep *md = NULL;
+    size_t nmd = 0;
+    *out = 0;
+    if (!(b->parent_span > 0))
+        return 0;
+    double *dist = malloc((b->f->ninsns ? b->f->ninsns : 1) * sizeof *dist);
+    int rc = dist && perf_outer_memory_deps(b, &md, &nmd) == 0 ? 0 : -1;
+    for (size_t k = 0; rc == 0 && k < nmd; k++) {
+        longest_from(m, b, g, md[k].load, dist);
+        double chain = forwarded(m, &b->f->insns[md[k].load]) + dist[md[k].store];
+        if (dist[md[k].store] > -INFINITY && chain / b->parent_span > *out)
+            *out = chain / b->parent_span;
+    }
+    free(md);
+    free(dist);
+    return rc;
 }
 
 /* The reduced graph's weights (k x k) from the carried edges c and the
@@ -212,18 +246,23 @@ int perf_recurrence(const machine *m, const perf_body *b, double *out, char *err
     double *w = NULL;
     size_t k = 0;
     *out = 0;
+    double parent = 0;
     int rc = carried_edges(m, b, &c, &k);
+    int karp = rc == 0 && k > 0 && k <= KARP_MAX;
     if (rc == 0 && k > KARP_MAX)
         *out = self_cycles(c, k);
-    else if (rc == 0 && k > 0) {
+    if (rc == 0 && (karp || b->parent_span > 0))
         rc = plain_build(b, &g);
-        if (rc == 0 && !(w = malloc(k * k * sizeof *w)))
-            rc = -1;
-        if (rc == 0)
-            rc = reduced_weights(m, b, &g, c, k, w);
-        if (rc == 0)
-            rc = max_mean_cycle(w, k, out);
-    }
+    if (rc == 0 && karp && !(w = malloc(k * k * sizeof *w)))
+        rc = -1;
+    if (rc == 0 && karp)
+        rc = reduced_weights(m, b, &g, c, k, w);
+    if (rc == 0 && karp)
+        rc = max_mean_cycle(w, k, out);
+    if (rc == 0)
+        rc = parent_chains(m, b, &g, &parent);
+    if (parent > *out)
+        *out = parent;
     if (rc != 0)
         snprintf(err, errlen, "out of memory computing the recurrence bound of %s", b->f->name);
     plain_free(&g);

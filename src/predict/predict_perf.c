@@ -464,23 +464,44 @@ static int eval_groups(const prediction *p, const predict_perf_input *in, predic
 
 /* ---- time ------------------------------------------------------------------------------- */
 
+/* The loop L nests in directly (its nearest enclosing loop scope), or NULL. */
+static predict_loop *enclosing_loop(predict_perf *pp, const st_module *mod, const predict_loop *L)
+{
+    int64_t s = mod->scopes[L->scope].parent;
+    while (s > 0 && mod->scopes[s].kind != ST_SCOPE_LOOP)
+        s = mod->scopes[s].parent;
+    return s > 0 ? loop_of_scope(pp, s) : NULL;
+}
+
 /* A loop's instructions without those of the loops directly inside it. */
 static void exclusive_instructions(predict_perf *pp, const st_module *mod)
 {
     for (size_t i = 0; i < pp->nloops; i++)
         pp->loops[i].instructions = pp->loops[i].s->instructions;
     for (size_t i = 0; i < pp->nloops; i++) {
-        int64_t s = mod->scopes[pp->loops[i].scope].parent;
-        while (s > 0 && mod->scopes[s].kind != ST_SCOPE_LOOP)
-            s = mod->scopes[s].parent;
-        predict_loop *outer = s > 0 ? loop_of_scope(pp, s) : NULL;
+        predict_loop *outer = enclosing_loop(pp, mod, &pp->loops[i]);
         if (outer)
             outer->instructions -= pp->loops[i].s->instructions;
     }
 }
 
-static int time_loop(const machine *m, const st_module *mod, const predict_blocks *bl, predict_loop *L, char *err,
-                     size_t errlen)
+/* L's header executions per header execution of the loop of its function
+ * that it nests in directly (the core model's parent_span), 0 when that
+ * loop is not L's enclosing loop scope (folded loops, an inlined body) or
+ * did not run. */
+static double parent_span(predict_perf *pp, const st_module *mod, const predict_loop *L)
+{
+    const st_scope *sc = &mod->scopes[L->scope];
+    const predict_loop *outer = enclosing_loop(pp, mod, L);
+    if (!outer || mod->scopes[outer->scope].function != sc->function ||
+        mod->scopes[outer->scope].loop != mod->functions[sc->function].loops[sc->loop].parent ||
+        !(outer->s->headers > 0))
+        return 0;
+    return L->s->headers / outer->s->headers;
+}
+
+static int time_loop(const machine *m, const st_module *mod, const predict_blocks *bl, predict_loop *L, double span,
+                     char *err, size_t errlen)
 {
     const st_scope *sc = &mod->scopes[L->scope];
     const st_function *f = &mod->functions[sc->function];
@@ -491,7 +512,7 @@ static int time_loop(const machine *m, const st_module *mod, const predict_block
         if (!w)
             return fail(err, errlen, "out of memory");
         predict_body_weights(bl, f, mod->loop_scopes[sc->function], (uint32_t)L->scope, headers, w);
-        perf_body body = {f, &mod->dataflow[sc->function], sc->loop, w};
+        perf_body body = {f, &mod->dataflow[sc->function], sc->loop, w, span};
         int rc = perf_core_loop(m, &body, &L->cost.core, err, errlen);
         free(w);
         if (rc != 0)
@@ -588,7 +609,7 @@ int predict_perf_evaluate(db *d, const prediction *p, const machine *m, const pr
     exclusive_instructions(out, mod);
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < out->nloops; i++)
-        rc = time_loop(m, mod, in->blocks, &out->loops[i], err, errlen);
+        rc = time_loop(m, mod, in->blocks, &out->loops[i], parent_span(out, mod, &out->loops[i]), err, errlen);
     if (rc == 0)
         sum_times(p, out);
     return rc;

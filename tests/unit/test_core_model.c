@@ -519,6 +519,76 @@ static void test_memory_recurrence(void **state)
     assert_double_equal(memory_recurrence(8, -8, 0, 1), 14, EPS);  /* a known stride decides alone */
 }
 
+/* A chain the parent loop carries through the inner loop's memory, as a
+ * transport sweep keeps one face value per angle m: cell i loads psi[m],
+ * cell i + 1 loads what cell i stored (docs/performance-model.md,
+ * "Carried by the parent loop").  Loop 0 is the cells', loop 1 (the body
+ * timed) the angles':
+ *   ld   xmm1 <- [rbx + rax*8]    psi[m]
+ *   mul  xmm1 *= h                fp_mul 4
+ *   div  xmm1 /= d                fp_div 13
+ *   acc  xmm3 += xmm1             fp_add 4, carried by loop 1 (phi's sum)
+ *   add  xmm1 -= ...              fp_add 4
+ *   st   [rbx + rax*8] <- xmm1
+ *   add rax, 1; cmp; jne
+ * Both addresses rbx + 8 rax: stride `inner` over loop 1, `outer` over
+ * loop 0.  With store_forward_cycles = 6 the chain from the store of cell
+ * i to the store of cell i + 1 at the same m is 6 + 4 + 13 + 4 = 27
+ * cycles; the `span` angles of a cell run theirs side by side, so it is
+ * 27 / span cycles per angle.  Loop 1's own chains: acc 4, rax 1; the
+ * divider (p0 only) is busy 4 cycles an iteration, so 27 / span shows
+ * when it is above 4. */
+static double parent_recurrence(int64_t inner, int64_t outer, double span)
+{
+    machine m = toy();
+    m.store_forward_cycles = 6;
+    body *b = body_new();
+    st_loop loops[2] = {{.parent = -1, .depth = 1}, {.parent = 0, .depth = 2}};
+    b->f.loops = loops;
+    b->f.nloops = 2;
+    uint32_t ld = ins(b, ST_CLASS_LOAD_STORE, 0), mul = ins(b, ST_CLASS_FP_MUL, 64), div = ins(b, ST_CLASS_FP_DIV, 64),
+             acc = ins(b, ST_CLASS_FP_ADD, 64), add = ins(b, ST_CLASS_FP_ADD, 64), st = ins(b, ST_CLASS_LOAD_STORE, 0);
+    mem(b, ld, ST_REG_RBX, RAX, ST_MEM_READ);
+    mem(b, st, ST_REG_RBX, RAX, ST_MEM_WRITE);
+    dep(b, ld, mul, XMM(1), 0);
+    dep(b, mul, div, XMM(1), 0);
+    dep(b, div, acc, XMM(1), 0);
+    dep(b, acc, acc, XMM(3), 1);
+    dep(b, div, add, XMM(1), 0);
+    dep(b, add, st, XMM(1), 0);
+    control(b);
+    for (size_t k = 0; k < b->df.ndeps; k++)
+        if (b->deps[k].carried)
+            b->deps[k].loop = 1;
+    st_addr addrs[2];
+    uint32_t at[2] = {ld, st};
+    for (int k = 0; k < 2; k++)
+        addrs[k] = (st_addr){.insn = at[k], .nterms = 2, .complete = 1,
+                             .terms = {{.kind = ST_TERM_REG, .reg = ST_REG_RBX, .coef = 1},
+                                       {.kind = ST_TERM_REG, .reg = RAX, .coef = 8}},
+                             .nloops = 2, .loops = {1, 0}, .stride = {inner, outer}};
+    b->df.addrs = addrs;
+    b->df.naddrs = 2;
+    perf_body pb = {.f = &b->f, .df = &b->df, .loop = 1, .weight = b->w, .parent_span = span};
+    perf_core c;
+    char err[256] = "";
+    assert_int_equal(perf_core_loop(&m, &pb, &c, err, sizeof err), 0);
+    free(b);
+    return c.recurrence;
+}
+
+static void test_parent_recurrence(void **state)
+{
+    (void)state;
+    assert_double_equal(parent_recurrence(8, 0, 1), 27, EPS);      /* one angle: the whole chain per cell */
+    assert_double_equal(parent_recurrence(8, 0, 4), 6.75, EPS);    /* four angles' chains side by side */
+    assert_double_equal(parent_recurrence(8, 0, 8), 4, EPS);       /* 27 / 8 below the sum's own 4 */
+    assert_double_equal(parent_recurrence(8, 0, 0), 4, EPS);       /* span unknown (augur structure) */
+    assert_double_equal(parent_recurrence(8, 32, 4), 4, EPS);      /* the next cell's angles elsewhere */
+    assert_double_equal(parent_recurrence(8, ST_STRIDE_UNKNOWN, 4), 4, EPS); /* not known to stay */
+    assert_double_equal(parent_recurrence(0, 0, 4), 27, EPS);      /* one address: the angle loop's own chain */
+}
+
 /* Weights: an inner loop's divide with weight 0 counts nowhere (not even
  * its carried chain); a conditional multiply at weight 0.5 adds half a uop
  * and half a port cycle.  Body: vmulsd (0.5), divsd xmm5 self (0), jne:
@@ -683,6 +753,7 @@ int main(void)
         cmocka_unit_test(test_ports_uneven),      cmocka_unit_test(test_ports_union),
         cmocka_unit_test(test_ports_brute_force), cmocka_unit_test(test_compiled_loop),
         cmocka_unit_test(test_memory_recurrence),
+        cmocka_unit_test(test_parent_recurrence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
