@@ -231,6 +231,7 @@ typedef struct ms_nest {
     double *trips; /* its header executions per run */
     double *count; /* its count of the job's metric per run */
     int degree;    /* the loop levels nested inside it */
+    int own;       /* it is the subject itself (a loop's own count) */
 } ms_nest;
 
 /* A count series waiting to be fitted (ms_fit_put) and its model. */

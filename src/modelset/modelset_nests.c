@@ -89,10 +89,13 @@ static int scope_metric_series(const ms_fitter *f, size_t s, const char *metric,
 /* Add loop s as a candidate of job j when its count of the job's metric
  * holds at least NEST_SHARE of the job's in every run.  0, or -1 when
  * memory runs out. */
-static int add_nest(ms_fitter *f, ms_job *j, size_t s)
+static int add_nest(ms_fitter *f, ms_job *j, size_t s, int own)
 {
     size_t n = f->runs->n;
-    ms_nest k = {.trips = malloc(n * sizeof *k.trips), .count = malloc(n * sizeof *k.count), .degree = f->levels[s]};
+    ms_nest k = {.trips = malloc(n * sizeof *k.trips),
+                 .count = malloc(n * sizeof *k.count),
+                 .degree = f->levels[s],
+                 .own = own};
     ms_nest *grown = realloc(j->nests, (j->nnests + 1) * sizeof *grown);
     if (grown)
         j->nests = grown;
@@ -112,16 +115,16 @@ static int add_nest(ms_fitter *f, ms_job *j, size_t s)
 }
 
 /* The candidate loops of job j in the subtree of scope s (s itself when a
- * loop), outermost first. */
-static int add_nests_under(ms_fitter *f, ms_job *j, size_t s)
+ * loop), outermost first; `own` when s is the job's subject. */
+static int add_nests_under(ms_fitter *f, ms_job *j, size_t s, int own)
 {
     const scope_tree *t = f->program;
     if (j->nnests >= MAX_NESTS)
         return 0;
-    if (!strcmp(t->scopes[s].kind, "loop") && add_nest(f, j, s) != 0)
+    if (!strcmp(t->scopes[s].kind, "loop") && add_nest(f, j, s, own) != 0)
         return -1;
     for (uint32_t c = 0; c < t->count[s]; c++)
-        if (add_nests_under(f, j, t->child[t->first[s] + c]) != 0)
+        if (add_nests_under(f, j, t->child[t->first[s] + c], 0) != 0)
             return -1;
     return 0;
 }
@@ -130,7 +133,7 @@ int ms_nests_attach(ms_fitter *f, size_t job, size_t s)
 {
     if (!f->scope_runs || f->runs->nparams != 1 || job >= f->njobs)
         return 0;
-    return add_nests_under(f, &f->jobs[job], s);
+    return add_nests_under(f, &f->jobs[job], s, 1);
 }
 
 int ms_nests_attach_function(ms_fitter *f, size_t job, const char *function, const char *module)
@@ -140,6 +143,6 @@ int ms_nests_attach_function(ms_fitter *f, size_t job, const char *function, con
         return 0;
     for (size_t s = 1; s < t->nscopes; s++)
         if (!strcmp(t->scopes[s].kind, "function") && t->scopes[s].name && !strcmp(t->scopes[s].name, function))
-            return ms_nests_attach(f, job, s);
+            return f->runs->nparams == 1 && job < f->njobs ? add_nests_under(f, &f->jobs[job], s, 0) : 0;
     return 0;
 }
