@@ -306,7 +306,7 @@ static int put_metrics(ms_fitter *f, const db_model_subject *subj, const double 
         const double *y = sums + (size_t)m * n;
         int rc = fn && ms_path_called(fn, n) ? ms_fit_put_loop(f, subj, row_metrics[m], y, fn->calls, PATH_DEGREE)
                                              : ms_fit_put(f, subj, row_metrics[m], y);
-        if (rc == 0 && !fn && f->njobs > before && !strcmp(subj->kind, "function"))
+        if (rc == 0 && f->njobs > before && !strcmp(subj->kind, "function"))
             rc = ms_nests_attach_function(f, before, subj->function, subj->module);
         if (rc != 0)
             return -1;

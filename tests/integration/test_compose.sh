@@ -18,7 +18,9 @@
 #     range), the range holding it, and no data-dependent loop named;
 # and tests/programs/dataloop.c, snap's shape: a cell loop of exactly N^3
 # iterations around a fix-up loop repeated while a drawn value is negative
-# (passes decided by the data).  Trained at N = 8 .. 16, at N = 64 main's
+# (passes decided by the data), and a branch taken from N = 12 on (main's
+# paths change with the size, as md's build_neighbours' do).  Trained at
+# N = 8 .. 16, at N = 64 main is within 2% (its direct fit was -21%), its
 # range holds the run, and the warning names the fix-up loop.
 source "$TESTLIB"
 DB="$WORK/f.db"
@@ -87,5 +89,5 @@ check "dataloop N=64: main's range $low .. $high holds the measured $measured" \
 check "dataloop N=64: main predicted $got within 2% of the measured $measured" "$(within "$got" "$measured" 0.02)" 1
 check "dataloop N=64: the warning names the fix-up loop" \
     "$(jq -r '.prediction.warnings[] | select(test("data-dependent loop")) | capture("(?<loop>loop at dataloop.c:[0-9]+)").loop' "$WORK/d64.json")" \
-    "loop at dataloop.c:36"
+    "loop at dataloop.c:$(grep -n 'while (v < 0)' "$SRC_PROGRAMS/dataloop.c" | cut -d: -f1)"
 finish

@@ -7,7 +7,10 @@
  * The function's instructions are then the loops' overhead (exact) plus N^3
  * times a cost per cell that only the data decides; no model of the
  * training sizes can know the passes beyond them, so the prediction is a
- * range and the fix-up loop is named.
+ * range and the fix-up loop is named.  A branch taken from N = 12 on makes
+ * main a function whose paths change with the size (modelset_paths.c), as
+ * the validation's md build_neighbours is: its loops compose it all the
+ * same.
  *
  * Usage: dataloop N.  Prints N, the fix-up passes and a checksum. */
 #include <stdint.h>
@@ -39,6 +42,8 @@ int main(int argc, char **argv)
                 }
                 sum += v + (double)(i + j + k);
             }
+    if (n >= 12) /* code that runs at some sizes only, as md's neighbour build has: main is a path function */
+        sum = -sum;
     printf("%ld %ld\n%.6g\n", n, passes, sum);
     return 0;
 }
