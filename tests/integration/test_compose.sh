@@ -60,34 +60,35 @@ for n in 96 192; do
     got=$(jq ".scopes[] | select(.name == \"$LOOP\") | .instructions" "$WORK/p$n.json")
     check "N=$n: predicted instructions $got within 1% of the closed form $want" "$(within "$got" "$want" 0.01)" 1
 done
+# main_at PROG N PREDICTION — "measured predicted low high": main's
+# instructions in a run of PROG at N, its predicted instructions and range
+# in the JSON file PREDICTION.
+main_at() {
+    "$AUGUR" collect --db "$WORK/$1-$2.db" --param N="$2" -- "$PROGRAMS/$1" "$2" >/dev/null 2>&1
+    "$AUGUR" report --db "$WORK/$1-$2.db" --format json --top 0 |
+        jq -r --slurpfile p "$3" '[(.functions[] | select(.function == "main") | .instructions),
+            ($p[0].functions[] | select(.function == "main") | .instructions, .instructions_range[])] | @tsv'
+}
+holds() { awk -v m="$1" -v l="$2" -v h="$3" 'BEGIN { print (l <= m && m <= h) }'; }
+
 # The function row of main: composed through its loops, within 1% at 4x.
 "$AUGUR" model --db "$DB" --show --scope main --format json >"$WORK/main.json"
 check "main's instructions are composed of its loops" \
     "$(jq -r '.models[] | select(.kind == "function" and .function == "main" and .metric == "instructions") | .method' "$WORK/main.json")" composed
-"$AUGUR" collect --db "$WORK/m96.db" --param N=96 -- "$PROGRAMS/fixup" 96 >/dev/null 2>&1
-measured=$("$AUGUR" report --db "$WORK/m96.db" --format json --top 0 | jq '.functions[] | select(.function == "main") | .instructions')
-read -r got low high < <(jq -r '.functions[] | select(.function == "main") | "\(.instructions) \(.instructions_range[0]) \(.instructions_range[1])"' "$WORK/p96.json")
+read -r measured got low high < <(main_at fixup 96 "$WORK/p96.json")
 check "N=96: main predicted $got within 1% of the measured $measured" "$(within "$got" "$measured" 0.01)" 1
-check "N=96: main's range $low .. $high holds the run" \
-    "$(awk -v l="$low" -v h="$high" -v m="$measured" 'BEGIN { print (l <= m && m <= h) }')" 1
+check "N=96: main's range $low .. $high holds the run" "$(holds "$measured" "$low" "$high")" 1
 check "N=96: no data-dependent loop named (its trips are exact)" \
     "$(jq '[.prediction.warnings[] | select(test("data-dependent"))] | length' "$WORK/p96.json")" 0
 
 # dataloop.c: the fix-up's passes depend on the data; the range holds, the loop is named.
-DDB="$WORK/d.db"
-for n in 8 10 12 14 16; do
-    "$AUGUR" collect --db "$DDB" --param N=$n -- "$PROGRAMS/dataloop" $n >/dev/null 2>&1
-done
-"$AUGUR" model --db "$DDB" --quiet >/dev/null 2>&1
+train "$WORK/d.db" "$PROGRAMS/dataloop" 8 10 12 14 16
 check "dataloop: model exit" "$?" 0
-"$AUGUR" collect --db "$WORK/d64.db" --param N=64 -- "$PROGRAMS/dataloop" 64 >/dev/null 2>&1
-measured=$("$AUGUR" report --db "$WORK/d64.db" --format json --top 0 | jq '.functions[] | select(.function == "main") | .instructions')
-"$AUGUR" predict --db "$DDB" --param N=64 --format json --top 0 >"$WORK/d64.json" 2>/dev/null
-read -r got low high < <(jq -r '.functions[] | select(.function == "main") | "\(.instructions) \(.instructions_range[0]) \(.instructions_range[1])"' "$WORK/d64.json")
-check "dataloop N=64: main's range $low .. $high holds the measured $measured" \
-    "$(awk -v l="$low" -v h="$high" -v m="$measured" 'BEGIN { print (l <= m && m <= h) }')" 1
+"$AUGUR" predict --db "$WORK/d.db" --param N=64 --format json --top 0 >"$WORK/d64.json" 2>/dev/null
+read -r measured got low high < <(main_at dataloop 64 "$WORK/d64.json")
+check "dataloop N=64: main's range $low .. $high holds the measured $measured" "$(holds "$measured" "$low" "$high")" 1
 check "dataloop N=64: main predicted $got within 2% of the measured $measured" "$(within "$got" "$measured" 0.02)" 1
 check "dataloop N=64: the warning names the fix-up loop" \
     "$(jq -r '.prediction.warnings[] | select(test("data-dependent loop")) | capture("(?<loop>loop at dataloop.c:[0-9]+)").loop' "$WORK/d64.json")" \
-    "loop at dataloop.c:$(grep -n 'while (v < 0)' "$SRC_PROGRAMS/dataloop.c" | cut -d: -f1)"
+    "loop at dataloop.c:$(line_of 'while (v < 0)' "$SRC_PROGRAMS/dataloop.c")"
 finish
