@@ -242,7 +242,9 @@ int model_compose(const model_series *trips, const double *total, int degree, co
  * subject's count (a function, or a loop around the loop), inner[] the
  * loop's, trips->y its header executions.  The count outside the loop,
  * total - inner, must be a constant or a confirmed exact polynomial (the
- * loops around it have exact trips and their bodies a fixed cost); the
+ * loops around it have exact trips and their bodies a fixed cost), or
+ * a model within a thousandth of total at every run (its error does not
+ * matter); the
  * model is it plus the loop's iterations times its cost per iteration,
  * its errors against total, its spread the product's scaled by its share
  * of the model at 2x..16x.  The trips' model into *trips_out (unless
