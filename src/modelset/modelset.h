@@ -251,6 +251,7 @@ typedef struct ms_job {
     int whole_powers; /* with one parameter, fitted on c0 and p, p^2, p^3 only (a path function's bytes: the
                          lengths its callers' loops give it) */
     model m;
+    double direct_cv; /* the direct fit's leave-one-out error, which a model on static terms must match */
     int fitted; /* model_fit succeeded */
     char *why;  /* it did not: the fitter's reason (NULL when memory ran out) */
 } ms_job;
@@ -346,7 +347,9 @@ int ms_static_load(ms_fitter *f, struct static_checks *c);
  * they have no value at a run).  0, or -1 when memory runs out. */
 int ms_static_attach(ms_fitter *f, const struct static_checks *c, size_t s, size_t first);
 /* Replace job j's model by the fit on its static terms when that
- * cross-validates at least as well; an exact or constant model stays. */
+ * cross-validates at least as well as it and as the direct fit (a model
+ * composed through an exact loop may cross-validate worse than the
+ * direct fit: the structure chose it); an exact or constant model stays. */
 void ms_static_choose(const ms_fitter *f, ms_job *j, const model_series *series);
 
 /* *v = the counter of c that a scope model of `metric` is fitted on

@@ -199,6 +199,7 @@ static void fit_job(void *ctx, size_t i)
     char why[512];
     model_options o = job_options(f, j);
     j->fitted = model_fit(&series, &o, &j->m, why, sizeof why) == 0;
+    j->direct_cv = j->m.cv_smape;
     if (j->fitted && (j->trips || j->nnests))
         choose_composed(f, j, &series);
     if (j->fitted && j->per_byte)
