@@ -21,6 +21,11 @@
  * its largest run mixed them (docs/models.md, "Library routines: work per
  * call").
  *
+ * A function row and a scope whose model is neither exact nor constant
+ * may be the count outside a loop they hold plus that loop's iterations
+ * times its cost per iteration (choose_composed; the candidate loops from
+ * modelset_nests.c).
+ *
  * The series of each kind are queued (ms_fit_put), then fitted on
  * f->opts->jobs threads and stored in the order they were queued
  * (ms_fit_flush, util/parallel.h). */
@@ -122,11 +127,10 @@ static void keep_alternative(model *m, const model *alt, const model_series *s)
  * the subject qualifies only with exact trips: through a data-dependent
  * loop the product would carry its trips' free fit (dataloop.c's fix-up
  * passes, about 1.4 N^3, fitted as 1.39 N^(5/2) log2 N: -13% at 4x).  A
- * loop whose trips are exact may
- * cross-validate up to twice the direct fit's error (the forms the runs
- * cannot tell apart, model_fit's spread): of those, the one the structure
- * knows, the direct fit kept in its spread.  An exact or constant direct
- * model stays. */
+ * loop whose trips are exact may cross-validate up to twice the direct
+ * fit's error (the forms the runs cannot tell apart, model_fit's spread):
+ * of those, the one the structure knows, the direct fit kept in its
+ * spread.  An exact or constant direct model stays. */
 static void choose_composed(const ms_fitter *f, ms_job *j, const model_series *direct)
 {
     if (j->m.method == MODEL_EXACT || j->m.method == MODEL_CONSTANT)
