@@ -191,6 +191,8 @@ int model_term_before(const model_term *a, const model_term *b);
  * constant, zero terms dropped, in model_term_before's order.  0, or -1
  * when it has more than MODEL_MAX_TERMS terms. */
 int model_multiply(const model *a, const model *b, model *out);
+/* a*b + c (c NULL: a*b) expanded as model_multiply expands a*b. */
+int model_multiply_add(const model *a, const model *b, const model *c, model *out);
 
 /* A formula for people, e.g. "3 + 0.5*N^2 + 2*N*log2(N)" with `names[k]`
  * for parameter k; coefficients are printed with up to 6 significant
@@ -236,6 +238,20 @@ int model_fit(const model_series *s, const model_options *o, model *out, char *e
  * point (a bend fitted, not a cost), more terms than a model holds. */
 int model_compose(const model_series *trips, const double *total, int degree, const model_options *o, model *out,
                   char *err, size_t errlen);
+/* model_compose of a loop nested in the subject counted: total[] is the
+ * subject's count (a function, or a loop around the loop), inner[] the
+ * loop's, trips->y its header executions.  The count outside the loop,
+ * total - inner, must be a constant or a confirmed exact polynomial (the
+ * loops around it have exact trips and their bodies a fixed cost), or
+ * a model within a thousandth of total at every run (its error does not
+ * matter); the
+ * model is it plus the loop's iterations times its cost per iteration,
+ * its errors against total, its spread the product's scaled by its share
+ * of the model at 2x..16x.  The trips' model into *trips_out (unless
+ * NULL).  model_compose is the case inner == total.  0, or -1 (with a
+ * reason) as model_compose, or when the count outside is not exact. */
+int model_compose_nested(const model_series *trips, const double *total, const double *inner, int degree,
+                         const model_options *o, model *out, model *trips_out, char *err, size_t errlen);
 
 /* The scores of the hypotheses tried on one series, kept across fits of
  * that series with different options (the term sets of a histogram's

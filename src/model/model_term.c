@@ -154,24 +154,32 @@ static int add_scaled_term(model *m, const model_term *t, double c)
     return 0;
 }
 
-int model_multiply(const model *a, const model *b, model *out)
+int model_multiply_add(const model *a, const model *b, const model *c, model *out)
 {
     memset(out, 0, sizeof *out);
     model_term one = {.coef = 1.0}; /* the constants as terms without factors */
     for (int i = -1; i < a->nterms; i++)
         for (int j = -1; j < b->nterms; j++) {
             const model_term *ta = i < 0 ? &one : &a->terms[i], *tb = j < 0 ? &one : &b->terms[j];
-            double c = (i < 0 ? a->constant : ta->coef) * (j < 0 ? b->constant : tb->coef);
+            double v = (i < 0 ? a->constant : ta->coef) * (j < 0 ? b->constant : tb->coef);
             model_term t = model_term_mul(ta, tb);
-            if (c != 0.0 && add_scaled_term(out, &t, c) != 0)
+            if (v != 0.0 && add_scaled_term(out, &t, v) != 0)
                 return -1;
         }
+    for (int i = -1; c && i < c->nterms; i++)
+        if (add_scaled_term(out, i < 0 ? &one : &c->terms[i], i < 0 ? c->constant : c->terms[i].coef) != 0)
+            return -1;
     int k = 0; /* drop the terms that cancelled */
     for (int i = 0; i < out->nterms; i++)
         if (out->terms[i].coef != 0.0)
             out->terms[k++] = out->terms[i];
     out->nterms = k;
     return 0;
+}
+
+int model_multiply(const model *a, const model *b, model *out)
+{
+    return model_multiply_add(a, b, NULL, out);
 }
 
 /* ---- formulas ------------------------------------------------------------- */

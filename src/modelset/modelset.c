@@ -85,9 +85,12 @@ static int check_total(const ms_fitter *f, char *err, size_t errlen)
 
 static int fit_everything(ms_fitter *f, modelset_summary *out)
 {
-    int rc = ms_fit_counts(f);
+    int rc = ms_scopes_load(f);
+    if (rc == 0)
+        rc = ms_fit_counts(f);
     if (rc == 0)
         rc = ms_fit_scopes(f);
+    ms_scopes_free(f);
     if (rc == 0)
         rc = ms_fit_groups(f, &out->groups);
     if (rc == 0)

@@ -224,6 +224,16 @@ typedef struct ms_failure {
     char *what, *why;
 } ms_failure;
 
+/* A loop inside a count's subject (the subject's own loop included) whose
+ * iterations times cost per iteration, with the count outside it exact,
+ * may model the count (modelset_nests.c, model_compose_nested). */
+typedef struct ms_nest {
+    double *trips; /* its header executions per run */
+    double *count; /* its count of the job's metric per run */
+    int degree;    /* the loop levels nested inside it */
+    int own;       /* it is the subject itself (a loop's own count) */
+} ms_nest;
+
 /* A count series waiting to be fitted (ms_fit_put) and its model. */
 typedef struct ms_job {
     db_model_subject subject; /* its strings are the series' or the structure's, which outlive the job */
@@ -231,6 +241,8 @@ typedef struct ms_job {
     double *y; /* one value per run */
     double *trips; /* a loop's count: its header executions per run, to try iterations times cost; else NULL */
     int degree;    /* with trips: the loop levels nested inside the loop */
+    ms_nest *nests; /* the loops of the subject that may model the count (ms_nests_attach) */
+    size_t nnests;
     int preset;    /* m is given (ms_fit_put_model): not fitted */
     model *keep;   /* where to copy the model once fitted, or NULL */
     model_static *st; /* a scope's static terms, tried as its model's form (modelset_static.c), or NULL */
@@ -239,6 +251,7 @@ typedef struct ms_job {
     int whole_powers; /* with one parameter, fitted on c0 and p, p^2, p^3 only (a path function's bytes: the
                          lengths its callers' loops give it) */
     model m;
+    double direct_cv; /* the direct fit's leave-one-out error, which a model on static terms must match */
     int fitted; /* model_fit succeeded */
     char *why;  /* it did not: the fitter's reason (NULL when memory ran out) */
 } ms_job;
@@ -257,6 +270,8 @@ typedef struct ms_fitter {
     size_t models;         /* stored */
     ms_failure *failures;  /* not modelable, in the order met */
     size_t nfailures, failures_cap;
+    scope_counts **scope_runs; /* per run, the counts of every scope of program (ms_scopes_load), or NULL */
+    int *levels;               /* per scope of program, the loop levels inside it */
     ms_job *jobs;          /* series put and not yet flushed */
     size_t njobs, cap;
     char *err;
@@ -298,6 +313,20 @@ int ms_fail_count(ms_fitter *f, const db_model_subject *s, const char *metric, c
 int ms_fail_group(ms_fitter *f, uint32_t block_size, const size_t *locs, size_t nlocs, const char *why);
 void ms_failures_free(ms_failure *failures, size_t n);
 
+/* The per-run counts of every scope of f->program and the loop levels
+ * inside each, into f->scope_runs and f->levels (nothing without a
+ * structure); ms_scopes_free frees them.  0, or -1 with a message. */
+int ms_scopes_load(ms_fitter *f);
+void ms_scopes_free(ms_fitter *f);
+/* Give f->jobs[job], a count of scope s (with one parameter), as
+ * candidates of iterations times cost per iteration s itself when a loop
+ * and the loops under it that hold at least half of its count in every
+ * run (modelset_nests.c); ms_nests_attach_function for a function row:
+ * the loops of the program's function scope of that name, when module is
+ * the program's.  0, or -1 when memory runs out. */
+int ms_nests_attach(ms_fitter *f, size_t job, size_t s);
+int ms_nests_attach_function(ms_fitter *f, size_t job, const char *function, const char *module);
+
 /* Count models (modelset_counts.c). */
 int ms_fit_counts(ms_fitter *f);
 int ms_fit_scopes(ms_fitter *f);
@@ -318,7 +347,9 @@ int ms_static_load(ms_fitter *f, struct static_checks *c);
  * they have no value at a run).  0, or -1 when memory runs out. */
 int ms_static_attach(ms_fitter *f, const struct static_checks *c, size_t s, size_t first);
 /* Replace job j's model by the fit on its static terms when that
- * cross-validates at least as well; an exact or constant model stays. */
+ * cross-validates at least as well as it and as the direct fit (a model
+ * composed through an exact loop may cross-validate worse than the
+ * direct fit: the structure chose it); an exact or constant model stays. */
 void ms_static_choose(const ms_fitter *f, ms_job *j, const model_series *series);
 
 /* *v = the counter of c that a scope model of `metric` is fitted on

@@ -21,9 +21,15 @@
  * its largest run mixed them (docs/models.md, "Library routines: work per
  * call").
  *
+ * A function row and a scope whose model is neither exact nor constant
+ * may be the count outside a loop they hold plus that loop's iterations
+ * times its cost per iteration (choose_composed; the candidate loops from
+ * modelset_nests.c).
+ *
  * The series of each kind are queued (ms_fit_put), then fitted on
  * f->opts->jobs threads and stored in the order they were queued
  * (ms_fit_flush, util/parallel.h). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,18 +95,63 @@ int ms_fit_put_loop(ms_fitter *f, const db_model_subject *s, const char *metric,
     return 0;
 }
 
-/* Replace job j's direct model by its loop's iterations times cost per
- * iteration when that cross-validates at least as well (ms_fit_put_loop);
- * an exact or constant direct model stays. */
+/* Whether model m of a loop's trips is known exactly: the structure's
+ * loops around a data-dependent part run a polynomial number of times. */
+static int exact_trips(const model *m)
+{
+    return m->method == MODEL_CONSTANT || (m->method == MODEL_EXACT && !model_unconfirmed(m));
+}
+
+/* Widen the spread of m, which replaced the direct fit alt, to hold alt
+ * where the runs cannot tell them apart (alt's leave-one-out error at most
+ * twice m's): at 2x..16x the largest point of s. */
+static void keep_alternative(model *m, const model *alt, const model_series *s)
+{
+    if (alt->cv_smape > 2 * m->cv_smape + 1e-6)
+        return;
+    double xmax = s->x[0];
+    for (size_t i = 1; i < s->npoints; i++)
+        xmax = fmax(xmax, s->x[i]);
+    for (int k = 0; k < MODEL_SPREAD_POINTS; k++) {
+        double x = ldexp(xmax, k + 1), v = model_eval(m, &x), a = model_eval(alt, &x);
+        if (v != 0 && isfinite(a))
+            m->spread[k] = fmax(m->spread[k], fabs(a - v) / fabs(v));
+    }
+}
+
+/* Replace job j's direct model by iterations times cost per iteration when
+ * that cross-validates at least as well: of the calls of a path function
+ * (j->trips), or of a loop of the subject with the count outside it exact
+ * (j->nests, outermost first: the innermost that qualifies wins, its cost
+ * the most constrained, by the fewest loop levels inside).  A loop inside
+ * the subject qualifies only with exact trips: through a data-dependent
+ * loop the product would carry its trips' free fit (dataloop.c's fix-up
+ * passes, about 1.4 N^3, fitted as 1.39 N^(5/2) log2 N: -13% at 4x).  A
+ * loop whose trips are exact may cross-validate up to twice the direct
+ * fit's error (the forms the runs cannot tell apart, model_fit's spread):
+ * of those, the one the structure knows, the direct fit kept in its
+ * spread.  An exact or constant direct model stays. */
 static void choose_composed(const ms_fitter *f, ms_job *j, const model_series *direct)
 {
     if (j->m.method == MODEL_EXACT || j->m.method == MODEL_CONSTANT)
         return;
+    model d = j->m, c, trips_m;
     model_series trips = *direct;
     trips.y = j->trips;
-    model c;
-    if (model_compose(&trips, j->y, j->degree, &f->mo, &c, NULL, 0) == 0 && c.cv_smape <= j->m.cv_smape)
+    if (j->trips && model_compose(&trips, j->y, j->degree, &f->mo, &c, NULL, 0) == 0 && c.cv_smape <= j->m.cv_smape)
         j->m = c;
+    for (size_t k = 0; k < j->nnests; k++) {
+        trips.y = j->nests[k].trips;
+        if (model_compose_nested(&trips, j->y, j->nests[k].count, j->nests[k].degree, &f->mo, &c, &trips_m, NULL,
+                                 0) != 0)
+            continue;
+        int exact = exact_trips(&trips_m);
+        double bar = exact ? 2 * d.cv_smape + 1e-6 : d.cv_smape;
+        if ((exact || j->nests[k].own) && c.cv_smape <= bar)
+            j->m = c;
+    }
+    if (j->m.method == MODEL_COMPOSED)
+        keep_alternative(&j->m, &d, direct);
 }
 
 /* The options of job j's fit: f's, on whole powers only for the bytes of
@@ -152,7 +203,8 @@ static void fit_job(void *ctx, size_t i)
     char why[512];
     model_options o = job_options(f, j);
     j->fitted = model_fit(&series, &o, &j->m, why, sizeof why) == 0;
-    if (j->fitted && j->trips)
+    j->direct_cv = j->m.cv_smape;
+    if (j->fitted && (j->trips || j->nnests))
         choose_composed(f, j, &series);
     if (j->fitted && j->per_byte)
         choose_per_byte(f, j, &series);
@@ -188,9 +240,12 @@ int ms_fit_flush(ms_fitter *f)
 
 void ms_fit_clear(ms_fitter *f)
 {
-    for (size_t i = 0; i < f->njobs; i++)
-        free(f->jobs[i].metric), free(f->jobs[i].y), free(f->jobs[i].trips), free(f->jobs[i].why),
-            model_static_free(f->jobs[i].st);
+    for (size_t i = 0; i < f->njobs; i++) {
+        ms_job *j = &f->jobs[i];
+        for (size_t k = 0; k < j->nnests; k++)
+            free(j->nests[k].trips), free(j->nests[k].count);
+        free(j->metric), free(j->y), free(j->trips), free(j->why), free(j->nests), model_static_free(j->st);
+    }
     f->njobs = 0;
 }
 
@@ -256,6 +311,8 @@ static int put_metrics(ms_fitter *f, const db_model_subject *subj, const double 
         const double *y = sums + (size_t)m * n;
         int rc = fn && ms_path_called(fn, n) ? ms_fit_put_loop(f, subj, row_metrics[m], y, fn->calls, PATH_DEGREE)
                                              : ms_fit_put(f, subj, row_metrics[m], y);
+        if (rc == 0 && f->njobs > before && !strcmp(subj->kind, "function"))
+            rc = ms_nests_attach_function(f, before, subj->function, subj->module);
         if (rc != 0)
             return -1;
         if (fn && f->njobs > before) {
@@ -520,47 +577,15 @@ int ms_scope_metric(const scope_counts *c, const char *metric, uint64_t *v)
     return -1;
 }
 
-/* How many loop levels lie inside each scope of t (the longest chain of
- * loops below it), into a new array; NULL when memory runs out.  Parents
- * come before their children, so one pass from the end settles them. */
-static int *loop_levels_inside(const scope_tree *t)
-{
-    int *in = calloc(t->nscopes + 1, sizeof *in);
-    for (size_t s = t->nscopes; in && s-- > 1;) {
-        int64_t p = t->scopes[s].parent;
-        int through = in[s] + !strcmp(t->scopes[s].kind, "loop");
-        if (p >= 0 && (size_t)p < t->nscopes && through > in[p])
-            in[p] = through;
-    }
-    return in;
-}
-
-/* The counts of a loop that scale with its iterations, modeled as them
- * times a cost per iteration where that cross-validates better
- * (ms_fit_put_loop): the first COMPOSED_COUNTERS of scope_counters. */
+/* The counts of a scope that scale with its loops' iterations, modeled as
+ * them times a cost per iteration where that cross-validates better
+ * (ms_nests_attach): the first COMPOSED_COUNTERS of scope_counters. */
 #define COMPOSED_COUNTERS PLAIN_COUNTERS
 
-/* Queue the counters of loop scope s: instructions, accesses and flops
- * with its headers as their iterations, the rest as any scope's. */
-static int put_loop_counts(ms_fitter *f, const db_model_subject *subj, scope_counts **per_run, size_t s,
-                           int levels_inside, double *y)
-{
-    double *trips = malloc(f->runs->n * sizeof *trips);
-    if (!trips)
-        return snprintf(f->err, f->errlen, "out of memory"), -1;
-    scope_series(f, per_run, s, c_headers, 0, trips);
-    int rc = 0;
-    for (size_t k = 0; rc == 0 && k < COMPOSED_COUNTERS; k++) {
-        scope_series(f, per_run, s, scope_counters[k].get, 0, y);
-        rc = ms_fit_put_loop(f, subj, scope_counters[k].metric, y, trips, levels_inside);
-    }
-    free(trips);
-    return rc;
-}
-
-static int put_scope(ms_fitter *f, scope_counts **per_run, size_t s, int levels_inside, double *y)
+static int put_scope(ms_fitter *f, size_t s, double *y)
 {
     const db_scope *sc = &f->program->scopes[s];
+    scope_counts **per_run = f->scope_runs;
     db_model_subject subj = {.kind = "scope",
                              .module = f->program->binary.path,
                              .function = sc->name,
@@ -568,30 +593,20 @@ static int put_scope(ms_fitter *f, scope_counts **per_run, size_t s, int levels_
                              .line = sc->first_line,
                              .scope = (int64_t)s,
                              .scope_kind = sc->kind};
-    int loop = !strcmp(sc->kind, "loop");
-    size_t ncounters = loop ? sizeof scope_counters / sizeof *scope_counters : PLAIN_COUNTERS;
-    int rc = loop ? put_loop_counts(f, &subj, per_run, s, levels_inside, y) : 0;
-    for (size_t k = loop ? COMPOSED_COUNTERS : 0; rc == 0 && k < ncounters; k++)
+    size_t ncounters = !strcmp(sc->kind, "loop") ? sizeof scope_counters / sizeof *scope_counters : PLAIN_COUNTERS;
+    int rc = 0;
+    for (size_t k = 0; rc == 0 && k < ncounters; k++) {
+        size_t before = f->njobs;
         rc = put_scope_metric(f, &subj, scope_counters[k].metric, per_run, s, scope_counters[k].get, 0, y);
+        if (rc == 0 && k < COMPOSED_COUNTERS && f->njobs > before)
+            rc = ms_nests_attach(f, before, s);
+    }
     for (int c = 0; rc == 0 && c < ST_CLASS_COUNT; c++) {
         char metric[64];
         snprintf(metric, sizeof metric, CLASS_PREFIX "%s", st_class_name((enum st_class)c));
         rc = put_scope_metric(f, &subj, metric, per_run, s, c_class, c, y);
     }
     return rc;
-}
-
-/* The counts of run r per scope of the reference: a run of another build
- * counted in its own structure, moved to the reference's scopes it matches
- * (the others stay 0: they are not modeled).  -1 with a message. */
-static int run_scope_counts(ms_fitter *f, size_t r, scope_counts **out)
-{
-    const ms_builds *bs = f->builds;
-    size_t b = bs ? f->runs->run_build[r] : 0;
-    if (!bs || b == 0)
-        return report_scope_counts(f->d, f->runs->ids[r], f->program, out, f->err, f->errlen);
-    return ms_counts_in_reference(f->d, f->runs->ids[r], &bs->b[b].tree, bs->b[b].of_ref, f->program->nscopes, out,
-                                  f->err, f->errlen);
 }
 
 int ms_fit_scopes(ms_fitter *f)
@@ -601,30 +616,23 @@ int ms_fit_scopes(ms_fitter *f)
         return 0;
     if (f->opts->progress)
         fprintf(f->opts->progress, "augur model: fitting scope counts of %s\n", t->binary.path);
-    size_t n = f->runs->n;
-    scope_counts **per_run = calloc(n + 1, sizeof *per_run);
-    double *y = malloc((n + 1) * sizeof *y);
-    int *levels = loop_levels_inside(t);
-    int rc = per_run && y && levels ? 0 : -1;
+    double *y = malloc((f->runs->n + 1) * sizeof *y);
+    int rc = y && f->scope_runs ? 0 : -1;
     static_checks sc = {0};
     if (rc != 0)
         snprintf(f->err, f->errlen, "out of memory");
     if (rc == 0 && f->opts->static_basis)
         rc = ms_static_load(f, &sc);
-    for (size_t r = 0; rc == 0 && r < n; r++)
-        rc = run_scope_counts(f, r, &per_run[r]);
     for (size_t s = 1; rc == 0 && s < t->nscopes; s++) { /* scope 0 is the module: the function rows cover it */
         size_t first = f->njobs;
         if (!f->builds || f->builds->modeled[s])
-            rc = put_scope(f, per_run, s, levels[s], y);
+            rc = put_scope(f, s, y);
         if (rc == 0 && sc.have)
             rc = ms_static_attach(f, &sc, s, first);
     }
     if (rc == 0)
         rc = ms_fit_flush(f);
     static_checks_free(&sc);
-    for (size_t r = 0; per_run && r < n; r++)
-        free(per_run[r]);
-    free(per_run), free(y), free(levels);
+    free(y);
     return rc;
 }

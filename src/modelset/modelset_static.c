@@ -149,6 +149,6 @@ void ms_static_choose(const ms_fitter *f, ms_job *j, const model_series *series)
     model s;
     if (j->m.method == MODEL_EXACT || j->m.method == MODEL_CONSTANT)
         return;
-    if (model_fit_static(series, j->st, &s) == 0 && s.cv_smape <= j->m.cv_smape)
+    if (model_fit_static(series, j->st, &s) == 0 && s.cv_smape <= j->m.cv_smape && s.cv_smape <= j->direct_cv)
         j->m = s;
 }

@@ -115,13 +115,69 @@ static int warn_instructions(prediction *p, ranged *rows)
                       rows, report_ranked_functions(r), r->total.count_high[0]);
 }
 
+/* A loop's header executions are data-dependent when their model misses a
+ * training run by more than rounding: a polynomial trip count, or N log N,
+ * is reproduced exactly (snap's fix-up, repeated while new faces turn
+ * negative, is fitted within 2.6%).  Counts of a loop's share of the
+ * program at most MIN_SHARE are not named. */
+#define DATA_DEPENDENT_REL 1e-6
+
+/* The predicted scope of id `scope`, or NULL. */
+static const predict_scope *scope_of(const prediction *p, int64_t scope)
+{
+    for (size_t i = 0; i < p->nscopes; i++)
+        if (p->scopes[i].scope == scope)
+            return &p->scopes[i];
+    return NULL;
+}
+
+/* Whether a parameter lies outside the range the set was fitted on. */
+static int extrapolated(const prediction *p)
+{
+    for (int k = 0; k < p->set.nparams; k++)
+        if (p->x[k] < p->set.lo[k] || p->x[k] > p->set.hi[k])
+            return 1;
+    return 0;
+}
+
+/* Name the loops whose trip counts depend on the data, one warning each,
+ * when the prediction extrapolates and the loop holds MIN_SHARE of the
+ * program's instructions: no model of the training sizes knows how often
+ * such a loop repeats beyond them, so the count is a range (the composed
+ * models of the loops around it carry it, docs/models.md, "Loops"). */
+static int warn_data_dependent(prediction *p)
+{
+    double total = (double)p->rep.total.instructions;
+    char params[256], text[1024];
+    predict_params_text(p, params, sizeof params);
+    for (size_t i = 0; extrapolated(p) && i < p->nrows; i++) {
+        const db_model_row *row = &p->rows[i];
+        if (strcmp(row->kind, "scope") != 0 || strcmp(row->metric, "headers") != 0 ||
+            !(row->m->fit_max_rel > DATA_DEPENDENT_REL))
+            continue;
+        const predict_scope *s = scope_of(p, row->scope);
+        if (!s || !(s->instructions >= MIN_SHARE * total))
+            continue;
+        snprintf(text, sizeof text,
+                 "instructions: data-dependent loop at %s: %s, %.3g instructions predicted (%.0f%% of the "
+                 "program): its iterations (%s) fit no form of the training runs exactly (fit error %.2g%%), "
+                 "so their count at this size is not known; the ranges of the loops and functions around it "
+                 "hold the forms the runs allow (instructions_range in JSON)",
+                 params, row->function ? row->function : "a loop", s->instructions, 100 * s->instructions / total,
+                 row->formula, row->m->fit_smape);
+        if (predict_add_warning(p, text) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 int predict_warn_wide(prediction *p)
 {
     const report *r = &p->rep;
     ranged *rows = malloc((r->nfunctions + 1) * sizeof *rows);
     if (!rows)
         return -1;
-    int rc = warn_instructions(p, rows);
+    int rc = warn_data_dependent(p) == 0 ? warn_instructions(p, rows) : -1;
     for (size_t c = 0; rc == 0 && c < r->ncaches; c++) {
         for (size_t i = 0; i < r->nfunctions; i++) {
             const report_counts *k = &r->functions[i].c;
