@@ -1,0 +1,50 @@
+/* rdpipe.h — the reuse-distance consumer of `augur collect --analysis pipe`:
+ * a process of augur's own, started before Valgrind, that runs the LRU
+ * stack engines on the accesses the augur tool sends down a pipe
+ * (rdpipe_proto.h), so that they run on another core than the program.
+ * docs/collector.md, "Analysis off the program's core".
+ *
+ * Use: rdpipe_start before launching the tool, rdpipe_tool_option for the
+ * tool's --augur-channel, rdpipe_tool_fds for the descriptors the tool must
+ * inherit, then after the tool ended rdpipe_finish.
+ */
+#ifndef AUGUR_RDPIPE_H
+#define AUGUR_RDPIPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct rdpipe {
+    pid_t pid;                /* the consumer; 0 when none runs */
+    int tool_fd[2];           /* the tool's ends: [0] it writes records, [1] it reads answers;
+                                 open (close-on-exec) in augur until rdpipe_finish */
+    unsigned long long ino[2]; /* their pipes' inode numbers, which the tool checks */
+} rdpipe;
+
+/* The engines' setting: block sizes (ascending powers of two, at most
+ * PROFILE_MAX_BLOCK_SIZES) and the sampling threshold (0: exact; else as
+ * --augur-sample-rd). */
+typedef struct rdpipe_config {
+    unsigned nblock_sizes;
+    uint32_t block_size[8];
+    uint32_t sample_threshold;
+} rdpipe_config;
+
+/* Start the consumer.  0, or -1 with the reason in err (nothing started). */
+int rdpipe_start(rdpipe *p, const rdpipe_config *cfg, char *err, size_t errlen);
+
+/* The tool's option naming its ends and their pipes:
+ * --augur-channel=WFD:INO,RFD:INO. */
+void rdpipe_tool_option(const rdpipe *p, char *buf, size_t len);
+
+/* After the tool ended: close augur's copies of the tool's ends (the
+ * consumer then reads the end of the records) and wait for the consumer.
+ * 0 when it ended well, or -1 with what happened to it in err. */
+int rdpipe_finish(rdpipe *p, char *err, size_t errlen);
+
+/* Whether more than one CPU is available to this process
+ * (sched_getaffinity): what --analysis auto chooses the pipe on. */
+int rdpipe_cores_available(void);
+
+#endif
