@@ -499,8 +499,8 @@ static int collect(collect_options *o, const collect_mpi *mpi, const char *tool_
         tool_args[nargs++] = o->region_fns.opt[k];
     for (int k = 0; k < o->interval_fns.n; k++)
         tool_args[nargs++] = o->interval_fns.opt[k];
-    rdpipe pipe = {0, {-1, -1}, {0, 0}};
-    char channel_opt[96];
+    rdpipe pipe = {0, {-1, -1, -1}, {0, 0, 0}};
+    char channel_opt[128];
     if (use_pipe(o)) {
         rdpipe_config cfg = pipe_config(o);
         if (rdpipe_start(&pipe, &cfg, err, sizeof err) != 0)
@@ -509,7 +509,7 @@ static int collect(collect_options *o, const collect_mpi *mpi, const char *tool_
         tool_args[nargs++] = channel_opt;
     }
     launch_request rq = {o->program_argv, out_dir, "augur", tool_args, 1, "collecting", 0, "collector: progress: ",
-                         mpi->preload[0] ? mpi->preload : NULL, pipe.tool_fd, pipe.pid ? 2 : 0};
+                         mpi->preload[0] ? mpi->preload : NULL, pipe.tool_fd, pipe.pid ? 3 : 0};
     launch_result lr;
     int launched = launch_tool(&rq, tool_dir, &lr, err, sizeof err);
     char pipe_err[256];

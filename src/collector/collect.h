@@ -169,11 +169,14 @@ typedef struct ThreadState {
 } ThreadState;
 
 /* The tool's end of the channel to the reuse-distance consumer
- * (collect_pipe.c): the batch being filled, and what answers need. */
+ * (collect_pipe.c): the ring's batch being written, and what answers need. */
 typedef struct Channel {
-    Int out, in;     /* records out, answers in (Valgrind's own descriptors) */
-    UInt used;       /* records in buf */
-    rdp_rec buf[RDP_BATCH];
+    Int bell, in;    /* the doorbell, the answers (Valgrind's own descriptors) */
+    RdpRing *ring;   /* shared with the consumer (rdpipe_proto.h) */
+    rdp_rec *recs;   /* the ring's records */
+    ULong head;      /* records written before the batch */
+    rdp_rec *batch;  /* where the batch starts in the ring */
+    UInt used, room; /* records in the batch, and its room (to the ring's end) */
     XArray *by_id;   /* of InstrRec *, by InstrRec.id */
     rd_bin *bins;    /* room for an answer's histogram */
     UInt nbins_cap;
@@ -307,20 +310,21 @@ InstrRec **collect_touched(UInt *n);
 void collect_count_key(KeyCounts *k, UWord key, ULong n);
 
 /* collect_pipe.c (docs/collector.md, "Analysis off the program's core") */
-/* --augur-channel=W:INO,R:INO; False when malformed. */
+/* --augur-channel=BELL:INO,ANSWERS:INO,RING:INO; False when malformed. */
 Bool collect_pipe_option(const HChar *value);
 /* Take the channel the option names if it is there (else collector.channel
  * stays NULL: inline), out of the program's reach. */
 void collect_pipe_init(void);
 /* Give rec its id, with a channel. */
 void collect_pipe_register(InstrRec *rec);
-/* Send the records in the batch.  A broken channel ends the process. */
+/* Publish the records of the batch, and wait for room for the next.  A
+ * consumer gone ends the process. */
 void collect_pipe_send(Channel *ch);
-/* One record into the batch (rdpipe_proto.h), the batch sent when full. */
+/* One record into the batch (rdpipe_proto.h), the batch published when full. */
 static inline void collect_pipe_put(Channel *ch, UInt instr, ULong addr, UInt size)
 {
-    ch->buf[ch->used++] = (rdp_rec){addr, instr, size};
-    if (UNLIKELY(ch->used == RDP_BATCH))
+    ch->batch[ch->used++] = (rdp_rec){addr, instr, size};
+    if (UNLIKELY(ch->used == ch->room))
         collect_pipe_send(ch);
 }
 /* Everything sent; the consumer's histograms since the last flush added

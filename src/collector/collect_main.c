@@ -2,7 +2,7 @@
  *
  * Started by `augur collect` (src/cli/cmd_collect.c) as
  *   valgrind --tool=augur --augur-out=DIR [--augur-run=TOKEN] [--augur-block-sizes=64,4096]
- *            [--augur-progress-ms=MS] [--augur-sample-rd=T] [--augur-channel=W:INO,R:INO] [--instr-at-start=no] [--augur-region-fn=GLOB]...
+ *            [--augur-progress-ms=MS] [--augur-sample-rd=T] [--augur-channel=B:INO,A:INO,R:INO] [--instr-at-start=no] [--augur-region-fn=GLOB]...
  *            [--augur-interval-fn=GLOB]... [--augur-interval-by=index|callsite] PROGRAM...
  * with VALGRIND_LIB pointing at the build's vglib/ folder.  See collect.h
  * for how the parts fit together.
@@ -125,7 +125,7 @@ static Bool process_option(const HChar *arg)
         set_sample_threshold(value);
     } else if VG_STR_CLO (arg, "--augur-channel", value) {
         if (!collect_pipe_option(value)) {
-            VG_(fmsg_bad_option)("--augur-channel", "'%s': expected WFD:INODE,RFD:INODE (given by augur collect)\n",
+            VG_(fmsg_bad_option)("--augur-channel", "'%s': expected BELL:INODE,ANSWERS:INODE,RING:INODE (given by augur collect)\n",
                                  value);
             VG_(exit)(1);
         }
@@ -143,8 +143,9 @@ static void print_usage(void)
                 "                                  powers of two >= 8 [64,4096]\n"
                 "    --augur-sample-rd=T           reuse distances of the blocks whose hash mod 2^24\n"
                 "                                  is below T only, scaled by 2^24/T [every block]\n"
-                "    --augur-channel=W:INO,R:INO   run the reuse-distance engines in augur collect's\n"
-                "                                  consumer, over the pipes open at W and R [here]\n"
+                "    --augur-channel=B:I,A:I,R:I   run the reuse-distance engines in augur collect's\n"
+                "                                  consumer: its doorbell, answers and ring open at\n"
+                "                                  descriptors B, A, R, inodes I [here]\n"
                 "    --augur-progress-ms=MS        run time between two progress lines in the log [10000]\n"
                 "    --instr-at-start=yes|no       count from the start, or only once the program\n"
                 "                                  asks (CALLGRIND_START_INSTRUMENTATION) [yes]\n"

@@ -1,19 +1,22 @@
 /* collect_pipe.c — the tool's side of `augur collect --analysis pipe`: the
  * accesses that reach the reuse-distance engines go, batched, to augur's
- * consumer process (src/rdpipe, the protocol in rdpipe_proto.h), which runs
- * the engines on another core; at each fold the tool asks for the
- * histograms and adds them to its records, so that everything from
- * collect_take_counts on is as with the engines inline.  docs/collector.md,
- * "Analysis off the program's core".
+ * consumer process (src/rdpipe, the protocol in rdpipe_proto.h) through a
+ * ring of shared memory, and the consumer runs the engines on another core;
+ * at each fold the tool asks for the histograms and adds them to its
+ * records, so that everything from collect_take_counts on is as with the
+ * engines inline.  docs/collector.md, "Analysis off the program's core".
  *
- * The channel's two pipes come from augur collect, open in this process
- * at the numbers --augur-channel names.  They are moved to Valgrind's own
- * range of descriptors, above the program's RLIMIT_NOFILE, where the
- * program cannot close, read or write them (Valgrind refuses its system
- * calls there), and marked close-on-exec, by VG_(safe_fd) — how Valgrind
- * keeps its logs' descriptors; core-private, declared below, and linked
- * from the libcoregrind the tool links statically, so its absence fails
- * the link.
+ * The channel comes from augur collect, open in this process at the
+ * descriptors --augur-channel names.  The ring is mapped shared, as
+ * Valgrind's gdbserver maps the file it shares with vgdb, by
+ * VG_(am_shared_mmap_file_float_valgrind): Valgrind's memory, which the
+ * program's loads and stores and its mmap and munmap cannot reach.  The
+ * pipes are moved to Valgrind's own range of descriptors, above the
+ * program's RLIMIT_NOFILE, where the program cannot close, read or write
+ * them (Valgrind refuses its system calls there), and marked close-on-exec,
+ * by VG_(safe_fd), as Valgrind keeps its logs'.  Both are core-private,
+ * declared below and linked from the libcoregrind the tool links
+ * statically, so that their absence from another Valgrind fails the link.
  *
  * A forked child cannot share the channel (its records would mix with the
  * parent's), so it runs the engines inline from the fork on: before the
@@ -24,6 +27,7 @@
  * differ) and runs inline.
  */
 #include "pub_tool_basics.h"
+#include "pub_tool_aspacemgr.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
@@ -37,12 +41,15 @@
 /* coregrind/pub_core_libcfile.h: dup oldfd into Valgrind's reserved range,
  * close-on-exec, and close oldfd. */
 extern Int VG_(safe_fd)(Int oldfd);
+/* coregrind/pub_core_aspacemgr.h: map a file shared, in Valgrind's memory. */
+extern SysRes VG_(am_shared_mmap_file_float_valgrind)(SizeT length, UInt prot, Int fd, Off64T offset);
 
-/* --augur-channel as given: the descriptors and their pipes' inodes. */
+/* --augur-channel as given: the descriptors (doorbell, answers, ring) and
+ * their inodes. */
 static struct {
     Bool given;
-    Int fd[2];
-    ULong ino[2];
+    Int fd[3];
+    ULong ino[3];
 } option;
 
 /* An export's stacks, between the fork's pre and child hooks. */
@@ -54,18 +61,18 @@ typedef struct ExportedStack {
 
 static XArray *exported; /* of ExportedStack, NULL but during a fork */
 
-/* Parse "W:INO,R:INO" (rdpipe_tool_option); False when malformed. */
+/* Parse "B:INO,A:INO,R:INO" (rdpipe_tool_option); False when malformed. */
 Bool collect_pipe_option(const HChar *value)
 {
     const HChar *p = value;
-    for (UInt i = 0; i < 2; i++) {
+    for (UInt i = 0; i < 3; i++) {
         HChar *end;
         Long fd = VG_(strtoll10)(p, &end);
         if (end == p || *end != ':' || fd < 0)
             return False;
         p = end + 1;
         Long ino = VG_(strtoll10)(p, &end);
-        if (end == p || *end != (i == 0 ? ',' : '\0'))
+        if (end == p || *end != (i < 2 ? ',' : '\0'))
             return False;
         option.fd[i] = (Int)fd;
         option.ino[i] = (ULong)ino;
@@ -75,20 +82,43 @@ Bool collect_pipe_option(const HChar *value)
     return True;
 }
 
-/* Whether fd is open on the pipe whose inode is ino. */
-static Bool is_pipe(Int fd, ULong ino)
+/* Whether fd is open on a pipe (fifo), or a regular file (not), whose
+ * inode is ino. */
+static Bool is_open_on(Int fd, Bool fifo, ULong ino)
 {
     struct vg_stat st;
-    return VG_(fstat)(fd, &st) == 0 && VKI_S_ISFIFO(st.mode) && st.ino == ino;
+    return VG_(fstat)(fd, &st) == 0 && (VKI_S_ISFIFO(st.mode) ? fifo : !fifo && VKI_S_ISREG(st.mode)) &&
+           st.ino == ino;
+}
+
+/* The batch after ch->head: to the ring's end, RDP_BATCH at most. */
+static void start_batch(Channel *ch)
+{
+    UInt at = (UInt)(ch->head % RDP_RING_RECS);
+    ch->batch = ch->recs + at;
+    ch->used = 0;
+    ch->room = RDP_RING_RECS - at < RDP_BATCH ? RDP_RING_RECS - at : RDP_BATCH;
 }
 
 void collect_pipe_init(void)
 {
     Collector *c = &collector;
-    if (!option.given || !is_pipe(option.fd[0], option.ino[0]) || !is_pipe(option.fd[1], option.ino[1]))
+    if (!option.given || !is_open_on(option.fd[0], True, option.ino[0]) ||
+        !is_open_on(option.fd[1], True, option.ino[1]) || !is_open_on(option.fd[2], False, option.ino[2]))
         return; /* inline: no channel, or an exec'd program's files at its numbers */
+    SysRes m = VG_(am_shared_mmap_file_float_valgrind)(RDP_RING_BYTES, VKI_PROT_READ | VKI_PROT_WRITE,
+                                                         option.fd[2], 0);
+    VG_(close)(option.fd[2]); /* the mapping stays */
+    if (sr_isError(m)) {
+        VG_(umsg)("augur: cannot map the memory shared with the reuse-distance consumer (error %lu)\n", sr_Err(m));
+        VG_(exit)(125);
+    }
     Channel *ch = VG_(calloc)("augur.channel", 1, sizeof *ch);
-    ch->out = VG_(safe_fd)(option.fd[0]);
+    ch->ring = (RdpRing *)sr_Res(m);
+    ch->recs = (rdp_rec *)(sr_Res(m) + RDP_RING_OFFSET);
+    ch->head = ch->ring->head;
+    start_batch(ch);
+    ch->bell = VG_(safe_fd)(option.fd[0]);
     ch->in = VG_(safe_fd)(option.fd[1]);
     ch->by_id = VG_(newXA)(VG_(malloc), "augur.by_id", VG_(free), sizeof(InstrRec *));
     c->channel = ch;
@@ -102,18 +132,28 @@ static void channel_lost(const HChar *what)
     VG_(exit)(125);
 }
 
+/* Wait until the consumer has taken enough records for a batch after
+ * ch->head, a millisecond at a time: the answers' pipe ends (hangs up) if
+ * it dies meanwhile. */
+static void wait_for_room(Channel *ch)
+{
+    while (ch->head - __atomic_load_n(&ch->ring->tail, __ATOMIC_ACQUIRE) > RDP_RING_RECS - RDP_BATCH) {
+        struct vki_pollfd pfd = {ch->in, VKI_POLLIN, 0};
+        SysRes r = VG_(poll)(&pfd, 1, 1);
+        if (!sr_isError(r) && sr_Res(r) > 0)
+            channel_lost("its answers ended, or came unasked");
+    }
+}
+
 void collect_pipe_send(Channel *ch)
 {
-    const HChar *p = (const HChar *)ch->buf;
-    Int left = (Int)(ch->used * sizeof *ch->buf);
-    while (left > 0) {
-        Int n = VG_(write)(ch->out, p, left);
-        if (n <= 0)
-            channel_lost("writing to it failed");
-        p += n;
-        left -= n;
-    }
-    ch->used = 0;
+    ch->head += ch->used;
+    __atomic_store_n(&ch->ring->head, ch->head, __ATOMIC_RELEASE);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the head before sleeping is read: rdpipe_proto.h */
+    if (__atomic_load_n(&ch->ring->sleeping, __ATOMIC_RELAXED) && VG_(write)(ch->bell, "", 1) != 1)
+        channel_lost("its doorbell is closed");
+    wait_for_room(ch);
+    start_batch(ch);
 }
 
 /* Read exactly n bytes of an answer. */
@@ -218,8 +258,9 @@ void collect_pipe_fork_child(void)
 {
     Collector *c = &collector;
     Channel *ch = c->channel;
-    VG_(close)(ch->out);
+    VG_(close)(ch->bell);
     VG_(close)(ch->in);
+    VG_(am_munmap_valgrind)((Addr)ch->ring, RDP_RING_BYTES);
     VG_(deleteXA)(ch->by_id);
     VG_(free)(ch->bins);
     VG_(free)(ch);

@@ -1,10 +1,11 @@
 /* rdpipe.c — starting and ending the reuse-distance consumer; see rdpipe.h.
  *
  * The consumer is a fork of augur itself (no exec: it needs nothing but
- * rdpipe_consume), started before Valgrind.  It holds only its own ends of
- * the two pipes, so that it reads the end of the records when every
- * process of the tool that could write them has ended, and the tool's
- * writes fail (and the tool stops with an error) if it dies.  It ignores
+ * rdpipe_consume), started before Valgrind, with the ring (a memfd, mapped
+ * shared by both) made before it.  It holds only its own ends of the two
+ * pipes, so that it reads the doorbell's end when every process of the
+ * tool that could write records has ended, and the tool sees the answers'
+ * end (and stops with an error) if it dies.  It ignores
  * the signals augur passes on to the program: it ends with the records, or
  * with augur (PR_SET_PDEATHSIG).
  */
@@ -18,12 +19,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#define PIPE_BYTES (1 << 20) /* the records pipe's capacity, the slack between tool and consumer */
 
 int rdpipe_cores_available(void)
 {
@@ -32,17 +32,18 @@ int rdpipe_cores_available(void)
 }
 
 /* The consumer process: never returns. */
-static void consumer_main(const rdpipe *p, int in, int out, const rdpipe_config *cfg, unsigned threads)
+static void consumer_main(const rdpipe *p, int in, int out, RdpRing *ring, const rdpipe_config *cfg,
+                          unsigned threads)
 {
-    close(p->tool_fd[0]);
-    close(p->tool_fd[1]);
+    for (int i = 0; i < 3; i++)
+        close(p->tool_fd[i]);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     signal(SIGPIPE, SIG_IGN); /* a tool gone while answered: write fails, the loop ends */
     signal(SIGINT, SIG_IGN);
     signal(SIGQUIT, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
     signal(SIGHUP, SIG_IGN);
-    _exit(rdpipe_consume(in, out, cfg, threads) == 0 ? 0 : 5);
+    _exit(rdpipe_consume(in, out, ring, cfg, threads) == 0 ? 0 : 5);
 }
 
 static unsigned long long inode_of(int fd)
@@ -51,31 +52,59 @@ static unsigned long long inode_of(int fd)
     return fstat(fd, &st) == 0 ? (unsigned long long)st.st_ino : 0;
 }
 
-int rdpipe_start(rdpipe *p, const rdpipe_config *cfg, char *err, size_t errlen)
+/* The shared ring, a memfd (close-on-exec) in *fd mapped at *ring.  0, or
+ * -1 with errno. */
+static int make_ring(int *fd, RdpRing **ring)
 {
-    int rec[2], ans[2];
-    *p = (rdpipe){0, {-1, -1}, {0, 0}};
-    if (pipe2(rec, O_CLOEXEC) != 0 || (pipe2(ans, O_CLOEXEC) != 0 && (close(rec[0]), close(rec[1]), 1))) {
-        snprintf(err, errlen, "cannot make the pipes to the reuse-distance consumer: %s", strerror(errno));
+    *fd = memfd_create("augur-rd-ring", MFD_CLOEXEC);
+    if (*fd < 0)
+        return -1;
+    void *m = MAP_FAILED;
+    if (ftruncate(*fd, RDP_RING_BYTES) != 0 ||
+        (m = mmap(NULL, RDP_RING_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0)) == MAP_FAILED) {
+        int saved = errno;
+        close(*fd);
+        errno = saved;
         return -1;
     }
-    fcntl(rec[1], F_SETPIPE_SZ, PIPE_BYTES); /* at most /proc/sys/fs/pipe-max-size: a smaller pipe only waits more */
-    p->tool_fd[0] = rec[1];
+    *ring = m; /* zeros: head, tail, sleeping */
+    return 0;
+}
+
+int rdpipe_start(rdpipe *p, const rdpipe_config *cfg, char *err, size_t errlen)
+{
+    int bell[2], ans[2], mem;
+    RdpRing *ring;
+    *p = (rdpipe){0, {-1, -1, -1}, {0, 0, 0}};
+    if (make_ring(&mem, &ring) != 0) {
+        snprintf(err, errlen, "cannot make the memory shared with the reuse-distance consumer (%u MiB): %s",
+                 RDP_RING_BYTES >> 20, strerror(errno));
+        return -1;
+    }
+    if (pipe2(bell, O_CLOEXEC) != 0 || (pipe2(ans, O_CLOEXEC) != 0 && (close(bell[0]), close(bell[1]), 1))) {
+        snprintf(err, errlen, "cannot make the pipes to the reuse-distance consumer: %s", strerror(errno));
+        munmap(ring, RDP_RING_BYTES);
+        close(mem);
+        return -1;
+    }
+    p->tool_fd[0] = bell[1];
     p->tool_fd[1] = ans[0];
-    p->ino[0] = inode_of(rec[1]);
-    p->ino[1] = inode_of(ans[0]);
+    p->tool_fd[2] = mem;
+    for (int i = 0; i < 3; i++)
+        p->ino[i] = inode_of(p->tool_fd[i]);
     int cores = rdpipe_cores_available();
     unsigned threads = cores > 2 ? (unsigned)cores - 1 : 1; /* one core is the program's */
     fflush(NULL); /* nothing buffered twice */
     pid_t pid = fork();
     if (pid == 0)
-        consumer_main(p, rec[0], ans[1], cfg, threads);
+        consumer_main(p, bell[0], ans[1], ring, cfg, threads);
     int saved = errno;
-    close(rec[0]);
+    munmap(ring, RDP_RING_BYTES);
+    close(bell[0]);
     close(ans[1]);
     if (pid < 0) {
-        close(rec[1]);
-        close(ans[0]);
+        for (int i = 0; i < 3; i++)
+            close(p->tool_fd[i]);
         snprintf(err, errlen, "cannot start the reuse-distance consumer: %s", strerror(saved));
         return -1;
     }
@@ -85,15 +114,16 @@ int rdpipe_start(rdpipe *p, const rdpipe_config *cfg, char *err, size_t errlen)
 
 void rdpipe_tool_option(const rdpipe *p, char *buf, size_t len)
 {
-    snprintf(buf, len, "--augur-channel=%d:%llu,%d:%llu", p->tool_fd[0], p->ino[0], p->tool_fd[1], p->ino[1]);
+    snprintf(buf, len, "--augur-channel=%d:%llu,%d:%llu,%d:%llu", p->tool_fd[0], p->ino[0], p->tool_fd[1], p->ino[1],
+             p->tool_fd[2], p->ino[2]);
 }
 
 int rdpipe_finish(rdpipe *p, char *err, size_t errlen)
 {
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 3; i++)
         if (p->tool_fd[i] >= 0)
             close(p->tool_fd[i]);
-    p->tool_fd[0] = p->tool_fd[1] = -1;
+    p->tool_fd[0] = p->tool_fd[1] = p->tool_fd[2] = -1;
     if (!p->pid)
         return 0;
     int status;

@@ -1,7 +1,8 @@
 /* rdpipe.h — the reuse-distance consumer of `augur collect --analysis pipe`:
  * a process of augur's own, started before Valgrind, that runs the LRU
- * stack engines on the accesses the augur tool sends down a pipe
- * (rdpipe_proto.h), so that they run on another core than the program.
+ * stack engines on the accesses the augur tool writes into a ring of
+ * shared memory (rdpipe_proto.h), so that they run on another core than
+ * the program.
  * docs/collector.md, "Analysis off the program's core".
  *
  * Use: rdpipe_start before launching the tool, rdpipe_tool_option for the
@@ -17,9 +18,10 @@
 
 typedef struct rdpipe {
     pid_t pid;                /* the consumer; 0 when none runs */
-    int tool_fd[2];           /* the tool's ends: [0] it writes records, [1] it reads answers;
-                                 open (close-on-exec) in augur until rdpipe_finish */
-    unsigned long long ino[2]; /* their pipes' inode numbers, which the tool checks */
+    int tool_fd[3];           /* the tool's: [0] the doorbell it rings, [1] the pipe it reads
+                                 answers from, [2] the ring (a memfd); open (close-on-exec)
+                                 in augur until rdpipe_finish */
+    unsigned long long ino[3]; /* their inode numbers, which the tool checks */
 } rdpipe;
 
 /* The engines' setting: block sizes (ascending powers of two, at most
@@ -34,8 +36,8 @@ typedef struct rdpipe_config {
 /* Start the consumer.  0, or -1 with the reason in err (nothing started). */
 int rdpipe_start(rdpipe *p, const rdpipe_config *cfg, char *err, size_t errlen);
 
-/* The tool's option naming its ends and their pipes:
- * --augur-channel=WFD:INO,RFD:INO. */
+/* The tool's option naming its descriptors and their inodes:
+ * --augur-channel=BELL:INO,ANSWERS:INO,RING:INO. */
 void rdpipe_tool_option(const rdpipe *p, char *buf, size_t len);
 
 /* After the tool ended: close augur's copies of the tool's ends (the

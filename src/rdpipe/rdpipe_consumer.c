@@ -6,7 +6,7 @@
  * One engine per block size, each with its own LRU stacks per guest thread
  * and histograms per instruction, so that engines share nothing but the
  * records: with cores to spare each runs on a thread of its own
- * (rdpipe_consume's `threads`), every engine reading every batch.
+ * (rdpipe_consume's `threads`), every engine reading every run of records.
  */
 #define _GNU_SOURCE
 #include "rdpipe/rdpipe_consumer.h"
@@ -22,7 +22,7 @@
 
 #define MAX_GUEST_THREADS 512 /* the tool's MAX_THREADS */
 #define MAX_ENGINES 8
-#define READ_RECS 16384u     /* records per read: 256 KiB */
+#define CHUNK_RECS 16384u    /* records run before the ring's tail moves on: 256 KiB */
 
 /* The engine of one block size. */
 typedef struct engine {
@@ -340,7 +340,27 @@ static int run_records(crew *c, engine *e, unsigned ne, answer *a, const rdp_rec
     return 0;
 }
 
-int rdpipe_consume(int in, int out, const rdpipe_config *cfg, unsigned threads)
+/* Wait until the tool has published records beyond `tail`, sleeping on
+ * the doorbell (RdpRing's protocol); the published end, which is `tail`
+ * only when the tool's processes have all ended with nothing more. */
+static uint64_t wait_for_records(RdpRing *ring, int doorbell, uint64_t tail)
+{
+    char bell[4096];
+    for (;;) {
+        uint64_t head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
+        if (head != tail)
+            return head;
+        __atomic_store_n(&ring->sleeping, 1, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
+        ssize_t got = head != tail ? 1 : read(doorbell, bell, sizeof bell);
+        __atomic_store_n(&ring->sleeping, 0, __ATOMIC_RELAXED);
+        if (got == 0 || (got < 0 && errno != EINTR)) /* the end: what was published before it */
+            return __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
+    }
+}
+
+int rdpipe_consume(int doorbell, int out, RdpRing *ring, const rdpipe_config *cfg, unsigned threads)
 {
     engine e[MAX_ENGINES] = {{0}};
     unsigned ne = cfg->nblock_sizes;
@@ -367,23 +387,18 @@ int rdpipe_consume(int in, int out, const rdpipe_config *cfg, unsigned threads)
     }
     answer *a = xrealloc(NULL, sizeof *a);
     a->fd = out, a->failed = 0, a->used = 0;
-    rdp_rec *buf = xrealloc(NULL, READ_RECS * sizeof *buf);
-    size_t have = 0; /* bytes in buf */
+    const rdp_rec *recs = (const rdp_rec *)((const char *)ring + RDP_RING_OFFSET);
+    uint64_t tail = __atomic_load_n(&ring->tail, __ATOMIC_RELAXED);
     int rc = 0;
-    for (;;) {
-        ssize_t got = read(in, (char *)buf + have, READ_RECS * sizeof *buf - have);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0) { /* the tool's process ended (or exec'd): its analysis with it */
-            rc = got < 0 ? -1 : 0;
-            break;
+    for (uint64_t head; rc == 0 && (head = wait_for_records(ring, doorbell, tail)) != tail;) {
+        while (rc == 0 && tail < head) { /* in runs that free the ring as they go */
+            uint64_t at = tail % RDP_RING_RECS, n = head - tail;
+            n = n < RDP_RING_RECS - at ? n : RDP_RING_RECS - at;
+            n = n < CHUNK_RECS ? n : CHUNK_RECS;
+            rc = run_records(&c, e, ne, a, recs + at, (size_t)n); /* -1: the tool stopped reading answers */
+            tail += n;
+            __atomic_store_n(&ring->tail, tail, __ATOMIC_RELEASE);
         }
-        have += (size_t)got;
-        size_t whole = have / sizeof *buf;
-        if (run_records(&c, e, ne, a, buf, whole) != 0)
-            break; /* the tool is gone */
-        memmove(buf, buf + whole, have - whole * sizeof *buf);
-        have -= whole * sizeof *buf;
     }
     pthread_mutex_lock(&c.lock);
     c.stop = 1;
@@ -393,7 +408,6 @@ int rdpipe_consume(int in, int out, const rdpipe_config *cfg, unsigned threads)
         pthread_join(w[k].th, NULL);
     for (unsigned i = 0; i < ne; i++)
         engine_free(&e[i]);
-    free(buf);
     free(a);
-    return rc;
+    return 0;
 }

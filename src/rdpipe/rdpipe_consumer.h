@@ -4,12 +4,14 @@
 #define AUGUR_RDPIPE_CONSUMER_H
 
 #include "rdpipe/rdpipe.h"
+#include "rdpipe/rdpipe_proto.h"
 
-/* Read records from `in` until it ends, running the engines of cfg on
- * `threads` threads (1: on the caller's), and answer flushes and exports
- * on `out`.  0 at the end of the records or when the tool stopped reading
- * answers; -1 on a read error.  A record that breaks the protocol, or
+/* Run the records the tool publishes in `ring` (rdpipe_proto.h) through
+ * the engines of cfg on `threads` threads (1: on the caller's), sleeping on
+ * `doorbell` when there are none, and answer flushes and exports on `out`;
+ * return 0 when the doorbell's end says the tool's processes are gone, or
+ * the tool stopped reading answers.  A record that breaks the protocol, or
  * memory exhausted, ends the process with a message. */
-int rdpipe_consume(int in, int out, const rdpipe_config *cfg, unsigned threads);
+int rdpipe_consume(int doorbell, int out, RdpRing *ring, const rdpipe_config *cfg, unsigned threads);
 
 #endif

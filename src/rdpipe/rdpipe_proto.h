@@ -2,14 +2,20 @@
  * reuse-distance consumer (`augur collect --analysis pipe`;
  * docs/collector.md, "Analysis off the program's core").
  *
- * Two pipes.  On the first the tool sends records of 16 bytes, in batches:
- * each access that reaches the reuse-distance engines (the instruction's id,
- * the address, the size and whether counts are being taken), and control
- * records (thread switches and exits, flushes, stack exports) in the order
- * they happened among the accesses.  On the second the consumer answers a
- * flush with the histograms it gathered since the last one, and an export
- * with the LRU stacks; nothing else is ever sent back, so the tool reads
- * only right after asking.
+ * A ring of records in shared memory and two pipes.  The tool writes
+ * records of 16 bytes into the ring and publishes them in batches (RdpRing
+ * below): each access that reaches the reuse-distance engines (the
+ * instruction's id, the address, the size and whether counts are being
+ * taken), and control records (thread switches and exits, flushes, stack
+ * exports) in the order they happened among the accesses.  The first pipe
+ * is the consumer's doorbell: the tool writes a byte to it after publishing
+ * when the consumer said it sleeps, and its end tells the consumer that the
+ * tool's process is gone.  On the second the consumer answers a flush with
+ * the histograms it gathered since the last one, and an export with the LRU
+ * stacks; nothing else is ever sent back, so the tool reads only right
+ * after asking, and its end tells the tool that the consumer is gone.
+ * docs/collector.md, "Analysis off the program's core", says why a ring
+ * rather than the pipe alone.
  *
  * Freestanding (stdint only): included by the tool, which has no libc, and
  * by the native consumer.  Both sides run on one machine: the records are in
@@ -62,7 +68,30 @@ typedef struct rdp_stack_head {
     uint64_t nblocks;
 } rdp_stack_head;
 
-/* Records per batch the tool sends (a write of 64 KiB). */
+/* Records the tool writes before it publishes them (64 KiB). */
 #define RDP_BATCH 4096u
+
+/* The ring: this head, then at RDP_RING_OFFSET RDP_RING_RECS records, the
+ * record numbered n (from 0, over the whole run) at n % RDP_RING_RECS.
+ * head and tail only grow; head - tail records wait.  The tool writes
+ * records at head and then head (release); the consumer reads up to head
+ * (acquire) and then writes tail.  Before it sleeps on the doorbell the
+ * consumer sets sleeping and looks at head again; the tool looks at
+ * sleeping after it publishes, a full fence between on both sides, so that
+ * one of them sees the other's write. */
+typedef struct RdpRing {
+    uint64_t head;
+    uint64_t pad0[7]; /* head and tail on cache lines of their own */
+    uint64_t tail;
+    uint64_t pad1[7];
+    uint32_t sleeping;
+    uint32_t pad2[15];
+} RdpRing;
+
+#define RDP_RING_RECS (1u << 16) /* 1 MiB: held in the cache the cores share */
+#define RDP_RING_OFFSET 4096u
+#define RDP_RING_BYTES (RDP_RING_OFFSET + RDP_RING_RECS * 16u)
+_Static_assert(sizeof(RdpRing) <= RDP_RING_OFFSET, "the ring's head fits before its records");
+_Static_assert(sizeof(rdp_rec) == 16, "records are 16 bytes");
 
 #endif
