@@ -145,15 +145,28 @@ static void wait_for_room(Channel *ch)
     }
 }
 
-void collect_pipe_send(Channel *ch)
+/* Make the batch's records the consumer's, ringing its doorbell if it sleeps. */
+static void publish(Channel *ch)
 {
     ch->head += ch->used;
+    ch->used = 0;
     __atomic_store_n(&ch->ring->head, ch->head, __ATOMIC_RELEASE);
     __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the head before sleeping is read: rdpipe_proto.h */
     if (__atomic_load_n(&ch->ring->sleeping, __ATOMIC_RELAXED) && VG_(write)(ch->bell, "", 1) != 1)
         channel_lost("its doorbell is closed");
+}
+
+/* The next batch, once there is room for it. */
+static void next_batch(Channel *ch)
+{
     wait_for_room(ch);
     start_batch(ch);
+}
+
+void collect_pipe_send(Channel *ch)
+{
+    publish(ch);
+    next_batch(ch);
 }
 
 /* Read exactly n bytes of an answer. */
@@ -169,11 +182,13 @@ static void read_answer(Channel *ch, void *buf, SizeT n)
     }
 }
 
-/* Send control record op(arg) and everything before it. */
-static void send_control(Channel *ch, UInt op, ULong arg)
+/* Publish control record op(arg) and everything before it: a request,
+ * whose answer the caller reads before it calls next_batch (the consumer
+ * may not free the ring's room until it is read). */
+static void send_request(Channel *ch, UInt op)
 {
-    collect_pipe_put(ch, RDP_CONTROL, arg, op);
-    collect_pipe_send(ch);
+    ch->batch[ch->used++] = (rdp_rec){0, RDP_CONTROL, op}; /* collect_pipe_put left room */
+    publish(ch);
 }
 
 void collect_pipe_register(InstrRec *rec)
@@ -188,12 +203,12 @@ void collect_pipe_flush(void)
 {
     Collector *c = &collector;
     Channel *ch = c->channel;
-    send_control(ch, RDP_FLUSH, 0);
+    send_request(ch, RDP_FLUSH);
     for (;;) {
         rdp_hist_head h;
         read_answer(ch, &h, sizeof h);
         if (h.instr == RDP_CONTROL)
-            return;
+            break;
         if (h.instr >= VG_(sizeXA)(ch->by_id) || h.size_index >= c->nblock_sizes || h.nbins > RD_MAX_BINS)
             channel_lost("it answered with an instruction or block size the tool has not");
         if (h.nbins > ch->nbins_cap) {
@@ -205,6 +220,7 @@ void collect_pipe_flush(void)
         rd_hist got = {h.cold, h.nbins, ch->bins};
         rd_hist_merge(&rec->n.hist[h.size_index], &got, &c->alloc);
     }
+    next_batch(ch);
 }
 
 void collect_pipe_thread(ThreadId tid)
@@ -223,13 +239,13 @@ void collect_pipe_fork_pre(void)
 {
     Collector *c = &collector;
     Channel *ch = c->channel;
-    send_control(ch, RDP_EXPORT, 0);
+    send_request(ch, RDP_EXPORT);
     exported = VG_(newXA)(VG_(malloc), "augur.exported", VG_(free), sizeof(ExportedStack));
     for (;;) {
         rdp_stack_head h;
         read_answer(ch, &h, sizeof h);
         if (h.thread == RDP_CONTROL)
-            return;
+            break;
         if (h.thread >= MAX_THREADS || h.size_index >= c->nblock_sizes)
             channel_lost("it exported a thread or block size the tool has not");
         ExportedStack e = {h.thread, h.size_index, h.nblocks, NULL};
@@ -237,6 +253,7 @@ void collect_pipe_fork_pre(void)
         read_answer(ch, e.blocks, h.nblocks * sizeof *e.blocks);
         VG_(addToXA)(exported, &e);
     }
+    next_batch(ch);
 }
 
 /* Free what collect_pipe_fork_pre read. */
