@@ -509,7 +509,7 @@ static int collect(collect_options *o, const collect_mpi *mpi, const char *tool_
         tool_args[nargs++] = channel_opt;
     }
     launch_request rq = {o->program_argv, out_dir, "augur", tool_args, 1, "collecting", 0, "collector: progress: ",
-                         mpi->preload[0] ? mpi->preload : NULL, pipe.tool_fd, pipe.pid ? 3 : 0};
+                         mpi->preload[0] ? mpi->preload : NULL, pipe.tool_fd, pipe.pid ? 3 : 0, rdpipe_tool_started, &pipe};
     launch_result lr;
     int launched = launch_tool(&rq, tool_dir, &lr, err, sizeof err);
     char pipe_err[256];

@@ -310,6 +310,8 @@ int launch_tool(const launch_request *rq, const char *tool_dir, launch_result *r
     warn_bad_progress_seconds();
     supervise_begin(&s);
     pid_t pid = fork();
+    if (pid != 0 && rq->forked)
+        rq->forked(rq->forked_ctx);
     if (pid < 0) {
         snprintf(err, errlen, "cannot start a process: %s", strerror(errno));
         supervise_end(&s);

@@ -34,6 +34,10 @@ typedef struct launch_request {
                               inherits at the same numbers (the channel to collect's
                               consumer, rdpipe.h); npass_fds of them */
     int npass_fds;
+    void (*forked)(void *ctx); /* NULL, or called in augur once Valgrind's process is
+                                  forked (or could not be), before the wait: where augur
+                                  closes its copies of pass_fds */
+    void *forked_ctx;
 } launch_request;
 
 typedef struct launch_result {

@@ -118,12 +118,18 @@ void rdpipe_tool_option(const rdpipe *p, char *buf, size_t len)
              p->tool_fd[2], p->ino[2]);
 }
 
-int rdpipe_finish(rdpipe *p, char *err, size_t errlen)
+void rdpipe_tool_started(void *ctx)
 {
+    rdpipe *p = ctx;
     for (int i = 0; i < 3; i++)
         if (p->tool_fd[i] >= 0)
             close(p->tool_fd[i]);
     p->tool_fd[0] = p->tool_fd[1] = p->tool_fd[2] = -1;
+}
+
+int rdpipe_finish(rdpipe *p, char *err, size_t errlen)
+{
+    rdpipe_tool_started(p);
     if (!p->pid)
         return 0;
     int status;

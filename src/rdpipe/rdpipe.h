@@ -6,8 +6,8 @@
  * docs/collector.md, "Analysis off the program's core".
  *
  * Use: rdpipe_start before launching the tool, rdpipe_tool_option for the
- * tool's --augur-channel, rdpipe_tool_fds for the descriptors the tool must
- * inherit, then after the tool ended rdpipe_finish.
+ * tool's --augur-channel and tool_fd for the descriptors it inherits,
+ * rdpipe_tool_started once it is forked, rdpipe_finish after it ended.
  */
 #ifndef AUGUR_RDPIPE_H
 #define AUGUR_RDPIPE_H
@@ -40,9 +40,15 @@ int rdpipe_start(rdpipe *p, const rdpipe_config *cfg, char *err, size_t errlen);
  * --augur-channel=BELL:INO,ANSWERS:INO,RING:INO. */
 void rdpipe_tool_option(const rdpipe *p, char *buf, size_t len);
 
-/* After the tool ended: close augur's copies of the tool's ends (the
- * consumer then reads the end of the records) and wait for the consumer.
- * 0 when it ended well, or -1 with what happened to it in err. */
+/* Once the tool's process is forked (a launch_request's `forked`, ctx the
+ * rdpipe): close augur's copies of the tool's descriptors, so that the
+ * consumer sees the doorbell's end when the tool's processes are gone
+ * while augur still waits for them.  Again: nothing. */
+void rdpipe_tool_started(void *ctx);
+
+/* After the tool ended: the same, and wait for the consumer.  0 when it
+ * ended well (or was reaped with the program's processes), or -1 with
+ * what happened to it in err. */
 int rdpipe_finish(rdpipe *p, char *err, size_t errlen);
 
 /* Whether more than one CPU is available to this process

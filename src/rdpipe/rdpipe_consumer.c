@@ -277,6 +277,7 @@ typedef struct crew {
     int stop;
 } crew;
 
+/* An engine thread and the engines it runs. */
 typedef struct worker {
     crew *c;
     engine *e; /* its engines: e[0..n) */
@@ -284,6 +285,8 @@ typedef struct worker {
     pthread_t th;
 } worker;
 
+/* An engine thread: runs its engines over each batch the reader hands out,
+ * in order, until the crew stops. */
 static void *worker_main(void *arg)
 {
     worker *w = arg;

@@ -77,18 +77,13 @@ for path in inline pipe; do
           "$((3 * K * R)) $((3 * K)) $(bin_of $d):$((3 * K * (R - 1))):$((3 * K * (R - 1) * d))"
 done
 
-# consumer_of PID — the consumer of augur collect PID: its child that runs augur.
-consumer_of() {
-    for c in $(pgrep -P "$1"); do [ "$(readlink /proc/$c/exe)" = "$(readlink -f "$AUGUR")" ] && echo $c; done
-}
-
 # The consumer killed while the program runs: the tool's next send fails, the
 # run fails (125) with a message that names the consumer, nothing is stored.
 "$AUGUR" collect --db "$WORK/dead.db" --analysis pipe -- "$PROGRAMS/procs" wait "$WORK/dead.go" 2 0 \
     >/dev/null 2>"$WORK/dead.err" &
 augur_pid=$!
 for _ in $(seq 100); do [ -e "$WORK/dead.go" ] && break; sleep 0.1; done
-consumer=$(consumer_of $augur_pid)
+consumer=$(consumer_child $augur_pid)
 check "dead consumer: found it" "$([ -n "$consumer" ] && echo yes)" yes
 kill -9 $consumer
 wait $augur_pid
@@ -102,8 +97,8 @@ check "dead consumer: nothing stored" "$([ -e "$WORK/dead.db" ] && echo stored |
     >/dev/null 2>&1 &
 augur_pid=$!
 for _ in $(seq 100); do [ -e "$WORK/killed.go" ] && break; sleep 0.1; done
-consumer=$(consumer_of $augur_pid)
-tool=$(pgrep -P $augur_pid | grep -vx "$consumer")
+consumer=$(consumer_child $augur_pid)
+tool=$(tool_child $augur_pid)
 kill -9 $tool
 for _ in $(seq 100); do kill -0 $augur_pid 2>/dev/null || break; sleep 0.1; done
 check "killed program: augur ended" "$(kill -0 $augur_pid 2>/dev/null && echo running || echo ended)" ended
