@@ -27,6 +27,7 @@
 #include "cli/run_dir.h"
 #include "cli/runs.h"
 #include "db/db.h"
+#include "rdpipe/rdpipe.h"
 #include "report/report.h"
 #include "util/parse.h"
 
@@ -48,6 +49,7 @@ typedef struct collect_options {
     int by_callsite;         /* --interval-by callsite */
     fn_patterns region_fns, interval_fns;
     uint32_t sample_threshold; /* --sample-rd RATE: RATE * RD_SAMPLE_MODULUS, rounded; 0: exact */
+    const char *analysis;      /* --analysis pipe|inline|auto */
 } collect_options;
 
 /* What the start message promises (docs/benchmarks.md, "Small runs"; measured
@@ -84,7 +86,7 @@ static void usage(FILE *to)
             "usage: augur collect [--db FILE] [--param NAME=VALUE]... [--block-sizes 64,4096]\n"
             "                     [--keep-profiles DIR] [--instr-at-start yes|no] [--region-function GLOB]...\n"
             "                     [--interval-functions GLOB[,GLOB...]] [--interval-by index|callsite]\n"
-            "                     [--sample-rd RATE]\n"
+            "                     [--sample-rd RATE] [--analysis pipe|inline|auto]\n"
             "                     -- PROGRAM [ARGS...]\n\n"
             "Runs PROGRAM under augur's Valgrind tool (expect about %.1f s, then %d-%dx the native\n"
             "time with the default block sizes: docs/benchmarks.md, \"Small runs\") and\n"
@@ -100,6 +102,10 @@ static void usage(FILE *to)
             "  --sample-rd RATE     reuse distances of a sample of the blocks, about RATE of them\n"
             "                       (0 < RATE <= 1; SHARDS), scaled to the whole run: for runs too\n"
             "                       long to measure exactly (instruction counts stay exact; 1: exact)\n"
+            "  --analysis pipe|inline|auto  where the reuse distances are measured: in a process of\n"
+            "                       augur's beside Valgrind, on another core (pipe), or in Valgrind's\n"
+            "                       process (inline); the same profile either way.  auto (the default):\n"
+            "                       pipe when this process may use more than one core\n"
             "  --keep-profiles DIR  also keep the raw profiles (docs/profile-format.md) in a new\n"
             "                       folder DIR/augur-collect-XXXXXX of the run (named at the end)\n"
             "  --instr-at-start yes|no  count from the start (yes), or only once the program asks\n"
@@ -259,6 +265,7 @@ static int parse_options(int argc, char **argv, collect_options *o, int *done)
     o->db_path = default_db_path();
     o->block_sizes = "64,4096";
     o->instr_at_start = 1;
+    o->analysis = "auto";
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -277,7 +284,7 @@ static int parse_options(int argc, char **argv, collect_options *o, int *done)
         int takes_value = !strcmp(a, "--db") || !strcmp(a, "--param") || !strcmp(a, "--block-sizes") ||
                           !strcmp(a, "--keep-profiles") || !strcmp(a, "--instr-at-start") ||
                           !strcmp(a, "--region-function") || !strcmp(a, "--interval-functions") ||
-                          !strcmp(a, "--interval-by") || !strcmp(a, "--sample-rd");
+                          !strcmp(a, "--interval-by") || !strcmp(a, "--sample-rd") || !strcmp(a, "--analysis");
         if (!takes_value) {
             fprintf(stderr, "augur collect: unknown option '%s' (see augur collect --help)\n", a);
             *done = 1;
@@ -303,6 +310,14 @@ static int parse_options(int argc, char **argv, collect_options *o, int *done)
             o->block_sizes = value;
         else if (!strcmp(a, "--keep-profiles"))
             o->keep_dir = value;
+        else if (!strcmp(a, "--analysis")) {
+            if (strcmp(value, "pipe") && strcmp(value, "inline") && strcmp(value, "auto")) {
+                *done = 1;
+                return fail(2, "--analysis '%s': give pipe (a process beside Valgrind), inline (in Valgrind's) or "
+                               "auto (pipe when more than one core is available)", value);
+            }
+            o->analysis = value;
+        }
         else if (!strcmp(a, "--sample-rd") ? parse_sample_rate(value, &o->sample_threshold, err, sizeof err) != 0
                                            : run_params_add(&o->params, value, err, sizeof err) != 0) {
             *done = 1;
@@ -434,6 +449,24 @@ static void warn_unmatched_patterns(const profile *p)
                     "closed no interval\n", g->interval_fns[i].glob);
 }
 
+/* Whether the reuse distances are measured in the consumer (--analysis). */
+static int use_pipe(const collect_options *o)
+{
+    return !strcmp(o->analysis, "pipe") || (!strcmp(o->analysis, "auto") && rdpipe_cores_available() > 1);
+}
+
+/* The consumer's engines: o's block sizes (checked) and sampling. */
+static rdpipe_config pipe_config(const collect_options *o)
+{
+    rdpipe_config cfg = {0, {0}, o->sample_threshold};
+    for (const char *p = o->block_sizes; *p && cfg.nblock_sizes < 8; p += *p == ',') {
+        char *end;
+        cfg.block_size[cfg.nblock_sizes++] = (uint32_t)strtoul(p, &end, 10);
+        p = end;
+    }
+    return cfg;
+}
+
 /* Runs the program and stores its run; returns augur's exit status.  The
  * tool marks its profiles with `token`, and only those are read. */
 static int collect(collect_options *o, const collect_mpi *mpi, const char *tool_dir, const char *out_dir,
@@ -466,11 +499,26 @@ static int collect(collect_options *o, const collect_mpi *mpi, const char *tool_
         tool_args[nargs++] = o->region_fns.opt[k];
     for (int k = 0; k < o->interval_fns.n; k++)
         tool_args[nargs++] = o->interval_fns.opt[k];
+    rdpipe pipe = {0, {-1, -1, -1}, {0, 0, 0}};
+    char channel_opt[128];
+    if (use_pipe(o)) {
+        rdpipe_config cfg = pipe_config(o);
+        if (rdpipe_start(&pipe, &cfg, err, sizeof err) != 0)
+            return fail(EXIT_AUGUR_FAILED, "%s", err);
+        rdpipe_tool_option(&pipe, channel_opt, sizeof channel_opt);
+        tool_args[nargs++] = channel_opt;
+    }
     launch_request rq = {o->program_argv, out_dir, "augur", tool_args, 1, "collecting", 0, "collector: progress: ",
-                         mpi->preload[0] ? mpi->preload : NULL};
+                         mpi->preload[0] ? mpi->preload : NULL, pipe.tool_fd, pipe.pid ? 3 : 0, rdpipe_tool_started, &pipe};
     launch_result lr;
-    if (launch_tool(&rq, tool_dir, &lr, err, sizeof err) != 0)
+    int launched = launch_tool(&rq, tool_dir, &lr, err, sizeof err);
+    char pipe_err[256];
+    int pipe_rc = rdpipe_finish(&pipe, pipe_err, sizeof pipe_err);
+    if (launched != 0)
         return fail(EXIT_AUGUR_FAILED, "%s", err);
+    if (pipe_rc != 0)
+        return fail(EXIT_AUGUR_FAILED, "%s; nothing was stored (augur collect --analysis inline measures without it)",
+                    pipe_err);
     if (!lr.exited && lr.term_signal == SIGILL && diagnose_undecodable(out_dir, err, sizeof err))
         return fail(EXIT_AUGUR_FAILED, "%s\n  Nothing was stored.", err);
     process_set *s = calloc(1, sizeof *s);

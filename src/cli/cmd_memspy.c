@@ -391,7 +391,7 @@ static int print_run(const memspy_options *o, const machine *m, const char *tool
 {
     tool_args t;
     make_tool_args(o, m, "DIR", &t);
-    launch_request rq = {o->program_argv, "DIR", "memspy", t.argv, 0, "simulating", 0, NULL, NULL};
+    launch_request rq = {o->program_argv, "DIR", "memspy", t.argv, 0, "simulating", 0, NULL, NULL, NULL, 0, NULL, NULL};
     if (launch_print_command(stdout, &rq, tool_dir) != 0 || fflush(stdout) != 0)
         return fail(EXIT_AUGUR_FAILED, "cannot write the command to standard output");
     return 0;
@@ -413,7 +413,7 @@ static int run(const memspy_options *o, const machine *m, const char *tool_dir, 
             o->program_argv[0], m->name);
     /* Without --output the report goes to stdout: the program's output must not mix with it. */
     launch_request rq = {o->program_argv, out_dir, "memspy", t.argv, 0, "simulating", !o->output,
-                         "memspy: progress: ", NULL};
+                         "memspy: progress: ", NULL, NULL, 0, NULL, NULL};
     if (launch_tool(&rq, tool_dir, lr, err, sizeof err) != 0)
         return fail(EXIT_AUGUR_FAILED, err);
     if (!lr->exited && lr->term_signal == SIGILL && diagnose_undecodable(out_dir, err, sizeof err))

@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -309,6 +310,8 @@ int launch_tool(const launch_request *rq, const char *tool_dir, launch_result *r
     warn_bad_progress_seconds();
     supervise_begin(&s);
     pid_t pid = fork();
+    if (pid != 0 && rq->forked)
+        rq->forked(rq->forked_ctx);
     if (pid < 0) {
         snprintf(err, errlen, "cannot start a process: %s", strerror(errno));
         supervise_end(&s);
@@ -317,6 +320,8 @@ int launch_tool(const launch_request *rq, const char *tool_dir, launch_result *r
     if (pid == 0) {
         if (supervise_child(&s) != 0)
             _exit(125); /* augur is gone: nothing would read the run */
+        for (int i = 0; i < rq->npass_fds; i++)
+            fcntl(rq->pass_fds[i], F_SETFD, 0);
         if (rq->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
             fprintf(stderr, "augur: cannot send the program's output to standard error: %s\n", strerror(errno));
             _exit(125);

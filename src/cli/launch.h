@@ -30,6 +30,14 @@ typedef struct launch_request {
                                     running" line */
     const char *preload;   /* NULL, or a library for the program's LD_PRELOAD (before
                               any the user set): augur's MPI wrapper */
+    const int *pass_fds;   /* descriptors of augur's, close-on-exec, that Valgrind
+                              inherits at the same numbers (the channel to collect's
+                              consumer, rdpipe.h); npass_fds of them */
+    int npass_fds;
+    void (*forked)(void *ctx); /* NULL, or called in augur once Valgrind's process is
+                                  forked (or could not be), before the wait: where augur
+                                  closes its copies of pass_fds */
+    void *forked_ctx;
 } launch_request;
 
 typedef struct launch_result {

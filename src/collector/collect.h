@@ -17,6 +17,8 @@
  *                         calls of interval functions, kept per interval
  *                         or per closing call site
  *   collect_comm.c        MPI calls, as augur's MPI wrapper reports them
+ *   collect_pipe.c        --augur-channel: the reuse-distance engines in
+ *                         augur's consumer process instead of here
  *
  * How instruction counts stay cheap: each superblock gets an array of 64-bit
  * counters, bumped by inline IR (no helper call): ctr[0] on entry and
@@ -56,6 +58,7 @@
 
 #include "profile/profile_writer.h" /* PROFILE_POW2_CLASSES */
 #include "rd/rd.h"
+#include "rdpipe/rdpipe_proto.h"
 #include "vgcommon/vg_names.h"
 
 #define AUGUR_TOOL_VERSION "0.1.0"
@@ -118,6 +121,7 @@ typedef struct InstrRec {
     Addr direct_callee; /* a direct call to a named function: its target; else 0 */
     Bool in_profile;    /* has a row in the profile being written (collect_output.c) */
     UInt touched_epoch; /* collector.epoch when put on collector.touched */
+    UInt id;            /* with a channel: the consumer's name for it (collect_pipe.c) */
     /* Counted at run time by helpers, folded into n by collect_take_counts: */
     ULong fast_path_misses; /* unguarded accesses that reached the helper */
     ULong guarded_reads, guarded_writes;
@@ -154,7 +158,7 @@ typedef struct SbCounters {
 } SbCounters;
 
 /* Per-thread reuse state: each thread has its own LRU stacks (the view of a
- * private cache). */
+ * private cache), here or, with a channel, in the consumer (stack NULL). */
 typedef struct ThreadState {
     rd_stack *stack[MAX_BLOCK_SIZES];
     ULong top_block; /* last block touched at the smallest block size */
@@ -163,6 +167,20 @@ typedef struct ThreadState {
     HWord signal_call;  /* pending_call while a signal handler runs */
     HWord counting, region_sp, skip_sp; /* Collector's, while another thread runs */
 } ThreadState;
+
+/* The tool's end of the channel to the reuse-distance consumer
+ * (collect_pipe.c): the ring's batch being written, and what answers need. */
+typedef struct Channel {
+    Int bell, in;    /* the doorbell, the answers (Valgrind's own descriptors) */
+    RdpRing *ring;   /* shared with the consumer (rdpipe_proto.h) */
+    rdp_rec *recs;   /* the ring's records */
+    ULong head;      /* records written before the batch */
+    rdp_rec *batch;  /* where the batch starts in the ring */
+    UInt used, room; /* records in the batch, and its room (to the ring's end) */
+    XArray *by_id;   /* of InstrRec *, by InstrRec.id */
+    rd_bin *bins;    /* room for an answer's histogram */
+    UInt nbins_cap;
+} Channel;
 
 /* The stretches of the run counted apart (collect_intervals.c). */
 struct Phase;
@@ -252,6 +270,9 @@ typedef struct Collector {
     XArray *comm_order;
 
     rd_allocator alloc;
+    /* --augur-channel: the engines run in augur's consumer; NULL: here
+     * (no channel given, a forked child, an exec'd program) */
+    Channel *channel;
 } Collector;
 
 extern Collector collector;
@@ -266,6 +287,9 @@ IRSB *collect_instrument(VgCallbackClosure *closure, IRSB *sb_in,
                          const VexArchInfo *archinfo_host, IRType gWordTy, IRType hWordTy);
 
 /* collect_runtime.c */
+/* The state of thread tid, made on first use (with stacks when the
+ * engines run here). */
+ThreadState *collect_thread_state(ThreadId tid);
 VG_REGPARM(3) void collect_on_access(InstrRec *rec, Addr addr, UWord size);
 VG_REGPARM(3) void collect_on_guarded_access(InstrRec *rec, Addr addr, UWord size_and_write);
 VG_REGPARM(2) void collect_on_indirect(InstrRec *rec, Addr target);
@@ -284,6 +308,36 @@ void collect_reset_counts(void);
 InstrRec **collect_touched(UInt *n);
 /* n more goes to key. */
 void collect_count_key(KeyCounts *k, UWord key, ULong n);
+
+/* collect_pipe.c (docs/collector.md, "Analysis off the program's core") */
+/* --augur-channel=BELL:INO,ANSWERS:INO,RING:INO; False when malformed. */
+Bool collect_pipe_option(const HChar *value);
+/* Take the channel the option names if it is there (else collector.channel
+ * stays NULL: inline), out of the program's reach. */
+void collect_pipe_init(void);
+/* Give rec its id, with a channel. */
+void collect_pipe_register(InstrRec *rec);
+/* Publish the records of the batch, and wait for room for the next.  A
+ * consumer gone ends the process. */
+void collect_pipe_send(Channel *ch);
+/* One record into the batch (rdpipe_proto.h), the batch published when full. */
+static inline void collect_pipe_put(Channel *ch, UInt instr, ULong addr, UInt size)
+{
+    ch->batch[ch->used++] = (rdp_rec){addr, instr, size};
+    if (UNLIKELY(ch->used == ch->room))
+        collect_pipe_send(ch);
+}
+/* Everything sent; the consumer's histograms since the last flush added
+ * to the records' (rec->n.hist). */
+void collect_pipe_flush(void);
+/* Thread tid now runs; thread tid exited. */
+void collect_pipe_thread(ThreadId tid);
+void collect_pipe_thread_exit(ThreadId tid);
+/* A fork: before it (the stacks fetched), in the parent after it, and in
+ * the child, which goes on inline with copies of the stacks. */
+void collect_pipe_fork_pre(void);
+void collect_pipe_fork_parent(void);
+void collect_pipe_fork_child(void);
 
 /* collect_regions.c */
 void collect_regions_init(void);

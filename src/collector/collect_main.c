@@ -2,7 +2,7 @@
  *
  * Started by `augur collect` (src/cli/cmd_collect.c) as
  *   valgrind --tool=augur --augur-out=DIR [--augur-run=TOKEN] [--augur-block-sizes=64,4096]
- *            [--augur-progress-ms=MS] [--augur-sample-rd=T] [--instr-at-start=no] [--augur-region-fn=GLOB]...
+ *            [--augur-progress-ms=MS] [--augur-sample-rd=T] [--augur-channel=B:INO,A:INO,R:INO] [--instr-at-start=no] [--augur-region-fn=GLOB]...
  *            [--augur-interval-fn=GLOB]... [--augur-interval-by=index|callsite] PROGRAM...
  * with VALGRIND_LIB pointing at the build's vglib/ folder.  See collect.h
  * for how the parts fit together.
@@ -123,6 +123,12 @@ static Bool process_option(const HChar *arg)
         set_progress_interval(value);
     } else if VG_STR_CLO (arg, "--augur-sample-rd", value) {
         set_sample_threshold(value);
+    } else if VG_STR_CLO (arg, "--augur-channel", value) {
+        if (!collect_pipe_option(value)) {
+            VG_(fmsg_bad_option)("--augur-channel", "'%s': expected BELL:INODE,ANSWERS:INODE,RING:INODE (given by augur collect)\n",
+                                 value);
+            VG_(exit)(1);
+        }
     } else
         return False;
     return True;
@@ -137,6 +143,9 @@ static void print_usage(void)
                 "                                  powers of two >= 8 [64,4096]\n"
                 "    --augur-sample-rd=T           reuse distances of the blocks whose hash mod 2^24\n"
                 "                                  is below T only, scaled by 2^24/T [every block]\n"
+                "    --augur-channel=B:I,A:I,R:I   run the reuse-distance engines in augur collect's\n"
+                "                                  consumer: its doorbell, answers and ring open at\n"
+                "                                  descriptors B, A, R, inodes I [here]\n"
                 "    --augur-progress-ms=MS        run time between two progress lines in the log [10000]\n"
                 "    --instr-at-start=yes|no       count from the start, or only once the program\n"
                 "                                  asks (CALLGRIND_START_INSTRUMENTATION) [yes]\n"
@@ -181,6 +190,7 @@ static void post_clo_init(void)
                              "block sizes must be ascending powers of two from 8 to 2^30, at most 8 of them\n");
         VG_(exit)(1);
     }
+    collect_pipe_init();
     collect_table_init();
     collect_regions_init();
     collect_runtime_init();

@@ -14,13 +14,13 @@
 
 #define NO_BLOCK (~0ULL) /* no block number: addresses >> 3 never reach it */
 
-static ThreadState *thread_state(ThreadId tid)
+ThreadState *collect_thread_state(ThreadId tid)
 {
     Collector *c = &collector;
     tl_assert(tid < MAX_THREADS);
     if (!c->thread[tid]) {
         ThreadState *t = VG_(calloc)("augur.thread", 1, sizeof *t);
-        for (UInt i = 0; i < c->nblock_sizes; i++)
+        for (UInt i = 0; i < c->nblock_sizes && !c->channel; i++)
             t->stack[i] = rd_stack_new(&c->alloc);
         t->top_block = NO_BLOCK;
         t->counting = c->nregion_fns == 0; /* outside every region function */
@@ -40,7 +40,7 @@ static void on_start_client_code(ThreadId tid, ULong blocks_dispatched)
         c->progress_blocks = blocks_dispatched;
         collect_progress_check();
     }
-    ThreadState *t = thread_state(tid);
+    ThreadState *t = collect_thread_state(tid);
     if (t == c->current)
         return;
     if (c->current) {
@@ -50,6 +50,8 @@ static void on_start_client_code(ThreadId tid, ULong blocks_dispatched)
         collect_regions_save(c->current);
     }
     c->current = t;
+    if (c->channel)
+        collect_pipe_thread(tid);
     c->top_block = t->top_block;
     c->pending_call = t->pending_call;
     c->resolve_call = t->resolve_call;
@@ -61,7 +63,7 @@ static void on_start_client_code(ThreadId tid, ULong blocks_dispatched)
 static void on_pre_deliver_signal(ThreadId tid, Int sig, Bool alt_stack)
 {
     (void)sig, (void)alt_stack;
-    ThreadState *t = thread_state(tid);
+    ThreadState *t = collect_thread_state(tid);
     t->signal_call = collector.pending_call;
     collector.pending_call = 0;
 }
@@ -69,7 +71,7 @@ static void on_pre_deliver_signal(ThreadId tid, Int sig, Bool alt_stack)
 static void on_post_deliver_signal(ThreadId tid, Int sig)
 {
     (void)sig;
-    ThreadState *t = thread_state(tid);
+    ThreadState *t = collect_thread_state(tid);
     collector.pending_call = t->signal_call;
     t->signal_call = 0;
 }
@@ -84,6 +86,8 @@ static void on_thread_exit(ThreadId tid)
         return;
     for (UInt i = 0; i < c->nblock_sizes; i++)
         rd_stack_free(t->stack[i]);
+    if (c->channel)
+        collect_pipe_thread_exit(tid);
     if (c->current == t) {
         c->current = NULL;
         c->top_block = NO_BLOCK;
@@ -149,6 +153,8 @@ static void reset_record(InstrRec *rec)
 void collect_reset_counts(void)
 {
     Collector *c = &collector;
+    if (c->channel) /* what the engines counted since the last fold, as inline: to be zeroed with the rest */
+        collect_pipe_flush();
     touch_ran();
     for (SbCounters *sb = c->sbs; sb; sb = sb->next_sb)
         if (sb->ctr[0])
@@ -170,12 +176,29 @@ static void on_fork_child(ThreadId tid)
 {
     (void)tid;
     Collector *c = &collector;
+    if (c->channel)
+        collect_pipe_fork_child();
     collect_reset_counts();
     c->threads_created = 1;
     c->instructions_taken = 0;
     c->intervals_closed = 0;
     c->total = NULL;
     c->phases = NULL;
+}
+
+/* With a channel, the parent fetches the stacks its child will start with. */
+static void on_fork_pre(ThreadId tid)
+{
+    (void)tid;
+    if (collector.channel)
+        collect_pipe_fork_pre();
+}
+
+static void on_fork_parent(ThreadId tid)
+{
+    (void)tid;
+    if (collector.channel)
+        collect_pipe_fork_parent();
 }
 
 void collect_runtime_init(void)
@@ -190,7 +213,7 @@ void collect_runtime_init(void)
     VG_(track_pre_thread_ll_exit)(on_thread_exit);
     VG_(track_pre_deliver_signal)(on_pre_deliver_signal);
     VG_(track_post_deliver_signal)(on_post_deliver_signal);
-    VG_(atfork)(NULL, NULL, on_fork_child);
+    VG_(atfork)(on_fork_pre, on_fork_parent, on_fork_child);
 }
 
 /* Count delta in its 2-adic class (profile_writer.h, PROFILE_POW2_FIRST),
@@ -258,14 +281,22 @@ static inline void touch(InstrRec *rec, Addr addr, UWord size)
 {
     Collector *c = &collector;
     ThreadState *t = c->current;
-    if (UNLIKELY(!t)) /* only if code runs between a thread's exit and the next switch */
-        t = c->current = thread_state(VG_(get_running_tid)());
+    if (UNLIKELY(!t)) { /* only if code runs between a thread's exit and the next switch */
+        ThreadId tid = VG_(get_running_tid)();
+        t = c->current = collect_thread_state(tid);
+        if (c->channel)
+            collect_pipe_thread(tid);
+    }
     if (c->counting) /* a delta between two counted accesses only: DELTAS < READS + WRITES */
         vote_stride(rec, addr);
     else
         rec->has_last = False;
     Addr end = addr + size - 1;
     c->top_block = end >> c->block_shift[0];
+    if (c->channel) {
+        collect_pipe_put(c->channel, rec->id, addr, (UInt)size | (c->counting ? RDP_COUNTING : 0));
+        return;
+    }
     if (UNLIKELY(c->sample_threshold)) {
         touch_sampled(rec, t, addr, end);
         return;
@@ -418,6 +449,8 @@ typedef struct Before {
 void collect_take_counts(void)
 {
     Collector *c = &collector;
+    if (c->channel)
+        collect_pipe_flush();
     touch_ran();
     UInt n;
     InstrRec **recs = collect_touched(&n);

@@ -53,6 +53,8 @@ InstrRec *collect_instr(Addr addr, UInt len)
     rec->len = len;
     rec->is_cond_branch = decode_is_cond_branch((const UChar *)addr, len);
     resolve_names(rec);
+    if (collector.channel)
+        collect_pipe_register(rec);
     VG_(HT_add_node)(collector.instrs, rec);
     return rec;
 }

@@ -52,6 +52,18 @@ uint64_t rd_stack_blocks(const rd_stack *s);
 
 void rd_stack_free(rd_stack *s);
 
+/* A block of a stack and its recency: a larger recency is more recent. */
+typedef struct rd_stack_entry {
+    uint64_t block;
+    uint64_t recency;
+} rd_stack_entry;
+
+/* Write the rd_stack_blocks(s) blocks of s to out, in no order, with their
+ * recencies.  Accessing them in increasing recency in a new stack rebuilds
+ * s: the same blocks in the same LRU order, so the same distances from then
+ * on (how a forked process's stacks move between processes). */
+void rd_stack_entries(const rd_stack *s, rd_stack_entry *out);
+
 /* ---- Histogram bins ------------------------------------------------------
  * Distances 0..15 have a bin each (exact).  Above, every power of two
  * [2^p, 2^(p+1)) with p >= 4 is split into RD_SUBBINS equal sub-bins:

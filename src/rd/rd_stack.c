@@ -422,6 +422,16 @@ uint64_t rd_stack_blocks(const rd_stack *s)
     return s->nblocks;
 }
 
+void rd_stack_entries(const rd_stack *s, rd_stack_entry *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i <= s->mask; i++) /* the marked blocks: their timestamps order them */
+        if (s->slots[i].ts != TS_EMPTY && s->slots[i].ts != TS_FRONT)
+            out[n++] = (rd_stack_entry){s->slots[i].block, s->slots[i].ts};
+    for (unsigned p = 0; p < s->nfront; p++) /* newer than every marked block, front[0] newest */
+        out[n++] = (rd_stack_entry){s->front[p], s->now + FRONT_K - p};
+}
+
 /* Release the stack and everything it holds (s may be NULL). */
 void rd_stack_free(rd_stack *s)
 {

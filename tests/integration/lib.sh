@@ -141,6 +141,12 @@ train_checked() {
     check "model" "$?" 0
 }
 
+# tool_child PID — the child of augur PID that runs Valgrind; consumer_child
+# PID — its other child, collect's reuse-distance consumer (a fork of augur:
+# --analysis pipe), if any.
+tool_child() { for c in $(pgrep -P "$1"); do [ "$(readlink "/proc/$c/exe")" = "$(readlink -f "$AUGUR")" ] || echo "$c"; done; }
+consumer_child() { for c in $(pgrep -P "$1"); do [ "$(readlink "/proc/$c/exe")" = "$(readlink -f "$AUGUR")" ] && echo "$c"; done; }
+
 # collect_to DIR ARGS... — augur collect into $WORK/test.db, keeping the raw
 # profiles in DIR (in the run's folder DIR/augur-collect-XXXXXX: use
 # kept_profiles); the program's stdout is discarded.

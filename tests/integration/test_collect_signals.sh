@@ -33,7 +33,9 @@ gone_within() {
 # start_run COMMAND CHILDREN ARGS... — start `augur COMMAND ARGS... --
 # procs wait $STARTED 60 CHILDREN` in the background, its stderr in
 # $WORK/err, and wait until the program and its children run; sets AUGUR_PID,
-# VG_PID (the Valgrind process) and KIDS (the program's forked children).
+# VG_PID (the Valgrind process), KIDS (the program's forked children) and
+# CONSUMER (collect's reuse-distance consumer, augur's other child: empty
+# when there is none).
 start_run() {
     local command=$1 children=$2
     shift 2
@@ -41,7 +43,7 @@ start_run() {
     "$AUGUR" "$command" "$@" -- "$PROGRAMS/procs" wait "$STARTED" 60 "$children" >/dev/null 2>"$WORK/err" &
     AUGUR_PID=$!
     for _ in $(seq 600); do [ -e "$STARTED" ] && break; sleep 0.1; done
-    VG_PID=$(pgrep -P "$AUGUR_PID")
+    VG_PID=$(tool_child "$AUGUR_PID") CONSUMER=$(consumer_child "$AUGUR_PID")
     KIDS=$(pgrep -P "$VG_PID")
 }
 
@@ -54,9 +56,10 @@ stop_left() { kill -KILL "$@" 2>/dev/null; }
 # SIGTERM, SIGHUP, SIGINT: passed on, the run stored as partial, nothing left.
 for sig in TERM HUP INT; do
     n=$(kill -l "$sig")
-    start_run collect 1 --db "$DB"
+    start_run collect 1 --db "$DB" --analysis pipe
     # shellcheck disable=SC2086  # KIDS is a list of pids
     check "SIG$sig: the program and its child run under Valgrind" "$(echo $VG_PID $KIDS | wc -w)" 2
+    check "SIG$sig: the reuse-distance consumer runs beside it" "$([ -n "$CONSUMER" ] && echo yes)" yes
     if [ $sig = TERM ]; then
         # Another collect starting now cleans stale folders, and must not take this live one.
         "$AUGUR" collect --db "$WORK/other.db" -- /bin/true 2>/dev/null
@@ -65,6 +68,7 @@ for sig in TERM HUP INT; do
     kill -$sig "$AUGUR_PID"
     # shellcheck disable=SC2086
     check "SIG$sig: the program's processes end within 5 s" "$(gone_within 5 $VG_PID $KIDS)" 1
+    check "SIG$sig: so does the consumer" "$(gone_within 5 "$CONSUMER")" 1
     wait "$AUGUR_PID"
     check "SIG$sig: augur exits with 128 + $n" "$?" $((128 + n))
     check "SIG$sig: the message names the signal" \
@@ -76,16 +80,17 @@ for sig in TERM HUP INT; do
         "$(sqlite3 "$DB" "select count(*) from processes where run_id = (select max(id) from runs)")" 2
     check "SIG$sig: no temporary folder left" "$(leftovers)" ""
     # shellcheck disable=SC2086
-    stop_left $VG_PID $KIDS
+    stop_left $VG_PID $KIDS $CONSUMER
 done
 
 # A program that takes no notice of the first signal is killed by the second.
-start_run collect 0 --db "$DB"
+start_run collect 0 --db "$DB" --analysis pipe
 kill -STOP "$VG_PID" # a stopped program does not act on SIGTERM until it continues
 kill -TERM "$AUGUR_PID"
 sleep 0.5
 kill -TERM "$AUGUR_PID"
 check "second SIGTERM: the program ends within 5 s" "$(gone_within 5 "$VG_PID")" 1
+check "second SIGTERM: so does the consumer" "$(gone_within 5 "$CONSUMER")" 1
 wait "$AUGUR_PID"
 check "second SIGTERM: exit status 128 + SIGKILL" "$?" 137
 check "second SIGTERM: said" "$(grep -c 'SIGTERM again: killing the program' "$WORK/err")" 1
@@ -95,10 +100,11 @@ check "second SIGTERM: no temporary folder left" "$(leftovers)" ""
 stop_left "$VG_PID"
 
 # SIGKILL: the Valgrind process dies with augur; the folder stays until the next start.
-start_run collect 0 --db "$DB"
+start_run collect 0 --db "$DB" --analysis pipe
 kill -KILL "$AUGUR_PID"
 wait "$AUGUR_PID" 2>/dev/null
 check "SIGKILL: the Valgrind process ends within 5 s" "$(gone_within 5 "$VG_PID")" 1
+check "SIGKILL: so does the consumer" "$(gone_within 5 "$CONSUMER")" 1
 stop_left "$VG_PID"
 stale=$(ls "$TMPDIR")
 check "SIGKILL: the run's folder is left, and only it" "$(echo "$stale" | grep -c '^augur-collect-')" 1

@@ -63,7 +63,7 @@ foreign_pid=$(awk '$1 == "pid" { print $2; exit }' "$foreign")
 "$AUGUR" collect --db "$DB" --keep-profiles "$DIR" -- "$PROGRAMS/procs" wait "$STARTED" 2 0 >/dev/null 2>"$WORK/err" &
 augur_pid=$!
 for _ in $(seq 600); do [ -e "$STARTED" ] && break; sleep 0.1; done
-vg_pid=$(pgrep -P $augur_pid)
+vg_pid=$(tool_child $augur_pid)
 token=$(tr '\0' '\n' <"/proc/$vg_pid/cmdline" | sed -n 's/^--augur-run=//p')
 run_dir=$(dirname "$(find "$DIR" -name "valgrind.$vg_pid.log")")
 check "the run's folder is private while it runs" "$(stat -c %a "$run_dir")" 700

@@ -404,6 +404,52 @@ static void test_random_large(void **state)
     random_trace(DRIFT, 100000, 1000000, 1ull << 40, 6);
 }
 
+static int by_recency(const void *x, const void *y)
+{
+    const rd_stack_entry *a = x, *b = y;
+    return (a->recency > b->recency) - (a->recency < b->recency);
+}
+
+/* A stack rebuilt from rd_stack_entries (its blocks accessed in increasing
+ * recency, as a forked process's stacks are moved: collect_pipe.c) gives
+ * the distances the naive list gives from then on, as the original does:
+ * after a short trace (the front only), and after long ones (compactions,
+ * table growth). */
+static void test_entries_rebuild(void **state)
+{
+    (void)state;
+    const uint64_t before[] = {5, 3000, 400000};
+    for (size_t k = 0; k < sizeof before / sizeof *before; k++) {
+        rng_state = 11 + k;
+        naive_lru ref = {0};
+        rd_stack *s = rd_stack_new(&alloc);
+        for (uint64_t i = 0; i < before[k]; i++) {
+            uint64_t b = trace_block(HOT_COLD, 20000, i, 7);
+            naive_access(&ref, b);
+            rd_stack_access(s, b);
+        }
+        uint64_t n = rd_stack_blocks(s);
+        rd_stack_entry *e = malloc((n ? n : 1) * sizeof *e);
+        rd_stack_entries(s, e);
+        qsort(e, n, sizeof *e, by_recency);
+        rd_stack *copy = rd_stack_new(&alloc);
+        for (uint64_t i = 0; i < n; i++) {
+            assert_true(i == 0 || e[i].recency > e[i - 1].recency);
+            assert_int_equal(rd_stack_access(copy, e[i].block), RD_COLD);
+        }
+        free(e);
+        assert_int_equal(rd_stack_blocks(copy), ref.n);
+        for (uint64_t i = 0; i < 200000; i++) {
+            uint64_t b = trace_block(HOT_COLD, 20000, before[k] + i, 7), want = naive_access(&ref, b);
+            assert_int_equal(rd_stack_access(s, b), want);
+            assert_int_equal(rd_stack_access(copy, b), want);
+        }
+        rd_stack_free(s);
+        rd_stack_free(copy);
+        naive_free(&ref);
+    }
+}
+
 /* Block numbers that a weak hash would pile up: all multiples of 2^k for
  * large k, and numbers differing only in their top bits. */
 static void test_adversarial_blocks(void **state)
@@ -442,6 +488,7 @@ int main(void)
         T(test_strides),
         T(test_stride_uneven),
         T(test_column_walk),
+        T(test_entries_rebuild),
         T(test_interleaved_arrays),
         T(test_random_permutation),
         T(test_random_small),

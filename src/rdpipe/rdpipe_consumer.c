@@ -1,0 +1,423 @@
+/* rdpipe_consumer.c — the consumer's work: the reuse-distance engines run
+ * on the records the augur tool sends (rdpipe_proto.h), as the tool runs
+ * them inline (src/collector/collect_runtime.c, touch()), and the answers
+ * to its flushes and exports.
+ *
+ * One engine per block size, each with its own LRU stacks per guest thread
+ * and histograms per instruction, so that engines share nothing but the
+ * records: with cores to spare each runs on a thread of its own
+ * (rdpipe_consume's `threads`), every engine reading every run of records.
+ */
+#define _GNU_SOURCE
+#include "rdpipe/rdpipe_consumer.h"
+#include "rdpipe/rdpipe_proto.h"
+#include "rd/rd.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_GUEST_THREADS 512 /* the tool's MAX_THREADS */
+#define MAX_ENGINES 8
+#define CHUNK_RECS 16384u    /* records run before the ring's tail moves on: 256 KiB */
+
+/* An instruction's histogram at one block size, and whether it is on the
+ * engine's dirty list: one cache line's read per access. */
+typedef struct slot {
+    rd_hist hist;
+    uint32_t dirty;
+} slot;
+
+/* The engine of one block size. */
+typedef struct engine {
+    unsigned shift;
+    uint32_t threshold; /* sampling, as rdpipe_config's */
+    rd_allocator alloc;
+    rd_stack *stack[MAX_GUEST_THREADS]; /* per guest thread, made on first use */
+    rd_stack *cur;                      /* the current thread's */
+    slot *slots;                        /* per instruction id, cap of them */
+    uint32_t cap;
+    uint32_t *dirty; /* the ids whose histograms have counts since the last flush */
+    uint32_t ndirty, dirty_cap;
+} engine;
+
+/* Abort on exhaustion, as rd_allocator asks (the tool then fails on the
+ * closed pipe, and augur collect says the consumer died). */
+static void *xrealloc(void *p, size_t bytes)
+{
+    void *q = realloc(p, bytes ? bytes : 1);
+    if (!q) {
+        fprintf(stderr, "augur: the reuse-distance consumer ran out of memory (%zu bytes more)\n", bytes);
+        _exit(4);
+    }
+    return q;
+}
+
+static void *alloc_cb(void *ctx, size_t bytes)
+{
+    (void)ctx;
+    return xrealloc(NULL, bytes);
+}
+
+static void release_cb(void *ctx, void *p)
+{
+    (void)ctx;
+    free(p);
+}
+
+static void protocol_error(const char *what)
+{
+    fprintf(stderr, "augur: the reuse-distance consumer got a bad record from the tool (%s); a bug of augur\n", what);
+    _exit(3);
+}
+
+/* Room for instruction id `id` in e's histograms. */
+static void engine_reserve(engine *e, uint32_t id)
+{
+    if (id < e->cap)
+        return;
+    uint32_t cap = e->cap ? e->cap : 1024;
+    while (cap <= id)
+        cap *= 2;
+    e->slots = xrealloc(e->slots, cap * sizeof *e->slots);
+    memset(e->slots + e->cap, 0, (cap - e->cap) * sizeof *e->slots);
+    e->cap = cap;
+}
+
+/* The histogram of instruction id, put on the dirty list. */
+static rd_hist *engine_hist(engine *e, uint32_t id)
+{
+    engine_reserve(e, id);
+    slot *s = &e->slots[id];
+    if (!s->dirty) {
+        s->dirty = 1;
+        if (e->ndirty == e->dirty_cap) {
+            e->dirty_cap = e->dirty_cap ? 2 * e->dirty_cap : 1024;
+            e->dirty = xrealloc(e->dirty, e->dirty_cap * sizeof *e->dirty);
+        }
+        e->dirty[e->ndirty++] = id;
+    }
+    return &s->hist;
+}
+
+/* An access: its blocks enter the current thread's stack and, counted, the
+ * instruction's histogram; sampling, only the sampled blocks, at scaled
+ * distances (collect_runtime.c, touch_sampled). */
+static void engine_access(engine *e, const rdp_rec *r)
+{
+    if (!e->cur)
+        protocol_error("an access before any thread");
+    uint64_t first = r->addr >> e->shift, last = (r->addr + (r->size & ~RDP_COUNTING) - 1) >> e->shift;
+    int counting = (r->size & RDP_COUNTING) != 0;
+    rd_hist *h = counting ? engine_hist(e, r->instr) : NULL;
+    for (uint64_t block = first; block <= last; block++) {
+        if (e->threshold && !rd_sampled(block, e->threshold))
+            continue;
+        uint64_t d = rd_stack_access(e->cur, block);
+        if (h)
+            rd_hist_add_one(h, e->threshold && d != RD_COLD ? rd_sample_scale(d, e->threshold) : d, &e->alloc);
+    }
+}
+
+/* A thread switch or exit (the other control records are the reader's). */
+static void engine_control(engine *e, const rdp_rec *r)
+{
+    if (r->addr >= MAX_GUEST_THREADS)
+        protocol_error("a thread id out of range");
+    rd_stack **s = &e->stack[r->addr];
+    if (r->size == RDP_THREAD) {
+        if (!*s)
+            *s = rd_stack_new(&e->alloc);
+        e->cur = *s;
+    } else if (r->size == RDP_THREAD_EXIT) {
+        if (e->cur == *s)
+            e->cur = NULL;
+        rd_stack_free(*s);
+        *s = NULL;
+    }
+}
+
+/* Run records [from, to) through engines e[0..n), each record through all
+ * of them before the next: one read of the ring's line, which the tool's
+ * core wrote. */
+static void engines_run(engine *e, unsigned n, const rdp_rec *from, const rdp_rec *to)
+{
+    for (const rdp_rec *r = from; r < to; r++) {
+        __builtin_prefetch(r + 16); /* a line from the other core, 4 lines ahead */
+        for (unsigned i = 0; i < n; i++) {
+            if (r->instr != RDP_CONTROL)
+                engine_access(&e[i], r);
+            else
+                engine_control(&e[i], r);
+        }
+    }
+}
+
+static void engine_free(engine *e)
+{
+    for (unsigned t = 0; t < MAX_GUEST_THREADS; t++)
+        rd_stack_free(e->stack[t]);
+    for (uint32_t i = 0; i < e->cap; i++)
+        rd_hist_free(&e->slots[i].hist, &e->alloc);
+    free(e->slots);
+    free(e->dirty);
+}
+
+/* ---- answers --------------------------------------------------------------- */
+
+/* Write all of buf to fd; 0, or -1 when the tool is gone. */
+static int write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* A buffered writer of one answer. */
+typedef struct answer {
+    int fd, failed;
+    size_t used;
+    char buf[1 << 16];
+} answer;
+
+static void answer_put(answer *a, const void *p, size_t n)
+{
+    while (n && !a->failed) {
+        size_t k = sizeof a->buf - a->used < n ? sizeof a->buf - a->used : n;
+        memcpy(a->buf + a->used, p, k);
+        a->used += k;
+        p = (const char *)p + k;
+        n -= k;
+        if (a->used == sizeof a->buf) {
+            a->failed = write_all(a->fd, a->buf, a->used) != 0;
+            a->used = 0;
+        }
+    }
+}
+
+static int answer_end(answer *a)
+{
+    if (!a->failed && a->used)
+        a->failed = write_all(a->fd, a->buf, a->used) != 0;
+    a->used = 0;
+    return a->failed ? -1 : 0;
+}
+
+/* RDP_FLUSH: every engine's histograms with counts, then zeroed. */
+static int answer_flush(answer *a, engine *e, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        for (uint32_t k = 0; k < e[i].ndirty; k++) {
+            uint32_t id = e[i].dirty[k];
+            rd_hist *h = &e[i].slots[id].hist;
+            rdp_hist_head head = {id, i, h->cold, h->nbins, 0};
+            answer_put(a, &head, sizeof head);
+            answer_put(a, h->bins, h->nbins * sizeof *h->bins);
+            rd_hist_clear(h);
+            e[i].slots[id].dirty = 0;
+        }
+        e[i].ndirty = 0;
+    }
+    rdp_hist_head end = {RDP_CONTROL, 0, 0, 0, 0};
+    answer_put(a, &end, sizeof end);
+    return answer_end(a);
+}
+
+static int by_recency(const void *x, const void *y)
+{
+    const rd_stack_entry *a = x, *b = y;
+    return (a->recency > b->recency) - (a->recency < b->recency);
+}
+
+/* RDP_EXPORT: every thread's stacks, least recently used block first. */
+static int answer_export(answer *a, engine *e, unsigned n)
+{
+    for (uint32_t t = 0; t < MAX_GUEST_THREADS; t++) {
+        for (unsigned i = 0; i < n; i++) {
+            if (!e[i].stack[t])
+                continue;
+            uint64_t nb = rd_stack_blocks(e[i].stack[t]);
+            rd_stack_entry *ent = xrealloc(NULL, nb * sizeof *ent);
+            rd_stack_entries(e[i].stack[t], ent);
+            qsort(ent, nb, sizeof *ent, by_recency);
+            rdp_stack_head head = {t, i, nb};
+            answer_put(a, &head, sizeof head);
+            for (uint64_t k = 0; k < nb; k++)
+                answer_put(a, &ent[k].block, sizeof ent[k].block);
+            free(ent);
+        }
+    }
+    rdp_stack_head end = {RDP_CONTROL, 0, 0};
+    answer_put(a, &end, sizeof end);
+    return answer_end(a);
+}
+
+/* ---- engine threads -------------------------------------------------------- */
+
+/* What the reader and the engine threads share: the batch being run and
+ * who has finished it.  The reader hands a batch out (generation + 1),
+ * each worker runs its engines over it and counts itself done. */
+typedef struct crew {
+    pthread_mutex_t lock;
+    pthread_cond_t go, done;
+    const rdp_rec *from, *to;
+    unsigned long generation;
+    unsigned finished, nworkers;
+    int stop;
+} crew;
+
+/* An engine thread and the engines it runs. */
+typedef struct worker {
+    crew *c;
+    engine *e; /* its engines: e[0..n) */
+    unsigned n;
+    pthread_t th;
+} worker;
+
+/* An engine thread: runs its engines over each batch the reader hands out,
+ * in order, until the crew stops. */
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    crew *c = w->c;
+    unsigned long seen = 0;
+    pthread_mutex_lock(&c->lock);
+    for (;;) {
+        while (c->generation == seen && !c->stop)
+            pthread_cond_wait(&c->go, &c->lock);
+        if (c->stop)
+            break;
+        seen = c->generation;
+        const rdp_rec *from = c->from, *to = c->to;
+        pthread_mutex_unlock(&c->lock);
+        engines_run(w->e, w->n, from, to);
+        pthread_mutex_lock(&c->lock);
+        if (++c->finished == c->nworkers)
+            pthread_cond_signal(&c->done);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return NULL;
+}
+
+/* Run records [from, to) through every engine: on the workers when there
+ * are any (the reader waits for them all), else here. */
+static void run_batch(crew *c, engine *e, unsigned n, const rdp_rec *from, const rdp_rec *to)
+{
+    if (!c->nworkers) {
+        engines_run(e, n, from, to);
+        return;
+    }
+    pthread_mutex_lock(&c->lock);
+    c->from = from, c->to = to;
+    c->finished = 0;
+    c->generation++;
+    pthread_cond_broadcast(&c->go);
+    while (c->finished < c->nworkers)
+        pthread_cond_wait(&c->done, &c->lock);
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* ---- the loop -------------------------------------------------------------- */
+
+/* Run the records in buf[0..n) up to each flush or export, answering it.
+ * 0, or -1 when the tool is gone. */
+static int run_records(crew *c, engine *e, unsigned ne, answer *a, const rdp_rec *buf, size_t n)
+{
+    const rdp_rec *from = buf, *end = buf + n;
+    for (const rdp_rec *r = buf; r < end; r++) {
+        if (r->instr != RDP_CONTROL || (r->size != RDP_FLUSH && r->size != RDP_EXPORT)) {
+            if (r->instr == RDP_CONTROL && r->size != RDP_THREAD && r->size != RDP_THREAD_EXIT)
+                protocol_error("an unknown control record");
+            continue;
+        }
+        run_batch(c, e, ne, from, r);
+        from = r + 1;
+        if ((r->size == RDP_FLUSH ? answer_flush(a, e, ne) : answer_export(a, e, ne)) != 0)
+            return -1;
+    }
+    run_batch(c, e, ne, from, end);
+    return 0;
+}
+
+/* Wait until the tool has published records beyond `tail`, sleeping on
+ * the doorbell (RdpRing's protocol); the published end, which is `tail`
+ * only when the tool's processes have all ended with nothing more. */
+static uint64_t wait_for_records(RdpRing *ring, int doorbell, uint64_t tail)
+{
+    char bell[4096];
+    for (;;) {
+        uint64_t head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
+        if (head != tail)
+            return head;
+        __atomic_store_n(&ring->sleeping, 1, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
+        ssize_t got = head != tail ? 1 : read(doorbell, bell, sizeof bell);
+        __atomic_store_n(&ring->sleeping, 0, __ATOMIC_RELAXED);
+        if (got == 0 || (got < 0 && errno != EINTR)) /* the end: what was published before it */
+            return __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
+    }
+}
+
+int rdpipe_consume(int doorbell, int out, RdpRing *ring, const rdpipe_config *cfg, unsigned threads)
+{
+    engine e[MAX_ENGINES] = {{0}};
+    unsigned ne = cfg->nblock_sizes;
+    for (unsigned i = 0; i < ne; i++) {
+        e[i].shift = (unsigned)__builtin_ctz(cfg->block_size[i]);
+        e[i].threshold = cfg->sample_threshold;
+        e[i].alloc = (rd_allocator){alloc_cb, release_cb, NULL};
+    }
+    crew c = {.lock = PTHREAD_MUTEX_INITIALIZER, .go = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
+    worker w[MAX_ENGINES];
+    if (threads > ne)
+        threads = ne;
+    if (threads > 1) /* worker k runs a run of neighbouring engines, the runs as even as they go */
+        for (unsigned k = 0; k < threads; k++) {
+            unsigned first = k * ne / threads, last = (k + 1) * ne / threads;
+            w[k] = (worker){&c, &e[first], last - first, 0};
+            if (pthread_create(&w[k].th, NULL, worker_main, &w[k]) != 0)
+                break;
+            c.nworkers++;
+        }
+    if (c.nworkers && c.nworkers < threads) {
+        fprintf(stderr, "augur: the reuse-distance consumer could not start its threads\n");
+        _exit(4);
+    }
+    answer *a = xrealloc(NULL, sizeof *a);
+    a->fd = out, a->failed = 0, a->used = 0;
+    const rdp_rec *recs = (const rdp_rec *)((const char *)ring + RDP_RING_OFFSET);
+    uint64_t tail = __atomic_load_n(&ring->tail, __ATOMIC_RELAXED);
+    int rc = 0;
+    for (uint64_t head; rc == 0 && (head = wait_for_records(ring, doorbell, tail)) != tail;) {
+        while (rc == 0 && tail < head) { /* in runs that free the ring as they go */
+            uint64_t at = tail % RDP_RING_RECS, n = head - tail;
+            n = n < RDP_RING_RECS - at ? n : RDP_RING_RECS - at;
+            n = n < CHUNK_RECS ? n : CHUNK_RECS;
+            rc = run_records(&c, e, ne, a, recs + at, (size_t)n); /* -1: the tool stopped reading answers */
+            tail += n;
+            __atomic_store_n(&ring->tail, tail, __ATOMIC_RELEASE);
+        }
+    }
+    pthread_mutex_lock(&c.lock);
+    c.stop = 1;
+    pthread_cond_broadcast(&c.go);
+    pthread_mutex_unlock(&c.lock);
+    for (unsigned k = 0; k < c.nworkers; k++)
+        pthread_join(w[k].th, NULL);
+    for (unsigned i = 0; i < ne; i++)
+        engine_free(&e[i]);
+    free(a);
+    return 0;
+}

@@ -1,0 +1,249 @@
+/* test_rdpipe.c — unit tests of collect's reuse-distance consumer
+ * (src/rdpipe/rdpipe_consumer.c), run in a thread of the test and fed
+ * through its ring and doorbell as the augur tool feeds it
+ * (rdpipe_proto.h): histograms of sweeps against their closed forms, per
+ * guest thread, at two block sizes, with the engines on the reader's thread
+ * and on two threads of their own; a stack export in LRU order; the end of
+ * the doorbell ending the consumer.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "rd/rd.h"
+#include "rdpipe/rdpipe_consumer.h"
+
+enum { K = 256, R = 4, LINE = 64, PAGE = 4096 };
+
+/* The tool's side of a channel, and the consumer's thread. */
+typedef struct channel {
+    RdpRing *ring;
+    rdp_rec *recs;
+    uint64_t head;
+    int bell[2], ans[2];
+    rdpipe_config cfg;
+    unsigned threads;
+    pthread_t th;
+} channel;
+
+static void *consumer_main(void *arg)
+{
+    channel *c = arg;
+    assert_int_equal(rdpipe_consume(c->bell[0], c->ans[1], c->ring, &c->cfg, c->threads), 0);
+    return NULL;
+}
+
+static void channel_open(channel *c, unsigned threads)
+{
+    memset(c, 0, sizeof *c);
+    c->ring = aligned_alloc(4096, RDP_RING_BYTES);
+    assert_non_null(c->ring);
+    memset(c->ring, 0, sizeof *c->ring);
+    c->recs = (rdp_rec *)((char *)c->ring + RDP_RING_OFFSET);
+    assert_int_equal(pipe(c->bell), 0);
+    assert_int_equal(pipe(c->ans), 0);
+    c->cfg = (rdpipe_config){2, {LINE, PAGE}, 0};
+    c->threads = threads;
+    assert_int_equal(pthread_create(&c->th, NULL, consumer_main, c), 0);
+}
+
+/* Publish what was put, ringing the doorbell if the consumer sleeps. */
+static void publish(channel *c)
+{
+    __atomic_store_n(&c->ring->head, c->head, __ATOMIC_RELEASE);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&c->ring->sleeping, __ATOMIC_RELAXED))
+        assert_int_equal(write(c->bell[1], "", 1), 1);
+}
+
+/* One record, published in batches of RDP_BATCH, waiting for room. */
+static void put(channel *c, uint64_t addr, uint32_t instr, uint32_t size)
+{
+    while (c->head - __atomic_load_n(&c->ring->tail, __ATOMIC_ACQUIRE) >= RDP_RING_RECS)
+        usleep(100);
+    c->recs[c->head++ % RDP_RING_RECS] = (rdp_rec){addr, instr, size};
+    if (c->head % RDP_BATCH == 0)
+        publish(c);
+}
+
+static void request(channel *c, uint32_t op)
+{
+    put(c, 0, RDP_CONTROL, op);
+    publish(c);
+}
+
+static void read_all(channel *c, void *buf, size_t n)
+{
+    for (char *p = buf; n;) {
+        ssize_t k = read(c->ans[0], p, n);
+        assert_true(k > 0);
+        p += k;
+        n -= (size_t)k;
+    }
+}
+
+/* The end of the records: the consumer returns. */
+static void channel_close(channel *c)
+{
+    publish(c);
+    close(c->bell[1]);
+    assert_int_equal(pthread_join(c->th, NULL), 0);
+    close(c->bell[0]);
+    close(c->ans[0]);
+    close(c->ans[1]);
+    free(c->ring);
+}
+
+/* R counted sweeps over K lines at base, one 8-byte load per line, by
+ * instruction `instr` of guest thread `thread`. */
+static void sweeps(channel *c, uint32_t thread, uint32_t instr, uint64_t base)
+{
+    put(c, thread, RDP_CONTROL, RDP_THREAD);
+    for (int r = 0; r < R; r++)
+        for (uint64_t i = 0; i < K; i++)
+            put(c, base + i * LINE, instr, 8 | RDP_COUNTING);
+}
+
+/* One histogram of an answer to RDP_FLUSH. */
+typedef struct hist {
+    uint32_t instr, size_index;
+    uint64_t cold;
+    uint32_t nbins;
+    rd_bin bins[RD_MAX_BINS];
+} hist;
+
+/* Read a flush's answer into h (at most max of them); how many. */
+static int read_flush(channel *c, hist *h, int max)
+{
+    int n = 0;
+    for (;;) {
+        rdp_hist_head head;
+        read_all(c, &head, sizeof head);
+        if (head.instr == RDP_CONTROL)
+            return n;
+        assert_true(n < max && head.nbins <= RD_MAX_BINS);
+        h[n] = (hist){head.instr, head.size_index, head.cold, head.nbins, {{0, 0}}};
+        read_all(c, h[n].bins, head.nbins * sizeof(rd_bin));
+        n++;
+    }
+}
+
+static const hist *find(const hist *h, int n, uint32_t instr, uint32_t size_index)
+{
+    for (int i = 0; i < n; i++)
+        if (h[i].instr == instr && h[i].size_index == size_index)
+            return &h[i];
+    fail_msg("no histogram of instruction %u at block size %u", instr, size_index);
+    return NULL;
+}
+
+/* bin's count and sum, and every other bin empty but `also`. */
+static void check_bin(const hist *h, uint64_t distance, uint64_t count, unsigned also)
+{
+    unsigned b = rd_bin_index(distance);
+    assert_true(b < h->nbins);
+    assert_int_equal(h->bins[b].count, count);
+    assert_int_equal(h->bins[b].sum, count * distance);
+    for (unsigned i = 0; i < h->nbins; i++)
+        if (i != b && i != also)
+            assert_int_equal(h->bins[i].count, 0);
+}
+
+/* A sweep's closed forms: at 64 B, K cold and K (R - 1) at distance K - 1;
+ * at 4 KiB (K / 64 pages), each page's first touch of a sweep cold or at
+ * distance K / 64 - 1, the other 63 at 0. */
+static void check_sweeps(const hist *h, int n, uint32_t instr)
+{
+    const hist *line = find(h, n, instr, 0), *page = find(h, n, instr, 1);
+    assert_int_equal(line->cold, K);
+    check_bin(line, K - 1, (uint64_t)K * (R - 1), ~0u);
+    const uint64_t pages = K * LINE / PAGE;
+    assert_int_equal(page->cold, pages);
+    check_bin(page, pages - 1, pages * (R - 1), 0);
+    assert_int_equal(page->bins[0].count, (K - pages) * R);
+}
+
+/* Two guest threads sweep arrays of their own, the second's after the
+ * first's in the same instructions' place: each thread's stacks are its
+ * own, so both have a sweep's closed forms.  A second flush has nothing. */
+static void run_two_threads(unsigned threads)
+{
+    channel c;
+    channel_open(&c, threads);
+    sweeps(&c, 1, 7, 0x10000000);
+    sweeps(&c, 2, 8, 0x20000000);
+    put(&c, 0x30000000, 9, 8); /* not counted: no histogram */
+    request(&c, RDP_FLUSH);
+    static hist h[8];
+    int n = read_flush(&c, h, 8);
+    assert_int_equal(n, 4);
+    check_sweeps(h, n, 7);
+    check_sweeps(h, n, 8);
+    request(&c, RDP_FLUSH);
+    assert_int_equal(read_flush(&c, h, 8), 0);
+    channel_close(&c);
+}
+
+static void test_engines_on_the_reader(void **state)
+{
+    (void)state;
+    run_two_threads(1);
+}
+
+static void test_engines_on_threads(void **state)
+{
+    (void)state;
+    run_two_threads(2);
+}
+
+/* An export lists each thread's stack at each block size, least recently
+ * used first; an exited thread's stacks are gone. */
+static void test_export(void **state)
+{
+    (void)state;
+    channel c;
+    channel_open(&c, 1);
+    sweeps(&c, 3, 1, 0x10000000);
+    sweeps(&c, 4, 2, 0x20000000);
+    put(&c, 4, RDP_CONTROL, RDP_THREAD_EXIT);
+    request(&c, RDP_EXPORT);
+    int stacks = 0;
+    for (;;) {
+        rdp_stack_head head;
+        read_all(&c, &head, sizeof head);
+        if (head.thread == RDP_CONTROL)
+            break;
+        assert_int_equal(head.thread, 3);
+        uint64_t want = head.size_index == 0 ? K : K * LINE / PAGE;
+        assert_int_equal(head.nblocks, want);
+        uint64_t *blocks = malloc(want * sizeof *blocks);
+        read_all(&c, blocks, want * sizeof *blocks);
+        unsigned shift = head.size_index == 0 ? 6 : 12;
+        for (uint64_t i = 0; i < want; i++) /* the sweep's order */
+            assert_int_equal(blocks[i], (0x10000000 >> shift) + i);
+        free(blocks);
+        stacks++;
+    }
+    assert_int_equal(stacks, 2);
+    request(&c, RDP_FLUSH); /* the histograms are still there */
+    static hist h[8];
+    assert_int_equal(read_flush(&c, h, 8), 4);
+    channel_close(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_engines_on_the_reader),
+        cmocka_unit_test(test_engines_on_threads),
+        cmocka_unit_test(test_export),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
