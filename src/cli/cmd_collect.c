@@ -105,7 +105,7 @@ static void usage(FILE *to)
             "  --analysis pipe|inline|auto  where the reuse distances are measured: in a process of\n"
             "                       augur's beside Valgrind, on another core (pipe), or in Valgrind's\n"
             "                       process (inline); the same profile either way.  auto (the default):\n"
-            "                       pipe when this process may use more than one core\n"
+            "                       pipe when this process may use three cores or more\n"
             "  --keep-profiles DIR  also keep the raw profiles (docs/profile-format.md) in a new\n"
             "                       folder DIR/augur-collect-XXXXXX of the run (named at the end)\n"
             "  --instr-at-start yes|no  count from the start (yes), or only once the program asks\n"
@@ -314,7 +314,7 @@ static int parse_options(int argc, char **argv, collect_options *o, int *done)
             if (strcmp(value, "pipe") && strcmp(value, "inline") && strcmp(value, "auto")) {
                 *done = 1;
                 return fail(2, "--analysis '%s': give pipe (a process beside Valgrind), inline (in Valgrind's) or "
-                               "auto (pipe when more than one core is available)", value);
+                               "auto (pipe on three cores or more)", value);
             }
             o->analysis = value;
         }
@@ -449,10 +449,14 @@ static void warn_unmatched_patterns(const profile *p)
                     "closed no interval\n", g->interval_fns[i].glob);
 }
 
-/* Whether the reuse distances are measured in the consumer (--analysis). */
+/* Whether the reuse distances are measured in the consumer (--analysis).
+ * auto wants three cores: on two, shared with anything else, the tool and
+ * the consumer seldom have one each, and the pipe was measured slower and
+ * 1.25-1.4x the CPU of inline (docs/benchmarks.md, "Analysis off the
+ * program's core"). */
 static int use_pipe(const collect_options *o)
 {
-    return !strcmp(o->analysis, "pipe") || (!strcmp(o->analysis, "auto") && rdpipe_cores_available() > 1);
+    return !strcmp(o->analysis, "pipe") || (!strcmp(o->analysis, "auto") && rdpipe_cores_available() > 2);
 }
 
 /* The consumer's engines: o's block sizes (checked) and sampling. */

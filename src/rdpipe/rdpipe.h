@@ -51,8 +51,8 @@ void rdpipe_tool_started(void *ctx);
  * what happened to it in err. */
 int rdpipe_finish(rdpipe *p, char *err, size_t errlen);
 
-/* Whether more than one CPU is available to this process
- * (sched_getaffinity): what --analysis auto chooses the pipe on. */
+/* The CPUs available to this process (sched_getaffinity): --analysis auto
+ * chooses the pipe on three or more. */
 int rdpipe_cores_available(void);
 
 #endif
