@@ -36,6 +36,22 @@ int perf_port_bound(const perf_port_work *work, size_t n, uint32_t nports, doubl
  * when `reg` forms the address of a memory operand it reads. */
 double perf_latency_in(const machine *m, const st_insn *in, unsigned reg);
 
+/* The plain (within-iteration) dependence graph of a body, the
+ * dependences between its instructions (weight > 0) that no back edge
+ * carries, in compressed rows: edges from node v are edge[first[v] ..
+ * first[v+1]), and the nodes in a topological order (those on a cycle,
+ * which irreducible control flow could make, are left out of it). */
+typedef struct perf_plain_graph {
+    uint32_t *first; /* ninsns + 1 */
+    const st_dep **edge;
+    uint32_t *order, norder;
+} perf_plain_graph;
+
+/* Fill g from b's plain dependences (recurrence.c).  Returns 0, or -1
+ * when memory runs out; free with perf_plain_free either way. */
+int perf_plain_build(const perf_body *b, perf_plain_graph *g);
+void perf_plain_free(perf_plain_graph *g);
+
 /* A dependence carried through memory by a loop: instruction `load`
  * reads, one iteration later, the bytes instruction `store` wrote
  * (indices into the function's insns). */

@@ -1,7 +1,13 @@
 /* penalty_model.c — costs that stop a loop's work instead of overlapping
  * with it: the kernel's page faults on first touches of 4 KiB pages and
- * branch mispredictions (docs/performance-model.md, "Penalties"). */
+ * branch mispredictions, each of which costs the front end's refill plus
+ * the time its branch waits for its condition (docs/performance-model.md,
+ * "Penalties"). */
 #include "perf/perf.h"
+
+#include <stdlib.h>
+
+#include "perf/core_parts.h"
 
 double perf_fault_cycles(const machine *m, double faults)
 {
@@ -27,4 +33,44 @@ void perf_loop_add_penalties(const machine *m, double fault_cycles, double mispr
         t->bound = PERF_TIME_PAGE_FAULTS;
     else if (mispredict_cycles > rest && mispredict_cycles > fault_cycles)
         t->bound = PERF_TIME_MISPREDICTS;
+}
+
+/* The cycles instruction `in` takes once every input is ready: its
+ * class's latency, plus the load latency when it reads memory. */
+static double own_latency(const machine *m, const st_insn *in)
+{
+    double lat = in->cls < ST_CLASS_COUNT ? m->cls[in->cls].latency : 0;
+    return in->nloads > 0 ? lat + m->cls[MACHINE_CLASS_LOAD].latency : lat;
+}
+
+int perf_resolution_times(const machine *m, const perf_body *b, double *ready)
+{
+    perf_plain_graph g = {0};
+    uint32_t n = b->f->ninsns;
+    double *done = malloc((n ? n : 1) * sizeof *done);
+    int rc = done && perf_plain_build(b, &g) == 0 ? 0 : -1;
+    for (uint32_t v = 0; rc == 0 && v < n; v++)
+        ready[v] = 0, done[v] = own_latency(m, &b->f->insns[v]);
+    /* In Kahn's order every edge into a node comes from one already done;
+     * an input entering through a data register waits for its producer
+     * while the instruction's own load, if any, proceeds (perf_latency_in) */
+    for (uint32_t q = 0; rc == 0 && q < g.norder; q++) {
+        uint32_t u = g.order[q];
+        for (uint32_t e = g.first[u]; e < g.first[u + 1]; e++) {
+            const st_dep *d = g.edge[e];
+            double via = done[u] + perf_latency_in(m, &b->f->insns[d->use], d->reg);
+            if (via > done[d->use])
+                done[d->use] = via;
+            if (done[u] > ready[d->use])
+                ready[d->use] = done[u];
+        }
+    }
+    perf_plain_free(&g);
+    free(done);
+    return rc;
+}
+
+double perf_mispredict_cycles(const machine *m, double resolution)
+{
+    return m->branch_mispredict_cycles + (resolution > 0 ? resolution : 0);
 }

@@ -12,7 +12,8 @@
  *   time_model.c   time of a loop from core cycles and memory time, with
  *                  the bound named; sums for functions and programs
  *   penalty_model.c  costs that do not overlap with a loop's work: page
- *                  faults of first touches, branch mispredictions
+ *                  faults of first touches, branch mispredictions (each
+ *                  the refill plus its branch's resolution time)
  *   core_model.c   cycles per iteration of a loop body (core_model.h)
  *
  * Units: distances and capacities in blocks (lines or pages), times in
@@ -313,6 +314,26 @@ double perf_fault_cycles(const machine *m, double faults);
  *                                     min(p, 1 - p)); a branch almost
  *                                     always or never taken gives ~0. */
 double perf_branch_mispredicts(double executions, double taken, int back_edge);
+
+/* For every instruction i of b's function, ready[i]: the cycles from the
+ * start of an iteration of b's loop until i's register inputs are ready,
+ * the longest path of plain (within-iteration) dependences into it, each
+ * instruction taking its class's latency plus the load latency (an L1
+ * hit) when it reads memory, and waiting for a producer through a data
+ * register while its own load proceeds (perf_latency_in); values the
+ * loop carries and loads of addresses known at the start begin at 0.  So
+ * for a conditional branch, when its condition (the flags of the compare
+ * before it) is known.  0 outside the body.  Returns 0, or -1 when memory
+ * runs out. */
+int perf_resolution_times(const machine *m, const perf_body *b, double *ready);
+
+/* Cycles one misprediction of a branch resolved `resolution` cycles into
+ * its iteration (perf_resolution_times) costs: branch_mispredict_cycles
+ * + resolution.  What the front end fetched after the branch is thrown
+ * away only when the branch executes, and it waits for its condition
+ * (interval analysis, Eyerman et al., ISPASS 2006: the penalty is the
+ * refill plus the branch's resolution time). */
+double perf_mispredict_cycles(const machine *m, double resolution);
 
 /* Add the costs that do not overlap with the loop's core and memory work
  * (each stops the core: a fault enters the kernel, a misprediction

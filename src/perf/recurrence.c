@@ -32,20 +32,9 @@ double perf_latency_in(const machine *m, const st_insn *in, unsigned reg)
     return lat;
 }
 
-/* The body's plain (within-iteration) dependence graph in compressed
- * rows: edges from node v are edge[first[v] .. first[v+1]), and the
- * nodes in a topological order (those on a cycle, which irreducible
- * control flow could make, are left out of it). */
-typedef struct plain_graph {
-    uint32_t *first; /* ninsns + 1 */
-    const st_dep **edge;
-    uint32_t *order, norder;
-} plain_graph;
-
 static int in_body(const perf_body *b, uint32_t i) { return i < b->f->ninsns && b->weight[i] > 0; }
 
-/* Fill g from b's plain dependences.  Returns 0 or -1 (memory). */
-static int plain_build(const perf_body *b, plain_graph *g)
+int perf_plain_build(const perf_body *b, perf_plain_graph *g)
 {
     uint32_t n = b->f->ninsns;
     const st_dataflow *df = b->df;
@@ -76,7 +65,7 @@ static int plain_build(const perf_body *b, plain_graph *g)
     return rc;
 }
 
-static void plain_free(plain_graph *g)
+void perf_plain_free(perf_plain_graph *g)
 {
     free(g->first);
     free(g->edge);
@@ -85,7 +74,7 @@ static void plain_free(plain_graph *g)
 
 /* dist[v]: the longest latency from leaving node `from` to the output of
  * v along plain edges (0 at `from`, -INFINITY where unreachable). */
-static void longest_from(const machine *m, const perf_body *b, const plain_graph *g, uint32_t from, double *dist)
+static void longest_from(const machine *m, const perf_body *b, const perf_plain_graph *g, uint32_t from, double *dist)
 {
     for (uint32_t v = 0; v < b->f->ninsns; v++)
         dist[v] = -INFINITY;
@@ -186,7 +175,7 @@ static int carried_edges(const machine *m, const perf_body *b, carried_edge **ou
  * side by side).  Cycles through other carried edges as well are not
  * followed.  0 when there is none or the span is unknown.  Returns 0 or
  * -1 (memory). */
-static int parent_chains(const machine *m, const perf_body *b, const plain_graph *g, double *out)
+static int parent_chains(const machine *m, const perf_body *b, const perf_plain_graph *g, double *out)
 {
     perf_mem_dep *md = NULL;
     size_t nmd = 0;
@@ -208,7 +197,7 @@ static int parent_chains(const machine *m, const perf_body *b, const plain_graph
 
 /* The reduced graph's weights (k x k) from the carried edges c and the
  * plain graph g.  Returns 0 or -1 (memory). */
-static int reduced_weights(const machine *m, const perf_body *b, const plain_graph *g, const carried_edge *c,
+static int reduced_weights(const machine *m, const perf_body *b, const perf_plain_graph *g, const carried_edge *c,
                            size_t k, double *w)
 {
     double *dist = malloc((b->f->ninsns ? b->f->ninsns : 1) * sizeof *dist);
@@ -241,7 +230,7 @@ static double self_cycles(const carried_edge *c, size_t k)
 
 int perf_recurrence(const machine *m, const perf_body *b, double *out, char *err, size_t errlen)
 {
-    plain_graph g = {0};
+    perf_plain_graph g = {0};
     carried_edge *c = NULL;
     double *w = NULL;
     size_t k = 0;
@@ -252,7 +241,7 @@ int perf_recurrence(const machine *m, const perf_body *b, double *out, char *err
     if (rc == 0 && k > KARP_MAX)
         *out = self_cycles(c, k);
     if (rc == 0 && (karp || b->parent_span > 0))
-        rc = plain_build(b, &g);
+        rc = perf_plain_build(b, &g);
     if (rc == 0 && karp && !(w = malloc(k * k * sizeof *w)))
         rc = -1;
     if (rc == 0 && karp)
@@ -265,7 +254,7 @@ int perf_recurrence(const machine *m, const perf_body *b, double *out, char *err
         *out = parent;
     if (rc != 0)
         snprintf(err, errlen, "out of memory computing the recurrence bound of %s", b->f->name);
-    plain_free(&g);
+    perf_plain_free(&g);
     free(w);
     free(c);
     return rc;

@@ -500,31 +500,48 @@ static double parent_span(predict_perf *pp, const st_module *mod, const predict_
     return L->s->headers / outer->s->headers;
 }
 
+/* L's core cycles per iteration (L->cost.core) and its branch
+ * mispredictions (L->mispredicts, their cycles to *mispredict_cycles),
+ * from its body at the predicted weights.  0, or -1 with a message. */
+static int time_body(const machine *m, const st_module *mod, const predict_blocks *bl, predict_loop *L, double span,
+                     double *mispredict_cycles, char *err, size_t errlen)
+{
+    const st_scope *sc = &mod->scopes[L->scope];
+    const st_function *f = &mod->functions[sc->function];
+    double *w = malloc((f->ninsns + 1) * sizeof *w), *ready = malloc((f->ninsns + 1) * sizeof *ready);
+    if (!w || !ready) {
+        free(w);
+        free(ready);
+        return fail(err, errlen, "out of memory");
+    }
+    predict_body_weights(bl, f, mod->loop_scopes[sc->function], (uint32_t)L->scope, L->s->headers, w);
+    perf_body body = {f, &mod->dataflow[sc->function], sc->loop, w, span};
+    int rc = perf_core_loop(m, &body, &L->cost.core, err, errlen);
+    if (rc == 0 && perf_resolution_times(m, &body, ready) != 0)
+        rc = fail(err, errlen, "out of memory");
+    if (rc == 0)
+        L->mispredicts = predict_loop_mispredicts(bl, f, mod->loop_scopes[sc->function], (uint32_t)L->scope, m, ready,
+                                                  mispredict_cycles);
+    free(ready);
+    free(w);
+    return rc;
+}
+
 static int time_loop(const machine *m, const st_module *mod, const predict_blocks *bl, predict_loop *L, double span,
                      char *err, size_t errlen)
 {
     const st_scope *sc = &mod->scopes[L->scope];
     const st_function *f = &mod->functions[sc->function];
     L->function = f->name;
-    double headers = L->s->headers;
-    if (headers > 0) {
-        double *w = malloc((f->ninsns + 1) * sizeof *w);
-        if (!w)
-            return fail(err, errlen, "out of memory");
-        predict_body_weights(bl, f, mod->loop_scopes[sc->function], (uint32_t)L->scope, headers, w);
-        perf_body body = {f, &mod->dataflow[sc->function], sc->loop, w, span};
-        int rc = perf_core_loop(m, &body, &L->cost.core, err, errlen);
-        free(w);
-        if (rc != 0)
-            return -1;
-        L->mispredicts = predict_loop_mispredicts(bl, f, mod->loop_scopes[sc->function], (uint32_t)L->scope);
-    }
+    double headers = L->s->headers, mispredict_cycles = 0;
+    if (headers > 0 && time_body(m, mod, bl, L, span, &mispredict_cycles, err, errlen) != 0)
+        return -1;
     L->cost.traffic.dependent = predict_loop_chases(f, &mod->dataflow[sc->function], sc->loop);
     L->cost.traffic.instructions = L->instructions;
     perf_mem_time(m, &L->cost.traffic, &L->cost.mem);
     perf_loop_combine(m, headers, &L->cost.core, &L->cost.mem, &L->cost.time);
-    perf_loop_add_penalties(m, perf_fault_cycles(m, L->cost.traffic.page_faults),
-                            L->mispredicts * m->branch_mispredict_cycles, &L->cost.time);
+    perf_loop_add_penalties(m, perf_fault_cycles(m, L->cost.traffic.page_faults), mispredict_cycles,
+                            &L->cost.time);
     return 0;
 }
 

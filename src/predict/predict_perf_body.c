@@ -189,18 +189,22 @@ static int ends_back_edge(const st_function *f, uint32_t k)
 }
 
 double predict_loop_mispredicts(const predict_blocks *bl, const st_function *f, const uint32_t *loop_scopes,
-                                uint32_t scope)
+                                uint32_t scope, const machine *m, const double *ready, double *cycles)
 {
     double sum = 0;
+    *cycles = 0;
     for (uint32_t k = 0; k < f->nblocks; k++) {
         const st_block *b = &f->blocks[k];
         if (b->n == 0 || b->loop < 0 || loop_scopes[b->loop] != scope)
             continue;
-        const st_insn *last = &f->insns[b->first + b->n - 1];
+        uint32_t i = b->first + b->n - 1;
+        const st_insn *last = &f->insns[i];
         if (last->flow != ST_FLOW_CJUMP)
             continue;
-        sum += perf_branch_mispredicts(predict_blocks_executions(bl, last->addr), count_at(bl->taken, bl->ntaken, last->addr),
-                                       ends_back_edge(f, k));
+        double mis = perf_branch_mispredicts(predict_blocks_executions(bl, last->addr),
+                                             count_at(bl->taken, bl->ntaken, last->addr), ends_back_edge(f, k));
+        sum += mis;
+        *cycles += mis * perf_mispredict_cycles(m, ready ? ready[i] : 0);
     }
     return sum;
 }

@@ -1,6 +1,7 @@
 /* test_core_model.c — unit tests of src/perf/core_model.c and its parts
  * (port_bound.c, recurrence.c), and whether a loop chases pointers
- * (predict_loop_chases, which the memory model asks): the issue, port and recurrence bounds of
+ * (predict_loop_chases, which the memory model asks), and when a
+ * branch's condition is known (penalty_model.c's resolution times): the issue, port and recurrence bounds of
  * loop bodies built by hand on a small machine built in C, every expected
  * number derived in a comment; then one loop of a compiled program
  * (kernels_O2, from tests/programs/structure/kernels.c) analysed for real.
@@ -29,6 +30,7 @@
 
 #include "perf/core_model.h"
 #include "perf/core_parts.h"
+#include "perf/perf.h"
 #include "predict/predict_perf_body.h"
 
 /* ---- the machine --------------------------------------------------------- */
@@ -698,6 +700,78 @@ static void test_ports_brute_force(void **state)
     }
 }
 
+/* ---- when a branch resolves (penalty_model.c) ---------------------------- */
+
+/* A body whose data-dependent branch `jbe` reads the flags of `comisd`
+ * on x, x computed as named; returns the cost of one misprediction of
+ * it on the toy machine with a 13-cycle refill, and checks the loop's
+ * own branch (jne after add rax, 1; cmp: ready after the add, 1 cycle).
+ *   0 "load": x = q[i]                    movsd (rdi,rax,8) -> xmm0
+ *   1 "divide": x = (q[i] * c + d) / s[i] that, then mulsd, addsd, divsd
+ *                                          (rsi,rax,8)
+ *   2 "counter": the flags of test rax, 1 (the loop's counter)
+ * Each also divides a second loaded value into a store (not feeding the
+ * branch), which must not count. */
+static double branch_cost(int kind)
+{
+    machine m = toy();
+    m.branch_mispredict_cycles = 13;
+    body *b = body_new();
+    uint32_t aside = ins(b, ST_CLASS_LOAD_STORE, 64), div2 = ins(b, ST_CLASS_FP_DIV, 64),
+             st = ins(b, ST_CLASS_LOAD_STORE, 64);
+    mem(b, aside, RDX, RAX, ST_MEM_READ);
+    mem(b, st, RDX, RAX, ST_MEM_WRITE);
+    dep(b, aside, div2, XMM(2), 0);
+    dep(b, div2, st, XMM(2), 0);
+    uint32_t x;
+    if (kind == 2) {
+        x = ins(b, ST_CLASS_INT_ALU, 64);
+    } else {
+        uint32_t ld = ins(b, ST_CLASS_LOAD_STORE, 64);
+        mem(b, ld, RDI, RAX, ST_MEM_READ);
+        x = ld;
+        if (kind == 1) {
+            uint32_t mul = ins(b, ST_CLASS_FP_MUL, 64), add = ins(b, ST_CLASS_FP_ADD, 64),
+                     div = ins(b, ST_CLASS_FP_DIV, 64);
+            mem(b, div, RSI, RAX, ST_MEM_READ);
+            dep(b, ld, mul, XMM(0), 0);
+            dep(b, mul, add, XMM(0), 0);
+            dep(b, add, div, XMM(0), 0);
+            x = div;
+        }
+        uint32_t cmp = ins(b, ST_CLASS_FP_ADD, 64);
+        dep(b, x, cmp, XMM(0), 0);
+        x = cmp;
+    }
+    uint32_t jbe = ins(b, ST_CLASS_BRANCH, 0);
+    dep(b, x, jbe, FL, 0);
+    control(b);
+    double *ready = calloc(b->f.ninsns, sizeof *ready);
+    assert_non_null(ready);
+    perf_body pb = {.f = &b->f, .df = &b->df, .loop = 0, .weight = b->w};
+    assert_int_equal(perf_resolution_times(&m, &pb, ready), 0);
+    assert_double_equal(ready[b->f.ninsns - 1], 2, EPS); /* add 1, cmp 1 */
+    double cost = perf_mispredict_cycles(&m, ready[jbe]);
+    free(ready);
+    free(b);
+    return cost;
+}
+
+/* The cost of a misprediction: the refill (13) plus the longest path from
+ * the iteration's start to the branch's flags, by the toy's latencies:
+ *   divide chain  load 5 + mulsd 4 + addsd 4 + divsd 13 (its own load of
+ *                 s[i], 5, proceeds meanwhile) + comisd 4 = 30: 43
+ *   loaded value  load 5 + comisd 4 = 9: 22
+ *   counter       test 1 on the loop-carried rax: 14
+ * (the divide beside them, 5 + 13 into a store, is not on the path). */
+static void test_branch_resolution(void **state)
+{
+    (void)state;
+    assert_double_equal(branch_cost(1), 13 + 5 + 4 + 4 + 13 + 4, EPS);
+    assert_double_equal(branch_cost(0), 13 + 5 + 4, EPS);
+    assert_double_equal(branch_cost(2), 13 + 1, EPS);
+}
+
 /* ---- a compiled loop ----------------------------------------------------- */
 
 /* kernels_O2's triangular(), inner loop (gcc 12 -O2 -march=x86-64-v2):
@@ -754,6 +828,7 @@ int main(void)
         cmocka_unit_test(test_ports_brute_force), cmocka_unit_test(test_compiled_loop),
         cmocka_unit_test(test_memory_recurrence),
         cmocka_unit_test(test_parent_recurrence),
+        cmocka_unit_test(test_branch_resolution),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

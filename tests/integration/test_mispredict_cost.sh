@@ -1,0 +1,46 @@
+#!/bin/bash
+# test_mispredict_cost.sh — the cost of a branch misprediction (issue 21
+# item 3; docs/performance-model.md, "Branch mispredictions"): the refill
+# plus the time the branch waits for its condition.  tests/programs/
+# mispredict.c branches on a loaded value or on the end of a divide chain
+# (gcc -O1):
+#   load    movsd (%rsi,%rax,8),%xmm1 ... comisd %xmm4,%xmm1; jbe
+#   divide  movapd %xmm4,%xmm0; mulsd (%rdi,%rax,8),%xmm0; addsd %xmm3,%xmm0;
+#           divsd (%rdx,%rax,8),%xmm0; comisd %xmm2,%xmm0; jbe
+# By zen3's latencies (refill 13, load 4, movapd 1, mulsd 3, addsd 3, divsd
+# 13.5, comisd 3): load 13 + 4 + 3 = 20 cycles; divide 13 + max(1, 4) + 3
+# + 3 + 13.5 + 3 = 39.5 (mulsd's and divsd's own loads proceed while
+# their other input is computed).  The mispredictions: the minority
+# direction, which the program counts; none when always taken.  Natively
+# (docs/accuracy.md) about 33 and 68 cycles on this project's Zen 3 guest.
+source "$TESTLIB"
+SRC="$SRC_PROGRAMS/mispredict.c"
+N=4000
+REPS=2
+for key in load divide; do
+    LOOP="loop at mispredict.c:$(line_of "LOOP:$key" "$SRC")"
+    for pat in random taken; do
+        DB="$WORK/$key-$pat.db"
+        "$AUGUR" collect --db "$DB" -- "$PROGRAMS/mispredict" $N $REPS $pat $key >/dev/null 2>&1
+        check "$key $pat: collect exit" "$?" 0
+        "$AUGUR" report --db "$DB" --machine zen3 --format json --top 0 >"$WORK/$key-$pat.json" 2>"$WORK/$key-$pat.err"
+        check "$key $pat: report --machine zen3 exit" "$?" 0
+        jq -r --arg l "$LOOP" '.scopes[] | select(.name == $l) | "\(.terms.mispredicts) \(.terms.mispredict_cycles)"' \
+            "$WORK/$key-$pat.json" >"$WORK/$key-$pat.terms"
+    done
+    above=$("$PROGRAMS/mispredict" $N $REPS random $key | awk '$1 == "above" { print $2 }')
+    want=$((above < N * REPS - above ? above : N * REPS - above))
+    read -r mis cycles <"$WORK/$key-random.terms"
+    check "$key random: mispredictions = the minority direction" "$mis" "$want"
+    check "$key always taken: no mispredictions" "$(cat "$WORK/$key-taken.terms")" "0 0"
+    echo "$key: $mis mispredictions, $cycles cycles"
+    echo "$mis $cycles" >"$WORK/$key.cost"
+done
+each() { awk '{ printf "%.4g\n", $2 / $1 }' "$WORK/$1.cost"; }
+check "load: a misprediction costs 13 + 4 + 3 cycles" "$(each load)" 20
+check "divide: 13 + 4 + 3 + 3 + 13.5 + 3 cycles" "$(each divide)" 39.5
+"$AUGUR" report --db "$WORK/divide-random.db" --machine zen3 >"$WORK/text.txt" 2>&1
+check "text: the mean cost and the refill" \
+    "$(grep -c '^  of which branch mispredictions: .* at 39.5 cycles each: 13 to refill, the rest waiting for the condition)$' \
+        "$WORK/text.txt")" 1
+finish
