@@ -165,6 +165,25 @@ double perf_pow2_narrow_share(const double *share, int first_shift, int nclasses
 double perf_pow2_conflict_high(const perf_rd_dist *d, const perf_level *L, double footprint, double misses,
                                double narrow);
 
+/* Misses of level L from d for a group without a dominant stride whose
+ * accesses are made at power-of-two deltas in the shares share[k] (class
+ * first_shift + k, as perf_pow2_narrow_share): an FFT's butterflies, a
+ * stride per stage.  A walk that covers the same lines at a larger stride
+ * comes back to a line after fewer of them (distance times stride is the
+ * lines' span), so the touches that could miss (n = distance + 1 lines
+ * since, more than L's ways) are taken in ascending distance (d's bins
+ * must be in that order) and given to the classes from the largest stride
+ * down, share[k] times d's accesses each.  The n lines since a touch of
+ * class k are its walk's, dealt round-robin into the P sets that stride
+ * reaches (perf_stride_sets), but no more in a set than the program's
+ * lines (`footprint`) over L's sets, rounded up, which is what
+ * contiguous arrays put there; the touch hits when its set holds at most
+ * `ways` of them.  The touches left over (deltas of no class, or under
+ * 2^first_shift bytes) take the contiguous model, which is also every
+ * class's when P is all of L's sets.  Cold touches miss. */
+double perf_level_misses_pow2(const perf_rd_dist *d, const perf_level *L, const double *share, int first_shift,
+                              int nclasses, double footprint);
+
 /* Misses of level L from d for a walk at stride s (perf_strided_hit over
  * the sets perf_stride_sets gives); perf_level_misses_contiguous when s is
  * NULL, 0 or reaches every set. */

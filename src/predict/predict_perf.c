@@ -194,9 +194,15 @@ typedef struct group_misses {
  * consecutive lines; perf_contiguous_hit), which is the fully-associative
  * cut but between L's capacity and 1 + 1/ways times it, or, for a walk
  * (NULL: none) at a stride that reaches only some of L's sets, the
- * strided model over those sets (perf_strided_hit). */
-static double level_misses(const perf_rd_dist *d, const perf_level *L, int regular, const perf_stride *walk)
+ * strided model over those sets (perf_strided_hit), or, without a walk,
+ * for accesses at power-of-two deltas (share: the group's shares by
+ * class, NULL: none known), the walks of those strides
+ * (perf_level_misses_pow2; footprint: the program's lines at L's). */
+static double level_misses(const perf_rd_dist *d, const perf_level *L, int regular, const perf_stride *walk,
+                           const double *share, double footprint)
 {
+    if (regular && !walk && share)
+        return perf_level_misses_pow2(d, L, share, PROFILE_POW2_FIRST, PROFILE_POW2_CLASSES, footprint);
     return regular ? perf_level_misses_strided(d, L, walk) : perf_level_misses(d, L);
 }
 
@@ -266,7 +272,8 @@ static int group_eval(const prediction *p, const predict_perf *pp, const db_rd_g
     const perf_rd_dist *d = dist ? dist : &modeled;
     for (size_t i = 0; i < pp->nlevels; i++)
         if (pp->levels[i].block == g->block_size) {
-            out->cache[i] = out->low[i] = out->high[i] = level_misses(d, &pp->levels[i], regular, walk);
+            out->cache[i] = out->low[i] = out->high[i] =
+                level_misses(d, &pp->levels[i], regular, walk, w->share, w->footprint[i]);
             double range[2];
             if (!dist) {
                 const perf_level *L = &pp->levels[i];
@@ -280,7 +287,7 @@ static int group_eval(const prediction *p, const predict_perf *pp, const db_rd_g
         }
     for (size_t j = 0; j < pp->ntlbs; j++)
         if (pp->tlbs[j].block == g->block_size)
-            out->tlb[j] = level_misses(d, &pp->tlbs[j], regular, walk);
+            out->tlb[j] = level_misses(d, &pp->tlbs[j], regular, walk, NULL, 0);
     if (g->block_size == PREDICT_PAGE_BYTES)
         out->page_faults = d->cold; /* a page's first touch in the run is the kernel's fault */
     perf_rd_dist_free(&modeled);
@@ -417,7 +424,8 @@ static void attribute_group(const prediction *p, predict_perf *pp, const st_modu
 }
 
 /* The program's lines at the block size of each of pp's levels at p's
- * parameters: its groups' first touches (modeled), into footprint[]. */
+ * parameters: its groups' first touches (measured, or modeled), into
+ * footprint[]. */
 static void program_footprint(const prediction *p, const predict_perf_input *in, const predict_perf *pp,
                               double *footprint)
 {
@@ -432,7 +440,7 @@ static void program_footprint(const prediction *p, const predict_perf_input *in,
         }
         for (size_t k = 0; k < in->ngroups; k++)
             if (in->groups[k].block_size == pp->levels[i].block)
-                footprint[i] += rd_model_misses(in->groups[k].m, p->x, UINT64_MAX);
+                footprint[i] += in->dists ? in->dists[k].cold : rd_model_misses(in->groups[k].m, p->x, UINT64_MAX);
     }
 }
 
@@ -639,7 +647,8 @@ int predict_perf_eval(db *d, const prediction *p, const machine *m, predict_perf
     if (rc == 0)
         rc = predict_check_groups(p, in.groups, in.ngroups, err, errlen);
     if (rc == 0)
-        rc = predict_pow2_shares(d, p, in.groups, in.ngroups, &in.pow2, err, errlen);
+        rc = predict_pow2_shares(d, p->set.program, p->train_runs, p->ntrain, in.groups, in.ngroups, &in.pow2, err,
+                                 errlen);
     if (rc == 0 && predict_blocks_load(p, p->set.program, &in.blocks) != 0)
         rc = fail(err, errlen, "out of memory");
     if (rc == 0)
