@@ -230,12 +230,13 @@ static double log2_lines(const perf_rd_bin *b)
 }
 
 /* The touches of each class by log2 of lines times stride (bytes), in
- * SPAN_STEPS buckets a power of two, for walk_span. */
+ * SPAN_STEPS buckets a power of two, for perf_pow2_span. */
 typedef struct span_hist {
     int first_shift;
     double count[64 * SPAN_STEPS], total;
 } span_hist;
 
+/* couple_classes' each: touches given class k into the span histogram. */
 static void add_span(const perf_rd_bin *b, int k, double touches, void *ctx)
 {
     span_hist *h = ctx;
@@ -246,11 +247,7 @@ static void add_span(const perf_rd_bin *b, int k, double touches, void *ctx)
     h->total += touches;
 }
 
-/* log2 of the bytes a group's walks span, lines since a reuse times the
- * stride: the median over the touches couple_classes gives to classes
- * (their order puts each near its own stride; the span, the same for every
- * stage of a walk over one array, puts it at it); -1 when none. */
-static double walk_span(const perf_rd_dist *d, const double *share, int first_shift, int nclasses)
+double perf_pow2_span(const perf_rd_dist *d, const double *share, int first_shift, int nclasses)
 {
     span_hist h = {.first_shift = first_shift};
     couple_classes(d, share, nclasses, add_span, &h);
@@ -270,16 +267,9 @@ typedef struct walk_reach {
     const perf_level *L;
 } walk_reach;
 
-/* A touch of a walk at distance d: of the n = d + 1 lines since, the
- * walk's own are those at the stride s that spans log2_span in them:
- * all n, but for fewer than `ways` beyond a power of two, which are a
- * few others (a spilled variable's line: a walk at a power-of-two stride
- * over a power-of-two span comes back after a power of two of its lines).
- * A stride of a power of two (of lines) reaches S * line / s of L's S
- * sets (at least one): as many of its lines in each as the span has set
- * spans, until s passes the set span and all share one.  The others spread
- * over all S sets, and no set holds more than `most`; the n lines are then
- * dealt as perf_strided_hit deals them. */
+/* A touch of a walk at distance d: the share of it that hits
+ * (perf_level_misses_pow2: its own lines in the sets its stride reaches,
+ * the others spread). */
 static double walk_hit(double d, const perf_level *L, const void *ctx)
 {
     const walk_reach *w = ctx;
@@ -293,17 +283,19 @@ static double walk_hit(double d, const perf_level *L, const void *ctx)
     return round_robin_hit(n, n / per_set, floor(L->ways));
 }
 
+/* couple_classes' each: the misses of a bin's touches, as a walk's
+ * returns when given a class, else contiguous. */
 static void add_walk_misses(const perf_rd_bin *b, int k, double touches, void *ctx)
 {
     walk_reach *w = ctx;
     w->misses += touches * (1 - bin_mean_hits(b, w->L, k >= 0 ? walk_hit : contiguous_hit, w));
 }
 
-double perf_level_misses_pow2(const perf_rd_dist *d, const perf_level *L, const double *share, int first_shift,
-                              int nclasses, double footprint)
+double perf_level_misses_pow2(const perf_rd_dist *d, const perf_level *L, const double *share, int nclasses,
+                              double log2_span, double footprint)
 {
-    walk_reach w = {.log2_span = walk_span(d, share, first_shift, nclasses),
-                    .most = fmax(ceil(footprint / floor(L->sets)), 1), .misses = d->cold, .L = L};
+    walk_reach w = {.log2_span = log2_span, .most = fmax(ceil(footprint / floor(L->sets)), 1), .misses = d->cold,
+                    .L = L};
     if (w.log2_span < 0)
         return perf_level_misses_contiguous(d, L);
     couple_classes(d, share, nclasses, add_walk_misses, &w);

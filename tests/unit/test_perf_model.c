@@ -448,13 +448,15 @@ static void butterflies_counted(void **state)
         perf_rd_dist d;
         butterfly_misses(cases[k].n, cases[k].sets, cases[k].ways, cases[k].spill, &sim, &d, share);
         perf_level L = {"L", 64, cases[k].sets, cases[k].ways, 0};
-        double model = perf_level_misses_pow2(&d, &L, share, PROFILE_POW2_FIRST, PROFILE_POW2_CLASSES, d.cold);
+        double model = perf_level_misses_pow2(&d, &L, share, PROFILE_POW2_CLASSES,
+                                              perf_pow2_span(&d, share, PROFILE_POW2_FIRST, PROFILE_POW2_CLASSES), d.cold);
         double contiguous = perf_level_misses_contiguous(&d, &L);
         print_message("    %u points, %u sets x %u ways%s: simulated %.0f, counted %.0f, contiguous model %.0f\n",
                       cases[k].n, cases[k].sets, cases[k].ways, cases[k].spill ? ", a spill" : "", sim, model,
                       contiguous);
         assert_true(fabs(model - sim) <= 0.01 * sim);
-        assert_float_equal(perf_level_misses_pow2(&d, &L, none, PROFILE_POW2_FIRST, PROFILE_POW2_CLASSES, d.cold),
+        assert_float_equal(perf_level_misses_pow2(&d, &L, none, PROFILE_POW2_CLASSES,
+                                                  perf_pow2_span(&d, none, PROFILE_POW2_FIRST, PROFILE_POW2_CLASSES), d.cold),
                            contiguous, 1e-9 * contiguous);
         perf_rd_dist_free(&d);
     }
