@@ -191,6 +191,117 @@ double perf_pow2_conflict_high(const perf_rd_dist *d, const perf_level *L, doubl
     return misses + narrow * fmax(touches - misses, 0);
 }
 
+/* Buckets per power of two of the span histogram (walk_span). */
+#define SPAN_STEPS 8
+
+/* The bins of d from distance 1 on (at distance 0 a line was just
+ * touched, not walked back to) in ascending order, given to the classes of
+ * share[0..nclasses) from the largest down, share[k] times d's accesses
+ * each: calls each(bin, k, touches, ctx) for every part so given, then
+ * each(bin, -1, rest, ctx) for the rest of a bin (no class left, or
+ * distance 0). */
+typedef void couple_fn(const perf_rd_bin *b, int k, double touches, void *ctx);
+
+static void couple_classes(const perf_rd_dist *d, const double *share, int nclasses, couple_fn *each, void *ctx)
+{
+    double accesses = perf_rd_dist_accesses(d);
+    int k = nclasses - 1;
+    double left = k >= 0 ? share[k] * accesses : 0; /* class k's accesses not yet given a distance */
+    for (size_t i = 0; i < d->nbins; i++) {
+        const perf_rd_bin *b = &d->bins[i];
+        double rest = b->count;
+        while (rest > 0 && k >= 0 && b->low >= 1) {
+            double take = fmin(rest, left);
+            if (take > 0)
+                each(b, k, take, ctx);
+            rest -= take;
+            if ((left -= take) <= 0 && --k >= 0)
+                left = share[k] * accesses;
+        }
+        if (rest > 0)
+            each(b, -1, rest, ctx);
+    }
+}
+
+/* log2 of the lines a touch at the middle of bin b comes back after. */
+static double log2_lines(const perf_rd_bin *b)
+{
+    return log2(floor((b->low + b->high) / 2) + 1);
+}
+
+/* The touches of each class by log2 of lines times stride (bytes), in
+ * SPAN_STEPS buckets a power of two, for perf_pow2_span. */
+typedef struct span_hist {
+    int first_shift;
+    double count[64 * SPAN_STEPS], total;
+} span_hist;
+
+/* couple_classes' each: touches given class k into the span histogram. */
+static void add_span(const perf_rd_bin *b, int k, double touches, void *ctx)
+{
+    span_hist *h = ctx;
+    if (k < 0)
+        return;
+    int at = (int)lround((log2_lines(b) + h->first_shift + k) * SPAN_STEPS);
+    h->count[at < 0 ? 0 : at >= 64 * SPAN_STEPS ? 64 * SPAN_STEPS - 1 : at] += touches;
+    h->total += touches;
+}
+
+double perf_pow2_span(const perf_rd_dist *d, const double *share, int first_shift, int nclasses)
+{
+    span_hist h = {.first_shift = first_shift};
+    couple_classes(d, share, nclasses, add_span, &h);
+    double below = 0;
+    for (int i = 0; i < 64 * SPAN_STEPS && h.total > 0; i++)
+        if ((below += h.count[i]) >= h.total / 2)
+            return (double)i / SPAN_STEPS;
+    return -1;
+}
+
+/* A group's walks in a level (couple_classes' ctx): log2 of their span
+ * in bytes, the most lines of the program any set can hold (its lines
+ * over the sets, rounded up: contiguous arrays put no more in one), the
+ * level and the misses so far. */
+typedef struct walk_reach {
+    double log2_span, most, misses;
+    const perf_level *L;
+} walk_reach;
+
+/* A touch of a walk at distance d: the share of it that hits
+ * (perf_level_misses_pow2: its own lines in the sets its stride reaches,
+ * the others spread). */
+static double walk_hit(double d, const perf_level *L, const void *ctx)
+{
+    const walk_reach *w = ctx;
+    double n = floor(d) + 1, own = exp2(floor(log2(n))), S = floor(L->sets);
+    if (n - own >= floor(L->ways))
+        own = n;
+    double sets = fmax(S * L->block * own / exp2(w->log2_span), 1);
+    if (sets >= S)
+        return perf_contiguous_hit(d, L->sets, L->ways);
+    double per_set = fmin(own / sets + (n - own) / S, w->most);
+    return round_robin_hit(n, n / per_set, floor(L->ways));
+}
+
+/* couple_classes' each: the misses of a bin's touches, as a walk's
+ * returns when given a class, else contiguous. */
+static void add_walk_misses(const perf_rd_bin *b, int k, double touches, void *ctx)
+{
+    walk_reach *w = ctx;
+    w->misses += touches * (1 - bin_mean_hits(b, w->L, k >= 0 ? walk_hit : contiguous_hit, w));
+}
+
+double perf_level_misses_pow2(const perf_rd_dist *d, const perf_level *L, const double *share, int nclasses,
+                              double log2_span, double footprint)
+{
+    walk_reach w = {.log2_span = log2_span, .most = fmax(ceil(footprint / floor(L->sets)), 1), .misses = d->cold,
+                    .L = L};
+    if (w.log2_span < 0)
+        return perf_level_misses_contiguous(d, L);
+    couple_classes(d, share, nclasses, add_walk_misses, &w);
+    return w.misses;
+}
+
 /* The stream's sets and run length, for strided_hit. */
 typedef struct stride_ctx {
     double sets, run;

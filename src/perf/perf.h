@@ -165,6 +165,40 @@ double perf_pow2_narrow_share(const double *share, int first_shift, int nclasses
 double perf_pow2_conflict_high(const perf_rd_dist *d, const perf_level *L, double footprint, double misses,
                                double narrow);
 
+/* log2 of the bytes the walks of a group without a dominant stride span
+ * (lines since a reuse times the stride), when share[k] of its accesses
+ * are made at power-of-two deltas of class first_shift + k (as
+ * perf_pow2_narrow_share): an FFT's butterflies, a stride per stage, each
+ * stage a walk over the same array.  A walk that covers the same lines at
+ * a larger stride comes back to a line after fewer of them, so the
+ * touches from distance 1 on (at distance 0 a line was just touched, not
+ * walked back to) are taken in ascending distance (d's bins must be in
+ * that order) and given to the classes from the largest stride down,
+ * share[k] times d's accesses each; the span is the median of lines since
+ * (distance + 1) times stride over the touches given.  -1 when no touch
+ * is given a class. */
+double perf_pow2_span(const perf_rd_dist *d, const double *share, int first_shift, int nclasses);
+
+/* Misses of level L from d for that group when its walks span 2^log2_span
+ * bytes (perf_pow2_span; negative: no walk, the contiguous model): the
+ * touches perf_pow2_span gives a class are its walk's returns.  Of the n
+ * = distance + 1 lines since such a touch, the walk's own are all n, but
+ * for fewer than `ways` beyond a power of two, which are a few others (a
+ * spilled variable's line: a walk at a power-of-two stride over a
+ * power-of-two span comes back after a power of two of its lines), at the
+ * stride s that spans the span in them.  A stride of a power of two (of
+ * lines) reaches S * line / s of L's S sets (at least one): as many of its
+ * lines in each as the span has set spans, until s passes the set span
+ * and all share one.  The others spread over all S sets, and no set holds
+ * more than the program's lines (`footprint`) over L's sets, rounded up,
+ * which is what contiguous arrays put there; the touch hits when its set
+ * holds at most `ways` (perf_strided_hit's rule).  The touches left over
+ * (deltas of no class, or under 2^first_shift bytes) take the contiguous
+ * model, which is also a walk's when it reaches all of L's sets.  Cold
+ * touches miss. */
+double perf_level_misses_pow2(const perf_rd_dist *d, const perf_level *L, const double *share, int nclasses,
+                              double log2_span, double footprint);
+
 /* Misses of level L from d for a walk at stride s (perf_strided_hit over
  * the sets perf_stride_sets gives); perf_level_misses_contiguous when s is
  * NULL, 0 or reaches every set. */

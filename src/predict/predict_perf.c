@@ -194,9 +194,16 @@ typedef struct group_misses {
  * consecutive lines; perf_contiguous_hit), which is the fully-associative
  * cut but between L's capacity and 1 + 1/ways times it, or, for a walk
  * (NULL: none) at a stride that reaches only some of L's sets, the
- * strided model over those sets (perf_strided_hit). */
-static double level_misses(const perf_rd_dist *d, const perf_level *L, int regular, const perf_stride *walk)
+ * strided model over those sets (perf_strided_hit), or, without a walk,
+ * for accesses at power-of-two deltas (share: the group's shares by
+ * class, NULL: none known) whose walks span 2^log2_span bytes (negative:
+ * none), those walks' (perf_level_misses_pow2; footprint: the program's
+ * lines at L's). */
+static double level_misses(const perf_rd_dist *d, const perf_level *L, int regular, const perf_stride *walk,
+                           const double *share, double log2_span, double footprint)
 {
+    if (regular && !walk && share && log2_span >= 0)
+        return perf_level_misses_pow2(d, L, share, PROFILE_POW2_CLASSES, log2_span, footprint);
     return regular ? perf_level_misses_strided(d, L, walk) : perf_level_misses(d, L);
 }
 
@@ -244,13 +251,40 @@ static void level_range(const prediction *p, const db_rd_group *g, const perf_le
         range[1] = fmax(range[1], perf_pow2_conflict_high(d, L, footprint, misses, narrow));
 }
 
-/* What widens a group's ranges for power-of-two strides (level_range):
- * its shares by 2-adic class of its deltas (NULL: none), and the
- * program's lines at each block size of pp's levels. */
+/* What counts a group's power-of-two strides and widens its ranges for
+ * them (level_misses, level_range): its shares by 2-adic class of its
+ * deltas (NULL: none), the program's lines at each block size of pp's
+ * levels, and, for a prediction, the parameters of the training run with
+ * the most lines and its lines (NULL: a measured run). */
 typedef struct pow2_widening {
     const double *share;
     const double *footprint; /* [level] */
+    const double *train_x, *train_footprint;
 } pow2_widening;
+
+/* log2 of the bytes the walks of group g span (perf_pow2_span) at the
+ * parameters predicted at, -1 for none, -2 when memory runs out: from the
+ * measured distribution `dist`, or, predicted, at the training run of w,
+ * scaled by the program's lines from there (a butterfly stage spans its
+ * array, which grows with them; the classes, from smaller runs, lack the
+ * target's largest strides and would put the span too low). */
+static double group_span(const predict_perf *pp, const db_rd_group *g, const perf_rd_dist *dist,
+                         const pow2_widening *w)
+{
+    if (dist)
+        return perf_pow2_span(dist, w->share, PROFILE_POW2_FIRST, PROFILE_POW2_CLASSES);
+    size_t i = 0;
+    while (i < pp->nlevels && pp->levels[i].block != g->block_size)
+        i++;
+    perf_rd_dist at = {0};
+    if (!w->train_x || i == pp->nlevels || w->train_footprint[i] <= 0 || w->footprint[i] <= 0)
+        return -1;
+    if (perf_rd_dist_modeled(g->m, w->train_x, &at) != 0)
+        return -2;
+    double span = perf_pow2_span(&at, w->share, PROFILE_POW2_FIRST, PROFILE_POW2_CLASSES);
+    perf_rd_dist_free(&at);
+    return span < 0 ? -1 : fmax(span + log2(w->footprint[i] / w->train_footprint[i]), 0);
+}
 
 /* Misses of group g at every level of pp whose block is g's, from its
  * distribution: the measured one when `dist` is given (a range of the
@@ -264,9 +298,15 @@ static int group_eval(const prediction *p, const predict_perf *pp, const db_rd_g
     if (!dist && perf_rd_dist_modeled(g->m, p->x, &modeled) != 0)
         return -1;
     const perf_rd_dist *d = dist ? dist : &modeled;
+    double span = regular && !walk && w->share ? group_span(pp, g, dist, w) : -1;
+    if (span == -2) {
+        perf_rd_dist_free(&modeled);
+        return -1;
+    }
     for (size_t i = 0; i < pp->nlevels; i++)
         if (pp->levels[i].block == g->block_size) {
-            out->cache[i] = out->low[i] = out->high[i] = level_misses(d, &pp->levels[i], regular, walk);
+            out->cache[i] = out->low[i] = out->high[i] =
+                level_misses(d, &pp->levels[i], regular, walk, w->share, span, w->footprint[i]);
             double range[2];
             if (!dist) {
                 const perf_level *L = &pp->levels[i];
@@ -280,7 +320,7 @@ static int group_eval(const prediction *p, const predict_perf *pp, const db_rd_g
         }
     for (size_t j = 0; j < pp->ntlbs; j++)
         if (pp->tlbs[j].block == g->block_size)
-            out->tlb[j] = level_misses(d, &pp->tlbs[j], regular, walk);
+            out->tlb[j] = level_misses(d, &pp->tlbs[j], regular, walk, NULL, -1, 0);
     if (g->block_size == PREDICT_PAGE_BYTES)
         out->page_faults = d->cold; /* a page's first touch in the run is the kernel's fault */
     perf_rd_dist_free(&modeled);
@@ -416,9 +456,10 @@ static void attribute_group(const prediction *p, predict_perf *pp, const st_modu
     }
 }
 
-/* The program's lines at the block size of each of pp's levels at p's
- * parameters: its groups' first touches (modeled), into footprint[]. */
-static void program_footprint(const prediction *p, const predict_perf_input *in, const predict_perf *pp,
+/* The program's lines at the block size of each of pp's levels at
+ * parameters x: its groups' first touches (measured, or modeled), into
+ * footprint[]. */
+static void program_footprint(const predict_perf_input *in, const predict_perf *pp, const double *x,
                               double *footprint)
 {
     for (size_t i = 0; i < pp->nlevels; i++) {
@@ -432,7 +473,28 @@ static void program_footprint(const prediction *p, const predict_perf_input *in,
         }
         for (size_t k = 0; k < in->ngroups; k++)
             if (in->groups[k].block_size == pp->levels[i].block)
-                footprint[i] += rd_model_misses(in->groups[k].m, p->x, UINT64_MAX);
+                footprint[i] += in->dists ? in->dists[k].cold : rd_model_misses(in->groups[k].m, x, UINT64_MAX);
+    }
+}
+
+/* The training run of a prediction with the most program lines (at its
+ * first level's block): its parameters (NULL: none) and its lines at each
+ * level's block, for group_span. */
+typedef struct pow2_training {
+    const double *x;
+    double lines[PERF_MAX_LEVELS];
+} pow2_training;
+
+static void pow2_training_find(const prediction *p, const predict_perf_input *in, const predict_perf *pp,
+                               pow2_training *tr)
+{
+    for (size_t t = 0; t < p->ntrain; t++) {
+        double at[PERF_MAX_LEVELS];
+        program_footprint(in, pp, &p->train_x[t * p->set.nparams], at);
+        if (!tr->x || at[0] > tr->lines[0]) {
+            tr->x = &p->train_x[t * p->set.nparams];
+            memcpy(tr->lines, at, sizeof at);
+        }
     }
 }
 
@@ -443,23 +505,24 @@ static int eval_groups(const prediction *p, const predict_perf_input *in, predic
     if (line_index_make(&p->rep, &lines) != 0)
         return fail(err, errlen, "out of memory");
     double footprint[PERF_MAX_LEVELS] = {0};
+    pow2_training tr = {0};
     if (in->pow2)
-        program_footprint(p, in, pp, footprint);
-    for (size_t i = 0; i < in->ngroups; i++) {
+        program_footprint(in, pp, p->x, footprint);
+    if (in->pow2 && !in->dists)
+        pow2_training_find(p, in, pp, &tr);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < in->ngroups; i++) {
         group_misses gm;
         const db_rd_group *g = &in->groups[i];
         int regular = group_regular(p, mod, g);
         perf_stride walk;
-        pow2_widening w = {in->pow2 ? &in->pow2[i * PROFILE_POW2_CLASSES] : NULL, footprint};
-        if (group_eval(p, pp, g, in->dists ? &in->dists[i] : NULL, regular, group_walk(p, in, i, &walk), &w, &gm) !=
-            0) {
-            free(lines.sorted);
-            return fail(err, errlen, "out of memory");
-        }
-        attribute_group(p, pp, mod, &lines, g, regular, &gm);
+        pow2_widening w = {in->pow2 ? &in->pow2[i * PROFILE_POW2_CLASSES] : NULL, footprint, tr.x, tr.lines};
+        rc = group_eval(p, pp, g, in->dists ? &in->dists[i] : NULL, regular, group_walk(p, in, i, &walk), &w, &gm);
+        if (rc == 0)
+            attribute_group(p, pp, mod, &lines, g, regular, &gm);
     }
     free(lines.sorted);
-    return 0;
+    return rc == 0 ? 0 : fail(err, errlen, "out of memory");
 }
 
 /* ---- time ------------------------------------------------------------------------------- */
@@ -639,7 +702,8 @@ int predict_perf_eval(db *d, const prediction *p, const machine *m, predict_perf
     if (rc == 0)
         rc = predict_check_groups(p, in.groups, in.ngroups, err, errlen);
     if (rc == 0)
-        rc = predict_pow2_shares(d, p, in.groups, in.ngroups, &in.pow2, err, errlen);
+        rc = predict_pow2_shares(d, p->set.program, p->train_runs, p->ntrain, in.groups, in.ngroups, &in.pow2, err,
+                                 errlen);
     if (rc == 0 && predict_blocks_load(p, p->set.program, &in.blocks) != 0)
         rc = fail(err, errlen, "out of memory");
     if (rc == 0)

@@ -61,12 +61,12 @@ static size_t merge_addrs(addr_classes *v, size_t n)
 
 /* Each group's share per class: its program members' shares of the class
  * in their accesses, weighted by their shares of the group's touches. */
-static void group_shares(const prediction *p, const db_rd_group *groups, size_t ngroups, const addr_classes *v,
+static void group_shares(const char *program, const db_rd_group *groups, size_t ngroups, const addr_classes *v,
                          size_t nv, double *out)
 {
     for (size_t g = 0; g < ngroups; g++) {
         const db_rd_group *gr = &groups[g];
-        if (!gr->module || !p->set.program || strcmp(gr->module, p->set.program))
+        if (!gr->module || !program || strcmp(gr->module, program))
             continue;
         for (size_t m = 0; m < gr->nmembers; m++) {
             addr_classes key = {.addr = gr->members[m].addr};
@@ -79,16 +79,16 @@ static void group_shares(const prediction *p, const db_rd_group *groups, size_t 
     }
 }
 
-int predict_pow2_shares(db *d, const prediction *p, const db_rd_group *groups, size_t ngroups, double **out,
-                        char *err, size_t errlen)
+int predict_pow2_shares(db *d, const char *program, const db_run *runs, size_t nruns, const db_rd_group *groups,
+                        size_t ngroups, double **out, char *err, size_t errlen)
 {
     *out = NULL;
     addr_classes *v = NULL;
     size_t nv = 0, cap = 0;
-    for (size_t r = 0; r < p->ntrain; r++) {
+    for (size_t r = 0; r < nruns; r++) {
         db_pow2 *c;
         size_t n;
-        if (db_run_pow2(d, p->train_runs[r].id, &c, &n, err, errlen) != 0) {
+        if (db_run_pow2(d, runs[r].id, &c, &n, err, errlen) != 0) {
             free(v);
             return -1;
         }
@@ -106,7 +106,7 @@ int predict_pow2_shares(db *d, const prediction *p, const db_rd_group *groups, s
     nv = merge_addrs(v, nv);
     *out = calloc(ngroups * PROFILE_POW2_CLASSES + 1, sizeof **out);
     if (*out)
-        group_shares(p, groups, ngroups, v, nv, *out);
+        group_shares(program, groups, ngroups, v, nv, *out);
     free(v);
     if (!*out) {
         snprintf(err, errlen, "out of memory");

@@ -5,13 +5,14 @@
 
 #include "predict/predict_internal.h"
 
-/* Into a new array *out (free() it; NULL when no training run has classes:
- * runs collected before profile format 7), out[g * PROFILE_POW2_CLASSES + k]:
- * of group g's accesses in p's training runs, the share made by its
- * program's instructions without a dominant stride at a delta of 2-adic
+/* Into a new array *out (free() it; NULL when no run has classes: runs
+ * collected before profile format 7), out[g * PROFILE_POW2_CLASSES + k]:
+ * of group g's accesses in runs[0..nruns) (a model's training runs, or the
+ * one run a report prices), the share made by the instructions of
+ * `program` (its path) without a dominant stride at a delta of 2-adic
  * class PROFILE_POW2_FIRST + k.  -1 with a message on a database error or
  * when memory runs out. */
-int predict_pow2_shares(db *d, const prediction *p, const db_rd_group *groups, size_t ngroups, double **out,
-                        char *err, size_t errlen);
+int predict_pow2_shares(db *d, const char *program, const db_run *runs, size_t nruns, const db_rd_group *groups,
+                        size_t ngroups, double **out, char *err, size_t errlen);
 
 #endif

@@ -1,7 +1,8 @@
 /* predict_run.c — a measured run as the machine models' input: every
  * instruction histogram of the run is a reuse-distance group of one member
  * with its measured distribution (perf_rd_dist_measured) and its measured
- * stride (when one delta is at least half of its deltas), placed in loops
+ * stride (when one delta is at least half of its deltas) or, without one,
+ * its shares of deltas by power-of-two class (predict_pow2.c), placed in loops
  * and functions as predict_perf places modeled groups; loop iterations and
  * bodies are the run's header and instruction executions
  * (docs/performance-model.md, "Measured runs"). */
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "predict/predict_perf_body.h"
+#include "predict/predict_pow2.h"
 #include "predict/predict_run.h"
 
 static int oom(char *err, size_t errlen)
@@ -195,6 +197,8 @@ int predict_from_run(db *d, const db_run *run, const scope_tree *t, prediction *
         if (rc > 0)
             rc = oom(err, errlen);
     }
+    if (rc == 0)
+        rc = predict_pow2_shares(d, p->set.program, run, 1, in->groups, in->ngroups, &in->pow2, err, errlen);
     if (rc == 0 && predict_blocks_measured(r.ins, r.n, program_id, &in->blocks) != 0)
         rc = oom(err, errlen);
     insns_free(&r);
@@ -208,6 +212,7 @@ void predict_run_free(prediction *p, predict_perf_input *in)
         perf_rd_dist_free(&in->dists[i]);
     free(in->dists);
     free(in->walks);
+    free(in->pow2);
     db_rd_groups_free(in->groups, in->ngroups);
     predict_blocks_free(in->blocks);
     memset(in, 0, sizeof *in);
