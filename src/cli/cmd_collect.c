@@ -41,7 +41,9 @@ typedef struct fn_patterns {
 
 typedef struct collect_options {
     const char *db_path;
-    const char *block_sizes;
+    const char *block_sizes;       /* --block-sizes as given, for the tool */
+    uint32_t block_size[PROFILE_MAX_BLOCK_SIZES]; /* ... parsed */
+    int nblock_sizes;
     const char *keep_dir;
     run_params params;
     char **program_argv;
@@ -69,15 +71,6 @@ static int slowdown_low(int nblock_sizes)
 static int slowdown_high(int nblock_sizes)
 {
     return 40 + 45 * nblock_sizes; /* dense 1200: 86 and 128 with 1 and 2; triad 200000: 103 with 4 */
-}
-
-/* The number of block sizes in a list checked by check_block_sizes. */
-static int count_block_sizes(const char *list)
-{
-    int n = 1;
-    for (; *list; list++)
-        n += *list == ',';
-    return n;
 }
 
 static void usage(FILE *to)
@@ -146,8 +139,9 @@ static int fail(int code, const char *fmt, const char *detail)
  * ascending powers of two from RD_MIN_BLOCK_SIZE to RD_MAX_BLOCK_SIZE,
  * decimal (util/parse.h: no blanks, signs or empty items), checked here so
  * that the tool, which takes the same, never refuses it after Valgrind has
- * started.  0, or -1 with the message. */
-static int check_block_sizes(const char *list, char *err, size_t errlen)
+ * started.  The sizes into sizes[], their number into *n; 0, or -1 with the
+ * message. */
+static int parse_block_sizes(const char *list, uint32_t *sizes, int *n_out, char *err, size_t errlen)
 {
     char item[32];
     uint64_t prev = 0;
@@ -169,10 +163,13 @@ static int check_block_sizes(const char *list, char *err, size_t errlen)
                      list, RD_MIN_BLOCK_SIZE, RD_MAX_BLOCK_SIZE, PROFILE_MAX_BLOCK_SIZES);
             return -1;
         }
+        sizes[n - 1] = (uint32_t)v;
         prev = v;
         p += len;
-        if (!*p)
+        if (!*p) {
+            *n_out = n;
             return 0;
+        }
     }
 }
 
@@ -329,7 +326,7 @@ static int parse_options(int argc, char **argv, collect_options *o, int *done)
         return fail(2, "%s", "--interval-by callsite needs --interval-functions GLOB (the functions whose calls end "
                              "intervals)");
     }
-    if (check_block_sizes(o->block_sizes, err, sizeof err) != 0) {
+    if (parse_block_sizes(o->block_sizes, o->block_size, &o->nblock_sizes, err, sizeof err) != 0) {
         *done = 1;
         return fail(2, "%s", err);
     }
@@ -459,15 +456,11 @@ static int use_pipe(const collect_options *o)
     return !strcmp(o->analysis, "pipe") || (!strcmp(o->analysis, "auto") && rdpipe_cores_available() > 2);
 }
 
-/* The consumer's engines: o's block sizes (checked) and sampling. */
+/* The consumer's engines: o's block sizes and sampling. */
 static rdpipe_config pipe_config(const collect_options *o)
 {
-    rdpipe_config cfg = {0, {0}, o->sample_threshold};
-    for (const char *p = o->block_sizes; *p && cfg.nblock_sizes < 8; p += *p == ',') {
-        char *end;
-        cfg.block_size[cfg.nblock_sizes++] = (uint32_t)strtoul(p, &end, 10);
-        p = end;
-    }
+    rdpipe_config cfg = {(unsigned)o->nblock_sizes, {0}, o->sample_threshold};
+    memcpy(cfg.block_size, o->block_size, (size_t)o->nblock_sizes * sizeof *o->block_size);
     return cfg;
 }
 
@@ -478,7 +471,7 @@ static int collect(collect_options *o, const collect_mpi *mpi, const char *tool_
 {
     char err[2048], started[32], detail[128];
     iso_now(started, sizeof started);
-    int nbs = count_block_sizes(o->block_sizes);
+    int nbs = o->nblock_sizes;
     fprintf(stderr,
             "augur: collecting %s under Valgrind (expect about %.1f s to start and store, then %d-%dx the program's "
             "native time with %d block size%s: the high end for code dense in memory accesses)...\n",

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "profile/profile.h" /* PROFILE_MAX_BLOCK_SIZES */
+
 typedef struct rdpipe {
     pid_t pid;                /* the consumer; 0 when none runs */
     int tool_fd[3];           /* the tool's: [0] the doorbell it rings, [1] the pipe it reads
@@ -29,7 +31,7 @@ typedef struct rdpipe {
  * --augur-sample-rd). */
 typedef struct rdpipe_config {
     unsigned nblock_sizes;
-    uint32_t block_size[8];
+    uint32_t block_size[PROFILE_MAX_BLOCK_SIZES];
     uint32_t sample_threshold;
 } rdpipe_config;
 
