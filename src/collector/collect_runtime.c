@@ -257,21 +257,14 @@ static inline void vote_stride(InstrRec *rec, Addr addr)
 
 /* touch()'s blocks when sampling: only the sampled blocks enter the stacks,
  * and their histograms take the distance scaled to the whole run (their
- * number is scaled when the profile is written: collect_output.c). */
-static void touch_sampled(InstrRec *rec, ThreadState *t, Addr addr, Addr end)
+ * number is scaled when the profile is written: collect_output.c).  Out of
+ * line, so that touch(), the hot path, stays the exact case's size. */
+static __attribute__((noinline)) void touch_sampled(InstrRec *rec, ThreadState *t, Addr addr, Addr end)
 {
     Collector *c = &collector;
-    UInt threshold = c->sample_threshold;
-    for (UInt i = 0; i < c->nblock_sizes; i++) {
-        UInt shift = c->block_shift[i];
-        for (ULong block = addr >> shift; block <= end >> shift; block++) {
-            if (!rd_sampled(block, threshold))
-                continue;
-            ULong d = rd_stack_access(t->stack[i], block);
-            if (c->counting)
-                rd_hist_add_one(&rec->n.hist[i], d == RD_COLD ? d : rd_sample_scale(d, threshold), &c->alloc);
-        }
-    }
+    for (UInt i = 0; i < c->nblock_sizes; i++)
+        rd_touch_blocks(t->stack[i], addr >> c->block_shift[i], end >> c->block_shift[i], c->sample_threshold,
+                        c->counting ? &rec->n.hist[i] : NULL, &c->alloc);
 }
 
 /* Every block of [addr, addr+size) at every block size enters the current
@@ -301,14 +294,9 @@ static inline void touch(InstrRec *rec, Addr addr, UWord size)
         touch_sampled(rec, t, addr, end);
         return;
     }
-    for (UInt i = 0; i < c->nblock_sizes; i++) {
-        UInt shift = c->block_shift[i];
-        for (ULong block = addr >> shift; block <= end >> shift; block++) {
-            ULong d = rd_stack_access(t->stack[i], block); /* outside a region too: the cache's view */
-            if (c->counting)
-                rd_hist_add_one(&rec->n.hist[i], d, &c->alloc);
-        }
-    }
+    for (UInt i = 0; i < c->nblock_sizes; i++) /* the stacks outside a region too: the cache's view */
+        rd_touch_blocks(t->stack[i], addr >> c->block_shift[i], end >> c->block_shift[i], 0,
+                        c->counting ? &rec->n.hist[i] : NULL, &c->alloc);
 }
 
 VG_REGPARM(3) void collect_on_access(InstrRec *rec, Addr addr, UWord size)

@@ -158,6 +158,23 @@ static inline uint64_t rd_sample_scale(uint64_t x, uint32_t threshold)
     return x / threshold * RD_SAMPLE_MODULUS + ((x % threshold) * RD_SAMPLE_MODULUS + threshold / 2) / threshold;
 }
 
+/* One access at one block size: blocks first..last enter s, and h (unless
+ * NULL: the access is not counted) takes each one's distance.  Sampling
+ * (threshold not 0), only the sampled blocks, their distances scaled to the
+ * whole run.  The collector's touch() and collect's consumer both run it;
+ * called with a constant 0, the exact path compiles without the test. */
+static inline void rd_touch_blocks(rd_stack *s, uint64_t first, uint64_t last, uint32_t threshold, rd_hist *h,
+                                   const rd_allocator *a)
+{
+    for (uint64_t block = first; block <= last; block++) {
+        if (threshold && !rd_sampled(block, threshold))
+            continue;
+        uint64_t d = rd_stack_access(s, block);
+        if (h)
+            rd_hist_add_one(h, threshold && d != RD_COLD ? rd_sample_scale(d, threshold) : d, a);
+    }
+}
+
 /* Bin `bin` of a sampled run's histogram, whose `count` sampled touches have
  * (already scaled) distances summing to `sum`, scaled to the whole run:
  * count and sum times RD_SAMPLE_MODULUS / threshold, rounded, and the sum

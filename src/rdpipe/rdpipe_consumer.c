@@ -105,21 +105,14 @@ static rd_hist *engine_hist(engine *e, uint32_t id)
 
 /* An access: its blocks enter the current thread's stack and, counted, the
  * instruction's histogram; sampling, only the sampled blocks, at scaled
- * distances (collect_runtime.c, touch_sampled). */
+ * distances: rd_touch_blocks, as the tool runs it (collect_runtime.c). */
 static void engine_access(engine *e, const rdp_rec *r)
 {
     if (!e->cur)
         protocol_error("an access before any thread");
     uint64_t first = r->addr >> e->shift, last = (r->addr + (r->size & ~RDP_COUNTING) - 1) >> e->shift;
-    int counting = (r->size & RDP_COUNTING) != 0;
-    rd_hist *h = counting ? engine_hist(e, r->instr) : NULL;
-    for (uint64_t block = first; block <= last; block++) {
-        if (e->threshold && !rd_sampled(block, e->threshold))
-            continue;
-        uint64_t d = rd_stack_access(e->cur, block);
-        if (h)
-            rd_hist_add_one(h, e->threshold && d != RD_COLD ? rd_sample_scale(d, e->threshold) : d, &e->alloc);
-    }
+    rd_hist *h = r->size & RDP_COUNTING ? engine_hist(e, r->instr) : NULL;
+    rd_touch_blocks(e->cur, first, last, e->threshold, h, &e->alloc);
 }
 
 /* A thread switch or exit (the other control records are the reader's). */
