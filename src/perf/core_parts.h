@@ -31,6 +31,12 @@ typedef struct perf_port_work {
 int perf_port_bound(const perf_port_work *work, size_t n, uint32_t nports, double *bound, double *port_cycles,
                     uint32_t *busiest);
 
+/* The latency of instruction `in`'s class on m (0 for an unclassified one). */
+static inline double perf_class_latency(const machine *m, const st_insn *in)
+{
+    return in->cls < ST_CLASS_COUNT ? m->cls[in->cls].latency : 0;
+}
+
 /* Cycles that instruction `in` adds to a dependence chain entering it
  * through register `reg`: its class's latency, plus the load latency
  * when `reg` forms the address of a memory operand it reads. */

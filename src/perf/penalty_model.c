@@ -39,7 +39,7 @@ void perf_loop_add_penalties(const machine *m, double fault_cycles, double mispr
  * class's latency, plus the load latency when it reads memory. */
 static double own_latency(const machine *m, const st_insn *in)
 {
-    double lat = in->cls < ST_CLASS_COUNT ? m->cls[in->cls].latency : 0;
+    double lat = perf_class_latency(m, in);
     return in->nloads > 0 ? lat + m->cls[MACHINE_CLASS_LOAD].latency : lat;
 }
 

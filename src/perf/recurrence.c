@@ -23,7 +23,7 @@
 
 double perf_latency_in(const machine *m, const st_insn *in, unsigned reg)
 {
-    double lat = in->cls < ST_CLASS_COUNT ? m->cls[in->cls].latency : 0;
+    double lat = perf_class_latency(m, in);
     for (unsigned k = 0; k < in->nmem && k < ST_MAX_MEMOPS; k++) {
         const st_memop *mo = &in->mem[k];
         if ((mo->access & ST_MEM_READ) && (mo->base == reg || mo->index == reg))
@@ -132,7 +132,7 @@ static int max_mean_cycle(const double *w, size_t k, double *out)
  * store's data forwarded to it, then its class's latency for a load-op. */
 static double forwarded(const machine *m, const st_insn *load)
 {
-    return m->store_forward_cycles + (load->cls < ST_CLASS_COUNT ? m->cls[load->cls].latency : 0);
+    return m->store_forward_cycles + perf_class_latency(m, load);
 }
 
 /* An edge carried by the loop: `use` in the next iteration takes what
