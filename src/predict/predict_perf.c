@@ -188,8 +188,21 @@ typedef struct group_misses {
     double page_faults; /* its first touches of 4 KiB pages */
 } group_misses;
 
+/* Does a walk (NULL: none) step by less than a block of L?  Then its
+ * accesses sweep consecutive blocks even when their addresses depend on
+ * loaded data: x[col[j]] of a stencil's sparse matrix, two of three deltas
+ * 8 bytes, whose reuses one grid row later lie at 0.9 of an L1's capacity
+ * in runs of consecutive lines, the other arrays' and its own, not placed
+ * at random (the binomial model missed 44% of them there, Cachegrind
+ * none; docs/performance-model.md, "Which accesses get the correction"). */
+static int sweeps_lines(const perf_stride *walk, const perf_level *L)
+{
+    return walk && walk->bytes > 0 && walk->bytes < L->block;
+}
+
 /* Misses of level L: the binomial set-associative model for groups whose
- * addresses depend on loaded data (random placement); for affine ones,
+ * addresses depend on loaded data (random placement) but sweep no lines
+ * (sweeps_lines); for affine ones,
  * the contiguous set-associative model (their footprints are runs of
  * consecutive lines; perf_contiguous_hit), which is the fully-associative
  * cut but between L's capacity and 1 + 1/ways times it, or, for a walk
@@ -202,6 +215,7 @@ typedef struct group_misses {
 static double level_misses(const perf_rd_dist *d, const perf_level *L, int regular, const perf_stride *walk,
                            const double *share, double log2_span, double footprint)
 {
+    regular = regular || sweeps_lines(walk, L);
     if (regular && !walk && share && log2_span >= 0)
         return perf_level_misses_pow2(d, L, share, PROFILE_POW2_CLASSES, log2_span, footprint);
     return regular ? perf_level_misses_strided(d, L, walk) : perf_level_misses(d, L);
