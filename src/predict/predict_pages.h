@@ -23,7 +23,7 @@ ptrdiff_t *predict_page_twins(const db_rd_group *groups, size_t n, uint32_t line
  * training points, and the ratio, pages per line of the arrays swept, is
  * what changes least with the size (1/64 for a sweep at 8 bytes).  -1
  * when memory runs out. */
-int predict_page_dist(const db_rd_group *g, const db_rd_group *twin, const double *x, const double *tx,
+int predict_page_dist(const db_rd_group *g, const db_rd_group *twin, const double *x, const double *tx, double reach,
                       perf_rd_dist *out);
 
 #endif

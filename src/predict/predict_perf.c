@@ -312,7 +312,7 @@ static int group_eval(const prediction *p, const predict_perf *pp, const db_rd_g
 {
     memset(out, 0, sizeof *out);
     perf_rd_dist modeled = {0};
-    if (!dist && (twin ? predict_page_dist(g, twin, p->x, w->train_x, &modeled)
+    if (!dist && (twin ? predict_page_dist(g, twin, p->x, w->train_x, predict_reach(p), &modeled)
                        : perf_rd_dist_modeled(g->m, p->x, &modeled)) != 0)
         return -1;
     const perf_rd_dist *d = dist ? dist : &modeled;
