@@ -85,6 +85,7 @@ static int least_of(const perf_rd_dist *a, const perf_rd_dist *b, perf_rd_dist *
     if (!q || !S || !out->bins) {
         free(q);
         free(S);
+        perf_rd_dist_free(out);
         return -1;
     }
     double *Sb = S + n, *T = S + 2 * n, *Tb = S + 3 * n;

@@ -80,10 +80,9 @@ double perf_rd_dist_beyond(const perf_rd_dist *d, double distance);
  * at most the distinct lines since the line's, and
  *     perf_rd_dist_beyond(out, D) <= perf_rd_dist_beyond(line, D)
  * at every bin's low end D.  Page models fitted at small sizes, where
- * arrays are a few pages, extrapolate those counts and distances far
- * (hpccg's first touches 1.75x, its row loop's first-level DTLB misses
- * 150x); the line models, 64 times the counts, hold.  -1 when memory runs
- * out. */
+ * arrays are a few pages, chase the rounding of those counts (hpccg's
+ * first touches at N = 80 from N = 6..10: 1.6 times the run's); the line
+ * models see 64 times the counts.  -1 when memory runs out. */
 int perf_page_dist(const perf_rd_dist *page, const perf_rd_dist *line, double cold, perf_rd_dist *out);
 
 /* ---- cache and TLB levels (cache_model.c) ---------------------------------- */
