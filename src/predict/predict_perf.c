@@ -14,6 +14,7 @@
 
 #include "binary/buildid.h"
 #include "predict/predict_internal.h"
+#include "predict/predict_pages.h"
 #include "predict/predict_perf.h"
 #include "predict/predict_perf_body.h"
 #include "predict/predict_pow2.h"
@@ -302,14 +303,17 @@ static double group_span(const predict_perf *pp, const db_rd_group *g, const per
 
 /* Misses of group g at every level of pp whose block is g's, from its
  * distribution: the measured one when `dist` is given (a range of the
- * one value), else g's model at p's parameters; walk as level_misses';
- * w widens the range of a regular group (level_range). */
-static int group_eval(const prediction *p, const predict_perf *pp, const db_rd_group *g, const perf_rd_dist *dist,
-                      int regular, const perf_stride *walk, const pow2_widening *w, group_misses *out)
+ * one value), else g's model at p's parameters, bounded by its line twin's
+ * (NULL: none) when g is of pages (predict_page_dist); walk as
+ * level_misses'; w widens the range of a regular group (level_range). */
+static int group_eval(const prediction *p, const predict_perf *pp, const db_rd_group *g, const db_rd_group *twin,
+                      const perf_rd_dist *dist, int regular, const perf_stride *walk, const pow2_widening *w,
+                      group_misses *out)
 {
     memset(out, 0, sizeof *out);
     perf_rd_dist modeled = {0};
-    if (!dist && perf_rd_dist_modeled(g->m, p->x, &modeled) != 0)
+    if (!dist && (twin ? predict_page_dist(g, twin, p->x, w->train_x, predict_reach(p), &modeled)
+                       : perf_rd_dist_modeled(g->m, p->x, &modeled)) != 0)
         return -1;
     const perf_rd_dist *d = dist ? dist : &modeled;
     double span = regular && !walk && w->share ? group_span(pp, g, dist, w) : -1;
@@ -493,7 +497,7 @@ static void program_footprint(const predict_perf_input *in, const predict_perf *
 
 /* The training run of a prediction with the most program lines (at its
  * first level's block): its parameters (NULL: none) and its lines at each
- * level's block, for group_span. */
+ * level's block, for group_span and predict_page_dist. */
 typedef struct pow2_training {
     const double *x;
     double lines[PERF_MAX_LEVELS];
@@ -522,19 +526,23 @@ static int eval_groups(const prediction *p, const predict_perf_input *in, predic
     pow2_training tr = {0};
     if (in->pow2)
         program_footprint(in, pp, p->x, footprint);
-    if (in->pow2 && !in->dists)
+    if (!in->dists)
         pow2_training_find(p, in, pp, &tr);
-    int rc = 0;
+    ptrdiff_t *twins = predict_page_twins(in->groups, in->ngroups, pp->nlevels ? pp->levels[0].block : 0);
+    int rc = twins ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < in->ngroups; i++) {
         group_misses gm;
         const db_rd_group *g = &in->groups[i];
         int regular = group_regular(p, mod, g);
         perf_stride walk;
         pow2_widening w = {in->pow2 ? &in->pow2[i * PROFILE_POW2_CLASSES] : NULL, footprint, tr.x, tr.lines};
-        rc = group_eval(p, pp, g, in->dists ? &in->dists[i] : NULL, regular, group_walk(p, in, i, &walk), &w, &gm);
+        const db_rd_group *twin = twins[i] >= 0 ? &in->groups[twins[i]] : NULL;
+        rc = group_eval(p, pp, g, twin, in->dists ? &in->dists[i] : NULL, regular, group_walk(p, in, i, &walk), &w,
+                        &gm);
         if (rc == 0)
             attribute_group(p, pp, mod, &lines, g, regular, &gm);
     }
+    free(twins);
     free(lines.sorted);
     return rc == 0 ? 0 : fail(err, errlen, "out of memory");
 }

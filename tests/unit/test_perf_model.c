@@ -8,7 +8,8 @@
  * reaches, in closed form and counted; an ijk product's column loads
  * against the simulator), the binomial correction on small cases
  * summed by hand, random placement against the simulator, the TLB misses
- * of a page-strided sweep, a modeled histogram's cut against
+ * of a page-strided sweep, page distances bounded by line distances
+ * (page_dist.c), a modeled histogram's cut against
  * rd_model_misses, a victim level's capacity, and the penalties: page
  * faults of first touches, branch mispredictions. */
 #include <math.h>
@@ -799,6 +800,64 @@ static void page_faults_of_first_touches(void **state)
     perf_rd_dist_free(&d);
 }
 
+/* Page distances bounded by line distances (perf_page_dist).  A cyclic
+ * walk of 100 lines a page apart, 5 rounds: at both sizes 100 first
+ * touches and 400 touches at distance 99, so a 128-entry TLB misses 100
+ * times and a 64-entry one 500.  A page model that extrapolated far (300
+ * first touches, every touch beyond 2^20 pages) is brought back to those
+ * figures by the walk's lines and the 100 pages first touched, and at no
+ * bin's low end does it keep more touches than the lines have.  A sweep
+ * of 300 pages of doubles, twice: its exact page distribution is within
+ * the bound, and comes out with the same misses (300 and 600 at 64
+ * entries, 300 at 2048) and first touches. */
+static void page_dist_from_lines(void **state)
+{
+    (void)state;
+    tracer lt, pt;
+    tracer_init(&lt, 6);
+    tracer_init(&pt, 12);
+    for (int round = 0; round < 5; round++)
+        for (uint64_t k = 0; k < 100; k++) {
+            touch(&lt, k * 4096);
+            touch(&pt, k * 4096);
+        }
+    perf_rd_dist lines = tracer_dist(&lt), exact = tracer_dist(&pt), out;
+    perf_rd_bin far = {400, 1 << 20, 1 << 21};
+    perf_rd_dist wrong = {.cold = 300, .nbins = 1, .bins = &far};
+    perf_level tlb128 = {"T", 4096, 1, 128, 0}, tlb64 = {"T", 4096, 1, 64, 0};
+    assert_float_equal(perf_level_misses(&wrong, &tlb128), 700, 1e-9);
+    assert_int_equal(perf_page_dist(&wrong, &lines, 100, &out), 0);
+    assert_float_equal(out.cold, 100, 0);
+    assert_float_equal(perf_rd_dist_accesses(&out), 500, 1e-9);
+    assert_float_equal(perf_level_misses(&out, &tlb128), 100, 1e-9);
+    assert_float_equal(perf_level_misses(&out, &tlb64), 500, 1e-9);
+    assert_float_equal(perf_level_misses(&exact, &tlb128), 100, 1e-9);
+    for (size_t k = 0; k < out.nbins; k++)
+        assert_true(perf_rd_dist_beyond(&out, out.bins[k].low) <= perf_rd_dist_beyond(&lines, out.bins[k].low) + 1e-9);
+    perf_rd_dist_free(&out);
+    perf_rd_dist_free(&lines);
+    perf_rd_dist_free(&exact);
+
+    tracer_init(&lt, 6);
+    tracer_init(&pt, 12);
+    for (int sweep = 0; sweep < 2; sweep++)
+        for (uint64_t a = 0; a < 300 * 4096; a += 8) {
+            touch(&lt, a);
+            touch(&pt, a);
+        }
+    lines = tracer_dist(&lt);
+    exact = tracer_dist(&pt);
+    perf_level tlb2048 = {"T", 4096, 1, 2048, 0};
+    assert_int_equal(perf_page_dist(&exact, &lines, exact.cold, &out), 0);
+    assert_float_equal(out.cold, 300, 0);
+    assert_float_equal(perf_level_misses(&out, &tlb64), 600, 1e-6);
+    assert_float_equal(perf_level_misses(&out, &tlb2048), 300, 1e-6);
+    assert_float_equal(perf_level_misses(&exact, &tlb64), 600, 1e-6);
+    perf_rd_dist_free(&out);
+    perf_rd_dist_free(&lines);
+    perf_rd_dist_free(&exact);
+}
+
 /* A data-dependent branch taken 30 times of 100 mispredicts its minority
  * direction, 30 times; taken 70 of 100 the same; a loop's back edge
  * (taken 99 of 100) none; a branch never taken none.  30 mispredictions
@@ -957,6 +1016,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(page_faults_of_first_touches, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(branch_mispredictions, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(tlb_page_stride, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(page_dist_from_lines, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(modeled_distribution, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(measured_bin_spread, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(victim_level, reset_counts, check_no_leaks),
