@@ -18,13 +18,16 @@
 #   collect      augur collect --db <fresh>.db          (--analysis auto: pipe on 2+ cores)
 #   memspy0.5    augur memspy --machine M --sample 0.5 (set sampling, as 0.1)
 #   memspy-time0.1  augur memspy --machine M --sample 0.1 --sample-by time
+#   memspy-inline, memspy-pipe, memspy-inline0.1, memspy-pipe0.1
+#                augur memspy --analysis inline|pipe [--sample 0.1]: the
+#                simulator in Valgrind's process, or in augur's consumer beside it
 # and then, once per core setting, `augur model` on three collected sizes
 # of the first workload.  It prints the median wall and CPU seconds (user +
 # system of the tool and its children, /usr/bin/time) of each, their ratios
 # to Cachegrind's (collect), Callgrind's (memspy) and none's (memspy0.1),
 # which are the issue's goals, and the ratio of each tool's 1-core wall time
 # to its 2-core one: every one of these tools runs the program's threads one
-# at a time (Valgrind's big lock), and all but collect-pipe do their
+# at a time (Valgrind's big lock), and all but collect-pipe and memspy-pipe do their
 # analysis in the program's thread, so what more cores give a
 # single-threaded program is what this ratio shows (the projection printed).
 #
@@ -55,7 +58,7 @@ DENSE_ARGS=${DENSE_ARGS:-"300"}         # N: 300 x 300 double matrix multiply, a
 STENCIL_ARGS=${STENCIL_ARGS:-"1000 10"} # N ITERS: 1000 x 1000 grid, 10 Jacobi sweeps
 CHASE_ARGS=${CHASE_ARGS:-"200000 2"}    # NODES LAPS
 TOOLS="none cachegrind callgrind collect-inline collect-pipe memspy memspy0.1"
-ALL_TOOLS="$TOOLS collect memspy0.5 memspy-time0.1"
+ALL_TOOLS="$TOOLS collect memspy0.5 memspy-time0.1 memspy-inline memspy-pipe memspy-inline0.1 memspy-pipe0.1"
 CORES_LIST=
 BEFORE=
 
@@ -111,6 +114,8 @@ tool_command() {
     memspy0.1) echo "${memspy[@]}" --sample 0.1 -- ;;
     memspy0.5) echo "${memspy[@]}" --sample 0.5 -- ;;
     memspy-time0.1) echo "${memspy[@]}" --sample 0.1 --sample-by time -- ;;
+    memspy-*0.1) tool=${tool%0.1} && echo "${memspy[@]}" --analysis "${tool#memspy-}" --sample 0.1 -- ;;
+    memspy-*) echo "${memspy[@]}" --analysis "${tool#memspy-}" -- ;;
     esac
 }
 
@@ -184,13 +189,20 @@ sig3() { awk -v x="$1" 'BEGIN { printf "%.3g", x }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.2g", a / b; else printf "-" }'; }
 # base_of TOOL — the Valgrind tool the issue's goal compares TOOL with.
 base_of() {
-    case ${1%@before} in collect*) echo cachegrind ;; memspy) echo callgrind ;; memspy?*) echo none ;; *) echo cachegrind ;; esac
+    case ${1%@before} in
+    collect*) echo cachegrind ;;
+    memspy | memspy-inline | memspy-pipe) echo callgrind ;;
+    memspy?*) echo none ;;
+    *) echo cachegrind ;;
+    esac
 }
 # of_full W CORES TOOL — a sampled memspy's CPU over its own build's full
-# memspy's ("-" for other tools, or when full memspy did not run).
+# memspy's, on its own path (memspy-pipe0.1 over memspy-pipe) ("-" for
+# other tools, or when full memspy did not run).
 of_full() {
-    local full=memspy
-    [ "${3%@before}" = "$3" ] || full=memspy@before
+    local full=memspy tool=${3%@before}
+    case $tool in memspy-inline0.1 | memspy-pipe0.1) full=${tool%0.1} ;; esac
+    [ "$tool" = "$3" ] || full=$full@before
     case ${3%@before} in memspy?*) ratio "$(med "$1" "$2" "$3" 5)" "$(med "$1" "$2" "$full" 5)" ;; *) echo - ;; esac
 }
 {
@@ -216,11 +228,12 @@ of_full() {
         done
     fi
     echo
-    echo "Projection for 8 cores: every tool above but collect-pipe analyses in the program's own"
-    echo "thread, so a single-threaded program's wall time on 8 cores is its wall time on $NPROC (the"
-    echo "last column shows what a second core gives).  collect-pipe's consumer runs one engine per"
-    echo "block size on a thread of its own once there are cores beyond the program's and one more,"
-    echo "so on 8 cores its wall time is at most its $NPROC-core one; augur model fits groups on every"
-    echo "core (issue 27 item 1)."
+    echo "Projection for 8 cores: every tool above but collect-pipe and memspy-pipe analyses in the"
+    echo "program's own thread, so a single-threaded program's wall time on 8 cores is its wall time on"
+    echo "$NPROC (the last column shows what a second core gives).  collect-pipe's consumer runs one"
+    echo "engine per block size on a thread of its own once there are cores beyond the program's and"
+    echo "one more, so on 8 cores its wall time is at most its $NPROC-core one; memspy-pipe's consumer"
+    echo "runs the simulator on one core beside the program's; augur model fits groups on every core"
+    echo "(issue 27 item 1)."
 } | tee "$WORK/table.md"
 [ -z "$MARKDOWN" ] || cp "$WORK/table.md" "$MARKDOWN"

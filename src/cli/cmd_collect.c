@@ -446,14 +446,12 @@ static void warn_unmatched_patterns(const profile *p)
                     "closed no interval\n", g->interval_fns[i].glob);
 }
 
-/* Whether the reuse distances are measured in the consumer (--analysis).
- * auto wants three cores: on two, shared with anything else, the tool and
- * the consumer seldom have one each, and the pipe was measured slower and
- * 1.25-1.4x the CPU of inline (docs/benchmarks.md, "Analysis off the
- * program's core"). */
+/* Whether the reuse distances are measured in the consumer (--analysis;
+ * rdpipe_wanted says why auto wants three cores: on two the pipe was
+ * measured slower and 1.25-1.4x the CPU of inline). */
 static int use_pipe(const collect_options *o)
 {
-    return !strcmp(o->analysis, "pipe") || (!strcmp(o->analysis, "auto") && rdpipe_cores_available() > 2);
+    return rdpipe_wanted(o->analysis);
 }
 
 /* The consumer's engines: o's block sizes and sampling. */
@@ -496,7 +494,7 @@ static int collect(collect_options *o, const collect_mpi *mpi, const char *tool_
         tool_args[nargs++] = o->region_fns.opt[k];
     for (int k = 0; k < o->interval_fns.n; k++)
         tool_args[nargs++] = o->interval_fns.opt[k];
-    rdpipe pipe = {0, {-1, -1, -1}, {0, 0, 0}};
+    rdpipe pipe = {0, {-1, -1, -1}, {0, 0, 0}, NULL};
     char channel_opt[128];
     if (use_pipe(o)) {
         rdpipe_config cfg = pipe_config(o);

@@ -26,6 +26,8 @@
 #include "machine/machine.h"
 #include "memspy_report/memspy_loops.h"
 #include "memspy_report/memspy_report.h"
+#include "rdpipe/rdpipe.h"
+#include "rdpipe/spy_consumer.h"
 #include "report/report.h"
 #include "util/parse.h"
 
@@ -50,6 +52,7 @@ typedef struct memspy_options {
     num_style numbers;    /* --plain-numbers: text counts without separators */
     size_t top;           /* rows per ranked list in text; 0: all */
     int show_startup;     /* list the loader's and C runtime's start-up code and its data too */
+    const char *analysis; /* --analysis pipe|inline|auto: where the simulator runs */
     char **program_argv;
 } memspy_options;
 
@@ -59,7 +62,8 @@ static void usage(FILE *to)
             "usage: augur memspy [--machine NAME|FILE] [--sample RATIO [--sample-by sets|time]]\n"
             "                    [--shadow-sample N] [--interleave yes|no] [--instr-at-start yes|no]\n"
             "                    [--format text|json|callgrind] [--plain-numbers] [--output FILE]\n"
-            "                    [--keep-raw FILE] [--dry-run] [--top N] [--show-startup] -- PROGRAM [ARGS...]\n"
+            "                    [--analysis pipe|inline|auto] [--keep-raw FILE] [--dry-run] [--top N]\n"
+            "                    [--show-startup] -- PROGRAM [ARGS...]\n"
             "       augur memspy [--machine NAME|FILE] [--format F] [--plain-numbers] [--output FILE] [--top N]\n"
             "                    [--show-startup] --raw FILE\n\n"
             "Runs PROGRAM under the memspy Valgrind tool, which simulates the machine's data caches\n"
@@ -94,6 +98,11 @@ static void usage(FILE *to)
             "                       <valgrind/callgrind.h>; Cachegrind's CACHEGRIND_* too), which are\n"
             "                       obeyed either way; outside them the program runs as fast as\n"
             "                       under valgrind --tool=none and nothing is counted\n"
+            "  --analysis pipe|inline|auto\n"
+            "                       where the simulator runs: in a process of augur's beside\n"
+            "                       Valgrind, on another core (pipe), or in Valgrind's process\n"
+            "                       (inline); the same report either way.  auto (the default): pipe\n"
+            "                       when this process may use three cores or more\n"
             "  --format F           text (default), json, or callgrind (for callgrind_annotate and\n"
             "                       KCachegrind: one event per level and cause)\n"
             "  --plain-numbers      text: counts without thousands separators (1234567, not\n"
@@ -189,6 +198,12 @@ static int take_option(int opt, const char *arg, void *ctx)
     case 'u':
         o->show_startup = 1;
         return 0;
+    case 'A':
+        if (strcmp(arg, "pipe") && strcmp(arg, "inline") && strcmp(arg, "auto"))
+            return cli_usage_error("memspy", "--analysis '%s': give pipe (a process beside Valgrind), inline (in "
+                                             "Valgrind's) or auto (pipe on three cores or more)", arg);
+        o->analysis = arg;
+        return 0;
     default:
         o->output = arg;
         return 0;
@@ -208,10 +223,11 @@ static int parse_options(int argc, char **argv, memspy_options *o)
         {"keep-raw", required_argument, NULL, 'k'},   {"plain-numbers", no_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
         {"top", required_argument, NULL, 't'},        {"show-startup", no_argument, NULL, 'u'},
+        {"analysis", required_argument, NULL, 'A'},
         {NULL, 0, NULL, 0},
     };
     *o = (memspy_options){.ratio = 1.0, .by_sets = 1, .shadow = 1, .interleave = 1,
-                            .instr_at_start = 1, .top = MR_DEFAULT_TOP}; /* sets: docs/memspy.md, Benchmark */
+                            .instr_at_start = 1, .top = MR_DEFAULT_TOP, .analysis = "auto"}; /* sets: docs/memspy.md, Benchmark */
     int first;
     int rc = cli_getopt_program("memspy", argc, argv, longopts, take_option, o, &first);
     if (rc != 0)
@@ -351,7 +367,8 @@ static void sampling_arg(const memspy_options *o, char *arg, size_t len)
 /* The memspy tool's options for a run, and the words they are made of. */
 typedef struct tool_args {
     char levels[MACHINE_MAX_CACHES][160], out_opt[PATH_MAX + 16], sample[64], shadow[48], progress[32];
-    char *argv[MACHINE_MAX_CACHES + 8]; /* NULL-terminated */
+    char channel[128];
+    char *argv[MACHINE_MAX_CACHES + 9]; /* NULL-terminated */
 } tool_args;
 
 /* t's options for o on machine m, the tool writing to out_dir. */
@@ -385,12 +402,25 @@ static void make_tool_args(const memspy_options *o, const machine *m, const char
     t->argv[n] = NULL;
 }
 
+/* Append the option naming the channel to pipe's consumer (NULL: none)
+ * to t's. */
+static void add_channel(tool_args *t, const rdpipe *pipe)
+{
+    size_t n = 0;
+    while (t->argv[n])
+        n++;
+    rdpipe_tool_option(pipe, t->channel, sizeof t->channel);
+    t->argv[n++] = t->channel;
+    t->argv[n] = NULL;
+}
+
 /* --dry-run: print the command a run would be, with DIR for the folder the
  * tool writes to (augur makes a temporary one).  Returns 0 or 125. */
 static int print_run(const memspy_options *o, const machine *m, const char *tool_dir)
 {
     tool_args t;
     make_tool_args(o, m, "DIR", &t);
+    add_channel(&t, NULL); /* as an inline run has it */
     launch_request rq = {o->program_argv, "DIR", "memspy", t.argv, 0, "simulating", 0, NULL, NULL, NULL, 0, NULL, NULL};
     if (launch_print_command(stdout, &rq, tool_dir) != 0 || fflush(stdout) != 0)
         return fail(EXIT_AUGUR_FAILED, "cannot write the command to standard output");
@@ -412,10 +442,21 @@ static int run(const memspy_options *o, const machine *m, const char *tool_dir, 
                     "--sample 0.1 takes several times less)...\n",
             o->program_argv[0], m->name);
     /* Without --output the report goes to stdout: the program's output must not mix with it. */
-    launch_request rq = {o->program_argv, out_dir, "memspy", t.argv, 0, "simulating", !o->output,
-                         "memspy: progress: ", NULL, NULL, 0, NULL, NULL};
-    if (launch_tool(&rq, tool_dir, lr, err, sizeof err) != 0)
+    rdpipe pipe = {0, {-1, -1, -1}, {0, 0, 0}, NULL};
+    if (rdpipe_wanted(o->analysis) && rdpipe_launch(&pipe, SPY_CONSUMER_NAME, spy_consume, NULL, err, sizeof err) != 0)
         return fail(EXIT_AUGUR_FAILED, err);
+    add_channel(&t, pipe.pid ? &pipe : NULL); /* inline too: rdpipe_tool_option says why */
+    launch_request rq = {o->program_argv, out_dir, "memspy", t.argv, 0, "simulating", !o->output,
+                         "memspy: progress: ", NULL, pipe.tool_fd, pipe.pid ? 3 : 0, rdpipe_tool_started, &pipe};
+    int launched = launch_tool(&rq, tool_dir, lr, err, sizeof err);
+    char pipe_err[256], msg[512];
+    int pipe_rc = rdpipe_finish(&pipe, pipe_err, sizeof pipe_err);
+    if (launched != 0)
+        return fail(EXIT_AUGUR_FAILED, err);
+    if (pipe_rc != 0) {
+        snprintf(msg, sizeof msg, "%s; no report (augur memspy --analysis inline simulates without it)", pipe_err);
+        return fail(EXIT_AUGUR_FAILED, msg);
+    }
     if (!lr->exited && lr->term_signal == SIGILL && diagnose_undecodable(out_dir, err, sizeof err))
         return fail(EXIT_AUGUR_FAILED, err);
     snprintf(path, PATH_MAX + 32, "%s/memspy.%d.out", out_dir, lr->pid);

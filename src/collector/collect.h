@@ -59,6 +59,7 @@
 #include "profile/profile_writer.h" /* PROFILE_POW2_CLASSES */
 #include "rd/rd.h"
 #include "rdpipe/rdpipe_proto.h"
+#include "vgcommon/vg_ring.h"
 #include "vgcommon/vg_names.h"
 
 #define AUGUR_TOOL_VERSION "0.1.0"
@@ -171,12 +172,7 @@ typedef struct ThreadState {
 /* The tool's end of the channel to the reuse-distance consumer
  * (collect_pipe.c): the ring's batch being written, and what answers need. */
 typedef struct Channel {
-    Int bell, in;    /* the doorbell, the answers (Valgrind's own descriptors) */
-    RdpRing *ring;   /* shared with the consumer (rdpipe_proto.h) */
-    rdp_rec *recs;   /* the ring's records */
-    ULong head;      /* records written before the batch */
-    rdp_rec *batch;  /* where the batch starts in the ring */
-    UInt used, room; /* records in the batch, and its room (to the ring's end) */
+    VgRing ring;     /* vg_ring.h */
     XArray *by_id;   /* of InstrRec *, by InstrRec.id */
     rd_bin *bins;    /* room for an answer's histogram */
     UInt nbins_cap;
@@ -317,15 +313,11 @@ Bool collect_pipe_option(const HChar *value);
 void collect_pipe_init(void);
 /* Give rec its id, with a channel. */
 void collect_pipe_register(InstrRec *rec);
-/* Publish the records of the batch, and wait for room for the next.  A
- * consumer gone ends the process. */
-void collect_pipe_send(Channel *ch);
-/* One record into the batch (rdpipe_proto.h), the batch published when full. */
+/* One record into the batch (rdpipe_proto.h), the batch published when
+ * full (after a wait for room: a consumer gone ends the process). */
 static inline void collect_pipe_put(Channel *ch, UInt instr, ULong addr, UInt size)
 {
-    ch->batch[ch->used++] = (rdp_rec){addr, instr, size};
-    if (UNLIKELY(ch->used == ch->room))
-        collect_pipe_send(ch);
+    vg_ring_put(&ch->ring, instr, addr, size);
 }
 /* Everything sent; the consumer's histograms since the last flush added
  * to the records' (rec->n.hist). */

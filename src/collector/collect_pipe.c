@@ -7,16 +7,9 @@
  * engines inline.  docs/collector.md, "Analysis off the program's core".
  *
  * The channel comes from augur collect, open in this process at the
- * descriptors --augur-channel names.  The ring is mapped shared, as
- * Valgrind's gdbserver maps the file it shares with vgdb, by
- * VG_(am_shared_mmap_file_float_valgrind): Valgrind's memory, which the
- * program's loads and stores and its mmap and munmap cannot reach.  The
- * pipes are moved to Valgrind's own range of descriptors, above the
- * program's RLIMIT_NOFILE, where the program cannot close, read or write
- * them (Valgrind refuses its system calls there), and marked close-on-exec,
- * by VG_(safe_fd), as Valgrind keeps its logs'.  Both are core-private,
- * declared below and linked from the libcoregrind the tool links
- * statically, so that their absence from another Valgrind fails the link.
+ * descriptors --augur-channel names, and is taken out of the program's
+ * reach as src/vgcommon/vg_ring.h says, which also holds the ring's
+ * mechanics (batches, the doorbell, requests and answers) memspy shares.
  *
  * A forked child cannot share the channel (its records would mix with the
  * parent's), so it runs the engines inline from the fork on: before the
@@ -27,30 +20,16 @@
  * differ) and runs inline.
  */
 #include "pub_tool_basics.h"
-#include "pub_tool_aspacemgr.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
-#include "pub_tool_libcfile.h"
 #include "pub_tool_libcprint.h"
 #include "pub_tool_mallocfree.h"
-#include "pub_tool_vki.h"
 #include "pub_tool_xarray.h"
 
 #include "collector/collect.h"
 
-/* coregrind/pub_core_libcfile.h: dup oldfd into Valgrind's reserved range,
- * close-on-exec, and close oldfd. */
-extern Int VG_(safe_fd)(Int oldfd);
-/* coregrind/pub_core_aspacemgr.h: map a file shared, in Valgrind's memory. */
-extern SysRes VG_(am_shared_mmap_file_float_valgrind)(SizeT length, UInt prot, Int fd, Off64T offset);
-
-/* --augur-channel as given: the descriptors (doorbell, answers, ring) and
- * their inodes. */
-static struct {
-    Bool given;
-    Int fd[3];
-    ULong ino[3];
-} option;
+/* --augur-channel as given. */
+static VgRingOption option;
 
 /* An export's stacks, between the fork's pre and child hooks. */
 typedef struct ExportedStack {
@@ -61,134 +40,21 @@ typedef struct ExportedStack {
 
 static XArray *exported; /* of ExportedStack, NULL but during a fork */
 
-/* Parse "B:INO,A:INO,R:INO" (rdpipe_tool_option); False when malformed. */
 Bool collect_pipe_option(const HChar *value)
 {
-    const HChar *p = value;
-    for (UInt i = 0; i < 3; i++) {
-        HChar *end;
-        Long fd = VG_(strtoll10)(p, &end);
-        if (end == p || *end != ':' || fd < 0)
-            return False;
-        p = end + 1;
-        Long ino = VG_(strtoll10)(p, &end);
-        if (end == p || *end != (i < 2 ? ',' : '\0'))
-            return False;
-        option.fd[i] = (Int)fd;
-        option.ino[i] = (ULong)ino;
-        p = end + 1;
-    }
-    option.given = True;
-    return True;
-}
-
-/* Whether fd is open on a pipe (fifo), or a regular file (not), whose
- * inode is ino. */
-static Bool is_open_on(Int fd, Bool fifo, ULong ino)
-{
-    struct vg_stat st;
-    return VG_(fstat)(fd, &st) == 0 && (VKI_S_ISFIFO(st.mode) ? fifo : !fifo && VKI_S_ISREG(st.mode)) &&
-           st.ino == ino;
-}
-
-/* The batch after ch->head: to the ring's end, RDP_BATCH at most. */
-static void start_batch(Channel *ch)
-{
-    UInt at = (UInt)(ch->head % RDP_RING_RECS);
-    ch->batch = ch->recs + at;
-    ch->used = 0;
-    ch->room = RDP_RING_RECS - at < RDP_BATCH ? RDP_RING_RECS - at : RDP_BATCH;
+    return vg_ring_option(&option, value);
 }
 
 void collect_pipe_init(void)
 {
-    Collector *c = &collector;
-    if (!option.given || !is_open_on(option.fd[0], True, option.ino[0]) ||
-        !is_open_on(option.fd[1], True, option.ino[1]) || !is_open_on(option.fd[2], False, option.ino[2]))
+    VgRing r;
+    if (!vg_ring_open(&r, &option, "the reuse-distance consumer",
+                      "no profile is written; augur collect says why it ended"))
         return; /* inline: no channel, or an exec'd program's files at its numbers */
-    SysRes m = VG_(am_shared_mmap_file_float_valgrind)(RDP_RING_BYTES, VKI_PROT_READ | VKI_PROT_WRITE,
-                                                         option.fd[2], 0);
-    VG_(close)(option.fd[2]); /* the mapping stays */
-    if (sr_isError(m)) {
-        VG_(umsg)("augur: cannot map the memory shared with the reuse-distance consumer (error %lu)\n", sr_Err(m));
-        VG_(exit)(125);
-    }
     Channel *ch = VG_(calloc)("augur.channel", 1, sizeof *ch);
-    ch->ring = (RdpRing *)sr_Res(m);
-    ch->recs = (rdp_rec *)(sr_Res(m) + RDP_RING_OFFSET);
-    ch->head = ch->ring->head;
-    start_batch(ch);
-    ch->bell = VG_(safe_fd)(option.fd[0]);
-    ch->in = VG_(safe_fd)(option.fd[1]);
+    ch->ring = r;
     ch->by_id = VG_(newXA)(VG_(malloc), "augur.by_id", VG_(free), sizeof(InstrRec *));
-    c->channel = ch;
-}
-
-/* The channel broke: the consumer died.  No profile can be right now. */
-static void channel_lost(const HChar *what)
-{
-    VG_(umsg)("augur: the reuse-distance consumer is gone (%s): no profile is written; "
-              "augur collect says why it ended\n", what);
-    VG_(exit)(125);
-}
-
-/* Wait until the consumer has taken enough records for a batch after
- * ch->head, a millisecond at a time: the answers' pipe ends (hangs up) if
- * it dies meanwhile. */
-static void wait_for_room(Channel *ch)
-{
-    while (ch->head - __atomic_load_n(&ch->ring->tail, __ATOMIC_ACQUIRE) > RDP_RING_RECS - RDP_BATCH) {
-        struct vki_pollfd pfd = {ch->in, VKI_POLLIN, 0};
-        SysRes r = VG_(poll)(&pfd, 1, 1);
-        if (!sr_isError(r) && sr_Res(r) > 0)
-            channel_lost("its answers ended, or came unasked");
-    }
-}
-
-/* Make the batch's records the consumer's, ringing its doorbell if it sleeps. */
-static void publish(Channel *ch)
-{
-    ch->head += ch->used;
-    ch->used = 0;
-    __atomic_store_n(&ch->ring->head, ch->head, __ATOMIC_RELEASE);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the head before sleeping is read: rdpipe_proto.h */
-    if (__atomic_load_n(&ch->ring->sleeping, __ATOMIC_RELAXED) && VG_(write)(ch->bell, "", 1) != 1)
-        channel_lost("its doorbell is closed");
-}
-
-/* The next batch, once there is room for it. */
-static void next_batch(Channel *ch)
-{
-    wait_for_room(ch);
-    start_batch(ch);
-}
-
-void collect_pipe_send(Channel *ch)
-{
-    publish(ch);
-    next_batch(ch);
-}
-
-/* Read exactly n bytes of an answer. */
-static void read_answer(Channel *ch, void *buf, SizeT n)
-{
-    HChar *p = buf;
-    while (n) {
-        Int k = VG_(read)(ch->in, p, n > (1 << 30) ? (1 << 30) : (Int)n);
-        if (k <= 0)
-            channel_lost("its answer ended early");
-        p += k;
-        n -= (SizeT)k;
-    }
-}
-
-/* Publish control record op(arg) and everything before it: a request,
- * whose answer the caller reads before it calls next_batch (the consumer
- * may not free the ring's room until it is read). */
-static void send_request(Channel *ch, UInt op)
-{
-    ch->batch[ch->used++] = (rdp_rec){0, RDP_CONTROL, op}; /* collect_pipe_put left room */
-    publish(ch);
+    collector.channel = ch;
 }
 
 void collect_pipe_register(InstrRec *rec)
@@ -203,24 +69,24 @@ void collect_pipe_flush(void)
 {
     Collector *c = &collector;
     Channel *ch = c->channel;
-    send_request(ch, RDP_FLUSH);
+    vg_ring_request(&ch->ring, RDP_FLUSH, 0);
     for (;;) {
         rdp_hist_head h;
-        read_answer(ch, &h, sizeof h);
+        vg_ring_read(&ch->ring, &h, sizeof h);
         if (h.instr == RDP_CONTROL)
             break;
         if (h.instr >= VG_(sizeXA)(ch->by_id) || h.size_index >= c->nblock_sizes || h.nbins > RD_MAX_BINS)
-            channel_lost("it answered with an instruction or block size the tool has not");
+            vg_ring_lost(&ch->ring, "it answered with an instruction or block size the tool has not");
         if (h.nbins > ch->nbins_cap) {
             ch->bins = VG_(realloc)("augur.channel.bins", ch->bins, h.nbins * sizeof *ch->bins);
             ch->nbins_cap = h.nbins;
         }
-        read_answer(ch, ch->bins, h.nbins * sizeof *ch->bins);
+        vg_ring_read(&ch->ring, ch->bins, h.nbins * sizeof *ch->bins);
         InstrRec *rec = *(InstrRec **)VG_(indexXA)(ch->by_id, h.instr);
         rd_hist got = {h.cold, h.nbins, ch->bins};
         rd_hist_merge(&rec->n.hist[h.size_index], &got, &c->alloc);
     }
-    next_batch(ch);
+    vg_ring_answered(&ch->ring);
 }
 
 void collect_pipe_thread(ThreadId tid)
@@ -239,21 +105,21 @@ void collect_pipe_fork_pre(void)
 {
     Collector *c = &collector;
     Channel *ch = c->channel;
-    send_request(ch, RDP_EXPORT);
+    vg_ring_request(&ch->ring, RDP_EXPORT, 0);
     exported = VG_(newXA)(VG_(malloc), "augur.exported", VG_(free), sizeof(ExportedStack));
     for (;;) {
         rdp_stack_head h;
-        read_answer(ch, &h, sizeof h);
+        vg_ring_read(&ch->ring, &h, sizeof h);
         if (h.thread == RDP_CONTROL)
             break;
         if (h.thread >= MAX_THREADS || h.size_index >= c->nblock_sizes)
-            channel_lost("it exported a thread or block size the tool has not");
+            vg_ring_lost(&ch->ring, "it exported a thread or block size the tool has not");
         ExportedStack e = {h.thread, h.size_index, h.nblocks, NULL};
         e.blocks = VG_(malloc)("augur.exported.blocks", (h.nblocks ? h.nblocks : 1) * sizeof *e.blocks);
-        read_answer(ch, e.blocks, h.nblocks * sizeof *e.blocks);
+        vg_ring_read(&ch->ring, e.blocks, h.nblocks * sizeof *e.blocks);
         VG_(addToXA)(exported, &e);
     }
-    next_batch(ch);
+    vg_ring_answered(&ch->ring);
 }
 
 /* Free what collect_pipe_fork_pre read. */
@@ -275,9 +141,7 @@ void collect_pipe_fork_child(void)
 {
     Collector *c = &collector;
     Channel *ch = c->channel;
-    VG_(close)(ch->bell);
-    VG_(close)(ch->in);
-    VG_(am_munmap_valgrind)((Addr)ch->ring, RDP_RING_BYTES);
+    vg_ring_close(&ch->ring);
     VG_(deleteXA)(ch->by_id);
     VG_(free)(ch->bins);
     VG_(free)(ch);

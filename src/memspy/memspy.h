@@ -19,6 +19,8 @@
  *   memspy_threads.c     Valgrind thread ids -> dense simulator threads
  *   memspy_output.c      the raw file (docs/memspy-format.md)
  *   memspy_progress.c    progress lines in the Valgrind log on long runs
+ *   memspy_pipe.c        --augur-channel: the simulator in augur's consumer
+ *                        process, fed through a ring of shared memory
  *   memspy_regions.c     regions of interest: the program's START/STOP client
  *                        requests and --instr-at-start
  *
@@ -35,8 +37,10 @@
 #include "pub_tool_xarray.h"
 
 #include "cachesim/memsim.h"
+#include "cachesim/ms_counts.h"
 #include "rd/rd.h"
 #include "vgcommon/vg_names.h"
+#include "vgcommon/vg_ring.h"
 
 #define MEMSPY_VERSION "0.1.0"
 #define MAX_LEVELS CS_MAX_LEVELS
@@ -95,13 +99,7 @@ typedef struct Range {
 typedef struct PairRec {
     struct PairRec *next;
     UInt obj;
-    ULong refs, reads, writes;
-    ULong miss[MAX_LEVELS];
-    /* Time sampling's unknown references at each level: misses (also in
-     * miss) and hits (references that hit here or above) whose outcome the
-     * sample cannot vouch for (ms_result.unknown_from). */
-    ULong unknown[MAX_LEVELS], unknown_hits[MAX_LEVELS];
-    ULong cause[MAX_LEVELS][MS_NCAUSES];
+    ms_counts n; /* ms_counts.h */
     /* Per level, the eviction record this pair's misses counted last: a
      * miss usually evicts the object the previous one did, so most skip
      * the table lookup (memspy_pairs.c). */
@@ -130,6 +128,7 @@ typedef struct CodeRec {
     Addr hit_lo, hit_hi;
     UInt hit_obj, hit_epoch;
     UInt stack_obj; /* "stack of <my function>", NO_OBJ until needed */
+    UInt id;        /* with a channel: the consumer's name for it (memspy_pipe.c) */
 } CodeRec;
 
 /* (level, victim, evictor) -> count, in Memspy.evictions. */
@@ -159,10 +158,7 @@ typedef struct RefBuf {
     StackRange stack; /* its stack when those references were made */
 } RefBuf;
 
-typedef struct ThreadTotals {
-    ULong refs;
-    ULong miss[MAX_LEVELS];
-} ThreadTotals;
+typedef ms_totals ThreadTotals; /* ms_counts.h */
 
 typedef struct Memspy {
     /* options */
@@ -228,6 +224,12 @@ typedef struct Memspy {
     UInt thread_of_tid[MAX_VG_THREADS]; /* dense simulator thread of a Valgrind tid */
     UInt threads_created;
     UInt threads_live;
+
+    /* --augur-channel (memspy_pipe.c): the simulator runs in augur's
+     * consumer; NULL: here (no channel given, a forked child) */
+    VgRing *channel;
+    XArray *code_by_id;  /* of CodeRec *, by CodeRec.id */
+    UInt sent_thread;    /* the simulator thread the consumer was last told of */
 
     Bool simulate; /* --simulate=no: buffer references but simulate none and
                       write nothing (the instrumentation's own cost) */
@@ -310,14 +312,30 @@ void memspy_count(CodeRec *code, UInt obj, UInt thread, Bool is_write, Addr addr
  * certain, inline so that the usual reference makes no call. */
 static inline void memspy_count_ref(PairRec *p, ThreadTotals *t, Bool is_write)
 {
-    p->refs++;
-    t->refs++;
-    if (is_write)
-        p->writes++;
-    else
-        p->reads++;
+    ms_count_ref(&p->n, t, is_write);
 }
 void memspy_pairs_reset(void); /* zero every counter (a forked child) */
+/* Add counts n (and, when not NULL, misses per level and set-sampling
+ * group) to the pair (code, obj): what augur's consumer counted. */
+void memspy_pairs_merge(CodeRec *code, UInt obj, const ms_counts *n, const ULong (*groups)[MEMSPY_GROUPS]);
+/* Add count evictions to key (ms_evict_key). */
+void memspy_evictions_add(UWord key, ULong count);
+
+/* memspy_pipe.c (docs/memspy.md, "Simulation off the program's core") */
+/* --augur-channel=BELL:INO,ANSWERS:INO,RING:INO; False when malformed. */
+Bool memspy_pipe_option(const HChar *value);
+/* Take the channel the option names if it is there (else memspy.channel
+ * stays NULL: inline), and send the simulator's configuration. */
+void memspy_pipe_init(void);
+/* Give code its id, with a channel. */
+void memspy_pipe_register(CodeRec *code);
+/* Send the entries [from, to) of buffer b, with their objects. */
+void memspy_pipe_run(const RefBuf *b, const RefEntry *from, const RefEntry *to);
+/* Everything sent; the consumer's counts since the last flush added to
+ * the pairs, evictions, threads and skipped references. */
+void memspy_pipe_flush(void);
+/* A forked child: let go of the channel and simulate inline. */
+void memspy_pipe_fork_child(void);
 
 /* memspy_buffer.c */
 /* Make Valgrind thread `tid` (simulator thread `thread`, stack `stack`) the

@@ -91,6 +91,10 @@ void memspy_simulate_run(const RefBuf *b, const RefEntry *from, const RefEntry *
             m->unsimulated_in_sets += e->site != REF_SAMPLE_MARK && (e->addr & mask) == 0;
         return;
     }
+    if (m->channel) {
+        memspy_pipe_run(b, from, to);
+        return;
+    }
     for (const RefEntry *e = from; e < to; e++) {
         if (UNLIKELY(e->site == REF_SAMPLE_MARK)) {
             m->new_sample = True;

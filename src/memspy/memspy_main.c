@@ -174,6 +174,10 @@ static Bool process_option(const HChar *arg)
         set_sb_reserve(value);
     } else if VG_STR_CLO (arg, "--progress-ms", value) {
         set_progress_interval(value);
+    } else if VG_STR_CLO (arg, "--augur-channel", value) {
+        if (!memspy_pipe_option(value))
+            VG_(fmsg_bad_option)("--augur-channel", "'%s': expected BELL:INODE,ANSWERS:INODE,RING:INODE (given by "
+                                 "augur memspy)\n", value);
     } else if VG_BOOL_CLO (arg, "--simulate", memspy.simulate) {
     } else
         return VG_(replacement_malloc_process_cmd_line_option)(arg);
@@ -197,7 +201,10 @@ static void print_usage(void)
         "                                      evenly when simulating them [yes]\n"
         "    --buffer=N                        references buffered per thread while\n"
         "                                      several threads run [2M]; one\n"
-        "                                      thread alone buffers min(N, 1K)\n");
+        "                                      thread alone buffers min(N, 1K)\n"
+        "    --augur-channel=B:I,A:I,R:I       simulate in augur memspy's consumer\n"
+        "                                      process, fed through the channel augur\n"
+        "                                      opened at these descriptors [none: here]\n");
 }
 
 static void print_debug_usage(void)
@@ -237,6 +244,7 @@ static void post_clo_init(void)
 {
     if (!options_complete() || !memspy_access_init())
         VG_(exit)(1);
+    memspy_pipe_init();
     memspy_pairs_init();
     memspy_threads_init();
     memspy_progress_init();

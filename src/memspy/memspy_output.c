@@ -2,8 +2,9 @@
  *
  * Written to <out-dir>/memspy.<pid>.out.tmp and renamed to memspy.<pid>.out
  * when complete (src/vgcommon/vg_outfile.c).  Code locations are numbered
- * in module-and-address order and only those with a pair are written, so
- * the files of identical runs are identical.
+ * in module-and-address order and only those with a pair are written, and
+ * each one's pairs in object order, so the files of identical runs are
+ * identical, whether simulated in the tool or in augur's consumer.
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
@@ -136,18 +137,18 @@ static void write_pair(profile_writer *w, UInt code_id, const PairRec *p)
     pw_key(w, "pair");
     pw_u64(w, code_id);
     pw_u64(w, p->obj);
-    pw_u64(w, p->refs);
-    pw_u64(w, p->reads);
-    pw_u64(w, p->writes);
+    pw_u64(w, p->n.refs);
+    pw_u64(w, p->n.reads);
+    pw_u64(w, p->n.writes);
     for (UInt k = 0; k < memspy.config.nlevels; k++) {
-        pw_u64(w, p->miss[k]);
-        pw_u64(w, p->cause[k][MS_COLD]);
-        pw_u64(w, p->cause[k][MS_CAPACITY]);
-        pw_u64(w, p->cause[k][MS_CONFLICT]);
-        pw_u64(w, p->cause[k][MS_TRUE_SHARING]);
-        pw_u64(w, p->cause[k][MS_FALSE_SHARING]);
-        pw_u64(w, p->unknown[k]);
-        pw_u64(w, p->unknown_hits[k]);
+        pw_u64(w, p->n.miss[k]);
+        pw_u64(w, p->n.cause[k][MS_COLD]);
+        pw_u64(w, p->n.cause[k][MS_CAPACITY]);
+        pw_u64(w, p->n.cause[k][MS_CONFLICT]);
+        pw_u64(w, p->n.cause[k][MS_TRUE_SHARING]);
+        pw_u64(w, p->n.cause[k][MS_FALSE_SHARING]);
+        pw_u64(w, p->n.unknown[k]);
+        pw_u64(w, p->n.unknown_hits[k]);
     }
     pw_eol(w);
     if (p->group_miss)
@@ -157,9 +158,33 @@ static void write_pair(profile_writer *w, UInt code_id, const PairRec *p)
 static Bool has_refs(const CodeRec *code)
 {
     for (const PairRec *p = code->pairs; p; p = p->next)
-        if (p->refs)
+        if (p->n.refs)
             return True;
     return False;
+}
+
+static Int by_obj(const void *a, const void *b)
+{
+    UInt x = (*(PairRec *const *)a)->obj, y = (*(PairRec *const *)b)->obj;
+    return x < y ? -1 : x > y;
+}
+
+/* The pairs of code (id code_id) with references, by object: their list's
+ * order is the order of use, which the simulator's consumer
+ * (--analysis pipe) does not keep. */
+static void write_pairs_of(profile_writer *w, UInt code_id, const CodeRec *code)
+{
+    UInt n = 0, k = 0;
+    for (const PairRec *p = code->pairs; p; p = p->next)
+        n += p->n.refs != 0;
+    const PairRec **sorted = VG_(malloc)("memspy.out.pairs", n * sizeof *sorted);
+    for (const PairRec *p = code->pairs; p; p = p->next)
+        if (p->n.refs)
+            sorted[k++] = p;
+    VG_(ssort)(sorted, n, sizeof *sorted, by_obj);
+    for (k = 0; k < n; k++)
+        write_pair(w, code_id, sorted[k]);
+    VG_(free)(sorted);
 }
 
 /* Every code location with references, then its pairs; ids dense. */
@@ -177,10 +202,7 @@ static void write_codes_and_pairs(profile_writer *w)
     for (UInt i = 0; i < n; i++) {
         if (!has_refs(codes[i]))
             continue;
-        for (const PairRec *p = codes[i]->pairs; p; p = p->next)
-            if (p->refs)
-                write_pair(w, id, p);
-        id++;
+        write_pairs_of(w, id++, codes[i]);
     }
     if (codes)
         VG_(free)(codes);
@@ -247,6 +269,8 @@ static void write_body(profile_writer *w, void *ctx)
 
 void memspy_write_output(void)
 {
+    if (memspy.channel)
+        memspy_pipe_flush(); /* the counts are the consumer's */
     HChar name[64];
     VG_(snprintf)(name, sizeof name, "memspy.%d.out", VG_(getpid)());
     vgo_write_file("memspy", memspy.out_dir, name, write_body, NULL);

@@ -31,6 +31,8 @@ CodeRec *memspy_code(Addr addr)
     code->loc = vgn_code_loc(&memspy.names, addr);
     code->hit_epoch = UINT32_MAX; /* no cached object yet */
     code->stack_obj = NO_OBJ;
+    if (memspy.channel)
+        memspy_pipe_register(code);
     VG_(HT_add_node)(memspy.codes, code);
     return code;
 }
@@ -54,22 +56,32 @@ static PairRec *pair_of(CodeRec *code, UInt obj)
     return p;
 }
 
+/* The eviction record of key, created if new (records are never freed). */
+static EvictRec *evict_rec(UWord key)
+{
+    EvictRec *e = VG_(HT_lookup)(memspy.evictions, key);
+    if (!e) {
+        e = VG_(calloc)("memspy.evict", 1, sizeof *e);
+        e->key = key;
+        VG_(HT_add_node)(memspy.evictions, e);
+    }
+    return e;
+}
+
 /* Count that a miss of pair p at `level` evicted a line of object `victim`
- * (records are never freed, so p's cached pointer stays valid). */
+ * (p caches the record it counted last). */
 static void count_eviction(PairRec *p, UInt level, UInt victim)
 {
-    UWord key = (UWord)level << 60 | (UWord)victim << 30 | p->obj;
+    UWord key = ms_evict_key(level, victim, p->obj);
     EvictRec *e = p->last_evict[level];
-    if (!e || e->key != key) {
-        e = VG_(HT_lookup)(memspy.evictions, key);
-        if (!e) {
-            e = VG_(calloc)("memspy.evict", 1, sizeof *e);
-            e->key = key;
-            VG_(HT_add_node)(memspy.evictions, e);
-        }
-        p->last_evict[level] = e;
-    }
+    if (!e || e->key != key)
+        e = p->last_evict[level] = evict_rec(key);
     e->count++;
+}
+
+void memspy_evictions_add(UWord key, ULong count)
+{
+    evict_rec(key)->count += count;
 }
 
 /* Under set sampling alone (with time sampling too, time's bounds apply),
@@ -81,7 +93,7 @@ static void count_group(PairRec *p, UInt level, Addr addr)
         return;
     if (!p->group_miss)
         p->group_miss = VG_(calloc)("memspy.groups", MAX_LEVELS, sizeof *p->group_miss);
-    p->group_miss[level][(addr >> memspy.group_shift) % MEMSPY_GROUPS]++;
+    p->group_miss[level][ms_group_of(addr, memspy.group_shift)]++;
 }
 
 void memspy_count(CodeRec *code, UInt obj, UInt thread, Bool is_write, Addr addr, const ms_result *r)
@@ -89,17 +101,25 @@ void memspy_count(CodeRec *code, UInt obj, UInt thread, Bool is_write, Addr addr
     PairRec *p = pair_of(code, obj);
     ThreadTotals *t = &memspy.thread[thread];
     memspy_count_ref(p, t, is_write);
-    for (UInt k = r->hit_level > r->unknown_from ? r->hit_level : r->unknown_from; k < memspy.config.nlevels; k++)
-        p->unknown_hits[k]++;
+    ms_count_result(&p->n, t, memspy.config.nlevels, r);
     for (UInt k = 0; k < r->hit_level; k++) {
-        p->miss[k]++;
-        p->cause[k][r->cause[k]]++;
-        p->unknown[k] += k >= r->unknown_from;
-        t->miss[k]++;
         count_group(p, k, addr);
         if (r->evicted[k] != MS_NO_TAG)
             count_eviction(p, k, r->evicted[k]);
     }
+}
+
+void memspy_pairs_merge(CodeRec *code, UInt obj, const ms_counts *n, const ULong (*groups)[MEMSPY_GROUPS])
+{
+    PairRec *p = pair_of(code, obj);
+    ms_counts_add(&p->n, n);
+    if (!groups)
+        return;
+    if (!p->group_miss)
+        p->group_miss = VG_(calloc)("memspy.groups", MAX_LEVELS, sizeof *p->group_miss);
+    for (UInt k = 0; k < MAX_LEVELS; k++)
+        for (UInt g = 0; g < MEMSPY_GROUPS; g++)
+            p->group_miss[k][g] += groups[k][g];
 }
 
 void memspy_pairs_reset(void)

@@ -73,6 +73,8 @@ static void on_fork_parent_before(ThreadId tid)
 /* The forked child is a new process: its threads count from its own. */
 static void on_fork_child(ThreadId tid)
 {
+    if (memspy.channel)
+        memspy_pipe_fork_child(); /* inline from here, caches empty */
     memspy_pairs_reset();
     memspy.threads_created = 1;
     memspy.threads_live = 1;

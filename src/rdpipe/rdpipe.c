@@ -1,4 +1,5 @@
-/* rdpipe.c — starting and ending the reuse-distance consumer; see rdpipe.h.
+/* rdpipe.c — starting and ending a consumer process (collect's
+ * reuse-distance engines, memspy's simulator); see rdpipe.h.
  *
  * The consumer is a fork of augur itself (no exec: it needs nothing but
  * rdpipe_consume), started before Valgrind, with the ring (a memfd, mapped
@@ -31,9 +32,13 @@ int rdpipe_cores_available(void)
     return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
 }
 
+int rdpipe_wanted(const char *analysis)
+{
+    return !strcmp(analysis, "pipe") || (!strcmp(analysis, "auto") && rdpipe_cores_available() > 2);
+}
+
 /* The consumer process: never returns. */
-static void consumer_main(const rdpipe *p, int in, int out, RdpRing *ring, const rdpipe_config *cfg,
-                          unsigned threads)
+static void consumer_main(const rdpipe *p, int in, int out, RdpRing *ring, rdpipe_consume_fn consume, void *ctx)
 {
     for (int i = 0; i < 3; i++)
         close(p->tool_fd[i]);
@@ -43,7 +48,7 @@ static void consumer_main(const rdpipe *p, int in, int out, RdpRing *ring, const
     signal(SIGQUIT, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
     signal(SIGHUP, SIG_IGN);
-    _exit(rdpipe_consume(in, out, ring, cfg, threads) == 0 ? 0 : 5);
+    _exit(consume(in, out, ring, ctx) == 0 ? 0 : 5);
 }
 
 static unsigned long long inode_of(int fd)
@@ -71,18 +76,18 @@ static int make_ring(int *fd, RdpRing **ring)
     return 0;
 }
 
-int rdpipe_start(rdpipe *p, const rdpipe_config *cfg, char *err, size_t errlen)
+int rdpipe_launch(rdpipe *p, const char *name, rdpipe_consume_fn consume, void *ctx, char *err, size_t errlen)
 {
     int bell[2], ans[2], mem;
     RdpRing *ring;
-    *p = (rdpipe){0, {-1, -1, -1}, {0, 0, 0}};
+    *p = (rdpipe){0, {-1, -1, -1}, {0, 0, 0}, name};
     if (make_ring(&mem, &ring) != 0) {
-        snprintf(err, errlen, "cannot make the memory shared with the reuse-distance consumer (%u MiB): %s",
-                 RDP_RING_BYTES >> 20, strerror(errno));
+        snprintf(err, errlen, "cannot make the memory shared with %s (%u MiB): %s", name, RDP_RING_BYTES >> 20,
+                 strerror(errno));
         return -1;
     }
     if (pipe2(bell, O_CLOEXEC) != 0 || (pipe2(ans, O_CLOEXEC) != 0 && (close(bell[0]), close(bell[1]), 1))) {
-        snprintf(err, errlen, "cannot make the pipes to the reuse-distance consumer: %s", strerror(errno));
+        snprintf(err, errlen, "cannot make the pipes to %s: %s", name, strerror(errno));
         munmap(ring, RDP_RING_BYTES);
         close(mem);
         return -1;
@@ -92,12 +97,10 @@ int rdpipe_start(rdpipe *p, const rdpipe_config *cfg, char *err, size_t errlen)
     p->tool_fd[2] = mem;
     for (int i = 0; i < 3; i++)
         p->ino[i] = inode_of(p->tool_fd[i]);
-    int cores = rdpipe_cores_available();
-    unsigned threads = cores > 2 ? (unsigned)cores - 1 : 1; /* one core is the program's */
     fflush(NULL); /* nothing buffered twice */
     pid_t pid = fork();
     if (pid == 0)
-        consumer_main(p, bell[0], ans[1], ring, cfg, threads);
+        consumer_main(p, bell[0], ans[1], ring, consume, ctx);
     int saved = errno;
     munmap(ring, RDP_RING_BYTES);
     close(bell[0]);
@@ -105,17 +108,38 @@ int rdpipe_start(rdpipe *p, const rdpipe_config *cfg, char *err, size_t errlen)
     if (pid < 0) {
         for (int i = 0; i < 3; i++)
             close(p->tool_fd[i]);
-        snprintf(err, errlen, "cannot start the reuse-distance consumer: %s", strerror(saved));
+        snprintf(err, errlen, "cannot start %s: %s", name, strerror(saved));
         return -1;
     }
     p->pid = pid;
     return 0;
 }
 
+/* What the reuse-distance consumer runs with. */
+typedef struct rd_consumer {
+    const rdpipe_config *cfg;
+    unsigned threads;
+} rd_consumer;
+
+static int consume_rd(int doorbell, int out, RdpRing *ring, void *ctx)
+{
+    const rd_consumer *c = ctx;
+    return rdpipe_consume(doorbell, out, ring, c->cfg, c->threads);
+}
+
+int rdpipe_start(rdpipe *p, const rdpipe_config *cfg, char *err, size_t errlen)
+{
+    int cores = rdpipe_cores_available();
+    rd_consumer c = {cfg, cores > 2 ? (unsigned)cores - 1 : 1}; /* one core is the program's */
+    return rdpipe_launch(p, "the reuse-distance consumer", consume_rd, &c, err, errlen);
+}
+
 void rdpipe_tool_option(const rdpipe *p, char *buf, size_t len)
 {
-    snprintf(buf, len, "--augur-channel=%d:%llu,%d:%llu,%d:%llu", p->tool_fd[0], p->ino[0], p->tool_fd[1], p->ino[1],
-             p->tool_fd[2], p->ino[2]);
+    static const rdpipe none = {0, {0, 0, 0}, {0, 0, 0}, NULL};
+    p = p ? p : &none;
+    snprintf(buf, len, "--augur-channel=%05d:%020llu,%05d:%020llu,%05d:%020llu", p->tool_fd[0], p->ino[0],
+             p->tool_fd[1], p->ino[1], p->tool_fd[2], p->ino[2]);
 }
 
 void rdpipe_tool_started(void *ctx)
@@ -142,10 +166,10 @@ int rdpipe_finish(rdpipe *p, char *err, size_t errlen)
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return 0;
     if (WIFSIGNALED(status))
-        snprintf(err, errlen, "the reuse-distance consumer (augur's process beside Valgrind) was killed by signal %d",
+        snprintf(err, errlen, "%s (augur's process beside Valgrind) was killed by signal %d", p->name,
                  WTERMSIG(status));
     else
-        snprintf(err, errlen, "the reuse-distance consumer (augur's process beside Valgrind) failed with status %d",
+        snprintf(err, errlen, "%s (augur's process beside Valgrind) failed with status %d", p->name,
                  WEXITSTATUS(status));
     return -1;
 }

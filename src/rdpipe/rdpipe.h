@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "profile/profile.h" /* PROFILE_MAX_BLOCK_SIZES */
+#include "rdpipe/rdpipe_proto.h"
 
 typedef struct rdpipe {
     pid_t pid;                /* the consumer; 0 when none runs */
@@ -24,7 +25,14 @@ typedef struct rdpipe {
                                  answers from, [2] the ring (a memfd); open (close-on-exec)
                                  in augur until rdpipe_finish */
     unsigned long long ino[3]; /* their inode numbers, which the tool checks */
+    const char *name;          /* "the reuse-distance consumer": for messages */
 } rdpipe;
+
+/* A consumer's loop (rdpipe_consume, spy_consume): run what the tool
+ * publishes in `ring`, sleeping on `doorbell`, answering on `out`, with ctx
+ * (what rdpipe_launch was given); 0 when the tool is gone, else the
+ * failure. */
+typedef int (*rdpipe_consume_fn)(int doorbell, int out, RdpRing *ring, void *ctx);
 
 /* The engines' setting: block sizes (ascending powers of two, at most
  * PROFILE_MAX_BLOCK_SIZES) and the sampling threshold (0: exact; else as
@@ -35,11 +43,25 @@ typedef struct rdpipe_config {
     uint32_t sample_threshold;
 } rdpipe_config;
 
-/* Start the consumer.  0, or -1 with the reason in err (nothing started). */
+/* Start a consumer process named `name` ("the reuse-distance consumer",
+ * kept) that runs consume(..., ctx) and exits with 0 when it returns 0,
+ * else 5.  It holds no copy of the tool's descriptors, ignores the signals
+ * augur passes on to the program and dies with augur.  0, or -1 with the
+ * reason in err (nothing started). */
+int rdpipe_launch(rdpipe *p, const char *name, rdpipe_consume_fn consume, void *ctx, char *err, size_t errlen);
+
+/* Start the reuse-distance consumer (rdpipe_launch).  0, or -1 with the
+ * reason in err (nothing started). */
 int rdpipe_start(rdpipe *p, const rdpipe_config *cfg, char *err, size_t errlen);
 
 /* The tool's option naming its descriptors and their inodes:
- * --augur-channel=BELL:INO,ANSWERS:INO,RING:INO. */
+ * --augur-channel=BELL:INO,ANSWERS:INO,RING:INO, each number zero-padded to
+ * a fixed width (5 and 20 digits), so that the option's length does not
+ * vary: Valgrind lays out the program's memory by the length of its own
+ * command line (one option more moved a stack frame of the program across
+ * memspy's sampled sets), and memspy's two paths must see the same
+ * program.  With p NULL: the option of the same length that names no
+ * channel (every number 0), for memspy --analysis inline. */
 void rdpipe_tool_option(const rdpipe *p, char *buf, size_t len);
 
 /* Once the tool's process is forked (a launch_request's `forked`, ctx the
@@ -56,5 +78,12 @@ int rdpipe_finish(rdpipe *p, char *err, size_t errlen);
 /* The CPUs available to this process (sched_getaffinity): --analysis auto
  * chooses the pipe on three or more. */
 int rdpipe_cores_available(void);
+
+/* Whether --analysis `analysis` (pipe, inline or auto) means a consumer.
+ * auto wants three cores: on two, shared with anything else, the tool and
+ * the consumer seldom have one each, and the pipe was measured slower and
+ * at more CPU than inline (docs/benchmarks.md, "Analysis off the
+ * program's core"). */
+int rdpipe_wanted(const char *analysis);
 
 #endif

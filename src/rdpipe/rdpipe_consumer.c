@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include "rdpipe/rdpipe_consumer.h"
 #include "rdpipe/rdpipe_proto.h"
+#include "rdpipe/ring_reader.h"
 #include "rd/rd.h"
 
 #include <errno.h>
@@ -44,28 +45,12 @@ typedef struct engine {
     uint32_t ndirty, dirty_cap;
 } engine;
 
-/* Abort on exhaustion, as rd_allocator asks (the tool then fails on the
- * closed pipe, and augur collect says the consumer died). */
+#define NAME "the reuse-distance consumer" /* for messages */
+
+/* Abort on exhaustion, as rd_allocator asks. */
 static void *xrealloc(void *p, size_t bytes)
 {
-    void *q = realloc(p, bytes ? bytes : 1);
-    if (!q) {
-        fprintf(stderr, "augur: the reuse-distance consumer ran out of memory (%zu bytes more)\n", bytes);
-        _exit(4);
-    }
-    return q;
-}
-
-static void *alloc_cb(void *ctx, size_t bytes)
-{
-    (void)ctx;
-    return xrealloc(NULL, bytes);
-}
-
-static void release_cb(void *ctx, void *p)
-{
-    (void)ctx;
-    free(p);
+    return ring_xrealloc(p, bytes, NAME);
 }
 
 static void protocol_error(const char *what)
@@ -161,70 +146,24 @@ static void engine_free(engine *e)
 
 /* ---- answers --------------------------------------------------------------- */
 
-/* Write all of buf to fd; 0, or -1 when the tool is gone. */
-static int write_all(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* A buffered writer of one answer. */
-typedef struct answer {
-    int fd, failed;
-    size_t used;
-    char buf[1 << 16];
-} answer;
-
-static void answer_put(answer *a, const void *p, size_t n)
-{
-    while (n && !a->failed) {
-        size_t k = sizeof a->buf - a->used < n ? sizeof a->buf - a->used : n;
-        memcpy(a->buf + a->used, p, k);
-        a->used += k;
-        p = (const char *)p + k;
-        n -= k;
-        if (a->used == sizeof a->buf) {
-            a->failed = write_all(a->fd, a->buf, a->used) != 0;
-            a->used = 0;
-        }
-    }
-}
-
-static int answer_end(answer *a)
-{
-    if (!a->failed && a->used)
-        a->failed = write_all(a->fd, a->buf, a->used) != 0;
-    a->used = 0;
-    return a->failed ? -1 : 0;
-}
-
 /* RDP_FLUSH: every engine's histograms with counts, then zeroed. */
-static int answer_flush(answer *a, engine *e, unsigned n)
+static int answer_flush(ring_answer *a, engine *e, unsigned n)
 {
     for (unsigned i = 0; i < n; i++) {
         for (uint32_t k = 0; k < e[i].ndirty; k++) {
             uint32_t id = e[i].dirty[k];
             rd_hist *h = &e[i].slots[id].hist;
             rdp_hist_head head = {id, i, h->cold, h->nbins, 0};
-            answer_put(a, &head, sizeof head);
-            answer_put(a, h->bins, h->nbins * sizeof *h->bins);
+            ring_answer_put(a, &head, sizeof head);
+            ring_answer_put(a, h->bins, h->nbins * sizeof *h->bins);
             rd_hist_clear(h);
             e[i].slots[id].dirty = 0;
         }
         e[i].ndirty = 0;
     }
     rdp_hist_head end = {RDP_CONTROL, 0, 0, 0, 0};
-    answer_put(a, &end, sizeof end);
-    return answer_end(a);
+    ring_answer_put(a, &end, sizeof end);
+    return ring_answer_end(a);
 }
 
 static int by_recency(const void *x, const void *y)
@@ -234,7 +173,7 @@ static int by_recency(const void *x, const void *y)
 }
 
 /* RDP_EXPORT: every thread's stacks, least recently used block first. */
-static int answer_export(answer *a, engine *e, unsigned n)
+static int answer_export(ring_answer *a, engine *e, unsigned n)
 {
     for (uint32_t t = 0; t < MAX_GUEST_THREADS; t++) {
         for (unsigned i = 0; i < n; i++) {
@@ -245,15 +184,15 @@ static int answer_export(answer *a, engine *e, unsigned n)
             rd_stack_entries(e[i].stack[t], ent);
             qsort(ent, nb, sizeof *ent, by_recency);
             rdp_stack_head head = {t, i, nb};
-            answer_put(a, &head, sizeof head);
+            ring_answer_put(a, &head, sizeof head);
             for (uint64_t k = 0; k < nb; k++)
-                answer_put(a, &ent[k].block, sizeof ent[k].block);
+                ring_answer_put(a, &ent[k].block, sizeof ent[k].block);
             free(ent);
         }
     }
     rdp_stack_head end = {RDP_CONTROL, 0, 0};
-    answer_put(a, &end, sizeof end);
-    return answer_end(a);
+    ring_answer_put(a, &end, sizeof end);
+    return ring_answer_end(a);
 }
 
 /* ---- engine threads -------------------------------------------------------- */
@@ -325,7 +264,7 @@ static void run_batch(crew *c, engine *e, unsigned n, const rdp_rec *from, const
 
 /* Run the records in buf[0..n) up to each flush or export, answering it.
  * 0, or -1 when the tool is gone. */
-static int run_records(crew *c, engine *e, unsigned ne, answer *a, const rdp_rec *buf, size_t n)
+static int run_records(crew *c, engine *e, unsigned ne, ring_answer *a, const rdp_rec *buf, size_t n)
 {
     const rdp_rec *from = buf, *end = buf + n;
     for (const rdp_rec *r = buf; r < end; r++) {
@@ -343,24 +282,19 @@ static int run_records(crew *c, engine *e, unsigned ne, answer *a, const rdp_rec
     return 0;
 }
 
-/* Wait until the tool has published records beyond `tail`, sleeping on
- * the doorbell (RdpRing's protocol); the published end, which is `tail`
- * only when the tool's processes have all ended with nothing more. */
-static uint64_t wait_for_records(RdpRing *ring, int doorbell, uint64_t tail)
+/* The reader's state, for ring_drain. */
+typedef struct reader {
+    crew *c;
+    engine *e;
+    unsigned ne;
+    ring_answer *a;
+} reader;
+
+/* ring_drain's ring_run_fn: -1 when the tool stopped reading answers. */
+static int run_piece(void *ctx, const rdp_rec *recs, size_t n)
 {
-    char bell[4096];
-    for (;;) {
-        uint64_t head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
-        if (head != tail)
-            return head;
-        __atomic_store_n(&ring->sleeping, 1, __ATOMIC_RELAXED);
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
-        ssize_t got = head != tail ? 1 : read(doorbell, bell, sizeof bell);
-        __atomic_store_n(&ring->sleeping, 0, __ATOMIC_RELAXED);
-        if (got == 0 || (got < 0 && errno != EINTR)) /* the end: what was published before it */
-            return __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
-    }
+    reader *r = ctx;
+    return run_records(r->c, r->e, r->ne, r->a, recs, n);
 }
 
 int rdpipe_consume(int doorbell, int out, RdpRing *ring, const rdpipe_config *cfg, unsigned threads)
@@ -370,7 +304,7 @@ int rdpipe_consume(int doorbell, int out, RdpRing *ring, const rdpipe_config *cf
     for (unsigned i = 0; i < ne; i++) {
         e[i].shift = (unsigned)__builtin_ctz(cfg->block_size[i]);
         e[i].threshold = cfg->sample_threshold;
-        e[i].alloc = (rd_allocator){alloc_cb, release_cb, NULL};
+        e[i].alloc = ring_allocator(NAME);
     }
     crew c = {.lock = PTHREAD_MUTEX_INITIALIZER, .go = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
     worker w[MAX_ENGINES];
@@ -388,21 +322,10 @@ int rdpipe_consume(int doorbell, int out, RdpRing *ring, const rdpipe_config *cf
         fprintf(stderr, "augur: the reuse-distance consumer could not start its threads\n");
         _exit(4);
     }
-    answer *a = xrealloc(NULL, sizeof *a);
+    ring_answer *a = xrealloc(NULL, sizeof *a);
     a->fd = out, a->failed = 0, a->used = 0;
-    const rdp_rec *recs = (const rdp_rec *)((const char *)ring + RDP_RING_OFFSET);
-    uint64_t tail = __atomic_load_n(&ring->tail, __ATOMIC_RELAXED);
-    int rc = 0;
-    for (uint64_t head; rc == 0 && (head = wait_for_records(ring, doorbell, tail)) != tail;) {
-        while (rc == 0 && tail < head) { /* in runs that free the ring as they go */
-            uint64_t at = tail % RDP_RING_RECS, n = head - tail;
-            n = n < RDP_RING_RECS - at ? n : RDP_RING_RECS - at;
-            n = n < CHUNK_RECS ? n : CHUNK_RECS;
-            rc = run_records(&c, e, ne, a, recs + at, (size_t)n); /* -1: the tool stopped reading answers */
-            tail += n;
-            __atomic_store_n(&ring->tail, tail, __ATOMIC_RELEASE);
-        }
-    }
+    reader r = {&c, e, ne, a};
+    ring_drain(ring, doorbell, CHUNK_RECS, run_piece, &r);
     pthread_mutex_lock(&c.lock);
     c.stop = 1;
     pthread_cond_broadcast(&c.go);

@@ -147,6 +147,24 @@ train_checked() {
 tool_child() { for c in $(pgrep -P "$1"); do [ "$(readlink "/proc/$c/exe")" = "$(readlink -f "$AUGUR")" ] || echo "$c"; done; }
 consumer_child() { for c in $(pgrep -P "$1"); do [ "$(readlink "/proc/$c/exe")" = "$(readlink -f "$AUGUR")" ] && echo "$c"; done; }
 
+# alive PID — whether PID is a process that has not ended (a zombie has).
+alive() {
+    [ -e "/proc/$1/stat" ] && [ "$(sed 's/.*) //' "/proc/$1/stat" | cut -c1)" != Z ]
+}
+
+# gone_within S PID... — 1 when every PID has ended within S seconds, else 0.
+gone_within() {
+    local s=$1 p left
+    shift
+    for _ in $(seq $((s * 10))); do
+        left=0
+        for p in "$@"; do alive "$p" && left=1; done
+        [ $left = 0 ] && echo 1 && return
+        sleep 0.1
+    done
+    echo 0
+}
+
 # collect_to DIR ARGS... — augur collect into $WORK/test.db, keeping the raw
 # profiles in DIR (in the run's folder DIR/augur-collect-XXXXXX: use
 # kept_profiles); the program's stdout is discarded.

@@ -12,24 +12,6 @@ mkdir -p "$TMPDIR"
 DB=$WORK/signals.db
 STARTED=$WORK/started
 
-# alive PID — whether PID is a process that has not ended (a zombie has).
-alive() {
-    [ -e "/proc/$1/stat" ] && [ "$(sed 's/.*) //' "/proc/$1/stat" | cut -c1)" != Z ]
-}
-
-# gone_within S PID... — 1 when every PID has ended within S seconds, else 0.
-gone_within() {
-    local s=$1 p left
-    shift
-    for _ in $(seq $((s * 10))); do
-        left=0
-        for p in "$@"; do alive "$p" && left=1; done
-        [ $left = 0 ] && echo 1 && return
-        sleep 0.1
-    done
-    echo 0
-}
-
 # start_run COMMAND CHILDREN ARGS... — start `augur COMMAND ARGS... --
 # procs wait $STARTED 60 CHILDREN` in the background, its stderr in
 # $WORK/err, and wait until the program and its children run; sets AUGUR_PID,

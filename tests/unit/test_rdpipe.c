@@ -1,10 +1,13 @@
 /* test_rdpipe.c — unit tests of collect's reuse-distance consumer
- * (src/rdpipe/rdpipe_consumer.c), run in a thread of the test and fed
- * through its ring and doorbell as the augur tool feeds it
- * (rdpipe_proto.h): histograms of sweeps against their closed forms, per
- * guest thread, at two block sizes, with the engines on the reader's thread
- * and on two threads of their own; a stack export in LRU order; the end of
- * the doorbell ending the consumer.
+ * (src/rdpipe/rdpipe_consumer.c) and memspy's simulator consumer
+ * (src/rdpipe/spy_consumer.c), run in a thread of the test and fed
+ * through the ring and doorbell as the Valgrind tools feed them
+ * (rdpipe_proto.h, spy_proto.h): histograms of sweeps against their closed
+ * forms, per guest thread, at two block sizes, with the engines on the
+ * reader's thread and on two threads of their own; a stack export in LRU
+ * order; memspy's counts of two threads' sweeps and of a sweep twice the
+ * first level (misses, causes, evictions, threads) against their closed
+ * forms; the end of the doorbell ending the consumer.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -19,6 +22,8 @@
 
 #include "rd/rd.h"
 #include "rdpipe/rdpipe_consumer.h"
+#include "rdpipe/spy_consumer.h"
+#include "rdpipe/spy_proto.h"
 
 enum { K = 256, R = 4, LINE = 64, PAGE = 4096 };
 
@@ -30,17 +35,22 @@ typedef struct channel {
     int bell[2], ans[2];
     rdpipe_config cfg;
     unsigned threads;
+    int spy; /* memspy's consumer, not collect's */
     pthread_t th;
 } channel;
 
 static void *consumer_main(void *arg)
 {
     channel *c = arg;
-    assert_int_equal(rdpipe_consume(c->bell[0], c->ans[1], c->ring, &c->cfg, c->threads), 0);
+    int rc = c->spy ? spy_consume(c->bell[0], c->ans[1], c->ring, NULL)
+                    : rdpipe_consume(c->bell[0], c->ans[1], c->ring, &c->cfg, c->threads);
+    assert_int_equal(rc, 0);
     return NULL;
 }
 
-static void channel_open(channel *c, unsigned threads)
+/* A channel to collect's consumer (spy 0, its engines on `threads`
+ * threads) or memspy's (spy 1). */
+static void channel_start(channel *c, unsigned threads, int spy)
 {
     memset(c, 0, sizeof *c);
     c->ring = aligned_alloc(4096, RDP_RING_BYTES);
@@ -51,7 +61,13 @@ static void channel_open(channel *c, unsigned threads)
     assert_int_equal(pipe(c->ans), 0);
     c->cfg = (rdpipe_config){2, {LINE, PAGE}, 0};
     c->threads = threads;
+    c->spy = spy;
     assert_int_equal(pthread_create(&c->th, NULL, consumer_main, c), 0);
+}
+
+static void channel_open(channel *c, unsigned threads)
+{
+    channel_start(c, threads, 0);
 }
 
 /* Publish what was put, ringing the doorbell if the consumer sleeps. */
@@ -238,12 +254,147 @@ static void test_export(void **state)
     channel_close(&c);
 }
 
+/* ---- memspy's consumer ------------------------------------------------- */
+
+enum { L1_LINES = 512 }; /* 32 KiB, 8 ways, 64 sets; L2 1 MiB, 8 ways */
+
+/* The configuration record and its payload, as memspy_pipe.c sends it. */
+static void spy_config_send(channel *c)
+{
+    spy_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.sim.nlevels = 2;
+    cfg.sim.level[0] = (ms_level_config){32768, LINE, 8, 1};
+    cfg.sim.level[1] = (ms_level_config){1 << 20, LINE, 8, 1};
+    cfg.sim.set_sample = 1;
+    cfg.sim.shadow_sample = 1;
+    put(c, sizeof cfg, RDP_CONTROL, SPY_CONFIG);
+    for (size_t at = 0; at < sizeof cfg; at += sizeof(rdp_rec)) {
+        rdp_rec r = {0, 0, 0};
+        memcpy(&r, (char *)&cfg + at, sizeof cfg - at < sizeof r ? sizeof cfg - at : sizeof r);
+        put(c, r.addr, r.instr, r.size);
+    }
+}
+
+/* `sweeps` sweeps over `lines` lines at base, an 8-byte read of each, by
+ * instruction `code` of simulator thread `thread`, charged to object obj. */
+static void spy_sweeps(channel *c, uint32_t thread, uint32_t code, uint32_t obj, uint64_t base, uint64_t lines,
+                       int sweeps)
+{
+    put(c, thread, RDP_CONTROL, SPY_THREAD);
+    for (int r = 0; r < sweeps; r++)
+        for (uint64_t i = 0; i < lines; i++)
+            put(c, (base + i * LINE) << SPY_ADDR_SHIFT | 8 * 2, code, obj);
+}
+
+/* A flush's answer: its pairs (at most 8), evictions (at most 8), the
+ * threads' totals and the skipped references. */
+typedef struct spy_answer {
+    spy_pair pair[8];
+    int npairs;
+    spy_evict evict[8];
+    int nevicts;
+    ms_totals thread[MS_MAX_THREADS];
+    uint64_t skipped;
+} spy_answer;
+
+static void spy_flush(channel *c, spy_answer *a)
+{
+    memset(a, 0, sizeof *a);
+    request(c, SPY_FLUSH);
+    for (;;) {
+        spy_pair p;
+        read_all(c, &p, sizeof p);
+        if (p.code == RDP_CONTROL)
+            break;
+        assert_true(a->npairs < 8 && !p.groups);
+        a->pair[a->npairs++] = p;
+    }
+    for (;;) {
+        spy_evict e;
+        read_all(c, &e, sizeof e);
+        if (e.key == UINT64_MAX)
+            break;
+        assert_true(a->nevicts < 8);
+        a->evict[a->nevicts++] = e;
+    }
+    read_all(c, a->thread, sizeof a->thread);
+    read_all(c, &a->skipped, sizeof a->skipped);
+}
+
+static const spy_pair *spy_find(const spy_answer *a, uint32_t code, uint32_t obj)
+{
+    for (int i = 0; i < a->npairs; i++)
+        if (a->pair[i].code == code && a->pair[i].obj == obj)
+            return &a->pair[i];
+    fail_msg("no pair (%u, %u) in the answer", code, obj);
+    return NULL;
+}
+
+/* Two threads sweep K lines each R times, within their private L1: cold
+ * misses only, once per line at each level, and every count where it
+ * belongs; a sweep of twice L1's lines, R times: L1 misses every time,
+ * the first sweep's cold and the rest capacity, each after the first
+ * L1_LINES evicting the object's own line; L2 holds it (cold only). */
+static void test_spy_counts(void **state)
+{
+    (void)state;
+    channel c;
+    channel_start(&c, 1, 1);
+    spy_config_send(&c);
+    spy_sweeps(&c, 0, 7, 3, 1 << 20, K, R);
+    spy_sweeps(&c, 1, 9, 4, 1 << 24, K, R);
+    spy_answer a;
+    spy_flush(&c, &a);
+    assert_int_equal(a.npairs, 2);
+    assert_int_equal(a.nevicts, 0);
+    for (uint32_t t = 0; t < 2; t++) {
+        const spy_pair *p = spy_find(&a, t ? 9 : 7, t ? 4 : 3);
+        assert_int_equal(p->n.refs, K * R);
+        assert_int_equal(p->n.reads, K * R);
+        assert_int_equal(p->n.writes, 0);
+        for (int k = 0; k < 2; k++) {
+            assert_int_equal(p->n.miss[k], K);
+            assert_int_equal(p->n.cause[k][MS_COLD], K);
+            assert_int_equal(p->n.unknown[k], 0);
+        }
+        assert_int_equal(a.thread[t].refs, K * R);
+        assert_int_equal(a.thread[t].miss[0], K);
+        assert_int_equal(a.thread[t].miss[1], K);
+    }
+    assert_int_equal(a.skipped, 0);
+
+    spy_sweeps(&c, 0, 7, 5, 1 << 26, 2 * L1_LINES, R);
+    spy_flush(&c, &a);
+    assert_int_equal(a.npairs, 1); /* the first flush's pairs were zeroed */
+    const spy_pair *p = spy_find(&a, 7, 5);
+    assert_int_equal(p->n.refs, 2 * L1_LINES * R);
+    assert_int_equal(p->n.miss[0], 2 * L1_LINES * R);
+    assert_int_equal(p->n.cause[0][MS_COLD], 2 * L1_LINES);
+    assert_int_equal(p->n.cause[0][MS_CAPACITY], 2 * L1_LINES * (R - 1));
+    assert_int_equal(p->n.miss[1], 2 * L1_LINES);
+    assert_int_equal(a.nevicts, 2); /* thread 0's first sweep's lines, then its own */
+    uint64_t own = 0, earlier = 0;
+    for (int i = 0; i < a.nevicts; i++) {
+        if (a.evict[i].key == ms_evict_key(0, 5, 5))
+            own = a.evict[i].count;
+        if (a.evict[i].key == ms_evict_key(0, 3, 5))
+            earlier = a.evict[i].count;
+    }
+    assert_int_equal(earlier, K);
+    assert_int_equal(own, 2 * L1_LINES * R - (L1_LINES - K) - K);
+    assert_int_equal(a.thread[0].refs, 2 * L1_LINES * R);
+    assert_int_equal(a.thread[1].refs, 0);
+    channel_close(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_engines_on_the_reader),
         cmocka_unit_test(test_engines_on_threads),
         cmocka_unit_test(test_export),
+        cmocka_unit_test(test_spy_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
