@@ -91,6 +91,7 @@
 #define TERM_MARGIN 0.5  /* an extra term must cut the LOO SMAPE by this share */
 #define SNAP_REL 1e-9    /* a coefficient this close to k/d (d <= 12) is k/d */
 #define NO_SKIP ((size_t)-1)
+#define INTERP_CHANCE_MAX 0.01 /* simple fractions by chance at most this often (simple_by_chance) */
 #define MIN_RCOND 1e-7   /* worse conditioned fits are always cross-validated (loo_boundable) */
 
 /* ---- the least-squares solver ---------------------------------------------- */
@@ -1227,6 +1228,52 @@ static int keeps_rising(const points *P, const hyp *h, double c0, const double *
     return 1;
 }
 
+/* gcd of a and b (b > 0 or a > 0). */
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+/* The chance that an arbitrary integer series at the 1-parameter points P
+ * has a polynomial through it whose leading coefficient is 0 or k/d with
+ * d <= 12, as fit_interpolating_poly requires: that coefficient is
+ * sum_i y_i / w_i, w_i = prod_{j != i} (x_i - x_j), so over integer y it
+ * takes every multiple of 1/L, L = lcm |w_i|, equally often, and
+ * sum_{d | L, d <= 12} phi(d) of every L residues are simple.  Through
+ * consecutive sizes L is (n-1)!: 2, 6 and 24 for 3, 4 and 5 runs, chances
+ * 1, 1 and 2/3, so simple fractions there say nothing; at N = 100, 200,
+ * 400, L = 60000 and the chance is 0.04%.  1 (no evidence) for nodes that
+ * are not integers; 0 when L passes 2^63 (too many residues to matter). */
+static double simple_by_chance(const points *P)
+{
+    static const int phi[13] = {0, 1, 1, 2, 2, 4, 2, 6, 4, 6, 4, 10, 4};
+    uint64_t L = 1;
+    for (size_t i = 0; i < P->n; i++) {
+        double w = 1.0;
+        if (P->x[i] != nearbyint(P->x[i]))
+            return 1.0;
+        for (size_t j = 0; j < P->n; j++)
+            if (j != i)
+                w *= fabs(P->x[i] - P->x[j]);
+        if (!(w < 0x1p63))
+            return 0.0;
+        uint64_t wi = (uint64_t)w, g = gcd_u64(L, wi);
+        if (L / g > UINT64_MAX / wi / 2)
+            return 0.0;
+        L = L / g * wi;
+    }
+    int simple = 0;
+    for (int d = 1; d <= 12; d++)
+        if (L % (uint64_t)d == 0)
+            simple += phi[d];
+    return simple / (double)L;
+}
+
 /* The polynomial of degree n-1 (2 to 4) through the n points of P, when
  * snap_fit makes every coefficient and the constant 0 or a fraction k/d
  * (d <= 12) that still reproduces every point: integer counts of an affine
@@ -1235,14 +1282,20 @@ static int keeps_rising(const points *P, const hyp *h, double c0, const double *
  * PMNF search took for 16790 + 3.5 N^(5/3) log2(N)^2, -5.2% at 4x).
  * Through n points any degree n-1 polynomial fits; simple fractions are
  * the evidence (counts of another form give coefficients with large
- * denominators), with a steady rise: through consecutive small N every
- * quartic has denominators of 24 at most, and library counts that jump
- * about (HPCCG's __printf_fp_l at N = 6..10) were taken for quartics.  Into *m with no leave-one-out error (there is no point
- * to spare): cv_smape is 0 and the caller sets the spread.  1 if found. */
+ * denominators) only where the points' own denominators are large: an
+ * arbitrary series must have at most INTERP_CHANCE_MAX of a chance to
+ * pass (simple_by_chance).  Through consecutive small N every quartic has
+ * denominators of 24 at most: md's neighbour-list reads at N = 5..9, a
+ * cube of steps (its bins per side, floor(1.1997 N)), were taken for a
+ * quartic 32 times the run at N = 36.  The counts must also rise at every
+ * run, by a polynomial that keeps rising: library counts that jump about
+ * (HPCCG's __printf_fp_l) are not polynomials.  Into *m with no
+ * leave-one-out error (there is no point to spare): cv_smape is 0 and the
+ * caller sets the spread.  1 if found. */
 static int fit_interpolating_poly(const points *P, model *m)
 {
     int d = (int)P->n - 1;
-    if (d < 2 || d > 4)
+    if (d < 2 || d > 4 || simple_by_chance(P) > INTERP_CHANCE_MAX)
         return 0;
     hyp h = {.method = MODEL_EXACT};
     for (int e = d; e >= 1; e--)
