@@ -86,6 +86,7 @@
 #define EXACT_ABS 0.5    /* an integer count is exact when within this... */
 #define EXACT_REL 1e-9   /* ...or within this fraction of itself */
 #define SMALL_TERM 5e-4  /* Extra-P: a term below this share everywhere is noise */
+#define CANCEL_SHARE 0.5 /* no_cancel: negative parts at most this share of the positive (cancels) */
 #define TIE_REL 0.01     /* LOO SMAPEs this close (relative) are a tie */
 #define TIE_ABS 1e-9     /* ...or this close in percent */
 #define TERM_MARGIN 0.5  /* an extra term must cut the LOO SMAPE by this share */
@@ -111,6 +112,7 @@ typedef struct solver {
     double *lev;    /* the leverages of the last fit on all points (solver_leverages) */
     double *Q, *r;  /* mgs_loo_estimate's columns (nmax x (MODEL_MAX_TERMS + 1)) and residuals */
     int exhaustive; /* model_options.exhaustive: no shortcut (hyp_score) */
+    int no_cancel;  /* model_options.no_cancel: reject cancelling hypotheses (hyp_score) */
 } solver;
 
 /* Release what solver_alloc allocated. */
@@ -495,6 +497,30 @@ static int has_small_term(const points *P, const hyp *h, double c0, const double
     return 0;
 }
 
+/* 1 if at some point of P the negative parts of h (fitted as c0, coef)
+ * cancel more than half of its positive ones (model_options.no_cancel): a
+ * difference of large terms is a bend fitted to steps, not a sum of the
+ * lines a loop touches.  md's neighbour search, a slice edge at 37, 54,
+ * 62, 68, 68 lines at N = 5..9 (a gap between two groups of distances
+ * that the runs' bins moved across), was fitted as
+ * -836 + 2.16 N^3 - 48.5 N^2 + 364 N, 99% cancelled at N = 9, and put at
+ * 50,000 lines at N = 36, where it is 54. */
+static int cancels(const points *P, const hyp *h, double c0, const double *coef)
+{
+    for (size_t i = 0; i < P->n; i++) {
+        const double *x = P->x + i * (size_t)P->np;
+        double pos = fmax(c0, 0), neg = fmax(-c0, 0);
+        for (int j = 0; j < h->nterms; j++) {
+            double part = coef[j] * model_term_basis(&h->t[j], x);
+            pos += fmax(part, 0);
+            neg += fmax(-part, 0);
+        }
+        if (neg > CANCEL_SHARE * pos)
+            return 1;
+    }
+    return 0;
+}
+
 /* 1 if h (fitted as c0, coef) turns against the data beyond it: with one
  * parameter and values rising from the smallest to the largest point, its
  * fastest-growing term has a negative coefficient, or the model at 2x, 4x
@@ -715,7 +741,8 @@ static int hyp_score(const points *P, const hyp *h, int reject_small, const shor
     }
     if (hyp_solve(P, P->y, h, NO_SKIP, &s->c0, s->coef))
         return -1;
-    if (reject_small && (has_small_term(P, h, s->c0, s->coef) || turns_down(P, h, s->c0, s->coef)))
+    if (reject_small && (has_small_term(P, h, s->c0, s->coef) || turns_down(P, h, s->c0, s->coef) ||
+                         (P->sv->no_cancel && cancels(P, h, s->c0, s->coef))))
         return -1;
     if (sc && sc->fit_only)
         return 1;
@@ -1815,6 +1842,7 @@ int model_fit_memo(const model_series *s, const model_options *o, model_memo *me
     P.sv = &sv;
     P.memo = memo;
     sv.exhaustive = o && o->exhaustive;
+    sv.no_cancel = o && o->no_cancel;
     if (P.np == 1) {
         if (P.n < 3) {
             snprintf(err, errlen,

@@ -435,6 +435,34 @@ static void test_consecutive_sizes_not_polynomial(void **state)
     assert_int_not_equal(m.method, MODEL_EXACT);
 }
 
+/* A reuse distance is a sum of the lines touched in between, so its model
+ * has no terms that cancel (model_options.no_cancel, which rd_model sets
+ * for slice edges and means).  md's neighbour loads at N = 5..9: a slice
+ * edge at 41.19, 67.6, 75.77, 75.83, 83.75 lines (a gap between two groups
+ * of distances that the runs' bin steps moved across), under the group's
+ * terms {N, N^2, N^3}, was -835.8 + 2.157 N^3 - 48.50 N^2 + 364.0 N (99%
+ * of its positive parts cancelled at N = 9): 50,000 lines at N = 36, where
+ * the run has 61.5.  Without cancelling terms it stays under 200. */
+static void test_distance_terms_do_not_cancel(void **state)
+{
+    (void)state;
+    static const double xs[] = {5, 6, 7, 8, 9}, edge[] = {41.19, 67.6, 75.77, 75.83, 83.75};
+    model_options o = {.nonly = 3, .no_cancel = 1};
+    for (int e = 1; e <= 3; e++)
+        o.only[e - 1] = (model_term){1.0, 1, {{0, e, 0}}};
+    model_series s = {5, 1, xs, edge};
+    model m;
+    char err[256];
+    double x = 36;
+    assert_int_equal(model_fit(&s, &o, &m, err, sizeof err), 0);
+    printf("    edge at N=36: %g lines (run: 61.5)\n", model_eval(&m, &x));
+    assert_true(model_eval(&m, &x) < 200);
+    o.no_cancel = 0;
+    assert_int_equal(model_fit(&s, &o, &m, err, sizeof err), 0);
+    printf("    cancelling terms allowed: %g lines\n", model_eval(&m, &x));
+    assert_true(model_eval(&m, &x) > 10000);
+}
+
 /* Counts that differ by one between runs (cold misses of the dynamic
  * loader's tunables: 64 64 63 63 63 as the environment's alignment
  * changes, seen in CI) are constant within what integer counts resolve.
@@ -806,6 +834,7 @@ int main(void)
         cmocka_unit_test(test_walk_fit),
         cmocka_unit_test(test_library_series_not_polynomial),
         cmocka_unit_test(test_consecutive_sizes_not_polynomial),
+        cmocka_unit_test(test_distance_terms_do_not_cancel),
         cmocka_unit_test(test_noise_spread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
