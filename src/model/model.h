@@ -114,7 +114,7 @@ typedef struct model_options {
     int exhaustive;
     /* The series is a sum of parts that do not cancel (a reuse distance: the
      * lines its loops touch in between): a hypothesis whose negative parts
-     * cancel more than half of its positive ones at some point is rejected
+     * cancel all but 5% of its positive ones at some point is rejected
      * (model_fit.c, cancels), as one whose term is negligible is. */
     int no_cancel;
 } model_options;

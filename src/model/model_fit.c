@@ -86,7 +86,7 @@
 #define EXACT_ABS 0.5    /* an integer count is exact when within this... */
 #define EXACT_REL 1e-9   /* ...or within this fraction of itself */
 #define SMALL_TERM 5e-4  /* Extra-P: a term below this share everywhere is noise */
-#define CANCEL_SHARE 0.5 /* no_cancel: negative parts at most this share of the positive (cancels) */
+#define CANCEL_SHARE 0.95 /* no_cancel: negative parts at most this share of the positive (cancels) */
 #define TIE_REL 0.01     /* LOO SMAPEs this close (relative) are a tie */
 #define TIE_ABS 1e-9     /* ...or this close in percent */
 #define TERM_MARGIN 0.5  /* an extra term must cut the LOO SMAPE by this share */
@@ -498,13 +498,17 @@ static int has_small_term(const points *P, const hyp *h, double c0, const double
 }
 
 /* 1 if at some point of P the negative parts of h (fitted as c0, coef)
- * cancel more than half of its positive ones (model_options.no_cancel): a
- * difference of large terms is a bend fitted to steps, not a sum of the
- * lines a loop touches.  md's neighbour search, a slice edge at 37, 54,
- * 62, 68, 68 lines at N = 5..9 (a gap between two groups of distances
- * that the runs' bins moved across), was fitted as
- * -836 + 2.16 N^3 - 48.5 N^2 + 364 N, 99% cancelled at N = 9, and put at
- * 50,000 lines at N = 36, where it is 54. */
+ * cancel more than CANCEL_SHARE of its positive ones
+ * (model_options.no_cancel): so nearly complete a difference of large
+ * terms is a bend fitted to steps, not a sum of the lines a loop touches.
+ * md's neighbour search, a slice edge at 41, 68, 76, 76, 84 lines at
+ * N = 5..9 (a gap between two groups of distances that the runs' bins
+ * moved across), was fitted as -836 + 2.16 N^3 - 48.5 N^2 + 364 N, 98-99%
+ * cancelled at every run, and put at 50,000 lines at N = 36, where it is
+ * 61.5.  Lesser cancellation is left alone: floyd's slices hold terms
+ * that cancel up to 95% at N = 40 (-614 + 0.00255 N^3 - 0.552 N^2 +
+ * 39.6 N, 86%) and extrapolate right (L1 -0.9% at 4x; rejected from 50%
+ * on, -21.7%). */
 static int cancels(const points *P, const hyp *h, double c0, const double *coef)
 {
     for (size_t i = 0; i < P->n; i++) {

@@ -120,19 +120,24 @@
  *    slice by slice from Extra-P's 57 forms over five points, exponents
  *    such as N^(5/3), N^(8/3), N^(9/4) stood side by side in one group and
  *    drew apart beyond the training range.  The splitting and coalescing
- *    above still use the free search.
+ *    above still use the free search.  Every fit of a slice's low, high
+ *    or mean rejects hypotheses whose terms cancel (model_options.no_cancel):
+ *    a distance sums the lines touched in between.
  *
  * 4. Misses of a fully-associative LRU cache of C blocks at x:
  *      misses = cold(x) + sum over leads with distance >= C of
  *                          (F_i(x) - F_{i-1}(x)) touches(x)
  *             + sum over slices of (u1-u0) rest(x) * above_C(slice),
  *      rest(x) = touches(x) (1 - F_last(x)),  F_{-1} = 0,
- *      above_C = 1 if low(x) >= C, 0 if high(x) <= C,
- *                else (high(x) - C) / (high(x) - low(x)).
+ *      above_C = 1 if low(x) >= C, 0 if high(x) <= C, else the share
+ *                above C of the spread closest to even between the edges
+ *                that has the slice's mean(x) (above(); the even spread,
+ *                (high(x) - C) / (high(x) - low(x)), when the mean is the
+ *                middle).
  *    Model values are clamped on evaluation: counts >= 0, F_last to
  *    [0, 1] and, downwards, each F_i to [0, F_{i+1}] (the sum of all the
  *    leads is the smoothest series), 0 <= low <=
- *    high (the mean is not needed for misses), non-finite values to the
+ *    high, low <= mean <= high, non-finite values to the
  *    nearest sane bound; the result is never NaN (when memory for the
  *    slices runs out, the leads and cold only).  Then, because the rest is
  *    in rank order, the edges low_0 <= high_0 <= low_1 <= ... must not fall

@@ -369,12 +369,12 @@ static hist lu_update(uint64_t n, int arg)
  * distance 1 leads; at 4x the misses of caches inside the spread are
  * within 40% and a 512-block cache (a 32 KiB L1; exact: none) misses under
  * 2% of the touches (slice edges at the step-like quantiles of few
- * distances run off to 3,000 blocks; the means do not; since distances
- * are fitted without cancelling terms, none: 0).  The bound was 35% while
- * slices were spread evenly between their edges (31.2% at 64 blocks);
- * spread by their means (above()), which here lie past the midpoint as
- * 8d^2 touches at d do, 36.0%, and 20.0% at 48 blocks where it was 22.9%:
- * what is left is the edges' own extrapolation, which the even spread hid. */
+ * distances run off to 3,000 blocks; the means do not).  The bound was 35%
+ * while slices were spread evenly between their edges (31.2% at 64
+ * blocks); spread by their means (above()), which here lie past the
+ * midpoint as 8d^2 touches at d do, 37.3%, and 20.4% at 48 blocks where it
+ * was 22.9%: what is left is the edges' own extrapolation, which the even
+ * spread hid. */
 static void test_spreading_tail_not_lead(void **state)
 {
     (void)state;
