@@ -82,6 +82,7 @@
 #include <gsl/gsl_multifit.h>
 
 #include "model.h"
+#include "static/evalue.h"
 
 #define EXACT_ABS 0.5    /* an integer count is exact when within this... */
 #define EXACT_REL 1e-9   /* ...or within this fraction of itself */
@@ -1259,17 +1260,6 @@ static int keeps_rising(const points *P, const hyp *h, double c0, const double *
     return 1;
 }
 
-/* gcd of a and b (b > 0 or a > 0). */
-static uint64_t gcd_u64(uint64_t a, uint64_t b)
-{
-    while (b) {
-        uint64_t r = a % b;
-        a = b;
-        b = r;
-    }
-    return a;
-}
-
 /* The chance that an arbitrary integer series at the 1-parameter points P
  * has a polynomial through it whose leading coefficient is 0 or k/d with
  * d <= 12, as fit_interpolating_poly requires: that coefficient is
@@ -1283,7 +1273,7 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b)
 static double simple_by_chance(const points *P)
 {
     static const int phi[13] = {0, 1, 1, 2, 2, 4, 2, 6, 4, 6, 4, 10, 4};
-    uint64_t L = 1;
+    int64_t L = 1;
     for (size_t i = 0; i < P->n; i++) {
         double w = 1.0;
         if (P->x[i] != nearbyint(P->x[i]))
@@ -1293,14 +1283,14 @@ static double simple_by_chance(const points *P)
                 w *= fabs(P->x[i] - P->x[j]);
         if (!(w < 0x1p63))
             return 0.0;
-        uint64_t wi = (uint64_t)w, g = gcd_u64(L, wi);
-        if (L / g > UINT64_MAX / wi / 2)
+        int64_t wi = (int64_t)w, g = ev_gcd(L, wi);
+        if (L / g > INT64_MAX / wi)
             return 0.0;
         L = L / g * wi;
     }
     int simple = 0;
     for (int d = 1; d <= 12; d++)
-        if (L % (uint64_t)d == 0)
+        if (L % d == 0)
             simple += phi[d];
     return simple / (double)L;
 }
