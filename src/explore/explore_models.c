@@ -97,7 +97,7 @@ static json_t *counts_json(const db_model_row *rows, size_t n, explore_names *na
 }
 
 /* A histogram model: cold and touches, the leading bins (distance and
- * cumulative share) and the slices (u range, low and high edges), what
+ * cumulative share) and the slices (u range, low and high edges, mean), what
  * rd_model_misses reads. */
 static json_t *rd_json(const rd_model *m)
 {
@@ -107,8 +107,9 @@ static json_t *rd_json(const rd_model *m)
                                                model_json(&m->lead[i].fraction, 0)));
     for (size_t i = 0; bins && i < m->nbins; i++) {
         const rd_model_bin *b = &m->bins[i];
-        json_array_append_new(bins, json_pack("{s:f, s:f, s:o, s:o}", "u_low", b->u_low, "u_high", b->u_high, "low",
-                                              model_json(&b->low, 0), "high", model_json(&b->high, 0)));
+        json_array_append_new(bins, json_pack("{s:f, s:f, s:o, s:o, s:o}", "u_low", b->u_low, "u_high", b->u_high,
+                                              "low", model_json(&b->low, 0), "high", model_json(&b->high, 0), "mean",
+                                              model_json(&b->mean, 0)));
     }
     return json_pack("{s:o, s:o, s:o, s:o}", "cold", model_json(&m->cold, 0), "touches", model_json(&m->touches, 0),
                      "lead", lead ? lead : json_null(), "bins", bins ? bins : json_null());

@@ -112,6 +112,11 @@ typedef struct model_options {
      * (model_fit.c: the shortcuts skip only what cannot change the model;
      * tests compare against this). */
     int exhaustive;
+    /* The series is a sum of parts that do not cancel (a reuse distance: the
+     * lines its loops touch in between): a hypothesis whose negative parts
+     * cancel all but 5% of its positive ones at some point is rejected
+     * (model_fit.c, cancels), as one whose term is negligible is. */
+    int no_cancel;
 } model_options;
 
 /* 1 when m is an exact polynomial that no spare run confirms: fitted

@@ -82,15 +82,18 @@
 #include <gsl/gsl_multifit.h>
 
 #include "model.h"
+#include "static/evalue.h"
 
 #define EXACT_ABS 0.5    /* an integer count is exact when within this... */
 #define EXACT_REL 1e-9   /* ...or within this fraction of itself */
 #define SMALL_TERM 5e-4  /* Extra-P: a term below this share everywhere is noise */
+#define CANCEL_SHARE 0.95 /* no_cancel: negative parts at most this share of the positive (cancels) */
 #define TIE_REL 0.01     /* LOO SMAPEs this close (relative) are a tie */
 #define TIE_ABS 1e-9     /* ...or this close in percent */
 #define TERM_MARGIN 0.5  /* an extra term must cut the LOO SMAPE by this share */
 #define SNAP_REL 1e-9    /* a coefficient this close to k/d (d <= 12) is k/d */
 #define NO_SKIP ((size_t)-1)
+#define INTERP_CHANCE_MAX 0.01 /* simple fractions by chance at most this often (simple_by_chance) */
 #define MIN_RCOND 1e-7   /* worse conditioned fits are always cross-validated (loo_boundable) */
 
 /* ---- the least-squares solver ---------------------------------------------- */
@@ -110,6 +113,7 @@ typedef struct solver {
     double *lev;    /* the leverages of the last fit on all points (solver_leverages) */
     double *Q, *r;  /* mgs_loo_estimate's columns (nmax x (MODEL_MAX_TERMS + 1)) and residuals */
     int exhaustive; /* model_options.exhaustive: no shortcut (hyp_score) */
+    int no_cancel;  /* model_options.no_cancel: reject cancelling hypotheses (hyp_score) */
 } solver;
 
 /* Release what solver_alloc allocated. */
@@ -494,6 +498,34 @@ static int has_small_term(const points *P, const hyp *h, double c0, const double
     return 0;
 }
 
+/* 1 if at some point of P the negative parts of h (fitted as c0, coef)
+ * cancel more than CANCEL_SHARE of its positive ones
+ * (model_options.no_cancel): so nearly complete a difference of large
+ * terms is a bend fitted to steps, not a sum of the lines a loop touches.
+ * md's neighbour search, a slice edge at 41, 68, 76, 76, 84 lines at
+ * N = 5..9 (a gap between two groups of distances that the runs' bins
+ * moved across), was fitted as -836 + 2.16 N^3 - 48.5 N^2 + 364 N, 98-99%
+ * cancelled at every run, and put at 50,000 lines at N = 36, where it is
+ * 61.5.  Lesser cancellation is left alone: floyd's slices hold terms
+ * that cancel up to 95% at N = 40 (-614 + 0.00255 N^3 - 0.552 N^2 +
+ * 39.6 N, 86%) and extrapolate right (L1 -0.9% at 4x; rejected from 50%
+ * on, -21.7%). */
+static int cancels(const points *P, const hyp *h, double c0, const double *coef)
+{
+    for (size_t i = 0; i < P->n; i++) {
+        const double *x = P->x + i * (size_t)P->np;
+        double pos = fmax(c0, 0), neg = fmax(-c0, 0);
+        for (int j = 0; j < h->nterms; j++) {
+            double part = coef[j] * model_term_basis(&h->t[j], x);
+            pos += fmax(part, 0);
+            neg += fmax(-part, 0);
+        }
+        if (neg > CANCEL_SHARE * pos)
+            return 1;
+    }
+    return 0;
+}
+
 /* 1 if h (fitted as c0, coef) turns against the data beyond it: with one
  * parameter and values rising from the smallest to the largest point, its
  * fastest-growing term has a negative coefficient, or the model at 2x, 4x
@@ -714,7 +746,8 @@ static int hyp_score(const points *P, const hyp *h, int reject_small, const shor
     }
     if (hyp_solve(P, P->y, h, NO_SKIP, &s->c0, s->coef))
         return -1;
-    if (reject_small && (has_small_term(P, h, s->c0, s->coef) || turns_down(P, h, s->c0, s->coef)))
+    if (reject_small && (has_small_term(P, h, s->c0, s->coef) || turns_down(P, h, s->c0, s->coef) ||
+                         (P->sv->no_cancel && cancels(P, h, s->c0, s->coef))))
         return -1;
     if (sc && sc->fit_only)
         return 1;
@@ -1227,6 +1260,41 @@ static int keeps_rising(const points *P, const hyp *h, double c0, const double *
     return 1;
 }
 
+/* The chance that an arbitrary integer series at the 1-parameter points P
+ * has a polynomial through it whose leading coefficient is 0 or k/d with
+ * d <= 12, as fit_interpolating_poly requires: that coefficient is
+ * sum_i y_i / w_i, w_i = prod_{j != i} (x_i - x_j), so over integer y it
+ * takes every multiple of 1/L, L = lcm |w_i|, equally often, and
+ * sum_{d | L, d <= 12} phi(d) of every L residues are simple.  Through
+ * consecutive sizes L is (n-1)!: 2, 6 and 24 for 3, 4 and 5 runs, chances
+ * 1, 1 and 2/3, so simple fractions there say nothing; at N = 100, 200,
+ * 400, L = 60000 and the chance is 0.04%.  1 (no evidence) for nodes that
+ * are not integers; 0 when L passes 2^63 (too many residues to matter). */
+static double simple_by_chance(const points *P)
+{
+    static const int phi[13] = {0, 1, 1, 2, 2, 4, 2, 6, 4, 6, 4, 10, 4};
+    int64_t L = 1;
+    for (size_t i = 0; i < P->n; i++) {
+        double w = 1.0;
+        if (P->x[i] != nearbyint(P->x[i]))
+            return 1.0;
+        for (size_t j = 0; j < P->n; j++)
+            if (j != i)
+                w *= fabs(P->x[i] - P->x[j]);
+        if (!(w < 0x1p63))
+            return 0.0;
+        int64_t wi = (int64_t)w, g = ev_gcd(L, wi);
+        if (L / g > INT64_MAX / wi)
+            return 0.0;
+        L = L / g * wi;
+    }
+    int simple = 0;
+    for (int d = 1; d <= 12; d++)
+        if (L % d == 0)
+            simple += phi[d];
+    return simple / (double)L;
+}
+
 /* The polynomial of degree n-1 (2 to 4) through the n points of P, when
  * snap_fit makes every coefficient and the constant 0 or a fraction k/d
  * (d <= 12) that still reproduces every point: integer counts of an affine
@@ -1235,14 +1303,20 @@ static int keeps_rising(const points *P, const hyp *h, double c0, const double *
  * PMNF search took for 16790 + 3.5 N^(5/3) log2(N)^2, -5.2% at 4x).
  * Through n points any degree n-1 polynomial fits; simple fractions are
  * the evidence (counts of another form give coefficients with large
- * denominators), with a steady rise: through consecutive small N every
- * quartic has denominators of 24 at most, and library counts that jump
- * about (HPCCG's __printf_fp_l at N = 6..10) were taken for quartics.  Into *m with no leave-one-out error (there is no point
- * to spare): cv_smape is 0 and the caller sets the spread.  1 if found. */
+ * denominators) only where the points' own denominators are large: an
+ * arbitrary series must have at most INTERP_CHANCE_MAX of a chance to
+ * pass (simple_by_chance).  Through consecutive small N every quartic has
+ * denominators of 24 at most: md's neighbour-list reads at N = 5..9, a
+ * cube of steps (its bins per side, floor(1.1997 N)), were taken for a
+ * quartic 32 times the run at N = 36.  The counts must also rise at every
+ * run, by a polynomial that keeps rising: library counts that jump about
+ * (HPCCG's __printf_fp_l) are not polynomials.  Into *m with no
+ * leave-one-out error (there is no point to spare): cv_smape is 0 and the
+ * caller sets the spread.  1 if found. */
 static int fit_interpolating_poly(const points *P, model *m)
 {
     int d = (int)P->n - 1;
-    if (d < 2 || d > 4)
+    if (d < 2 || d > 4 || simple_by_chance(P) > INTERP_CHANCE_MAX)
         return 0;
     hyp h = {.method = MODEL_EXACT};
     for (int e = d; e >= 1; e--)
@@ -1762,6 +1836,7 @@ int model_fit_memo(const model_series *s, const model_options *o, model_memo *me
     P.sv = &sv;
     P.memo = memo;
     sv.exhaustive = o && o->exhaustive;
+    sv.no_cancel = o && o->no_cancel;
     if (P.np == 1) {
         if (P.n < 3) {
             snprintf(err, errlen,

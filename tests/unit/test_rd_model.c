@@ -367,9 +367,14 @@ static hist lu_update(uint64_t n, int arg)
  * few stray touches at N = 40 and of distances 13..20 at N = 80, fitted
  * with N^3 edges: L1 misses +77% at 4x on the validation corpus.  Now only
  * distance 1 leads; at 4x the misses of caches inside the spread are
- * within 35% and a 512-block cache (a 32 KiB L1; exact: none) misses under
+ * within 40% and a 512-block cache (a 32 KiB L1; exact: none) misses under
  * 2% of the touches (slice edges at the step-like quantiles of few
- * distances run off to 3,000 blocks; the means do not). */
+ * distances run off to 3,000 blocks; the means do not).  The bound was 35%
+ * while slices were spread evenly between their edges (31.2% at 64
+ * blocks); spread by their means (above()), which here lie past the
+ * midpoint as 8d^2 touches at d do, 37.3%, and 20.4% at 48 blocks where it
+ * was 22.9%: what is left is the edges' own extrapolation, which the even
+ * spread hid. */
 static void test_spreading_tail_not_lead(void **state)
 {
     (void)state;
@@ -383,7 +388,7 @@ static void test_spreading_tail_not_lead(void **state)
     printf("    pivot row size 320 capacity 512: exact 0 predicted %.0f, %zu leads\n", far, m.nlead);
     assert_int_equal(m.nlead, 1);
     assert_true(m.lead[0].distance == 1);
-    assert_true(worst < 0.35);
+    assert_true(worst < 0.40);
     assert_true(far < 0.02 * touches);
     rd_model_free(&m);
 }
@@ -635,6 +640,35 @@ static void test_runaway_boundary_pooled(void **state)
     assert_true(misses <= cold + 1e-9 * touches);
 }
 
+/* The shape of md's neighbour loads (issue 21, the validation's md at
+ * N = 36): a slice of 9% of the touches whose distances lie at 11 to 16
+ * lines but whose high edge is the few farthest touches, 89.6 + 2.65 N^3
+ * lines (124,000 at N = 36, as measured), its mean 172 lines.  Spread
+ * evenly from 15.8 to 124,000 lines, 99.6% of the slice missed a 512-line
+ * cache: 20 million misses of 223 million touches, where the run had 3.
+ * Spread with its mean, at most 3 (172 - 15.8) / 124,000 of it (the
+ * steepest density falling from low, with the rest at low) misses. */
+static void test_far_edge_near_mean(void **state)
+{
+    (void)state;
+    model high = power_model(2.65, 3);
+    high.constant = 89.6;
+    rd_model_bin bins[2] = {power_slice(0.0, 0.91, 11, 0), {0.91, 1.0, power_model(15.8, 0), high, power_model(172, 0)}};
+    rd_model m = cubic_model(bins, 2);
+    m.cold = power_model(0, 0);
+    double x = 36, touches = x * x * x, slice = 0.09 * touches;
+    double misses = rd_model_misses(&m, &x, 512);
+    printf("    misses %.0f of %.0f touches in the far slice\n", misses, slice);
+    assert_true(misses <= slice * 3 * (172 - 15.8) / (89.6 + 2.65 * x * x * x - 15.8));
+    assert_true(misses > 0);
+    /* a mean at the middle is the even spread */
+    m.bins[1].mean = power_model(0, 0);
+    m.bins[1].mean.constant = (15.8 + 89.6 + 2.65 * x * x * x) / 2;
+    m.bins[1].mean.nterms = 0;
+    double even = slice * (89.6 + 2.65 * x * x * x - 512) / (89.6 + 2.65 * x * x * x - 15.8);
+    assert_true(fabs(rd_model_misses(&m, &x, 512) - even) <= 1e-9 * even);
+}
+
 /* ---- miss ranges ---------------------------------------------------------------- */
 
 /* The range at `cap` of poly_groups fitted on 20..60, at N = 480 (reach
@@ -775,6 +809,7 @@ int main(void)
         T(test_misses_sane),
         T(test_thin_slices_keep_heavy_slice),
         T(test_runaway_boundary_pooled),
+        T(test_far_edge_near_mean),
         T(test_miss_ranges),
         T(test_miss_range_thin_slices),
         T(test_miss_range_spread_below),

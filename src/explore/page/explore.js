@@ -166,24 +166,30 @@ function isotonic(v, w) {
   }
 }
 
-/* slice_edges_at with the repair: low_0, high_0, low_1, ... made nondecreasing. */
+/* slice_edges_at with the repair: low_0, high_0, low_1, ... made nondecreasing;
+ * each slice's mean beside them (not finite: its edges' midpoint before the repair). */
 function sliceEdges(m, x) {
-  const e = [], w = [];
+  const e = [], w = [], mean = [];
   for (const b of m.bins) {
-    const low = Math.max(finiteOr(modelEval(b.low, x), 0), 0);
-    e.push(low, Math.max(finiteOr(modelEval(b.high, x), low), low));
+    const low = Math.max(finiteOr(modelEval(b.low, x), 0), 0), high = Math.max(finiteOr(modelEval(b.high, x), low), low);
+    e.push(low, high);
+    mean.push(finiteOr(modelEval(b.mean, x), (low + high) / 2));
     const half = Math.max(clamp(b.u_high - b.u_low, 0, 1), 1e-12) / 2;
     w.push(half, half);
   }
   isotonic(e, w);
-  return e;
+  return { e, mean };
 }
 
-/* above: the share of a slice [low, high] at or above capacity. */
-function above(low, high, c) {
+/* above of rd_model.c: the share of a slice [low, high] with mean distance
+ * `mean` at or above capacity, spread as closely to evenly as the mean lets. */
+function above(low, high, mean, c) {
   if (low >= c) return 1;
   if (high <= c) return 0;
-  return (high - c) / (high - low);
+  const t = (c - low) / (high - low), m = (clamp(mean, low, high) - low) / (high - low);
+  if (m < 1 / 3) return 3 * m * (1 - t) * (1 - t);
+  if (m > 2 / 3) return 3 * (1 - m) * (1 - t * t) + 1 - 3 * (1 - m);
+  return (1 - t) + 12 * (m - 0.5) * t * (1 - t) / 2;
 }
 
 /* rd_model_misses: misses of a fully-associative LRU cache of `c` blocks at x. */
@@ -205,9 +211,9 @@ function rdMisses(m, x, c) {
   }
   const rest = touches * (1 - all);
   if (m.bins.length) {
-    const e = sliceEdges(m, x);
+    const { e, mean } = sliceEdges(m, x);
     m.bins.forEach((b, i) => {
-      misses += clamp(b.u_high - b.u_low, 0, 1) * rest * above(e[2 * i], e[2 * i + 1], c);
+      misses += clamp(b.u_high - b.u_low, 0, 1) * rest * above(e[2 * i], e[2 * i + 1], mean[i], c);
     });
   }
   return Number.isFinite(misses) ? misses : cold;
