@@ -3,7 +3,8 @@
  * For each superblock Valgrind translates, read top to bottom:
  *   entry          ctr[0] += 1                               (inline IR)
  *   each IMark     note: instruction executes in this segment
- *   each access    if not a repeat of the thread's most recent block:
+ *   each access    if not a repeat of the thread's most recent block,
+ *                  nor taken by the inline distance-1 check (resolve_near):
  *                      collect_on_access(rec, addr, size)    (guarded helper)
  *   each exit k    ctr[k+1] += guard; the next segment begins (inline IR)
  *   the end        indirect jump/call: collect_on_indirect(rec, target)
@@ -90,46 +91,6 @@ static void call_helper(IRSB *out, const HChar *name, void *fn, Int regparms,
     addStmtToIRSB(out, IRStmt_Dirty(d));
 }
 
-/* The fast-path test: an I1 temp that is true unless every byte of
- * [addr, addr+size) lies in collector.top_block, the block this thread
- * touched last (at the smallest block size).  Such a repeat has distance 0 at
- * every block size and changes no LRU stack, so the helper is skipped; the
- * skipped accesses are counted afterwards as executions minus helper calls. */
-static IRExpr *needs_helper(IRSB *out, IRExpr *addr, Int size)
-{
-    IRExpr *shift = IRExpr_Const(IRConst_U8((UChar)collector.block_shift[0]));
-    IRTemp top = assign(out, Ity_I64,
-                        IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&collector.top_block)));
-    IRTemp first = assign(out, Ity_I64, IRExpr_Binop(Iop_Shr64, addr, shift));
-    IRTemp end = assign(out, Ity_I64, IRExpr_Binop(Iop_Add64, addr, mkIRExpr_HWord((HWord)size - 1)));
-    IRTemp last = assign(out, Ity_I64, IRExpr_Binop(Iop_Shr64, tmp(end), shift));
-    IRTemp dfirst = assign(out, Ity_I64, IRExpr_Binop(Iop_Xor64, tmp(first), tmp(top)));
-    IRTemp dlast = assign(out, Ity_I64, IRExpr_Binop(Iop_Xor64, tmp(last), tmp(top)));
-    IRTemp any = assign(out, Ity_I64, IRExpr_Binop(Iop_Or64, tmp(dfirst), tmp(dlast)));
-    return tmp(assign(out, Ity_I1, IRExpr_Binop(Iop_CmpNE64, tmp(any), mkIRExpr_HWord(0))));
-}
-
-/* One memory access of the current instruction (a VgMemRefFn; ctx is the
- * SbBuilder).  `guard` is NULL for an access that happens whenever its
- * statement does. */
-static void instrument_access(void *ctx, IRExpr *addr, Int size, Bool is_write, IRExpr *guard)
-{
-    SbBuilder *b = ctx;
-    InstrRec *rec = b->cur;
-    tl_assert(rec && size > 0);
-    rec->accesses_memory = True;
-    if (guard) { /* counted by the helper itself, so no fast path */
-        IRExpr **args = mkIRExprVec_3(mkIRExpr_HWord((HWord)rec), addr,
-                                      mkIRExpr_HWord((HWord)size * 2 + (is_write ? 1 : 0)));
-        call_helper(b->out, "collect_on_guarded_access", collect_on_guarded_access, 3, args, guard);
-        return;
-    }
-    add_item(b, rec, is_write ? ITEM_WRITE : ITEM_READ);
-    IRExpr *go = needs_helper(b->out, addr, size);
-    IRExpr **args = mkIRExprVec_3(mkIRExpr_HWord((HWord)rec), addr, mkIRExpr_HWord((HWord)size));
-    call_helper(b->out, "collect_on_access", collect_on_access, 3, args, go);
-}
-
 /* *where = value (an I64 atom). */
 static void store_word(IRSB *out, HWord *where, IRExpr *value)
 {
@@ -139,6 +100,121 @@ static void store_word(IRSB *out, HWord *where, IRExpr *value)
 static IRExpr *load_word(IRSB *out, HWord *where)
 {
     return tmp(assign(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)where))));
+}
+
+/* The block of byte address `a` at block size i (an I64 atom). */
+static IRExpr *block_at(IRSB *out, IRExpr *a, UInt i)
+{
+    IRExpr *shift = IRExpr_Const(IRConst_U8((UChar)collector.block_shift[i]));
+    return tmp(assign(out, Ity_I64, IRExpr_Binop(Iop_Shr64, a, shift)));
+}
+
+/* An I1 temp: is either of `first`, `last` not `block`? */
+static IRExpr *differs(IRSB *out, IRExpr *first, IRExpr *last, IRExpr *block)
+{
+    IRTemp dfirst = assign(out, Ity_I64, IRExpr_Binop(Iop_Xor64, first, block));
+    IRTemp dlast = assign(out, Ity_I64, IRExpr_Binop(Iop_Xor64, last, block));
+    IRTemp any = assign(out, Ity_I64, IRExpr_Binop(Iop_Or64, tmp(dfirst), tmp(dlast)));
+    return tmp(assign(out, Ity_I1, IRExpr_Binop(Iop_CmpNE64, tmp(any), mkIRExpr_HWord(0))));
+}
+
+/* The I64 word at `a` (an I64 atom). */
+static IRExpr *load_at(IRSB *out, IRExpr *a)
+{
+    return tmp(assign(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, a)));
+}
+
+/* *(a + 8) = value when guard (I64 atoms; guard an I1 atom). */
+static void store_second(IRSB *out, IRExpr *a, IRExpr *value, IRExpr *guard)
+{
+    IRExpr *second = tmp(assign(out, Ity_I64, IRExpr_Binop(Iop_Add64, a, mkIRExpr_HWord(8))));
+    addStmtToIRSB(out, IRStmt_StoreG(Iend_LE, second, value, guard));
+}
+
+/* *counter += 1 when `yes` (an I1 atom). */
+static void count_if(IRSB *out, ULong *counter, IRExpr *yes)
+{
+    add_to_counter(out, counter, tmp(assign(out, Ity_I64, IRExpr_Unop(Iop_1Uto64, yes))));
+}
+
+/* The inline distance-1 check (docs/collector.md, "The inline distance-1
+ * check"): an I1 temp, true when it took the access of rec to
+ * [addr, addr+size), blocks first..last at the smallest block size, which
+ * then needs no helper.  It takes an access within one block that is the
+ * second most recent at the smallest block size (distance 1) and whose
+ * address delta from rec's last is the stride vote's candidate (so that
+ * its vote, counted in rec->near[0], can be added later:
+ * settle_near_votes), and does what the helper would: the block swaps with
+ * the top of the front at the smallest size; at each larger size its block
+ * is the top (distance 0) or, as nothing but the top was touched since the
+ * second, the second (distance 1: swapped, and counted in rec->near[i]). */
+static IRExpr *resolve_near(IRSB *out, InstrRec *rec, IRExpr *addr, IRExpr *first, IRExpr *last)
+{
+    Collector *c = &collector;
+    IRExpr *front = load_word(out, (HWord *)&c->front[0]);
+    IRExpr *top = load_at(out, front);
+    IRExpr *second = load_at(out, tmp(assign(out, Ity_I64, IRExpr_Binop(Iop_Add64, front, mkIRExpr_HWord(8)))));
+    IRExpr *near = tmp(assign(out, Ity_I1, IRExpr_Unop(Iop_Not1, differs(out, first, last, second))));
+    IRExpr *delta = tmp(assign(out, Ity_I64, IRExpr_Binop(Iop_Sub64, addr, load_word(out, &rec->last_addr))));
+    IRExpr *stride = load_word(out, (HWord *)&rec->n.vote.stride);
+    IRExpr *on_stride = tmp(assign(out, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, delta, stride)));
+    IRExpr *had = tmp(assign(out, Ity_I8, IRExpr_Load(Iend_LE, Ity_I8, mkIRExpr_HWord((HWord)&rec->has_last))));
+    IRExpr *had64 = tmp(assign(out, Ity_I64, IRExpr_Unop(Iop_8Uto64, had)));
+    IRExpr *voted = tmp(assign(out, Ity_I1, IRExpr_Binop(Iop_CmpNE64, had64, mkIRExpr_HWord(0))));
+    IRExpr *both = tmp(assign(out, Ity_I1, IRExpr_Binop(Iop_And1, on_stride, voted)));
+    IRExpr *hit = tmp(assign(out, Ity_I1, IRExpr_Binop(Iop_And1, near, both)));
+
+    store_second(out, front, top, hit);
+    addStmtToIRSB(out, IRStmt_StoreG(Iend_LE, front, first, hit));
+    addStmtToIRSB(out, IRStmt_StoreG(Iend_LE, mkIRExpr_HWord((HWord)&c->top_block), first, hit));
+    addStmtToIRSB(out, IRStmt_StoreG(Iend_LE, mkIRExpr_HWord((HWord)&rec->last_addr), addr, hit));
+    count_if(out, &rec->near[0], hit);
+    for (UInt i = 1; i < c->nblock_sizes; i++) {
+        IRExpr *f = load_word(out, (HWord *)&c->front[i]);
+        IRExpr *block = block_at(out, addr, i);
+        IRExpr *was_top = load_at(out, f);
+        IRExpr *away = tmp(assign(out, Ity_I1, IRExpr_Binop(Iop_CmpNE64, block, was_top)));
+        IRExpr *moved = tmp(assign(out, Ity_I1, IRExpr_Binop(Iop_And1, hit, away)));
+        store_second(out, f, was_top, moved);
+        addStmtToIRSB(out, IRStmt_StoreG(Iend_LE, f, block, moved));
+        count_if(out, &rec->near[i], moved);
+    }
+    return hit;
+}
+
+/* One memory access of the current instruction (a VgMemRefFn; ctx is the
+ * SbBuilder).  `guard` is NULL for an access that happens whenever its
+ * statement does.  An unguarded access reaches the helper unless every
+ * byte of [addr, addr+size) lies in collector.top_block, the block this
+ * thread touched last at the smallest block size (the fast path: such a
+ * repeat has distance 0 at every block size and changes no LRU stack; the
+ * skipped accesses are counted afterwards as executions minus helper calls
+ * and the near check's), or the inline distance-1 check takes it. */
+static void instrument_access(void *ctx, IRExpr *addr, Int size, Bool is_write, IRExpr *guard)
+{
+    SbBuilder *b = ctx;
+    IRSB *out = b->out;
+    InstrRec *rec = b->cur;
+    tl_assert(rec && size > 0);
+    rec->accesses_memory = True;
+    if (guard) { /* counted by the helper itself, so no fast path */
+        IRExpr **args = mkIRExprVec_3(mkIRExpr_HWord((HWord)rec), addr,
+                                      mkIRExpr_HWord((HWord)size * 2 + (is_write ? 1 : 0)));
+        call_helper(out, "collect_on_guarded_access", collect_on_guarded_access, 3, args, guard);
+        return;
+    }
+    add_item(b, rec, is_write ? ITEM_WRITE : ITEM_READ);
+    IRExpr *first = block_at(out, addr, 0);
+    IRExpr *end = tmp(assign(out, Ity_I64, IRExpr_Binop(Iop_Add64, addr, mkIRExpr_HWord((HWord)size - 1))));
+    IRExpr *last = block_at(out, end, 0);
+    IRExpr *go = differs(out, first, last, load_word(out, (HWord *)&collector.top_block));
+    if (collector.near_check) {
+        IRExpr *hit = resolve_near(out, rec, addr, first, last);
+        IRExpr *missed = tmp(assign(out, Ity_I1, IRExpr_Unop(Iop_Not1, hit)));
+        go = tmp(assign(out, Ity_I1, IRExpr_Binop(Iop_And1, go, missed)));
+    }
+    IRExpr **args = mkIRExprVec_3(mkIRExpr_HWord((HWord)rec), addr, mkIRExpr_HWord((HWord)size));
+    call_helper(out, "collect_on_access", collect_on_access, 3, args, go);
 }
 
 /* Does code at `target` belong to a named function? */

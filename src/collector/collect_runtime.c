@@ -29,6 +29,15 @@ ThreadState *collect_thread_state(ThreadId tid)
     return c->thread[tid];
 }
 
+/* Point the inline distance-1 check at the stack fronts of t (NULL: at
+ * none, so that it always hands the access to the helper). */
+static void point_fronts(ThreadState *t)
+{
+    Collector *c = &collector;
+    for (UInt i = 0; i < c->nblock_sizes; i++)
+        c->front[i] = t && t->stack[i] ? rd_stack_front(t->stack[i]) : c->no_front;
+}
+
 /* Valgrind runs one thread at a time; switch the fast path's notion of "the
  * most recent block", and the call waiting for its callee, with it.
  * Valgrind calls this at least once per scheduling quantum (100,000
@@ -53,6 +62,7 @@ static void on_start_client_code(ThreadId tid, ULong blocks_dispatched)
     if (c->channel)
         collect_pipe_thread(tid);
     c->top_block = t->top_block;
+    point_fronts(t);
     c->pending_call = t->pending_call;
     c->resolve_call = t->resolve_call;
     collect_regions_load(t);
@@ -91,6 +101,7 @@ static void on_thread_exit(ThreadId tid)
     if (c->current == t) {
         c->current = NULL;
         c->top_block = NO_BLOCK;
+        point_fronts(NULL);
         c->pending_call = c->resolve_call = 0;
         c->region_sp = c->skip_sp = 0;
         c->counting = c->nregion_fns == 0;
@@ -142,6 +153,9 @@ static void reset_record(InstrRec *rec)
     rec->n.execs = rec->n.reads = rec->n.writes = rec->n.taken = rec->n.exact_zero = 0;
     rec->has_last = False;
     rec->n.vote = (StrideVote){0};
+    for (UInt i = 0; i < c->nblock_sizes; i++)
+        rec->near[i] = 0;
+    rec->near_voted = 0;
     for (UInt i = 0; i < rec->n.targets.n; i++)
         rec->n.targets.e[i].count = 0;
     for (UInt i = 0; i < rec->n.callees.n; i++)
@@ -176,8 +190,10 @@ static void on_fork_child(ThreadId tid)
 {
     (void)tid;
     Collector *c = &collector;
-    if (c->channel)
+    if (c->channel) {
         collect_pipe_fork_child();
+        point_fronts(c->current); /* its stacks are new */
+    }
     collect_reset_counts();
     c->threads_created = 1;
     c->instructions_taken = 0;
@@ -208,6 +224,11 @@ void collect_runtime_init(void)
     c->touched = VG_(newXA)(VG_(malloc), "augur.touched", VG_(free), sizeof(InstrRec *));
     c->epoch = 1; /* records are made with touched_epoch 0: on no list */
     c->top_block = NO_BLOCK;
+    c->no_front[0] = c->no_front[1] = RD_NO_BLOCK;
+    point_fronts(NULL);
+    /* Gated counts and sampled histograms are the helper's alone, and with a
+     * channel the stacks are the consumer's. */
+    c->near_check = c->near_check_allowed && !c->channel && !c->gated && !c->sample_threshold;
     VG_(track_start_client_code)(on_start_client_code);
     VG_(track_pre_thread_ll_create)(on_thread_create);
     VG_(track_pre_thread_ll_exit)(on_thread_exit);
@@ -216,14 +237,31 @@ void collect_runtime_init(void)
     VG_(atfork)(on_fork_pre, on_fork_parent, on_fork_child);
 }
 
-/* Count delta in its 2-adic class (profile_writer.h, PROFILE_POW2_FIRST),
- * when it is a multiple of 2^PROFILE_POW2_FIRST bytes. */
-static inline void count_pow2(StrideVote *v, Long delta)
+/* Count n deltas of `delta` in their 2-adic class (profile_writer.h,
+ * PROFILE_POW2_FIRST), when it is a multiple of 2^PROFILE_POW2_FIRST bytes. */
+static inline void count_pow2(StrideVote *v, Long delta, ULong n)
 {
     if (delta == 0 || (delta & ((1L << PROFILE_POW2_FIRST) - 1)))
         return;
     UInt k = (UInt)__builtin_ctzll((ULong)delta) - PROFILE_POW2_FIRST;
-    v->pow2[k < PROFILE_POW2_CLASSES ? k : PROFILE_POW2_CLASSES - 1]++;
+    v->pow2[k < PROFILE_POW2_CLASSES ? k : PROFILE_POW2_CLASSES - 1] += n;
+}
+
+/* The votes of the accesses the inline distance-1 check took since the
+ * last settling, added: each was a delta equal to the candidate (the check
+ * takes no other), which the candidate did not change since, so n of them
+ * in a row are what n steps of vote_stride would have counted. */
+static inline void settle_near_votes(InstrRec *rec)
+{
+    StrideVote *v = &rec->n.vote;
+    ULong n = rec->near[0] - rec->near_voted;
+    if (LIKELY(n == 0))
+        return;
+    v->deltas += n;
+    v->votes += n;
+    v->count += n;
+    count_pow2(v, v->stride, n);
+    rec->near_voted = rec->near[0];
 }
 
 /* One step of the majority vote over the instruction's address deltas
@@ -238,10 +276,11 @@ static inline void count_pow2(StrideVote *v, Long delta)
 static inline void vote_stride(InstrRec *rec, Addr addr)
 {
     StrideVote *v = &rec->n.vote;
+    settle_near_votes(rec);
     if (LIKELY(rec->has_last)) {
         Long delta = (Long)(addr - rec->last_addr);
         v->deltas++;
-        count_pow2(v, delta);
+        count_pow2(v, delta, 1);
         if (delta == v->stride) {
             v->votes++;
             v->count++;
@@ -398,16 +437,38 @@ ULong collect_instructions_so_far(void)
     return n;
 }
 
-/* Accesses the fast path skipped had distance 0 at every block size.
- * Called once per fold: n.reads and n.writes hold the unguarded accesses
- * folded since the last reset, fast_path_misses those of them that reached
- * the helper. */
+/* The accesses the inline distance-1 check took (rec->near) into the
+ * histograms and the stride vote, and its counts zeroed. */
+static void add_near_accesses(InstrRec *rec)
+{
+    Collector *c = &collector;
+    settle_near_votes(rec);
+    ULong took = rec->near[0];
+    if (took) {
+        rd_hist_add(&rec->n.hist[0], 1, took, &c->alloc);
+        for (UInt i = 1; i < c->nblock_sizes; i++) {
+            if (rec->near[i])
+                rd_hist_add(&rec->n.hist[i], 1, rec->near[i], &c->alloc);
+            if (took > rec->near[i])
+                rd_hist_add(&rec->n.hist[i], 0, took - rec->near[i], &c->alloc);
+        }
+    }
+    for (UInt i = 0; i < c->nblock_sizes; i++)
+        rec->near[i] = 0;
+    rec->near_voted = 0;
+}
+
+/* Accesses the fast path skipped had distance 0 at every block size, but
+ * those the inline distance-1 check took (add_near_accesses).  Called once
+ * per fold: n.reads and n.writes hold the unguarded accesses folded since
+ * the last reset, fast_path_misses those of them that reached the helper. */
 static void add_skipped_accesses(InstrRec *rec, ULong reads_before, ULong writes_before)
 {
     Collector *c = &collector;
     ULong unguarded = rec->n.reads - reads_before + rec->n.writes - writes_before;
-    tl_assert(unguarded >= rec->fast_path_misses);
-    ULong skipped = unguarded - rec->fast_path_misses;
+    tl_assert(unguarded >= rec->fast_path_misses + rec->near[0]);
+    ULong skipped = unguarded - rec->fast_path_misses - rec->near[0];
+    add_near_accesses(rec);
     if (c->sample_threshold)
         rec->n.exact_zero += skipped;
     else if (skipped)

@@ -47,6 +47,20 @@ rd_stack *rd_stack_new(const rd_allocator *a);
  * for N distinct blocks. */
 uint64_t rd_stack_access(rd_stack *s, uint64_t block);
 
+/* A block number no stack holds: what rd_stack_front() shows where the
+ * stack has fewer blocks (the collector's blocks, addresses shifted right
+ * by 3 or more, never reach it). */
+#define RD_NO_BLOCK UINT64_MAX
+
+/* The top of s, most recent first: entry 0 the block of the last access,
+ * entry 1 the most recent other one (RD_NO_BLOCK while s has fewer
+ * blocks).  For code that resolves an access at distance 1 without
+ * rd_stack_access (the collector's generated code): such an access to
+ * entry 1 swaps entries 0 and 1, which is all rd_stack_access would change.
+ * Nothing else may be written there.  The address stays valid until
+ * rd_stack_free. */
+uint64_t *rd_stack_front(rd_stack *s);
+
 /* Number of distinct blocks seen so far. */
 uint64_t rd_stack_blocks(const rd_stack *s);
 

@@ -63,6 +63,8 @@ _Static_assert(HASH_MIN_BITS > RUN_BITS, "the table must hold several runs");
 #define FRONT_K 8u          /* exact top of the stack kept as an array */
 #endif
 
+_Static_assert(FRONT_K >= 2, "rd_stack_front shows two entries");
+
 #define TS_EMPTY UINT64_MAX       /* timestamp of an unused hash slot */
 #define TS_FRONT (UINT64_MAX - 1) /* the block is in the front array, unmarked */
 
@@ -318,6 +320,8 @@ rd_stack *rd_stack_new(const rd_allocator *a)
     marks_reset(s, 0);
     s->now = 0;
     s->nfront = 0;
+    for (unsigned p = 0; p < FRONT_K; p++) /* what rd_stack_front shows of an empty stack */
+        s->front[p] = RD_NO_BLOCK;
     return s;
 }
 
@@ -415,6 +419,11 @@ uint64_t rd_stack_access(rd_stack *s, uint64_t block)
         }
     }
     return access_below_front(s, block);
+}
+
+uint64_t *rd_stack_front(rd_stack *s)
+{
+    return s->front;
 }
 
 uint64_t rd_stack_blocks(const rd_stack *s)
