@@ -3,9 +3,10 @@
  * For each superblock Valgrind translates, read top to bottom:
  *   entry          ctr[0] += 1                               (inline IR)
  *   each IMark     note: instruction executes in this segment
- *   each access    if not a repeat of the thread's most recent block,
- *                  nor taken by the inline distance-1 check (resolve_near):
+ *   each access    if not a repeat of the thread's most recent block:
  *                      collect_on_access(rec, addr, size)    (guarded helper)
+ *                  or with the near check, for the second most recent:
+ *                      collect_on_near(rec, addr)            (guarded helper)
  *   each exit k    ctr[k+1] += guard; the next segment begins (inline IR)
  *   the end        indirect jump/call: collect_on_indirect(rec, target)
  * and for call edges (collect.h):
@@ -124,62 +125,17 @@ static IRExpr *load_at(IRSB *out, IRExpr *a)
     return tmp(assign(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, a)));
 }
 
-/* *(a + 8) = value when guard (I64 atoms; guard an I1 atom). */
-static void store_second(IRSB *out, IRExpr *a, IRExpr *value, IRExpr *guard)
+/* The near check's test (docs/collector.md, "The inline distance-1
+ * check"): I1 temps, *repeat true unless the access to blocks first..last
+ * (at the smallest block size) lies in the current thread's most recent
+ * block, *near when it lies in the second most recent, where it has
+ * distance 1 (rd_stack_front). */
+static void front_test(IRSB *out, IRExpr *first, IRExpr *last, IRExpr **repeat, IRExpr **near)
 {
-    IRExpr *second = tmp(assign(out, Ity_I64, IRExpr_Binop(Iop_Add64, a, mkIRExpr_HWord(8))));
-    addStmtToIRSB(out, IRStmt_StoreG(Iend_LE, second, value, guard));
-}
-
-/* *counter += 1 when `yes` (an I1 atom). */
-static void count_if(IRSB *out, ULong *counter, IRExpr *yes)
-{
-    add_to_counter(out, counter, tmp(assign(out, Ity_I64, IRExpr_Unop(Iop_1Uto64, yes))));
-}
-
-/* The inline distance-1 check (docs/collector.md, "The inline distance-1
- * check"): an I1 temp, true when it took the access of rec to
- * [addr, addr+size), blocks first..last at the smallest block size, which
- * then needs no helper.  It takes an access within one block that is the
- * second most recent at the smallest block size (distance 1) and whose
- * address delta from rec's last is the stride vote's candidate (so that
- * its vote, counted in rec->near[0], can be added later:
- * settle_near_votes), and does what the helper would: the block swaps with
- * the top of the front at the smallest size; at each larger size its block
- * is the top (distance 0) or, as nothing but the top was touched since the
- * second, the second (distance 1: swapped, and counted in rec->near[i]). */
-static IRExpr *resolve_near(IRSB *out, InstrRec *rec, IRExpr *addr, IRExpr *first, IRExpr *last)
-{
-    Collector *c = &collector;
-    IRExpr *front = load_word(out, (HWord *)&c->front[0]);
-    IRExpr *top = load_at(out, front);
-    IRExpr *second = load_at(out, tmp(assign(out, Ity_I64, IRExpr_Binop(Iop_Add64, front, mkIRExpr_HWord(8)))));
-    IRExpr *near = tmp(assign(out, Ity_I1, IRExpr_Unop(Iop_Not1, differs(out, first, last, second))));
-    IRExpr *delta = tmp(assign(out, Ity_I64, IRExpr_Binop(Iop_Sub64, addr, load_word(out, &rec->last_addr))));
-    IRExpr *stride = load_word(out, (HWord *)&rec->n.vote.stride);
-    IRExpr *on_stride = tmp(assign(out, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, delta, stride)));
-    IRExpr *had = tmp(assign(out, Ity_I8, IRExpr_Load(Iend_LE, Ity_I8, mkIRExpr_HWord((HWord)&rec->has_last))));
-    IRExpr *had64 = tmp(assign(out, Ity_I64, IRExpr_Unop(Iop_8Uto64, had)));
-    IRExpr *voted = tmp(assign(out, Ity_I1, IRExpr_Binop(Iop_CmpNE64, had64, mkIRExpr_HWord(0))));
-    IRExpr *both = tmp(assign(out, Ity_I1, IRExpr_Binop(Iop_And1, on_stride, voted)));
-    IRExpr *hit = tmp(assign(out, Ity_I1, IRExpr_Binop(Iop_And1, near, both)));
-
-    store_second(out, front, top, hit);
-    addStmtToIRSB(out, IRStmt_StoreG(Iend_LE, front, first, hit));
-    addStmtToIRSB(out, IRStmt_StoreG(Iend_LE, mkIRExpr_HWord((HWord)&c->top_block), first, hit));
-    addStmtToIRSB(out, IRStmt_StoreG(Iend_LE, mkIRExpr_HWord((HWord)&rec->last_addr), addr, hit));
-    count_if(out, &rec->near[0], hit);
-    for (UInt i = 1; i < c->nblock_sizes; i++) {
-        IRExpr *f = load_word(out, (HWord *)&c->front[i]);
-        IRExpr *block = block_at(out, addr, i);
-        IRExpr *was_top = load_at(out, f);
-        IRExpr *away = tmp(assign(out, Ity_I1, IRExpr_Binop(Iop_CmpNE64, block, was_top)));
-        IRExpr *moved = tmp(assign(out, Ity_I1, IRExpr_Binop(Iop_And1, hit, away)));
-        store_second(out, f, was_top, moved);
-        addStmtToIRSB(out, IRStmt_StoreG(Iend_LE, f, block, moved));
-        count_if(out, &rec->near[i], moved);
-    }
-    return hit;
+    IRExpr *front = load_word(out, (HWord *)&collector.front[0]);
+    IRExpr *second = tmp(assign(out, Ity_I64, IRExpr_Binop(Iop_Add64, front, mkIRExpr_HWord(8))));
+    *repeat = differs(out, first, last, load_at(out, front));
+    *near = tmp(assign(out, Ity_I1, IRExpr_Unop(Iop_Not1, differs(out, first, last, load_at(out, second)))));
 }
 
 /* One memory access of the current instruction (a VgMemRefFn; ctx is the
@@ -188,8 +144,9 @@ static IRExpr *resolve_near(IRSB *out, InstrRec *rec, IRExpr *addr, IRExpr *firs
  * byte of [addr, addr+size) lies in collector.top_block, the block this
  * thread touched last at the smallest block size (the fast path: such a
  * repeat has distance 0 at every block size and changes no LRU stack; the
- * skipped accesses are counted afterwards as executions minus helper calls
- * and the near check's), or the inline distance-1 check takes it. */
+ * skipped accesses are counted afterwards as executions minus helper calls),
+ * and, with the near check, an access to the second most recent block goes
+ * to collect_on_near instead. */
 static void instrument_access(void *ctx, IRExpr *addr, Int size, Bool is_write, IRExpr *guard)
 {
     SbBuilder *b = ctx;
@@ -207,12 +164,15 @@ static void instrument_access(void *ctx, IRExpr *addr, Int size, Bool is_write, 
     IRExpr *first = block_at(out, addr, 0);
     IRExpr *end = tmp(assign(out, Ity_I64, IRExpr_Binop(Iop_Add64, addr, mkIRExpr_HWord((HWord)size - 1))));
     IRExpr *last = block_at(out, end, 0);
-    IRExpr *go = differs(out, first, last, load_word(out, (HWord *)&collector.top_block));
+    IRExpr *go;
     if (collector.near_check) {
-        IRExpr *hit = resolve_near(out, rec, addr, first, last);
-        IRExpr *missed = tmp(assign(out, Ity_I1, IRExpr_Unop(Iop_Not1, hit)));
-        go = tmp(assign(out, Ity_I1, IRExpr_Binop(Iop_And1, go, missed)));
-    }
+        IRExpr *near;
+        front_test(out, first, last, &go, &near);
+        IRExpr *far = tmp(assign(out, Ity_I1, IRExpr_Unop(Iop_Not1, near)));
+        go = tmp(assign(out, Ity_I1, IRExpr_Binop(Iop_And1, go, far)));
+        call_helper(out, "collect_on_near", collect_on_near, 2, mkIRExprVec_2(mkIRExpr_HWord((HWord)rec), addr), near);
+    } else
+        go = differs(out, first, last, load_word(out, (HWord *)&collector.top_block));
     IRExpr **args = mkIRExprVec_3(mkIRExpr_HWord((HWord)rec), addr, mkIRExpr_HWord((HWord)size));
     call_helper(out, "collect_on_access", collect_on_access, 3, args, go);
 }

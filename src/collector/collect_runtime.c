@@ -155,7 +155,6 @@ static void reset_record(InstrRec *rec)
     rec->n.vote = (StrideVote){0};
     for (UInt i = 0; i < c->nblock_sizes; i++)
         rec->near[i] = 0;
-    rec->near_voted = 0;
     for (UInt i = 0; i < rec->n.targets.n; i++)
         rec->n.targets.e[i].count = 0;
     for (UInt i = 0; i < rec->n.callees.n; i++)
@@ -237,31 +236,14 @@ void collect_runtime_init(void)
     VG_(atfork)(on_fork_pre, on_fork_parent, on_fork_child);
 }
 
-/* Count n deltas of `delta` in their 2-adic class (profile_writer.h,
- * PROFILE_POW2_FIRST), when it is a multiple of 2^PROFILE_POW2_FIRST bytes. */
-static inline void count_pow2(StrideVote *v, Long delta, ULong n)
+/* Count delta in its 2-adic class (profile_writer.h, PROFILE_POW2_FIRST),
+ * when it is a multiple of 2^PROFILE_POW2_FIRST bytes. */
+static inline void count_pow2(StrideVote *v, Long delta)
 {
     if (delta == 0 || (delta & ((1L << PROFILE_POW2_FIRST) - 1)))
         return;
     UInt k = (UInt)__builtin_ctzll((ULong)delta) - PROFILE_POW2_FIRST;
-    v->pow2[k < PROFILE_POW2_CLASSES ? k : PROFILE_POW2_CLASSES - 1] += n;
-}
-
-/* The votes of the accesses the inline distance-1 check took since the
- * last settling, added: each was a delta equal to the candidate (the check
- * takes no other), which the candidate did not change since, so n of them
- * in a row are what n steps of vote_stride would have counted. */
-static inline void settle_near_votes(InstrRec *rec)
-{
-    StrideVote *v = &rec->n.vote;
-    ULong n = rec->near[0] - rec->near_voted;
-    if (LIKELY(n == 0))
-        return;
-    v->deltas += n;
-    v->votes += n;
-    v->count += n;
-    count_pow2(v, v->stride, n);
-    rec->near_voted = rec->near[0];
+    v->pow2[k < PROFILE_POW2_CLASSES ? k : PROFILE_POW2_CLASSES - 1]++;
 }
 
 /* One step of the majority vote over the instruction's address deltas
@@ -276,11 +258,10 @@ static inline void settle_near_votes(InstrRec *rec)
 static inline void vote_stride(InstrRec *rec, Addr addr)
 {
     StrideVote *v = &rec->n.vote;
-    settle_near_votes(rec);
     if (LIKELY(rec->has_last)) {
         Long delta = (Long)(addr - rec->last_addr);
         v->deltas++;
-        count_pow2(v, delta, 1);
+        count_pow2(v, delta);
         if (delta == v->stride) {
             v->votes++;
             v->count++;
@@ -342,6 +323,33 @@ VG_REGPARM(3) void collect_on_access(InstrRec *rec, Addr addr, UWord size)
 {
     rec->fast_path_misses += collector.counting; /* as the gated counters count the access */
     touch(rec, addr, size);
+}
+
+/* An access within the second most recent block at the smallest block
+ * size (the near check's: collect_instrument.c), so at distance 1 there, in
+ * exact inline analysis, ungated: what touch() would do, without the
+ * engines.  The block swaps with the top of the front; at each larger block
+ * size its block is the top (distance 0) or, as nothing but the top was
+ * touched since the second, the second (distance 1: swapped).  The
+ * distances are counted in rec->near, folded by add_near_accesses. */
+VG_REGPARM(2) void collect_on_near(InstrRec *rec, Addr addr)
+{
+    Collector *c = &collector;
+    vote_stride(rec, addr);
+    uint64_t *f = c->front[0];
+    c->top_block = f[1];
+    f[1] = f[0];
+    f[0] = c->top_block;
+    rec->near[0]++;
+    for (UInt i = 1; i < c->nblock_sizes; i++) {
+        f = c->front[i];
+        uint64_t block = addr >> c->block_shift[i];
+        if (block != f[0]) {
+            f[1] = f[0];
+            f[0] = block;
+            rec->near[i]++;
+        }
+    }
 }
 
 VG_REGPARM(3) void collect_on_guarded_access(InstrRec *rec, Addr addr, UWord size_and_write)
@@ -437,12 +445,11 @@ ULong collect_instructions_so_far(void)
     return n;
 }
 
-/* The accesses the inline distance-1 check took (rec->near) into the
- * histograms and the stride vote, and its counts zeroed. */
+/* The accesses collect_on_near took (rec->near) into the histograms, and
+ * its counts zeroed. */
 static void add_near_accesses(InstrRec *rec)
 {
     Collector *c = &collector;
-    settle_near_votes(rec);
     ULong took = rec->near[0];
     if (took) {
         rd_hist_add(&rec->n.hist[0], 1, took, &c->alloc);
@@ -455,11 +462,10 @@ static void add_near_accesses(InstrRec *rec)
     }
     for (UInt i = 0; i < c->nblock_sizes; i++)
         rec->near[i] = 0;
-    rec->near_voted = 0;
 }
 
 /* Accesses the fast path skipped had distance 0 at every block size, but
- * those the inline distance-1 check took (add_near_accesses).  Called once
+ * those collect_on_near took (add_near_accesses).  Called once
  * per fold: n.reads and n.writes hold the unguarded accesses folded since
  * the last reset, fast_path_misses those of them that reached the helper. */
 static void add_skipped_accesses(InstrRec *rec, ULong reads_before, ULong writes_before)
