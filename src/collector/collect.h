@@ -128,7 +128,7 @@ typedef struct InstrRec {
     ULong guarded_reads, guarded_writes;
     Bool has_last;  /* last_addr holds an access counted since the last reset */
     Addr last_addr; /* for the stride vote's next delta */
-    /* collect_on_near's: near[0] the accesses it took, at distance 1 at
+    /* take_near's (collect_runtime.c): near[0] the accesses it took, at distance 1 at
      * the smallest block size; near[i] those of them at distance 1 at block
      * size i (the rest at 0). */
     ULong near[MAX_BLOCK_SIZES];
@@ -301,7 +301,6 @@ IRSB *collect_instrument(VgCallbackClosure *closure, IRSB *sb_in,
 ThreadState *collect_thread_state(ThreadId tid);
 VG_REGPARM(3) void collect_on_access(InstrRec *rec, Addr addr, UWord size);
 VG_REGPARM(3) void collect_on_guarded_access(InstrRec *rec, Addr addr, UWord size_and_write);
-VG_REGPARM(2) void collect_on_near(InstrRec *rec, Addr addr);
 VG_REGPARM(2) void collect_on_indirect(InstrRec *rec, Addr target);
 VG_REGPARM(3) void collect_on_enter(InstrRec *call, InstrRec *entered, UWord is_entry);
 void collect_runtime_init(void);

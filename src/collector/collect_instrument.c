@@ -5,8 +5,6 @@
  *   each IMark     note: instruction executes in this segment
  *   each access    if not a repeat of the thread's most recent block:
  *                      collect_on_access(rec, addr, size)    (guarded helper)
- *                  or with the near check, for the second most recent:
- *                      collect_on_near(rec, addr)            (guarded helper)
  *   each exit k    ctr[k+1] += guard; the next segment begins (inline IR)
  *   the end        indirect jump/call: collect_on_indirect(rec, target)
  * and for call edges (collect.h):
@@ -119,34 +117,14 @@ static IRExpr *differs(IRSB *out, IRExpr *first, IRExpr *last, IRExpr *block)
     return tmp(assign(out, Ity_I1, IRExpr_Binop(Iop_CmpNE64, tmp(any), mkIRExpr_HWord(0))));
 }
 
-/* The I64 word at `a` (an I64 atom). */
-static IRExpr *load_at(IRSB *out, IRExpr *a)
-{
-    return tmp(assign(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, a)));
-}
-
-/* The near check's test (docs/collector.md, "The inline distance-1
- * check"): I1 temps, *repeat true unless the access to blocks first..last
- * (at the smallest block size) lies in the current thread's most recent
- * block, *near when it lies in the second most recent, where it has
- * distance 1 (rd_stack_front). */
-static void front_test(IRSB *out, IRExpr *first, IRExpr *last, IRExpr **repeat, IRExpr **near)
-{
-    IRExpr *front = load_word(out, (HWord *)&collector.front[0]);
-    IRExpr *second = tmp(assign(out, Ity_I64, IRExpr_Binop(Iop_Add64, front, mkIRExpr_HWord(8))));
-    *repeat = differs(out, first, last, load_at(out, front));
-    *near = tmp(assign(out, Ity_I1, IRExpr_Unop(Iop_Not1, differs(out, first, last, load_at(out, second)))));
-}
-
 /* One memory access of the current instruction (a VgMemRefFn; ctx is the
  * SbBuilder).  `guard` is NULL for an access that happens whenever its
  * statement does.  An unguarded access reaches the helper unless every
  * byte of [addr, addr+size) lies in collector.top_block, the block this
  * thread touched last at the smallest block size (the fast path: such a
  * repeat has distance 0 at every block size and changes no LRU stack; the
- * skipped accesses are counted afterwards as executions minus helper calls),
- * and, with the near check, an access to the second most recent block goes
- * to collect_on_near instead. */
+ * skipped accesses are counted afterwards as executions minus helper
+ * calls). */
 static void instrument_access(void *ctx, IRExpr *addr, Int size, Bool is_write, IRExpr *guard)
 {
     SbBuilder *b = ctx;
@@ -164,15 +142,7 @@ static void instrument_access(void *ctx, IRExpr *addr, Int size, Bool is_write, 
     IRExpr *first = block_at(out, addr, 0);
     IRExpr *end = tmp(assign(out, Ity_I64, IRExpr_Binop(Iop_Add64, addr, mkIRExpr_HWord((HWord)size - 1))));
     IRExpr *last = block_at(out, end, 0);
-    IRExpr *go;
-    if (collector.near_check) {
-        IRExpr *near;
-        front_test(out, first, last, &go, &near);
-        IRExpr *far = tmp(assign(out, Ity_I1, IRExpr_Unop(Iop_Not1, near)));
-        go = tmp(assign(out, Ity_I1, IRExpr_Binop(Iop_And1, go, far)));
-        call_helper(out, "collect_on_near", collect_on_near, 2, mkIRExprVec_2(mkIRExpr_HWord((HWord)rec), addr), near);
-    } else
-        go = differs(out, first, last, load_word(out, (HWord *)&collector.top_block));
+    IRExpr *go = differs(out, first, last, load_word(out, (HWord *)&collector.top_block));
     IRExpr **args = mkIRExprVec_3(mkIRExpr_HWord((HWord)rec), addr, mkIRExpr_HWord((HWord)size));
     call_helper(out, "collect_on_access", collect_on_access, 3, args, go);
 }

@@ -319,20 +319,22 @@ static inline void touch(InstrRec *rec, Addr addr, UWord size)
                         c->counting ? &rec->n.hist[i] : NULL, &c->alloc);
 }
 
-VG_REGPARM(3) void collect_on_access(InstrRec *rec, Addr addr, UWord size)
+/* Is [addr, addr+size) within the current thread's second most recent
+ * block at the smallest block size (so at distance 1 there)? */
+static inline Bool is_near(Addr addr, UWord size)
 {
-    rec->fast_path_misses += collector.counting; /* as the gated counters count the access */
-    touch(rec, addr, size);
+    Collector *c = &collector;
+    uint64_t first = addr >> c->block_shift[0], last = (addr + size - 1) >> c->block_shift[0];
+    return first == last && first == c->front[0][1];
 }
 
-/* An access within the second most recent block at the smallest block
- * size (the near check's: collect_instrument.c), so at distance 1 there, in
- * exact inline analysis, ungated: what touch() would do, without the
- * engines.  The block swaps with the top of the front; at each larger block
- * size its block is the top (distance 0) or, as nothing but the top was
- * touched since the second, the second (distance 1: swapped).  The
- * distances are counted in rec->near, folded by add_near_accesses. */
-VG_REGPARM(2) void collect_on_near(InstrRec *rec, Addr addr)
+/* What touch() does for an access is_near found, in exact inline analysis,
+ * ungated (Collector.near_check), without the engines: the block swaps with
+ * the top of the front; at each larger block size its block is the top
+ * (distance 0) or, as nothing but the top was touched since the second, the
+ * second (distance 1: swapped).  The distances are counted in rec->near,
+ * folded by add_near_accesses. */
+static void take_near(InstrRec *rec, Addr addr)
 {
     Collector *c = &collector;
     vote_stride(rec, addr);
@@ -350,6 +352,16 @@ VG_REGPARM(2) void collect_on_near(InstrRec *rec, Addr addr)
             rec->near[i]++;
         }
     }
+}
+
+VG_REGPARM(3) void collect_on_access(InstrRec *rec, Addr addr, UWord size)
+{
+    if (collector.near_check && is_near(addr, size)) {
+        take_near(rec, addr);
+        return;
+    }
+    rec->fast_path_misses += collector.counting; /* as the gated counters count the access */
+    touch(rec, addr, size);
 }
 
 VG_REGPARM(3) void collect_on_guarded_access(InstrRec *rec, Addr addr, UWord size_and_write)
@@ -445,8 +457,8 @@ ULong collect_instructions_so_far(void)
     return n;
 }
 
-/* The accesses collect_on_near took (rec->near) into the histograms, and
- * its counts zeroed. */
+/* The accesses take_near took (rec->near) into the histograms, and its
+ * counts zeroed. */
 static void add_near_accesses(InstrRec *rec)
 {
     Collector *c = &collector;
@@ -465,7 +477,7 @@ static void add_near_accesses(InstrRec *rec)
 }
 
 /* Accesses the fast path skipped had distance 0 at every block size, but
- * those collect_on_near took (add_near_accesses).  Called once
+ * those take_near took (add_near_accesses).  Called once
  * per fold: n.reads and n.writes hold the unguarded accesses folded since
  * the last reset, fast_path_misses those of them that reached the helper. */
 static void add_skipped_accesses(InstrRec *rec, ULong reads_before, ULong writes_before)
