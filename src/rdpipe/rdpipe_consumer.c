@@ -118,13 +118,32 @@ static void engine_control(engine *e, const rdp_rec *r)
     }
 }
 
+/* Records ahead of the one being run whose hash slots are fetched. */
+#define PROBE_AHEAD 8
+
+/* The hash slot of the access r, to come, fetched into the cache, unless
+ * its block is in the current front, where the access will end (a thread
+ * switch in between only makes the hint useless). */
+static inline void engine_prefetch(const engine *e, const rdp_rec *r)
+{
+    if (r->instr == RDP_CONTROL || !e->cur)
+        return;
+    uint64_t block = r->addr >> e->shift;
+    if (rd_front_position(rd_stack_front(e->cur), block) == RD_FRONT_SEARCH)
+        rd_stack_prefetch(e->cur, block);
+}
+
 /* Run records [from, to) through engines e[0..n), each record through all
  * of them before the next: one read of the ring's line, which the tool's
- * core wrote. */
+ * core wrote; the hash slots of the records PROBE_AHEAD further on are
+ * fetched meanwhile. */
 static void engines_run(engine *e, unsigned n, const rdp_rec *from, const rdp_rec *to)
 {
     for (const rdp_rec *r = from; r < to; r++) {
         __builtin_prefetch(r + 16); /* a line from the other core, 4 lines ahead */
+        if (r + PROBE_AHEAD < to)
+            for (unsigned i = 0; i < n; i++)
+                engine_prefetch(&e[i], r + PROBE_AHEAD);
         for (unsigned i = 0; i < n; i++) {
             if (r->instr != RDP_CONTROL)
                 engine_access(&e[i], r);
