@@ -120,6 +120,10 @@ static void engine_control(engine *e, const rdp_rec *r)
 
 /* Records ahead of the one being run whose hash slots are fetched. */
 #define PROBE_AHEAD 8
+/* Blocks a stack holds before its hash slots are fetched ahead: 2^17, whose
+ * table (2 MiB and more) outgrows the host's L2 cache; in a smaller one the
+ * slots are mostly in cache and the hint only costs. */
+#define PROBE_BLOCKS (1u << 17)
 
 /* The hash slot of the access r, to come, fetched into the cache, unless
  * its block is in the current front, where the access will end (a thread
@@ -135,15 +139,19 @@ static inline void engine_prefetch(const engine *e, const rdp_rec *r)
 
 /* Run records [from, to) through engines e[0..n), each record through all
  * of them before the next: one read of the ring's line, which the tool's
- * core wrote; the hash slots of the records PROBE_AHEAD further on are
- * fetched meanwhile. */
+ * core wrote; where an engine's current stack is large, the hash slots of
+ * the records PROBE_AHEAD further on are fetched meanwhile. */
 static void engines_run(engine *e, unsigned n, const rdp_rec *from, const rdp_rec *to)
 {
+    unsigned probing = 0; /* the engines whose current stacks are large, as bits */
+    for (unsigned i = 0; i < n; i++)
+        probing |= (unsigned)(e[i].cur && rd_stack_blocks(e[i].cur) > PROBE_BLOCKS) << i;
     for (const rdp_rec *r = from; r < to; r++) {
         __builtin_prefetch(r + 16); /* a line from the other core, 4 lines ahead */
-        if (r + PROBE_AHEAD < to)
+        if (probing && r + PROBE_AHEAD < to)
             for (unsigned i = 0; i < n; i++)
-                engine_prefetch(&e[i], r + PROBE_AHEAD);
+                if (probing >> i & 1)
+                    engine_prefetch(&e[i], r + PROBE_AHEAD);
         for (unsigned i = 0; i < n; i++) {
             if (r->instr != RDP_CONTROL)
                 engine_access(&e[i], r);
