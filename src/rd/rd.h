@@ -66,34 +66,22 @@ static inline uint64_t *rd_stack_front(rd_stack *s)
     return (uint64_t *)(void *)s;
 }
 
-/* Where block is among the first RD_FRONT_SEARCH positions of front f
- * (rd_stack_front), or RD_FRONT_SEARCH when it is not. */
-static inline unsigned rd_front_position(const uint64_t *f, uint64_t block)
-{
-    unsigned p = 0;
-    while (p < RD_FRONT_SEARCH && f[p] != block)
-        p++;
-    return p;
-}
-
 /* rd_stack_access(s, block), its first RD_FRONT_SEARCH front positions
  * searched here, inline: most accesses of regular loops end there, without
  * a call. */
 static inline uint64_t rd_stack_access_front(rd_stack *s, uint64_t block)
 {
     uint64_t *f = rd_stack_front(s);
-    unsigned p = rd_front_position(f, block);
-    if (p == RD_FRONT_SEARCH)
-        return rd_stack_access(s, block);
-    for (unsigned q = p; q > 0; q--)
-        f[q] = f[q - 1];
-    f[0] = block;
-    return p;
+    for (unsigned p = 0; p < RD_FRONT_SEARCH; p++) {
+        if (f[p] == block) {
+            for (unsigned q = p; q > 0; q--)
+                f[q] = f[q - 1];
+            f[0] = block;
+            return p;
+        }
+    }
+    return rd_stack_access(s, block);
 }
-
-/* A hint that block will be accessed soon: the line of its hash slot is
- * fetched into the cache (nothing else changes). */
-void rd_stack_prefetch(const rd_stack *s, uint64_t block);
 
 /* Number of distinct blocks seen so far. */
 uint64_t rd_stack_blocks(const rd_stack *s);

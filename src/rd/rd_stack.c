@@ -422,11 +422,6 @@ uint64_t rd_stack_access(rd_stack *s, uint64_t block)
     return access_below_front(s, block);
 }
 
-void rd_stack_prefetch(const rd_stack *s, uint64_t block)
-{
-    __builtin_prefetch(&s->slots[slot_home(block, s->shift)]);
-}
-
 uint64_t rd_stack_blocks(const rd_stack *s)
 {
     return s->nblocks;

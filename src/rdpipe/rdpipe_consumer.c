@@ -118,40 +118,13 @@ static void engine_control(engine *e, const rdp_rec *r)
     }
 }
 
-/* Records ahead of the one being run whose hash slots are fetched. */
-#define PROBE_AHEAD 8
-/* Blocks a stack holds before its hash slots are fetched ahead: 2^17, whose
- * table (2 MiB and more) outgrows the host's L2 cache; in a smaller one the
- * slots are mostly in cache and the hint only costs. */
-#define PROBE_BLOCKS (1u << 17)
-
-/* The hash slot of the access r, to come, fetched into the cache, unless
- * its block is in the current front, where the access will end (a thread
- * switch in between only makes the hint useless). */
-static inline void engine_prefetch(const engine *e, const rdp_rec *r)
-{
-    if (r->instr == RDP_CONTROL || !e->cur)
-        return;
-    uint64_t block = r->addr >> e->shift;
-    if (rd_front_position(rd_stack_front(e->cur), block) == RD_FRONT_SEARCH)
-        rd_stack_prefetch(e->cur, block);
-}
-
 /* Run records [from, to) through engines e[0..n), each record through all
  * of them before the next: one read of the ring's line, which the tool's
- * core wrote; where an engine's current stack is large, the hash slots of
- * the records PROBE_AHEAD further on are fetched meanwhile. */
+ * core wrote. */
 static void engines_run(engine *e, unsigned n, const rdp_rec *from, const rdp_rec *to)
 {
-    unsigned probing = 0; /* the engines whose current stacks are large, as bits */
-    for (unsigned i = 0; i < n; i++)
-        probing |= (unsigned)(e[i].cur && rd_stack_blocks(e[i].cur) > PROBE_BLOCKS) << i;
     for (const rdp_rec *r = from; r < to; r++) {
         __builtin_prefetch(r + 16); /* a line from the other core, 4 lines ahead */
-        if (probing && r + PROBE_AHEAD < to)
-            for (unsigned i = 0; i < n; i++)
-                if (probing >> i & 1)
-                    engine_prefetch(&e[i], r + PROBE_AHEAD);
         for (unsigned i = 0; i < n; i++) {
             if (r->instr != RDP_CONTROL)
                 engine_access(&e[i], r);
