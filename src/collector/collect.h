@@ -128,13 +128,10 @@ typedef struct InstrRec {
     ULong guarded_reads, guarded_writes;
     Bool has_last;  /* last_addr holds an access counted since the last reset */
     Addr last_addr; /* for the stride vote's next delta */
-    /* take_near's (collect_runtime.c): near[0] the accesses it took, at
-     * distance 1 at the smallest block size; near[i] those of them at
-     * distance 1 at block size i (the rest at 0). */
+    /* take_near's (collect_runtime.c): near[0] the accesses it took, at distance 1 at
+     * the smallest block size; near[i] those of them at distance 1 at block
+     * size i (the rest at 0). */
     ULong near[MAX_BLOCK_SIZES];
-    /* touch()'s: the touches at block size i > 0 to the block of the
-     * access before (distance 0), counted here and not in the histogram. */
-    ULong same[MAX_BLOCK_SIZES];
     /* Since the last collect_reset_counts: execs, reads, writes and taken
      * once collect_take_counts folded the counters in; the rest as it goes. */
     InstrCounts n;
@@ -231,11 +228,11 @@ typedef struct Collector {
     /* Read by the inline fast-path test of every memory access: the current
      * thread's most recently touched block at the smallest block size. */
     ULong top_block;
-    /* Whether the helper takes accesses at distance 1 itself (take_near:
-     * exact inline analysis, ungated; set once at the start), and what it
-     * reads and swaps: the current thread's stack fronts (rd_stack_front) at
-     * each block size, or no_front, which no block matches, while the
-     * engines have no current stacks. */
+    /* Whether translations get the inline distance-1 check (exact inline
+     * analysis, ungated: set once at the start), and what it reads and
+     * swaps: the current thread's stack fronts (rd_stack_front) at each
+     * block size, or no_front, which no block matches, while the engines
+     * have no current stacks. */
     Bool near_check;
     Bool near_check_allowed; /* --augur-near-check (for tests) [yes] */
     uint64_t *front[MAX_BLOCK_SIZES];

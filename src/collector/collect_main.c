@@ -160,9 +160,9 @@ static void print_usage(void)
 
 static void print_debug_usage(void)
 {
-    VG_(printf)("    --augur-near-check=yes|no     take accesses at distance 1 without the engines,\n"
-                "                                  where exact and inline (no: every access the\n"
-                "                                  helper sees to the engines; for tests) [yes]\n");
+    VG_(printf)("    --augur-near-check=yes|no     resolve distance-1 accesses in the generated\n"
+                "                                  code, where exact and inline (no: every access\n"
+                "                                  but repeats to the helper; for tests) [yes]\n");
 }
 
 /* Chasing across conditional branches merges both arms into one superblock

@@ -29,8 +29,8 @@ ThreadState *collect_thread_state(ThreadId tid)
     return c->thread[tid];
 }
 
-/* Point take_near's test at the stack fronts of t (NULL: at none, so that
- * every access goes to the engines). */
+/* Point the inline distance-1 check at the stack fronts of t (NULL: at
+ * none, so that it always hands the access to the helper). */
 static void point_fronts(ThreadState *t)
 {
     Collector *c = &collector;
@@ -154,7 +154,7 @@ static void reset_record(InstrRec *rec)
     rec->has_last = False;
     rec->n.vote = (StrideVote){0};
     for (UInt i = 0; i < c->nblock_sizes; i++)
-        rec->near[i] = rec->same[i] = 0;
+        rec->near[i] = 0;
     for (UInt i = 0; i < rec->n.targets.n; i++)
         rec->n.targets.e[i].count = 0;
     for (UInt i = 0; i < rec->n.callees.n; i++)
@@ -314,14 +314,9 @@ static inline void touch(InstrRec *rec, Addr addr, UWord size)
         touch_sampled(rec, t, addr, end);
         return;
     }
-    for (UInt i = 0; i < c->nblock_sizes; i++) { /* the stacks outside a region too: the cache's view */
-        uint64_t first = addr >> c->block_shift[i], last = end >> c->block_shift[i];
-        if (i > 0 && first == last && first == rd_stack_front(t->stack[i])[0]) {
-            rec->same[i] += c->counting; /* the block before: distance 0, no change (add_near_accesses) */
-            continue;
-        }
-        rd_touch_blocks(t->stack[i], first, last, 0, c->counting ? &rec->n.hist[i] : NULL, &c->alloc);
-    }
+    for (UInt i = 0; i < c->nblock_sizes; i++) /* the stacks outside a region too: the cache's view */
+        rd_touch_blocks(t->stack[i], addr >> c->block_shift[i], end >> c->block_shift[i], 0,
+                        c->counting ? &rec->n.hist[i] : NULL, &c->alloc);
 }
 
 /* Is [addr, addr+size) within the current thread's second most recent
@@ -462,18 +457,12 @@ ULong collect_instructions_so_far(void)
     return n;
 }
 
-/* The accesses take_near took (rec->near) and the touches touch() found
- * in the block before (rec->same) into the histograms, and their counts
- * zeroed. */
+/* The accesses take_near took (rec->near) into the histograms, and its
+ * counts zeroed. */
 static void add_near_accesses(InstrRec *rec)
 {
     Collector *c = &collector;
     ULong took = rec->near[0];
-    for (UInt i = 1; i < c->nblock_sizes; i++)
-        if (rec->same[i]) {
-            rd_hist_add(&rec->n.hist[i], 0, rec->same[i], &c->alloc);
-            rec->same[i] = 0;
-        }
     if (took) {
         rd_hist_add(&rec->n.hist[0], 1, took, &c->alloc);
         for (UInt i = 1; i < c->nblock_sizes; i++) {
