@@ -297,6 +297,7 @@ static inline void touch(InstrRec *rec, Addr addr, UWord size)
     if (UNLIKELY(!t)) { /* only if code runs between a thread's exit and the next switch */
         ThreadId tid = VG_(get_running_tid)();
         t = c->current = collect_thread_state(tid);
+        point_fronts(t);
         if (c->channel)
             collect_pipe_thread(tid);
     }

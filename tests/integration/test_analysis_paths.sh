@@ -52,12 +52,11 @@ same exec -- "$PROGRAMS/procs" exec "$PROGRAMS/procs" fork $K $R
 same closefds -- "$PROGRAMS/procs" closefds $K $R
 same fork -- "$PROGRAMS/procs" fork-warm $K $R
 
-# The inline distance-1 check (collect_instrument.c, resolve_near) against
-# the helper alone (--augur-near-check=no): the same profiles, strides
-# included, where the check takes most accesses (the matrix product's row of
-# A, at distance 1 from B's column at every block size but the largest).
-# The two options are of one length, so that the runs' memory is laid out
-# alike.
+# The helper's distance-1 case (collect_runtime.c, take_near) against the
+# engines alone (--augur-near-check=no): the same profiles, strides
+# included, where it takes most accesses (the matrix product's row of A, at
+# distance 1 from B's column at every block size but the largest).  The two
+# options are of one length, so that the runs' memory is laid out alike.
 near() {
     local name=$1 opt
     shift
