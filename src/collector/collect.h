@@ -128,6 +128,10 @@ typedef struct InstrRec {
     ULong guarded_reads, guarded_writes;
     Bool has_last;  /* last_addr holds an access counted since the last reset */
     Addr last_addr; /* for the stride vote's next delta */
+    /* take_near's (collect_runtime.c): near[0] the accesses it took, at distance 1 at
+     * the smallest block size; near[i] those of them at distance 1 at block
+     * size i (the rest at 0). */
+    ULong near[MAX_BLOCK_SIZES];
     /* Since the last collect_reset_counts: execs, reads, writes and taken
      * once collect_take_counts folded the counters in; the rest as it goes. */
     InstrCounts n;
@@ -224,6 +228,15 @@ typedef struct Collector {
     /* Read by the inline fast-path test of every memory access: the current
      * thread's most recently touched block at the smallest block size. */
     ULong top_block;
+    /* Whether translations get the inline distance-1 check (exact inline
+     * analysis, ungated: set once at the start), and what it reads and
+     * swaps: the current thread's stack fronts (rd_stack_front) at each
+     * block size, or no_front, which no block matches, while the engines
+     * have no current stacks. */
+    Bool near_check;
+    Bool near_check_allowed; /* --augur-near-check (for tests) [yes] */
+    uint64_t *front[MAX_BLOCK_SIZES];
+    uint64_t no_front[2];
 
     /* progress lines (collect_progress.c): interval, clock, pacing */
     UInt progress_interval;          /* ms between two lines, and before the first */

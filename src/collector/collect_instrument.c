@@ -90,46 +90,6 @@ static void call_helper(IRSB *out, const HChar *name, void *fn, Int regparms,
     addStmtToIRSB(out, IRStmt_Dirty(d));
 }
 
-/* The fast-path test: an I1 temp that is true unless every byte of
- * [addr, addr+size) lies in collector.top_block, the block this thread
- * touched last (at the smallest block size).  Such a repeat has distance 0 at
- * every block size and changes no LRU stack, so the helper is skipped; the
- * skipped accesses are counted afterwards as executions minus helper calls. */
-static IRExpr *needs_helper(IRSB *out, IRExpr *addr, Int size)
-{
-    IRExpr *shift = IRExpr_Const(IRConst_U8((UChar)collector.block_shift[0]));
-    IRTemp top = assign(out, Ity_I64,
-                        IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&collector.top_block)));
-    IRTemp first = assign(out, Ity_I64, IRExpr_Binop(Iop_Shr64, addr, shift));
-    IRTemp end = assign(out, Ity_I64, IRExpr_Binop(Iop_Add64, addr, mkIRExpr_HWord((HWord)size - 1)));
-    IRTemp last = assign(out, Ity_I64, IRExpr_Binop(Iop_Shr64, tmp(end), shift));
-    IRTemp dfirst = assign(out, Ity_I64, IRExpr_Binop(Iop_Xor64, tmp(first), tmp(top)));
-    IRTemp dlast = assign(out, Ity_I64, IRExpr_Binop(Iop_Xor64, tmp(last), tmp(top)));
-    IRTemp any = assign(out, Ity_I64, IRExpr_Binop(Iop_Or64, tmp(dfirst), tmp(dlast)));
-    return tmp(assign(out, Ity_I1, IRExpr_Binop(Iop_CmpNE64, tmp(any), mkIRExpr_HWord(0))));
-}
-
-/* One memory access of the current instruction (a VgMemRefFn; ctx is the
- * SbBuilder).  `guard` is NULL for an access that happens whenever its
- * statement does. */
-static void instrument_access(void *ctx, IRExpr *addr, Int size, Bool is_write, IRExpr *guard)
-{
-    SbBuilder *b = ctx;
-    InstrRec *rec = b->cur;
-    tl_assert(rec && size > 0);
-    rec->accesses_memory = True;
-    if (guard) { /* counted by the helper itself, so no fast path */
-        IRExpr **args = mkIRExprVec_3(mkIRExpr_HWord((HWord)rec), addr,
-                                      mkIRExpr_HWord((HWord)size * 2 + (is_write ? 1 : 0)));
-        call_helper(b->out, "collect_on_guarded_access", collect_on_guarded_access, 3, args, guard);
-        return;
-    }
-    add_item(b, rec, is_write ? ITEM_WRITE : ITEM_READ);
-    IRExpr *go = needs_helper(b->out, addr, size);
-    IRExpr **args = mkIRExprVec_3(mkIRExpr_HWord((HWord)rec), addr, mkIRExpr_HWord((HWord)size));
-    call_helper(b->out, "collect_on_access", collect_on_access, 3, args, go);
-}
-
 /* *where = value (an I64 atom). */
 static void store_word(IRSB *out, HWord *where, IRExpr *value)
 {
@@ -139,6 +99,52 @@ static void store_word(IRSB *out, HWord *where, IRExpr *value)
 static IRExpr *load_word(IRSB *out, HWord *where)
 {
     return tmp(assign(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)where))));
+}
+
+/* The block of byte address `a` at block size i (an I64 atom). */
+static IRExpr *block_at(IRSB *out, IRExpr *a, UInt i)
+{
+    IRExpr *shift = IRExpr_Const(IRConst_U8((UChar)collector.block_shift[i]));
+    return tmp(assign(out, Ity_I64, IRExpr_Binop(Iop_Shr64, a, shift)));
+}
+
+/* An I1 temp: is either of `first`, `last` not `block`? */
+static IRExpr *differs(IRSB *out, IRExpr *first, IRExpr *last, IRExpr *block)
+{
+    IRTemp dfirst = assign(out, Ity_I64, IRExpr_Binop(Iop_Xor64, first, block));
+    IRTemp dlast = assign(out, Ity_I64, IRExpr_Binop(Iop_Xor64, last, block));
+    IRTemp any = assign(out, Ity_I64, IRExpr_Binop(Iop_Or64, tmp(dfirst), tmp(dlast)));
+    return tmp(assign(out, Ity_I1, IRExpr_Binop(Iop_CmpNE64, tmp(any), mkIRExpr_HWord(0))));
+}
+
+/* One memory access of the current instruction (a VgMemRefFn; ctx is the
+ * SbBuilder).  `guard` is NULL for an access that happens whenever its
+ * statement does.  An unguarded access reaches the helper unless every
+ * byte of [addr, addr+size) lies in collector.top_block, the block this
+ * thread touched last at the smallest block size (the fast path: such a
+ * repeat has distance 0 at every block size and changes no LRU stack; the
+ * skipped accesses are counted afterwards as executions minus helper
+ * calls). */
+static void instrument_access(void *ctx, IRExpr *addr, Int size, Bool is_write, IRExpr *guard)
+{
+    SbBuilder *b = ctx;
+    IRSB *out = b->out;
+    InstrRec *rec = b->cur;
+    tl_assert(rec && size > 0);
+    rec->accesses_memory = True;
+    if (guard) { /* counted by the helper itself, so no fast path */
+        IRExpr **args = mkIRExprVec_3(mkIRExpr_HWord((HWord)rec), addr,
+                                      mkIRExpr_HWord((HWord)size * 2 + (is_write ? 1 : 0)));
+        call_helper(out, "collect_on_guarded_access", collect_on_guarded_access, 3, args, guard);
+        return;
+    }
+    add_item(b, rec, is_write ? ITEM_WRITE : ITEM_READ);
+    IRExpr *first = block_at(out, addr, 0);
+    IRExpr *end = tmp(assign(out, Ity_I64, IRExpr_Binop(Iop_Add64, addr, mkIRExpr_HWord((HWord)size - 1))));
+    IRExpr *last = block_at(out, end, 0);
+    IRExpr *go = differs(out, first, last, load_word(out, (HWord *)&collector.top_block));
+    IRExpr **args = mkIRExprVec_3(mkIRExpr_HWord((HWord)rec), addr, mkIRExpr_HWord((HWord)size));
+    call_helper(out, "collect_on_access", collect_on_access, 3, args, go);
 }
 
 /* Does code at `target` belong to a named function? */

@@ -123,6 +123,7 @@ static Bool process_option(const HChar *arg)
         set_progress_interval(value);
     } else if VG_STR_CLO (arg, "--augur-sample-rd", value) {
         set_sample_threshold(value);
+    } else if VG_BOOL_CLO (arg, "--augur-near-check", c->near_check_allowed) {
     } else if VG_STR_CLO (arg, "--augur-channel", value) {
         if (!collect_pipe_option(value)) {
             VG_(fmsg_bad_option)("--augur-channel", "'%s': expected BELL:INODE,ANSWERS:INODE,RING:INODE (given by augur collect)\n",
@@ -159,7 +160,9 @@ static void print_usage(void)
 
 static void print_debug_usage(void)
 {
-    VG_(printf)("    (none)\n");
+    VG_(printf)("    --augur-near-check=yes|no     resolve distance-1 accesses in the generated\n"
+                "                                  code, where exact and inline (no: every access\n"
+                "                                  but repeats to the helper; for tests) [yes]\n");
 }
 
 /* Chasing across conditional branches merges both arms into one superblock
@@ -223,6 +226,7 @@ static void pre_clo_init(void)
 {
     collector.progress_interval = 10000;
     collector.instr_at_start = True;
+    collector.near_check_allowed = True;
     VG_(details_name)("augur");
     VG_(details_version)(AUGUR_TOOL_VERSION);
     VG_(details_description)("exact instruction counts and reuse-distance histograms");

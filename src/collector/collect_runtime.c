@@ -29,6 +29,15 @@ ThreadState *collect_thread_state(ThreadId tid)
     return c->thread[tid];
 }
 
+/* Point the inline distance-1 check at the stack fronts of t (NULL: at
+ * none, so that it always hands the access to the helper). */
+static void point_fronts(ThreadState *t)
+{
+    Collector *c = &collector;
+    for (UInt i = 0; i < c->nblock_sizes; i++)
+        c->front[i] = t && t->stack[i] ? rd_stack_front(t->stack[i]) : c->no_front;
+}
+
 /* Valgrind runs one thread at a time; switch the fast path's notion of "the
  * most recent block", and the call waiting for its callee, with it.
  * Valgrind calls this at least once per scheduling quantum (100,000
@@ -53,6 +62,7 @@ static void on_start_client_code(ThreadId tid, ULong blocks_dispatched)
     if (c->channel)
         collect_pipe_thread(tid);
     c->top_block = t->top_block;
+    point_fronts(t);
     c->pending_call = t->pending_call;
     c->resolve_call = t->resolve_call;
     collect_regions_load(t);
@@ -91,6 +101,7 @@ static void on_thread_exit(ThreadId tid)
     if (c->current == t) {
         c->current = NULL;
         c->top_block = NO_BLOCK;
+        point_fronts(NULL);
         c->pending_call = c->resolve_call = 0;
         c->region_sp = c->skip_sp = 0;
         c->counting = c->nregion_fns == 0;
@@ -142,6 +153,8 @@ static void reset_record(InstrRec *rec)
     rec->n.execs = rec->n.reads = rec->n.writes = rec->n.taken = rec->n.exact_zero = 0;
     rec->has_last = False;
     rec->n.vote = (StrideVote){0};
+    for (UInt i = 0; i < c->nblock_sizes; i++)
+        rec->near[i] = 0;
     for (UInt i = 0; i < rec->n.targets.n; i++)
         rec->n.targets.e[i].count = 0;
     for (UInt i = 0; i < rec->n.callees.n; i++)
@@ -176,8 +189,10 @@ static void on_fork_child(ThreadId tid)
 {
     (void)tid;
     Collector *c = &collector;
-    if (c->channel)
+    if (c->channel) {
         collect_pipe_fork_child();
+        point_fronts(c->current); /* its stacks are new */
+    }
     collect_reset_counts();
     c->threads_created = 1;
     c->instructions_taken = 0;
@@ -208,6 +223,11 @@ void collect_runtime_init(void)
     c->touched = VG_(newXA)(VG_(malloc), "augur.touched", VG_(free), sizeof(InstrRec *));
     c->epoch = 1; /* records are made with touched_epoch 0: on no list */
     c->top_block = NO_BLOCK;
+    c->no_front[0] = c->no_front[1] = RD_NO_BLOCK;
+    point_fronts(NULL);
+    /* Gated counts and sampled histograms are the helper's alone, and with a
+     * channel the stacks are the consumer's. */
+    c->near_check = c->near_check_allowed && !c->channel && !c->gated && !c->sample_threshold;
     VG_(track_start_client_code)(on_start_client_code);
     VG_(track_pre_thread_ll_create)(on_thread_create);
     VG_(track_pre_thread_ll_exit)(on_thread_exit);
@@ -277,6 +297,7 @@ static inline void touch(InstrRec *rec, Addr addr, UWord size)
     if (UNLIKELY(!t)) { /* only if code runs between a thread's exit and the next switch */
         ThreadId tid = VG_(get_running_tid)();
         t = c->current = collect_thread_state(tid);
+        point_fronts(t);
         if (c->channel)
             collect_pipe_thread(tid);
     }
@@ -299,8 +320,47 @@ static inline void touch(InstrRec *rec, Addr addr, UWord size)
                         c->counting ? &rec->n.hist[i] : NULL, &c->alloc);
 }
 
+/* Is [addr, addr+size) within the current thread's second most recent
+ * block at the smallest block size (so at distance 1 there)? */
+static inline Bool is_near(Addr addr, UWord size)
+{
+    Collector *c = &collector;
+    uint64_t first = addr >> c->block_shift[0], last = (addr + size - 1) >> c->block_shift[0];
+    return first == last && first == c->front[0][1];
+}
+
+/* What touch() does for an access is_near found, in exact inline analysis,
+ * ungated (Collector.near_check), without the engines: the block swaps with
+ * the top of the front; at each larger block size its block is the top
+ * (distance 0) or, as nothing but the top was touched since the second, the
+ * second (distance 1: swapped).  The distances are counted in rec->near,
+ * folded by add_near_accesses. */
+static void take_near(InstrRec *rec, Addr addr)
+{
+    Collector *c = &collector;
+    vote_stride(rec, addr);
+    uint64_t *f = c->front[0];
+    c->top_block = f[1];
+    f[1] = f[0];
+    f[0] = c->top_block;
+    rec->near[0]++;
+    for (UInt i = 1; i < c->nblock_sizes; i++) {
+        f = c->front[i];
+        uint64_t block = addr >> c->block_shift[i];
+        if (block != f[0]) {
+            f[1] = f[0];
+            f[0] = block;
+            rec->near[i]++;
+        }
+    }
+}
+
 VG_REGPARM(3) void collect_on_access(InstrRec *rec, Addr addr, UWord size)
 {
+    if (collector.near_check && is_near(addr, size)) {
+        take_near(rec, addr);
+        return;
+    }
     rec->fast_path_misses += collector.counting; /* as the gated counters count the access */
     touch(rec, addr, size);
 }
@@ -398,16 +458,36 @@ ULong collect_instructions_so_far(void)
     return n;
 }
 
-/* Accesses the fast path skipped had distance 0 at every block size.
- * Called once per fold: n.reads and n.writes hold the unguarded accesses
- * folded since the last reset, fast_path_misses those of them that reached
- * the helper. */
+/* The accesses take_near took (rec->near) into the histograms, and its
+ * counts zeroed. */
+static void add_near_accesses(InstrRec *rec)
+{
+    Collector *c = &collector;
+    ULong took = rec->near[0];
+    if (took) {
+        rd_hist_add(&rec->n.hist[0], 1, took, &c->alloc);
+        for (UInt i = 1; i < c->nblock_sizes; i++) {
+            if (rec->near[i])
+                rd_hist_add(&rec->n.hist[i], 1, rec->near[i], &c->alloc);
+            if (took > rec->near[i])
+                rd_hist_add(&rec->n.hist[i], 0, took - rec->near[i], &c->alloc);
+        }
+    }
+    for (UInt i = 0; i < c->nblock_sizes; i++)
+        rec->near[i] = 0;
+}
+
+/* Accesses the fast path skipped had distance 0 at every block size, but
+ * those take_near took (add_near_accesses).  Called once
+ * per fold: n.reads and n.writes hold the unguarded accesses folded since
+ * the last reset, fast_path_misses those of them that reached the helper. */
 static void add_skipped_accesses(InstrRec *rec, ULong reads_before, ULong writes_before)
 {
     Collector *c = &collector;
     ULong unguarded = rec->n.reads - reads_before + rec->n.writes - writes_before;
-    tl_assert(unguarded >= rec->fast_path_misses);
-    ULong skipped = unguarded - rec->fast_path_misses;
+    tl_assert(unguarded >= rec->fast_path_misses + rec->near[0]);
+    ULong skipped = unguarded - rec->fast_path_misses - rec->near[0];
+    add_near_accesses(rec);
     if (c->sample_threshold)
         rec->n.exact_zero += skipped;
     else if (skipped)

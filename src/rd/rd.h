@@ -47,6 +47,42 @@ rd_stack *rd_stack_new(const rd_allocator *a);
  * for N distinct blocks. */
 uint64_t rd_stack_access(rd_stack *s, uint64_t block);
 
+/* A block number no stack holds: what rd_stack_front() shows where the
+ * stack has fewer blocks (the collector's blocks, addresses shifted right
+ * by 3 or more, never reach it). */
+#define RD_NO_BLOCK UINT64_MAX
+
+/* The top of s, the RD_FRONT_SEARCH most recently used distinct blocks at
+ * least, most recent first (RD_NO_BLOCK where s has fewer blocks): the
+ * front that rd_stack_access searches before its tables.  A caller may
+ * resolve an access to one of them itself, as rd_stack_access would: the
+ * block at position p has distance p and moves to the top, the blocks
+ * above it one place down (rd_touch_blocks, the collector's take_near).
+ * Nothing else may be written there.  The stack begins with it, so that
+ * finding it costs no call; it stays valid until rd_stack_free. */
+#define RD_FRONT_SEARCH 4u
+static inline uint64_t *rd_stack_front(rd_stack *s)
+{
+    return (uint64_t *)(void *)s;
+}
+
+/* rd_stack_access(s, block), its first RD_FRONT_SEARCH front positions
+ * searched here, inline: most accesses of regular loops end there, without
+ * a call. */
+static inline uint64_t rd_stack_access_front(rd_stack *s, uint64_t block)
+{
+    uint64_t *f = rd_stack_front(s);
+    for (unsigned p = 0; p < RD_FRONT_SEARCH; p++) {
+        if (f[p] == block) {
+            for (unsigned q = p; q > 0; q--)
+                f[q] = f[q - 1];
+            f[0] = block;
+            return p;
+        }
+    }
+    return rd_stack_access(s, block);
+}
+
 /* Number of distinct blocks seen so far. */
 uint64_t rd_stack_blocks(const rd_stack *s);
 
@@ -169,7 +205,7 @@ static inline void rd_touch_blocks(rd_stack *s, uint64_t first, uint64_t last, u
     for (uint64_t block = first; block <= last; block++) {
         if (threshold && !rd_sampled(block, threshold))
             continue;
-        uint64_t d = rd_stack_access(s, block);
+        uint64_t d = rd_stack_access_front(s, block);
         if (h)
             rd_hist_add_one(h, threshold && d != RD_COLD ? rd_sample_scale(d, threshold) : d, a);
     }

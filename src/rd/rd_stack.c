@@ -63,6 +63,8 @@ _Static_assert(HASH_MIN_BITS > RUN_BITS, "the table must hold several runs");
 #define FRONT_K 8u          /* exact top of the stack kept as an array */
 #endif
 
+_Static_assert(FRONT_K >= RD_FRONT_SEARCH, "rd_stack_access_front searches that many");
+
 #define TS_EMPTY UINT64_MAX       /* timestamp of an unused hash slot */
 #define TS_FRONT (UINT64_MAX - 1) /* the block is in the front array, unmarked */
 
@@ -75,6 +77,7 @@ typedef struct rd_slot {
 } rd_slot;
 
 struct rd_stack {
+    uint64_t front[FRONT_K]; /* the most recent distinct blocks, newest first: first (rd_stack_front) */
     const rd_allocator *a;
 
     /* hash map block -> last timestamp (linear probing, never deletes) */
@@ -90,9 +93,9 @@ struct rd_stack {
     size_t nwords;      /* a power of two, so every update path ends at nwords */
     uint64_t now;       /* next timestamp to hand out */
 
-    uint64_t front[FRONT_K]; /* the most recent distinct blocks, newest first */
     unsigned nfront;
 };
+_Static_assert(offsetof(struct rd_stack, front) == 0, "rd_stack_front: a stack begins with its front");
 
 /* ---- small helpers ------------------------------------------------------- */
 
@@ -318,6 +321,8 @@ rd_stack *rd_stack_new(const rd_allocator *a)
     marks_reset(s, 0);
     s->now = 0;
     s->nfront = 0;
+    for (unsigned p = 0; p < FRONT_K; p++) /* what rd_stack_front shows of an empty stack */
+        s->front[p] = RD_NO_BLOCK;
     return s;
 }
 

@@ -52,6 +52,25 @@ same exec -- "$PROGRAMS/procs" exec "$PROGRAMS/procs" fork $K $R
 same closefds -- "$PROGRAMS/procs" closefds $K $R
 same fork -- "$PROGRAMS/procs" fork-warm $K $R
 
+# The helper's distance-1 case (collect_runtime.c, take_near) against the
+# engines alone (--augur-near-check=no): the same profiles, strides
+# included, where it takes most accesses (the matrix product's row of A, at
+# distance 1 from B's column at every block size but the largest).  The two
+# options are of one length, so that the runs' memory is laid out alike.
+near() {
+    local name=$1 opt
+    shift
+    for opt in "no " yes; do
+        VALGRIND_OPTS="--augur-near-check=$opt" "$AUGUR" collect --db "$WORK/$name-${opt:0:1}.db" --analysis inline \
+            --keep-profiles "$WORK/$name-${opt:0:1}" "$@" >/dev/null 2>&1
+        check "$name (near check ${opt% }): ran" "$?" 0
+    done
+    check "$name: same with the near check and without" "$(canon_all "$WORK/$name-y")" "$(canon_all "$WORK/$name-n")"
+}
+near near-matmul --block-sizes 8,64,256,4096 -- "$PROGRAMS/patterns" matmul 24 2
+near near-fork -- "$PROGRAMS/procs" fork-warm $K $R
+near near-sweep --block-sizes 32,4096 -- "$PROGRAMS/patterns" stride 300 3
+
 # The fork's child sweeps the lines its parent swept: with its stacks copies
 # of the parent's (the pipe's child rebuilds them from the consumer's), none
 # of its touches is a first one.

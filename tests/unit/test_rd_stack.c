@@ -473,6 +473,36 @@ static void test_adversarial_blocks(void **state)
     rd_stack_free(s);
     naive_free(&ref);
 }
+/* rd_stack_access_front (the front's search inline, as rd_touch_blocks and
+ * the collector run it) and rd_stack_access, taken at random on one stack,
+ * against the naive list: footprints where most accesses end in the
+ * searched positions (4, 5 blocks), some (9, 12), and few (3000). */
+static void test_front_inline(void **state)
+{
+    (void)state;
+    const uint64_t footprints[] = {4, 5, 9, 12, 3000};
+    for (unsigned k = 0; k < sizeof footprints / sizeof *footprints; k++) {
+        rng_state = 100 + k;
+        naive_lru ref = {0};
+        rd_stack *s = rd_stack_new(&alloc);
+        uint64_t *f = rd_stack_front(s);
+        assert_true(f[0] == RD_NO_BLOCK && f[1] == RD_NO_BLOCK); /* an empty stack shows no block */
+        uint64_t mismatches = 0, in_front = 0;
+        for (uint64_t i = 0; i < 200000; i++) {
+            uint64_t b = trace_block(UNIFORM, footprints[k], i, 0x10001) + 1;
+            uint64_t want = naive_access(&ref, b);
+            uint64_t got = rng_below(2) ? rd_stack_access_front(s, b) : rd_stack_access(s, b);
+            mismatches += got != want;
+            in_front += want < RD_FRONT_SEARCH;
+            assert_true(f[0] == b); /* the front's top is the block just accessed */
+        }
+        assert_int_equal(mismatches, 0);
+        if (footprints[k] <= 5) /* the inline search answered most */
+            assert_true(in_front > 150000);
+        rd_stack_free(s);
+        naive_free(&ref);
+    }
+}
 
 #define T(f) cmocka_unit_test_setup_teardown(f, reset_counts, check_no_leaks)
 
@@ -494,6 +524,7 @@ int main(void)
         T(test_random_small),
         T(test_random_large),
         T(test_adversarial_blocks),
+        T(test_front_inline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
