@@ -62,14 +62,11 @@ static void protocol_error(const char *what)
 /* Room for instruction id `id` in e's histograms. */
 static void engine_reserve(engine *e, uint32_t id)
 {
-    if (id < e->cap)
+    if (id < e->cap) /* the common case, without the call */
         return;
-    uint32_t cap = e->cap ? e->cap : 1024;
-    while (cap <= id)
-        cap *= 2;
-    e->slots = xrealloc(e->slots, cap * sizeof *e->slots);
-    memset(e->slots + e->cap, 0, (cap - e->cap) * sizeof *e->slots);
-    e->cap = cap;
+    void *slots = e->slots;
+    ring_grow_zeroed(&slots, &e->cap, id, sizeof *e->slots, NAME);
+    e->slots = slots;
 }
 
 /* The histogram of instruction id, put on the dirty list. */

@@ -18,6 +18,19 @@ void *ring_xrealloc(void *p, size_t bytes, const char *consumer)
     return q;
 }
 
+void ring_grow_zeroed(void **array, uint32_t *cap, uint32_t id, size_t elem, const char *consumer)
+{
+    if (id < *cap)
+        return;
+    uint32_t n = *cap ? *cap : 1024;
+    while (n <= id)
+        n *= 2;
+    char *grown = ring_xrealloc(*array, (size_t)n * elem, consumer);
+    memset(grown + (size_t)*cap * elem, 0, (size_t)(n - *cap) * elem);
+    *array = grown;
+    *cap = n;
+}
+
 static void *alloc_cb(void *ctx, size_t bytes)
 {
     return ring_xrealloc(NULL, bytes, ctx);

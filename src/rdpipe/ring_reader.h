@@ -7,6 +7,7 @@
 #define AUGUR_RING_READER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "rd/rd.h"
 #include "rdpipe/rdpipe_proto.h"
@@ -25,6 +26,9 @@ int ring_drain(RdpRing *ring, int doorbell, size_t chunk, ring_run_fn run, void 
  * `consumer` ("the reuse-distance consumer") and exit status 4 (the tool
  * then fails on the closed pipe, and augur says the consumer died). */
 void *ring_xrealloc(void *p, size_t bytes, const char *consumer);
+/* Grow *array (of *cap elements of `elem` bytes) until index `id` fits,
+ * doubling from 1024, the new elements zeroed; no change when it fits. */
+void ring_grow_zeroed(void **array, uint32_t *cap, uint32_t id, size_t elem, const char *consumer);
 /* An rd_allocator on ring_xrealloc and free (`consumer` a static string). */
 rd_allocator ring_allocator(const char *consumer);
 

@@ -74,12 +74,9 @@ static void *xcalloc(size_t bytes)
 static pair *pair_of(spy *s, uint32_t code, uint32_t obj)
 {
     if (code >= s->ncodes) {
-        uint32_t n = s->ncodes ? s->ncodes : 1024;
-        while (n <= code)
-            n *= 2;
-        s->by_code = xrealloc(s->by_code, n * sizeof *s->by_code);
-        memset(s->by_code + s->ncodes, 0, (n - s->ncodes) * sizeof *s->by_code);
-        s->ncodes = n;
+        void *codes = s->by_code;
+        ring_grow_zeroed(&codes, &s->ncodes, code, sizeof *s->by_code, SPY_CONSUMER_NAME);
+        s->by_code = codes;
     }
     pair **head = &s->by_code[code], *p = *head, *prev = NULL;
     for (; p && p->obj != obj; prev = p, p = p->next)

@@ -165,6 +165,42 @@ gone_within() {
     echo 0
 }
 
+# consumer_killed PATTERN OUTPUT ARGS... — `augur ARGS -- procs wait` with
+# --analysis pipe, its consumer killed while the program runs: the tool's
+# next send fails, augur exits 125 with a message matching PATTERN (grep)
+# and OUTPUT (the database or report ARGS name) is not written.
+consumer_killed() {
+    local pattern=$1 output=$2 augur_pid consumer
+    shift 2
+    rm -f "$WORK/dead.go"
+    "$AUGUR" "$@" --analysis pipe -- "$PROGRAMS/procs" wait "$WORK/dead.go" 2 0 >/dev/null 2>"$WORK/dead.err" &
+    augur_pid=$!
+    for _ in $(seq 300); do [ -e "$WORK/dead.go" ] && break; sleep 0.1; done
+    consumer=$(consumer_child $augur_pid)
+    check "dead consumer: found it" "$([ -n "$consumer" ] && echo yes)" yes
+    kill -9 $consumer
+    wait $augur_pid
+    check "dead consumer: augur fails" "$?" 125
+    check "dead consumer: says so" "$(grep -c "$pattern" "$WORK/dead.err")" 1
+    check "dead consumer: nothing written" "$([ -e "$output" ] && echo written || echo none)" none
+}
+
+# program_killed ARGS... — `augur ARGS -- procs wait` with --analysis pipe,
+# the program (Valgrind) killed while it runs: the consumer reads the end of
+# the records and ends, and augur with it.
+program_killed() {
+    local augur_pid consumer
+    rm -f "$WORK/killed.go"
+    "$AUGUR" "$@" --analysis pipe -- "$PROGRAMS/procs" wait "$WORK/killed.go" 30 0 >/dev/null 2>&1 &
+    augur_pid=$!
+    for _ in $(seq 300); do [ -e "$WORK/killed.go" ] && break; sleep 0.1; done
+    consumer=$(consumer_child $augur_pid)
+    kill -9 $(tool_child $augur_pid)
+    check "killed program: the consumer ends" "$(gone_within 10 "$consumer")" 1
+    check "killed program: augur ends" "$(gone_within 10 "$augur_pid")" 1
+    wait $augur_pid
+}
+
 # collect_to DIR ARGS... — augur collect into $WORK/test.db, keeping the raw
 # profiles in DIR (in the run's folder DIR/augur-collect-XXXXXX: use
 # kept_profiles); the program's stdout is discarded.

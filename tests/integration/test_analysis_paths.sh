@@ -98,31 +98,12 @@ done
 
 # The consumer killed while the program runs: the tool's next send fails, the
 # run fails (125) with a message that names the consumer, nothing is stored.
-"$AUGUR" collect --db "$WORK/dead.db" --analysis pipe -- "$PROGRAMS/procs" wait "$WORK/dead.go" 2 0 \
-    >/dev/null 2>"$WORK/dead.err" &
-augur_pid=$!
-for _ in $(seq 100); do [ -e "$WORK/dead.go" ] && break; sleep 0.1; done
-consumer=$(consumer_child $augur_pid)
-check "dead consumer: found it" "$([ -n "$consumer" ] && echo yes)" yes
-kill -9 $consumer
-wait $augur_pid
-check "dead consumer: augur fails" "$?" 125
-check "dead consumer: says so" "$(grep -c 'reuse-distance consumer.*killed by signal 9.*nothing was stored' "$WORK/dead.err")" 1
-check "dead consumer: nothing stored" "$([ -e "$WORK/dead.db" ] && echo stored || echo none)" none
+consumer_killed 'reuse-distance consumer.*killed by signal 9.*nothing was stored' "$WORK/dead.db" \
+    collect --db "$WORK/dead.db"
 
 # The program (Valgrind) killed: the consumer reads the end of the records
 # and ends, and augur with it.
-"$AUGUR" collect --db "$WORK/killed.db" --analysis pipe -- "$PROGRAMS/procs" wait "$WORK/killed.go" 30 0 \
-    >/dev/null 2>&1 &
-augur_pid=$!
-for _ in $(seq 100); do [ -e "$WORK/killed.go" ] && break; sleep 0.1; done
-consumer=$(consumer_child $augur_pid)
-tool=$(tool_child $augur_pid)
-kill -9 $tool
-for _ in $(seq 100); do kill -0 $augur_pid 2>/dev/null || break; sleep 0.1; done
-check "killed program: augur ended" "$(kill -0 $augur_pid 2>/dev/null && echo running || echo ended)" ended
-check "killed program: the consumer ended" "$(kill -0 $consumer 2>/dev/null && echo running || echo ended)" ended
-wait $augur_pid
+program_killed collect --db "$WORK/killed.db"
 
 # --analysis takes pipe, inline or auto only.
 out=$("$AUGUR" collect --db "$WORK/bad.db" --analysis both -- "$PROGRAMS/procs" exit 0 2>&1)

@@ -81,31 +81,12 @@ check "false sharing: seen" "$(sharing pipe | jq '.[0].false_sharing > 0')" true
 
 # The consumer killed while the program runs: the tool's next send fails,
 # augur says how the consumer ended, exits 125 and writes no report.
-"$AUGUR" memspy --machine zen4 --analysis pipe --output "$WORK/dead.txt" -- "$PROGRAMS/procs" wait "$WORK/dead.go" 2 0 \
-    >/dev/null 2>"$WORK/dead.err" &
-augur_pid=$!
-for _ in $(seq 300); do [ -e "$WORK/dead.go" ] && break; sleep 0.1; done
-consumer=$(consumer_child $augur_pid)
-check "dead consumer: found it" "$([ -n "$consumer" ] && echo yes)" yes
-kill -9 $consumer
-wait $augur_pid
-check "dead consumer: augur fails" "$?" 125
-check "dead consumer: says so" \
-    "$(grep -c "simulator's consumer.*killed by signal 9; no report (augur memspy --analysis inline" "$WORK/dead.err")" 1
-check "dead consumer: no report" "$([ -e "$WORK/dead.txt" ] && echo written || echo none)" none
+consumer_killed "simulator's consumer.*killed by signal 9; no report (augur memspy --analysis inline" "$WORK/dead.txt" \
+    memspy --machine zen4 --output "$WORK/dead.txt"
 
 # The program (Valgrind) killed: the consumer reads the end of the records
 # and ends, and augur with it.
-"$AUGUR" memspy --machine zen4 --analysis pipe --output "$WORK/killed.txt" -- "$PROGRAMS/procs" wait "$WORK/killed.go" 30 0 \
-    >/dev/null 2>&1 &
-augur_pid=$!
-for _ in $(seq 300); do [ -e "$WORK/killed.go" ] && break; sleep 0.1; done
-consumer=$(consumer_child $augur_pid)
-tool=$(tool_child $augur_pid)
-kill -9 $tool
-check "killed program: the consumer ends" "$(gone_within 10 "$consumer")" 1
-check "killed program: augur ends" "$(gone_within 10 "$augur_pid")" 1
-wait $augur_pid
+program_killed memspy --machine zen4 --output "$WORK/killed.txt"
 
 # SIGTERM to augur: passed on to the program, whose report of what ran is
 # written from the consumer's counts; the consumer ends.
