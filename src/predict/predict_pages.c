@@ -50,12 +50,11 @@ ptrdiff_t *predict_page_twins(const db_rd_group *groups, size_t n, uint32_t line
  * run has 3000. */
 #define TRUSTED_SPREAD 0.5
 
-/* Pages first touched by g at x: its twin's lines first touched at x times
- * their ratio at tx. */
-static double first_pages(const db_rd_group *g, const db_rd_group *twin, const double *x, const double *tx)
+/* Pages first touched at x: the twin's lines first touched there times
+ * pages per line at the training run (pages_tx of lines_tx), at most 1. */
+static double first_pages(const db_rd_group *twin, const double *x, double pages_tx, double lines_tx)
 {
-    double pages_tx = fmax(rd_model_misses(g->m, tx, UINT64_MAX), 0);
-    return rd_model_misses(twin->m, x, UINT64_MAX) * fmin(pages_tx / rd_model_misses(twin->m, tx, UINT64_MAX), 1);
+    return rd_model_misses(twin->m, x, UINT64_MAX) * fmin(fmax(pages_tx, 0) / lines_tx, 1);
 }
 
 /* Does model m pass through its points by construction, a coefficient a
@@ -68,12 +67,14 @@ static int interpolates(const model *m)
 int predict_page_dist(const db_rd_group *g, const db_rd_group *twin, const double *x, const double *tx, double reach,
                       perf_rd_dist *out)
 {
-    if (!tx || rd_model_misses(g->m, tx, UINT64_MAX) >= TRUSTED_PAGES || interpolates(&twin->m->cold) ||
-        model_spread_at(&twin->m->cold, reach) > TRUSTED_SPREAD || !(rd_model_misses(twin->m, tx, UINT64_MAX) > 0))
+    double pages_tx = tx ? rd_model_misses(g->m, tx, UINT64_MAX) : 0;
+    double lines_tx = tx ? rd_model_misses(twin->m, tx, UINT64_MAX) : 0;
+    if (!tx || pages_tx >= TRUSTED_PAGES || interpolates(&twin->m->cold) ||
+        model_spread_at(&twin->m->cold, reach) > TRUSTED_SPREAD || !(lines_tx > 0))
         return perf_rd_dist_modeled(g->m, x, out);
     perf_rd_dist page = {0}, line = {0};
     int rc = perf_rd_dist_modeled(g->m, x, &page) == 0 && perf_rd_dist_modeled(twin->m, x, &line) == 0
-                 ? perf_page_dist(&page, &line, first_pages(g, twin, x, tx), out)
+                 ? perf_page_dist(&page, &line, first_pages(twin, x, pages_tx, lines_tx), out)
                  : -1;
     perf_rd_dist_free(&page);
     perf_rd_dist_free(&line);
