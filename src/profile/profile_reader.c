@@ -508,10 +508,12 @@ static int parse_stride(reader *r, char **f, int nf)
         return fail(r, "'stride' line with %d fields, expected at least 3: DELTA COUNT DELTAS", nf - 1);
     if (!accesses_memory(in))
         return fail(r, "'stride' line for an instruction that does not access memory (READS + WRITES is 0)");
-    if (in->nhists != (uint32_t)r->p->nblock_sizes || in->nsets != (uint32_t)r->p->nset_counts)
-        return fail(r, "'stride' line before the instruction's hist and sets lines (%u of %d, %u of %d): it comes "
-                       "after them",
-                    in->nhists, r->p->nblock_sizes, in->nsets, r->p->nset_counts);
+    if (in->nhists != (uint32_t)r->p->nblock_sizes)
+        return fail(r, "'stride' line before the instruction's hist lines (%u of %d): it comes after them",
+                    in->nhists, r->p->nblock_sizes);
+    if (in->nsets != (uint32_t)r->p->nset_counts)
+        return fail(r, "'stride' line before the instruction's sets lines (%u of %d): it comes after them",
+                    in->nsets, r->p->nset_counts);
     if (rawtext_i64(&r->t, f[1], "DELTA", &in->stride) != 0 ||
         rawtext_u64(&r->t, f[2], "COUNT", &in->stride_count) != 0 ||
         rawtext_u64(&r->t, f[3], "DELTAS", &in->stride_deltas) != 0)
