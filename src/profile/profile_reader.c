@@ -399,6 +399,55 @@ static int parse_bins(reader *r, prof_hist *h, char **f, int nf, uint64_t n, uin
     return 0;
 }
 
+/* What tells a hist line from a sets line: its keyword, key ("block
+ * size", "set count") and the header line giving the keys, and what its
+ * cold count is ("COLD", "FAR"). */
+typedef struct hist_kind {
+    const char *keyword, *key, *key_line, *cold;
+} hist_kind;
+
+static const hist_kind HIST_LINE = {"hist", "block size", "block-size", "COLD"};
+static const hist_kind SETS_LINE = {"sets", "set count", "set-count", "FAR"};
+
+/* The head of a hist or sets line of `in` (of memory-accessing
+ * instructions only, at most nkeys per instruction, the n-th with key
+ * keys[n]): a new histogram in *arr with its TOUCHES and cold count, and
+ * its N in *nbins; not yet counted in n (the caller counts it once it owns
+ * it).  NULL with a message. */
+static prof_hist *hist_head(reader *r, const prof_instr *in, const hist_kind *k, prof_hist **arr, uint32_t n,
+                            int nkeys, const uint32_t *keys, char **f, int nf, uint64_t *nbins)
+{
+    if (!accesses_memory(in)) {
+        fail(r, "'%s' line for an instruction that does not access memory (READS + WRITES is 0)", k->keyword);
+        return NULL;
+    }
+    if (n == (uint32_t)nkeys) {
+        fail(r, "more %s lines than %ss (%d)", k->keyword, k->key, nkeys);
+        return NULL;
+    }
+    if (nf < 5) {
+        fail(r, "'%s' line with %d fields, expected at least 4: %c TOUCHES %s N", k->keyword, nf - 1,
+             k->keyword[0] == 'h' ? 'B' : 'S', k->cold);
+        return NULL;
+    }
+    if (!*arr && !(*arr = calloc((size_t)nkeys, sizeof **arr))) {
+        out_of_memory(r);
+        return NULL;
+    }
+    prof_hist *h = &(*arr)[n];
+    uint64_t key;
+    if (rawtext_u64(&r->t, f[1], k->key, &key) != 0 || rawtext_u64(&r->t, f[2], "TOUCHES", &h->touches) != 0 ||
+        rawtext_u64(&r->t, f[3], k->cold, &h->cold) != 0 || rawtext_bounded(&r->t, f[4], "N", RD_MAX_BINS, nbins) != 0)
+        return NULL;
+    if (key != keys[n]) {
+        fail(r, "%s for %s %llu where %s %u was expected (%s lines follow the %s lines, in order)", k->keyword, k->key,
+             (unsigned long long)key, k->key, keys[n], k->keyword, k->key_line);
+        return NULL;
+    }
+    h->block_size = (uint32_t)key;
+    return h;
+}
+
 /* `sets S TOUCHES FAR N (BIN COUNT SUM)*N` (version 8): after the hist
  * lines, one per set-count line, in order; as many touches as at 64 bytes. */
 static int parse_sets(reader *r, char **f, int nf)
@@ -407,30 +456,16 @@ static int parse_sets(reader *r, char **f, int nf)
     if (!in)
         return -1;
     const profile *p = r->p;
-    if (!accesses_memory(in))
-        return fail(r, "'sets' line for an instruction that does not access memory (READS + WRITES is 0)");
     if (in->nhists != (uint32_t)p->nblock_sizes)
         return fail(r, "'sets' line before the instruction's hist lines (%u of %d): it comes after them",
                     in->nhists, p->nblock_sizes);
-    if (in->nsets == (uint32_t)p->nset_counts)
-        return fail(r, "more sets lines than set counts (%d)", p->nset_counts);
-    if (nf < 5)
-        return fail(r, "'sets' line with %d fields, expected at least 4: S TOUCHES FAR N", nf - 1);
-    if (!in->sets && !(in->sets = calloc((size_t)p->nset_counts, sizeof *in->sets)))
-        return out_of_memory(r);
-    prof_hist *h = &in->sets[in->nsets];
-    uint64_t s, n;
-    if (rawtext_u64(&r->t, f[1], "set count", &s) != 0 || rawtext_u64(&r->t, f[2], "TOUCHES", &h->touches) != 0 ||
-        rawtext_u64(&r->t, f[3], "FAR", &h->cold) != 0 || rawtext_bounded(&r->t, f[4], "N", RD_MAX_BINS, &n) != 0)
+    uint64_t n;
+    prof_hist *h = hist_head(r, in, &SETS_LINE, &in->sets, in->nsets, p->nset_counts, p->set_counts, f, nf, &n);
+    if (!h)
         return -1;
-    if (s != p->set_counts[in->nsets])
-        return fail(r, "sets for set count %llu where set count %u was expected (sets lines follow the "
-                       "set-count lines, in order)",
-                    (unsigned long long)s, p->set_counts[in->nsets]);
     if (h->touches != in->hists[0].touches)
         return fail(r, "sets TOUCHES %llu, but the instruction touched %llu lines of 64 bytes (its first hist line)",
                     (unsigned long long)h->touches, (unsigned long long)in->hists[0].touches);
-    h->block_size = (uint32_t)s;
     in->nsets++; /* from here h is owned by the instruction (freed with it) */
     return parse_bins(r, h, f, nf, n, rd_bin_index(p->set_ways));
 }
@@ -441,26 +476,10 @@ static int parse_hist(reader *r, char **f, int nf)
     if (!in)
         return -1;
     const profile *p = r->p;
-    if (!accesses_memory(in))
-        return fail(r, "'hist' line for an instruction that does not access memory (READS + WRITES is 0)");
-    if (in->nhists == (uint32_t)p->nblock_sizes)
-        return fail(r, "more hist lines than block sizes (%d)", p->nblock_sizes);
-    if (nf < 5)
-        return fail(r, "'hist' line with %d fields, expected at least 4: B TOUCHES COLD N", nf - 1);
-    if (!in->hists && !(in->hists = calloc((size_t)p->nblock_sizes, sizeof *in->hists)))
-        return out_of_memory(r);
-    prof_hist *h = &in->hists[in->nhists];
-    uint64_t b, n;
-    if (rawtext_u64(&r->t, f[1], "block size", &b) != 0 || rawtext_u64(&r->t, f[2], "TOUCHES", &h->touches) != 0 ||
-        rawtext_u64(&r->t, f[3], "COLD", &h->cold) != 0 || rawtext_bounded(&r->t, f[4], "N", RD_MAX_BINS, &n) != 0)
+    uint64_t n;
+    prof_hist *h = hist_head(r, in, &HIST_LINE, &in->hists, in->nhists, p->nblock_sizes, p->block_sizes, f, nf, &n);
+    if (!h || rawtext_add_count(&r->t, &r->touches[in->nhists], h->touches, "instructions' TOUCHES") != 0)
         return -1;
-    if (b != p->block_sizes[in->nhists])
-        return fail(r, "hist for block size %llu where block size %u was expected (hist lines follow the "
-                       "block-size lines, in order)",
-                    (unsigned long long)b, p->block_sizes[in->nhists]);
-    if (rawtext_add_count(&r->t, &r->touches[in->nhists], h->touches, "instructions' TOUCHES") != 0)
-        return -1;
-    h->block_size = (uint32_t)b;
     in->nhists++; /* from here h is owned by the instruction (freed with it) */
     return parse_bins(r, h, f, nf, n, RD_MAX_BINS);
 }
