@@ -52,7 +52,15 @@ typedef struct collect_options {
     fn_patterns region_fns, interval_fns;
     uint32_t sample_threshold; /* --sample-rd RATE: RATE * RD_SAMPLE_MODULUS, rounded; 0: exact */
     const char *analysis;      /* --analysis pipe|inline|auto */
+    const char *set_counts;    /* --set-counts as given (NULL: the default), for the tool */
+    uint32_t set_count[RD_MAX_SET_COUNTS]; /* ... parsed; none: nset_counts 0 */
+    unsigned nset_counts;
 } collect_options;
+
+/* The set counts measured by default: the L1's and L2's of the machines
+ * shipped (the machines/ descriptions at 64-byte lines: 64 sets for every x86 L1,
+ * 1024 and 2048 for the L2s; Neoverse V1's L1 has 256). */
+#define DEFAULT_SET_COUNTS "64,1024,2048"
 
 /* What the start message promises (docs/benchmarks.md, "Small runs"; measured
  * with bench/collect_small.sh on the bench kernels at training sizes, and on
@@ -79,7 +87,7 @@ static void usage(FILE *to)
             "usage: augur collect [--db FILE] [--param NAME=VALUE]... [--block-sizes 64,4096]\n"
             "                     [--keep-profiles DIR] [--instr-at-start yes|no] [--region-function GLOB]...\n"
             "                     [--interval-functions GLOB[,GLOB...]] [--interval-by index|callsite]\n"
-            "                     [--sample-rd RATE] [--analysis pipe|inline|auto]\n"
+            "                     [--sample-rd RATE] [--set-counts LIST|none] [--analysis pipe|inline|auto]\n"
             "                     -- PROGRAM [ARGS...]\n\n"
             "Runs PROGRAM under augur's Valgrind tool (expect about %.1f s, then %d-%dx the native\n"
             "time with the default block sizes: docs/benchmarks.md, \"Small runs\") and\n"
@@ -95,6 +103,11 @@ static void usage(FILE *to)
             "  --sample-rd RATE     reuse distances of a sample of the blocks, about RATE of them\n"
             "                       (0 < RATE <= 1; SHARDS), scaled to the whole run: for runs too\n"
             "                       long to measure exactly (instruction counts stay exact; 1: exact)\n"
+            "  --set-counts LIST|none  set-local reuse distances per memory instruction at these set\n"
+            "                       counts of 64-byte lines (ascending powers of two, at most 4), for\n"
+            "                       misses of set-associative caches exactly (augur report --machine);\n"
+            "                       default " DEFAULT_SET_COUNTS " (none with --sample-rd or without 64 as\n"
+            "                       the smallest block size)\n"
             "  --analysis pipe|inline|auto  where the reuse distances are measured: in a process of\n"
             "                       augur's beside Valgrind, on another core (pipe), or in Valgrind's\n"
             "                       process (inline); the same profile either way.  auto (the default):\n"
@@ -254,6 +267,30 @@ static int region_option(collect_options *o, const char *a, const char *value, c
     return 1;
 }
 
+/* --set-counts (after --block-sizes and --sample-rd): the list, or none;
+ * without the option the default where the histograms are exact and 64
+ * bytes the smallest block size, else none.  0, or -1 with the reason. */
+static int parse_set_counts(collect_options *o, char *err, size_t errlen)
+{
+    int fits = !o->sample_threshold && o->block_size[0] == 1u << RD_SET_LINE_SHIFT;
+    if (!o->set_counts)
+        o->set_counts = fits ? DEFAULT_SET_COUNTS : "none";
+    o->nset_counts = 0;
+    if (!strcmp(o->set_counts, "none"))
+        return 0;
+    if (rd_sets_parse(o->set_counts, o->set_count, &o->nset_counts) != 0) {
+        snprintf(err, errlen, "--set-counts '%s': give none or ascending powers of two from 1 to %u, at most %u "
+                 "(e.g. %s)", o->set_counts, RD_MAX_SETS, RD_MAX_SET_COUNTS, DEFAULT_SET_COUNTS);
+        return -1;
+    }
+    if (!fits) {
+        snprintf(err, errlen, "--set-counts %s needs exact histograms (no --sample-rd) and 64 as the smallest of "
+                 "--block-sizes: give --set-counts none", o->set_counts);
+        return -1;
+    }
+    return 0;
+}
+
 /* Returns 0 to go on, or an exit status (0 for --help). */
 static int parse_options(int argc, char **argv, collect_options *o, int *done)
 {
@@ -281,7 +318,8 @@ static int parse_options(int argc, char **argv, collect_options *o, int *done)
         int takes_value = !strcmp(a, "--db") || !strcmp(a, "--param") || !strcmp(a, "--block-sizes") ||
                           !strcmp(a, "--keep-profiles") || !strcmp(a, "--instr-at-start") ||
                           !strcmp(a, "--region-function") || !strcmp(a, "--interval-functions") ||
-                          !strcmp(a, "--interval-by") || !strcmp(a, "--sample-rd") || !strcmp(a, "--analysis");
+                          !strcmp(a, "--interval-by") || !strcmp(a, "--sample-rd") || !strcmp(a, "--analysis") ||
+                          !strcmp(a, "--set-counts");
         if (!takes_value) {
             fprintf(stderr, "augur collect: unknown option '%s' (see augur collect --help)\n", a);
             *done = 1;
@@ -307,6 +345,8 @@ static int parse_options(int argc, char **argv, collect_options *o, int *done)
             o->block_sizes = value;
         else if (!strcmp(a, "--keep-profiles"))
             o->keep_dir = value;
+        else if (!strcmp(a, "--set-counts"))
+            o->set_counts = value;
         else if (!strcmp(a, "--analysis")) {
             if (strcmp(value, "pipe") && strcmp(value, "inline") && strcmp(value, "auto")) {
                 *done = 1;
@@ -326,7 +366,8 @@ static int parse_options(int argc, char **argv, collect_options *o, int *done)
         return fail(2, "%s", "--interval-by callsite needs --interval-functions GLOB (the functions whose calls end "
                              "intervals)");
     }
-    if (parse_block_sizes(o->block_sizes, o->block_size, &o->nblock_sizes, err, sizeof err) != 0) {
+    if (parse_block_sizes(o->block_sizes, o->block_size, &o->nblock_sizes, err, sizeof err) != 0 ||
+        parse_set_counts(o, err, sizeof err) != 0) {
         *done = 1;
         return fail(2, "%s", err);
     }
@@ -457,8 +498,9 @@ static int use_pipe(const collect_options *o)
 /* The consumer's engines: o's block sizes and sampling. */
 static rdpipe_config pipe_config(const collect_options *o)
 {
-    rdpipe_config cfg = {(unsigned)o->nblock_sizes, {0}, o->sample_threshold};
+    rdpipe_config cfg = {(unsigned)o->nblock_sizes, {0}, o->sample_threshold, o->nset_counts, {0}};
     memcpy(cfg.block_size, o->block_size, (size_t)o->nblock_sizes * sizeof *o->block_size);
+    memcpy(cfg.set_count, o->set_count, o->nset_counts * sizeof *o->set_count);
     return cfg;
 }
 
@@ -474,18 +516,22 @@ static int collect(collect_options *o, const collect_mpi *mpi, const char *tool_
             "augur: collecting %s under Valgrind (expect about %.1f s to start and store, then %d-%dx the program's "
             "native time with %d block size%s: the high end for code dense in memory accesses)...\n",
             o->program_argv[0], COLLECT_FIXED_SECONDS, slowdown_low(nbs), slowdown_high(nbs), nbs, nbs == 1 ? "" : "s");
-    char out_opt[PATH_MAX + 32], run_opt[64], bs_opt[256], progress_opt[48], sample_opt[48];
+    char out_opt[PATH_MAX + 32], run_opt[64], bs_opt[256], progress_opt[48], sample_opt[48], sets_opt[96];
     snprintf(out_opt, sizeof out_opt, "--augur-out=%s", out_dir);
     snprintf(run_opt, sizeof run_opt, "--augur-run=%s", token);
     snprintf(bs_opt, sizeof bs_opt, "--augur-block-sizes=%s", o->block_sizes);
     /* the tool's progress lines as often as augur shows them (launch.c) */
     snprintf(progress_opt, sizeof progress_opt, "--augur-progress-ms=%d", 1000 * launch_progress_seconds());
-    char *tool_args[8 + 2 * MAX_FN_PATTERNS] = {out_opt, run_opt, bs_opt, progress_opt};
+    char *tool_args[9 + 2 * MAX_FN_PATTERNS] = {out_opt, run_opt, bs_opt, progress_opt};
     int nargs = 4;
     if (!o->instr_at_start)
         tool_args[nargs++] = "--instr-at-start=no";
     if (o->by_callsite)
         tool_args[nargs++] = "--augur-interval-by=callsite";
+    if (o->nset_counts) {
+        snprintf(sets_opt, sizeof sets_opt, "--augur-set-counts=%s", o->set_counts);
+        tool_args[nargs++] = sets_opt;
+    }
     if (o->sample_threshold) {
         snprintf(sample_opt, sizeof sample_opt, "--augur-sample-rd=%u", o->sample_threshold);
         tool_args[nargs++] = sample_opt;

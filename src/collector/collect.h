@@ -58,12 +58,16 @@
 
 #include "profile/profile_writer.h" /* PROFILE_POW2_CLASSES */
 #include "rd/rd.h"
+#include "rd/rd_sets.h"
 #include "rdpipe/rdpipe_proto.h"
 #include "vgcommon/vg_ring.h"
 #include "vgcommon/vg_names.h"
 
 #define AUGUR_TOOL_VERSION "0.1.0"
 #define MAX_BLOCK_SIZES 8
+/* The engines: one per block size (hist[0..nblock_sizes)), then one per
+ * set count (hist[nblock_sizes..nengines): set-local distances, rd_sets.h). */
+#define MAX_ENGINES (MAX_BLOCK_SIZES + RD_MAX_SET_COUNTS)
 #define MAX_THREADS 512 /* above VG_N_THREADS (500) */
 
 /* How often an instruction went to one place: an indirect branch's target
@@ -100,7 +104,7 @@ typedef struct InstrCounts {
     ULong execs, reads, writes, taken;
     KeyCounts targets; /* an indirect jump or call: its target addresses */
     KeyCounts callees; /* a call: the named functions it entered */
-    rd_hist hist[MAX_BLOCK_SIZES];
+    rd_hist hist[MAX_ENGINES]; /* per engine (MAX_ENGINES) */
     /* Sampling (Collector.sample_threshold): hist holds the sampled touches,
      * at scaled distances and not yet scaled in number; exact_zero the
      * accesses the fast path skipped, at distance 0 at every block size and
@@ -129,9 +133,9 @@ typedef struct InstrRec {
     Bool has_last;  /* last_addr holds an access counted since the last reset */
     Addr last_addr; /* for the stride vote's next delta */
     /* take_near's (collect_runtime.c): near[0] the accesses it took, at distance 1 at
-     * the smallest block size; near[i] those of them at distance 1 at block
-     * size i (the rest at 0). */
-    ULong near[MAX_BLOCK_SIZES];
+     * the smallest block size; near[i] those of them at distance 1 at engine
+     * i (the rest at 0). */
+    ULong near[MAX_ENGINES];
     /* Since the last collect_reset_counts: execs, reads, writes and taken
      * once collect_take_counts folded the counters in; the rest as it goes. */
     InstrCounts n;
@@ -166,6 +170,7 @@ typedef struct SbCounters {
  * private cache), here or, with a channel, in the consumer (stack NULL). */
 typedef struct ThreadState {
     rd_stack *stack[MAX_BLOCK_SIZES];
+    rd_sets *sets[RD_MAX_SET_COUNTS]; /* per set count, as stack */
     ULong top_block; /* last block touched at the smallest block size */
     HWord pending_call; /* Collector.pending_call while another thread runs */
     HWord resolve_call; /* Collector.resolve_call while another thread runs */
@@ -201,6 +206,11 @@ typedef struct Collector {
     UInt nblock_sizes;
     UInt block_size[MAX_BLOCK_SIZES]; /* ascending */
     UInt block_shift[MAX_BLOCK_SIZES];
+    /* --augur-set-counts: set-local distances at these set counts of 64-byte
+     * lines (ascending; none: nset_counts 0), in engines nblock_sizes.. */
+    UInt nset_counts;
+    UInt set_count[RD_MAX_SET_COUNTS];
+    UInt nengines; /* nblock_sizes + nset_counts */
     /* --augur-sample-rd=T: only blocks with hash mod RD_SAMPLE_MODULUS < T
      * enter the LRU stacks (rd_sampled), their distances and counts scaled
      * (docs/collector.md, "Sampled reuse distances"); 0: every block. */
@@ -299,6 +309,8 @@ IRSB *collect_instrument(VgCallbackClosure *closure, IRSB *sb_in,
 /* The state of thread tid, made on first use (with stacks when the
  * engines run here). */
 ThreadState *collect_thread_state(ThreadId tid);
+/* New, empty LRU stacks and set lists for t (the engines run here). */
+void collect_thread_engines(ThreadState *t);
 VG_REGPARM(3) void collect_on_access(InstrRec *rec, Addr addr, UWord size);
 VG_REGPARM(3) void collect_on_guarded_access(InstrRec *rec, Addr addr, UWord size_and_write);
 VG_REGPARM(2) void collect_on_indirect(InstrRec *rec, Addr target);

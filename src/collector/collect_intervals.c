@@ -97,7 +97,7 @@ static void add_to_phase(Phase *p, InstrRec *rec)
     pr->n.exact_zero += rec->n.exact_zero;
     add_keys(&pr->n.targets, &rec->n.targets);
     add_keys(&pr->n.callees, &rec->n.callees);
-    for (UInt i = 0; i < c->nblock_sizes; i++)
+    for (UInt i = 0; i < c->nengines; i++)
         rd_hist_merge(&pr->n.hist[i], &rec->n.hist[i], &c->alloc);
     merge_vote(&pr->n.vote, &rec->n.vote);
 }

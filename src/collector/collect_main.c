@@ -21,6 +21,29 @@
 Collector collector;
 
 static const HChar *block_sizes_option = "64,4096";
+static const HChar *set_counts_option = "none";
+
+/* --augur-set-counts=S1,S2... (or none): set-local distances at these set
+ * counts (rd_sets.h), which need the exact histograms (no sampling) and
+ * 64-byte lines as the smallest block size, whose fast path and distance-1
+ * check they share.  Ends the run when malformed. */
+static void parse_set_counts(const HChar *text)
+{
+    Collector *c = &collector;
+    unsigned n = 0;
+    if (VG_(strcmp)(text, "none") != 0 && rd_sets_parse(text, c->set_count, &n) != 0) {
+        VG_(fmsg_bad_option)("--augur-set-counts", "'%s': expected none or ascending powers of two from 1 to %u, "
+                             "at most %u of them\n", text, RD_MAX_SETS, RD_MAX_SET_COUNTS);
+        VG_(exit)(1);
+    }
+    if (n && (c->sample_threshold || c->block_size[0] != 1u << RD_SET_LINE_SHIFT)) {
+        VG_(fmsg_bad_option)("--augur-set-counts", "set counts need exact histograms (no --augur-sample-rd) and "
+                             "64 as the smallest block size\n");
+        VG_(exit)(1);
+    }
+    c->nset_counts = n;
+    c->nengines = c->nblock_sizes + n;
+}
 
 /* Parse "64,4096" into collector.block_size (ascending powers of two). */
 static Bool parse_block_sizes(const HChar *text)
@@ -119,6 +142,7 @@ static Bool process_option(const HChar *arg)
         set_interval_by(value);
     } else if VG_STR_CLO (arg, "--augur-run", collector.run_token) {
     } else if VG_STR_CLO (arg, "--augur-block-sizes", block_sizes_option) {
+    } else if VG_STR_CLO (arg, "--augur-set-counts", set_counts_option) {
     } else if VG_STR_CLO (arg, "--augur-progress-ms", value) {
         set_progress_interval(value);
     } else if VG_STR_CLO (arg, "--augur-sample-rd", value) {
@@ -142,6 +166,8 @@ static void print_usage(void)
                 "                                  (1 to 32 of 0-9a-f: augur collect's mark of its run)\n"
                 "    --augur-block-sizes=B1,B2...  reuse-distance block sizes, ascending\n"
                 "                                  powers of two >= 8 [64,4096]\n"
+                "    --augur-set-counts=S1,S2...|none  set-local distances per memory instruction at\n"
+                "                                  these set counts of 64-byte lines [none]\n"
                 "    --augur-sample-rd=T           reuse distances of the blocks whose hash mod 2^24\n"
                 "                                  is below T only, scaled by 2^24/T [every block]\n"
                 "    --augur-channel=B:I,A:I,R:I   run the reuse-distance engines in augur collect's\n"
@@ -193,6 +219,7 @@ static void post_clo_init(void)
                              "block sizes must be ascending powers of two from 8 to 2^30, at most 8 of them\n");
         VG_(exit)(1);
     }
+    parse_set_counts(set_counts_option);
     collect_pipe_init();
     collect_table_init();
     collect_regions_init();

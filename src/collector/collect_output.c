@@ -86,6 +86,13 @@ static void write_header(profile_writer *w)
         pw_u64(w, c->block_size[i]);
         pw_eol(w);
     }
+    for (UInt j = 0; j < c->nset_counts; j++) {
+        pw_key(w, "set-count");
+        pw_u64(w, c->set_count[j]);
+        pw_u64(w, 1u << RD_SET_LINE_SHIFT);
+        pw_u64(w, RD_SET_WAYS);
+        pw_eol(w);
+    }
     pw_key(w, "threads");
     pw_u64(w, c->threads_created);
     pw_eol(w);
@@ -121,7 +128,9 @@ static rd_bin bin_out(const rd_hist *h, UInt b, ULong exact_zero)
     return x;
 }
 
-static void write_hist(profile_writer *w, UInt block_size, const rd_hist *h, ULong exact_zero)
+/* A `hist` line at block size `key` (keyword "hist"), or a `sets` line at
+ * set count `key` (its cold count the far touches; never sampled). */
+static void write_hist(profile_writer *w, const HChar *keyword, UInt key, const rd_hist *h, ULong exact_zero)
 {
     UInt top = h->nbins ? h->nbins : exact_zero != 0; /* bins [0, top) may be non-empty */
     ULong cold = collector.sample_threshold ? rd_sample_scale(h->cold, collector.sample_threshold) : h->cold;
@@ -132,8 +141,8 @@ static void write_hist(profile_writer *w, UInt block_size, const rd_hist *h, ULo
         touches += x.count;
         nonempty += x.count != 0;
     }
-    pw_key(w, "hist");
-    pw_u64(w, block_size);
+    pw_key(w, keyword);
+    pw_u64(w, key);
     pw_u64(w, touches);
     pw_u64(w, cold);
     pw_u64(w, nonempty);
@@ -207,7 +216,9 @@ static void write_instr(profile_writer *w, const InstrRec *rec, const InstrCount
     }
     if (n->reads + n->writes > 0) {
         for (UInt i = 0; i < c->nblock_sizes; i++)
-            write_hist(w, c->block_size[i], &n->hist[i], n->exact_zero);
+            write_hist(w, "hist", c->block_size[i], &n->hist[i], n->exact_zero);
+        for (UInt j = 0; j < c->nset_counts; j++)
+            write_hist(w, "sets", c->set_count[j], &n->hist[c->nblock_sizes + j], 0);
         write_stride(w, &n->vote);
     }
 }

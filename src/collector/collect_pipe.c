@@ -75,7 +75,7 @@ void collect_pipe_flush(void)
         vg_ring_read(&ch->ring, &h, sizeof h);
         if (h.instr == RDP_CONTROL)
             break;
-        if (h.instr >= VG_(sizeXA)(ch->by_id) || h.size_index >= c->nblock_sizes || h.nbins > RD_MAX_BINS)
+        if (h.instr >= VG_(sizeXA)(ch->by_id) || h.size_index >= c->nengines || h.nbins > RD_MAX_BINS)
             vg_ring_lost(&ch->ring, "it answered with an instruction or block size the tool has not");
         if (h.nbins > ch->nbins_cap) {
             ch->bins = VG_(realloc)("augur.channel.bins", ch->bins, h.nbins * sizeof *ch->bins);
@@ -112,7 +112,7 @@ void collect_pipe_fork_pre(void)
         vg_ring_read(&ch->ring, &h, sizeof h);
         if (h.thread == RDP_CONTROL)
             break;
-        if (h.thread >= MAX_THREADS || h.size_index >= c->nblock_sizes)
+        if (h.thread >= MAX_THREADS || h.size_index >= c->nengines)
             vg_ring_lost(&ch->ring, "it exported a thread or block size the tool has not");
         ExportedStack e = {h.thread, h.size_index, h.nblocks, NULL};
         e.blocks = VG_(malloc)("augur.exported.blocks", (h.nblocks ? h.nblocks : 1) * sizeof *e.blocks);
@@ -148,13 +148,15 @@ void collect_pipe_fork_child(void)
     c->channel = NULL; /* inline from here: the stacks the parent's engines had, rebuilt */
     for (UInt t = 0; t < MAX_THREADS; t++)
         if (c->thread[t])
-            for (UInt i = 0; i < c->nblock_sizes; i++)
-                c->thread[t]->stack[i] = rd_stack_new(&c->alloc);
+            collect_thread_engines(c->thread[t]);
     for (Word i = 0; i < VG_(sizeXA)(exported); i++) {
         ExportedStack *e = VG_(indexXA)(exported, i);
-        rd_stack *s = collect_thread_state(e->thread)->stack[e->size_index];
+        ThreadState *t = collect_thread_state(e->thread);
         for (ULong k = 0; k < e->nblocks; k++)
-            rd_stack_access(s, e->blocks[k]);
+            if (e->size_index < c->nblock_sizes)
+                rd_stack_access(t->stack[e->size_index], e->blocks[k]);
+            else
+                rd_sets_access(t->sets[e->size_index - c->nblock_sizes], e->blocks[k]);
     }
     drop_exported();
 }

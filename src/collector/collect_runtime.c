@@ -14,14 +14,23 @@
 
 #define NO_BLOCK (~0ULL) /* no block number: addresses >> 3 never reach it */
 
+void collect_thread_engines(ThreadState *t)
+{
+    Collector *c = &collector;
+    for (UInt i = 0; i < c->nblock_sizes; i++)
+        t->stack[i] = rd_stack_new(&c->alloc);
+    for (UInt j = 0; j < c->nset_counts; j++)
+        t->sets[j] = rd_sets_new(c->set_count[j], &c->alloc);
+}
+
 ThreadState *collect_thread_state(ThreadId tid)
 {
     Collector *c = &collector;
     tl_assert(tid < MAX_THREADS);
     if (!c->thread[tid]) {
         ThreadState *t = VG_(calloc)("augur.thread", 1, sizeof *t);
-        for (UInt i = 0; i < c->nblock_sizes && !c->channel; i++)
-            t->stack[i] = rd_stack_new(&c->alloc);
+        if (!c->channel)
+            collect_thread_engines(t);
         t->top_block = NO_BLOCK;
         t->counting = c->nregion_fns == 0; /* outside every region function */
         c->thread[tid] = t;
@@ -96,6 +105,8 @@ static void on_thread_exit(ThreadId tid)
         return;
     for (UInt i = 0; i < c->nblock_sizes; i++)
         rd_stack_free(t->stack[i]);
+    for (UInt j = 0; j < c->nset_counts; j++)
+        rd_sets_free(t->sets[j], &c->alloc);
     if (c->channel)
         collect_pipe_thread_exit(tid);
     if (c->current == t) {
@@ -153,13 +164,13 @@ static void reset_record(InstrRec *rec)
     rec->n.execs = rec->n.reads = rec->n.writes = rec->n.taken = rec->n.exact_zero = 0;
     rec->has_last = False;
     rec->n.vote = (StrideVote){0};
-    for (UInt i = 0; i < c->nblock_sizes; i++)
+    for (UInt i = 0; i < c->nengines; i++)
         rec->near[i] = 0;
     for (UInt i = 0; i < rec->n.targets.n; i++)
         rec->n.targets.e[i].count = 0;
     for (UInt i = 0; i < rec->n.callees.n; i++)
         rec->n.callees.e[i].count = 0;
-    for (UInt i = 0; i < c->nblock_sizes; i++)
+    for (UInt i = 0; i < c->nengines; i++)
         rd_hist_clear(&rec->n.hist[i]);
 }
 
@@ -318,6 +329,9 @@ static inline void touch(InstrRec *rec, Addr addr, UWord size)
     for (UInt i = 0; i < c->nblock_sizes; i++) /* the stacks outside a region too: the cache's view */
         rd_touch_blocks(t->stack[i], addr >> c->block_shift[i], end >> c->block_shift[i], 0,
                         c->counting ? &rec->n.hist[i] : NULL, &c->alloc);
+    for (UInt j = 0; j < c->nset_counts; j++)
+        rd_sets_touch(t->sets[j], addr >> RD_SET_LINE_SHIFT, end >> RD_SET_LINE_SHIFT,
+                      c->counting ? &rec->n.hist[c->nblock_sizes + j] : NULL, &c->alloc);
 }
 
 /* Is [addr, addr+size) within the current thread's second most recent
@@ -329,17 +343,37 @@ static inline Bool is_near(Addr addr, UWord size)
     return first == last && first == c->front[0][1];
 }
 
+/* take_near's set counts (the smallest block size is their 64-byte line):
+ * the line, second most recent of all, is the most recent of its set
+ * (distance 0) unless the top line, `top`, shares its set; then the two
+ * are its set's first two (distance 1: swapped). */
+static inline void take_near_sets(InstrRec *rec, ThreadState *t, uint64_t top, uint64_t line)
+{
+    Collector *c = &collector;
+    for (UInt j = 0; j < c->nset_counts; j++) {
+        rd_sets *s = t->sets[j];
+        if ((top ^ line) & s->mask)
+            continue;
+        uint64_t *w = s->lines + (line & s->mask) * RD_SET_WAYS;
+        w[0] = line;
+        w[1] = top;
+        rec->near[c->nblock_sizes + j]++;
+    }
+}
+
 /* What touch() does for an access is_near found, in exact inline analysis,
  * ungated (Collector.near_check), without the engines: the block swaps with
  * the top of the front; at each larger block size its block is the top
  * (distance 0) or, as nothing but the top was touched since the second, the
- * second (distance 1: swapped).  The distances are counted in rec->near,
- * folded by add_near_accesses. */
+ * second (distance 1: swapped); at each set count as take_near_sets.  The
+ * distances are counted in rec->near, folded by add_near_accesses. */
 static void take_near(InstrRec *rec, Addr addr)
 {
     Collector *c = &collector;
     vote_stride(rec, addr);
     uint64_t *f = c->front[0];
+    if (c->nset_counts)
+        take_near_sets(rec, c->current, f[0], f[1]);
     c->top_block = f[1];
     f[1] = f[0];
     f[0] = c->top_block;
@@ -466,14 +500,14 @@ static void add_near_accesses(InstrRec *rec)
     ULong took = rec->near[0];
     if (took) {
         rd_hist_add(&rec->n.hist[0], 1, took, &c->alloc);
-        for (UInt i = 1; i < c->nblock_sizes; i++) {
+        for (UInt i = 1; i < c->nengines; i++) {
             if (rec->near[i])
                 rd_hist_add(&rec->n.hist[i], 1, rec->near[i], &c->alloc);
             if (took > rec->near[i])
                 rd_hist_add(&rec->n.hist[i], 0, took - rec->near[i], &c->alloc);
         }
     }
-    for (UInt i = 0; i < c->nblock_sizes; i++)
+    for (UInt i = 0; i < c->nengines; i++)
         rec->near[i] = 0;
 }
 
@@ -491,7 +525,7 @@ static void add_skipped_accesses(InstrRec *rec, ULong reads_before, ULong writes
     if (c->sample_threshold)
         rec->n.exact_zero += skipped;
     else if (skipped)
-        for (UInt i = 0; i < c->nblock_sizes; i++)
+        for (UInt i = 0; i < c->nengines; i++)
             rd_hist_add(&rec->n.hist[i], 0, skipped, &c->alloc);
     rec->n.reads += rec->guarded_reads;
     rec->n.writes += rec->guarded_writes;

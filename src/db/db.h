@@ -22,7 +22,7 @@
 #include "rd/rd.h"
 
 /* Version of the schema this augur writes (meta.schema_version). */
-#define DB_SCHEMA_VERSION 17
+#define DB_SCHEMA_VERSION 18
 
 /* Return value of lookups that found nothing. */
 #define DB_NOT_FOUND 1
@@ -146,6 +146,11 @@ typedef struct db_run {
     int nprocesses;
     int nblock_sizes;
     uint32_t block_sizes[PROFILE_MAX_BLOCK_SIZES]; /* ascending */
+    /* set counts of 64-byte lines with set-local histograms (set_counts,
+     * schema 18), ascending, and the ways they record; 0: none */
+    int nset_counts;
+    uint32_t set_counts[PROFILE_MAX_SET_COUNTS];
+    uint32_t set_ways;
     int64_t parent_id; /* an interval run: the run it is a phase of; else 0 */
     char *phase;       /* an interval run: its phase (db_phase_key); else NULL */
     char *counted;     /* what of the program was counted (db_counted_sentence); "" when all of it */
@@ -255,6 +260,11 @@ typedef int (*db_hist_fn)(void *ctx, int64_t instr_id, uint64_t cold, const rd_b
  * or what fn returned. */
 int db_for_each_histogram(db *d, int64_t run_id, uint32_t block_size, db_hist_fn fn, void *ctx, char *err,
                           size_t errlen);
+
+/* The same for the set-local histograms at `sets` sets (schema 18), cold
+ * being their far touches; none for a run without that set count. */
+int db_for_each_set_histogram(db *d, int64_t run_id, uint32_t sets, db_hist_fn fn, void *ctx, char *err,
+                              size_t errlen);
 
 /* Calls from one call instruction to one function (db_calls.c): names are
  * NULL when unknown. */

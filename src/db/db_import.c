@@ -25,6 +25,7 @@ enum stmt_id {
     ST_RUN,
     ST_PARAM,
     ST_BLOCK_SIZE,
+    ST_SET_COUNT,
     ST_PROCESS,
     ST_MODULE_FIND,
     ST_MODULE_ADD,
@@ -49,6 +50,7 @@ static const char *const stmt_sql[NSTMTS] = {
                "augur_version, sample_rd) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     [ST_PARAM] = "INSERT INTO params (run_id, name, value, value_text) VALUES (?, ?, ?, ?)",
     [ST_BLOCK_SIZE] = "INSERT INTO block_sizes (run_id, block_size) VALUES (?, ?)",
+    [ST_SET_COUNT] = "INSERT INTO set_counts (run_id, sets, line_size, ways) VALUES (?, ?, 64, ?)",
     [ST_PROCESS] = "INSERT INTO processes (run_id, position, pid, ppid, exe, args, threads, exit_code, tool) "
                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     [ST_MODULE_FIND] = "SELECT id FROM modules WHERE path = ? AND build_id = ?",
@@ -63,6 +65,8 @@ static const char *const stmt_sql[NSTMTS] = {
     [ST_LAST_INSTR] = "SELECT max(ifnull((SELECT max(id) FROM instructions), 0), "
                       "ifnull((SELECT max(instruction_id) FROM histograms), 0), "
                       "ifnull((SELECT max(instruction_id) FROM hist_bins), 0), "
+                      "ifnull((SELECT max(instruction_id) FROM set_histograms), 0), "
+                      "ifnull((SELECT max(instruction_id) FROM set_bins), 0), "
                       "ifnull((SELECT max(instruction_id) FROM branch_targets), 0), "
                       "ifnull((SELECT max(call_id) FROM call_edges), 0), "
                       "ifnull((SELECT max(instruction_id) FROM strides), 0), "
@@ -79,7 +83,7 @@ static const char *const stmt_sql[NSTMTS] = {
 };
 
 /* The bulk of a run goes through multi-row inserts. */
-enum batch_id { B_INSTR, B_HIST, B_BIN, B_CALL, B_STRIDE, B_POW2, NBATCHES };
+enum batch_id { B_INSTR, B_HIST, B_BIN, B_SET_HIST, B_SET_BIN, B_CALL, B_STRIDE, B_POW2, NBATCHES };
 
 static const struct {
     const char *insert;
@@ -90,6 +94,8 @@ static const struct {
                  12},
     [B_HIST] = {"INSERT INTO histograms (instruction_id, block_size, cold, touches) VALUES ", 4},
     [B_BIN] = {"INSERT INTO hist_bins (instruction_id, block_size, bin, count, sum) VALUES ", 5},
+    [B_SET_HIST] = {"INSERT INTO set_histograms (instruction_id, sets, far, touches) VALUES ", 4},
+    [B_SET_BIN] = {"INSERT INTO set_bins (instruction_id, sets, bin, count, sum) VALUES ", 5},
     [B_CALL] = {"INSERT INTO call_edges (call_id, callee_id, count) VALUES ", 3},
     [B_STRIDE] = {"INSERT INTO strides (instruction_id, delta, count, deltas) VALUES ", 4},
     [B_POW2] = {"INSERT INTO stride_pow2 (instruction_id, shift, count) VALUES ", 3},
@@ -168,10 +174,13 @@ static int check_params(const db *d, const run_info *ri, char *err, size_t errle
     return 0;
 }
 
+/* The same block sizes, and set counts and ways. */
 static int same_block_sizes(const profile *a, const profile *b)
 {
     return a->nblock_sizes == b->nblock_sizes &&
-           memcmp(a->block_sizes, b->block_sizes, (size_t)a->nblock_sizes * sizeof *a->block_sizes) == 0;
+           memcmp(a->block_sizes, b->block_sizes, (size_t)a->nblock_sizes * sizeof *a->block_sizes) == 0 &&
+           a->nset_counts == b->nset_counts && a->set_ways == b->set_ways &&
+           memcmp(a->set_counts, b->set_counts, (size_t)a->nset_counts * sizeof *a->set_counts) == 0;
 }
 
 static int check_run(const db *d, const run_info *ri, profile *const *procs, size_t nprocs, char *err, size_t errlen)
@@ -187,7 +196,7 @@ static int check_run(const db *d, const run_info *ri, profile *const *procs, siz
                      "%s: the profiles of process %lld and of the main process %lld have different %s: they do not "
                      "come from the same collection",
                      d->path, (long long)procs[i]->pid, (long long)procs[0]->pid,
-                     same_block_sizes(procs[0], procs[i]) ? "sampling rates (sample-rd)" : "block sizes");
+                     same_block_sizes(procs[0], procs[i]) ? "sampling rates (sample-rd)" : "block sizes or set counts");
             return -1;
         }
     size_t ranks = 0;
@@ -257,12 +266,20 @@ static int insert_params(importer *im, const run_info *ri, int64_t run_id)
     return 0;
 }
 
+/* The run's block sizes, and set counts (set_counts). */
 static int insert_block_sizes(importer *im, const profile *p, int64_t run_id)
 {
     for (int i = 0; i < p->nblock_sizes; i++) {
         sqlite3_bind_int64(im->st[ST_BLOCK_SIZE], 1, run_id);
         sqlite3_bind_int64(im->st[ST_BLOCK_SIZE], 2, p->block_sizes[i]);
         if (step(im, ST_BLOCK_SIZE) != 0)
+            return -1;
+    }
+    for (int i = 0; i < p->nset_counts; i++) {
+        sqlite3_bind_int64(im->st[ST_SET_COUNT], 1, run_id);
+        sqlite3_bind_int64(im->st[ST_SET_COUNT], 2, p->set_counts[i]);
+        sqlite3_bind_int64(im->st[ST_SET_COUNT], 3, p->set_ways);
+        if (step(im, ST_SET_COUNT) != 0)
             return -1;
     }
     return 0;
@@ -394,23 +411,26 @@ static int insert_calls(importer *im, const prof_instr *in, int64_t instr_id, co
     return 0;
 }
 
-static int insert_hist(importer *im, const prof_hist *h, int64_t instr_id)
+/* A histogram's rows: into histograms and hist_bins (batches B_HIST,
+ * B_BIN), or a set-local one's into set_histograms and set_bins
+ * (B_SET_HIST, B_SET_BIN). */
+static int insert_hist(importer *im, const prof_hist *h, int64_t instr_id, enum batch_id head, enum batch_id bins)
 {
-    db_batch *b = &im->batch[B_HIST];
+    db_batch *b = &im->batch[head];
     db_batch_int(b, instr_id);
     db_batch_int(b, h->block_size);
     db_batch_u64(b, h->cold);
     db_batch_u64(b, h->touches);
-    if (end_row(im, B_HIST) != 0)
+    if (end_row(im, head) != 0)
         return -1;
-    b = &im->batch[B_BIN];
+    b = &im->batch[bins];
     for (uint32_t k = 0; k < h->nbins; k++) {
         db_batch_int(b, instr_id);
         db_batch_int(b, h->block_size);
         db_batch_int(b, h->bins[k].bin);
         db_batch_u64(b, h->bins[k].count);
         db_batch_u64(b, h->bins[k].sum);
-        if (end_row(im, B_BIN) != 0)
+        if (end_row(im, bins) != 0)
             return -1;
     }
     return 0;
@@ -464,7 +484,10 @@ static int insert_instr(importer *im, const prof_instr *in, int64_t process_id, 
         insert_calls(im, in, instr_id, maps) != 0)
         return -1;
     for (uint32_t h = 0; h < in->nhists; h++)
-        if (insert_hist(im, &in->hists[h], instr_id) != 0)
+        if (insert_hist(im, &in->hists[h], instr_id, B_HIST, B_BIN) != 0)
+            return -1;
+    for (uint32_t h = 0; h < in->nsets; h++)
+        if (insert_hist(im, &in->sets[h], instr_id, B_SET_HIST, B_SET_BIN) != 0)
             return -1;
     return insert_stride(im, in, instr_id);
 }

@@ -141,6 +141,23 @@ static int read_block_sizes(db *d, db_run *r, char *err, size_t errlen)
     return rc < 0 ? -1 : 0;
 }
 
+/* The run's set counts and ways (set_counts; none before schema 18). */
+static int read_set_counts(db *d, db_run *r, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (db_prepare(d, "SELECT sets, ways FROM set_counts WHERE run_id = ? ORDER BY sets", &st, DOING, err,
+                   errlen) != 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, r->id);
+    int rc;
+    while ((rc = next_row(d, st, err, errlen)) == 1 && r->nset_counts < PROFILE_MAX_SET_COUNTS) {
+        r->set_counts[r->nset_counts++] = (uint32_t)sqlite3_column_int64(st, 0);
+        r->set_ways = (uint32_t)sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    return rc < 0 ? -1 : 0;
+}
+
 static int count_processes(db *d, db_run *r, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
@@ -177,6 +194,8 @@ int db_get_run(db *d, int64_t run_id, db_run *out, char *err, size_t errlen)
         rc = read_params(d, out, err, errlen);
     if (rc == 0)
         rc = read_block_sizes(d, out, err, errlen);
+    if (rc == 0)
+        rc = read_set_counts(d, out, err, errlen);
     if (rc == 0)
         rc = count_processes(d, out, err, errlen);
     return rc;
@@ -330,20 +349,16 @@ int db_run_instructions(db *d, int64_t run_id, db_instr **out, size_t *n, char *
     return 0;
 }
 
-int db_for_each_histogram(db *d, int64_t run_id, uint32_t block_size, db_hist_fn fn, void *ctx, char *err,
-                          size_t errlen)
+/* db_for_each_histogram's loop over the rows of `sql` (instruction id,
+ * cold, bin, count, sum; ?1 the run, ?2 the key). */
+static int for_each_hist(db *d, const char *sql, int64_t run_id, uint32_t key, db_hist_fn fn, void *ctx, char *err,
+                         size_t errlen)
 {
     sqlite3_stmt *st;
-    if (db_prepare(d,
-                   "SELECT h.instruction_id, h.cold, b.bin, b.count, b.sum "
-                   "FROM processes p JOIN instructions i ON i.process_id = p.id "
-                   "JOIN histograms h ON h.instruction_id = i.id AND h.block_size = ?2 "
-                   "LEFT JOIN hist_bins b ON b.instruction_id = h.instruction_id AND b.block_size = h.block_size "
-                   "WHERE p.run_id = ?1 ORDER BY h.instruction_id, b.bin",
-                   &st, DOING, err, errlen) != 0)
+    if (db_prepare(d, sql, &st, DOING, err, errlen) != 0)
         return -1;
     sqlite3_bind_int64(st, 1, run_id);
-    sqlite3_bind_int64(st, 2, block_size);
+    sqlite3_bind_int64(st, 2, key);
     rd_binrec bins[RD_MAX_BINS];
     size_t nbins = 0;
     int64_t instr = 0; /* the histogram being gathered; ids are >= 1 */
@@ -368,6 +383,30 @@ int db_for_each_histogram(db *d, int64_t run_id, uint32_t block_size, db_hist_fn
         rc = fn(ctx, instr, cold, bins, nbins);
     sqlite3_finalize(st);
     return rc;
+}
+
+int db_for_each_histogram(db *d, int64_t run_id, uint32_t block_size, db_hist_fn fn, void *ctx, char *err,
+                          size_t errlen)
+{
+    return for_each_hist(d,
+                         "SELECT h.instruction_id, h.cold, b.bin, b.count, b.sum "
+                         "FROM processes p JOIN instructions i ON i.process_id = p.id "
+                         "JOIN histograms h ON h.instruction_id = i.id AND h.block_size = ?2 "
+                         "LEFT JOIN hist_bins b ON b.instruction_id = h.instruction_id AND b.block_size = h.block_size "
+                         "WHERE p.run_id = ?1 ORDER BY h.instruction_id, b.bin",
+                         run_id, block_size, fn, ctx, err, errlen);
+}
+
+int db_for_each_set_histogram(db *d, int64_t run_id, uint32_t sets, db_hist_fn fn, void *ctx, char *err,
+                              size_t errlen)
+{
+    return for_each_hist(d,
+                         "SELECT h.instruction_id, h.far, b.bin, b.count, b.sum "
+                         "FROM processes p JOIN instructions i ON i.process_id = p.id "
+                         "JOIN set_histograms h ON h.instruction_id = i.id AND h.sets = ?2 "
+                         "LEFT JOIN set_bins b ON b.instruction_id = h.instruction_id AND b.sets = h.sets "
+                         "WHERE p.run_id = ?1 ORDER BY h.instruction_id, b.bin",
+                         run_id, sets, fn, ctx, err, errlen);
 }
 
 /* ---- strides -------------------------------------------------------------- */

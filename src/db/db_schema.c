@@ -427,6 +427,36 @@ static const char pow2_schema_sql[] =
     "  PRIMARY KEY (instruction_id, shift)\n"
     ") WITHOUT ROWID;\n";
 
+/* Version 18: set-local histograms (the collector's `set-count` and `sets`
+ * lines from profile version 8): the set counts of each run, and per
+ * instruction and set count its far touches and bins (distances below
+ * `ways`, in rd.h's bins); older databases gain the tables, empty. */
+static const char sets_schema_sql[] =
+    "CREATE TABLE IF NOT EXISTS set_counts (\n"
+    "  run_id    INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
+    "  sets      INTEGER NOT NULL,\n"
+    "  line_size INTEGER NOT NULL,\n"
+    "  ways      INTEGER NOT NULL,\n"
+    "  PRIMARY KEY (run_id, sets)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE TABLE IF NOT EXISTS set_histograms (\n"
+    "  instruction_id INTEGER NOT NULL REFERENCES instructions(id) ON DELETE CASCADE,\n"
+    "  sets           INTEGER NOT NULL,\n"
+    "  far            INTEGER NOT NULL,\n"
+    "  touches        INTEGER NOT NULL,\n"
+    "  PRIMARY KEY (instruction_id, sets)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE TABLE IF NOT EXISTS set_bins (\n"
+    "  instruction_id INTEGER NOT NULL,\n"
+    "  sets           INTEGER NOT NULL,\n"
+    "  bin            INTEGER NOT NULL,\n"
+    "  count          INTEGER NOT NULL,\n"
+    "  sum            INTEGER NOT NULL,\n"
+    "  PRIMARY KEY (instruction_id, sets, bin),\n"
+    "  FOREIGN KEY (instruction_id, sets)\n"
+    "    REFERENCES set_histograms(instruction_id, sets) ON DELETE CASCADE\n"
+    ") WITHOUT ROWID;\n";
+
 /* Version 14: the static models of `augur static --db` (docs/database.md,
  * "Static models"), one per build-id, each with its scopes' formulas.
  * IF NOT EXISTS: created by the upgrade of any older version. */
@@ -534,6 +564,7 @@ static int create_schema(db *d, char *err, size_t errlen)
         db_exec(d, call_schema_sql, "create the schema", err, errlen) != 0 ||
         db_exec(d, stride_schema_sql, "create the schema", err, errlen) != 0 ||
         db_exec(d, pow2_schema_sql, "create the schema", err, errlen) != 0 ||
+        db_exec(d, sets_schema_sql, "create the schema", err, errlen) != 0 ||
         db_exec(d, intervals_schema_sql, "create the schema", err, errlen) != 0 ||
         db_exec(d, mpi_schema_sql, "create the schema", err, errlen) != 0 ||
         db_exec(d, static_schema_sql, "create the schema", err, errlen) != 0)
@@ -734,6 +765,8 @@ static int initialise(db *d, int64_t *version, char *err, size_t errlen)
         rc = add_binary_loops_column(d, err, errlen);
     if (rc == 0 && *version >= 1 && *version < 17) /* version 17 keeps the deltas' 2-adic classes */
         rc = db_exec(d, pow2_schema_sql, "upgrade the schema", err, errlen);
+    if (rc == 0 && *version >= 1 && *version < 18) /* version 18 keeps set-local histograms */
+        rc = db_exec(d, sets_schema_sql, "upgrade the schema", err, errlen);
     if (rc == 0 && *version >= 1 && *version < DB_SCHEMA_VERSION)
         rc = set_version(d, err, errlen);
     if (rc == 0 && *version < DB_SCHEMA_VERSION)

@@ -18,6 +18,7 @@
 #include "predict/predict_perf.h"
 #include "predict/predict_perf_body.h"
 #include "predict/predict_pow2.h"
+#include "predict/predict_sets.h"
 
 static int fail(char *err, size_t errlen, const char *what)
 {
@@ -305,10 +306,13 @@ static double group_span(const predict_perf *pp, const db_rd_group *g, const per
  * distribution: the measured one when `dist` is given (a range of the
  * one value), else g's model at p's parameters, bounded by its line twin's
  * (NULL: none) when g is of pages (predict_page_dist); walk as
- * level_misses'; w widens the range of a regular group (level_range). */
+ * level_misses'; w widens the range of a regular group (level_range).  A
+ * measured group's misses at a level whose set count its set-local
+ * histograms have (sets, recording set_ways ways; NULL: none) are theirs,
+ * exactly (predict_sets_misses). */
 static int group_eval(const prediction *p, const predict_perf *pp, const db_rd_group *g, const db_rd_group *twin,
                       const perf_rd_dist *dist, int regular, const perf_stride *walk, const pow2_widening *w,
-                      group_misses *out)
+                      const predict_sets *sets, uint32_t set_ways, group_misses *out)
 {
     memset(out, 0, sizeof *out);
     perf_rd_dist modeled = {0};
@@ -323,6 +327,11 @@ static int group_eval(const prediction *p, const predict_perf *pp, const db_rd_g
     }
     for (size_t i = 0; i < pp->nlevels; i++)
         if (pp->levels[i].block == g->block_size) {
+            double exact;
+            if (dist && predict_sets_misses(sets, set_ways, &pp->levels[i], &exact)) {
+                out->cache[i] = out->low[i] = out->high[i] = exact;
+                continue;
+            }
             out->cache[i] = out->low[i] = out->high[i] =
                 level_misses(d, &pp->levels[i], regular, walk, w->share, span, w->footprint[i]);
             double range[2];
@@ -538,7 +547,7 @@ static int eval_groups(const prediction *p, const predict_perf_input *in, predic
         pow2_widening w = {in->pow2 ? &in->pow2[i * PROFILE_POW2_CLASSES] : NULL, footprint, tr.x, tr.lines};
         const db_rd_group *twin = twins[i] >= 0 ? &in->groups[twins[i]] : NULL;
         rc = group_eval(p, pp, g, twin, in->dists ? &in->dists[i] : NULL, regular, group_walk(p, in, i, &walk), &w,
-                        &gm);
+                        in->sets ? &in->sets[i] : NULL, in->set_table ? in->set_table->ways : 0, &gm);
         if (rc == 0)
             attribute_group(p, pp, mod, &lines, g, regular, &gm);
     }

@@ -88,6 +88,10 @@ typedef struct predict_perf_input {
      * (predict_pow2_shares); NULL: none known */
     double *pow2;
     predict_blocks *blocks;
+    /* a measured run's set-local histograms (predict_sets.h): per group
+     * (sets[i] for groups[i]), from the table; NULL: none */
+    struct predict_sets *sets;
+    struct predict_set_table *set_table;
 } predict_perf_input;
 
 /* The machine models over p (its report, loop scopes, program and block

@@ -13,6 +13,7 @@
 #include "predict/predict_perf_body.h"
 #include "predict/predict_pow2.h"
 #include "predict/predict_run.h"
+#include "predict/predict_sets.h"
 
 static int oom(char *err, size_t errlen)
 {
@@ -94,7 +95,10 @@ static int grow(group_builder *b)
     perf_stride *w = realloc(b->in->walks, cap * sizeof *w);
     if (w)
         b->in->walks = w;
-    if (!g || !dd || !w)
+    predict_sets *s = realloc(b->in->sets, cap * sizeof *s);
+    if (s)
+        b->in->sets = s;
+    if (!g || !dd || !w || !s)
         return -1;
     b->cap = cap;
     return 0;
@@ -136,6 +140,9 @@ static int on_histogram(void *ctx, int64_t instr_id, uint64_t cold, const rd_bin
         return 1;
     }
     b->in->walks[b->in->ngroups] = walk_of(b, instr_id);
+    predict_set_table_find(b->in->set_table, instr_id, &b->in->sets[b->in->ngroups]);
+    if (b->block != 1u << RD_SET_LINE_SHIFT) /* set-local histograms are of lines */
+        b->in->sets[b->in->ngroups].n = 0;
     b->in->ngroups++;
     return 0;
 }
@@ -187,7 +194,12 @@ int predict_from_run(db *d, const db_run *run, const scope_tree *t, prediction *
     run_insns r = {0};
     group_builder b = {.r = &r, .in = in};
     db_stride *strides = NULL;
+    in->set_table = calloc(1, sizeof *in->set_table);
+    if (!in->set_table)
+        return oom(err, errlen);
     int rc = insns_load(d, run, &r, err, errlen);
+    if (rc == 0)
+        rc = predict_set_table_load(d, run, in->set_table, err, errlen);
     if (rc == 0)
         rc = db_run_strides(d, run->id, &strides, &b.nstrides, err, errlen);
     b.strides = strides;
@@ -213,6 +225,10 @@ void predict_run_free(prediction *p, predict_perf_input *in)
     free(in->dists);
     free(in->walks);
     free(in->pow2);
+    free(in->sets);
+    if (in->set_table)
+        predict_set_table_free(in->set_table);
+    free(in->set_table);
     db_rd_groups_free(in->groups, in->ngroups);
     predict_blocks_free(in->blocks);
     memset(in, 0, sizeof *in);

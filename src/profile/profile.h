@@ -13,8 +13,10 @@
 
 #include "profile/profile_writer.h" /* PROFILE_VERSION */
 #include "rd/rd.h"
+#include "rd/rd_sets.h"
 
 #define PROFILE_MAX_BLOCK_SIZES 8
+#define PROFILE_MAX_SET_COUNTS 4 /* RD_MAX_SET_COUNTS */
 
 typedef struct prof_module {
     char *path;
@@ -29,7 +31,10 @@ typedef struct prof_target { /* one indirect-branch target, or a call's callee *
     size_t instr;            /* a callee: the index of its instruction in profile.instrs */
 } prof_target;
 
-typedef struct prof_hist { /* one instruction's histogram at one block size */
+/* One instruction's histogram at one block size, or (a `sets` line, version
+ * 8) its set-local histogram at one set count: block_size the set count,
+ * cold its far touches (beyond the ways recorded, or first touches). */
+typedef struct prof_hist {
     uint32_t block_size;
     uint64_t touches; /* == cold + sum of bin counts */
     uint64_t cold;
@@ -52,6 +57,8 @@ typedef struct prof_instr {
     prof_target *calls;
     uint32_t nhists; /* 0, or the profile's nblock_sizes */
     prof_hist *hists; /* in the order of profile.block_sizes */
+    uint32_t nsets;   /* 0, or the profile's nset_counts */
+    prof_hist *sets;  /* in the order of profile.set_counts */
     /* The dominant delta between consecutive addresses of its accesses
      * (a `stride` line; stride_deltas 0 when there is none): stride_count
      * of its stride_deltas deltas were `stride` bytes. */
@@ -121,6 +128,12 @@ typedef struct profile {
     char **argv;     /* argv[1..]: the client's arguments */
     int nblock_sizes;
     uint32_t block_sizes[PROFILE_MAX_BLOCK_SIZES];
+    /* The set counts of 64-byte lines with set-local histograms (`set-count`
+     * lines, version 8), ascending, and the ways they record (distances
+     * 0..set_ways-1; the rest far). */
+    int nset_counts;
+    uint32_t set_counts[PROFILE_MAX_SET_COUNTS];
+    uint32_t set_ways;
     uint32_t threads;
     /* The histograms sample the blocks whose hash mod RD_SAMPLE_MODULUS is
      * below this, scaled to the whole run (`sample-rd`, version 5); 0: every

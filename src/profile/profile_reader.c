@@ -26,13 +26,13 @@
 #define TRUNCATED_HINT "the process may have been killed before its profile was finished"
 
 /* Sections of the file, in order (the rank of a keyword). */
-enum rank { R_MAGIC, R_TOOL, R_PID, R_PPID, R_EXE, R_ARG, R_BLOCK, R_THREADS, R_SAMPLE, R_MPI, R_REGIONS,
+enum rank { R_MAGIC, R_TOOL, R_PID, R_PPID, R_EXE, R_ARG, R_BLOCK, R_SETS, R_THREADS, R_SAMPLE, R_MPI, R_REGIONS,
              R_REGION_FN, R_BODY, R_COMM, R_INTERVAL, R_EXIT };
 
 /* What the last line attached to the current instruction was; an
  * instruction's lines come in the order ins, br, ind..., call..., hist...,
  * stride */
-enum stage { S_INS, S_BR, S_IND, S_CALL, S_HIST, S_STRIDE };
+enum stage { S_INS, S_BR, S_IND, S_CALL, S_HIST, S_SETS, S_STRIDE };
 
 typedef struct reader {
     rawtext t;       /* the file, its error buffer and the line being parsed */
@@ -110,6 +110,37 @@ static int parse_block_size(reader *r, char **f)
     return 0;
 }
 
+static int since(reader *r, const char *keyword, const char *what, int version);
+
+/* `set-count S LINE WAYS` (version 8): set-local histograms at S sets of
+ * LINE-byte lines (64), distances below WAYS; ascending S, one WAYS. */
+static int parse_set_count(reader *r, char **f)
+{
+    profile *p = r->p;
+    uint64_t s, line, ways;
+    if (since(r, "set-count", "set-local histograms", 8) != 0 ||
+        rawtext_bounded(&r->t, f[1], "set count", RD_MAX_SETS, &s) != 0 ||
+        rawtext_u64(&r->t, f[2], "LINE", &line) != 0 || rawtext_bounded(&r->t, f[3], "WAYS", RD_SET_WAYS, &ways) != 0)
+        return -1;
+    if (s == 0 || (s & (s - 1)) != 0)
+        return fail(r, "set count %llu is not a power of two from 1 to %u", (unsigned long long)s, RD_MAX_SETS);
+    if (line != 1u << RD_SET_LINE_SHIFT)
+        return fail(r, "set-count line size %llu: set-local histograms are of 64-byte lines", (unsigned long long)line);
+    if (ways == 0 || (p->nset_counts > 0 && ways != p->set_ways))
+        return fail(r, "set-count WAYS %llu: 1 to %u, the same on every set-count line", (unsigned long long)ways,
+                    RD_SET_WAYS);
+    if (p->nset_counts > 0 && s <= p->set_counts[p->nset_counts - 1])
+        return fail(r, "set count %llu after %u: set counts must be listed in ascending order", (unsigned long long)s,
+                    p->set_counts[p->nset_counts - 1]);
+    if (p->nset_counts == PROFILE_MAX_SET_COUNTS)
+        return fail(r, "more than %d set counts", PROFILE_MAX_SET_COUNTS);
+    if (p->nblock_sizes == 0 || p->block_sizes[0] != line)
+        return fail(r, "set-count line without 64 as the first block size (set-local histograms need it)");
+    p->set_counts[p->nset_counts++] = (uint32_t)s;
+    p->set_ways = (uint32_t)ways;
+    return 0;
+}
+
 static int parse_threads(reader *r, char **f)
 {
     uint64_t t;
@@ -168,6 +199,11 @@ static int finish_instr(reader *r)
                        "the instruction has %u hist lines, expected %d (one per block-size line, "
                        "since it accesses memory)",
                        in->nhists, r->p->nblock_sizes);
+    if (in && accesses_memory(in) && in->nsets != (uint32_t)r->p->nset_counts)
+        return rawtext_fail(&r->t, r->cur_lineno,
+                       "the instruction has %u sets lines, expected %d (one per set-count line, "
+                       "since it accesses memory)",
+                       in->nsets, r->p->nset_counts);
     return 0;
 }
 
@@ -224,7 +260,7 @@ static prof_instr *attach(reader *r, const char *keyword, enum stage stage)
     }
     if (r->cur_stage > stage || ((stage == S_BR || stage == S_STRIDE) && r->cur_stage == stage)) {
         fail(r, "misplaced '%s' line: the lines of an instruction come in the order ins, br, ind..., call..., "
-                "hist..., stride (br and stride once)",
+                "hist..., sets..., stride (br and stride once)",
              keyword);
         return NULL;
     }
@@ -340,46 +376,112 @@ static int add_bin(reader *r, prof_hist *h, char **f, uint64_t *total)
     return 0;
 }
 
+/* The N bins of a hist or sets line, f[5..nf), into h, which must add up
+ * to h->touches with h->cold; bins at or past `max_bin` are refused. */
+static int parse_bins(reader *r, prof_hist *h, char **f, int nf, uint64_t n, uint64_t max_bin)
+{
+    if ((uint64_t)nf != 5 + 3 * n)
+        return fail(r, "'%s' line with N = %llu bins has %d fields, expected %llu", f[0], (unsigned long long)n,
+                    nf - 1, (unsigned long long)(4 + 3 * n));
+    if (n > 0 && !(h->bins = malloc(n * sizeof *h->bins)))
+        return out_of_memory(r);
+    uint64_t total = h->cold;
+    for (uint64_t i = 0; i < n; i++) {
+        if (add_bin(r, h, f + 5 + 3 * i, &total) != 0)
+            return -1;
+        if (h->nbins && h->bins[h->nbins - 1].bin >= max_bin)
+            return fail(r, "bin %u of a sets line: set-local distances are below WAYS (%llu)",
+                        h->bins[h->nbins - 1].bin, (unsigned long long)rd_bin_low((unsigned)max_bin));
+    }
+    if (total != h->touches)
+        return fail(r, "histogram counts add up to %llu (COLD + the bins' COUNTs), TOUCHES says %llu",
+                    (unsigned long long)total, (unsigned long long)h->touches);
+    return 0;
+}
+
+/* What tells a hist line from a sets line: its keyword, key ("block
+ * size", "set count") and the header line giving the keys, and what its
+ * cold count is ("COLD", "FAR"). */
+typedef struct hist_kind {
+    const char *keyword, *key, *key_line, *cold;
+} hist_kind;
+
+static const hist_kind HIST_LINE = {"hist", "block size", "block-size", "COLD"};
+static const hist_kind SETS_LINE = {"sets", "set count", "set-count", "FAR"};
+
+/* The head of a hist or sets line of `in` (of memory-accessing
+ * instructions only, at most nkeys per instruction, the n-th with key
+ * keys[n]): a new histogram in *arr with its TOUCHES and cold count, and
+ * its N in *nbins; not yet counted in n (the caller counts it once it owns
+ * it).  NULL with a message. */
+static prof_hist *hist_head(reader *r, const prof_instr *in, const hist_kind *k, prof_hist **arr, uint32_t n,
+                            int nkeys, const uint32_t *keys, char **f, int nf, uint64_t *nbins)
+{
+    if (!accesses_memory(in)) {
+        fail(r, "'%s' line for an instruction that does not access memory (READS + WRITES is 0)", k->keyword);
+        return NULL;
+    }
+    if (n == (uint32_t)nkeys) {
+        fail(r, "more %s lines than %ss (%d)", k->keyword, k->key, nkeys);
+        return NULL;
+    }
+    if (nf < 5) {
+        fail(r, "'%s' line with %d fields, expected at least 4: %c TOUCHES %s N", k->keyword, nf - 1,
+             k->keyword[0] == 'h' ? 'B' : 'S', k->cold);
+        return NULL;
+    }
+    if (!*arr && !(*arr = calloc((size_t)nkeys, sizeof **arr))) {
+        out_of_memory(r);
+        return NULL;
+    }
+    prof_hist *h = &(*arr)[n];
+    uint64_t key;
+    if (rawtext_u64(&r->t, f[1], k->key, &key) != 0 || rawtext_u64(&r->t, f[2], "TOUCHES", &h->touches) != 0 ||
+        rawtext_u64(&r->t, f[3], k->cold, &h->cold) != 0 || rawtext_bounded(&r->t, f[4], "N", RD_MAX_BINS, nbins) != 0)
+        return NULL;
+    if (key != keys[n]) {
+        fail(r, "%s for %s %llu where %s %u was expected (%s lines follow the %s lines, in order)", k->keyword, k->key,
+             (unsigned long long)key, k->key, keys[n], k->keyword, k->key_line);
+        return NULL;
+    }
+    h->block_size = (uint32_t)key;
+    return h;
+}
+
+/* `sets S TOUCHES FAR N (BIN COUNT SUM)*N` (version 8): after the hist
+ * lines, one per set-count line, in order; as many touches as at 64 bytes. */
+static int parse_sets(reader *r, char **f, int nf)
+{
+    prof_instr *in = attach_since(r, "sets", "set-local histograms", S_SETS, 8);
+    if (!in)
+        return -1;
+    const profile *p = r->p;
+    if (in->nhists != (uint32_t)p->nblock_sizes)
+        return fail(r, "'sets' line before the instruction's hist lines (%u of %d): it comes after them",
+                    in->nhists, p->nblock_sizes);
+    uint64_t n;
+    prof_hist *h = hist_head(r, in, &SETS_LINE, &in->sets, in->nsets, p->nset_counts, p->set_counts, f, nf, &n);
+    if (!h)
+        return -1;
+    if (h->touches != in->hists[0].touches)
+        return fail(r, "sets TOUCHES %llu, but the instruction touched %llu lines of 64 bytes (its first hist line)",
+                    (unsigned long long)h->touches, (unsigned long long)in->hists[0].touches);
+    in->nsets++; /* from here h is owned by the instruction (freed with it) */
+    return parse_bins(r, h, f, nf, n, rd_bin_index(p->set_ways));
+}
+
 static int parse_hist(reader *r, char **f, int nf)
 {
     prof_instr *in = attach(r, "hist", S_HIST);
     if (!in)
         return -1;
     const profile *p = r->p;
-    if (!accesses_memory(in))
-        return fail(r, "'hist' line for an instruction that does not access memory (READS + WRITES is 0)");
-    if (in->nhists == (uint32_t)p->nblock_sizes)
-        return fail(r, "more hist lines than block sizes (%d)", p->nblock_sizes);
-    if (nf < 5)
-        return fail(r, "'hist' line with %d fields, expected at least 4: B TOUCHES COLD N", nf - 1);
-    if (!in->hists && !(in->hists = calloc((size_t)p->nblock_sizes, sizeof *in->hists)))
-        return out_of_memory(r);
-    prof_hist *h = &in->hists[in->nhists];
-    uint64_t b, n, total;
-    if (rawtext_u64(&r->t, f[1], "block size", &b) != 0 || rawtext_u64(&r->t, f[2], "TOUCHES", &h->touches) != 0 ||
-        rawtext_u64(&r->t, f[3], "COLD", &h->cold) != 0 || rawtext_bounded(&r->t, f[4], "N", RD_MAX_BINS, &n) != 0)
+    uint64_t n;
+    prof_hist *h = hist_head(r, in, &HIST_LINE, &in->hists, in->nhists, p->nblock_sizes, p->block_sizes, f, nf, &n);
+    if (!h || rawtext_add_count(&r->t, &r->touches[in->nhists], h->touches, "instructions' TOUCHES") != 0)
         return -1;
-    if (b != p->block_sizes[in->nhists])
-        return fail(r, "hist for block size %llu where block size %u was expected (hist lines follow the "
-                       "block-size lines, in order)",
-                    (unsigned long long)b, p->block_sizes[in->nhists]);
-    if ((uint64_t)nf != 5 + 3 * n)
-        return fail(r, "'hist' line with N = %llu bins has %d fields, expected %llu", (unsigned long long)n,
-                    nf - 1, (unsigned long long)(4 + 3 * n));
-    if (rawtext_add_count(&r->t, &r->touches[in->nhists], h->touches, "instructions' TOUCHES") != 0)
-        return -1;
-    h->block_size = (uint32_t)b;
     in->nhists++; /* from here h is owned by the instruction (freed with it) */
-    if (n > 0 && !(h->bins = malloc(n * sizeof *h->bins)))
-        return out_of_memory(r);
-    total = h->cold;
-    for (uint64_t i = 0; i < n; i++)
-        if (add_bin(r, h, f + 5 + 3 * i, &total) != 0)
-            return -1;
-    if (total != h->touches)
-        return fail(r, "histogram counts add up to %llu (COLD + the bins' COUNTs), TOUCHES says %llu",
-                    (unsigned long long)total, (unsigned long long)h->touches);
-    return 0;
+    return parse_bins(r, h, f, nf, n, RD_MAX_BINS);
 }
 
 /* The `SHIFT COUNT` pairs of a stride line (version 7) from f[4] on, nf
@@ -428,6 +530,9 @@ static int parse_stride(reader *r, char **f, int nf)
     if (in->nhists != (uint32_t)r->p->nblock_sizes)
         return fail(r, "'stride' line before the instruction's hist lines (%u of %d): it comes after them",
                     in->nhists, r->p->nblock_sizes);
+    if (in->nsets != (uint32_t)r->p->nset_counts)
+        return fail(r, "'stride' line before the instruction's sets lines (%u of %d): it comes after them",
+                    in->nsets, r->p->nset_counts);
     if (rawtext_i64(&r->t, f[1], "DELTA", &in->stride) != 0 ||
         rawtext_u64(&r->t, f[2], "COUNT", &in->stride_count) != 0 ||
         rawtext_u64(&r->t, f[3], "DELTAS", &in->stride_deltas) != 0)
@@ -618,6 +723,7 @@ static const keyword keywords[] = {
     {{"exe", R_EXE, 1, 1, 1}, parse_exe, NULL},
     {{"arg", R_ARG, 0, 0, 1}, parse_arg, NULL},
     {{"block-size", R_BLOCK, 0, 0, 1}, parse_block_size, NULL},
+    {{"set-count", R_SETS, 0, 0, 3}, parse_set_count, NULL},
     {{"threads", R_THREADS, 1, 1, 1}, parse_threads, NULL},
     {{"sample-rd", R_SAMPLE, 1, 0, 2}, parse_sample_rd, NULL},
     {{"mpi", R_MPI, 1, 0, 2}, parse_mpi, NULL},
@@ -632,6 +738,7 @@ static const keyword keywords[] = {
     {{"ind", R_BODY, 0, 0, 3}, parse_ind, NULL},
     {{"call", R_BODY, 0, 0, 3}, parse_call, NULL},
     {{"hist", R_BODY, 0, 0, -1}, NULL, parse_hist},
+    {{"sets", R_BODY, 0, 0, -1}, NULL, parse_sets},
     {{"stride", R_BODY, 0, 0, -1}, NULL, parse_stride},
     {{"comm", R_COMM, 0, 0, -1}, NULL, parse_comm},
     {{"interval", R_INTERVAL, 1, 0, 8}, parse_interval, NULL},
@@ -785,6 +892,9 @@ static void free_instr(prof_instr *in)
     for (uint32_t h = 0; h < in->nhists; h++)
         free(in->hists[h].bins);
     free(in->hists);
+    for (uint32_t h = 0; h < in->nsets; h++)
+        free(in->sets[h].bins);
+    free(in->sets);
     free(in->targets);
     free(in->calls);
 }

@@ -16,8 +16,9 @@
  * still take (version 1 has no `call` lines, versions 1 and 2 no `stride`
  * lines, versions 1 to 3 no regions or intervals, versions 1 to 4 no
  * `sample-rd` line, versions before 6 no MPI lines, versions before 7 no
- * 2-adic classes on `stride` lines). */
-#define PROFILE_VERSION 7
+ * 2-adic classes on `stride` lines, versions before 8 no set-local
+ * histograms). */
+#define PROFILE_VERSION 8
 #define PROFILE_OLDEST_VERSION 1
 
 /* The 2-adic classes of an instruction's address deltas that `stride` lines

@@ -35,12 +35,15 @@ typedef struct rdpipe {
 typedef int (*rdpipe_consume_fn)(int doorbell, int out, RdpRing *ring, void *ctx);
 
 /* The engines' setting: block sizes (ascending powers of two, at most
- * PROFILE_MAX_BLOCK_SIZES) and the sampling threshold (0: exact; else as
- * --augur-sample-rd). */
+ * PROFILE_MAX_BLOCK_SIZES), the sampling threshold (0: exact; else as
+ * --augur-sample-rd) and the set counts of set-local distances (as
+ * --augur-set-counts; their engines follow the block sizes'). */
 typedef struct rdpipe_config {
     unsigned nblock_sizes;
     uint32_t block_size[PROFILE_MAX_BLOCK_SIZES];
     uint32_t sample_threshold;
+    unsigned nset_counts;
+    uint32_t set_count[PROFILE_MAX_SET_COUNTS];
 } rdpipe_config;
 
 /* Start a consumer process named `name` ("the reuse-distance consumer",

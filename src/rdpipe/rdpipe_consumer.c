@@ -13,6 +13,7 @@
 #include "rdpipe/rdpipe_proto.h"
 #include "rdpipe/ring_reader.h"
 #include "rd/rd.h"
+#include "rd/rd_sets.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -22,7 +23,7 @@
 #include <unistd.h>
 
 #define MAX_GUEST_THREADS 512 /* the tool's MAX_THREADS */
-#define MAX_ENGINES 8
+#define MAX_ENGINES (8 + RD_MAX_SET_COUNTS) /* the tool's MAX_ENGINES */
 #define CHUNK_RECS 16384u    /* records run before the ring's tail moves on: 256 KiB */
 
 /* An instruction's histogram at one block size, and whether it is on the
@@ -32,13 +33,17 @@ typedef struct slot {
     uint32_t dirty;
 } slot;
 
-/* The engine of one block size. */
+/* The engine of one block size, or of one set count (sets not 0: set-local
+ * distances of 64-byte lines, rd_sets.h). */
 typedef struct engine {
     unsigned shift;
     uint32_t threshold; /* sampling, as rdpipe_config's */
+    uint32_t sets;      /* 0: a block size's engine */
     rd_allocator alloc;
     rd_stack *stack[MAX_GUEST_THREADS]; /* per guest thread, made on first use */
     rd_stack *cur;                      /* the current thread's */
+    rd_sets *set_lists[MAX_GUEST_THREADS]; /* as stack, for a set count's engine */
+    rd_sets *cur_sets;
     slot *slots;                        /* per instruction id, cap of them */
     uint32_t cap;
     uint32_t *dirty; /* the ids whose histograms have counts since the last flush */
@@ -90,11 +95,30 @@ static rd_hist *engine_hist(engine *e, uint32_t id)
  * distances: rd_touch_blocks, as the tool runs it (collect_runtime.c). */
 static void engine_access(engine *e, const rdp_rec *r)
 {
-    if (!e->cur)
+    if (!e->cur && !e->cur_sets)
         protocol_error("an access before any thread");
     uint64_t first = r->addr >> e->shift, last = (r->addr + (r->size & ~RDP_COUNTING) - 1) >> e->shift;
     rd_hist *h = r->size & RDP_COUNTING ? engine_hist(e, r->instr) : NULL;
-    rd_touch_blocks(e->cur, first, last, e->threshold, h, &e->alloc);
+    if (e->sets)
+        rd_sets_touch(e->cur_sets, first, last, h, &e->alloc);
+    else
+        rd_touch_blocks(e->cur, first, last, e->threshold, h, &e->alloc);
+}
+
+/* engine_control for a set count's engine: the thread's set lists. */
+static void engine_control_sets(engine *e, const rdp_rec *r)
+{
+    rd_sets **s = &e->set_lists[r->addr];
+    if (r->size == RDP_THREAD) {
+        if (!*s)
+            *s = rd_sets_new(e->sets, &e->alloc);
+        e->cur_sets = *s;
+    } else if (r->size == RDP_THREAD_EXIT) {
+        if (e->cur_sets == *s)
+            e->cur_sets = NULL;
+        rd_sets_free(*s, &e->alloc);
+        *s = NULL;
+    }
 }
 
 /* A thread switch or exit (the other control records are the reader's). */
@@ -102,6 +126,10 @@ static void engine_control(engine *e, const rdp_rec *r)
 {
     if (r->addr >= MAX_GUEST_THREADS)
         protocol_error("a thread id out of range");
+    if (e->sets) {
+        engine_control_sets(e, r);
+        return;
+    }
     rd_stack **s = &e->stack[r->addr];
     if (r->size == RDP_THREAD) {
         if (!*s)
@@ -133,8 +161,10 @@ static void engines_run(engine *e, unsigned n, const rdp_rec *from, const rdp_re
 
 static void engine_free(engine *e)
 {
-    for (unsigned t = 0; t < MAX_GUEST_THREADS; t++)
+    for (unsigned t = 0; t < MAX_GUEST_THREADS; t++) {
         rd_stack_free(e->stack[t]);
+        rd_sets_free(e->set_lists[t], &e->alloc);
+    }
     for (uint32_t i = 0; i < e->cap; i++)
         rd_hist_free(&e->slots[i].hist, &e->alloc);
     free(e->slots);
@@ -169,11 +199,26 @@ static int by_recency(const void *x, const void *y)
     return (a->recency > b->recency) - (a->recency < b->recency);
 }
 
-/* RDP_EXPORT: every thread's stacks, least recently used block first. */
+/* An export's lines of thread t's set lists at engine i of e. */
+static void export_sets(ring_answer *a, const engine *e, unsigned i, uint32_t t)
+{
+    const rd_sets *s = e->set_lists[t];
+    uint64_t *lines = xrealloc(NULL, rd_sets_count(s) * RD_SET_WAYS * sizeof *lines);
+    uint64_t nb = rd_sets_entries(s, lines);
+    rdp_stack_head head = {t, i, nb};
+    ring_answer_put(a, &head, sizeof head);
+    ring_answer_put(a, lines, nb * sizeof *lines);
+    free(lines);
+}
+
+/* RDP_EXPORT: every thread's stacks, least recently used block first, and
+ * its set lists (rd_sets_entries' order). */
 static int answer_export(ring_answer *a, engine *e, unsigned n)
 {
     for (uint32_t t = 0; t < MAX_GUEST_THREADS; t++) {
         for (unsigned i = 0; i < n; i++) {
+            if (e[i].set_lists[t])
+                export_sets(a, &e[i], i, t);
             if (!e[i].stack[t])
                 continue;
             uint64_t nb = rd_stack_blocks(e[i].stack[t]);
@@ -297,10 +342,12 @@ static int run_piece(void *ctx, const rdp_rec *recs, size_t n)
 int rdpipe_consume(int doorbell, int out, RdpRing *ring, const rdpipe_config *cfg, unsigned threads)
 {
     engine e[MAX_ENGINES] = {{0}};
-    unsigned ne = cfg->nblock_sizes;
+    unsigned ne = cfg->nblock_sizes + cfg->nset_counts;
     for (unsigned i = 0; i < ne; i++) {
-        e[i].shift = (unsigned)__builtin_ctz(cfg->block_size[i]);
+        int sets = i >= cfg->nblock_sizes;
+        e[i].shift = sets ? RD_SET_LINE_SHIFT : (unsigned)__builtin_ctz(cfg->block_size[i]);
         e[i].threshold = cfg->sample_threshold;
+        e[i].sets = sets ? cfg->set_count[i - cfg->nblock_sizes] : 0;
         e[i].alloc = ring_allocator(NAME);
     }
     crew c = {.lock = PTHREAD_MUTEX_INITIALIZER, .go = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};

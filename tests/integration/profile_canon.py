@@ -7,7 +7,7 @@ check the file (end) left out.  Everything the collector measured stays.
 
 usage: profile_canon.py [--no-loader-distances] PROFILE   (to stdout)
 
---no-loader-distances leaves out the histograms and strides of the dynamic
+--no-loader-distances leaves out the histograms (hist and sets lines) and strides of the dynamic
 loader's instructions (ld-linux*), keeping their counts: where it maps the
 preloaded libraries and scans LD_PRELOAD, their distances differ from one
 run of a program under Valgrind to the next on either analysis path.
@@ -39,7 +39,7 @@ def canon(path, loader_distances=True):
         elif k in ("ind", "call") and blocks:
             w[1] = name("module", w[1])
             blocks[-1].append(" ".join(w))
-        elif k in ("br", "hist", "stride") and blocks:
+        elif k in ("br", "hist", "sets", "stride") and blocks:
             if k == "br" or loader_distances or "/ld-linux" not in blocks[-1][0].split(" ")[1]:
                 blocks[-1].append(l)
         elif k == "comm":

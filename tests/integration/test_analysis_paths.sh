@@ -45,6 +45,7 @@ same() {
 same sweep -- "$PROGRAMS/patterns" interleaved 300 3
 same sampled --sample-rd 0.25 -- "$PROGRAMS/patterns" permutation 512 3
 same blocks --block-sizes 8,64,256,4096 -- "$PROGRAMS/patterns" matmul 24 1
+same sets --set-counts 1,64,2048,4096 -- "$PROGRAMS/sets_aligned" 9 32 4 1
 same intervals --instr-at-start no --interval-functions exchange -- "$PROGRAMS/phases" 40 3
 same callsites --instr-at-start no --interval-functions exchange --interval-by callsite -- "$PROGRAMS/phases" 40 3
 same regions --region-function 'phase_?' -- "$PROGRAMS/phases" 40 3

@@ -894,6 +894,14 @@ static void test_foreign_files(void **state)
                 " unknowns, formulas, forms) VALUES (1, 0, 'function', 'f', 'k.c', 1, 9, '[]', '{}', '{}');");
     s = upgraded(f->db_path, s);
     assert_sql_text(s, "SELECT binary_loops FROM static_scopes", "[]");
+    /* a version-17 database gains the set-local tables, empty: its runs
+     * were collected without set counts */
+    sql_exec(s, "UPDATE meta SET value = '17' WHERE key = 'schema_version';"
+                "DROP TABLE set_bins; DROP TABLE set_histograms; DROP TABLE set_counts;");
+    s = upgraded(f->db_path, s);
+    assert_int_equal(sql_int(s, "SELECT count(*) FROM set_counts") + sql_int(s, "SELECT count(*) FROM set_histograms") +
+                         sql_int(s, "SELECT count(*) FROM set_bins"),
+                     0);
     sqlite3_close(s);
     assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
     assert_int_equal(db_model_set_newest(d, NULL, &set, err, sizeof err), 0);

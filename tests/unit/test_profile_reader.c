@@ -570,6 +570,81 @@ static void test_sample_rd_line(void **state)
     }
 }
 
+/* ---- set-local histograms (version 8) ------------------------------------ */
+
+/* The sample as format `version` with `head` after its block-size lines
+ * (line 12 on) and `sets0`, `sets3` after the hist lines of its first and
+ * third instructions. */
+static void write_with_sets(const char *path, int version, const char *head, const char *sets0, const char *sets3)
+{
+    const char *rest = sample + strlen("augur-profile 2\n");
+    const char *threads = strstr(sample, "threads 2\n");
+    const char *after0 = strstr(sample, "hist 4096 1000 2 1 0 998 0\n") + strlen("hist 4096 1000 2 1 0 998 0\n");
+    const char *after3 = strstr(sample, "hist 4096 5 5 0\n") + strlen("hist 4096 5 5 0\n");
+    char *body;
+    assert_true(asprintf(&body, "augur-profile %d\n%.*s%s%.*s%s%.*s%s%s", version, (int)(threads - rest), rest, head,
+                         (int)(after0 - threads), threads, sets0, (int)(after3 - after0), after0, sets3, after3) > 0);
+    fixture_profile(path, body);
+    free(body);
+}
+
+#define SET_COUNTS "set-count 64 64 32\nset-count 2048 64 32\n"
+#define SETS0 "sets 64 1000 125 2 0 800 0 8 75 600\nsets 2048 1000 125 1 0 875 0\n"
+#define SETS3 "sets 64 5 5 0\nsets 2048 5 1 1 3 4 12\n"
+
+/* A version-8 profile's set counts and set-local histograms read back, far
+ * touches as their cold count; the lines refused in older versions, out of
+ * order, with touches other than the 64-byte histogram's, distances at or
+ * past WAYS, a set count that is no power of two, other lines than 64
+ * bytes, or missing. */
+static void test_set_lines(void **state)
+{
+    fixture *f = *state;
+    write_with_sets(f->path, 8, SET_COUNTS, SETS0, SETS3);
+    profile p;
+    char err[1024];
+    if (profile_read(f->path, &p, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(p.nset_counts, 2);
+    assert_int_equal(p.set_counts[0], 64);
+    assert_int_equal(p.set_counts[1], 2048);
+    assert_int_equal(p.set_ways, 32);
+    assert_int_equal(p.instrs[0].nsets, 2);
+    assert_int_equal(p.instrs[0].sets[0].block_size, 64);
+    assert_int_equal(p.instrs[0].sets[0].cold, 125);
+    assert_int_equal(p.instrs[0].sets[0].nbins, 2);
+    assert_int_equal(p.instrs[0].sets[0].bins[1].bin, 8);
+    assert_int_equal(p.instrs[0].sets[0].bins[1].count, 75);
+    assert_int_equal(p.instrs[2].sets[1].bins[0].bin, 3);
+    assert_int_equal(p.instrs[1].nsets, 0); /* no memory access */
+    profile_free(&p);
+
+    static const struct {
+        int version;
+        const char *head, *sets0, *sets3, *error;
+    } bad[] = {
+        {7, SET_COUNTS, SETS0, SETS3, "line 12: 'set-count' line in a version-7 profile: set-local histograms are "
+                                      "recorded from version 8 on"},
+        {7, "", "sets 64 1000 1000 0\n", "", "line 21: 'sets' line in a version-7 profile"},
+        {8, "set-count 2048 64 32\nset-count 64 64 32\n", SETS0, SETS3, "line 13: set count 64 after 2048"},
+        {8, "set-count 48 64 32\n", "", "", "line 12: set count 48 is not a power of two"},
+        {8, "set-count 64 128 32\n", "", "", "line 12: set-count line size 128: set-local histograms are of 64-byte"},
+        {8, "set-count 64 64 33\n", "", "", "line 12: WAYS 33 is out of range (at most 32)"},
+        {8, "set-count 64 64 8\n", "sets 64 1000 125 2 0 800 0 8 75 600\n", "sets 64 5 5 0\n",
+         "line 22: bin 8 of a sets line: set-local distances are below WAYS (8)"},
+        {8, SET_COUNTS, "sets 64 999 124 2 0 800 0 8 75 600\nsets 2048 999 124 1 0 875 0\n", SETS3,
+         "line 23: sets TOUCHES 999, but the instruction touched 1000 lines of 64 bytes"},
+        {8, SET_COUNTS, "sets 2048 1000 125 1 0 875 0\n", SETS3, "line 23: sets for set count 2048 where set count 64"},
+        {8, SET_COUNTS, "sets 64 1000 125 2 0 800 0 8 75 600\n", SETS3,
+         "line 20: the instruction has 1 sets lines, expected 2"},
+        {8, SET_COUNTS, "sets 64 1000 125 2 0 800 0 8 75 601\n", SETS3, "line 23: bin 8: SUM 601 is impossible"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        write_with_sets(f->path, bad[i].version, bad[i].head, bad[i].sets0, bad[i].sets3);
+        expect_error(f->path, bad[i].error);
+    }
+}
+
 /* ---- damage to the file -------------------------------------------------- */
 
 static void test_flipped_byte(void **state)
@@ -627,9 +702,9 @@ static void test_not_a_profile(void **state)
 {
     fixture *f = *state;
     fixture_write(f->path, "hello\n", 6);
-    expect_error(f->path, "line 1: not an augur profile (the first line is not 'augur-profile 7')");
-    fixture_profile(f->path, "augur-profile 8\n");
-    expect_error(f->path, "line 1: profile format version 8 is not supported: this augur reads versions 1 to 7");
+    expect_error(f->path, "line 1: not an augur profile (the first line is not 'augur-profile 8')");
+    fixture_profile(f->path, "augur-profile 9\n");
+    expect_error(f->path, "line 1: profile format version 9 is not supported: this augur reads versions 1 to 8");
 }
 
 /* A NUL byte ended its line early, unseen: "ins ... 0<NUL>junk" read as
@@ -689,6 +764,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bytes_after_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wrong_line_count, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_a_profile, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_set_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nul_byte, setup, teardown),
         cmocka_unit_test_setup_teardown(test_size_and_kind, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),

@@ -59,7 +59,7 @@ static void channel_start(channel *c, unsigned threads, int spy)
     c->recs = (rdp_rec *)((char *)c->ring + RDP_RING_OFFSET);
     assert_int_equal(pipe(c->bell), 0);
     assert_int_equal(pipe(c->ans), 0);
-    c->cfg = (rdpipe_config){2, {LINE, PAGE}, 0};
+    c->cfg = (rdpipe_config){2, {LINE, PAGE}, 0, 0, {0}};
     c->threads = threads;
     c->spy = spy;
     assert_int_equal(pthread_create(&c->th, NULL, consumer_main, c), 0);
