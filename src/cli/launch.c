@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/personality.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -165,21 +164,6 @@ static void set_preload(const char *lib)
     free(v);
 }
 
-/* Turn off address-space randomisation for Valgrind and the program (as
- * `setarch -R`), so that a run's references are the same each time: with it
- * on, ld.so's start-up (strcspn reading four bytes at a time, past the end
- * of a string on the stack) looked up table entries by leftover bytes that
- * vary with the layout, and under set sampling one reference fell in or
- * out of the sampled sets from run to run (docs/memspy.md, "Simulation off
- * the program's core").  Where the system refuses (a seccomp filter), the
- * run goes on randomised. */
-static void fix_layout(void)
-{
-    int now = personality(0xffffffff);
-    if (now != -1)
-        personality((unsigned long)now | ADDR_NO_RANDOMIZE);
-}
-
 static void exec_valgrind(const launch_request *rq, const char *tool_dir)
 {
     valgrind_opts v;
@@ -193,7 +177,6 @@ static void exec_valgrind(const launch_request *rq, const char *tool_dir)
         setenv("OMP_WAIT_POLICY", "passive", 1);
     if (rq->preload)
         set_preload(rq->preload);
-    fix_layout();
     execvp("valgrind", argv);
     fprintf(stderr, "augur: cannot run valgrind: %s (apt-get install valgrind)\n", strerror(errno));
     _exit(125);

@@ -65,9 +65,7 @@ int launch_progress_seconds(void);
  * signals augur receives, stops, the terminal).  The program's environment
  * is augur's, with OMP_WAIT_POLICY=passive added unless OMP_WAIT_POLICY,
  * GOMP_SPINCOUNT or KMP_BLOCKTIME is set (OpenMP threads spinning at a
- * barrier under Valgrind only inflate the counts), and its address space
- * is not randomised (ADDR_NO_RANDOMIZE, where the system allows it), so
- * that the same run makes the same references.  Returns 0 when the program ran
+ * barrier under Valgrind only inflate the counts).  Returns 0 when the program ran
  * (whatever its exit status), -1 with a message in err when Valgrind could
  * not be run. */
 int launch_tool(const launch_request *rq, const char *tool_dir, launch_result *res,
