@@ -240,7 +240,7 @@ of_full() {
     echo "engine per block size on a thread of its own once there are cores beyond the program's and"
     echo "one more, so on 8 cores its wall time is at most its $NPROC-core one; memspy-pipe's consumer"
     echo "runs the simulator beside the program's core, its levels below the first on threads of their"
-    echo "own (--sim-threads; by default from 4 cores); augur model fits groups on every core"
+    echo "own (--sim-threads; by default from 3 cores); augur model fits groups on every core"
     echo "(issue 27 item 1)."
 } | tee "$WORK/table.md"
 [ -z "$MARKDOWN" ] || cp "$WORK/table.md" "$MARKDOWN"

@@ -106,8 +106,8 @@ static void usage(FILE *to)
             "                       when this process may use three cores or more\n"
             "  --sim-threads N      with the pipe: simulate the levels below the first on threads\n"
             "                       of their own, N threads in all (1 to 4; the same counts).\n"
-            "                       Default: 1 on up to 3 cores, else one per level up to one\n"
-            "                       less than the cores (the program has one)\n"
+            "                       Default: 1 on up to two cores, else one per core beyond the\n"
+            "                       program's, at most one per level\n"
             "  --format F           text (default), json, or callgrind (for callgrind_annotate and\n"
             "                       KCachegrind: one event per level and cause)\n"
             "  --plain-numbers      text: counts without thousands separators (1234567, not\n"
@@ -418,16 +418,16 @@ static void make_tool_args(const memspy_options *o, const machine *m, const char
 
 /* The threads of the pipe's simulator (spy_stages.h): --sim-threads, or
  * by the cores augur may use, one of them the program's: every level on
- * one thread up to 3 cores (docs/benchmarks.md, "Levels on threads of
- * their own": two threads did not pay on 2 cores), else one more thread
- * per core beyond the program's (at most one per level: the stages take
- * what they can). */
+ * the consumer's one thread on one or two cores (docs/benchmarks.md,
+ * "Levels on threads of their own": more did not pay on two), else one
+ * thread per core beyond the program's (the stages take at most one per
+ * level). */
 static unsigned sim_threads(const memspy_options *o)
 {
     if (o->sim_threads)
         return o->sim_threads;
     int cores = rdpipe_cores_available();
-    return cores > 3 ? (unsigned)(cores - 1) : 1;
+    return cores > 2 ? (unsigned)(cores - 1) : 1;
 }
 
 /* Append the option naming the channel to pipe's consumer (NULL: none)

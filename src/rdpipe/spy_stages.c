@@ -6,10 +6,12 @@
  * their cost is spread over thousands of references).  A batch may end in
  * a mark: SYNC travels down behind every reference sent before it and the
  * last stage answers it; END does the same and ends the threads. */
+#define _GNU_SOURCE
 #include "rdpipe/spy_stages.h"
 #include "rdpipe/spy_consumer.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,6 +141,9 @@ static void simulate(stage *s, msg *m)
 static void *stage_main(void *arg)
 {
     stage *s = arg;
+    char name[16];
+    snprintf(name, sizeof name, "augur-L%u", s->from + 1); /* for perf and top: the level it starts at */
+    pthread_setname_np(pthread_self(), name);
     for (;;) {
         batch *b = queue_pop(&s->in);
         for (uint32_t i = 0; i < b->n; i++)

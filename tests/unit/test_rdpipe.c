@@ -293,111 +293,7 @@ static void spy_sweeps(channel *c, uint32_t thread, uint32_t code, uint32_t obj,
             put(c, (base + i * LINE) << SPY_ADDR_SHIFT | 8 * 2, code, obj);
 }
 
-/* A flush's answer: its pairs (at most 8), evictions (at most 8), the
- * threads' totals and the skipped references. */
-typedef struct spy_answer {
-    spy_pair pair[8];
-    int npairs;
-    spy_evict evict[8];
-    int nevicts;
-    ms_totals thread[MS_MAX_THREADS];
-    uint64_t skipped;
-} spy_answer;
-
-static void spy_flush(channel *c, spy_answer *a)
-{
-    memset(a, 0, sizeof *a);
-    request(c, SPY_FLUSH);
-    for (;;) {
-        spy_pair p;
-        read_all(c, &p, sizeof p);
-        if (p.code == RDP_CONTROL)
-            break;
-        assert_true(a->npairs < 8 && !p.groups);
-        a->pair[a->npairs++] = p;
-    }
-    for (;;) {
-        spy_evict e;
-        read_all(c, &e, sizeof e);
-        if (e.key == UINT64_MAX)
-            break;
-        assert_true(a->nevicts < 8);
-        a->evict[a->nevicts++] = e;
-    }
-    read_all(c, a->thread, sizeof a->thread);
-    read_all(c, &a->skipped, sizeof a->skipped);
-}
-
-static const spy_pair *spy_find(const spy_answer *a, uint32_t code, uint32_t obj)
-{
-    for (int i = 0; i < a->npairs; i++)
-        if (a->pair[i].code == code && a->pair[i].obj == obj)
-            return &a->pair[i];
-    fail_msg("no pair (%u, %u) in the answer", code, obj);
-    return NULL;
-}
-
-/* Two threads sweep K lines each R times, within their private L1: cold
- * misses only, once per line at each level, and every count where it
- * belongs; a sweep of twice L1's lines, R times: L1 misses every time,
- * the first sweep's cold and the rest capacity, each after the first
- * L1_LINES evicting the object's own line; L2 holds it (cold only). */
-static void test_spy_counts(void **state)
-{
-    (void)state;
-    channel c;
-    channel_start(&c, 1, 1);
-    spy_config_send(&c);
-    spy_sweeps(&c, 0, 7, 3, 1 << 20, K, R);
-    spy_sweeps(&c, 1, 9, 4, 1 << 24, K, R);
-    spy_answer a;
-    spy_flush(&c, &a);
-    assert_int_equal(a.npairs, 2);
-    assert_int_equal(a.nevicts, 0);
-    for (uint32_t t = 0; t < 2; t++) {
-        const spy_pair *p = spy_find(&a, t ? 9 : 7, t ? 4 : 3);
-        assert_int_equal(p->n.refs, K * R);
-        assert_int_equal(p->n.reads, K * R);
-        assert_int_equal(p->n.writes, 0);
-        for (int k = 0; k < 2; k++) {
-            assert_int_equal(p->n.miss[k], K);
-            assert_int_equal(p->n.cause[k][MS_COLD], K);
-            assert_int_equal(p->n.unknown[k], 0);
-        }
-        assert_int_equal(a.thread[t].refs, K * R);
-        assert_int_equal(a.thread[t].miss[0], K);
-        assert_int_equal(a.thread[t].miss[1], K);
-    }
-    assert_int_equal(a.skipped, 0);
-
-    spy_sweeps(&c, 0, 7, 5, 1 << 26, 2 * L1_LINES, R);
-    spy_flush(&c, &a);
-    assert_int_equal(a.npairs, 1); /* the first flush's pairs were zeroed */
-    const spy_pair *p = spy_find(&a, 7, 5);
-    assert_int_equal(p->n.refs, 2 * L1_LINES * R);
-    assert_int_equal(p->n.miss[0], 2 * L1_LINES * R);
-    assert_int_equal(p->n.cause[0][MS_COLD], 2 * L1_LINES);
-    assert_int_equal(p->n.cause[0][MS_CAPACITY], 2 * L1_LINES * (R - 1));
-    assert_int_equal(p->n.miss[1], 2 * L1_LINES);
-    assert_int_equal(a.nevicts, 2); /* thread 0's first sweep's lines, then its own */
-    uint64_t own = 0, earlier = 0;
-    for (int i = 0; i < a.nevicts; i++) {
-        if (a.evict[i].key == ms_evict_key(0, 5, 5))
-            own = a.evict[i].count;
-        if (a.evict[i].key == ms_evict_key(0, 3, 5))
-            earlier = a.evict[i].count;
-    }
-    assert_int_equal(earlier, K);
-    assert_int_equal(own, 2 * L1_LINES * R - (L1_LINES - K) - K);
-    assert_int_equal(a.thread[0].refs, 2 * L1_LINES * R);
-    assert_int_equal(a.thread[1].refs, 0);
-    channel_close(&c);
-}
-
-
-/* ---- memspy's levels on threads of their own (spy_stages.c) ------------ */
-
-enum { TRACE_REFS = 150000, MAX_PAIRS = 64, MAX_EVICTS = 512 };
+enum { MAX_PAIRS = 64, MAX_EVICTS = 512 };
 
 /* A pair of an answer with its groups (zero when it has none). */
 typedef struct pair_groups {
@@ -405,7 +301,7 @@ typedef struct pair_groups {
     uint64_t groups[CS_MAX_LEVELS][MS_SET_GROUPS];
 } pair_groups;
 
-/* A flush's whole answer, pairs and evictions sorted. */
+/* A flush's whole answer (spy_proto.h), pairs and evictions sorted. */
 typedef struct full_answer {
     pair_groups pair[MAX_PAIRS];
     int npairs;
@@ -454,6 +350,77 @@ static void full_flush(channel *c, full_answer *a)
     qsort(a->pair, (size_t)a->npairs, sizeof a->pair[0], by_pair);
     qsort(a->evict, (size_t)a->nevicts, sizeof a->evict[0], by_key);
 }
+
+static const spy_pair *spy_find(const full_answer *a, uint32_t code, uint32_t obj)
+{
+    for (int i = 0; i < a->npairs; i++)
+        if (a->pair[i].p.code == code && a->pair[i].p.obj == obj)
+            return &a->pair[i].p;
+    fail_msg("no pair (%u, %u) in the answer", code, obj);
+    return NULL;
+}
+
+/* Two threads sweep K lines each R times, within their private L1: cold
+ * misses only, once per line at each level, and every count where it
+ * belongs; a sweep of twice L1's lines, R times: L1 misses every time,
+ * the first sweep's cold and the rest capacity, each after the first
+ * L1_LINES evicting the object's own line; L2 holds it (cold only). */
+static void test_spy_counts(void **state)
+{
+    (void)state;
+    channel c;
+    channel_start(&c, 1, 1);
+    spy_config_send(&c);
+    spy_sweeps(&c, 0, 7, 3, 1 << 20, K, R);
+    spy_sweeps(&c, 1, 9, 4, 1 << 24, K, R);
+    static full_answer a;
+    full_flush(&c, &a);
+    assert_int_equal(a.npairs, 2);
+    assert_int_equal(a.nevicts, 0);
+    for (uint32_t t = 0; t < 2; t++) {
+        const spy_pair *p = spy_find(&a, t ? 9 : 7, t ? 4 : 3);
+        assert_int_equal(p->n.refs, K * R);
+        assert_int_equal(p->n.reads, K * R);
+        assert_int_equal(p->n.writes, 0);
+        for (int k = 0; k < 2; k++) {
+            assert_int_equal(p->n.miss[k], K);
+            assert_int_equal(p->n.cause[k][MS_COLD], K);
+            assert_int_equal(p->n.unknown[k], 0);
+        }
+        assert_int_equal(a.thread[t].refs, K * R);
+        assert_int_equal(a.thread[t].miss[0], K);
+        assert_int_equal(a.thread[t].miss[1], K);
+    }
+    assert_int_equal(a.skipped, 0);
+
+    spy_sweeps(&c, 0, 7, 5, 1 << 26, 2 * L1_LINES, R);
+    full_flush(&c, &a);
+    assert_int_equal(a.npairs, 1); /* the first flush's pairs were zeroed */
+    const spy_pair *p = spy_find(&a, 7, 5);
+    assert_int_equal(p->n.refs, 2 * L1_LINES * R);
+    assert_int_equal(p->n.miss[0], 2 * L1_LINES * R);
+    assert_int_equal(p->n.cause[0][MS_COLD], 2 * L1_LINES);
+    assert_int_equal(p->n.cause[0][MS_CAPACITY], 2 * L1_LINES * (R - 1));
+    assert_int_equal(p->n.miss[1], 2 * L1_LINES);
+    assert_int_equal(a.nevicts, 2); /* thread 0's first sweep's lines, then its own */
+    uint64_t own = 0, earlier = 0;
+    for (int i = 0; i < a.nevicts; i++) {
+        if (a.evict[i].key == ms_evict_key(0, 5, 5))
+            own = a.evict[i].count;
+        if (a.evict[i].key == ms_evict_key(0, 3, 5))
+            earlier = a.evict[i].count;
+    }
+    assert_int_equal(earlier, K);
+    assert_int_equal(own, 2 * L1_LINES * R - (L1_LINES - K) - K);
+    assert_int_equal(a.thread[0].refs, 2 * L1_LINES * R);
+    assert_int_equal(a.thread[1].refs, 0);
+    channel_close(&c);
+}
+
+
+/* ---- memspy's levels on threads of their own (spy_stages.c) ------------ */
+
+enum { TRACE_REFS = 150000 };
 
 /* splitmix64 */
 static uint64_t next_random(uint64_t *x)
