@@ -21,6 +21,9 @@
 #   memspy-inline, memspy-pipe, memspy-inline0.1, memspy-pipe0.1
 #                augur memspy --analysis inline|pipe [--sample 0.1]: the
 #                simulator in Valgrind's process, or in augur's consumer beside it
+#   memspy-pipe-tN, memspy-pipe-tN0.1 (N 1-4)
+#                augur memspy --analysis pipe --sim-threads N [--sample 0.1]: the
+#                consumer's levels below the first on threads of their own, N in all
 # and then, once per core setting, `augur model` on three collected sizes
 # of the first workload.  It prints the median wall and CPU seconds (user +
 # system of the tool and its children, /usr/bin/time) of each, their ratios
@@ -59,6 +62,7 @@ STENCIL_ARGS=${STENCIL_ARGS:-"1000 10"} # N ITERS: 1000 x 1000 grid, 10 Jacobi s
 CHASE_ARGS=${CHASE_ARGS:-"200000 2"}    # NODES LAPS
 TOOLS="none cachegrind callgrind collect-inline collect-pipe memspy memspy0.1"
 ALL_TOOLS="$TOOLS collect memspy0.5 memspy-time0.1 memspy-inline memspy-pipe memspy-inline0.1 memspy-pipe0.1"
+for n in 1 2 3 4; do ALL_TOOLS="$ALL_TOOLS memspy-pipe-t$n memspy-pipe-t${n}0.1"; done
 CORES_LIST=
 BEFORE=
 
@@ -114,6 +118,8 @@ tool_command() {
     memspy0.1) echo "${memspy[@]}" --sample 0.1 -- ;;
     memspy0.5) echo "${memspy[@]}" --sample 0.5 -- ;;
     memspy-time0.1) echo "${memspy[@]}" --sample 0.1 --sample-by time -- ;;
+    memspy-pipe-t?0.1) tool=${tool%0.1} && echo "${memspy[@]}" --analysis pipe --sim-threads "${tool#memspy-pipe-t}" --sample 0.1 -- ;;
+    memspy-pipe-t?) echo "${memspy[@]}" --analysis pipe --sim-threads "${tool#memspy-pipe-t}" -- ;;
     memspy-*0.1) tool=${tool%0.1} && echo "${memspy[@]}" --analysis "${tool#memspy-}" --sample 0.1 -- ;;
     memspy-*) echo "${memspy[@]}" --analysis "${tool#memspy-}" -- ;;
     esac
@@ -191,7 +197,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.2g", a 
 base_of() {
     case ${1%@before} in
     collect*) echo cachegrind ;;
-    memspy | memspy-inline | memspy-pipe) echo callgrind ;;
+    memspy | memspy-inline | memspy-pipe | memspy-pipe-t?) echo callgrind ;;
     memspy?*) echo none ;;
     *) echo cachegrind ;;
     esac
@@ -201,7 +207,7 @@ base_of() {
 # other tools, or when full memspy did not run).
 of_full() {
     local full=memspy tool=${3%@before}
-    case $tool in memspy-inline0.1 | memspy-pipe0.1) full=${tool%0.1} ;; esac
+    case $tool in memspy-inline0.1 | memspy-pipe0.1 | memspy-pipe-t?0.1) full=${tool%0.1} ;; esac
     [ "$tool" = "$3" ] || full=$full@before
     case ${3%@before} in memspy?*) ratio "$(med "$1" "$2" "$3" 5)" "$(med "$1" "$2" "$full" 5)" ;; *) echo - ;; esac
 }
@@ -233,7 +239,8 @@ of_full() {
     echo "$NPROC (the last column shows what a second core gives).  collect-pipe's consumer runs one"
     echo "engine per block size on a thread of its own once there are cores beyond the program's and"
     echo "one more, so on 8 cores its wall time is at most its $NPROC-core one; memspy-pipe's consumer"
-    echo "runs the simulator on one core beside the program's; augur model fits groups on every core"
+    echo "runs the simulator beside the program's core, its levels below the first on threads of their"
+    echo "own (--sim-threads; by default from 3 cores); augur model fits groups on every core"
     echo "(issue 27 item 1)."
 } | tee "$WORK/table.md"
 [ -z "$MARKDOWN" ] || cp "$WORK/table.md" "$MARKDOWN"

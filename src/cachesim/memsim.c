@@ -115,7 +115,6 @@ ms_sim *ms_new(const ms_config *c, const rd_allocator *a, const char **error)
         else
             instance_init(&s->shared[k], c, k, a);
     }
-    ms_table_init(&s->shared_seen, sizeof(ms_seen_chunk), a);
     for (unsigned t = 0; t < MS_MAX_THREADS; t++) {
         s->thread[t] = NULL;
         s->f.first[t] = NULL;
@@ -134,13 +133,11 @@ void ms_free(ms_sim *s)
             continue;
         for (unsigned k = 0; k < CS_MAX_LEVELS; k++)
             ms_cache_free(&th->level[k]);
-        ms_table_free(&th->seen);
         ms_table_free(&th->inv);
         a->release(a->ctx, th);
     }
     for (unsigned k = 0; k < CS_MAX_LEVELS; k++)
         ms_cache_free(&s->shared[k]);
-    ms_table_free(&s->shared_seen);
     if (s->f.coherent)
         ms_table_free(&s->dir);
     a->release(a->ctx, s);
@@ -158,7 +155,6 @@ static ms_thread *thread_state(ms_sim *s, unsigned t)
         if (k < s->c.nlevels && s->c.level[k].shared_by == 1)
             instance_init(&th->level[k], &s->c, k, s->a);
     }
-    ms_table_init(&th->seen, sizeof(ms_seen_chunk), s->a);
     ms_table_init(&th->inv, sizeof(ms_inv_line), s->a);
     s->thread[t] = th;
     s->f.first[t] = s->c.level[0].shared_by == 1 ? &th->level[0] : &s->shared[0];
@@ -183,25 +179,27 @@ typedef struct ref {
     ms_thread *th;
     uint64_t addr, last; /* first and last byte */
     uint32_t tag;
+    uint32_t epoch;      /* the time sample it was made in */
     /* With shadows apart: for its i-th line (i < MS_FA_LINES) fed to the
      * shadows, the first level whose shadow held it (nlevels: none). */
     uint8_t fa_level[MS_FA_LINES];
 } ref;
 
-/* 1 if level k has held `block` before (per the seen-set t); marks it
+/* 1 if the instance whose seen-set is t has held `block` before; marks it
  * held from now on. */
-static int seen_before(ms_table *t, uint64_t block, unsigned k)
+static int seen_before(ms_table *t, uint64_t block)
 {
     int created;
     ms_seen_chunk *c = ms_table_get(t, block >> 6, &created);
     uint64_t bit = (uint64_t)1 << (block & 63);
-    int seen = (c->bits[k] & bit) != 0;
-    c->bits[k] |= bit;
+    int seen = (c->bits & bit) != 0;
+    c->bits |= bit;
     return seen;
 }
 
-/* The cause of the miss of `block` at level k (o: what the instance did). */
-static enum ms_cause miss_cause(ms_sim *s, const ref *r, unsigned k, uint64_t block,
+/* The cause of the miss of `block` at level k, in instance c (o: what it
+ * did). */
+static enum ms_cause miss_cause(ms_sim *s, const ref *r, unsigned k, ms_cache *c, uint64_t block,
                                 const ms_outcome *o)
 {
     int priv = s->c.level[k].shared_by == 1;
@@ -209,7 +207,7 @@ static enum ms_cause miss_cause(ms_sim *s, const ref *r, unsigned k, uint64_t bl
      * bit is set already: only a shadow miss needs the probe.  Shadows fed
      * apart say only that the thread touched the line before. */
     if (!(o->shadow_fed && o->shadow_hit && !s->f.shadows_apart) &&
-        !seen_before(priv ? &r->th->seen : &s->shared_seen, block, k))
+        !seen_before(&c->seen, block))
         return MS_COLD;
     if (priv && s->f.coherent) {
         ms_inv_line *l = ms_table_find(&r->th->inv, block);
@@ -232,19 +230,26 @@ static ms_cache *instance(ms_sim *s, const ref *r, unsigned k)
 }
 
 /* With shadows apart: feed each line of r that the hash samples to the
- * shadows of its levels in turn, down to the first that held it, and keep
- * that level in r->fa_level (a hierarchy of fully-associative caches:
- * what hits level k's shadow does not reach k+1's). */
-static void feed_shadows(ms_sim *s, ref *r)
+ * shadows of levels [from, to) in turn, down to the first that held it,
+ * and keep that level in r->fa_level (a hierarchy of fully-associative
+ * caches: what hits level k's shadow does not reach k+1's).  *descending
+ * has bit i for line i (below MS_PASS_LINES) that no shadow above `from`
+ * held, and leaves with it for those none above `to` held. */
+static void feed_shadows(ms_sim *s, ref *r, unsigned from, unsigned to, uint64_t *descending)
 {
     uint64_t first = r->addr >> s->f.line_shift, last = r->last >> s->f.line_shift;
     for (uint64_t b = first;; b++) {
+        uint64_t i = b - first, bit = i < MS_PASS_LINES ? (uint64_t)1 << i : 0;
         if (ms_shadow_sampled(b, s->f.shadow_log2)) {
-            unsigned k = 0;
-            while (k < s->c.nlevels && !ms_shadow_access(instance(s, r, k)->shadow, b))
-                k++;
-            if (b - first < MS_FA_LINES)
-                r->fa_level[b - first] = (uint8_t)k;
+            unsigned k = from;
+            if (from > 0 && !(*descending & bit))
+                k = 0; /* held above: a hit at every level here */
+            else
+                while (k < to && !ms_shadow_access(instance(s, r, k)->shadow, b))
+                    k++;
+            *descending = k == to ? *descending | bit : *descending & ~bit;
+            if (i < MS_FA_LINES)
+                r->fa_level[i] = (uint8_t)k;
         }
         if (b == last)
             return;
@@ -271,13 +276,13 @@ static int level_access(ms_sim *s, const ref *r, unsigned k, ms_result *out)
     for (uint64_t b = first;; b++) {
         if (!(b & s->f.sample_mask)) {
             int fed = ms_shadow_sampled(b, s->f.shadow_log2);
-            ms_outcome o = ms_cache_access(c, b, r->tag, s->f.epoch, fed && !s->f.shadows_apart);
+            ms_outcome o = ms_cache_access(c, b, r->tag, r->epoch, fed && !s->f.shadows_apart);
             if (s->f.shadows_apart)
                 apart_verdict(r, b - first, k, fed, &o);
             if (o.unknown && out->unknown_from > k)
                 out->unknown_from = (uint8_t)k;
             if (!o.hit) {
-                enum ms_cause cause = miss_cause(s, r, k, b, &o);
+                enum ms_cause cause = miss_cause(s, r, k, c, b, &o);
                 if (!missed) {
                     out->cause[k] = (uint8_t)cause;
                     out->evicted[k] = o.evicted ? o.victim_tag : MS_NO_TAG;
@@ -308,15 +313,16 @@ static void coherence_update(ms_sim *s, const ref *r, int is_write, unsigned hit
     }
 }
 
-/* The walk of reference r down the levels, for what the fast path in
- * ms_access did not take.  Returns ms_access's result. */
-static int walk(ms_sim *s, const ref *r, int is_write, ms_result *out)
+/* The walk of reference r down levels [from, to), for what the fast path
+ * in ms_access did not take: hit_level is the level that hit, `to` when
+ * none did.  Returns ms_access's result. */
+static int walk(ms_sim *s, const ref *r, int is_write, unsigned from, unsigned to, ms_result *out)
 {
-    unsigned k = 0;
-    while (k < s->c.nlevels && level_access(s, r, k, out))
+    unsigned k = from;
+    while (k < to && level_access(s, r, k, out))
         k++;
     out->hit_level = (uint8_t)k;
-    if (s->f.coherent)
+    if (s->f.coherent) /* only ever with every level (ms_splittable) */
         coherence_update(s, r, is_write, k);
     /* From k, not from out's bytes: a wider load of bytes just stored one
      * by one waits for the stores (a store-forwarding stall, measured at a
@@ -324,24 +330,64 @@ static int walk(ms_sim *s, const ref *r, int is_write, ms_result *out)
     return k == 0 && out->unknown_from == MS_ALL_KNOWN;
 }
 
-int ms_access_walk(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_write, uint32_t tag,
-                   ms_result *out)
+/* After levels [.., to) of a reference: what the levels below need, in p,
+ * from out (walked: out->sampled). */
+static void pass_on(const ms_sim *s, unsigned to, const ms_result *out, ms_pass *p)
 {
-    uint64_t span = size ? size - 1 : 0;
+    int below = to < s->c.nlevels;
+    p->walking = below && out->sampled && out->hit_level == to;
+    if (out->sampled)
+        p->unknown_from = out->unknown_from;
+    if (!below)
+        p->descending = 0;
+}
+
+int ms_access_walk(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_write, uint32_t tag,
+                   unsigned to, ms_result *out, ms_pass *next)
+{
+    if (!next || to > s->c.nlevels)
+        to = s->c.nlevels;
+    uint64_t span = size ? size - 1 : 0, descending = 0;
     ref r = {thread % MS_MAX_THREADS, NULL, addr, span > UINT64_MAX - addr ? UINT64_MAX : addr + span,
-             tag, {0}};
-    int sampled = !((addr >> s->f.line_shift) & s->f.sample_mask);
+             tag, s->f.epoch, {0}};
+    int sampled = !((addr >> s->f.line_shift) & s->f.sample_mask), hit = 0;
     if (sampled || s->f.shadows_apart)
         r.th = thread_state(s, r.t);
     if (s->f.shadows_apart)
-        feed_shadows(s, &r);
-    if (!sampled) {
-        out->sampled = 0;
-        return 0;
+        feed_shadows(s, &r, 0, to, &descending);
+    out->sampled = (uint8_t)sampled;
+    if (sampled) {
+        out->unknown_from = MS_ALL_KNOWN;
+        hit = walk(s, &r, is_write, 0, to, out);
     }
-    out->sampled = 1;
-    out->unknown_from = MS_ALL_KNOWN;
-    return walk(s, &r, is_write, out);
+    if (next) {
+        *next = (ms_pass){r.addr, r.last, tag, r.epoch, (uint8_t)r.t, 0, MS_ALL_KNOWN, 0, descending};
+        pass_on(s, to, out, next);
+    }
+    return hit;
+}
+
+int ms_access_levels(ms_sim *s, ms_pass *p, unsigned from, unsigned to, ms_result *out)
+{
+    ref r = {p->thread, s->thread[p->thread], p->addr, p->last, p->tag, p->epoch, {0}};
+    if (s->f.shadows_apart)
+        feed_shadows(s, &r, from, to, &p->descending);
+    out->sampled = p->walking;
+    if (p->walking) {
+        out->unknown_from = p->unknown_from;
+        walk(s, &r, 0, from, to, out);
+    }
+    pass_on(s, to, out, p);
+    return 0;
+}
+
+int ms_splittable(const ms_sim *s, unsigned thread, uint64_t addr, uint32_t size)
+{
+    unsigned t = thread % MS_MAX_THREADS;
+    if (s->f.coherent || (s->nprivate > 0 && !s->thread[t] && s->nthreads > 0))
+        return 0; /* coherence kept, or this thread would start it */
+    uint64_t span = size ? size - 1 : 0, last = span > UINT64_MAX - addr ? UINT64_MAX : addr + span;
+    return (last >> s->f.line_shift) - (addr >> s->f.line_shift) < MS_PASS_LINES;
 }
 
 void ms_sample_start(ms_sim *s)

@@ -144,9 +144,81 @@ typedef struct ms_fast {
                                         once the thread has one */
 } ms_fast;
 
-/* ms_access without its fast path: any reference (out of line). */
+/* Levels on threads of their own (src/rdpipe/spy_stages.c): level k+1 is
+ * fed only what level k missed, and each level's shadow what the shadow
+ * above it did not hold, so a run of levels [from, to) can simulate a
+ * reference once the levels above it have, given what they left of it:
+ * an ms_pass.  Each level's state (its instances, their shadows and
+ * seen-sets) is touched only by its own stage, in the references' order,
+ * so the outcomes are the single walk's.  Coherence between threads
+ * touches every level at once and is not split (ms_splittable). */
+#define MS_PASS_LINES 64u /* lines of a reference an ms_pass can carry */
+typedef struct ms_pass {
+    uint64_t addr, last;  /* first and last byte */
+    uint32_t tag, epoch;  /* the data object; the time sample it was made in */
+    uint8_t thread;       /* folded below MS_MAX_THREADS */
+    uint8_t walking;      /* simulated and missed every level above: it goes on */
+    uint8_t unknown_from; /* ms_result's, over the levels above */
+    uint8_t pad;
+    uint64_t descending;  /* shadows apart: bit i, line i of the reference (from
+                             addr's) is fed to the shadows and none above held it */
+} ms_pass;
+
+/* ms_access without its fast path: any reference (out of line).  With
+ * next NULL, every level; otherwise levels [0, to) only (to <= nlevels),
+ * out covering those (hit_level == to: it missed them all) and *next what
+ * the levels below need: it is to be passed on when next->walking or
+ * next->descending. */
 int ms_access_walk(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_write, uint32_t tag,
-                   ms_result *out);
+                   unsigned to, ms_result *out, ms_pass *next);
+
+/* Levels [from, to) of a reference p passed on (1 <= from < to <=
+ * nlevels): feeds their shadows, and when p->walking walks them, out
+ * covering them (sampled 1, hit_level == to: missed them all; sampled 0:
+ * nothing walked); p is updated for the levels below.  Returns what
+ * ms_access_walk does. */
+int ms_access_levels(ms_sim *s, ms_pass *p, unsigned from, unsigned to, ms_result *out);
+
+/* 1 if thread's reference [addr, addr+size) may be split into runs of
+ * levels (ms_access_upto, ms_access_levels): no coherence is kept or
+ * would start with this thread, and it spans at most MS_PASS_LINES lines.
+ * 0: it needs the whole hierarchy at once (ms_access), once every stage
+ * has finished what it was given. */
+int ms_splittable(const ms_sim *s, unsigned thread, uint64_t addr, uint32_t size);
+
+/* ms_access of levels [0, to) only, and what the levels below need in
+ * *next (see ms_access_walk); next NULL: every level, as ms_access. */
+static inline int ms_access_upto(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_write,
+                                 uint32_t tag, unsigned to, ms_result *out, ms_pass *next)
+{
+    /* The fast path, inline in the caller's loop (a call per reference,
+     * its saved registers and its reference record were a fifth of the
+     * memspy tool's time on matmul): one line that hits the first level
+     * with a certain outcome (ms_cache_hit), and not a write that other
+     * threads' copies must hear of. */
+    const ms_fast *f = (const ms_fast *)(void *)s;
+    uint64_t block = addr >> f->line_shift;
+    ms_cache *c = f->first[thread % MS_MAX_THREADS];
+    int fed = ms_shadow_sampled(block, f->shadow_log2);
+    if (f->shadows_apart && fed) /* the shadows hear of it, sampled set or not */
+        return ms_access_walk(s, thread, addr, size, is_write, tag, to, out, next);
+    if (block & f->sample_mask) {
+        out->sampled = 0;
+        if (next)
+            next->walking = 0, next->descending = 0;
+        return 0;
+    }
+    if (c && size != 0 && ((addr + size - 1) >> f->line_shift) == block &&
+        !(is_write && f->coherent) && ms_cache_hit(c, block, f->epoch, fed)) {
+        out->sampled = 1;
+        out->hit_level = 0;
+        out->unknown_from = MS_ALL_KNOWN;
+        if (next)
+            next->walking = 0, next->descending = 0;
+        return 1;
+    }
+    return ms_access_walk(s, thread, addr, size, is_write, tag, to, out, next);
+}
 
 /* Simulate thread `thread` (0..MS_MAX_THREADS-1) reading (is_write 0) or
  * writing [addr, addr+size), size >= 1, on behalf of the data object
@@ -162,29 +234,7 @@ int ms_access_walk(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int
 static inline int ms_access(ms_sim *s, unsigned thread, uint64_t addr, uint32_t size, int is_write,
                             uint32_t tag, ms_result *out)
 {
-    /* The fast path, inline in the caller's loop (a call per reference,
-     * its saved registers and its reference record were a fifth of the
-     * memspy tool's time on matmul): one line that hits the first level
-     * with a certain outcome (ms_cache_hit), and not a write that other
-     * threads' copies must hear of. */
-    const ms_fast *f = (const ms_fast *)(void *)s;
-    uint64_t block = addr >> f->line_shift;
-    ms_cache *c = f->first[thread % MS_MAX_THREADS];
-    int fed = ms_shadow_sampled(block, f->shadow_log2);
-    if (f->shadows_apart && fed) /* the shadows hear of it, sampled set or not */
-        return ms_access_walk(s, thread, addr, size, is_write, tag, out);
-    if (block & f->sample_mask) {
-        out->sampled = 0;
-        return 0;
-    }
-    if (c && size != 0 && ((addr + size - 1) >> f->line_shift) == block &&
-        !(is_write && f->coherent) && ms_cache_hit(c, block, f->epoch, fed)) {
-        out->sampled = 1;
-        out->hit_level = 0;
-        out->unknown_from = MS_ALL_KNOWN;
-        return 1;
-    }
-    return ms_access_walk(s, thread, addr, size, is_write, tag, out);
+    return ms_access_upto(s, thread, addr, size, is_write, tag, CS_MAX_LEVELS, out, NULL);
 }
 
 /* Time sampling: a new sample begins after references that were not

@@ -13,12 +13,15 @@
 #include "cachesim/ms_table.h"
 #include "rd/rd.h"
 
-/* Which lines of 64 consecutive ones (a chunk: block >> 6) each level has
- * ever held: the seen-sets that make a miss cold, one bit per line, so a
- * table entry serves 64 lines and stays small next to the footprint. */
+/* Which lines of 64 consecutive ones (a chunk: block >> 6) a cache
+ * instance has ever held: the seen-set that makes a miss cold, one bit per
+ * line, so a table entry serves 64 lines and stays small next to the
+ * footprint.  One table per instance (ms_cache.seen), so that each level
+ * touches only its own state (levels on threads of their own: memsim.h,
+ * ms_pass). */
 typedef struct ms_seen_chunk {
     uint64_t chunk;
-    uint64_t bits[CS_MAX_LEVELS]; /* bit (block & 63) of bits[k]: seen at k */
+    uint64_t bits; /* bit (block & 63): seen */
 } ms_seen_chunk;
 
 /* A line another thread's write took from this thread's private levels. */
@@ -37,10 +40,9 @@ typedef struct ms_dir_line {
                          t's inv_mask collects later writes of others */
 } ms_dir_line;
 
-/* A thread's private instances, their seen-sets and invalidated lines. */
+/* A thread's private instances and invalidated lines. */
 typedef struct ms_thread {
     ms_cache level[CS_MAX_LEVELS]; /* created for private levels only */
-    ms_table seen;                 /* ms_seen_chunk */
     ms_table inv;                  /* ms_inv_line, filled only when f.coherent */
 } ms_thread;
 
@@ -51,7 +53,6 @@ struct ms_sim {
     unsigned gran_shift;  /* log2(bytes per byte-mask bit): 0 up to 64-byte lines */
     unsigned nprivate;    /* number of private levels */
     ms_cache shared[CS_MAX_LEVELS]; /* created for shared levels only */
-    ms_table shared_seen;           /* ms_seen_chunk of the shared levels */
     ms_thread *thread[MS_MAX_THREADS];
     unsigned nthreads;              /* threads created */
     ms_table dir;                   /* ms_dir_line, when f.coherent */

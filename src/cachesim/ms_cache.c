@@ -18,6 +18,7 @@
 #include "cachesim/ms_cache.h"
 #include "cachesim/ms_sets.h"
 #include "cachesim/ms_shadow.h"
+#include "cachesim/ms_table.h"
 #include "rd/rd.h"
 
 void ms_cache_init(ms_cache *c, uint64_t size, uint32_t line, uint32_t ways, uint64_t shrink,
@@ -35,6 +36,7 @@ void ms_cache_init(ms_cache *c, uint64_t size, uint32_t line, uint32_t ways, uin
         c->epoch[s] = 0;
     c->last = UINT64_MAX;
     c->last_epoch = 0;
+    ms_table_init(&c->seen, 2 * sizeof(uint64_t), a);
 }
 
 /* Set s's fresh count for sample epoch (reset when the sample changed). */
@@ -99,6 +101,7 @@ void ms_cache_free(ms_cache *c)
     c->a->release(c->a->ctx, c->epoch);
     c->a->release(c->a->ctx, c->fresh);
     ms_sets_free(&c->sets);
+    ms_table_free(&c->seen);
     ms_shadow_free(c->shadow);
     c->shadow = NULL;
 }

@@ -13,6 +13,7 @@
 #include "cachesim/cachesim.h"
 #include "cachesim/ms_sets.h"
 #include "cachesim/ms_shadow.h"
+#include "cachesim/ms_table.h"
 #include "rd/rd.h"
 
 typedef struct ms_cache {
@@ -31,6 +32,7 @@ typedef struct ms_cache {
      * nothing (UINT64_MAX: none). */
     uint64_t last;
     uint32_t last_epoch;
+    ms_table seen; /* memsim's seen-set of the instance (ms_seen_chunk) */
 } ms_cache;
 
 /* What one access did at one instance. */

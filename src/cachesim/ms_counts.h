@@ -41,19 +41,32 @@ static inline void ms_count_ref(ms_counts *p, ms_totals *t, int is_write)
         p->reads++;
 }
 
-/* The rest of a reference whose outcome is r, in a hierarchy of nlevels:
- * unknown hits, and at each level that missed the miss, its cause and
- * whether it is unknown (its eviction and group are the caller's). */
-static inline void ms_count_result(ms_counts *p, ms_totals *t, unsigned nlevels, const ms_result *r)
+/* The part of levels [from, to) of the rest of a reference whose outcome
+ * over them is r (r->hit_level == to: it missed them all and goes on), in
+ * a hierarchy of nlevels: at each level that missed, the miss, its cause
+ * and whether it is unknown; and the unknown hits, where the reference
+ * stopped (their eviction and group are the caller's).  Counting each of
+ * a reference's runs of levels (spy_stages.c) adds up to counting all. */
+static inline void ms_count_levels(ms_counts *p, ms_totals *t, unsigned nlevels, const ms_result *r,
+                                   unsigned from, unsigned to)
 {
-    for (unsigned k = r->hit_level > r->unknown_from ? r->hit_level : r->unknown_from; k < nlevels; k++)
-        p->unknown_hits[k]++;
-    for (unsigned k = 0; k < r->hit_level; k++) {
+    if (r->hit_level < to || to == nlevels)
+        for (unsigned k = r->hit_level > r->unknown_from ? r->hit_level : r->unknown_from; k < nlevels; k++)
+            p->unknown_hits[k]++;
+    for (unsigned k = from; k < r->hit_level && k < to; k++) {
         p->miss[k]++;
         p->cause[k][r->cause[k]]++;
         p->unknown[k] += k >= r->unknown_from;
         t->miss[k]++;
     }
+}
+
+/* The rest of a reference whose outcome is r, in a hierarchy of nlevels:
+ * unknown hits, and at each level that missed the miss, its cause and
+ * whether it is unknown (its eviction and group are the caller's). */
+static inline void ms_count_result(ms_counts *p, ms_totals *t, unsigned nlevels, const ms_result *r)
+{
+    ms_count_levels(p, t, nlevels, r, 0, nlevels);
 }
 
 /* The key of "a miss at level by object evictor replaced a line of object

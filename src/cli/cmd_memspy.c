@@ -53,6 +53,7 @@ typedef struct memspy_options {
     size_t top;           /* rows per ranked list in text; 0: all */
     int show_startup;     /* list the loader's and C runtime's start-up code and its data too */
     const char *analysis; /* --analysis pipe|inline|auto: where the simulator runs */
+    unsigned sim_threads; /* --sim-threads N: the pipe's simulator threads; 0: by the cores */
     char **program_argv;
 } memspy_options;
 
@@ -103,6 +104,10 @@ static void usage(FILE *to)
             "                       Valgrind, on another core (pipe), or in Valgrind's process\n"
             "                       (inline); the same report either way.  auto (the default): pipe\n"
             "                       when this process may use three cores or more\n"
+            "  --sim-threads N      with the pipe: simulate the levels below the first on threads\n"
+            "                       of their own, N threads in all (1 to 4; the same counts).\n"
+            "                       Default: 1 on up to two cores, else one per core beyond the\n"
+            "                       program's, at most one per level\n"
             "  --format F           text (default), json, or callgrind (for callgrind_annotate and\n"
             "                       KCachegrind: one event per level and cause)\n"
             "  --plain-numbers      text: counts without thousands separators (1234567, not\n"
@@ -198,6 +203,15 @@ static int take_option(int opt, const char *arg, void *ctx)
     case 'u':
         o->show_startup = 1;
         return 0;
+    case 'T': {
+        char *end;
+        long n = strtol(arg, &end, 10);
+        if (*end || end == arg || n < 1 || n > CS_MAX_LEVELS)
+            return cli_usage_error("memspy", "--sim-threads '%s': give a number of threads from 1 to %d", arg,
+                                   CS_MAX_LEVELS);
+        o->sim_threads = (unsigned)n;
+        return 0;
+    }
     case 'A':
         if (strcmp(arg, "pipe") && strcmp(arg, "inline") && strcmp(arg, "auto"))
             return cli_usage_error("memspy", "--analysis '%s': give pipe (a process beside Valgrind), inline (in "
@@ -223,7 +237,7 @@ static int parse_options(int argc, char **argv, memspy_options *o)
         {"keep-raw", required_argument, NULL, 'k'},   {"plain-numbers", no_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
         {"top", required_argument, NULL, 't'},        {"show-startup", no_argument, NULL, 'u'},
-        {"analysis", required_argument, NULL, 'A'},
+        {"analysis", required_argument, NULL, 'A'},   {"sim-threads", required_argument, NULL, 'T'},
         {NULL, 0, NULL, 0},
     };
     *o = (memspy_options){.ratio = 1.0, .by_sets = 1, .shadow = 1, .interleave = 1,
@@ -402,6 +416,20 @@ static void make_tool_args(const memspy_options *o, const machine *m, const char
     t->argv[n] = NULL;
 }
 
+/* The threads of the pipe's simulator (spy_stages.h): --sim-threads, or
+ * by the cores augur may use, one of them the program's: every level on
+ * the consumer's one thread on one or two cores (docs/benchmarks.md,
+ * "Levels on threads of their own": more did not pay on two), else one
+ * thread per core beyond the program's (the stages take at most one per
+ * level). */
+static unsigned sim_threads(const memspy_options *o)
+{
+    if (o->sim_threads)
+        return o->sim_threads;
+    int cores = rdpipe_cores_available();
+    return cores > 2 ? (unsigned)(cores - 1) : 1;
+}
+
 /* Append the option naming the channel to pipe's consumer (NULL: none)
  * to t's. */
 static void add_channel(tool_args *t, const rdpipe *pipe)
@@ -443,7 +471,8 @@ static int run(const memspy_options *o, const machine *m, const char *tool_dir, 
             o->program_argv[0], m->name);
     /* Without --output the report goes to stdout: the program's output must not mix with it. */
     rdpipe pipe = {0, {-1, -1, -1}, {0, 0, 0}, NULL};
-    if (rdpipe_wanted(o->analysis) && rdpipe_launch(&pipe, SPY_CONSUMER_NAME, spy_consume, NULL, err, sizeof err) != 0)
+    unsigned threads = sim_threads(o);
+    if (rdpipe_wanted(o->analysis) && rdpipe_launch(&pipe, SPY_CONSUMER_NAME, spy_consume, &threads, err, sizeof err) != 0)
         return fail(EXIT_AUGUR_FAILED, err);
     add_channel(&t, pipe.pid ? &pipe : NULL); /* inline too: rdpipe_tool_option says why */
     launch_request rq = {o->program_argv, out_dir, "memspy", t.argv, 0, "simulating", !o->output,

@@ -43,6 +43,7 @@
 
 #include "collector/collect.h"
 #include "vgcommon/vg_memrefs.h"
+#include "vgcommon/vg_random.h"
 
 typedef struct SbBuilder {
     IRSB *out;
@@ -333,6 +334,7 @@ IRSB *collect_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLay
                          const VexGuestExtents *vge, const VexArchInfo *archinfo_host,
                          IRType gWordTy, IRType hWordTy)
 {
+    vg_fixed_random(); /* before the program's first block: the same run, the same references */
     (void)closure, (void)vge, (void)archinfo_host;
     if (gWordTy != Ity_I64 || hWordTy != Ity_I64)
         VG_(tool_panic)("augur supports amd64 only");

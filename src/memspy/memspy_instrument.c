@@ -45,6 +45,7 @@
 
 #include "memspy/memspy.h"
 #include "vgcommon/vg_memrefs.h"
+#include "vgcommon/vg_random.h"
 
 /* A 64-bit tool global that the superblock keeps in a temporary from its
  * first reference on (reserve), stored back before each side exit, each
@@ -297,6 +298,7 @@ IRSB *memspy_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
                         const VexGuestExtents *vge, const VexArchInfo *archinfo_host,
                         IRType gWordTy, IRType hWordTy)
 {
+    vg_fixed_random(); /* before the program's first block: the same run, the same references */
     (void)closure, (void)layout, (void)vge, (void)archinfo_host;
     if (gWordTy != Ity_I64 || hWordTy != Ity_I64)
         VG_(tool_panic)("memspy supports amd64 only");

@@ -1,18 +1,16 @@
 /* spy_consumer.c — memspy's simulator and counting in augur's consumer
  * process: the references the memspy tool sends (spy_proto.h) run through
  * the simulator (cachesim/memsim.h) as memspy_access.c runs them inline,
- * and are counted by the same rules (cachesim/ms_counts.h) per
- * (instruction, object) pair, eviction and thread, until a flush sends the
- * counts back.
- *
- * A pair is found from its instruction's short list, most recent first,
- * and its evictions from its own short list, most recent first: an
- * instruction nearly always references one object, and its misses nearly
- * always evict one object's lines, so no table is needed.
+ * and are counted by the same rules (cachesim/ms_counts.h, spy_tally.c)
+ * per (instruction, object) pair, eviction and thread, until a flush sends
+ * the counts back.  With more than one thread (spy_consume's ctx), the
+ * levels below the first run on threads of their own (spy_stages.c).
  */
 #include "rdpipe/spy_consumer.h"
 #include "rdpipe/ring_reader.h"
 #include "rdpipe/spy_proto.h"
+#include "rdpipe/spy_stages.h"
+#include "rdpipe/spy_tally.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,22 +18,6 @@
 #include <unistd.h>
 
 #define CHUNK_RECS 16384u /* records run before the ring's tail moves on: 256 KiB */
-
-/* Evictions a pair's misses made at one level, of one victim's lines. */
-typedef struct evict {
-    struct evict *next;
-    uint64_t key; /* ms_evict_key */
-    uint64_t count;
-} evict;
-
-typedef struct pair {
-    struct pair *next; /* the instruction's next, less recently used */
-    struct pair *all;  /* every pair, for the flush */
-    uint32_t code, obj;
-    ms_counts n;
-    uint64_t (*groups)[MS_SET_GROUPS]; /* set sampling alone: from the first miss */
-    evict *evicts;                      /* most recent first */
-} pair;
 
 typedef struct spy {
     spy_config cfg;
@@ -45,11 +27,11 @@ typedef struct spy {
     unsigned thread;       /* the current simulator thread */
     uint64_t high;         /* SPY_HIGH's bits for the next access */
     int new_sample;        /* SPY_SAMPLE seen: the next access starts a sample */
-    pair **by_code;        /* per instruction id, its pairs */
-    uint32_t ncodes;
-    pair *pairs;           /* all of them */
-    ms_totals thread_totals[MS_MAX_THREADS];
-    uint64_t skipped;      /* references outside the sampled sets */
+    spy_tally tally;       /* the head's counts, and at a flush everyone's */
+    unsigned threads;      /* threads the simulator may use */
+    spy_stages *stages;    /* NULL: every level on this thread */
+    unsigned head_to;      /* with stages: the levels simulated here, [0, head_to) */
+    int sent;              /* with stages: references sent since they last finished */
     ring_answer *answer;
 } spy;
 
@@ -70,54 +52,19 @@ static void *xcalloc(size_t bytes)
     return memset(xrealloc(NULL, bytes), 0, bytes);
 }
 
-/* The pair (code, obj), created if new, moved to the front of code's list. */
-static pair *pair_of(spy *s, uint32_t code, uint32_t obj)
+/* Wait until the stages (if any) have finished what they were sent: then
+ * the simulator and every count are this thread's. */
+static void stages_finish(spy *s)
 {
-    if (code >= s->ncodes) {
-        void *codes = s->by_code;
-        ring_grow_zeroed(&codes, &s->ncodes, code, sizeof *s->by_code, SPY_CONSUMER_NAME);
-        s->by_code = codes;
+    if (s->sent) {
+        spy_stages_sync(s->stages);
+        s->sent = 0;
     }
-    pair **head = &s->by_code[code], *p = *head, *prev = NULL;
-    for (; p && p->obj != obj; prev = p, p = p->next)
-        ;
-    if (!p) {
-        p = xcalloc(sizeof *p);
-        p->code = code, p->obj = obj;
-        p->all = s->pairs;
-        s->pairs = p;
-    } else if (!prev) {
-        return p;
-    } else {
-        prev->next = p->next;
-    }
-    p->next = *head;
-    *head = p;
-    return p;
-}
-
-/* A miss of pair p at `level` replaced a line of object victim. */
-static void count_eviction(pair *p, unsigned level, uint32_t victim)
-{
-    uint64_t key = ms_evict_key(level, victim, p->obj);
-    evict *e = p->evicts, *prev = NULL;
-    for (; e && e->key != key; prev = e, e = e->next)
-        ;
-    if (!e) {
-        e = xcalloc(sizeof *e);
-        e->key = key;
-    } else if (prev) {
-        prev->next = e->next;
-    }
-    if (e != p->evicts) {
-        e->next = p->evicts;
-        p->evicts = e;
-    }
-    e->count++;
 }
 
 /* An access record r: simulated and counted as memspy_access.c's
- * simulate() and memspy_count() do. */
+ * simulate() and memspy_count() do; with stages, the levels below the
+ * head's are passed on to them where the reference may be split. */
 static void reference(spy *s, const rdp_rec *r)
 {
     if (!s->sim)
@@ -131,62 +78,45 @@ static void reference(spy *s, const rdp_rec *r)
         ms_sample_start(s->sim);
     }
     ms_result res;
-    ms_totals *t = &s->thread_totals[s->thread];
-    pair *p = r->instr < s->ncodes ? s->by_code[r->instr] : NULL;
-    if (ms_access(s->sim, s->thread, addr, sw >> 1, is_write, obj, &res) && p && p->obj == obj) {
+    ms_pass next;
+    unsigned to = s->cfg.sim.nlevels;
+    ms_totals *t = &s->tally.thread_totals[s->thread];
+    spy_pair_count *p = r->instr < s->tally.ncodes ? s->tally.by_code[r->instr] : NULL;
+    int hit;
+    if (s->stages && ms_splittable(s->sim, s->thread, addr, sw >> 1)) {
+        to = s->head_to;
+        hit = ms_access_upto(s->sim, s->thread, addr, sw >> 1, is_write, obj, to, &res, &next);
+        if (next.walking || next.descending) {
+            spy_stages_send(s->stages, r->instr, &next);
+            s->sent = 1;
+        }
+    } else {
+        if (s->stages)
+            stages_finish(s); /* the whole hierarchy at once */
+        hit = ms_access(s->sim, s->thread, addr, sw >> 1, is_write, obj, &res);
+    }
+    if (hit && p && p->obj == obj) {
         ms_count_ref(&p->n, t, is_write); /* the usual case */
         return;
     }
     if (!res.sampled) {
-        s->skipped++;
+        s->tally.skipped++;
         return;
     }
-    p = pair_of(s, r->instr, obj);
+    p = spy_pair_of(&s->tally, r->instr, obj);
     ms_count_ref(&p->n, t, is_write);
-    ms_count_result(&p->n, t, s->cfg.sim.nlevels, &res);
-    for (unsigned k = 0; k < res.hit_level; k++) {
-        if (s->cfg.groups) {
-            if (!p->groups)
-                p->groups = xcalloc(CS_MAX_LEVELS * sizeof *p->groups);
-            p->groups[k][ms_group_of(addr, s->cfg.group_shift)]++;
-        }
-        if (res.evicted[k] != MS_NO_TAG)
-            count_eviction(p, k, res.evicted[k]);
-    }
+    spy_tally_levels(&s->tally, p, &s->cfg, s->thread, addr, &res, 0, to);
 }
 
-/* SPY_FLUSH: the counts since the last flush (spy_proto.h), then zeroed.
- * 0, or -1 when the tool is gone. */
+/* SPY_FLUSH: the counts since the last flush (spy_proto.h), everyone's,
+ * then zeroed.  0, or -1 when the tool is gone. */
 static int answer_flush(spy *s)
 {
-    ring_answer *a = s->answer;
-    for (pair *p = s->pairs; p; p = p->all) {
-        if (!p->n.refs)
-            continue;
-        spy_pair head = {p->code, p->obj, p->groups != NULL, 0, p->n};
-        ring_answer_put(a, &head, sizeof head);
-        if (p->groups) {
-            ring_answer_put(a, p->groups, CS_MAX_LEVELS * sizeof *p->groups);
-            memset(p->groups, 0, CS_MAX_LEVELS * sizeof *p->groups);
-        }
-        memset(&p->n, 0, sizeof p->n);
+    if (s->stages) {
+        stages_finish(s);
+        spy_stages_merge(s->stages, &s->tally);
     }
-    spy_pair end = {RDP_CONTROL, 0, 0, 0, {0}};
-    ring_answer_put(a, &end, sizeof end);
-    for (pair *p = s->pairs; p; p = p->all)
-        for (evict *e = p->evicts; e; e = e->next)
-            if (e->count) {
-                spy_evict ev = {e->key, e->count};
-                ring_answer_put(a, &ev, sizeof ev);
-                e->count = 0;
-            }
-    spy_evict last = {UINT64_MAX, 0};
-    ring_answer_put(a, &last, sizeof last);
-    ring_answer_put(a, s->thread_totals, sizeof s->thread_totals);
-    ring_answer_put(a, &s->skipped, sizeof s->skipped);
-    memset(s->thread_totals, 0, sizeof s->thread_totals);
-    s->skipped = 0;
-    return ring_answer_end(a);
+    return spy_tally_answer(&s->tally, s->answer);
 }
 
 /* A configuration record's payload r: once complete, the simulator. */
@@ -201,6 +131,9 @@ static void take_config(spy *s, const rdp_rec *r)
     s->sim = ms_new(&s->cfg.sim, &s->alloc, &error);
     if (!s->sim)
         protocol_error(error ? error : "a configuration the simulator refuses");
+    s->stages = spy_stages_new(s->sim, &s->cfg, s->threads);
+    if (s->stages)
+        s->head_to = spy_stages_head_levels(s->stages);
 }
 
 /* A control record; 0, or -1 when the tool is gone. */
@@ -248,24 +181,16 @@ static int run_piece(void *ctx, const rdp_rec *recs, size_t n)
 
 int spy_consume(int doorbell, int out, RdpRing *ring, void *ctx)
 {
-    (void)ctx;
     spy *s = xcalloc(sizeof *s);
+    s->threads = ctx ? *(const unsigned *)ctx : 1;
     s->alloc = ring_allocator(SPY_CONSUMER_NAME);
     s->answer = xrealloc(NULL, sizeof *s->answer);
     s->answer->fd = out, s->answer->failed = 0, s->answer->used = 0;
     ring_drain(ring, doorbell, CHUNK_RECS, run_piece, s);
-    for (pair *p = s->pairs, *next; p; p = next) {
-        next = p->all;
-        for (evict *e = p->evicts, *en; e; e = en) {
-            en = e->next;
-            free(e);
-        }
-        free(p->groups);
-        free(p);
-    }
+    spy_stages_free(s->stages);
+    spy_tally_free(&s->tally);
     if (s->sim)
         ms_free(s->sim);
-    free(s->by_code);
     free(s->answer);
     free(s);
     return 0;

@@ -12,7 +12,9 @@
  * through the simulator its configuration record describes, sleeping on
  * `doorbell` when there are none, and answer flushes on `out`; return 0
  * when the doorbell's end says the tool is gone, or the tool stopped
- * reading answers.  ctx is unused (rdpipe_consume_fn).  A record that
+ * reading answers.  ctx (rdpipe_consume_fn's) is NULL or points to the
+ * number of threads the simulator may use (spy_stages.h: 1, or NULL, is
+ * every level on the consumer's one thread).  A record that
  * breaks the protocol, or memory exhausted, ends the process with a
  * message. */
 int spy_consume(int doorbell, int out, RdpRing *ring, void *ctx);

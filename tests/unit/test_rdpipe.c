@@ -42,14 +42,14 @@ typedef struct channel {
 static void *consumer_main(void *arg)
 {
     channel *c = arg;
-    int rc = c->spy ? spy_consume(c->bell[0], c->ans[1], c->ring, NULL)
+    int rc = c->spy ? spy_consume(c->bell[0], c->ans[1], c->ring, &c->threads)
                     : rdpipe_consume(c->bell[0], c->ans[1], c->ring, &c->cfg, c->threads);
     assert_int_equal(rc, 0);
     return NULL;
 }
 
 /* A channel to collect's consumer (spy 0, its engines on `threads`
- * threads) or memspy's (spy 1). */
+ * threads) or memspy's (spy 1, its levels on `threads` threads). */
 static void channel_start(channel *c, unsigned threads, int spy)
 {
     memset(c, 0, sizeof *c);
@@ -258,7 +258,18 @@ static void test_export(void **state)
 
 enum { L1_LINES = 512 }; /* 32 KiB, 8 ways, 64 sets; L2 1 MiB, 8 ways */
 
-/* The configuration record and its payload, as memspy_pipe.c sends it. */
+/* The configuration record cfg and its payload, as memspy_pipe.c sends it. */
+static void spy_config_put(channel *c, const spy_config *cfg)
+{
+    put(c, sizeof *cfg, RDP_CONTROL, SPY_CONFIG);
+    for (size_t at = 0; at < sizeof *cfg; at += sizeof(rdp_rec)) {
+        rdp_rec r = {0, 0, 0};
+        memcpy(&r, (const char *)cfg + at, sizeof *cfg - at < sizeof r ? sizeof *cfg - at : sizeof r);
+        put(c, r.addr, r.instr, r.size);
+    }
+}
+
+/* Two private levels: L1 32 KiB 8-way, L2 1 MiB 8-way. */
 static void spy_config_send(channel *c)
 {
     spy_config cfg;
@@ -268,12 +279,7 @@ static void spy_config_send(channel *c)
     cfg.sim.level[1] = (ms_level_config){1 << 20, LINE, 8, 1};
     cfg.sim.set_sample = 1;
     cfg.sim.shadow_sample = 1;
-    put(c, sizeof cfg, RDP_CONTROL, SPY_CONFIG);
-    for (size_t at = 0; at < sizeof cfg; at += sizeof(rdp_rec)) {
-        rdp_rec r = {0, 0, 0};
-        memcpy(&r, (char *)&cfg + at, sizeof cfg - at < sizeof r ? sizeof cfg - at : sizeof r);
-        put(c, r.addr, r.instr, r.size);
-    }
+    spy_config_put(c, &cfg);
 }
 
 /* `sweeps` sweeps over `lines` lines at base, an 8-byte read of each, by
@@ -287,18 +293,37 @@ static void spy_sweeps(channel *c, uint32_t thread, uint32_t code, uint32_t obj,
             put(c, (base + i * LINE) << SPY_ADDR_SHIFT | 8 * 2, code, obj);
 }
 
-/* A flush's answer: its pairs (at most 8), evictions (at most 8), the
- * threads' totals and the skipped references. */
-typedef struct spy_answer {
-    spy_pair pair[8];
+enum { MAX_PAIRS = 64, MAX_EVICTS = 512 };
+
+/* A pair of an answer with its groups (zero when it has none). */
+typedef struct pair_groups {
+    spy_pair p;
+    uint64_t groups[CS_MAX_LEVELS][MS_SET_GROUPS];
+} pair_groups;
+
+/* A flush's whole answer (spy_proto.h), pairs and evictions sorted. */
+typedef struct full_answer {
+    pair_groups pair[MAX_PAIRS];
     int npairs;
-    spy_evict evict[8];
+    spy_evict evict[MAX_EVICTS];
     int nevicts;
     ms_totals thread[MS_MAX_THREADS];
     uint64_t skipped;
-} spy_answer;
+} full_answer;
 
-static void spy_flush(channel *c, spy_answer *a)
+static int by_pair(const void *a, const void *b)
+{
+    const spy_pair *x = &((const pair_groups *)a)->p, *y = &((const pair_groups *)b)->p;
+    return x->code != y->code ? (x->code > y->code) - (x->code < y->code) : (x->obj > y->obj) - (x->obj < y->obj);
+}
+
+static int by_key(const void *a, const void *b)
+{
+    const spy_evict *x = a, *y = b;
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+static void full_flush(channel *c, full_answer *a)
 {
     memset(a, 0, sizeof *a);
     request(c, SPY_FLUSH);
@@ -307,26 +332,30 @@ static void spy_flush(channel *c, spy_answer *a)
         read_all(c, &p, sizeof p);
         if (p.code == RDP_CONTROL)
             break;
-        assert_true(a->npairs < 8 && !p.groups);
-        a->pair[a->npairs++] = p;
+        assert_true(a->npairs < MAX_PAIRS);
+        if (p.groups)
+            read_all(c, a->pair[a->npairs].groups, sizeof a->pair[0].groups);
+        a->pair[a->npairs++].p = p;
     }
     for (;;) {
         spy_evict e;
         read_all(c, &e, sizeof e);
         if (e.key == UINT64_MAX)
             break;
-        assert_true(a->nevicts < 8);
+        assert_true(a->nevicts < MAX_EVICTS);
         a->evict[a->nevicts++] = e;
     }
     read_all(c, a->thread, sizeof a->thread);
     read_all(c, &a->skipped, sizeof a->skipped);
+    qsort(a->pair, (size_t)a->npairs, sizeof a->pair[0], by_pair);
+    qsort(a->evict, (size_t)a->nevicts, sizeof a->evict[0], by_key);
 }
 
-static const spy_pair *spy_find(const spy_answer *a, uint32_t code, uint32_t obj)
+static const spy_pair *spy_find(const full_answer *a, uint32_t code, uint32_t obj)
 {
     for (int i = 0; i < a->npairs; i++)
-        if (a->pair[i].code == code && a->pair[i].obj == obj)
-            return &a->pair[i];
+        if (a->pair[i].p.code == code && a->pair[i].p.obj == obj)
+            return &a->pair[i].p;
     fail_msg("no pair (%u, %u) in the answer", code, obj);
     return NULL;
 }
@@ -344,8 +373,8 @@ static void test_spy_counts(void **state)
     spy_config_send(&c);
     spy_sweeps(&c, 0, 7, 3, 1 << 20, K, R);
     spy_sweeps(&c, 1, 9, 4, 1 << 24, K, R);
-    spy_answer a;
-    spy_flush(&c, &a);
+    static full_answer a;
+    full_flush(&c, &a);
     assert_int_equal(a.npairs, 2);
     assert_int_equal(a.nevicts, 0);
     for (uint32_t t = 0; t < 2; t++) {
@@ -365,7 +394,7 @@ static void test_spy_counts(void **state)
     assert_int_equal(a.skipped, 0);
 
     spy_sweeps(&c, 0, 7, 5, 1 << 26, 2 * L1_LINES, R);
-    spy_flush(&c, &a);
+    full_flush(&c, &a);
     assert_int_equal(a.npairs, 1); /* the first flush's pairs were zeroed */
     const spy_pair *p = spy_find(&a, 7, 5);
     assert_int_equal(p->n.refs, 2 * L1_LINES * R);
@@ -388,6 +417,110 @@ static void test_spy_counts(void **state)
     channel_close(&c);
 }
 
+
+/* ---- memspy's levels on threads of their own (spy_stages.c) ------------ */
+
+enum { TRACE_REFS = 150000 };
+
+/* splitmix64 */
+static uint64_t next_random(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* A fixed-seed trace of TRACE_REFS references of 8 instructions to 4
+ * objects: sweeps of 1.5 MiB, random lines of 48 KiB and 6 MiB, reads and
+ * writes of 1-16 bytes (some across lines), now and then 200 bytes (4
+ * lines) or 8 KiB (128 lines: more than an ms_pass carries); a new time
+ * sample every 5,000 when `samples`; a second simulator thread from the
+ * middle when `second` (coherence, which the stages hand back to one
+ * thread). */
+static void spy_trace(channel *c, int samples, int second)
+{
+    uint64_t x = 27, sweep = 0;
+    put(c, 0, RDP_CONTROL, SPY_THREAD);
+    for (uint64_t i = 0; i < TRACE_REFS; i++) {
+        if (second && i == TRACE_REFS / 2)
+            put(c, 1, RDP_CONTROL, SPY_THREAD);
+        if (samples && i % 5000 == 4999)
+            put(c, 0, RDP_CONTROL, SPY_SAMPLE);
+        uint64_t r = next_random(&x), addr;
+        uint32_t obj = (uint32_t)(r & 3), code = (uint32_t)(r >> 2 & 7), size = 1 + (uint32_t)(r >> 5 & 15);
+        switch (obj) {
+        case 0: addr = (1ull << 30) + (sweep++ * 24) % (3 << 19); break;
+        case 1: addr = (2ull << 30) + (r >> 12) % (48 << 10); break;
+        case 2: addr = (3ull << 30) + (r >> 12) % (6 << 20); break;
+        default: addr = (4ull << 30) + (r >> 12) % (1 << 20); break;
+        }
+        if ((r >> 40) % 997 == 0)
+            size = (r >> 50) & 1 ? 8192 : 200;
+        put(c, addr << SPY_ADDR_SHIFT | size * 2 | (r >> 9 & 1), code, obj);
+    }
+}
+
+/* zen4-like three levels (L1 32 KiB 8-way, L2 1 MiB 8-way, L3 8 MiB
+ * 16-way shared), with set sampling `sets`, shadow sampling `shadows` and
+ * groups when set sampling. */
+static spy_config three_levels(uint32_t sets, uint32_t shadows)
+{
+    spy_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.sim.nlevels = 3;
+    cfg.sim.level[0] = (ms_level_config){32768, LINE, 8, 1};
+    cfg.sim.level[1] = (ms_level_config){1 << 20, LINE, 8, 1};
+    cfg.sim.level[2] = (ms_level_config){8 << 20, LINE, 16, 8};
+    cfg.sim.set_sample = sets;
+    cfg.sim.shadow_sample = shadows;
+    cfg.groups = sets > 1;
+    cfg.group_shift = 6 + (uint32_t)__builtin_ctz(sets);
+    return cfg;
+}
+
+/* The answer to the trace (two flushes: its halves) with the levels on
+ * `threads` threads. */
+static void stages_answer(unsigned threads, const spy_config *cfg, int samples, int second, full_answer *a)
+{
+    channel c;
+    channel_start(&c, threads, 1);
+    spy_config_put(&c, cfg);
+    spy_trace(&c, samples, second);
+    full_flush(&c, &a[0]);
+    spy_trace(&c, samples, 0);
+    full_flush(&c, &a[1]);
+    channel_close(&c);
+}
+
+/* Levels on 2 and 3 threads count what one thread counts, to the
+ * reference: full simulation, set sampling (its shadows apart) with
+ * groups, shadow sampling, time sampling, and a second thread from the
+ * middle; and the trace misses at every level (the comparison is not
+ * of zeros). */
+static void test_spy_stages_same_counts(void **state)
+{
+    (void)state;
+    static const struct {
+        uint32_t sets, shadows;
+        int samples, second;
+    } cases[] = {{1, 1, 0, 0}, {8, 1, 0, 0}, {1, 4, 0, 0}, {1, 1, 1, 0}, {1, 1, 0, 1}, {8, 2, 0, 1}};
+    static full_answer one[2], many[2];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        spy_config cfg = three_levels(cases[i].sets, cases[i].shadows);
+        stages_answer(1, &cfg, cases[i].samples, cases[i].second, one);
+        for (int k = 0; k < 3; k++)
+            assert_true(one[0].thread[0].miss[k] > 100);
+        for (unsigned threads = 2; threads <= 3; threads++) {
+            stages_answer(threads, &cfg, cases[i].samples, cases[i].second, many);
+            for (int f = 0; f < 2; f++) {
+                if (memcmp(&one[f], &many[f], sizeof one[f]) != 0)
+                    fail_msg("case %zu, %u threads, flush %d: counts differ from one thread's", i, threads, f);
+            }
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -395,6 +528,7 @@ int main(void)
         cmocka_unit_test(test_engines_on_threads),
         cmocka_unit_test(test_export),
         cmocka_unit_test(test_spy_counts),
+        cmocka_unit_test(test_spy_stages_same_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
