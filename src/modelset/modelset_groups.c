@@ -86,15 +86,13 @@ static int touches_memory(const ms_series *s, size_t loc)
     return 0;
 }
 
-/* The group key of location `loc`: "loop|strides" when it is in the
- * program and every stride is a constant; "lib module function" in another
- * module; NULL (alone) otherwise.  keys are ascending addr. */
-static char *group_key(const ms_fitter *f, const db_memory_key *keys, size_t nkeys, size_t loc)
+/* The memory key of location `loc` (its innermost loop and strides), or
+ * NULL when it is in another module or has none.  keys are ascending addr. */
+static const db_memory_key *key_of(const ms_fitter *f, const db_memory_key *keys, size_t nkeys, size_t loc)
 {
     const ms_loc *l = &f->series->locs[loc];
-    char *key;
     if (l->module_id != f->runs->program_module)
-        return asprintf(&key, "lib %lld %lld", (long long)l->module_id, (long long)l->function_id) < 0 ? NULL : key;
+        return NULL;
     size_t lo = 0, hi = nkeys;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -103,9 +101,22 @@ static char *group_key(const ms_fitter *f, const db_memory_key *keys, size_t nke
         else
             hi = mid;
     }
-    if (lo == nkeys || keys[lo].addr != l->addr || keys[lo].loop < 0 || strstr(keys[lo].strides, "null"))
+    return lo < nkeys && keys[lo].addr == l->addr && keys[lo].loop >= 0 ? &keys[lo] : NULL;
+}
+
+/* The group key of location `loc`: "loop|strides" when it is in the
+ * program and every stride is a constant; "lib module function" in another
+ * module; NULL (alone) otherwise. */
+static char *group_key(const ms_fitter *f, const db_memory_key *keys, size_t nkeys, size_t loc)
+{
+    const ms_loc *l = &f->series->locs[loc];
+    char *key;
+    if (l->module_id != f->runs->program_module)
+        return asprintf(&key, "lib %lld %lld", (long long)l->module_id, (long long)l->function_id) < 0 ? NULL : key;
+    const db_memory_key *k = key_of(f, keys, nkeys, loc);
+    if (!k || strstr(k->strides, "null"))
         return NULL;
-    return asprintf(&key, "%lld|%s", (long long)keys[lo].loop, keys[lo].strides) < 0 ? NULL : key;
+    return asprintf(&key, "%lld|%s", (long long)k->loop, k->strides) < 0 ? NULL : key;
 }
 
 static int form_groups(grouping *g, const db_memory_key *keys, size_t nkeys)
@@ -351,6 +362,36 @@ typedef struct fit_pass {
     size_t nitems;
 } fit_pass;
 
+#define MAX_ENCLOSING 16 /* loops around a group tried for its touches */
+
+/* The touches model m of group `group` (fitted on the non-cold touches of
+ * pts, one point per run) as the iterations of the innermost exact loop
+ * around its members times its touches per iteration, where
+ * model_compose_enclosing takes that (a group's members lie in one
+ * innermost loop: the key's, or a group of its own's one member's).  m
+ * stays the direct fit otherwise, also when memory runs out. */
+static void compose_touches(const fit_pass *p, size_t group, const rd_series_point *pts, model *m)
+{
+    const ms_fitter *f = p->g->f;
+    size_t nruns = f->runs->n;
+    const db_memory_key *k = key_of(f, p->keys, p->nkeys, p->locs[p->first[group]]);
+    double *y = malloc((MAX_ENCLOSING + 1) * nruns * sizeof *y);
+    const double *trips[MAX_ENCLOSING];
+    int degree[MAX_ENCLOSING];
+    size_t nloops = k && y ? ms_nests_enclosing(f, k->loop, y + nruns, degree, MAX_ENCLOSING) : 0;
+    for (size_t r = 0; nloops && r < nruns; r++) {
+        y[r] = 0;
+        for (size_t b = 0; b < pts[r].nbins; b++)
+            y[r] += (double)pts[r].bins[b].count;
+    }
+    for (size_t j = 0; j < nloops; j++)
+        trips[j] = y + (j + 1) * nruns;
+    model_series s = {.npoints = nruns, .nparams = f->runs->nparams, .x = f->runs->x, .y = y};
+    if (nloops)
+        model_compose_enclosing(&s, nloops, trips, degree, &f->mo, m);
+    free(y);
+}
+
 /* par_work_fn: fit item i's histogram series into its slot (on any
  * thread: it reads the grouping and writes only the slot). */
 static void fit_item(void *ctx, size_t i)
@@ -377,6 +418,7 @@ static void fit_item(void *ctx, size_t i)
         char why[512];
         if (rd_model_fit(pts, nruns, f->runs->nparams, &f->mo, &slot->m, why, sizeof why) == 0) {
             slot->status = SLOT_FITTED;
+            compose_touches(p, group, pts, &slot->m.touches);
             slot->walked = fit_walk(p->g, h, p->locs + p->first[group], p->first[group + 1] - p->first[group],
                                     &slot->stride, &slot->run);
         }

@@ -146,3 +146,26 @@ int ms_nests_attach_function(ms_fitter *f, size_t job, const char *function, con
             return f->runs->nparams == 1 && job < f->njobs ? add_nests_under(f, &f->jobs[job], s, 0) : 0;
     return 0;
 }
+
+size_t ms_nests_enclosing(const ms_fitter *f, int64_t loop, double *trips, int *degree, size_t max)
+{
+    const scope_tree *t = f->program;
+    size_t n = f->runs->n, k = 0;
+    if (!f->scope_runs || f->runs->nparams != 1 || !t || loop <= 0 || (uint64_t)loop >= t->nscopes)
+        return 0;
+    for (int64_t s = loop; s > 0 && (uint64_t)s < t->nscopes && k < max; s = t->scopes[s].parent) {
+        const char *kind = t->scopes[s].kind;
+        if (strcmp(kind, "loop") != 0) {
+            if (strcmp(kind, "inlined") != 0)
+                break; /* its function: a count outside it is not the loops' */
+            continue;
+        }
+        int entered = 1;
+        for (size_t r = 0; r < n; r++)
+            entered &= (trips[k * n + r] = (double)f->scope_runs[r][s].headers) > 0;
+        if (!entered)
+            break; /* a run never reached it, nor anything inside it */
+        degree[k++] = f->levels[s];
+    }
+    return k;
+}
