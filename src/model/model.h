@@ -118,6 +118,12 @@ typedef struct model_options {
      * cancel all but 5% of its positive ones at some point is rejected
      * (model_fit.c, cancels), as one whose term is negligible is. */
     int no_cancel;
+    /* The series' growth must be evidenced (one parameter): a hypothesis
+     * whose terms hold less than half of its value at the largest point is
+     * rejected (model_fit.c, weak_growth): a drift, not a growth.  Set for
+     * the distances of a reuse group in a loop whose trips the data decide
+     * (rd_model.c), whose mix moves with the size. */
+    int evidenced_growth;
 } model_options;
 
 /* 1 when m is an exact polynomial that no spare run confirms: fitted

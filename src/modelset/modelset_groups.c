@@ -364,31 +364,61 @@ typedef struct fit_pass {
 
 #define MAX_ENCLOSING 16 /* loops around a group tried for its touches */
 
-/* The touches model m of group `group` (fitted on the non-cold touches of
- * pts, one point per run) as the iterations of the innermost exact loop
- * around its members times its touches per iteration, where
- * model_compose_enclosing takes that (a group's members lie in one
- * innermost loop: the key's, or a group of its own's one member's).  m
- * stays the direct fit otherwise, also when memory runs out. */
-static void compose_touches(const fit_pass *p, size_t group, const rd_series_point *pts, model *m)
+/* The loops around a group, innermost first (ms_nests_enclosing): the
+ * trips of loop k per run at trips[k]; nloops 0 outside the program's
+ * loops (or when memory ran out). */
+typedef struct enclosing {
+    double *buf; /* nruns values per loop */
+    const double *trips[MAX_ENCLOSING];
+    int degree[MAX_ENCLOSING];
+    size_t nloops;
+} enclosing;
+
+/* The loops around group `group` into *e (its members lie in one innermost
+ * loop: the key's, or a group of its own's one member's); free e->buf. */
+static void loops_around(const fit_pass *p, size_t group, enclosing *e)
 {
     const ms_fitter *f = p->g->f;
     size_t nruns = f->runs->n;
     const db_memory_key *k = key_of(f, p->keys, p->nkeys, p->locs[p->first[group]]);
-    double *y = malloc((MAX_ENCLOSING + 1) * nruns * sizeof *y);
-    const double *trips[MAX_ENCLOSING];
-    int degree[MAX_ENCLOSING];
-    size_t nloops = k && y ? ms_nests_enclosing(f, k->loop, y + nruns, degree, MAX_ENCLOSING) : 0;
-    for (size_t r = 0; nloops && r < nruns; r++) {
+    e->nloops = 0;
+    e->buf = k ? malloc(MAX_ENCLOSING * nruns * sizeof *e->buf) : NULL;
+    if (e->buf)
+        e->nloops = ms_nests_enclosing(f, k->loop, e->buf, e->degree, MAX_ENCLOSING);
+    for (size_t j = 0; j < e->nloops; j++)
+        e->trips[j] = e->buf + j * nruns;
+}
+
+/* Whether the group's own loop (the innermost of e) runs a number of times
+ * the data decide: its trips fit no exact form (model_exact_trips).  The
+ * mix of its iterations moves with the size, and so do its distances. */
+static int data_dependent(const ms_fitter *f, const enclosing *e)
+{
+    if (e->nloops == 0)
+        return 0;
+    model_series s = {.npoints = f->runs->n, .nparams = f->runs->nparams, .x = f->runs->x, .y = e->trips[0]};
+    model_options o = f->mo;
+    o.integer_counts = 1, o.nonly = 0;
+    model m;
+    return model_fit(&s, &o, &m, NULL, 0) == 0 && !model_exact_trips(&m);
+}
+
+/* The touches model m (fitted on the non-cold touches of pts, one point
+ * per run) as the iterations of the innermost exact loop of e times the
+ * touches per iteration, where model_compose_enclosing takes that; m stays
+ * the direct fit otherwise. */
+static void compose_touches(const ms_fitter *f, const enclosing *e, const rd_series_point *pts, model *m)
+{
+    size_t nruns = f->runs->n;
+    double *y = e->nloops ? malloc(nruns * sizeof *y) : NULL;
+    for (size_t r = 0; y && r < nruns; r++) {
         y[r] = 0;
         for (size_t b = 0; b < pts[r].nbins; b++)
             y[r] += (double)pts[r].bins[b].count;
     }
-    for (size_t j = 0; j < nloops; j++)
-        trips[j] = y + (j + 1) * nruns;
     model_series s = {.npoints = nruns, .nparams = f->runs->nparams, .x = f->runs->x, .y = y};
-    if (nloops)
-        model_compose_enclosing(&s, nloops, trips, degree, &f->mo, m);
+    if (y)
+        model_compose_enclosing(&s, e->nloops, e->trips, e->degree, &f->mo, m);
     free(y);
 }
 
@@ -416,14 +446,19 @@ static void fit_item(void *ctx, size_t i)
                 bins[k] = recs[k].bin, pts[r].nbins++;
         }
         char why[512];
-        if (rd_model_fit(pts, nruns, f->runs->nparams, &f->mo, &slot->m, why, sizeof why) == 0) {
+        enclosing e;
+        loops_around(p, group, &e);
+        model_options o = f->mo;
+        o.evidenced_growth = data_dependent(f, &e);
+        if (rd_model_fit(pts, nruns, f->runs->nparams, &o, &slot->m, why, sizeof why) == 0) {
             slot->status = SLOT_FITTED;
-            compose_touches(p, group, pts, &slot->m.touches);
+            compose_touches(f, &e, pts, &slot->m.touches);
             slot->walked = fit_walk(p->g, h, p->locs + p->first[group], p->first[group + 1] - p->first[group],
                                     &slot->stride, &slot->run);
         }
         else if ((slot->why = strdup(why)))
             slot->status = SLOT_UNMODELABLE;
+        free(e.buf);
     }
     free(pts), free(bins);
 }
