@@ -1,12 +1,15 @@
-/* test_mdmiss_enclosing.c — unit tests of a count inside a chain of loops
- * modelled through the innermost loop whose iterations are exact
- * (model_enclosing.c, model_compose_enclosing): the shape of md's reuse
- * groups in its neighbour scan (bench/accuracy/md.c), whose touches follow
- * the atoms per bin, 4N^3 / floor(1.1997 N)^3, a quantity that steps with
- * the bins per side.
+/* test_mdmiss_groups.c — unit tests of the reuse groups of a loop whose
+ * trips the data decide, in the shape of md's neighbour scan
+ * (bench/accuracy/md.c), whose work follows the atoms per bin,
+ * 4N^3 / floor(1.1997 N)^3, a quantity that steps with the bins per side:
+ * their touches modelled through the innermost loop around them whose
+ * iterations are exact (model_enclosing.c, model_compose_enclosing), and
+ * their distances fitted with evidenced growth (model_fit.c,
+ * model_options.evidenced_growth).
  *
- * The series are made here from that closed form at md's training sizes
- * (N = 5..9) and compared at 2x and 4x (N = 18, 36). */
+ * The series are made here from that closed form, or taken from md's
+ * runs, at md's training sizes (N = 5..9) and compared at 2x and 4x
+ * (N = 18, 36). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -115,11 +118,71 @@ static void test_mdmiss_touches_kept(void **state)
     assert_true(m.constant == before.constant && m.nterms == before.nterms);
 }
 
+/* md's neighbour loads (md.c:178, the candidate's x) at N = 5..9: two
+ * slice edges of the group's quantiles, in lines, under its term set
+ * {N, N^3}.  The touches move between fixed groups of distances as the
+ * atoms per bin step (2.52 .. 2.92 at N = 6..9), so the edges drift: the
+ * first (the low edge of the slice at u = 0.597 .. 0.639) is 152 lines at
+ * N = 18 and 137 to 151 across the slice at N = 36, the second (the mean
+ * of u = 0.909 .. 0.916) 231 and 216.  Read as growth, 128.3 + 0.0525 N^3
+ * put the first at 2,577 lines at N = 36, past an L1 of 512; with
+ * evidenced growth (the terms must hold half of the value at N = 9) both
+ * stay constants, within 20% of the runs. */
+static void test_mdmiss_drift_not_growth(void **state)
+{
+    (void)state;
+    static const double xs[NTRAIN] = {5, 6, 7, 8, 9};
+    static const double edges[2][NTRAIN] = {{136, 136, 152, 152, 167}, {215, 215, 247, 248, 271}};
+    static const double run36[2][2] = {{137, 151}, {216, 216}};
+    model_options o = {.nonly = 2, .no_cancel = 1, .evidenced_growth = 1};
+    o.only[0] = (model_term){1.0, 1, {{0, 1, 0}}};
+    o.only[1] = (model_term){1.0, 1, {{0, 3, 0}}};
+    double x = 36;
+    for (int k = 0; k < 2; k++) {
+        model_series s = {NTRAIN, 1, xs, edges[k]};
+        model m;
+        char err[256];
+        o.evidenced_growth = 1;
+        assert_int_equal(model_fit(&s, &o, &m, err, sizeof err), 0);
+        double v = model_eval(&m, &x);
+        printf("    edge %d at N=36: %g lines (run: %g to %g)\n", k, v, run36[k][0], run36[k][1]);
+        if (!(v >= 0.8 * run36[k][0] && v <= 1.2 * run36[k][1]))
+            fail_msg("edge %d at N=36: %g lines, outside the run's %g .. %g by more than 20%%", k, v, run36[k][0],
+                     run36[k][1]);
+        o.evidenced_growth = 0;
+        assert_int_equal(model_fit(&s, &o, &m, err, sizeof err), 0);
+        printf("    read as growth: %g lines\n", model_eval(&m, &x));
+        assert_true(model_eval(&m, &x) > 512); /* the shape: without it, past the L1 */
+    }
+}
+
+/* Growth the runs show is kept: a slice at 2N + 40 lines (a row of a
+ * stencil beside a fixed footprint) at N = 100..300, whose term holds 94%
+ * of it at N = 300, stays 2N + 40. */
+static void test_mdmiss_growth_kept(void **state)
+{
+    (void)state;
+    static const double xs[NTRAIN] = {100, 150, 200, 250, 300};
+    double ys[NTRAIN];
+    for (int i = 0; i < NTRAIN; i++)
+        ys[i] = 2 * xs[i] + 40;
+    model_options o = {.nonly = 1, .no_cancel = 1, .evidenced_growth = 1};
+    o.only[0] = (model_term){1.0, 1, {{0, 1, 0}}};
+    model_series s = {NTRAIN, 1, xs, ys};
+    model m;
+    char err[256];
+    assert_int_equal(model_fit(&s, &o, &m, err, sizeof err), 0);
+    double x = 2400;
+    assert_true(fabs(model_eval(&m, &x) - (2 * x + 40)) < 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mdmiss_touches_through_exact_loop),
         cmocka_unit_test(test_mdmiss_touches_kept),
+        cmocka_unit_test(test_mdmiss_drift_not_growth),
+        cmocka_unit_test(test_mdmiss_growth_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
