@@ -8,7 +8,9 @@
  * T_s = sum of the bin counts (the non-cold touches) at point s.
  *
  * 1. Counts.  cold(x) = model_fit of cold_s and touches(x) = model_fit of
- *    T_s, both with integer_counts = 1.
+ *    T_s, both with integer_counts = 1 (and without evidenced_growth,
+ *    which is the distances'; modelset_groups.c may then compose the
+ *    touches through the loops around the group).
  *
  * 2. Leading constant bins (spatial reuse in the innermost loop, e.g. 7/8 of
  *    a stride-1 double sweep at distance 0).  The exact bins (distance

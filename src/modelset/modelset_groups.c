@@ -11,7 +11,12 @@
  * group of its own.
  *
  * Per run, the group's histogram is the sum of its members' histograms
- * (all processes).  rd_model_fit models the series; each member gets its
+ * (all processes).  rd_model_fit models the series, the distances with
+ * evidenced growth when the group's own loop runs a number of times no
+ * exact form gives (model_options.evidenced_growth); its touches are then
+ * the iterations of the innermost exact loop around it times the touches
+ * per iteration where that cross-validates (model_compose_enclosing: md's
+ * neighbour scan, whose trips step with its bins per side); each member gets its
  * share of the group's touches in the run with the most touches, by which
  * `augur predict` attributes the group's misses to lines and functions.
  * The group's walk is that run's heaviest member's: its dominant stride

@@ -12,7 +12,9 @@
  * count outside that loop, exact, plus the loop's iterations, exact, times
  * a bounded cost.  The candidates are the scope's own loop and the loops
  * under it that hold at least half of its count in every run (where its
- * work is; the others leave the outside inexact). */
+ * work is; the others leave the outside inexact).  For a count whose
+ * events all lie inside a loop (a reuse group's touches), the candidates
+ * are that loop and the loops around it (ms_nests_enclosing). */
 #include <stdlib.h>
 #include <string.h>
 
