@@ -334,6 +334,12 @@ int ms_nests_attach_function(ms_fitter *f, size_t job, const char *function, con
  * structure, with several parameters or for no loop; the walk stops at a
  * loop some run never entered. */
 size_t ms_nests_enclosing(const ms_fitter *f, int64_t loop, double *trips, int *degree, size_t max);
+/* Per scope of the program's structure, 1 for a loop that every run
+ * entered and whose trips fit no exact form (model_exact_trips: the data
+ * decide them, or they step with the size), else 0; a new array (free()
+ * it), NULL without a structure, with several parameters or when memory
+ * runs out. */
+unsigned char *ms_loops_inexact(const ms_fitter *f);
 
 /* Count models (modelset_counts.c). */
 int ms_fit_counts(ms_fitter *f);

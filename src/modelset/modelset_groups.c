@@ -65,6 +65,7 @@ typedef struct grouping {
     db_stride *loc_stride; /* [loc * nruns + r]; deltas 0: none */
     histos *reading;    /* the one being read */
     uint32_t run;       /* the run being read */
+    unsigned char *inexact; /* per scope, a loop whose trips fit no exact form (ms_loops_inexact), or NULL */
 } grouping;
 
 /* ---- forming the groups ------------------------------------------------------ */
@@ -394,18 +395,13 @@ static void loops_around(const fit_pass *p, size_t group, enclosing *e)
         e->trips[j] = e->buf + j * nruns;
 }
 
-/* Whether the group's own loop (the innermost of e) runs a number of times
- * the data decide: its trips fit no exact form (model_exact_trips).  The
- * mix of its iterations moves with the size, and so do its distances. */
-static int data_dependent(const ms_fitter *f, const enclosing *e)
+/* Whether the group's own loop runs a number of times the data decide
+ * (its trips fit no exact form): the mix of its iterations moves with the
+ * size, and so do its distances. */
+static int data_dependent(const fit_pass *p, size_t group)
 {
-    if (e->nloops == 0)
-        return 0;
-    model_series s = {.npoints = f->runs->n, .nparams = f->runs->nparams, .x = f->runs->x, .y = e->trips[0]};
-    model_options o = f->mo;
-    o.integer_counts = 1, o.nonly = 0;
-    model m;
-    return model_fit(&s, &o, &m, NULL, 0) == 0 && !model_exact_trips(&m);
+    const db_memory_key *k = key_of(p->g->f, p->keys, p->nkeys, p->locs[p->first[group]]);
+    return k && p->g->inexact && (uint64_t)k->loop < p->g->f->program->nscopes && p->g->inexact[k->loop];
 }
 
 /* The touches model m (fitted on the non-cold touches of pts, one point
@@ -454,7 +450,7 @@ static void fit_item(void *ctx, size_t i)
         enclosing e;
         loops_around(p, group, &e);
         model_options o = f->mo;
-        o.evidenced_growth = data_dependent(f, &e);
+        o.evidenced_growth = data_dependent(p, group);
         if (rd_model_fit(pts, nruns, f->runs->nparams, &o, &slot->m, why, sizeof why) == 0) {
             slot->status = SLOT_FITTED;
             compose_touches(f, &e, pts, &slot->m.touches);
@@ -593,12 +589,16 @@ int ms_fit_groups(ms_fitter *f, size_t *ngroups)
     if (rc == 0 && f->opts->progress)
         fprintf(f->opts->progress, "augur model: fitting reuse-distance models of %zu groups at %d block size%s\n",
                 g.ngroups, nb, nb == 1 ? "" : "s");
+    if (rc == 0 && f->program && f->scope_runs && !(g.inexact = ms_loops_inexact(f)) && f->runs->nparams == 1) {
+        snprintf(f->err, f->errlen, "out of memory");
+        rc = -1;
+    }
     if (rc == 0)
         rc = fit_all(&g, keys, nkeys);
     *ngroups = g.ngroups * (size_t)nb;
     db_memory_keys_free(keys, nkeys);
     for (int b = 0; g.hist && b < nb; b++)
         free(g.hist[b].cold), free(g.hist[b].loc_touches), free(g.hist[b].recs), free(g.hist[b].first);
-    free(g.group_of), free(g.hist), free(g.loc_stride);
+    free(g.group_of), free(g.hist), free(g.loc_stride), free(g.inexact);
     return rc;
 }

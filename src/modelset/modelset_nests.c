@@ -171,3 +171,27 @@ size_t ms_nests_enclosing(const ms_fitter *f, int64_t loop, double *trips, int *
     }
     return k;
 }
+
+unsigned char *ms_loops_inexact(const ms_fitter *f)
+{
+    const scope_tree *t = f->program;
+    if (!f->scope_runs || !t || f->runs->nparams != 1)
+        return NULL;
+    size_t n = f->runs->n;
+    unsigned char *out = calloc(t->nscopes + 1, 1);
+    double *y = malloc((n + 1) * sizeof *y);
+    model_options o = f->mo;
+    o.integer_counts = 1, o.nonly = 0;
+    for (size_t s = 1; out && y && s < t->nscopes; s++) {
+        int entered = !strcmp(t->scopes[s].kind, "loop");
+        for (size_t r = 0; entered && r < n; r++)
+            entered = (y[r] = (double)f->scope_runs[r][s].headers) > 0;
+        model_series trips = {.npoints = n, .nparams = 1, .x = f->runs->x, .y = y};
+        model m;
+        out[s] = entered && model_fit(&trips, &o, &m, NULL, 0) == 0 && !model_exact_trips(&m);
+    }
+    if (!y)
+        free(out), out = NULL;
+    free(y);
+    return out;
+}
