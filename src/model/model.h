@@ -6,6 +6,7 @@
  *   model_fit.c    one series: exact polynomials, then the PMNF hypothesis search
  *                  with leave-one-out cross-validation; several parameters
  *   model_compose.c a loop's count as its iterations times its cost per iteration
+ *   model_enclosing.c a count inside loops through the innermost with exact iterations
  *   rd_model.c     one reuse-distance histogram series: leading constant bins,
  *                  recursive equal-ratio splits, coalescing; misses at a capacity
  *
@@ -117,6 +118,12 @@ typedef struct model_options {
      * cancel all but 5% of its positive ones at some point is rejected
      * (model_fit.c, cancels), as one whose term is negligible is. */
     int no_cancel;
+    /* The series' growth must be evidenced (one parameter): a hypothesis
+     * whose terms hold less than half of its value at the largest point is
+     * rejected (model_fit.c, weak_growth): a drift, not a growth.  Set for
+     * the distances of a reuse group in a loop whose trips the data decide
+     * (rd_model.c), whose mix moves with the size. */
+    int evidenced_growth;
 } model_options;
 
 /* 1 when m is an exact polynomial that no spare run confirms: fitted
@@ -257,6 +264,30 @@ int model_compose(const model_series *trips, const double *total, int degree, co
  * reason) as model_compose, or when the count outside is not exact. */
 int model_compose_nested(const model_series *trips, const double *total, const double *inner, int degree,
                          const model_options *o, model *out, model *trips_out, char *err, size_t errlen);
+
+/* Whether model m of a loop's trips is known exactly (a constant, or a
+ * confirmed exact polynomial): the structure's loops around a
+ * data-dependent part run a polynomial number of times. */
+int model_exact_trips(const model *m);
+
+/* Widen the spread of m, which replaced the direct fit alt of the series
+ * over s's points, to hold alt where the runs cannot tell them apart
+ * (alt's leave-one-out error at most twice m's): at 2x..16x the largest
+ * point. */
+void model_keep_alternative(model *m, const model *alt, const model_series *s);
+
+/* A count s->y every event of which lies inside each of nloops nested
+ * loops, innermost first (loop k: trips[k][i] header executions at point
+ * i, degree[k] loop levels inside it), whose direct fit is *m: *m becomes
+ * the iterations of the innermost of those loops whose trips are known
+ * exactly (model_exact_trips) times its cost per iteration (model_compose)
+ * when the direct fit is neither exact nor constant and the product's
+ * leave-one-out error is at most twice the direct one's, the direct kept
+ * in its spread (model_enclosing.c; docs/models.md, "Reuse-distance
+ * histogram models": a reuse group's touches).  Returns the index of the
+ * loop taken, or -1 with *m unchanged. */
+int model_compose_enclosing(const model_series *s, size_t nloops, const double *const *trips, const int *degree,
+                            const model_options *o, model *m);
 
 /* The scores of the hypotheses tried on one series, kept across fits of
  * that series with different options (the term sets of a histogram's

@@ -88,6 +88,7 @@
 #define EXACT_REL 1e-9   /* ...or within this fraction of itself */
 #define SMALL_TERM 5e-4  /* Extra-P: a term below this share everywhere is noise */
 #define CANCEL_SHARE 0.95 /* no_cancel: negative parts at most this share of the positive (cancels) */
+#define GROWTH_SHARE 0.5  /* evidenced_growth: the terms hold at least this share at the largest point */
 #define TIE_REL 0.01     /* LOO SMAPEs this close (relative) are a tie */
 #define TIE_ABS 1e-9     /* ...or this close in percent */
 #define TERM_MARGIN 0.5  /* an extra term must cut the LOO SMAPE by this share */
@@ -114,6 +115,7 @@ typedef struct solver {
     double *Q, *r;  /* mgs_loo_estimate's columns (nmax x (MODEL_MAX_TERMS + 1)) and residuals */
     int exhaustive; /* model_options.exhaustive: no shortcut (hyp_score) */
     int no_cancel;  /* model_options.no_cancel: reject cancelling hypotheses (hyp_score) */
+    int evidenced_growth; /* model_options.evidenced_growth: reject weak growth (hyp_score) */
 } solver;
 
 /* Release what solver_alloc allocated. */
@@ -526,6 +528,29 @@ static int cancels(const points *P, const hyp *h, double c0, const double *coef)
     return 0;
 }
 
+/* 1 if the terms of h (fitted as c0, coef) hold less than GROWTH_SHARE of
+ * its value at the largest point (model_options.evidenced_growth): the
+ * series drifts over the training sizes more than it grows, and a term
+ * that reads the drift as growth multiplies it beyond them.  md's
+ * neighbour loads, distances in a loop over the atoms of a bin: a slice at
+ * 136, 136, 152, 152, 167 lines at N = 5..9 (the atoms per bin, 2.5 to
+ * 2.9, moving the touches between fixed groups of distances) was fitted as
+ * 128.3 + 0.0525 N^3 (23% of it at N = 9), 2,577 lines at N = 36, where
+ * the run has 137 to 151: past an L1 of 512 lines. */
+static int weak_growth(const points *P, const hyp *h, double c0, const double *coef)
+{
+    if (h->nterms == 0 || P->np != 1)
+        return 0;
+    size_t top = 0;
+    for (size_t i = 1; i < P->n; i++)
+        if (P->x[i] > P->x[top])
+            top = i;
+    double terms = 0;
+    for (int j = 0; j < h->nterms; j++)
+        terms += coef[j] * model_term_basis(&h->t[j], P->x + top);
+    return !(terms >= GROWTH_SHARE * (terms + c0));
+}
+
 /* 1 if h (fitted as c0, coef) turns against the data beyond it: with one
  * parameter and values rising from the smallest to the largest point, its
  * fastest-growing term has a negative coefficient, or the model at 2x, 4x
@@ -747,7 +772,8 @@ static int hyp_score(const points *P, const hyp *h, int reject_small, const shor
     if (hyp_solve(P, P->y, h, NO_SKIP, &s->c0, s->coef))
         return -1;
     if (reject_small && (has_small_term(P, h, s->c0, s->coef) || turns_down(P, h, s->c0, s->coef) ||
-                         (P->sv->no_cancel && cancels(P, h, s->c0, s->coef))))
+                         (P->sv->no_cancel && cancels(P, h, s->c0, s->coef)) ||
+                         (P->sv->evidenced_growth && weak_growth(P, h, s->c0, s->coef))))
         return -1;
     if (sc && sc->fit_only)
         return 1;
@@ -1837,6 +1863,7 @@ int model_fit_memo(const model_series *s, const model_options *o, model_memo *me
     P.memo = memo;
     sv.exhaustive = o && o->exhaustive;
     sv.no_cancel = o && o->no_cancel;
+    sv.evidenced_growth = o && o->evidenced_growth;
     if (P.np == 1) {
         if (P.n < 3) {
             snprintf(err, errlen,

@@ -8,7 +8,9 @@
  * T_s = sum of the bin counts (the non-cold touches) at point s.
  *
  * 1. Counts.  cold(x) = model_fit of cold_s and touches(x) = model_fit of
- *    T_s, both with integer_counts = 1.
+ *    T_s, both with integer_counts = 1 (and without evidenced_growth,
+ *    which is the distances'; modelset_groups.c may then compose the
+ *    touches through the loops around the group).
  *
  * 2. Leading constant bins (spatial reuse in the innermost loop, e.g. 7/8 of
  *    a stride-1 double sweep at distance 0).  The exact bins (distance
@@ -122,7 +124,12 @@
  *    drew apart beyond the training range.  The splitting and coalescing
  *    above still use the free search.  Every fit of a slice's low, high
  *    or mean rejects hypotheses whose terms cancel (model_options.no_cancel):
- *    a distance sums the lines touched in between.
+ *    a distance sums the lines touched in between.  With
+ *    o->evidenced_growth (a group in a loop whose trips the data decide,
+ *    modelset_groups.c), also those whose terms hold less than half of
+ *    the value at the largest point: the loop's mix moves with the size
+ *    and moves touches between fixed distances, a drift that a growing
+ *    term multiplies beyond the training sizes.
  *
  * 4. Misses of a fully-associative LRU cache of C blocks at x:
  *      misses = cold(x) + sum over leads with distance >= C of
@@ -1169,13 +1176,15 @@ static int fit_all(const rd_series_point *pts, size_t npoints, int nparams, cons
         cold[s] = (double)pts[s].cold;
         T[s] = touches_of(&pts[s]);
     }
-    if (fit_values(xs, cold, npoints, nparams, o, 1, NULL, &out->cold, "first touches", err, errlen) ||
-        fit_values(xs, T, npoints, nparams, o, 1, NULL, &out->touches, "non-cold touches", err, errlen))
+    model_options counts = *o; /* evidenced_growth is the distances' */
+    counts.evidenced_growth = 0;
+    if (fit_values(xs, cold, npoints, nparams, &counts, 1, NULL, &out->cold, "first touches", err, errlen) ||
+        fit_values(xs, T, npoints, nparams, &counts, 1, NULL, &out->touches, "non-cold touches", err, errlen))
         goto done;
     unsigned lead[MAX_LEADS];
     double dist[MAX_LEADS];
     size_t nlead = choose_leads(pts, npoints, T, lead, dist);
-    if (fit_leads(pts, npoints, nparams, o, xs, T, lead, dist, nlead, out, err, errlen) ||
+    if (fit_leads(pts, npoints, nparams, &counts, xs, T, lead, dist, nlead, out, err, errlen) ||
         fit_rest(pts, npoints, nparams, o, lead, nlead, out, err, errlen))
         goto done;
     rc = 0;

@@ -90,9 +90,9 @@ static int fit_everything(ms_fitter *f, modelset_summary *out)
         rc = ms_fit_counts(f);
     if (rc == 0)
         rc = ms_fit_scopes(f);
-    ms_scopes_free(f);
     if (rc == 0)
-        rc = ms_fit_groups(f, &out->groups);
+        rc = ms_fit_groups(f, &out->groups); /* the scopes' counts: the loops around a group */
+    ms_scopes_free(f);
     if (rc == 0)
         rc = ms_fit_comm(f);
     return rc;

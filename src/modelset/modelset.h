@@ -326,6 +326,20 @@ void ms_scopes_free(ms_fitter *f);
  * the program's.  0, or -1 when memory runs out. */
 int ms_nests_attach(ms_fitter *f, size_t job, size_t s);
 int ms_nests_attach_function(ms_fitter *f, size_t job, const char *function, const char *module);
+/* The loops around scope `loop` (itself first, inlined scopes passed
+ * through, up to its function), innermost first, for a count whose events
+ * all lie inside them (model_compose_enclosing): loop k's header
+ * executions in run r into trips[k * nruns + r] and its loop levels inside
+ * into degree[k], at most max of them.  Returns how many: 0 without a
+ * structure, with several parameters or for no loop; the walk stops at a
+ * loop some run never entered. */
+size_t ms_nests_enclosing(const ms_fitter *f, int64_t loop, double *trips, int *degree, size_t max);
+/* Per scope of the program's structure, 1 for a loop that every run
+ * entered and whose trips fit no exact form (model_exact_trips: the data
+ * decide them, or they step with the size), else 0; a new array (free()
+ * it), NULL without a structure, with several parameters or when memory
+ * runs out. */
+unsigned char *ms_loops_inexact(const ms_fitter *f);
 
 /* Count models (modelset_counts.c). */
 int ms_fit_counts(ms_fitter *f);

@@ -95,30 +95,6 @@ int ms_fit_put_loop(ms_fitter *f, const db_model_subject *s, const char *metric,
     return 0;
 }
 
-/* Whether model m of a loop's trips is known exactly: the structure's
- * loops around a data-dependent part run a polynomial number of times. */
-static int exact_trips(const model *m)
-{
-    return m->method == MODEL_CONSTANT || (m->method == MODEL_EXACT && !model_unconfirmed(m));
-}
-
-/* Widen the spread of m, which replaced the direct fit alt, to hold alt
- * where the runs cannot tell them apart (alt's leave-one-out error at most
- * twice m's): at 2x..16x the largest point of s. */
-static void keep_alternative(model *m, const model *alt, const model_series *s)
-{
-    if (alt->cv_smape > 2 * m->cv_smape + 1e-6)
-        return;
-    double xmax = s->x[0];
-    for (size_t i = 1; i < s->npoints; i++)
-        xmax = fmax(xmax, s->x[i]);
-    for (int k = 0; k < MODEL_SPREAD_POINTS; k++) {
-        double x = ldexp(xmax, k + 1), v = model_eval(m, &x), a = model_eval(alt, &x);
-        if (v != 0 && isfinite(a))
-            m->spread[k] = fmax(m->spread[k], fabs(a - v) / fabs(v));
-    }
-}
-
 /* Replace job j's direct model by iterations times cost per iteration when
  * that cross-validates at least as well: of the calls of a path function
  * (j->trips), or of a loop of the subject with the count outside it exact
@@ -145,13 +121,13 @@ static void choose_composed(const ms_fitter *f, ms_job *j, const model_series *d
         if (model_compose_nested(&trips, j->y, j->nests[k].count, j->nests[k].degree, &f->mo, &c, &trips_m, NULL,
                                  0) != 0)
             continue;
-        int exact = exact_trips(&trips_m);
+        int exact = model_exact_trips(&trips_m);
         double bar = exact ? 2 * d.cv_smape + 1e-6 : d.cv_smape;
         if ((exact || j->nests[k].own) && c.cv_smape <= bar)
             j->m = c;
     }
     if (j->m.method == MODEL_COMPOSED)
-        keep_alternative(&j->m, &d, direct);
+        model_keep_alternative(&j->m, &d, direct);
 }
 
 /* The options of job j's fit: f's, on whole powers only for the bytes of

@@ -11,7 +11,12 @@
  * group of its own.
  *
  * Per run, the group's histogram is the sum of its members' histograms
- * (all processes).  rd_model_fit models the series; each member gets its
+ * (all processes).  rd_model_fit models the series, the distances with
+ * evidenced growth when the group's own loop runs a number of times no
+ * exact form gives (model_options.evidenced_growth); its touches are then
+ * the iterations of the innermost exact loop around it times the touches
+ * per iteration where that cross-validates (model_compose_enclosing: md's
+ * neighbour scan, whose trips step with its bins per side); each member gets its
  * share of the group's touches in the run with the most touches, by which
  * `augur predict` attributes the group's misses to lines and functions.
  * The group's walk is that run's heaviest member's: its dominant stride
@@ -60,6 +65,7 @@ typedef struct grouping {
     db_stride *loc_stride; /* [loc * nruns + r]; deltas 0: none */
     histos *reading;    /* the one being read */
     uint32_t run;       /* the run being read */
+    unsigned char *inexact; /* per scope, a loop whose trips fit no exact form (ms_loops_inexact), or NULL */
 } grouping;
 
 /* ---- forming the groups ------------------------------------------------------ */
@@ -86,15 +92,13 @@ static int touches_memory(const ms_series *s, size_t loc)
     return 0;
 }
 
-/* The group key of location `loc`: "loop|strides" when it is in the
- * program and every stride is a constant; "lib module function" in another
- * module; NULL (alone) otherwise.  keys are ascending addr. */
-static char *group_key(const ms_fitter *f, const db_memory_key *keys, size_t nkeys, size_t loc)
+/* The memory key of location `loc` (its innermost loop and strides), or
+ * NULL when it is in another module or has none.  keys are ascending addr. */
+static const db_memory_key *key_of(const ms_fitter *f, const db_memory_key *keys, size_t nkeys, size_t loc)
 {
     const ms_loc *l = &f->series->locs[loc];
-    char *key;
     if (l->module_id != f->runs->program_module)
-        return asprintf(&key, "lib %lld %lld", (long long)l->module_id, (long long)l->function_id) < 0 ? NULL : key;
+        return NULL;
     size_t lo = 0, hi = nkeys;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -103,9 +107,22 @@ static char *group_key(const ms_fitter *f, const db_memory_key *keys, size_t nke
         else
             hi = mid;
     }
-    if (lo == nkeys || keys[lo].addr != l->addr || keys[lo].loop < 0 || strstr(keys[lo].strides, "null"))
+    return lo < nkeys && keys[lo].addr == l->addr && keys[lo].loop >= 0 ? &keys[lo] : NULL;
+}
+
+/* The group key of location `loc`: "loop|strides" when it is in the
+ * program and every stride is a constant; "lib module function" in another
+ * module; NULL (alone) otherwise. */
+static char *group_key(const ms_fitter *f, const db_memory_key *keys, size_t nkeys, size_t loc)
+{
+    const ms_loc *l = &f->series->locs[loc];
+    char *key;
+    if (l->module_id != f->runs->program_module)
+        return asprintf(&key, "lib %lld %lld", (long long)l->module_id, (long long)l->function_id) < 0 ? NULL : key;
+    const db_memory_key *k = key_of(f, keys, nkeys, loc);
+    if (!k || strstr(k->strides, "null"))
         return NULL;
-    return asprintf(&key, "%lld|%s", (long long)keys[lo].loop, keys[lo].strides) < 0 ? NULL : key;
+    return asprintf(&key, "%lld|%s", (long long)k->loop, k->strides) < 0 ? NULL : key;
 }
 
 static int form_groups(grouping *g, const db_memory_key *keys, size_t nkeys)
@@ -351,6 +368,61 @@ typedef struct fit_pass {
     size_t nitems;
 } fit_pass;
 
+#define MAX_ENCLOSING 16 /* loops around a group tried for its touches */
+
+/* The loops around a group, innermost first (ms_nests_enclosing): the
+ * trips of loop k per run at trips[k]; nloops 0 outside the program's
+ * loops (or when memory ran out). */
+typedef struct enclosing {
+    double *buf; /* nruns values per loop */
+    const double *trips[MAX_ENCLOSING];
+    int degree[MAX_ENCLOSING];
+    size_t nloops;
+} enclosing;
+
+/* The loops around group `group` into *e (its members lie in one innermost
+ * loop: the key's, or a group of its own's one member's); free e->buf. */
+static void loops_around(const fit_pass *p, size_t group, enclosing *e)
+{
+    const ms_fitter *f = p->g->f;
+    size_t nruns = f->runs->n;
+    const db_memory_key *k = key_of(f, p->keys, p->nkeys, p->locs[p->first[group]]);
+    e->nloops = 0;
+    e->buf = k ? malloc(MAX_ENCLOSING * nruns * sizeof *e->buf) : NULL;
+    if (e->buf)
+        e->nloops = ms_nests_enclosing(f, k->loop, e->buf, e->degree, MAX_ENCLOSING);
+    for (size_t j = 0; j < e->nloops; j++)
+        e->trips[j] = e->buf + j * nruns;
+}
+
+/* Whether the group's own loop runs a number of times the data decide
+ * (its trips fit no exact form): the mix of its iterations moves with the
+ * size, and so do its distances. */
+static int data_dependent(const fit_pass *p, size_t group)
+{
+    const db_memory_key *k = key_of(p->g->f, p->keys, p->nkeys, p->locs[p->first[group]]);
+    return k && p->g->inexact && (uint64_t)k->loop < p->g->f->program->nscopes && p->g->inexact[k->loop];
+}
+
+/* The touches model m (fitted on the non-cold touches of pts, one point
+ * per run) as the iterations of the innermost exact loop of e times the
+ * touches per iteration, where model_compose_enclosing takes that; m stays
+ * the direct fit otherwise. */
+static void compose_touches(const ms_fitter *f, const enclosing *e, const rd_series_point *pts, model *m)
+{
+    size_t nruns = f->runs->n;
+    double *y = e->nloops ? malloc(nruns * sizeof *y) : NULL;
+    for (size_t r = 0; y && r < nruns; r++) {
+        y[r] = 0;
+        for (size_t b = 0; b < pts[r].nbins; b++)
+            y[r] += (double)pts[r].bins[b].count;
+    }
+    model_series s = {.npoints = nruns, .nparams = f->runs->nparams, .x = f->runs->x, .y = y};
+    if (y)
+        model_compose_enclosing(&s, e->nloops, e->trips, e->degree, &f->mo, m);
+    free(y);
+}
+
 /* par_work_fn: fit item i's histogram series into its slot (on any
  * thread: it reads the grouping and writes only the slot). */
 static void fit_item(void *ctx, size_t i)
@@ -375,13 +447,19 @@ static void fit_item(void *ctx, size_t i)
                 bins[k] = recs[k].bin, pts[r].nbins++;
         }
         char why[512];
-        if (rd_model_fit(pts, nruns, f->runs->nparams, &f->mo, &slot->m, why, sizeof why) == 0) {
+        enclosing e;
+        loops_around(p, group, &e);
+        model_options o = f->mo;
+        o.evidenced_growth = data_dependent(p, group);
+        if (rd_model_fit(pts, nruns, f->runs->nparams, &o, &slot->m, why, sizeof why) == 0) {
             slot->status = SLOT_FITTED;
+            compose_touches(f, &e, pts, &slot->m.touches);
             slot->walked = fit_walk(p->g, h, p->locs + p->first[group], p->first[group + 1] - p->first[group],
                                     &slot->stride, &slot->run);
         }
         else if ((slot->why = strdup(why)))
             slot->status = SLOT_UNMODELABLE;
+        free(e.buf);
     }
     free(pts), free(bins);
 }
@@ -511,12 +589,16 @@ int ms_fit_groups(ms_fitter *f, size_t *ngroups)
     if (rc == 0 && f->opts->progress)
         fprintf(f->opts->progress, "augur model: fitting reuse-distance models of %zu groups at %d block size%s\n",
                 g.ngroups, nb, nb == 1 ? "" : "s");
+    if (rc == 0 && f->program && f->scope_runs && !(g.inexact = ms_loops_inexact(f)) && f->runs->nparams == 1) {
+        snprintf(f->err, f->errlen, "out of memory");
+        rc = -1;
+    }
     if (rc == 0)
         rc = fit_all(&g, keys, nkeys);
     *ngroups = g.ngroups * (size_t)nb;
     db_memory_keys_free(keys, nkeys);
     for (int b = 0; g.hist && b < nb; b++)
         free(g.hist[b].cold), free(g.hist[b].loc_touches), free(g.hist[b].recs), free(g.hist[b].first);
-    free(g.group_of), free(g.hist), free(g.loc_stride);
+    free(g.group_of), free(g.hist), free(g.loc_stride), free(g.inexact);
     return rc;
 }

@@ -12,7 +12,9 @@
  * count outside that loop, exact, plus the loop's iterations, exact, times
  * a bounded cost.  The candidates are the scope's own loop and the loops
  * under it that hold at least half of its count in every run (where its
- * work is; the others leave the outside inexact). */
+ * work is; the others leave the outside inexact).  For a count whose
+ * events all lie inside a loop (a reuse group's touches), the candidates
+ * are that loop and the loops around it (ms_nests_enclosing). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,4 +147,51 @@ int ms_nests_attach_function(ms_fitter *f, size_t job, const char *function, con
         if (!strcmp(t->scopes[s].kind, "function") && t->scopes[s].name && !strcmp(t->scopes[s].name, function))
             return f->runs->nparams == 1 && job < f->njobs ? add_nests_under(f, &f->jobs[job], s, 0) : 0;
     return 0;
+}
+
+size_t ms_nests_enclosing(const ms_fitter *f, int64_t loop, double *trips, int *degree, size_t max)
+{
+    const scope_tree *t = f->program;
+    size_t n = f->runs->n, k = 0;
+    if (!f->scope_runs || f->runs->nparams != 1 || !t || loop <= 0 || (uint64_t)loop >= t->nscopes)
+        return 0;
+    for (int64_t s = loop; s > 0 && (uint64_t)s < t->nscopes && k < max; s = t->scopes[s].parent) {
+        const char *kind = t->scopes[s].kind;
+        if (strcmp(kind, "loop") != 0) {
+            if (strcmp(kind, "inlined") != 0)
+                break; /* its function: a count outside it is not the loops' */
+            continue;
+        }
+        int entered = 1;
+        for (size_t r = 0; r < n; r++)
+            entered &= (trips[k * n + r] = (double)f->scope_runs[r][s].headers) > 0;
+        if (!entered)
+            break; /* a run never reached it, nor anything inside it */
+        degree[k++] = f->levels[s];
+    }
+    return k;
+}
+
+unsigned char *ms_loops_inexact(const ms_fitter *f)
+{
+    const scope_tree *t = f->program;
+    if (!f->scope_runs || !t || f->runs->nparams != 1)
+        return NULL;
+    size_t n = f->runs->n;
+    unsigned char *out = calloc(t->nscopes + 1, 1);
+    double *y = malloc((n + 1) * sizeof *y);
+    model_options o = f->mo;
+    o.integer_counts = 1, o.nonly = 0;
+    for (size_t s = 1; out && y && s < t->nscopes; s++) {
+        int entered = !strcmp(t->scopes[s].kind, "loop");
+        for (size_t r = 0; entered && r < n; r++)
+            entered = (y[r] = (double)f->scope_runs[r][s].headers) > 0;
+        model_series trips = {.npoints = n, .nparams = 1, .x = f->runs->x, .y = y};
+        model m;
+        out[s] = entered && model_fit(&trips, &o, &m, NULL, 0) == 0 && !model_exact_trips(&m);
+    }
+    if (!y)
+        free(out), out = NULL;
+    free(y);
+    return out;
 }
