@@ -213,7 +213,8 @@ static uint64_t memory_bytes(const machine *m, const plan *pl)
     return b < pl->mem_cap ? b : pl->mem_cap;
 }
 
-/* The chase buffers: levels but the last at half their size; the last
+/* The chase buffers: levels but the last at half their size, at most 4x
+ * the level above (cal_chase_bytes); the last
  * level's sweep, 2x the level above, 4x, ... up to half its size (none
  * when it is not 4x the level above; a single level is measured at half
  * its size); memory.  -1 when out of memory. */
@@ -225,7 +226,7 @@ static int chases_init(bench *b, const machine *m)
     for (int i = 0; i < b->nlevels; i++) {
         char what[48];
         snprintf(what, sizeof what, "%s latency", m->cache[i].name);
-        if (chase_init(b, m->cache[i].size / 2, line, 1, what) != 0)
+        if (chase_init(b, cal_chase_bytes(m->cache[i].size, i > 0 ? m->cache[i - 1].size : 0), line, 1, what) != 0)
             return -1;
     }
     uint64_t from = last > 0 ? 2 * m->cache[last - 1].size : UINT64_MAX; /* one level: no sweep */

@@ -103,6 +103,12 @@ int cal_disagreements(const cal_series *s, size_t n, double tolerance, char *msg
     return count;
 }
 
+uint64_t cal_chase_bytes(uint64_t size, uint64_t above)
+{
+    uint64_t half = size / 2;
+    return above > 0 && 4 * above < half ? 4 * above : half;
+}
+
 double cal_probe_adds_per_cycle(const machine *m)
 {
     const machine_class *alu = &m->cls[ST_CLASS_INT_ALU];

@@ -77,6 +77,19 @@ void cal_figure(double x, char *buf, size_t len);
  * joined by "; " into msg (empty when none).  Returns how many. */
 int cal_disagreements(const cal_series *s, size_t n, double tolerance, char *msg, size_t len);
 
+/* The bytes of the chase that measures the hit latency of a level of
+ * `size` bytes below a level of `above` bytes (0: the first level): half
+ * the level, but no more than 4 times the level above.  A cyclic chase
+ * larger than the level above misses it on every load (LRU, and the
+ * pseudo-LRU of real caches, evicts a line a lap before its next use), so
+ * 4x is a buffer the level above cannot hold; and the smaller the buffer,
+ * the more of it survives a tenant sharing the level (a hardware thread
+ * on the same core) and the sooner a lap brings it back after another
+ * process ran.  Measured on the Emerald Rapids guest (2 MiB L2, 48 KiB
+ * L1) at load 8: the chase over 1 MiB read 102-146 ns in rounds where the
+ * L2 had been emptied, and refused calibration after calibration. */
+uint64_t cal_chase_bytes(uint64_t size, uint64_t above);
+
 /* The adds per cycle that calibrate's throughput probe (four independent
  * chains of 8 dependent 64-bit adds and a fused dec-jnz an iteration,
  * calibrate_probes.c) reaches on a core of description m that it has to

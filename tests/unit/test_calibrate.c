@@ -242,6 +242,15 @@ static void throughput_probe_reach(void **state)
     assert_true(cal_probe_adds_per_cycle(&m) == 0);
 }
 
+static void chase_buffers_a_shared_level_holds(void **state)
+{
+    (void)state;
+    assert_int_equal(cal_chase_bytes(48 << 10, 0), 24 << 10);         /* L1: half */
+    assert_int_equal(cal_chase_bytes(2 << 20, 48 << 10), 192 << 10);  /* Golden Cove's L2: 4x L1, not 1 MiB */
+    assert_int_equal(cal_chase_bytes(512 << 10, 32 << 10), 128 << 10); /* Zen 3's L2 */
+    assert_int_equal(cal_chase_bytes(256 << 10, 48 << 10), 128 << 10); /* a small level: half stays */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -257,6 +266,7 @@ int main(void)
         cmocka_unit_test(sliced_last_level_reach),
         cmocka_unit_test(slow_last_level_holds_its_size),
         cmocka_unit_test(throughput_probe_reach),
+        cmocka_unit_test(chase_buffers_a_shared_level_holds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
