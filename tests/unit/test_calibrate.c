@@ -177,17 +177,24 @@ static void last_level_that_holds_nothing(void **state)
     assert_int_equal(r.size, 4 << 20);
 }
 
+/* The reach of the L3 of Emerald Rapids under KVM as hwloc reports it
+ * (2 MiB 16-way L2; 300 MiB 20-way L3, 15 slices of 2^14 sets) for a
+ * sweep over 4, 8, ..., 128 MiB taking ns[]. */
+static cal_reach emerald_reach(const double ns[6], double mem_ns)
+{
+    const machine_cache l2 = {.name = "L2", .size = 2 << 20, .line = 64, .ways = 16, .slices = 1};
+    const machine_cache l3 = {.name = "L3", .size = 300ull << 20, .line = 64, .ways = 20, .slices = 15};
+    const uint64_t bytes[] = {4 << 20, 8 << 20, 16 << 20, 32 << 20, 64 << 20, 128 << 20};
+    cal_reach r;
+    cal_last_level_reach(&l3, &l2, bytes, ns, 6, mem_ns, &r);
+    return r;
+}
+
 static void sliced_last_level_reach(void **state)
 {
     (void)state;
-    /* Emerald Rapids under KVM: hwloc's 300 MiB 20-way L3, 15 slices of
-     * 2^14 sets; the chase reached memory latency from 16 MiB */
-    machine_cache l2 = {.name = "L2", .size = 2 << 20, .line = 64, .ways = 16, .slices = 1};
-    machine_cache l3 = {.name = "L3", .size = 300ull << 20, .line = 64, .ways = 20, .slices = 15};
-    const uint64_t bytes[] = {4 << 20, 8 << 20, 16 << 20, 32 << 20, 64 << 20, 128 << 20};
-    const double ns[] = {33.0, 34.3, 111.1, 140.0, 148.0, 150.0};
-    cal_reach r;
-    cal_last_level_reach(&l3, &l2, bytes, ns, 6, 150.0, &r);
+    /* the chase reached memory latency from 16 MiB */
+    cal_reach r = emerald_reach((const double[]){33.0, 34.3, 111.1, 140.0, 148.0, 150.0}, 150.0);
     assert_int_equal(r.fit, 1); /* below (33 + 150) / 2 = 91.5 */
     /* the largest 15 x 64 x 20 x 2^k below the 16 MiB that did not fit:
      * 19200 x 2^9 = 9600 KiB, above the 8 MiB that did */
@@ -203,12 +210,7 @@ static void slow_last_level_holds_its_size(void **state)
      * 8.25 ns and memory's, 130 ns, the 4 MiB chase's 132 ns did not fit
      * and the reach was 2400 KiB; two calibrations before it, 19200 KiB
      * and 75 MiB.  The step to memory is from 132 ns, half-way at 192. */
-    machine_cache l2 = {.name = "L2", .size = 2 << 20, .line = 64, .ways = 16, .slices = 1};
-    machine_cache l3 = {.name = "L3", .size = 300ull << 20, .line = 64, .ways = 20, .slices = 15};
-    const uint64_t bytes[] = {4 << 20, 8 << 20, 16 << 20, 32 << 20, 64 << 20, 128 << 20};
-    const double ns[] = {132.0, 128.0, 136.0, 136.0, 151.0, 142.0};
-    cal_reach r;
-    cal_last_level_reach(&l3, &l2, bytes, ns, 6, 252.0, &r);
+    cal_reach r = emerald_reach((const double[]){132.0, 128.0, 136.0, 136.0, 151.0, 142.0}, 252.0);
     assert_true(fabs(r.mid_ns - 192.0) < 1e-9);
     assert_int_equal(r.fit, 5);
     assert_int_equal(r.holds, 1);
