@@ -348,8 +348,8 @@ static double triad_round(bench *b, double *t)
 /* The share of the core's integer throughput this thread gets at a clock
  * of ghz: the adds per cycle of four independent chains over what they
  * reach on a core of their own (the description's int_alu ports, or the
- * chains' latency where the ports are more than four), at most 1; 0 when either is unknown
- * (off x86-64, or no int_alu throughput described). */
+ * chains' latency where the ports are more than four), at most 1; 0 when
+ * either is unknown (off x86-64, or no int_alu throughput described). */
 static double thread_share(const bench *b, double ghz)
 {
     double adds = calibrate_add_throughput(b->pl.clock_chains);
