@@ -9,8 +9,9 @@
  * transparent huge pages so TLB misses stay out of the cache latencies.
  *
  * The share of the core's integer throughput this hardware thread gets
- * (four independent add chains against the description's int_alu
- * throughput at the clock measured) becomes core.throughput_share.
+ * (four independent add chains against what they reach on a core of their
+ * own, cal_probe_adds_per_cycle, at the clock measured) becomes
+ * core.throughput_share.
  *
  * Every quantity is measured once per round, the rounds one after the
  * other, each time as many short timed pieces; calibrate_rules.c says what
@@ -71,7 +72,7 @@ typedef struct bench {
     size_t read_words, read_at;
     double *a, *b, *c; /* the triad's arrays */
     size_t triad_n, triad_at;
-    double adds_per_cycle; /* the description's int_alu throughput, less the probe's loop control */
+    double adds_per_cycle; /* what the probe reaches on a core of its own (cal_probe_adds_per_cycle) */
     cal_series s[MAX_SERIES];
 } bench;
 
@@ -212,7 +213,8 @@ static uint64_t memory_bytes(const machine *m, const plan *pl)
     return b < pl->mem_cap ? b : pl->mem_cap;
 }
 
-/* The chase buffers: levels but the last at half their size; the last
+/* The chase buffers: levels but the last at half their size, at most 4x
+ * the level above (cal_chase_bytes); the last
  * level's sweep, 2x the level above, 4x, ... up to half its size (none
  * when it is not 4x the level above; a single level is measured at half
  * its size); memory.  -1 when out of memory. */
@@ -224,7 +226,7 @@ static int chases_init(bench *b, const machine *m)
     for (int i = 0; i < b->nlevels; i++) {
         char what[48];
         snprintf(what, sizeof what, "%s latency", m->cache[i].name);
-        if (chase_init(b, m->cache[i].size / 2, line, 1, what) != 0)
+        if (chase_init(b, cal_chase_bytes(m->cache[i].size, i > 0 ? m->cache[i - 1].size : 0), line, 1, what) != 0)
             return -1;
     }
     uint64_t from = last > 0 ? 2 * m->cache[last - 1].size : UINT64_MAX; /* one level: no sweep */
@@ -289,8 +291,7 @@ static int bench_init(bench *b, const machine *m, const plan *pl)
              pl->clock_chains);
     b->s[S_SHARE(b)].unit = "of the core";
     b->s[S_SHARE(b)].rate = 1;
-    double rthroughput = m->cls[ST_CLASS_INT_ALU].rthroughput;
-    b->adds_per_cycle = rthroughput > 0 ? 32.0 / 33 / rthroughput : 0; /* 32 adds and a dec-jnz an iteration */
+    b->adds_per_cycle = cal_probe_adds_per_cycle(m);
     return 0;
 }
 
@@ -345,9 +346,10 @@ static double triad_round(bench *b, double *t)
 }
 
 /* The share of the core's integer throughput this thread gets at a clock
- * of ghz: the adds per cycle of four independent chains over what the
- * description's int_alu ports take, at most 1; 0 when either is unknown
- * (off x86-64, or no int_alu throughput described). */
+ * of ghz: the adds per cycle of four independent chains over what they
+ * reach on a core of their own (the description's int_alu ports, or the
+ * chains' latency where the ports are more than four), at most 1; 0 when
+ * either is unknown (off x86-64, or no int_alu throughput described). */
 static double thread_share(const bench *b, double ghz)
 {
     double adds = calibrate_add_throughput(b->pl.clock_chains);
@@ -429,8 +431,8 @@ static void decide(bench *b, const machine *m, const machine_calibrate_options *
             bytes[k] = b->ch[b->nlevels + k].bytes;
             typical[k] = cal_typical(&s[S_CHASE(b->nlevels + k)]);
         }
-        cal_last_level_reach(&m->cache[last], &m->cache[last - 1], bytes, typical, b->nsweep, out->ns[last - 1],
-                             cal_value(&s[S_MEM(b)]), &out->reach);
+        cal_last_level_reach(&m->cache[last], &m->cache[last - 1], bytes, typical, b->nsweep, cal_value(&s[S_MEM(b)]),
+                             &out->reach);
         /* a level that does not hold its size keeps its described latency
          * with its described size; --measured-capacity takes both from the sweep */
         int resized = o->measured_capacity && out->reach.size && !out->reach.holds;
@@ -564,25 +566,26 @@ static void say_reach(FILE *t, const bench *b, const machine *m, const outcome *
         return;
     }
     const cal_reach *r = &oc->reach;
-    char half[32], reported[32], over[32], mid[32], mem[32], above[32], reach[32];
-    size_text(c->size / 2, half, sizeof half);
+    char largest[32], reported[32], over[32], mid[32], mem[32], first[32], first_ns[32], reach[32];
+    size_text(b->ch[b->nlevels + b->nsweep - 1].bytes, largest, sizeof largest); /* at most half the level */
     size_text(c->size, reported, sizeof reported);
     size_text(b->ch[b->nlevels + r->fit + 1 < b->nlevels + b->nsweep ? b->nlevels + r->fit + 1 : 0].bytes, over,
               sizeof over); /* the first buffer above the midpoint, when it does not hold */
     cal_figure(r->mid_ns, mid, sizeof mid);
-    cal_figure(oc->ns[last - 1], above, sizeof above);
+    size_text(b->ch[b->nlevels].bytes, first, sizeof first);
+    cal_figure(cal_typical(&b->s[S_CHASE(b->nlevels)]), first_ns, sizeof first_ns);
     cal_figure(cal_value(&b->s[S_MEM(b)]), mem, sizeof mem);
     if (r->holds) {
-        fprintf(t, "%s holds half its reported %s: every chase up to %s is typically below the midpoint %s ns of "
-                   "%s (%s ns) and memory (%s ns)\n",
-                c->name, reported, half, mid, m->cache[last - 1].name, above, mem);
+        fprintf(t, "%s holds its reported %s: every chase up to %s is typically below the midpoint %s ns of "
+                   "the chase over %s (%s ns) and memory (%s ns)\n",
+                c->name, reported, largest, mid, first, first_ns, mem);
         return;
     }
     size_text(r->size, reach, sizeof reach);
     fprintf(t, "warning: %s: the chase over %s, within the %s reported, is typically above the midpoint %s ns of "
-               "%s (%s ns) and memory (%s ns): this core reaches about %s of it (a cache shared with other cores or "
-               "tenants)",
-            c->name, over, reported, mid, m->cache[last - 1].name, above, mem, r->size ? reach : "none");
+               "the chase over %s (%s ns) and memory (%s ns): this core reaches about %s of it (a cache shared with "
+               "other cores or tenants)",
+            c->name, over, reported, mid, first, first_ns, mem, r->size ? reach : "none");
     if (!o->measured_capacity || !r->size) {
         fprintf(t, "; its size stays %s as reported, and its latency_cycles as described%s\n", reported,
                 r->size ? " (--measured-capacity takes both from the sweep)" : "");
@@ -590,8 +593,6 @@ static void say_reach(FILE *t, const bench *b, const machine *m, const outcome *
     }
     fprintf(t, "; --measured-capacity: its size becomes %s\n", reach);
     if (r->latency >= 0) {
-        char first[32];
-        size_text(b->ch[b->nlevels].bytes, first, sizeof first);
         fprintf(t, "%s latency: the chase over %s (twice %s: the sweep's buffer with the most hits)\n", c->name,
                 first, m->cache[last - 1].name);
     } else

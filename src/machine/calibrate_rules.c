@@ -103,6 +103,21 @@ int cal_disagreements(const cal_series *s, size_t n, double tolerance, char *msg
     return count;
 }
 
+uint64_t cal_chase_bytes(uint64_t size, uint64_t above)
+{
+    uint64_t half = size / 2;
+    return above > 0 && 4 * above < half ? 4 * above : half;
+}
+
+double cal_probe_adds_per_cycle(const machine *m)
+{
+    const machine_class *alu = &m->cls[ST_CLASS_INT_ALU];
+    if (!(alu->rthroughput > 0))
+        return 0;
+    double latency = alu->latency > 1 ? alu->latency : 1, width = m->issue_width > 0 ? m->issue_width : 1;
+    return 32.0 / fmax(8 * latency, fmax(33 * alu->rthroughput, 33 / width));
+}
+
 /* The largest slices * line * ways * 2^k (a size machine_check_cache
  * accepts) that is at most `bytes` and above `floor`; 0 when none is. */
 static uint64_t valid_size_at_most(const machine_cache *c, uint64_t bytes, uint64_t floor)
@@ -115,9 +130,9 @@ static uint64_t valid_size_at_most(const machine_cache *c, uint64_t bytes, uint6
 }
 
 void cal_last_level_reach(const machine_cache *c, const machine_cache *above, const uint64_t *bytes,
-                          const double *ns, int nb, double above_ns, double mem_ns, cal_reach *out)
+                          const double *ns, int nb, double mem_ns, cal_reach *out)
 {
-    out->mid_ns = (above_ns + mem_ns) / 2;
+    out->mid_ns = nb > 0 ? (ns[0] + mem_ns) / 2 : mem_ns;
     out->fit = -1;
     while (out->fit + 1 < nb && ns[out->fit + 1] < out->mid_ns)
         out->fit++;

@@ -77,15 +77,47 @@ void cal_figure(double x, char *buf, size_t len);
  * joined by "; " into msg (empty when none).  Returns how many. */
 int cal_disagreements(const cal_series *s, size_t n, double tolerance, char *msg, size_t len);
 
+/* The bytes of the chase that measures the hit latency of a level of
+ * `size` bytes below a level of `above` bytes (0: the first level): half
+ * the level, but no more than 4 times the level above.  A cyclic chase
+ * larger than the level above misses it on every load (LRU, and the
+ * pseudo-LRU of real caches, evicts a line a lap before its next use), so
+ * 4x is a buffer the level above cannot hold; and the smaller the buffer,
+ * the more of it survives a tenant sharing the level (a hardware thread
+ * on the same core) and the sooner a lap brings it back after another
+ * process ran.  Measured on the Emerald Rapids guest (2 MiB L2, 48 KiB
+ * L1) at load 8: the chase over 1 MiB read 102-146 ns in rounds where the
+ * L2 had been emptied, and refused calibration after calibration. */
+uint64_t cal_chase_bytes(uint64_t size, uint64_t above);
+
+/* The adds per cycle that calibrate's throughput probe (four independent
+ * chains of 8 dependent 64-bit adds and a fused dec-jnz an iteration,
+ * calibrate_probes.c) reaches on a core of description m that it has to
+ * itself: an iteration takes the longest of its chains' latency (8 adds
+ * each), its 33 uops on the int_alu ports, and their issue.  32 adds over
+ * the ports' 33 uops on 4 int_alu ports (zen3: 8.25 cycles, 3.88 adds a
+ * cycle); the chains' 8 cycles on 5 (Golden Cove: 4 adds a cycle, not the
+ * ports' 4.85, which four chains cannot fill).  0 when the int_alu class
+ * has no throughput. */
+double cal_probe_adds_per_cycle(const machine *m);
+
 /* The last level as one core sees it, from a sweep of chases over buffers
- * bytes[0..nb) (growing; the last is half the reported size) whose typical
- * rounds (cal_typical) took ns[0..nb), between the level above's latency
- * and memory's: a buffer fits when its typical round is below the midpoint
- * (one that hits in one round of five, the other tenants of a shared cache
- * having left it alone for a moment, does not). */
+ * bytes[0..nb) (growing; the first twice the level above, the last half the
+ * reported size) whose typical rounds (cal_typical) took ns[0..nb), and
+ * memory's latency: a buffer fits when its typical round is below the
+ * midpoint of the first buffer's (the level's own latency: the buffer with
+ * the most hits) and memory's, the half-way point of the step from the
+ * level to memory (one that hits in one round of five, the other tenants of
+ * a shared cache having left it alone for a moment, does not).  The level
+ * above's latency is not the low end: where the level's own latency is
+ * half of memory's (an Emerald Rapids guest: 127 ns over 4 to 128 MiB, 271
+ * ns at 512 MiB), the midpoint of L2's and memory's runs through the
+ * sweep, and its reach moved from 2.4 to 75 MiB from one calibration to
+ * the next. */
 typedef struct cal_reach {
-    double mid_ns; /* the midpoint of the level above's and memory's latency */
-    int fit;       /* the last buffer of the leading run below mid_ns, -1 when the first is not */
+    double mid_ns; /* the midpoint of the first buffer's latency and memory's */
+    int fit;       /* the last buffer of the leading run below mid_ns, -1 when the first is not
+                      (it is not faster than memory) */
     int holds;     /* every buffer is below mid_ns: the level holds half its reported size */
     int latency;   /* the buffer whose latency is the level's: the last (half the level) when it
                       holds, else the first (twice the level above: the most hits) when it is
@@ -99,6 +131,6 @@ typedef struct cal_reach {
 
 /* The reach of level c below `above`, as cal_reach says. */
 void cal_last_level_reach(const machine_cache *c, const machine_cache *above, const uint64_t *bytes,
-                          const double *ns, int nb, double above_ns, double mem_ns, cal_reach *out);
+                          const double *ns, int nb, double mem_ns, cal_reach *out);
 
 #endif

@@ -14,9 +14,9 @@ double perf_fault_cycles(const machine *m, double faults)
     return faults * m->page_fault_ns * m->clock_ghz;
 }
 
-double perf_branch_mispredicts(double executions, double taken, int back_edge)
+double perf_branch_mispredicts(double executions, double taken, int predictable)
 {
-    if (back_edge || executions <= 0)
+    if (predictable || executions <= 0)
         return 0;
     double t = taken < 0 ? 0 : taken > executions ? executions : taken;
     return t < executions - t ? t : executions - t;

@@ -361,15 +361,30 @@ double perf_fault_cycles(const machine *m, double faults);
 
 /* Predicted mispredictions of one conditional branch that ran `executions`
  * times and jumped `taken` of them:
- *   0                                 when it closes a loop's back edge
- *                                     (predicted taken; its one exit per
- *                                     loop entry is left out),
+ *   0                                 when it is `predictable`: it closes
+ *                                     a loop's back edge (predicted taken;
+ *                                     its one exit per loop entry is left
+ *                                     out), or its outcome is a function
+ *                                     of loop counters alone
+ *                                     (perf_counter_branch),
  *   min(taken, executions - taken)    otherwise: a data-dependent branch
  *                                     mispredicts its minority direction
  *                                     (a random one at rate p about
  *                                     min(p, 1 - p)); a branch almost
  *                                     always or never taken gives ~0. */
-double perf_branch_mispredicts(double executions, double taken, int back_edge);
+double perf_branch_mispredicts(double executions, double taken, int predictable);
+
+/* Whether conditional branch `branch` of f decides on loop counters and
+ * constants alone (branch_pattern.c): every compare whose flags it reads
+ * reads only counters (values set from immediates, stepped by
+ * immediates, copied, or spilled to and reloaded from stack slots that
+ * only such values are written to) and immediates.  Its outcomes repeat
+ * with each pass of the loops around it, which a global-history
+ * predictor (TAGE and its kin, on every described core) learns: 0
+ * mispredictions.  A value loaded from anywhere else, a function's
+ * argument, or arithmetic between registers (a bit-reversal index) makes
+ * it data-dependent. */
+int perf_counter_branch(const st_function *f, const st_dataflow *df, uint32_t branch);
 
 /* For every instruction i of b's function, ready[i]: the cycles from the
  * start of an iteration of b's loop until i's register inputs are ready,

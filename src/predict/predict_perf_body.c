@@ -188,7 +188,8 @@ static int ends_back_edge(const st_function *f, uint32_t k)
     return 0;
 }
 
-double predict_loop_mispredicts(const predict_blocks *bl, const st_function *f, const uint32_t *loop_scopes,
+double predict_loop_mispredicts(const predict_blocks *bl, const st_function *f, const st_dataflow *df,
+                                const uint32_t *loop_scopes,
                                 uint32_t scope, const machine *m, const double *ready, double *cycles)
 {
     double sum = 0;
@@ -201,8 +202,9 @@ double predict_loop_mispredicts(const predict_blocks *bl, const st_function *f, 
         const st_insn *last = &f->insns[i];
         if (last->flow != ST_FLOW_CJUMP)
             continue;
+        int predictable = ends_back_edge(f, k) || perf_counter_branch(f, df, i);
         double mis = perf_branch_mispredicts(predict_blocks_executions(bl, last->addr),
-                                             count_at(bl->taken, bl->ntaken, last->addr), ends_back_edge(f, k));
+                                             count_at(bl->taken, bl->ntaken, last->addr), predictable);
         sum += mis;
         *cycles += mis * perf_mispredict_cycles(m, ready ? ready[i] : 0);
     }

@@ -36,10 +36,12 @@ int predict_body_weights(const predict_blocks *bl, const st_function *f, const u
  * the blocks of loop scope `scope` (not its inner loops'; loop_scopes as
  * for predict_body_weights): perf_branch_mispredicts of each, from its
  * predicted executions and taken count, a branch that closes a back edge
- * of any loop of f counted as a loop back edge.  *cycles: their cost on
+ * of any loop of f, or that decides on loop counters alone
+ * (perf_counter_branch on df, f's dataflow), predictable.  *cycles: their cost on
  * m, each branch's at perf_mispredict_cycles(m, ready[its index]) (ready:
  * perf_resolution_times of the loop's body; NULL: the refill alone). */
-double predict_loop_mispredicts(const predict_blocks *bl, const st_function *f, const uint32_t *loop_scopes,
+double predict_loop_mispredicts(const predict_blocks *bl, const st_function *f, const st_dataflow *df,
+                                const uint32_t *loop_scopes,
                                 uint32_t scope, const machine *m, const double *ready, double *cycles);
 
 /* 1 when loop `loop` of f chases pointers: a value loaded in one

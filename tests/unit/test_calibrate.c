@@ -124,21 +124,21 @@ static void figures_have_three_significant_digits(void **state)
 
 /* The reach of Zen 3's L3 as hwloc reports it on this host (512 KiB 8-way
  * L2, 32 MiB 16-way L3) for a sweep over 1, 2, 4, 8, 16 MiB taking ns[]. */
-static cal_reach zen3_reach(const double ns[5], double above_ns, double mem_ns)
+static cal_reach zen3_reach(const double ns[5], double mem_ns)
 {
     const machine_cache l2 = {.name = "L2", .size = 512 << 10, .line = 64, .ways = 8, .slices = 1};
     const machine_cache l3 = {.name = "L3", .size = 32 << 20, .line = 64, .ways = 16, .slices = 1};
     const uint64_t sweep[] = {1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20};
     cal_reach r;
-    cal_last_level_reach(&l3, &l2, sweep, ns, 5, above_ns, mem_ns, &r);
+    cal_last_level_reach(&l3, &l2, sweep, ns, 5, mem_ns, &r);
     return r;
 }
 
 static void last_level_that_holds_keeps_its_size(void **state)
 {
     (void)state;
-    cal_reach r = zen3_reach((const double[]){14.0, 14.5, 15.0, 16.0, 18.0}, 3.8, 110.0);
-    assert_true(fabs(r.mid_ns - 56.9) < 1e-9);
+    cal_reach r = zen3_reach((const double[]){14.0, 14.5, 15.0, 16.0, 18.0}, 110.0);
+    assert_true(fabs(r.mid_ns - 62.0) < 1e-9); /* (14 + 110) / 2: the level's own latency and memory's */
     assert_int_equal(r.fit, 4);
     assert_int_equal(r.holds, 1);
     assert_int_equal(r.latency, 4); /* half the level, as every other level */
@@ -149,14 +149,14 @@ static void shared_last_level_reach(void **state)
 {
     (void)state;
     /* a sweep as measured here at load 10 (calibrate --quick):
-     * midpoint (3.77 + 214) / 2 = 108.9; 1, 2 and 4 MiB below it */
-    cal_reach r = zen3_reach((const double[]){14.4, 25.7, 102.0, 153.0, 133.0}, 3.77, 214.0);
+     * midpoint (14.4 + 214) / 2 = 114.2; 1, 2 and 4 MiB below it */
+    cal_reach r = zen3_reach((const double[]){14.4, 25.7, 102.0, 153.0, 133.0}, 214.0);
     assert_int_equal(r.fit, 2);
     assert_int_equal(r.holds, 0);
     assert_int_equal(r.latency, 0); /* twice L2: the most hits, not the 4 MiB chase half of memory */
     assert_int_equal(r.size, 4 << 20); /* below the 8 MiB that did not fit: 64 x 16 x 2^12 */
     /* a buffer below the midpoint after one above it is not in the leading run */
-    r = zen3_reach((const double[]){14.4, 120.0, 50.0, 153.0, 133.0}, 3.77, 214.0);
+    r = zen3_reach((const double[]){14.4, 120.0, 50.0, 153.0, 133.0}, 214.0);
     assert_int_equal(r.fit, 0);
     assert_int_equal(r.size, 1 << 20);
 }
@@ -164,27 +164,93 @@ static void shared_last_level_reach(void **state)
 static void last_level_that_holds_nothing(void **state)
 {
     (void)state;
-    cal_reach r = zen3_reach((const double[]){150.0, 160.0, 170.0, 180.0, 190.0}, 3.8, 200.0);
+    /* the chase over twice L2 is as slow as memory's: nothing is faster than memory */
+    cal_reach r = zen3_reach((const double[]){200.0, 205.0, 210.0, 220.0, 230.0}, 200.0);
     assert_int_equal(r.fit, -1);
     assert_int_equal(r.latency, -1);   /* no hit latency measured: the described one stays */
     assert_int_equal(r.size, 1 << 20); /* the smallest valid size above L2 */
+    /* a level three quarters as slow as memory still steps to it: its reach
+     * ends at the step's half-way point, (150 + 200) / 2 = 175 */
+    r = zen3_reach((const double[]){150.0, 160.0, 170.0, 180.0, 190.0}, 200.0);
+    assert_int_equal(r.fit, 2);
+    assert_int_equal(r.latency, 0);
+    assert_int_equal(r.size, 4 << 20);
+}
+
+/* The reach of the L3 of Emerald Rapids under KVM as hwloc reports it
+ * (2 MiB 16-way L2; 300 MiB 20-way L3, 15 slices of 2^14 sets) for a
+ * sweep over 4, 8, ..., 128 MiB taking ns[]. */
+static cal_reach emerald_reach(const double ns[6], double mem_ns)
+{
+    const machine_cache l2 = {.name = "L2", .size = 2 << 20, .line = 64, .ways = 16, .slices = 1};
+    const machine_cache l3 = {.name = "L3", .size = 300ull << 20, .line = 64, .ways = 20, .slices = 15};
+    const uint64_t bytes[] = {4 << 20, 8 << 20, 16 << 20, 32 << 20, 64 << 20, 128 << 20};
+    cal_reach r;
+    cal_last_level_reach(&l3, &l2, bytes, ns, 6, mem_ns, &r);
+    return r;
 }
 
 static void sliced_last_level_reach(void **state)
 {
     (void)state;
-    /* Emerald Rapids under KVM: hwloc's 300 MiB 20-way L3, 15 slices of
-     * 2^14 sets; the chase reached memory latency from 16 MiB */
-    machine_cache l2 = {.name = "L2", .size = 2 << 20, .line = 64, .ways = 16, .slices = 1};
-    machine_cache l3 = {.name = "L3", .size = 300ull << 20, .line = 64, .ways = 20, .slices = 15};
-    const uint64_t bytes[] = {4 << 20, 8 << 20, 16 << 20, 32 << 20, 64 << 20, 128 << 20};
-    const double ns[] = {33.0, 34.3, 111.1, 140.0, 148.0, 150.0};
-    cal_reach r;
-    cal_last_level_reach(&l3, &l2, bytes, ns, 6, 6.65, 150.0, &r);
-    assert_int_equal(r.fit, 1);
+    /* the chase reached memory latency from 16 MiB */
+    cal_reach r = emerald_reach((const double[]){33.0, 34.3, 111.1, 140.0, 148.0, 150.0}, 150.0);
+    assert_int_equal(r.fit, 1); /* below (33 + 150) / 2 = 91.5 */
     /* the largest 15 x 64 x 20 x 2^k below the 16 MiB that did not fit:
      * 19200 x 2^9 = 9600 KiB, above the 8 MiB that did */
     assert_int_equal(r.size, 9600 << 10);
+}
+
+static void slow_last_level_holds_its_size(void **state)
+{
+    (void)state;
+    /* the same Emerald Rapids guest on 2026-11-28 (calibrate --quick
+     * --measured-capacity, load 8.5): every chase from 4 to 128 MiB at
+     * 128-151 ns, memory (512 MiB) 252 ns.  Against the midpoint of L2's
+     * 8.25 ns and memory's, 130 ns, the 4 MiB chase's 132 ns did not fit
+     * and the reach was 2400 KiB; two calibrations before it, 19200 KiB
+     * and 75 MiB.  The step to memory is from 132 ns, half-way at 192. */
+    cal_reach r = emerald_reach((const double[]){132.0, 128.0, 136.0, 136.0, 151.0, 142.0}, 252.0);
+    assert_true(fabs(r.mid_ns - 192.0) < 1e-9);
+    assert_int_equal(r.fit, 5);
+    assert_int_equal(r.holds, 1);
+    assert_int_equal(r.latency, 5);
+    assert_int_equal(r.size, 300ull << 20); /* as hwloc reports it */
+}
+
+/* A core whose int_alu class is (latency 1, rthroughput rthr) on `ports`
+ * ports, issue width 6. */
+static machine alu_core(double rthr, uint32_t ports)
+{
+    machine m = {.issue_width = 6};
+    m.cls[ST_CLASS_INT_ALU] = (machine_class){.nports = ports, .latency = 1, .rthroughput = rthr, .uops = 1};
+    return m;
+}
+
+static void throughput_probe_reach(void **state)
+{
+    (void)state;
+    /* four ALUs (zen3): the ports take 33 uops in 8.25 cycles, longer than
+     * the chains' 8: 32 / 8.25 adds a cycle */
+    machine m = alu_core(0.25, 4);
+    assert_true(fabs(cal_probe_adds_per_cycle(&m) - 32.0 / 8.25) < 1e-12);
+    /* five (Golden Cove): the ports would take them in 6.6 cycles, but each
+     * chain needs 8 for its 8 adds: 4 adds a cycle, so that a thread with
+     * its core to itself reads a share of 1, not 4 / 4.85 = 0.82 */
+    m = alu_core(0.2, 5);
+    assert_true(fabs(cal_probe_adds_per_cycle(&m) - 4.0) < 1e-12);
+    /* no throughput described: nothing to compare with */
+    m = alu_core(0, 5);
+    assert_true(cal_probe_adds_per_cycle(&m) == 0);
+}
+
+static void chase_buffers_a_shared_level_holds(void **state)
+{
+    (void)state;
+    assert_int_equal(cal_chase_bytes(48 << 10, 0), 24 << 10);         /* L1: half */
+    assert_int_equal(cal_chase_bytes(2 << 20, 48 << 10), 192 << 10);  /* Golden Cove's L2: 4x L1, not 1 MiB */
+    assert_int_equal(cal_chase_bytes(512 << 10, 32 << 10), 128 << 10); /* Zen 3's L2 */
+    assert_int_equal(cal_chase_bytes(256 << 10, 48 << 10), 128 << 10); /* a small level: half stays */
 }
 
 int main(void)
@@ -200,6 +266,9 @@ int main(void)
         cmocka_unit_test(shared_last_level_reach),
         cmocka_unit_test(last_level_that_holds_nothing),
         cmocka_unit_test(sliced_last_level_reach),
+        cmocka_unit_test(slow_last_level_holds_its_size),
+        cmocka_unit_test(throughput_probe_reach),
+        cmocka_unit_test(chase_buffers_a_shared_level_holds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
