@@ -43,13 +43,18 @@
  * for two pipelined ports; 4 for a divider busy four cycles).  An
  * instruction therefore keeps one of its ports busy for
  * rthroughput * nports cycles.  `uops` is what it costs of the issue
- * width.  For ST_CLASS_LOAD_STORE all fields are zero. */
+ * width.  `vector_bits`, when not 0, is the width of the class's own unit
+ * where it is narrower than the core's datapath (Golden Cove's divider:
+ * 128 bits, so a ymm divide costs two xmm ones); latency and rthroughput
+ * are then those of an op of at most that width.  For ST_CLASS_LOAD_STORE
+ * all fields are zero. */
 typedef struct machine_class {
     uint32_t nports;
     uint8_t ports[MACHINE_MAX_PORTS]; /* indices into machine.port_names */
     double latency;
     double rthroughput;
     double uops;
+    uint32_t vector_bits; /* 0: the core's vector_bits */
 } machine_class;
 
 enum machine_cache_policy { MACHINE_INCLUSIVE, MACHINE_NON_INCLUSIVE, MACHINE_VICTIM };

@@ -8,8 +8,14 @@ static int is_pow2(uint64_t x)
     return x && !(x & (x - 1));
 }
 
-int machine_check_class(const my_doc *d, const yaml_node_t *node, const char *where, const machine_class *c)
+int machine_check_class(const my_doc *d, const yaml_node_t *node, const char *where, const machine_class *c,
+                        uint32_t core_bits)
 {
+    if (c->vector_bits > core_bits)
+        return my_error(d, node, where, "vector_bits",
+                        "%u is wider than core.vector_bits %u (a class's unit is at most the datapath; "
+                        "lower it or leave it out)",
+                        c->vector_bits, core_bits);
     /* a small tolerance, so that 0.33 passes for three ports */
     if (c->rthroughput * c->nports < 0.99 - 1e-9)
         return my_error(d, node, where, "rthroughput_cycles",

@@ -9,8 +9,10 @@
 #include "machine/machine_yaml.h"
 
 /* rthroughput_cycles at least 1/nports: no class issues more than one
- * instruction per port per cycle. */
-int machine_check_class(const my_doc *d, const yaml_node_t *node, const char *where, const machine_class *c);
+ * instruction per port per cycle; the class's vector_bits (if given) no
+ * wider than the core's, core_bits. */
+int machine_check_class(const my_doc *d, const yaml_node_t *node, const char *where, const machine_class *c,
+                        uint32_t core_bits);
 
 /* line_bytes a power of two; size = slices * line * ways * 2^k (each
  * slice a power-of-two number of sets). */

@@ -90,14 +90,17 @@ static int load_class_ports(const my_doc *d, const yaml_node_t *map, const char 
 static int load_class(const my_doc *d, const yaml_node_t *map, const char *where, const machine *m,
                       machine_class *c)
 {
-    static const char *const known[] = {"ports", "latency_cycles", "rthroughput_cycles", "uops", NULL};
+    static const char *const known[] = {"ports", "latency_cycles", "rthroughput_cycles", "uops", "vector_bits",
+                                        NULL};
     c->uops = 1;
     if (my_check_keys(d, map, where, known) != 0 || load_class_ports(d, map, where, m, c) != 0 ||
         my_double(d, map, where, "latency_cycles", 1, 0, MACHINE_CLASS_CYCLES_MAX, &c->latency) != 0 ||
         my_double(d, map, where, "rthroughput_cycles", 1, 0, MACHINE_CLASS_CYCLES_MAX, &c->rthroughput) != 0 ||
-        my_double(d, map, where, "uops", 0, 0, MACHINE_CLASS_UOPS_MAX, &c->uops) != 0)
+        my_double(d, map, where, "uops", 0, 0, MACHINE_CLASS_UOPS_MAX, &c->uops) != 0 ||
+        my_u32(d, map, where, "vector_bits", 0, MACHINE_VECTOR_BITS_MIN, MACHINE_VECTOR_BITS_MAX,
+               &c->vector_bits) != 0)
         return -1;
-    return machine_check_class(d, map, where, c);
+    return machine_check_class(d, map, where, c, m->vector_bits);
 }
 
 /* core.classes: every class of machine.h, no other. */

@@ -66,6 +66,8 @@ static void put_class(FILE *out, const machine *m, int i)
     put_number(out, c->rthroughput);
     fputs(", uops: ", out);
     put_number(out, c->uops);
+    if (c->vector_bits)
+        fprintf(out, ", vector_bits: %u", c->vector_bits);
     fputs("}\n", out);
 }
 

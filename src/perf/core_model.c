@@ -20,13 +20,18 @@ const char *perf_core_bound_name(enum perf_core_bound b)
     return "?";
 }
 
-/* How many times a compute op of `width` bits runs on m's datapath:
- * ceil(width / vector_bits), at least 1. */
+/* How many times a compute op of `width` bits runs on its unit:
+ * ceil(width / bits), at least 1, where bits is the class's own
+ * vector_bits if it has one (a divider narrower than the datapath),
+ * else the core's. */
 static double vector_factor(const machine *m, const st_insn *in)
 {
-    if (m->vector_bits == 0 || in->width <= m->vector_bits)
+    uint32_t bits = m->vector_bits;
+    if (in->cls < ST_CLASS_COUNT && m->cls[in->cls].vector_bits)
+        bits = m->cls[in->cls].vector_bits;
+    if (bits == 0 || in->width <= bits)
         return 1;
-    return (double)((in->width + m->vector_bits - 1) / m->vector_bits);
+    return (double)((in->width + bits - 1) / bits);
 }
 
 /* The port mask of class c. */

@@ -4,7 +4,9 @@
  * branch's condition is known (penalty_model.c's resolution times): the issue, port and recurrence bounds of
  * loop bodies built by hand on a small machine built in C, every expected
  * number derived in a comment; then one loop of a compiled program
- * (kernels_O2, from tests/programs/structure/kernels.c) analysed for real.
+ * (kernels_O2, from tests/programs/structure/kernels.c) analysed for real;
+ * and divides priced from the shipped Intel descriptions (their fp_div and
+ * fp_sqrt vector_bits 128: scalar/xmm figures, ymm twice, zmm four times).
  *
  * The machine ("toy"): issue width 4, six ports p0..p5.
  *   class    ports      latency  rthroughput  port cycles each (rthr*nports)
@@ -28,6 +30,7 @@
 
 #include <cmocka.h>
 
+#include "machine/machine.h"
 #include "perf/core_model.h"
 #include "perf/core_parts.h"
 #include "perf/perf.h"
@@ -898,6 +901,76 @@ static void test_compiled_loop(void **state)
     st_module_free(mod);
 }
 
+/* ---- divides on the shipped Intel descriptions (branch gc21) ------------- */
+
+/* The shipped description `name`. */
+static machine shipped(const char *name)
+{
+    machine m;
+    char err[512];
+    if (machine_find(name, &m, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    return m;
+}
+
+/* divsd xmm0, xmm1 carried around the loop, on sapphire-rapids: the
+ * recurrence is fp_div's latency, 14 (Golden Cove, published 13-15,
+ * measured 13.6-14.7: docs/machines.md "Divides on Golden Cove"). */
+static void gc_divsd_chain_at_latency(void **state)
+{
+    (void)state;
+    machine m = shipped("sapphire-rapids");
+    body *b = body_new();
+    uint32_t div = ins(b, ST_CLASS_FP_DIV, 64);
+    dep(b, div, div, XMM(0), 1);
+    control(b);
+    perf_core c = run(&m, b);
+    assert_double_equal(c.recurrence, 14, EPS);
+    assert_double_equal(c.cycles, 14, EPS);
+    assert_int_equal(c.bound, PERF_BOUND_RECURRENCE);
+    machine_free(&m);
+    free(b);
+}
+
+/* Eight independent divides or square roots of each width and the loop
+ * control: the port bound is the divider's (p0), 8 x the published
+ * reciprocal throughput of one op of that width (the two ALU uops and the
+ * branch fit on the other ports).  Golden Cove (uops.info, Alder Lake-P;
+ * zmm measured): divsd/xmm 4, ymm 8, zmm 16; sqrtsd 4.5, ymm 9, zmm 18.
+ * Skylake-SP (Fog): divsd 4, ymm 8, zmm 16; sqrtsd 6, ymm 12.  Before the
+ * class's vector_bits, divsd was charged the ymm figure (8). */
+static void gc_divide_throughput_by_width(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *machine;
+        uint8_t cls;
+        uint16_t width;
+        double rthroughput;
+    } cases[] = {
+        {"sapphire-rapids", ST_CLASS_FP_DIV, 64, 4},   {"sapphire-rapids", ST_CLASS_FP_DIV, 128, 4},
+        {"sapphire-rapids", ST_CLASS_FP_DIV, 256, 8},  {"sapphire-rapids", ST_CLASS_FP_DIV, 512, 16},
+        {"sapphire-rapids", ST_CLASS_FP_SQRT, 64, 4.5}, {"sapphire-rapids", ST_CLASS_FP_SQRT, 256, 9},
+        {"sapphire-rapids", ST_CLASS_FP_SQRT, 512, 18}, {"skylake-sp", ST_CLASS_FP_DIV, 64, 4},
+        {"skylake-sp", ST_CLASS_FP_DIV, 256, 8},       {"skylake-sp", ST_CLASS_FP_DIV, 512, 16},
+        {"skylake-sp", ST_CLASS_FP_SQRT, 64, 6},       {"skylake-sp", ST_CLASS_FP_SQRT, 256, 12},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        machine m = shipped(cases[k].machine);
+        body *b = body_new();
+        for (int i = 0; i < 8; i++)
+            ins(b, cases[k].cls, cases[k].width);
+        control(b);
+        perf_core c = run(&m, b);
+        print_message("%s %s %u bits: %g cycles an op\n", cases[k].machine, st_class_name(cases[k].cls),
+                      cases[k].width, c.resource / 8);
+        assert_int_equal(c.bound, PERF_BOUND_PORTS);
+        assert_double_equal(c.resource / 8, cases[k].rthroughput, EPS);
+        machine_free(&m);
+        free(b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -914,6 +987,8 @@ int main(void)
         cmocka_unit_test(test_parent_recurrence),
         cmocka_unit_test(test_branch_resolution),
         cmocka_unit_test(test_counter_branches),
+        cmocka_unit_test(gc_divsd_chain_at_latency),
+        cmocka_unit_test(gc_divide_throughput_by_width),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

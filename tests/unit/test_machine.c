@@ -55,6 +55,18 @@ static char *edited(const char *text, const char *from, const char *to)
     return out;
 }
 
+/* What machine_write writes of m, a new string. */
+static char *written(const machine *m)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    assert_non_null(f);
+    assert_int_equal(machine_write(f, m, NULL), 0);
+    fclose(f);
+    return out;
+}
+
 /* Load `text` written to a file; assert it is refused with an error that
  * starts "FILE:LINE: " and contains `want`. */
 static void assert_refused(const char *text, int line, const char *want)
@@ -178,11 +190,7 @@ static void reorder_buffer_optional(void **state)
     if (machine_load(path, &m, err, sizeof err) != 0)
         fail_msg("%s", err);
     assert_int_equal(m.reorder_buffer, 0);
-    char *out = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&out, &len);
-    assert_int_equal(machine_write(f, &m, NULL), 0);
-    fclose(f);
+    char *out = written(&m);
     assert_null(strstr(out, "reorder_buffer"));
     assert_null(strstr(out, "throughput_share"));
     assert_true(m.throughput_share == 1);
@@ -193,9 +201,7 @@ static void reorder_buffer_optional(void **state)
     if (machine_load(path, &m, err, sizeof err) != 0)
         fail_msg("%s", err);
     assert_true(m.throughput_share == 0.75);
-    f = open_memstream(&out, &len);
-    assert_int_equal(machine_write(f, &m, NULL), 0);
-    fclose(f);
+    out = written(&m);
     assert_non_null(strstr(out, "  throughput_share: 0.75\n"));
     free(out);
     free(shared);
@@ -438,6 +444,33 @@ static void write_load_round_trip(void **state)
     fixture_remove(dir);
 }
 
+/* A class's own vector_bits (the divider's width, branch gc21): refused
+ * wider than core.vector_bits; kept, and written back, when narrower. */
+static void gc_class_vector_bits(void **state)
+{
+    (void)state;
+    const char *from = "latency_cycles: 13, rthroughput_cycles: 5}";
+    assert_edit_refused(from, "latency_cycles: 13, rthroughput_cycles: 5, vector_bits: 512}", "    fp_div:",
+                        "core.classes.fp_div.vector_bits: 512 is wider than core.vector_bits 256");
+    char *text = shipped_text("zen4"), *narrow = edited(text, from, "latency_cycles: 13, rthroughput_cycles: 5, vector_bits: 128}");
+    char *dir = fixture_tmpdir(), *path = fixture_path(dir, "narrow.yaml"), err[512];
+    fixture_write(path, narrow, strlen(narrow));
+    machine m;
+    if (machine_load(path, &m, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(m.cls[ST_CLASS_FP_DIV].vector_bits, 128);
+    assert_int_equal(m.cls[ST_CLASS_FP_SQRT].vector_bits, 0);
+    char *out = written(&m);
+    assert_non_null(strstr(out, "rthroughput_cycles: 5, uops: 1, vector_bits: 128}\n"));
+    assert_non_null(strstr(out, "    fp_sqrt: {ports: [\"FP1\"], latency_cycles: 21, rthroughput_cycles: 9, uops: 1}\n"));
+    free(out);
+    machine_free(&m);
+    free(path);
+    fixture_remove(dir);
+    free(narrow);
+    free(text);
+}
+
 static void unknown_name_lists_known_ones(void **state)
 {
     (void)state;
@@ -513,6 +546,7 @@ int main(void)
         cmocka_unit_test(built_machine_validated),
         cmocka_unit_test(unreadable_file),
         cmocka_unit_test(write_load_round_trip),
+        cmocka_unit_test(gc_class_vector_bits),
         cmocka_unit_test(unknown_name_lists_known_ones),
         cmocka_unit_test(search_path_from_environment),
         cmocka_unit_test(class_names_and_indices),
