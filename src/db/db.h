@@ -609,6 +609,8 @@ typedef struct db_rd_group {
     struct model *stride, *run; /* its walk (db_rd_group_spec), NULL when none */
 } db_rd_group;
 
+/* The groups of a set, their models' growth bound beyond the fitted
+ * range set (one parameter: rd_models_bound_growth per block size). */
 int db_rd_groups_load(db *d, const db_model_set *set, db_rd_group **out, size_t *n, char *err, size_t errlen);
 void db_rd_groups_free(db_rd_group *g, size_t n);
 

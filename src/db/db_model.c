@@ -839,6 +839,26 @@ static int load_group(group_reader *r, sqlite3_stmt *gs, db_rd_group *g)
     return load_parts(r, id, g->m);
 }
 
+/* The growth bound of the groups' slice edges beyond the set's fitted
+ * range (rd_models_bound_growth), per block size: one parameter only. */
+static int bound_growth(db *d, const db_model_set *set, db_rd_group *g, size_t n, char *err, size_t errlen)
+{
+    if (set->nparams != 1 || n == 0)
+        return 0;
+    rd_model **ms = malloc(n * sizeof *ms);
+    if (!ms)
+        return oom(d, DOING_READ, err, errlen);
+    for (int b = 0; b < set->nblock_sizes; b++) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (g[i].block_size == set->block_sizes[b] && g[i].m)
+                ms[k++] = g[i].m;
+        rd_models_bound_growth(ms, k, set->hi[0]);
+    }
+    free(ms);
+    return 0;
+}
+
 int db_rd_groups_load(db *d, const db_model_set *set, db_rd_group **out, size_t *n, char *err, size_t errlen)
 {
     *out = NULL;
@@ -870,7 +890,7 @@ int db_rd_groups_load(db *d, const db_model_set *set, db_rd_group **out, size_t 
     sqlite3_finalize(gs);
     for (int k = 0; k < NREAD; k++)
         sqlite3_finalize(r.st[k]);
-    return rc;
+    return rc == 0 ? bound_growth(d, set, *out, *n, err, errlen) : rc;
 }
 
 void db_rd_groups_free(db_rd_group *g, size_t n)

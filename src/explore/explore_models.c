@@ -97,7 +97,8 @@ static json_t *counts_json(const db_model_row *rows, size_t n, explore_names *na
 }
 
 /* A histogram model: cold and touches, the leading bins (distance and
- * cumulative share) and the slices (u range, low and high edges, mean), what
+ * cumulative share), the slices (u range, low and high edges, mean) and the
+ * growth bound beyond the fitted range (max_power, top), what
  * rd_model_misses reads. */
 static json_t *rd_json(const rd_model *m)
 {
@@ -111,8 +112,9 @@ static json_t *rd_json(const rd_model *m)
                                               "low", model_json(&b->low, 0), "high", model_json(&b->high, 0), "mean",
                                               model_json(&b->mean, 0)));
     }
-    return json_pack("{s:o, s:o, s:o, s:o}", "cold", model_json(&m->cold, 0), "touches", model_json(&m->touches, 0),
-                     "lead", lead ? lead : json_null(), "bins", bins ? bins : json_null());
+    return json_pack("{s:o, s:o, s:o, s:o, s:f, s:f}", "cold", model_json(&m->cold, 0), "touches",
+                     model_json(&m->touches, 0), "lead", lead ? lead : json_null(), "bins", bins ? bins : json_null(),
+                     "max_power", m->max_power, "top", m->top);
 }
 
 /* One group: block size, histogram model and members [function, line's

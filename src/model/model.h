@@ -371,6 +371,12 @@ typedef struct rd_model {
     rd_model_lead *lead;
     size_t nbins;
     rd_model_bin *bins; /* ascending u */
+    /* The growth bound beyond the training range (one parameter; set when
+     * a model set's groups are loaded, rd_models_bound_growth; not
+     * stored): a slice edge with a term of a power above max_power grows
+     * past top, the largest training value, no faster than p^max_power
+     * from its value at top.  max_power 0: no bound. */
+    double max_power, top;
 } rd_model;
 
 /* Fit the histogram series of one group (npoints >= 3 histograms at
@@ -378,6 +384,20 @@ typedef struct rd_model {
  * with a message. Free with rd_model_free, also after failure. */
 int rd_model_fit(const rd_series_point *pts, size_t npoints, int nparams, const model_options *o, rd_model *out,
                  char *err, size_t errlen);
+
+/* The largest power of parameter 0 among the terms of m with a positive
+ * coefficient (log factors ignored); 0 for a constant. */
+double model_power(const model *m);
+
+/* Bound the growth of the slice edges of the n models ms[] (the groups of
+ * one block size of a one-parameter model set fitted up to `top`) by
+ * their footprint: the sum of their cold models, the distinct blocks the
+ * run touches, grows as p^k with k the largest power among the cold
+ * models' positive terms, rounded up to a whole one; a reuse distance
+ * counts the distinct blocks touched in between, never more than that
+ * (rd_growth.c).  Sets each model's max_power (k, or 0 when the
+ * footprint does not grow) and top. */
+void rd_models_bound_growth(rd_model *const *ms, size_t n, double top);
 
 /* Predicted misses of a fully-associative LRU cache of `capacity` blocks
  * at the point x: cold + leading bins with distance >= capacity + the part

@@ -141,6 +141,10 @@
  *                that has the slice's mean(x) (above(); the even spread,
  *                (high(x) - C) / (high(x) - low(x)), when the mean is the
  *                middle).
+ *    Beyond the largest training value, a slice edge with a term of a
+ *    higher power than the footprint's grows no faster than the footprint
+ *    from its value there (rd_growth.c; rd_model.max_power, set when a
+ *    set's groups are loaded).
  *    Model values are clamped on evaluation: counts >= 0, F_last to
  *    [0, 1] and, downwards, each F_i to [0, F_{i+1}] (the sum of all the
  *    leads is the smoothest series), 0 <= low <=
@@ -1301,8 +1305,22 @@ static int edge_work_init(edge_work *w, const rd_model *m)
     return 0;
 }
 
+/* Slice edge `edge` of m at x under m's growth bound (model.h, rd_model:
+ * max_power, top; rd_growth.c): an edge with a term of a higher power
+ * than the footprint's grows beyond top no faster than p^max_power from
+ * its value there. */
+static double bounded_eval(const rd_model *m, const model *edge, const double *x)
+{
+    double v = model_eval(edge, x);
+    if (!(m->max_power > 0) || !(x[0] > m->top) || !(model_power(edge) > m->max_power + 1e-9))
+        return v;
+    double at_top = fmax(finite_or(model_eval(edge, &m->top), 0), 0);
+    return fmin(v, at_top * pow(x[0] / m->top, m->max_power));
+}
+
 /* The edges of every slice at x into w->e and their means into w->mean
- * (non-finite: the edges' midpoint): non-finite values and
+ * (edges under the growth bound, bounded_eval; non-finite: the edges'
+ * midpoint): non-finite values and
  * negatives clamped to 0, each high raised to its low; then, with repair,
  * the sequence low_0, high_0, low_1, ... made nondecreasing (the rest is
  * in rank order, so its distances cannot fall with u) by weighted
@@ -1315,11 +1333,11 @@ static void slice_edges_at(const rd_model *m, const double *x, int repair, edge_
 {
     for (size_t i = 0; i < m->nbins; i++) {
         const rd_model_bin *b = &m->bins[i];
-        double low = fmax(finite_or(model_eval(&b->low, x), 0), 0);
+        double low = fmax(finite_or(bounded_eval(m, &b->low, x), 0), 0);
         w->e[2 * i] = low;
-        w->e[2 * i + 1] = fmax(finite_or(model_eval(&b->high, x), low), low);
+        w->e[2 * i + 1] = fmax(finite_or(bounded_eval(m, &b->high, x), low), low);
         w->w[2 * i] = w->w[2 * i + 1] = fmax(clamp(b->u_high - b->u_low, 0, 1), 1e-12) / 2;
-        w->mean[i] = finite_or(model_eval(&b->mean, x), (w->e[2 * i] + w->e[2 * i + 1]) / 2);
+        w->mean[i] = finite_or(bounded_eval(m, &b->mean, x), (w->e[2 * i] + w->e[2 * i + 1]) / 2);
     }
     if (repair)
         isotonic(w->e, w->w, w->n, w->start, w->orig, w->pairs);

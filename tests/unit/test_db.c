@@ -235,6 +235,46 @@ static void test_model_spread_text(void **state)
     sqlite3_close(s);
 }
 
+/* A stored group of a one-parameter set reads back with the growth bound
+ * of its block size's footprint (rd_models_bound_growth): the largest
+ * power among the groups' cold models (here N^2 and N), and the set's
+ * fitted maximum as the top; a second block size whose cold models are
+ * constant bounds nothing. */
+static void test_l2tail_groups_growth_bound(void **state)
+{
+    fixture *f = *state;
+    import_sample(f);
+    db *d;
+    char err[1024];
+    assert_int_equal(db_open(f->db_path, 0, &d, err, sizeof err), 0);
+    db_model_set set = {.program = (char *)"prog", .nparams = 1, .params = {(char *)"N"}, .lo = {10}, .hi = {56},
+                        .runs = (char *)"[1]", .basis = (char *)"[]", .nblock_sizes = 2, .block_sizes = {64, 4096}};
+    db_model_writer *w;
+    assert_int_equal(db_model_begin(d, &set, &w, err, sizeof err), 0);
+    model square = {.method = MODEL_PMNF, .nterms = 1, .terms = {{0.375, 1, {{0, 2, 0}}}}, .npoints = 5};
+    model line = square, flat = {.method = MODEL_CONSTANT, .constant = 3, .npoints = 5};
+    line.terms[0].factors[0].exponent = 1;
+    rd_model m[3] = {{.cold = square, .touches = square}, {.cold = line, .touches = line}, {.cold = flat, .touches = flat}};
+    db_rd_member member = {.addr = 16, .function = "f", .file = "f.c", .line = 3, .share = 1};
+    uint32_t sizes[3] = {64, 64, 4096};
+    for (int i = 0; i < 3; i++) {
+        db_rd_group_spec g = {.block_size = sizes[i], .module = "prog", .loop = -1, .members = &member, .nmembers = 1,
+                              .m = &m[i]};
+        assert_int_equal(db_rd_group_put(w, &g, err, sizeof err), 0);
+    }
+    assert_int_equal(db_model_commit(w, err, sizeof err), 0);
+    db_rd_group *groups;
+    size_t n;
+    assert_int_equal(db_rd_groups_load(d, &set, &groups, &n, err, sizeof err), 0);
+    assert_int_equal(n, 3);
+    for (size_t i = 0; i < n; i++) {
+        assert_true(groups[i].m->max_power == (groups[i].block_size == 64 ? 2 : 0));
+        assert_true(groups[i].m->top == 56);
+    }
+    db_rd_groups_free(groups, n);
+    db_close(d);
+}
+
 /* ---- import and read back ------------------------------------------------ */
 
 static void test_import_rows(void **state)
@@ -1056,6 +1096,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_failed_import_writes_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_import_speed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_model_spread_text, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_l2tail_groups_growth_bound, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

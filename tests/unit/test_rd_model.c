@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "rd_cholesky_fixture.h"
+#include "rd_gemm_ijk_fixture.h"
 #include "rd_test_support.h"
 
 #include "model/model.h"
@@ -756,25 +757,148 @@ static void test_miss_range_spread_below(void **state)
  * more, so a 16,384-block cache misses none: the range must reach 0.
  * With only the chosen set's own subsets as alternatives (and no side to
  * their spread), it started at 1.3 million. */
-static void test_miss_range_term_sets(void **state)
+/* Fit the five measured histograms bins[i] (nbins[i] bins, cold 0) at
+ * N = x[i] into *m, as augur model does (no options). */
+static void fit_fixture(const rd_binrec *const bins[5], const size_t nbins[5], const double x[5], rd_model *m)
 {
-    (void)state;
-    static const rd_binrec *bins[5] = {chol_n40, chol_n50, chol_n60, chol_n70, chol_n80};
-    static const size_t nbins[5] = {sizeof chol_n40 / sizeof *chol_n40, sizeof chol_n50 / sizeof *chol_n50,
-                                    sizeof chol_n60 / sizeof *chol_n60, sizeof chol_n70 / sizeof *chol_n70,
-                                    sizeof chol_n80 / sizeof *chol_n80};
-    double x[5] = {40, 50, 60, 70, 80};
     rd_series_point pts[5];
     for (int i = 0; i < 5; i++)
         pts[i] = (rd_series_point){&x[i], 0, nbins[i], bins[i]};
-    rd_model m;
     char err[512] = "";
-    assert_int_equal(rd_model_fit(pts, 5, 1, NULL, &m, err, sizeof err), 0);
+    assert_int_equal(rd_model_fit(pts, 5, 1, NULL, m, err, sizeof err), 0);
+}
+
+/* The Cholesky fixture's model (rd_cholesky_fixture.h) into *m. */
+static void fit_cholesky_fixture(rd_model *m)
+{
+    static const rd_binrec *const bins[5] = {chol_n40, chol_n50, chol_n60, chol_n70, chol_n80};
+    static const size_t nbins[5] = {sizeof chol_n40 / sizeof *chol_n40, sizeof chol_n50 / sizeof *chol_n50,
+                                    sizeof chol_n60 / sizeof *chol_n60, sizeof chol_n70 / sizeof *chol_n70,
+                                    sizeof chol_n80 / sizeof *chol_n80};
+    static const double x[5] = {40, 50, 60, 70, 80};
+    fit_fixture(bins, nbins, x, m);
+}
+
+static void test_miss_range_term_sets(void **state)
+{
+    (void)state;
+    rd_model m;
+    fit_cholesky_fixture(&m);
     double n = 640, r[2];
     rd_model_misses_range(&m, &n, 16384, 8, r);
     printf("    misses %.0f in [%.0f, %.0f]\n", rd_model_misses(&m, &n, 16384), r[0], r[1]);
     assert_true(r[0] <= 0.5);
     rd_model_free(&m);
+}
+
+/* A group whose footprint is the matrices' N^2 blocks, for
+ * rd_models_bound_growth: cold 3 N^2 / 8 (gemm_ijk's three matrices). */
+static rd_model footprint_model(void)
+{
+    rd_model f;
+    memset(&f, 0, sizeof f);
+    f.cold = power_model(3.0 / 8, 2);
+    return f;
+}
+
+/* gemm_ijk's column load at 8x (issue 20 item 4, sapphire-rapids' L2):
+ * its measured training histograms (rd_gemm_ijk_fixture.h) put 1/8 of the
+ * touches at N^2/8 + 3N/8 blocks, and the group's term set came out as
+ * 8.4e-4 N^3 + 0.93 N log2 N, 79,000 blocks at N = 448: 11.1 million
+ * misses of a 2 MiB cache (32,768 blocks) where the run has none of this
+ * group's (its far touches at about 25,300 blocks).  Under the
+ * footprint's N^2 the edge grows from its 413 blocks at N = 56 to 26,400:
+ * no misses at 32,768 blocks, and all N^3/8 at 16,384 (zen4's 1 MiB L2,
+ * where the run misses them). */
+static void test_l2tail_growth_bound_gemm_ijk(void **state)
+{
+    (void)state;
+    static const rd_binrec *const bins[5] = {gemm_ijk_n24, gemm_ijk_n32, gemm_ijk_n40, gemm_ijk_n48, gemm_ijk_n56};
+    static const size_t nbins[5] = {
+        sizeof gemm_ijk_n24 / sizeof *gemm_ijk_n24, sizeof gemm_ijk_n32 / sizeof *gemm_ijk_n32,
+        sizeof gemm_ijk_n40 / sizeof *gemm_ijk_n40, sizeof gemm_ijk_n48 / sizeof *gemm_ijk_n48,
+        sizeof gemm_ijk_n56 / sizeof *gemm_ijk_n56};
+    static const double x[5] = {24, 32, 40, 48, 56};
+    rd_model m, f = footprint_model();
+    fit_fixture(bins, nbins, x, &m);
+    rd_model *const ms[2] = {&m, &f};
+    rd_models_bound_growth(ms, 2, 56);
+    assert_true(m.max_power == 2 && m.top == 56);
+    double n = 448, far = n * n * n / 8, at2m = rd_model_misses(&m, &n, 32768), at1m = rd_model_misses(&m, &n, 16384);
+    printf("    misses at 32768 blocks %.0f, at 16384 %.0f (N^3/8 = %.0f)\n", at2m, at1m, far);
+    assert_true(at2m < 0.01 * far);
+    assert_true(fabs(at1m - far) < 0.02 * far);
+    rd_model_free(&m);
+}
+
+/* Cholesky's dot-product load at 8x under its footprint's N^2: the run at
+ * N = 640 has no touch at 13,312 blocks or more, so a 2 MiB cache (32,768
+ * blocks) misses none; the N^3 edges of the chosen term set put 1.65
+ * million there. */
+static void test_l2tail_growth_bound_cholesky(void **state)
+{
+    (void)state;
+    rd_model m, f = footprint_model();
+    fit_cholesky_fixture(&m);
+    rd_model *const ms[2] = {&m, &f};
+    rd_models_bound_growth(ms, 2, 80);
+    double n = 640, at2m = rd_model_misses(&m, &n, 32768), r[2];
+    rd_model_misses_range(&m, &n, 32768, 8, r);
+    printf("    misses at 32768 blocks %.0f in [%.0f, %.0f]\n", at2m, r[0], r[1]);
+    assert_true(at2m < 0.5);
+    assert_true(r[0] <= 0.5);
+    rd_model_free(&m);
+}
+
+/* The footprint's power: the largest power among the cold models'
+ * positive terms, rounded up to a whole one (a 3-D grid's N^3 fitted as
+ * N^(11/4) log2 N: 3; a matrix's pages as N^(3/2): 2); a negative term
+ * does not count, and a footprint that does not grow bounds nothing. */
+static void test_l2tail_footprint_power(void **state)
+{
+    (void)state;
+    rd_model a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    rd_model *const ms[2] = {&a, &b};
+    a.cold = power_model(2.6, 2.75);
+    a.cold.terms[0].factors[0].log_exponent = 1;
+    b.cold = power_model(1, 1);
+    rd_models_bound_growth(ms, 2, 10);
+    assert_true(a.max_power == 3 && b.max_power == 3 && a.top == 10);
+    a.cold = power_model(0.02, 1.5);
+    b.cold = power_model(-1, 3);
+    rd_models_bound_growth(ms, 2, 80);
+    assert_true(a.max_power == 2 && b.max_power == 2);
+    a.cold = power_model(1500, 0);
+    b.cold = power_model(0, 0);
+    rd_models_bound_growth(ms, 2, 80);
+    assert_true(a.max_power == 0 && b.max_power == 0);
+}
+
+/* The bound leaves edges of powers up to the footprint's alone, beyond the
+ * training range too (a linear edge -100 + 3N grows faster than N from its
+ * 140 at N = 80: 1820 at N = 640, not 1120), and bounds only beyond it: a
+ * cubic edge N^3/1000 at N = 80 (512) becomes 512 * 8 = 4096 at N = 640
+ * under a power of 1, and keeps 64 at N = 40. */
+static void test_l2tail_bound_only_higher_powers(void **state)
+{
+    (void)state;
+    rd_model_bin bins[2] = {power_slice(0, 0.5, 3, 1), power_slice(0.5, 1, 1.0 / 1000, 3)};
+    for (int k = 0; k < 3; k++)
+        (&bins[0].low)[k].constant = -100;
+    rd_model m = cubic_model(bins, 2);
+    m.max_power = 1;
+    m.top = 80;
+    double n = 640, small = 40, touches = n * n * n, cold = n * n;
+    /* the linear slice's touches sit at 1820: a cache of 1821 blocks holds them, one of 1819 not */
+    assert_true(fabs(rd_model_misses(&m, &n, 1821) - (cold + touches / 2)) < 1e-6 * touches);
+    assert_true(fabs(rd_model_misses(&m, &n, 1819) - (cold + touches)) < 1e-6 * touches);
+    /* the cubic one at 4096, not 262,144 */
+    assert_true(fabs(rd_model_misses(&m, &n, 4097) - cold) < 1e-6 * touches);
+    double c40 = small * small, t40 = small * small * small;
+    assert_true(fabs(rd_model_misses(&m, &small, 65) - c40) < 1e-6 * t40);
+    assert_true(fabs(rd_model_misses(&m, &small, 63) - (c40 + t40 / 2)) < 1e-6 * t40);
 }
 
 /* A zeroed model predicts nothing, and evaluation never gives NaN. */
@@ -814,6 +938,10 @@ int main(void)
         T(test_miss_range_thin_slices),
         T(test_miss_range_spread_below),
         T(test_miss_range_term_sets),
+        T(test_l2tail_growth_bound_gemm_ijk),
+        T(test_l2tail_growth_bound_cholesky),
+        T(test_l2tail_footprint_power),
+        T(test_l2tail_bound_only_higher_powers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -166,14 +166,36 @@ function isotonic(v, w) {
   }
 }
 
-/* slice_edges_at with the repair: low_0, high_0, low_1, ... made nondecreasing;
- * each slice's mean beside them (not finite: its edges' midpoint before the repair). */
+/* model_power of rd_growth.c: the largest power of parameter 0 among the
+ * positive terms (0 for a constant). */
+function modelPower(m) {
+  let p = 0;
+  for (const [coef, factors] of m.t)
+    for (const [param, exponent] of factors)
+      if (coef > 0 && Number.isFinite(coef) && param === 0) p = Math.max(p, exponent);
+  return p;
+}
+
+/* bounded_eval of rd_model.c: a slice edge with a term of a higher power than
+ * the footprint's (m.max_power) grows beyond m.top no faster than p^max_power
+ * from its value there. */
+function boundedEval(m, edge, x) {
+  const v = modelEval(edge, x);
+  if (!(m.max_power > 0) || !(x[0] > m.top) || !(modelPower(edge) > m.max_power + 1e-9)) return v;
+  const atTop = Math.max(finiteOr(modelEval(edge, [m.top]), 0), 0);
+  return Math.min(v, atTop * Math.pow(x[0] / m.top, m.max_power));
+}
+
+/* slice_edges_at with the repair: low_0, high_0, low_1, ... made nondecreasing
+ * (edges under the growth bound, boundedEval); each slice's mean beside them
+ * (not finite: its edges' midpoint before the repair). */
 function sliceEdges(m, x) {
   const e = [], w = [], mean = [];
   for (const b of m.bins) {
-    const low = Math.max(finiteOr(modelEval(b.low, x), 0), 0), high = Math.max(finiteOr(modelEval(b.high, x), low), low);
+    const low = Math.max(finiteOr(boundedEval(m, b.low, x), 0), 0);
+    const high = Math.max(finiteOr(boundedEval(m, b.high, x), low), low);
     e.push(low, high);
-    mean.push(finiteOr(modelEval(b.mean, x), (low + high) / 2));
+    mean.push(finiteOr(boundedEval(m, b.mean, x), (low + high) / 2));
     const half = Math.max(clamp(b.u_high - b.u_low, 0, 1), 1e-12) / 2;
     w.push(half, half);
   }
