@@ -344,7 +344,7 @@ static int bench_init(bench *b, const machine *m, const plan *pl)
     b->s[S_CLOCK].rate = 1;
     if (chases_init(b, m) != 0 || streams_init(b) != 0 || tlb_init(b, m) != 0)
         return -1;
-    snprintf(b->s[S_FAULT(b)].what, sizeof b->s[0].what, "page fault (pieces of %zu fresh 4 KiB pages)",
+    snprintf(b->s[S_FAULT(b)].what, sizeof b->s[0].what, "page fault and unmap (pieces of %zu fresh 4 KiB pages)",
              pl->fault_pages);
     b->s[S_FAULT(b)].unit = "ns";
     snprintf(b->s[S_SHARE(b)].what, sizeof b->s[0].what, "throughput share (4 add chains, fastest of %d)",

@@ -67,7 +67,7 @@ changes_shown() {
 # agreements SCREEN WRITTEN — the agreement figures ("median/least X" or
 # "most/median X") of the figures written (WRITTEN=1) or not (0), one a line.
 agreements() {
-    awk -v w="$2" '/^(clock|L[0-9]|memory latency|read-sum|triad|page fault).*(median\/least|most\/median)/ {
+    awk -v w="$2" '/^(clock|L[0-9]|memory latency|read-sum|triad|page fault|TLB).*(median\/least|most\/median)/ {
         written = ($0 !~ /not written$/); if (written != w) next
         match($0, /(median\/least|most\/median) [0-9.]+/); split(substr($0, RSTART, RLENGTH), a, " "); print a[2] }' "$1"
 }
@@ -115,7 +115,7 @@ echo "calibrate --quick seconds (user system wall): $(echo "$cpu" | grep -v '^ex
 check "calibrate --quick: its plan" "$(grep -c \
     -e '^# Calibrated by .augur machine calibrate --quick.*: 5 rounds of every figure, interleaved; a round.s figure is the median of 15 timed pieces' \
     -e '^# clock (fastest of 20 add chains): ' -e "^# memory latency (chase over $mem_mib MiB): " \
-    -e '^# page fault (pieces of 64 fresh 4 KiB pages): ' "$WORK/cal.yaml")" 4
+    -e '^# page fault and unmap (pieces of 64 fresh 4 KiB pages): ' "$WORK/cal.yaml")" 4
 check "calibrate --quick: 5 rounds of each figure" \
     "$(awk '/^# (clock|L[0-9]|memory|read-sum|triad|page fault|TLB).*: .*; (least|most) / {
                 sub(/^# [^:]*: /, ""); sub(/ [a-zA-Z\/]+; .*/, ""); if (split($0, r, ", ") != 5) bad++ }
