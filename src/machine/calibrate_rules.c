@@ -179,7 +179,7 @@ void cal_tlb_plan_for(const machine *m, cal_tlb_plan *p)
     if (p->walk_tlb < 0 || half_stlb == 0)
         return;
     static const int pair[2] = {CAL_TLB_WALK, CAL_TLB_FAR};
-    static const uint32_t times[2] = {4, 32};
+    static const uint32_t times[2] = {2, 32};
     for (int k = 0; k < 2; k++) {
         uint64_t pages = (uint64_t)times[k] * m->tlb[p->walk_tlb].entries, per = pages / half_stlb;
         if (per > page_lines || pages > UINT32_MAX)

@@ -112,14 +112,18 @@ double cal_probe_adds_per_cycle(const machine *m);
  *             the first level and hits the second;
  *   its base  the same lines packed into whole pages, which that TLB
  *             holds: no miss;
- *   walk      4 x the second-level 4 KiB TLB's entries, a line each: every
- *             load misses both levels and walks the page tables, whose
- *             entries (8 bytes a page: the chase's pages / 512) stay in the
- *             caches near the core;
- *   far       the same at 32 x the entries (the page tables 8 times
+ *   walk      2 x the second-level 4 KiB TLB's entries, a line each: every
+ *             load misses both levels (a cyclic chase over twice the
+ *             entries) and walks the page tables, whose entries (8 bytes a
+ *             page: the chase's pages / 512) stay in the caches near the
+ *             core.  Not 4 x: on the Emerald Rapids guest at load 7 the
+ *             chase over 8192 pages (512 KiB of lines in the L2) read
+ *             26-274 ns from round to round, and its calibrations refused;
+ *             over 4096 pages, 9 of 9 were taken;
+ *   far       the same at 32 x the entries (the page tables 16 times
  *             larger, and the lines further out);
  *   bases     the walk's and the far chase's lines in half the second
- *             level's entries of pages (2 x 4 and 2 x 32 lines a page): every
+ *             level's entries of pages (2 x 2 and 2 x 32 lines a page): every
  *             load misses the first level and hits the second.
  *
  * A chase's cost over its base is what a miss adds: the first's the
