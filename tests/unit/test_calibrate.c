@@ -268,6 +268,18 @@ static machine tlb_core(uint64_t l1_kib, uint32_t e1, uint32_t e2)
     return m;
 }
 
+/* p's six chases are want[k] = {pages, lines a page}, and every chase and
+ * its base touch as many lines. */
+static void assert_tlb_chases(const cal_tlb_plan *p, const uint32_t want[CAL_TLB_CHASES][2])
+{
+    for (int k = 0; k < CAL_TLB_CHASES; k++) {
+        assert_int_equal(p->ch[k].pages, want[k][0]);
+        assert_int_equal(p->ch[k].per_page, want[k][1]);
+    }
+    for (int k = 0; k < CAL_TLB_CHASES; k += 2)
+        assert_int_equal(p->ch[k].pages * p->ch[k].per_page, p->ch[k + 1].pages * p->ch[k + 1].per_page);
+}
+
 static void walk_tlb_chases_golden_cove(void **state)
 {
     (void)state;
@@ -277,22 +289,11 @@ static void walk_tlb_chases_golden_cove(void **state)
     assert_int_equal(p.first_tlb, 1); /* the 4 KiB ones, not the 2 MiB TLB listed first */
     assert_int_equal(p.walk_tlb, 2);
     /* 4 x 96 = 384 pages a line each (24 KiB: half the L1's 768 lines is
-     * 384), against 384 lines in 6 whole pages */
-    assert_int_equal(p.ch[CAL_TLB_FIRST].pages, 384);
-    assert_int_equal(p.ch[CAL_TLB_FIRST].per_page, 1);
-    assert_int_equal(p.ch[CAL_TLB_FIRST_BASE].pages, 6);
-    assert_int_equal(p.ch[CAL_TLB_FIRST_BASE].per_page, 64);
-    /* 2 x 2048 pages (16 MiB) a line each against 4096 lines in 1024
-     * pages; 32 x 2048 (256 MiB) against 65536 lines in 1024 pages */
-    assert_int_equal(p.ch[CAL_TLB_WALK].pages, 4096);
-    assert_int_equal(p.ch[CAL_TLB_WALK_BASE].pages, 1024);
-    assert_int_equal(p.ch[CAL_TLB_WALK_BASE].per_page, 4);
-    assert_int_equal(p.ch[CAL_TLB_FAR].pages, 65536);
-    assert_int_equal(p.ch[CAL_TLB_FAR_BASE].pages, 1024);
-    assert_int_equal(p.ch[CAL_TLB_FAR_BASE].per_page, 64);
-    /* every chase and its base touch as many lines */
-    for (int k = 0; k < CAL_TLB_CHASES; k += 2)
-        assert_int_equal(p.ch[k].pages * p.ch[k].per_page, p.ch[k + 1].pages * p.ch[k + 1].per_page);
+     * 384) against 384 lines in 6 whole pages; 2 x 2048 pages (16 MiB) a
+     * line each against 4096 lines in 1024 pages; 32 x 2048 (256 MiB)
+     * against 65536 lines in 1024 pages */
+    static const uint32_t want[CAL_TLB_CHASES][2] = {{384, 1}, {6, 64}, {4096, 1}, {1024, 4}, {65536, 1}, {1024, 64}};
+    assert_tlb_chases(&p, want);
 }
 
 static void walk_tlb_chases_zen4_and_without_stlb(void **state)
@@ -304,12 +305,8 @@ static void walk_tlb_chases_zen4_and_without_stlb(void **state)
     machine m = tlb_core(32, 72, 3072);
     cal_tlb_plan p;
     cal_tlb_plan_for(&m, &p);
-    assert_int_equal(p.ch[CAL_TLB_FIRST].pages, 256);
-    assert_int_equal(p.ch[CAL_TLB_FIRST_BASE].pages, 4);
-    assert_int_equal(p.ch[CAL_TLB_WALK].pages, 6144);
-    assert_int_equal(p.ch[CAL_TLB_WALK_BASE].pages, 1536);
-    assert_int_equal(p.ch[CAL_TLB_FAR].pages, 98304);
-    assert_int_equal(p.ch[CAL_TLB_FAR_BASE].per_page, 64);
+    static const uint32_t want[CAL_TLB_CHASES][2] = {{256, 1}, {4, 64}, {6144, 1}, {1536, 4}, {98304, 1}, {1536, 64}};
+    assert_tlb_chases(&p, want);
     /* an L1 too small for twice the first level's entries in lines: no
      * first-level chase; no second level: no walk */
     m = tlb_core(8, 96, 0);
