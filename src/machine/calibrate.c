@@ -111,11 +111,12 @@ static void *page_alloc(size_t bytes, int huge)
 {
     size_t size = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
     void *p = aligned_alloc(HUGE_PAGE, size);
-    if (p) /* advice only: without it latencies include TLB misses */
+    if (p) /* advice only: the cache chases keep TLB misses out, the TLB chases in */
         madvise(p, size, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
     return p;
 }
 
+/* page_alloc(bytes, 1): a buffer advised to huge pages. */
 static void *huge_alloc(size_t bytes)
 {
     return page_alloc(bytes, 1);
@@ -808,7 +809,7 @@ int machine_calibrate(machine *m, const machine_calibrate_options *o, FILE *scre
     if (!b || bench_init(b, m, pl) != 0) {
         uint64_t mem = memory_bytes(m, pl);
         snprintf(err, errlen, "out of memory for the buffers (a %llu MiB memory chase, 3 x %llu MiB triad arrays, "
-                 "the cache levels' chases): free memory and calibrate again",
+                 "the cache levels' and the TLBs' chases): free memory and calibrate again",
                  (unsigned long long)(mem >> 20), (unsigned long long)(mem >> 22));
         if (b)
             bench_free(b);
