@@ -8,6 +8,11 @@
  * cost are calibrate_probes.c's.  Buffers are 2 MiB aligned and advised to
  * transparent huge pages so TLB misses stay out of the cache latencies.
  *
+ * What a TLB miss costs: chases over 4 KiB pages, a line a page against
+ * the same lines in fewer pages (calibrate_rules.h, cal_tlb_plan_for), for
+ * a first-level miss and a page walk; they become the miss_latency_cycles
+ * of the 4 KiB TLBs.
+ *
  * The share of the core's integer throughput this hardware thread gets
  * (four independent add chains against what they reach on a core of their
  * own, cal_probe_adds_per_cycle, at the clock measured) becomes
@@ -34,8 +39,9 @@
 
 #define HUGE_PAGE (2u << 20)
 #define MAX_CHASES (MACHINE_MAX_CACHES + 64) /* levels, a sweep of at most 63 doublings, memory */
-#define MAX_SERIES (MAX_CHASES + 5)
-#define MAX_CHANGES (2 * MACHINE_MAX_CACHES + 7)
+#define MAX_SERIES (MAX_CHASES + 5 + CAL_TLB_CHASES)
+#define MAX_CHANGES (2 * MACHINE_MAX_CACHES + 9)
+#define SMALL_PAGE 4096u
 
 /* How much measuring a run does. */
 typedef struct plan {
@@ -59,6 +65,8 @@ typedef struct chase_buf {
     size_t steps; /* loads per timed piece */
     void **at;    /* the next load's address: a piece goes on where the last stopped */
     int warm;     /* a cache level's buffer: one untimed lap before each round's pieces */
+    uint32_t per_page; /* 0: lines side by side on huge pages; else a TLB chase's
+                          lines a 4 KiB page (cal_tlb_chase), huge pages advised against */
 } chase_buf;
 
 /* Everything measured: the buffers, and a series per quantity in the order
@@ -73,6 +81,8 @@ typedef struct bench {
     double *a, *b, *c; /* the triad's arrays */
     size_t triad_n, triad_at;
     double adds_per_cycle; /* what the probe reaches on a core of its own (cal_probe_adds_per_cycle) */
+    cal_tlb_plan tp;
+    chase_buf tlb[CAL_TLB_CHASES]; /* the TLB chases; bytes 0: not measured */
     cal_series s[MAX_SERIES];
 } bench;
 
@@ -82,7 +92,8 @@ enum { S_CLOCK = 0 };
 #define S_TRIAD(b) (2 + (b)->nchase)
 #define S_FAULT(b) (3 + (b)->nchase)
 #define S_SHARE(b) (4 + (b)->nchase)
-#define S_LAST(b) S_SHARE(b)
+#define S_TLB(b, k) (5 + (b)->nchase + (k))
+#define S_LAST(b) S_TLB(b, CAL_TLB_CHASES - 1)
 #define S_MEM(b) S_CHASE((b)->nchase - 1)
 
 /* xorshift64*: a deterministic stream, so runs chase the same cycle. */
@@ -94,21 +105,39 @@ static uint64_t next_random(uint64_t *s)
     return *s * 2685821657736338717ull;
 }
 
-/* A 2 MiB-aligned buffer of `bytes` (rounded up), advised to huge pages;
- * NULL when out of memory. */
-static void *huge_alloc(size_t bytes)
+/* A 2 MiB-aligned buffer of `bytes` (rounded up), advised to huge pages,
+ * or against them when !huge; NULL when out of memory. */
+static void *page_alloc(size_t bytes, int huge)
 {
     size_t size = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
     void *p = aligned_alloc(HUGE_PAGE, size);
-    if (p)
-        madvise(p, size, MADV_HUGEPAGE); /* advice only: without it latencies include TLB misses */
+    if (p) /* advice only: the cache chases keep TLB misses out, the TLB chases in */
+        madvise(p, size, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
     return p;
 }
 
-/* Link the n lines of buf (line bytes apart) into one random cycle
+/* page_alloc(bytes, 1): a buffer advised to huge pages. */
+static void *huge_alloc(size_t bytes)
+{
+    return page_alloc(bytes, 1);
+}
+
+/* The address of line i of a chase: i lines in when per_page is 0; else
+ * line i % per_page of 4 KiB page i / per_page, the lines of each page
+ * turned by 7 lines a page so that a line a page still spreads over every
+ * set of a cache indexed within the page. */
+static char *node_at(char *buf, size_t i, size_t line, uint32_t per_page)
+{
+    if (per_page == 0)
+        return buf + i * line;
+    size_t page = i / per_page, page_lines = SMALL_PAGE / line;
+    return buf + page * SMALL_PAGE + (i % per_page + page * 7) % page_lines * line;
+}
+
+/* Link the n lines of buf (placed by node_at) into one random cycle
  * (Sattolo's algorithm: every line is visited once per n steps).
  * Returns -1 when out of memory. */
-static int link_cycle(char *buf, size_t n, size_t line)
+static int link_cycle(char *buf, size_t n, size_t line, uint32_t per_page)
 {
     uint32_t *next = malloc(n * sizeof *next);
     if (!next)
@@ -123,7 +152,7 @@ static int link_cycle(char *buf, size_t n, size_t line)
         next[j] = t;
     }
     for (size_t i = 0; i < n; i++)
-        *(void **)(buf + i * line) = buf + (size_t)next[i] * line;
+        *(void **)node_at(buf, i, line, per_page) = node_at(buf, next[i], line, per_page);
     free(next);
     return 0;
 }
@@ -181,6 +210,22 @@ static size_t piece_steps(chase_buf *c, double piece_ns)
     return steps < 64 ? 64 : steps > (1 << 22) ? 1 << 22 : (size_t)steps;
 }
 
+/* Allocate, link and time-probe chase c of `lines` lines over `bytes`
+ * (c->per_page set); -1 when out of memory. */
+static int chase_setup(chase_buf *c, uint64_t bytes, size_t lines, size_t line, int warm, double piece_ns)
+{
+    c->bytes = bytes;
+    c->lines = lines;
+    c->warm = warm;
+    if (!(c->buf = page_alloc(bytes, c->per_page == 0)) || link_cycle(c->buf, c->lines, line, c->per_page) != 0)
+        return -1;
+    c->at = (void **)node_at(c->buf, 0, line, c->per_page);
+    if (warm)
+        c->at = chase(c->at, c->lines);
+    c->steps = piece_steps(c, piece_ns);
+    return 0;
+}
+
 /* A chase over `bytes`, its series named "WHAT (chase over SIZE)"; -1 when
  * out of memory. */
 static int chase_init(bench *b, uint64_t bytes, size_t line, int warm, const char *what)
@@ -192,15 +237,29 @@ static int chase_init(bench *b, uint64_t bytes, size_t line, int warm, const cha
     snprintf(s->what, sizeof s->what, "%s (chase over %s)", what, size);
     s->unit = "ns";
     b->nchase++;
-    c->bytes = bytes;
-    c->lines = bytes / line;
-    c->warm = warm;
-    if (!(c->buf = huge_alloc(c->lines * line)) || link_cycle(c->buf, c->lines, line) != 0)
-        return -1;
-    c->at = (void **)c->buf;
-    if (warm)
-        c->at = chase(c->at, c->lines);
-    c->steps = piece_steps(c, b->pl.piece_ns);
+    return chase_setup(c, bytes, bytes / line, line, warm, b->pl.piece_ns);
+}
+
+/* The TLB chases of cal_tlb_plan_for, their series named "TLB WHAT (N
+ * lines in P 4 KiB pages)"; -1 when out of memory. */
+static int tlb_init(bench *b, const machine *m)
+{
+    static const char *const what[CAL_TLB_CHASES] = {"first-level miss", "first-level base", "walk",
+                                                     "walk base", "far walk", "far walk base"};
+    cal_tlb_plan_for(m, &b->tp);
+    size_t line = m->cache[0].line;
+    for (int k = 0; k < CAL_TLB_CHASES; k++) {
+        const cal_tlb_chase *t = &b->tp.ch[k];
+        if (!t->pages)
+            continue;
+        cal_series *s = &b->s[S_TLB(b, k)];
+        size_t lines = (size_t)t->pages * t->per_page;
+        snprintf(s->what, sizeof s->what, "TLB %s (%zu lines in %u 4 KiB pages)", what[k], lines, t->pages);
+        s->unit = "ns";
+        b->tlb[k].per_page = t->per_page;
+        if (chase_setup(&b->tlb[k], (uint64_t)t->pages * SMALL_PAGE, lines, line, 1, b->pl.piece_ns) != 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -270,6 +329,8 @@ static void bench_free(bench *b)
 {
     for (int i = 0; i < b->nchase; i++)
         free(b->ch[i].buf);
+    for (int k = 0; k < CAL_TLB_CHASES; k++)
+        free(b->tlb[k].buf);
     free(b->a), free(b->b), free(b->c);
 }
 
@@ -282,9 +343,9 @@ static int bench_init(bench *b, const machine *m, const plan *pl)
     snprintf(b->s[S_CLOCK].what, sizeof b->s[0].what, "clock (fastest of %d add chains)", pl->clock_chains);
     b->s[S_CLOCK].unit = "GHz";
     b->s[S_CLOCK].rate = 1;
-    if (chases_init(b, m) != 0 || streams_init(b) != 0)
+    if (chases_init(b, m) != 0 || streams_init(b) != 0 || tlb_init(b, m) != 0)
         return -1;
-    snprintf(b->s[S_FAULT(b)].what, sizeof b->s[0].what, "page fault (pieces of %zu fresh 4 KiB pages)",
+    snprintf(b->s[S_FAULT(b)].what, sizeof b->s[0].what, "page fault and unmap (pieces of %zu fresh 4 KiB pages)",
              pl->fault_pages);
     b->s[S_FAULT(b)].unit = "ns";
     snprintf(b->s[S_SHARE(b)].what, sizeof b->s[0].what, "throughput share (4 add chains, fastest of %d)",
@@ -372,8 +433,11 @@ static int measure_round(bench *b, int r)
         return -1;
     b->s[S_FAULT(b)].round[r] = cal_median(t, (size_t)b->pl.pieces);
     b->s[S_SHARE(b)].round[r] = thread_share(b, b->s[S_CLOCK].round[r]);
+    for (int k = 0; k < CAL_TLB_CHASES; k++)
+        if (b->tlb[k].buf)
+            b->s[S_TLB(b, k)].round[r] = chase_round(&b->tlb[k], &b->pl, t);
     for (int i = 0; i <= S_LAST(b); i++)
-        b->s[i].n = r + 1;
+        b->s[i].n = b->s[i].what[0] ? r + 1 : 0; /* a TLB chase not measured has no rounds */
     return 0;
 }
 
@@ -405,7 +469,25 @@ typedef struct outcome {
     cal_reach reach;                    /* the last level's, when it was swept */
     uint64_t last_size;                 /* the last level's size to write */
     int swept;
+    double tlb_ns[CAL_TLB_CHASES];      /* at a chase's index: what its miss adds
+                                           over its base (cal_tlb_cost); NAN: none */
 } outcome;
+
+/* What each TLB chase's miss adds over its base; marks the series of the
+ * first-level and the walk pairs written when it is measurable (the far
+ * pair is said only). */
+static void decide_tlb(bench *b, outcome *out)
+{
+    for (int k = 0; k < CAL_TLB_CHASES; k++)
+        out->tlb_ns[k] = NAN;
+    for (int k = CAL_TLB_FIRST; k < CAL_TLB_CHASES; k += 2) {
+        if (!b->tp.ch[k].pages)
+            continue;
+        out->tlb_ns[k] = cal_tlb_cost(cal_value(&b->s[S_TLB(b, k)]), cal_value(&b->s[S_TLB(b, k + 1)]));
+        int written = !isnan(out->tlb_ns[k]) && k != CAL_TLB_FAR;
+        b->s[S_TLB(b, k)].written = b->s[S_TLB(b, k + 1)].written = written;
+    }
+}
 
 /* Each level's latency and the last level's size, as the rules say; marks
  * the series whose values are written. */
@@ -447,6 +529,7 @@ static void decide(bench *b, const machine *m, const machine_calibrate_options *
     }
     s[S_MEM(b)].written = s[S_TRIAD(b)].written = s[S_FAULT(b)].written = 1;
     s[S_SHARE(b)].written = cal_value(&s[S_SHARE(b)]) > 0;
+    decide_tlb(b, out);
 }
 
 /* Set *field to now, and record the change when it is one. */
@@ -487,7 +570,42 @@ static int apply(const bench *b, const outcome *out, machine *m, change *ch)
     if (b->s[S_SHARE(b)].written)
         set_field(ch, &n, "core.throughput_share", &m->throughput_share, cal_value(&b->s[S_SHARE(b)]),
                   &b->s[S_SHARE(b)]);
+    static const int pair[2] = {CAL_TLB_FIRST, CAL_TLB_WALK};
+    int tlb[2] = {b->tp.first_tlb, b->tp.walk_tlb};
+    for (int k = 0; k < 2; k++) {
+        if (tlb[k] < 0 || !b->s[S_TLB(b, pair[k])].written)
+            continue;
+        machine_tlb *t = &m->tlb[tlb[k]];
+        char field[64];
+        snprintf(field, sizeof field, "tlbs[%d].miss_latency_cycles (%s)", tlb[k], t->name);
+        set_field(ch, &n, field, &t->miss_latency, out->tlb_ns[pair[k]] * out->ghz, &b->s[S_TLB(b, pair[k])]);
+    }
     return n;
+}
+
+/* What a TLB miss costs, chase by chase, and the page tables each walk
+ * reads (8 bytes a page). */
+static void say_tlb(FILE *t, const bench *b, const outcome *oc)
+{
+    static const char *const what[CAL_TLB_CHASES] = {"a first-level TLB miss", "", "a page walk", "",
+                                                     "a page walk (not written)", ""};
+    for (int k = CAL_TLB_FIRST; k < CAL_TLB_CHASES; k += 2) {
+        const cal_tlb_chase *c = &b->tp.ch[k];
+        if (!c->pages)
+            continue;
+        char ns[32], cycles[32], span[32], tables[32];
+        size_text((uint64_t)c->pages * SMALL_PAGE, span, sizeof span);
+        size_text((uint64_t)c->pages * 8, tables, sizeof tables);
+        if (isnan(oc->tlb_ns[k])) {
+            fprintf(t, "%s over %s of 4 KiB pages: not measurable (the chase is not slower than its base); its "
+                       "miss_latency_cycles stays as described\n", what[k], span);
+            continue;
+        }
+        cal_figure(oc->tlb_ns[k], ns, sizeof ns);
+        cal_figure(oc->tlb_ns[k] * oc->ghz, cycles, sizeof cycles);
+        fprintf(t, "%s over %s of 4 KiB pages (page tables %s) adds %s ns, %s cycles\n", what[k], span, tables, ns,
+                cycles);
+    }
 }
 
 /* A progress line on screen (may be NULL). */
@@ -542,6 +660,8 @@ static void say_figures(FILE *t, const bench *b)
 {
     for (int i = 0; i <= S_LAST(b); i++) {
         const cal_series *s = &b->s[i];
+        if (s->n == 0)
+            continue; /* a TLB chase the description gives no TLB for */
         char rounds[512], value[32], spread[64];
         cal_rounds_text(s, rounds, sizeof rounds);
         cal_figure(cal_value(s), value, sizeof value);
@@ -663,6 +783,7 @@ static int conclude(bench *b, machine *m, const machine_calibrate_options *o, do
     say_load(t, load_start, load_end);
     say_figures(t, b);
     say_reach(t, b, m, &oc, o);
+    say_tlb(t, b, &oc);
     int bad = cal_disagreements(b->s, (size_t)S_LAST(b) + 1, o->tolerance, disagree, sizeof disagree);
     if (!bad) {
         change ch[MAX_CHANGES];
@@ -688,7 +809,7 @@ int machine_calibrate(machine *m, const machine_calibrate_options *o, FILE *scre
     if (!b || bench_init(b, m, pl) != 0) {
         uint64_t mem = memory_bytes(m, pl);
         snprintf(err, errlen, "out of memory for the buffers (a %llu MiB memory chase, 3 x %llu MiB triad arrays, "
-                 "the cache levels' chases): free memory and calibrate again",
+                 "the cache levels' and the TLBs' chases): free memory and calibrate again",
                  (unsigned long long)(mem >> 20), (unsigned long long)(mem >> 22));
         if (b)
             bench_free(b);

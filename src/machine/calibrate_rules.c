@@ -147,3 +147,52 @@ void cal_last_level_reach(const machine_cache *c, const machine_cache *above, co
     else
         out->size = valid_size_at_most(c, 2 * above->size, above->size);
 }
+
+/* The index in m->tlb of the TLB of `level` for 4 KiB pages, or -1. */
+static int tlb_of(const machine *m, uint32_t level)
+{
+    for (uint32_t i = 0; i < m->ntlbs; i++)
+        if (m->tlb[i].level == level && m->tlb[i].page_size == 4096)
+            return (int)i;
+    return -1;
+}
+
+void cal_tlb_plan_for(const machine *m, cal_tlb_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->first_tlb = tlb_of(m, 1);
+    p->walk_tlb = tlb_of(m, 2);
+    uint32_t page_lines = m->ncaches ? 4096 / m->cache[0].line : 0;
+    if (page_lines == 0)
+        return;
+    uint64_t half_stlb = p->walk_tlb >= 0 ? m->tlb[p->walk_tlb].entries / 2 : UINT64_MAX;
+    if (p->first_tlb >= 0) {
+        uint64_t e1 = m->tlb[p->first_tlb].entries, l1_lines = m->cache[0].size / m->cache[0].line;
+        uint64_t pages = 4 * e1 < l1_lines / 2 ? 4 * e1 : l1_lines / 2;
+        pages = pages / page_lines * page_lines; /* its base fills whole pages */
+        if (pages >= 2 * e1 && pages <= half_stlb) {
+            p->ch[CAL_TLB_FIRST] = (cal_tlb_chase){(uint32_t)pages, 1};
+            p->ch[CAL_TLB_FIRST_BASE] = (cal_tlb_chase){(uint32_t)(pages / page_lines), page_lines};
+        } else
+            p->first_tlb = -1;
+    }
+    if (p->walk_tlb < 0 || half_stlb == 0)
+        return;
+    static const int pair[2] = {CAL_TLB_WALK, CAL_TLB_FAR};
+    static const uint32_t times[2] = {2, 32};
+    for (int k = 0; k < 2; k++) {
+        uint64_t pages = (uint64_t)times[k] * m->tlb[p->walk_tlb].entries, per = pages / half_stlb;
+        if (per > page_lines || pages > UINT32_MAX)
+            continue;
+        p->ch[pair[k]] = (cal_tlb_chase){(uint32_t)pages, 1};
+        p->ch[pair[k] + 1] = (cal_tlb_chase){(uint32_t)half_stlb, (uint32_t)per};
+    }
+    if (!p->ch[CAL_TLB_WALK].pages)
+        p->walk_tlb = -1;
+}
+
+double cal_tlb_cost(double ns, double base_ns)
+{
+    double d = ns - base_ns;
+    return d > 0 ? d : NAN;
+}

@@ -101,6 +101,68 @@ uint64_t cal_chase_bytes(uint64_t size, uint64_t above);
  * has no throughput. */
 double cal_probe_adds_per_cycle(const machine *m);
 
+/* The TLB probes: chases over 4 KiB pages (huge pages advised against),
+ * each a cycle through `per_page` lines of each of `pages` pages, so that
+ * a chase and its base touch as many lines (the same cache level serves
+ * both) and differ only in how many pages they spread over:
+ *
+ *   first     pages = 4 x the first-level 4 KiB TLB's entries (at most
+ *             half the L1's lines, a multiple of the lines of a page, and
+ *             at least twice the entries), a line each: every load misses
+ *             the first level and hits the second;
+ *   its base  the same lines packed into whole pages, which that TLB
+ *             holds: no miss;
+ *   walk      2 x the second-level 4 KiB TLB's entries, a line each: every
+ *             load misses both levels (a cyclic chase over twice the
+ *             entries) and walks the page tables, whose entries (8 bytes a
+ *             page: the chase's pages / 512) stay in the caches near the
+ *             core.  Not 4 x: on the Emerald Rapids guest at load 7 the
+ *             chase over 8192 pages (512 KiB of lines in the L2) read
+ *             26-274 ns from round to round, and its calibrations refused;
+ *             over 4096 pages, 9 of 9 were taken;
+ *   far       the same at 32 x the entries (the page tables 16 times
+ *             larger, and the lines further out);
+ *   bases     the walk's and the far chase's lines in half the second
+ *             level's entries of pages (2 x 2 and 2 x 32 lines a page): every
+ *             load misses the first level and hits the second.
+ *
+ * A chase's cost over its base is what a miss adds: the first's the
+ * first-level miss (miss_latency_cycles of the first-level 4 KiB TLB), the
+ * walk's the second-level miss (of the second-level 4 KiB TLB); the far
+ * one is said, not written.  Measured on the Emerald Rapids guest:
+ * docs/machines.md, "TLB misses". */
+enum {
+    CAL_TLB_FIRST,
+    CAL_TLB_FIRST_BASE,
+    CAL_TLB_WALK,
+    CAL_TLB_WALK_BASE,
+    CAL_TLB_FAR,
+    CAL_TLB_FAR_BASE,
+    CAL_TLB_CHASES
+};
+
+/* One TLB chase's shape; pages 0: not measured. */
+typedef struct cal_tlb_chase {
+    uint32_t pages;    /* 4 KiB pages its lines lie in */
+    uint32_t per_page; /* its lines in each page, at most 4096 / line */
+} cal_tlb_chase;
+
+typedef struct cal_tlb_plan {
+    cal_tlb_chase ch[CAL_TLB_CHASES];
+    int first_tlb, walk_tlb; /* indices into m->tlb of the first- and second-level
+                                4 KiB TLBs the chases price; -1: none */
+} cal_tlb_plan;
+
+/* The TLB chases for description m, as above: the first-level pair when
+ * m has a first-level 4 KiB TLB and its chase fits the rules, the walk and
+ * far pairs when it has a second-level one. */
+void cal_tlb_plan_for(const machine *m, cal_tlb_plan *p);
+
+/* The nanoseconds a TLB miss adds: a chase's value (its least round) less
+ * its base's; NAN when that is not above 0 (nothing measurable: the
+ * described miss_latency_cycles stays). */
+double cal_tlb_cost(double ns, double base_ns);
+
 /* The last level as one core sees it, from a sweep of chases over buffers
  * bytes[0..nb) (growing; the first twice the level above, the last half the
  * reported size) whose typical rounds (cal_typical) took ns[0..nb), and

@@ -100,6 +100,9 @@ typedef struct machine {
     char port_names[MACHINE_MAX_PORTS][MACHINE_NAME_MAX];
     machine_class cls[MACHINE_NCLASSES];
     uint32_t max_outstanding_misses; /* L1 miss buffers (fill buffers) per core */
+    uint32_t page_walkers;       /* page walks a core does at once (a
+                                    second-level TLB miss each); 0 when not
+                                    described: walks overlap as the misses */
     double throughput_share;     /* the share of the core's issue and port
                                     throughput one hardware thread gets (a
                                     tenant on the other thread of its

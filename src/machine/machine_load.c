@@ -130,7 +130,7 @@ static int load_classes(const my_doc *d, const yaml_node_t *core, machine *m)
 static int load_core(const my_doc *d, const yaml_node_t *root, machine *m)
 {
     static const char *const known[] = {"clock_ghz", "issue_width", "vector_bits", "max_outstanding_misses",
-                                        "reorder_buffer", "throughput_share", "branch_mispredict_cycles",
+                                        "page_walkers", "reorder_buffer", "throughput_share", "branch_mispredict_cycles",
                                         "store_forward_cycles", "ports", "classes", NULL};
     m->throughput_share = 1; /* optional: a thread that has its core */
     yaml_node_t *core;
@@ -142,6 +142,7 @@ static int load_core(const my_doc *d, const yaml_node_t *root, machine *m)
                &m->vector_bits) != 0 ||
         my_u32(d, core, "core", "max_outstanding_misses", 1, 1, MACHINE_OUTSTANDING_MISSES_MAX,
                &m->max_outstanding_misses) != 0 ||
+        my_u32(d, core, "core", "page_walkers", 0, 1, MACHINE_OUTSTANDING_MISSES_MAX, &m->page_walkers) != 0 ||
         my_u32(d, core, "core", "reorder_buffer", 0, 1, MACHINE_REORDER_BUFFER_MAX, &m->reorder_buffer) != 0 ||
         my_double(d, core, "core", "throughput_share", 0, MACHINE_THROUGHPUT_SHARE_MIN, 1, &m->throughput_share) != 0 ||
         my_double(d, core, "core", "branch_mispredict_cycles", 1, 0, MACHINE_MISPREDICT_CYCLES_MAX,

@@ -78,6 +78,8 @@ static void put_core(FILE *out, const machine *m)
     fprintf(out, "\n  issue_width: %u\n  vector_bits: %u\n  max_outstanding_misses: %u\n  branch_mispredict_cycles: ",
             m->issue_width, m->vector_bits, m->max_outstanding_misses);
     put_number(out, m->branch_mispredict_cycles);
+    if (m->page_walkers)
+        fprintf(out, "\n  page_walkers: %u", m->page_walkers);
     if (m->reorder_buffer)
         fprintf(out, "\n  reorder_buffer: %u", m->reorder_buffer);
     if (m->throughput_share > 0 && m->throughput_share < 1) {

@@ -339,7 +339,7 @@ size_t perf_tlb_levels(const machine *m, perf_level *out)
         const machine_tlb *t = &m->tlb[i];
         out[i] = (perf_level){.name = t->name, .block = (uint32_t)t->page_size,
                               .sets = (double)t->entries / t->ways, .ways = t->ways,
-                              .miss_latency = t->miss_latency};
+                              .miss_latency = t->miss_latency, .tlb_level = t->level};
     }
     return m->ntlbs;
 }

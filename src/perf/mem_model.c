@@ -1,7 +1,8 @@
 /* mem_model.c — memory time of a piece of code from its misses per cache
  * level: a latency term over the overlap that independent misses allow
  * (the miss buffers, and the misses one reorder-buffer window holds), a
- * bandwidth bound per level, and page walks (docs/performance-model.md,
+ * bandwidth bound per level, and TLB misses, whose walks overlap no more
+ * than the core's page walkers allow (docs/performance-model.md,
  * "Memory time"). */
 #include <math.h>
 #include <string.h>
@@ -71,6 +72,18 @@ static double overlap_of(const machine *m, const perf_traffic *t)
     return fmin(most, fmax(window, 1));
 }
 
+/* TLB misses of level j in flight at once: a first-level miss looks up
+ * the second level while other misses are in flight, as those misses do
+ * (`overlap`; a chase waits for each); a second-level miss walks the page
+ * tables, and no more walks proceed at once than the core has page
+ * walkers (core.page_walkers; not described: as the misses). */
+static double tlb_overlap(const machine *m, const perf_traffic *t, size_t j, double overlap)
+{
+    if (!t->tlb_walk[j] || m->page_walkers == 0)
+        return overlap;
+    return fmin(overlap, m->page_walkers);
+}
+
 void perf_mem_time(const machine *m, const perf_traffic *t, perf_mem *out)
 {
     memset(out, 0, sizeof *out);
@@ -87,9 +100,7 @@ void perf_mem_time(const machine *m, const perf_traffic *t, perf_mem *out)
             out->bound = (int)i;
         }
     }
-    /* page walks of independent loads proceed while other misses are in
-     * flight, as those misses do; a chase waits for each */
     for (size_t j = 0; j < t->ntlbs; j++)
-        out->tlb_cycles += t->tlb_misses[j] * t->tlb_latency[j] / out->overlap;
+        out->tlb_cycles += t->tlb_misses[j] * t->tlb_latency[j] / tlb_overlap(m, t, j, out->overlap);
     out->cycles = worst + out->tlb_cycles;
 }

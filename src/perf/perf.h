@@ -95,6 +95,8 @@ typedef struct perf_level {
     uint32_t block;   /* bytes per line or page */
     double sets, ways;
     double miss_latency; /* TLB levels: cycles a miss adds (0 for caches) */
+    uint32_t tlb_level;  /* TLB levels: 1 first, 2 second (its miss walks the
+                            page tables); 0 for caches */
 } perf_level;
 
 /* Probability that an access of reuse distance d (real d >= 0: the
@@ -265,6 +267,10 @@ typedef struct perf_traffic {
                                              levels are those the runs
                                              measured, not all of the
                                              machine's) */
+    int tlb_walk[MACHINE_MAX_TLBS];       /* 1: a miss of that level walks
+                                             the page tables (a second-level
+                                             TLB), so at most the core's
+                                             page walkers overlap */
     double stream_pages;                  /* first-level 4 KiB TLB misses
                                              of the constant-stride
                                              accesses: the pages a stream
@@ -311,8 +317,12 @@ typedef struct perf_mem {
  *   bw_cycles[i] = (misses[i] + dirty_misses[i]) * line / bandwidth of
  *                  level i+1 (bytes/cycle; memory: mem_bandwidth_core_gbs /
  *                  clock_ghz): the fill and the write-back of a dirty line;
- *   tlb_cycles   = sum_j tlb_misses[j] * tlb_latency[j] / overlap (page
- *                  walks overlap as the misses do);
+ *   tlb_cycles   = sum_j tlb_misses[j] * tlb_latency[j] / overlap_j:
+ *                  a first-level miss (an STLB hit) overlaps as the misses
+ *                  do, overlap_j = overlap; a walk (tlb_walk[j]) only as
+ *                  far as the core has page walkers, overlap_j =
+ *                  min(overlap, page_walkers) (overlap when the machine
+ *                  does not describe page_walkers);
  *   cycles       = max(latency, max_i bw_cycles[i]) + tlb_cycles. */
 void perf_mem_time(const machine *m, const perf_traffic *t, perf_mem *out);
 

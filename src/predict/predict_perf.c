@@ -360,8 +360,10 @@ static void traffic_levels(perf_traffic *t, const predict_perf *pp)
 {
     t->nlevels = pp->nlevels;
     t->ntlbs = pp->ntlbs;
-    for (size_t j = 0; j < pp->ntlbs; j++)
+    for (size_t j = 0; j < pp->ntlbs; j++) {
         t->tlb_latency[j] = pp->tlbs[j].miss_latency;
+        t->tlb_walk[j] = pp->tlbs[j].tlb_level >= 2;
+    }
 }
 
 /* The index in pp->tlbs of the first-level TLB of 4 KiB pages (the

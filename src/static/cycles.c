@@ -152,6 +152,7 @@ static double band_cycles(const machine *mc, const levels *lv, const char *misse
     double pages = block_bytes(st, n, 4096) / 4096;
     for (size_t j = 0; j < lv->ntlbs; j++) {
         t.tlb_latency[j] = lv->tlb[j].miss_latency;
+        t.tlb_walk[j] = lv->tlb[j].tlb_level >= 2;
         t.tlb_misses[j] = missed[lv->ncaches + j] ? pages : 0;
     }
     t.stream_pages = lv->ntlbs ? t.tlb_misses[0] : 0; /* the first level's: tlb[] is smallest first */

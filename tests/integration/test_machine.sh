@@ -33,6 +33,8 @@ values() {
          END { print "core.throughput_share", share }
          sec == "caches" && $1 == "-" { i++ }
          sec == "caches" && $1 == "latency_cycles:" { print "caches[" i "].latency_cycles", $2 }
+         sec == "tlbs" && $1 == "-" { t++; match($0, /miss_latency_cycles: [0-9.e+-]+/)
+                                     print "tlbs[" t - 1 "].miss_latency_cycles", substr($0, RSTART + 21, RLENGTH - 21) }
          sec == "memory" && NF == 2 { sub(":", "", $1); print "memory." $1, $2 }' "$1"
 }
 
@@ -47,7 +49,8 @@ changes_shown() {
          FILENAME == ARGV[1] { old[$1] = $2; next }
          FILENAME == ARGV[2] { new[$1] = $2; next }
          /^  [a-z].*: [-0-9.e+]+ -> [-0-9.e+]+ \(rounds: / {
-             f = $1; sub(/:$/, "", f); i = ($2 ~ /^\(/) ? 3 : 2; was[f] = $i; now[f] = $(i + 2) }
+             line = $0; sub(/ \([^)]*\):/, ":", line); split(line, a, " ")  # "(STLB 4K)": a name of two words
+             f = a[1]; sub(/:$/, "", f); was[f] = a[2]; now[f] = a[4] }
          END {
              for (f in old) {
                  changed = old[f] != new[f]
@@ -64,7 +67,7 @@ changes_shown() {
 # agreements SCREEN WRITTEN — the agreement figures ("median/least X" or
 # "most/median X") of the figures written (WRITTEN=1) or not (0), one a line.
 agreements() {
-    awk -v w="$2" '/^(clock|L[0-9]|memory latency|read-sum|triad|page fault).*(median\/least|most\/median)/ {
+    awk -v w="$2" '/^(clock|L[0-9]|memory latency|read-sum|triad|page fault|TLB).*(median\/least|most\/median)/ {
         written = ($0 !~ /not written$/); if (written != w) next
         match($0, /(median\/least|most\/median) [0-9.]+/); split(substr($0, RSTART, RLENGTH), a, " "); print a[2] }' "$1"
 }
@@ -112,9 +115,9 @@ echo "calibrate --quick seconds (user system wall): $(echo "$cpu" | grep -v '^ex
 check "calibrate --quick: its plan" "$(grep -c \
     -e '^# Calibrated by .augur machine calibrate --quick.*: 5 rounds of every figure, interleaved; a round.s figure is the median of 15 timed pieces' \
     -e '^# clock (fastest of 20 add chains): ' -e "^# memory latency (chase over $mem_mib MiB): " \
-    -e '^# page fault (pieces of 64 fresh 4 KiB pages): ' "$WORK/cal.yaml")" 4
+    -e '^# page fault and unmap (pieces of 64 fresh 4 KiB pages): ' "$WORK/cal.yaml")" 4
 check "calibrate --quick: 5 rounds of each figure" \
-    "$(awk '/^# (clock|L[0-9]|memory|read-sum|triad|page fault).*: .*; (least|most) / {
+    "$(awk '/^# (clock|L[0-9]|memory|read-sum|triad|page fault|TLB).*: .*; (least|most) / {
                 sub(/^# [^:]*: /, ""); sub(/ [a-zA-Z\/]+; .*/, ""); if (split($0, r, ", ") != 5) bad++ }
             END { print bad + 0 }' "$WORK/cal.yaml")" 0
 # Its cost is a measurement, not a check: docs/machines.md records it per host
@@ -128,6 +131,11 @@ check "calibrate keeps the detected geometry" "$(geometry "$WORK/cal.yaml")" "$(
 check "calibrate keeps the level count" "$(geometry "$WORK/cal.yaml" | wc -l)" "$(geometry "$WORK/host.yaml" | wc -l)"
 # Every value changed is on screen, old -> new, with its rounds' spread.
 check "every change shown" "$(changes_shown "$WORK/host.yaml" "$WORK/cal.yaml" "$WORK/cal.err")" 1
+# what a TLB miss costs: the six chases over 4 KiB pages on an x86-64 host's
+# description (a first-level and a second-level 4 KiB TLB), and the three costs
+check "TLB chases measured" "$(grep -c '^TLB .* (.* lines in .* 4 KiB pages): .*; least ' "$WORK/cal.err")" 6
+check "TLB costs said" "$(grep -c -e '^a first-level TLB miss over .* of 4 KiB pages' \
+    -e '^a page walk over .* of 4 KiB pages' -e '^a page walk (not written) over ' "$WORK/cal.err")" 3
 # the load average, and its warning when it is above the CPUs
 load=$(sed -n 's/^load average (1 min): \([0-9.]*\) at the start, \([0-9.]*\) at the end, on \([0-9]*\) CPUs$/\1 \2 \3/p' "$WORK/cal.err")
 echo "load average at the start, at the end, CPUs: $load"

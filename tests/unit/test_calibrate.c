@@ -7,7 +7,8 @@
  * rounds, one that a single disturbed round contradicts is not; figures
  * are printed with three significant digits; the last level's reach and
  * latency from a sweep, for a full level, a shared one and one that holds
- * nothing, on Zen 3's and a sliced L3's geometry. */
+ * nothing, on Zen 3's and a sliced L3's geometry; the TLB chases' shapes
+ * on Golden Cove's and Zen 4's TLBs, and what a miss costs over its base. */
 #include "host_fixtures.h"
 
 #include <math.h>
@@ -253,6 +254,80 @@ static void chase_buffers_a_shared_level_holds(void **state)
     assert_int_equal(cal_chase_bytes(256 << 10, 48 << 10), 128 << 10); /* a small level: half stays */
 }
 
+/* A core with an L1 of l1_kib KiB (64-byte lines), a first-level 4 KiB
+ * TLB of e1 entries, a 2 MiB one, and a second-level 4 KiB TLB of e2
+ * entries (none when e2 is 0). */
+static machine tlb_core(uint64_t l1_kib, uint32_t e1, uint32_t e2)
+{
+    machine m = {.ncaches = 1};
+    m.cache[0] = (machine_cache){.name = "L1", .size = l1_kib << 10, .line = 64, .ways = 8, .slices = 1};
+    m.tlb[m.ntlbs++] = (machine_tlb){.name = "L1 DTLB 2M", .level = 1, .page_size = 2u << 20, .entries = 32};
+    m.tlb[m.ntlbs++] = (machine_tlb){.name = "L1 DTLB 4K", .level = 1, .page_size = 4096, .entries = e1};
+    if (e2)
+        m.tlb[m.ntlbs++] = (machine_tlb){.name = "STLB 4K", .level = 2, .page_size = 4096, .entries = e2};
+    return m;
+}
+
+/* p's six chases are want[k] = {pages, lines a page}, and every chase and
+ * its base touch as many lines. */
+static void assert_tlb_chases(const cal_tlb_plan *p, const uint32_t want[CAL_TLB_CHASES][2])
+{
+    for (int k = 0; k < CAL_TLB_CHASES; k++) {
+        assert_int_equal(p->ch[k].pages, want[k][0]);
+        assert_int_equal(p->ch[k].per_page, want[k][1]);
+    }
+    for (int k = 0; k < CAL_TLB_CHASES; k += 2)
+        assert_int_equal(p->ch[k].pages * p->ch[k].per_page, p->ch[k + 1].pages * p->ch[k + 1].per_page);
+}
+
+static void walk_tlb_chases_golden_cove(void **state)
+{
+    (void)state;
+    machine m = tlb_core(48, 96, 2048);
+    cal_tlb_plan p;
+    cal_tlb_plan_for(&m, &p);
+    assert_int_equal(p.first_tlb, 1); /* the 4 KiB ones, not the 2 MiB TLB listed first */
+    assert_int_equal(p.walk_tlb, 2);
+    /* 4 x 96 = 384 pages a line each (24 KiB: half the L1's 768 lines is
+     * 384) against 384 lines in 6 whole pages; 2 x 2048 pages (16 MiB) a
+     * line each against 4096 lines in 1024 pages; 32 x 2048 (256 MiB)
+     * against 65536 lines in 1024 pages */
+    static const uint32_t want[CAL_TLB_CHASES][2] = {{384, 1}, {6, 64}, {4096, 1}, {1024, 4}, {65536, 1}, {1024, 64}};
+    assert_tlb_chases(&p, want);
+}
+
+static void walk_tlb_chases_zen4_and_without_stlb(void **state)
+{
+    (void)state;
+    /* Zen 4: 4 x 72 = 288 pages would be more than half the 32 KiB L1's
+     * 512 lines: 256 pages, 4 whole pages for the base; the 3072-entry L2
+     * DTLB: 6144 and 98304 pages against 1536 */
+    machine m = tlb_core(32, 72, 3072);
+    cal_tlb_plan p;
+    cal_tlb_plan_for(&m, &p);
+    static const uint32_t want[CAL_TLB_CHASES][2] = {{256, 1}, {4, 64}, {6144, 1}, {1536, 4}, {98304, 1}, {1536, 64}};
+    assert_tlb_chases(&p, want);
+    /* an L1 too small for twice the first level's entries in lines: no
+     * first-level chase; no second level: no walk */
+    m = tlb_core(8, 96, 0);
+    cal_tlb_plan_for(&m, &p);
+    assert_int_equal(p.first_tlb, -1);
+    assert_int_equal(p.walk_tlb, -1);
+    for (int k = 0; k < CAL_TLB_CHASES; k++)
+        assert_int_equal(p.ch[k].pages, 0);
+}
+
+static void walk_tlb_cost_over_its_base(void **state)
+{
+    (void)state;
+    /* the Emerald Rapids guest: 28.6 ns a load over 4096 pages against 8.43
+     * in 1024: a walk adds 20.17 ns */
+    assert_true(fabs(cal_tlb_cost(28.6, 8.43) - 20.17) < 1e-9);
+    /* not slower than its base: nothing measurable */
+    assert_true(isnan(cal_tlb_cost(4.0, 4.0)));
+    assert_true(isnan(cal_tlb_cost(3.9, 4.0)));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -269,6 +344,9 @@ int main(void)
         cmocka_unit_test(slow_last_level_holds_its_size),
         cmocka_unit_test(throughput_probe_reach),
         cmocka_unit_test(chase_buffers_a_shared_level_holds),
+        cmocka_unit_test(walk_tlb_chases_golden_cove),
+        cmocka_unit_test(walk_tlb_chases_zen4_and_without_stlb),
+        cmocka_unit_test(walk_tlb_cost_over_its_base),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -172,6 +172,28 @@ static void missing_field(void **state)
     free(text);
 }
 
+/* core.page_walkers is optional: the shipped descriptions cite 4 (Golden
+ * Cove), 6 (Zen 3, Zen 4), 2 (Skylake-SP), neoverse-v1 none (0: walks
+ * overlap as the misses); written back when given, read back as written;
+ * 0 is refused. */
+static void walk_page_walkers_optional(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"sapphire-rapids", "zen3", "zen4", "skylake-sp", "neoverse-v1"};
+    static const uint32_t walkers[] = {4, 6, 6, 2, 0};
+    char err[512];
+    for (int i = 0; i < 5; i++) {
+        machine m;
+        assert_int_equal(machine_find(names[i], &m, err, sizeof err), 0);
+        assert_int_equal(m.page_walkers, walkers[i]);
+        char *out = written(&m);
+        assert_true((strstr(out, "page_walkers: ") != NULL) == (walkers[i] != 0));
+        free(out);
+        machine_free(&m);
+    }
+    assert_edit_refused("  page_walkers: 6", "  page_walkers: 0", "  page_walkers", "core.page_walkers");
+}
+
 /* core.reorder_buffer is optional: zen4 says 320; without the line the
  * description loads with 0 (no window limit on overlapping misses), as
  * descriptions written before it do, and it is written back only when
@@ -534,6 +556,7 @@ int main(void)
         cmocka_unit_test(missing_field),
         cmocka_unit_test(contradictory_fields),
         cmocka_unit_test(reorder_buffer_optional),
+        cmocka_unit_test(walk_page_walkers_optional),
         cmocka_unit_test(penalty_costs_must_not_be_negative),
         cmocka_unit_test(unknown_port_key_and_value),
         cmocka_unit_test(duplicated_field),

@@ -114,7 +114,7 @@ static void binomial_matches_random_placement(void **state)
         touch(&t, addr);
     }
     perf_rd_dist d = tracer_dist(&t);
-    perf_level L = {"L", 64, 64, 4, 0};
+    perf_level L = {"L", 64, 64, 4, 0, 0};
     double model = perf_level_misses(&d, &L);
     printf("random placement: simulated %lu, binomial model %.0f\n", (unsigned long)sim_misses, model);
     assert_true(fabs(model - (double)sim_misses) < 0.02 * (double)sim_misses);
@@ -143,7 +143,7 @@ static void conflict_case(void **state)
                 touch(&t, addr);
             }
         perf_rd_dist d = tracer_dist(&t);
-        perf_level one_set = {"set", 64, 1, ways, 0};
+        perf_level one_set = {"set", 64, 1, ways, 0, 0};
         double want = k <= ways ? k : (double)k * rounds; /* cold only, or every access */
         assert_float_equal((double)sim, want, 0);
         assert_float_equal(perf_level_misses(&d, &one_set), want, 1e-9);
@@ -175,7 +175,7 @@ static void contiguous_sweeps(void **state)
                 touch(&t, (uint64_t)i * 64);
             }
         perf_rd_dist d = tracer_dist(&t);
-        perf_level L = {"L1", 64, sets, ways, 0};
+        perf_level L = {"L1", 64, sets, ways, 0, 0};
         double got = perf_level_misses_contiguous(&d, &L);
         print_message("    %u blocks: simulated %llu, contiguous model %.1f\n", k, (unsigned long long)sim, got);
         assert_float_equal(got, (double)sim, 1e-6);
@@ -231,7 +231,7 @@ static void stride_sets(void **state)
 static void strided_hit_cases(void **state)
 {
     (void)state;
-    perf_level l48 = {"L1", 64, 64, 12, 0}, l32 = {"L1", 64, 64, 8, 0};
+    perf_level l48 = {"L1", 64, 64, 12, 0, 0}, l32 = {"L1", 64, 64, 8, 0, 0};
     /* a column of 224 lines at 28 lines' stride (16 sets) and 28 other
      * lines: 14.45 a set, past 12 ways */
     assert_float_equal(perf_strided_hit(252, &l48, 16, 224), 0, 0);
@@ -251,7 +251,7 @@ static void strided_hit_cases(void **state)
     /* the distance past which the walk misses: its sets' capacity when a
      * run overfills them (224 lines in 16 sets of 12 ways), else the
      * level's (512 sets of a 2 MiB 16-way L2: under one line a set) */
-    perf_level l2 = {"L2", 64, 2048, 16, 0};
+    perf_level l2 = {"L2", 64, 2048, 16, 0, 0};
     assert_float_equal(perf_strided_capacity(&l48, 16, 224), 16 * 12, 0);
     assert_float_equal(perf_strided_capacity(&l2, 512, 224), 2048 * 16, 0);
     assert_float_equal(perf_strided_capacity(&l48, 64, 224), 64 * 12, 0);
@@ -287,7 +287,7 @@ static void gemm_b_misses(uint32_t n, uint32_t sets, uint32_t ways, double *sim,
         }
     tracer t = {.stack = stack, .h = hb, .shift = 6};
     perf_rd_dist d = tracer_dist(&t);
-    perf_level L = {"L", 64, sets, ways, 0};
+    perf_level L = {"L", 64, sets, ways, 0, 0};
     perf_stride st = {8.0 * n, n};
     *sim = (double)miss_b;
     *strided = perf_level_misses_strided(&d, &L, &st);
@@ -399,7 +399,7 @@ static void butterflies_conflict(void **state)
         double sim, share[PROFILE_POW2_CLASSES];
         perf_rd_dist d;
         butterfly_misses(cases[k].n, cases[k].sets, cases[k].ways, 0, &sim, &d, share);
-        perf_level L = {"L", 64, cases[k].sets, cases[k].ways, 0};
+        perf_level L = {"L", 64, cases[k].sets, cases[k].ways, 0, 0};
         double model = perf_level_misses_contiguous(&d, &L);
         double narrow = perf_pow2_narrow_share(share, PROFILE_POW2_FIRST, PROFILE_POW2_CLASSES, &L);
         double high = perf_pow2_conflict_high(&d, &L, d.cold, model, narrow);
@@ -421,7 +421,7 @@ static void butterflies_conflict(void **state)
     double sweep[PROFILE_POW2_CLASSES] = {0};
     for (int i = 1; i < 100; i++)
         count_class(16, sweep);
-    perf_level l1 = {"L1", 64, 64, 8, 0};
+    perf_level l1 = {"L1", 64, 64, 8, 0, 0};
     assert_float_equal(perf_pow2_narrow_share(sweep, PROFILE_POW2_FIRST, PROFILE_POW2_CLASSES, &l1), 0, 0);
 }
 
@@ -448,7 +448,7 @@ static void butterflies_counted(void **state)
         double sim, share[PROFILE_POW2_CLASSES], none[PROFILE_POW2_CLASSES] = {0};
         perf_rd_dist d;
         butterfly_misses(cases[k].n, cases[k].sets, cases[k].ways, cases[k].spill, &sim, &d, share);
-        perf_level L = {"L", 64, cases[k].sets, cases[k].ways, 0};
+        perf_level L = {"L", 64, cases[k].sets, cases[k].ways, 0, 0};
         double model = perf_level_misses_pow2(&d, &L, share, PROFILE_POW2_CLASSES,
                                               perf_pow2_span(&d, share, PROFILE_POW2_FIRST, PROFILE_POW2_CLASSES), d.cold);
         double contiguous = perf_level_misses_contiguous(&d, &L);
@@ -472,10 +472,10 @@ static void pow2_narrow_classes(void **state)
     double share[PROFILE_POW2_CLASSES] = {0};
     share[0] = 0.25; /* 2^7 bytes */
     share[5] = 0.5;  /* 2^12 */
-    perf_level l64 = {"L1", 64, 64, 8, 0}, l128 = {"L1", 128, 64, 8, 0};
+    perf_level l64 = {"L1", 64, 64, 8, 0, 0}, l128 = {"L1", 128, 64, 8, 0, 0};
     assert_float_equal(perf_pow2_narrow_share(share, PROFILE_POW2_FIRST, PROFILE_POW2_CLASSES, &l64), 0.75, 1e-12);
     assert_float_equal(perf_pow2_narrow_share(share, PROFILE_POW2_FIRST, PROFILE_POW2_CLASSES, &l128), 0.5, 1e-12);
-    perf_level one = {"L", 64, 1, 16, 0}; /* fully associative: no set to narrow */
+    perf_level one = {"L", 64, 1, 16, 0, 0}; /* fully associative: no set to narrow */
     assert_float_equal(perf_pow2_narrow_share(share, PROFILE_POW2_FIRST, PROFILE_POW2_CLASSES, &one), 0, 0);
 }
 
@@ -550,6 +550,36 @@ static void page_walks_overlap_as_misses_do(void **state)
     perf_mem mem;
     perf_mem_time(&m, &tr, &mem);
     assert_float_equal(mem.tlb_cycles, 37000.0 / 16, 1e-9);
+    tr.dependent = 1;
+    perf_mem_time(&m, &tr, &mem);
+    assert_float_equal(mem.tlb_cycles, 37000.0, 1e-9);
+}
+
+/* Page walks overlap no more than the core's page walkers: 1000 misses of
+ * each TLB level, the first (7 cycles, an STLB hit) 16 at a time as the
+ * misses, the second (30, a walk) 4 at a time on a core of 4 walkers:
+ * 7000 / 16 + 30000 / 4 = 7937.5 cycles; with 32 walkers, more than the
+ * misses in flight, 37000 / 16; a chase, one at a time. */
+static void walk_at_most_page_walkers(void **state)
+{
+    (void)state;
+    machine m = test_machine();
+    m.page_walkers = 4;
+    perf_traffic tr = {.nlevels = 3, .ntlbs = 2, .tlb_misses = {1000, 1000}};
+    perf_level tl[MACHINE_MAX_TLBS];
+    for (size_t j = 0; j < perf_tlb_levels(&m, tl); j++) {
+        tr.tlb_latency[j] = tl[j].miss_latency;
+        tr.tlb_walk[j] = tl[j].tlb_level >= 2;
+    }
+    assert_int_equal(tr.tlb_walk[0], 0);
+    assert_int_equal(tr.tlb_walk[1], 1);
+    perf_mem mem;
+    perf_mem_time(&m, &tr, &mem);
+    assert_float_equal(mem.tlb_cycles, 7000.0 / 16 + 30000.0 / 4, 1e-9);
+    m.page_walkers = 32;
+    perf_mem_time(&m, &tr, &mem);
+    assert_float_equal(mem.tlb_cycles, 37000.0 / 16, 1e-9);
+    m.page_walkers = 4;
     tr.dependent = 1;
     perf_mem_time(&m, &tr, &mem);
     assert_float_equal(mem.tlb_cycles, 37000.0, 1e-9);
@@ -824,7 +854,7 @@ static void page_dist_from_lines(void **state)
     perf_rd_dist lines = tracer_dist(&lt), exact = tracer_dist(&pt), out;
     perf_rd_bin far = {400, 1 << 20, 1 << 21};
     perf_rd_dist wrong = {.cold = 300, .nbins = 1, .bins = &far};
-    perf_level tlb128 = {"T", 4096, 1, 128, 0}, tlb64 = {"T", 4096, 1, 64, 0};
+    perf_level tlb128 = {"T", 4096, 1, 128, 0, 0}, tlb64 = {"T", 4096, 1, 64, 0, 0};
     assert_float_equal(perf_level_misses(&wrong, &tlb128), 700, 1e-9);
     assert_int_equal(perf_page_dist(&wrong, &lines, 100, &out), 0);
     assert_float_equal(out.cold, 100, 0);
@@ -847,7 +877,7 @@ static void page_dist_from_lines(void **state)
         }
     lines = tracer_dist(&lt);
     exact = tracer_dist(&pt);
-    perf_level tlb2048 = {"T", 4096, 1, 2048, 0};
+    perf_level tlb2048 = {"T", 4096, 1, 2048, 0, 0};
     assert_int_equal(perf_page_dist(&exact, &lines, exact.cold, &out), 0);
     assert_float_equal(out.cold, 300, 0);
     assert_float_equal(perf_level_misses(&out, &tlb64), 600, 1e-6);
@@ -922,7 +952,7 @@ static void tlb_page_stride(void **state)
         double reuses = (double)(pages * (rounds - 1));
         double want = pages + reuses * (1 - binomial_below((int)pages - 1, 16, 4));
         assert_float_equal(perf_level_misses(&d, &tl[0]), want, 1e-9 * want);
-        perf_level fa = {"FA", 4096, 1, 64, 0};
+        perf_level fa = {"FA", 4096, 1, 64, 0, 0};
         assert_float_equal(perf_level_misses(&d, &fa), pages == 100 ? (double)(pages * rounds) : pages, 1e-9);
         perf_rd_dist_free(&d);
     }
@@ -951,10 +981,10 @@ static void modeled_distribution(void **state)
     assert_float_equal(perf_rd_dist_accesses(&d), 1100, 1e-9);
     uint64_t caps[] = {1, 4, 16, 256, 1024, 3072, 4096, 1 << 20};
     for (size_t i = 0; i < sizeof caps / sizeof *caps; i++) {
-        perf_level fa = {"FA", 64, 1, (double)caps[i], 0};
+        perf_level fa = {"FA", 64, 1, (double)caps[i], 0, 0};
         assert_float_equal(perf_level_misses(&d, &fa), rd_model_misses(&rm, x, caps[i]), 1e-9);
     }
-    perf_level l1024 = {"FA", 64, 1, 1024, 0};
+    perf_level l1024 = {"FA", 64, 1, 1024, 0, 0};
     assert_float_equal(perf_level_misses(&d, &l1024), 100 + 600.0 * 3072 / 3840, 1e-9);
     perf_rd_dist_free(&d);
 }
@@ -967,7 +997,7 @@ static void measured_bin_spread(void **state)
     rd_binrec recs[] = {{rd_bin_index(20), 5, 100}, {rd_bin_index(3), 7, 21}};
     perf_rd_dist d;
     assert_int_equal(perf_rd_dist_measured(2, recs, 2, &d), 0);
-    perf_level c21 = {"FA", 64, 1, 21, 0}, c20 = {"FA", 64, 1, 20, 0}, c4 = {"FA", 64, 1, 4, 0}, c3 = {"FA", 64, 1, 3, 0};
+    perf_level c21 = {"FA", 64, 1, 21, 0, 0}, c20 = {"FA", 64, 1, 20, 0, 0}, c4 = {"FA", 64, 1, 4, 0, 0}, c3 = {"FA", 64, 1, 3, 0, 0};
     assert_float_equal(perf_level_misses(&d, &c21), 2, 1e-12);
     assert_float_equal(perf_level_misses(&d, &c20), 7, 1e-12);
     assert_float_equal(perf_level_misses(&d, &c4), 7, 1e-12);
@@ -1007,6 +1037,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(stream_kernel, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(copy_stream_writes_back, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(page_walks_overlap_as_misses_do, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(walk_at_most_page_walkers, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(streams_restart_at_pages, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(dependent_chain, reset_counts, check_no_leaks),
         cmocka_unit_test(stores_do_not_wait),
