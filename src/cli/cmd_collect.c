@@ -68,17 +68,21 @@ typedef struct collect_options {
  * on the loader's and libc's code and the profile's store, then a multiple of
  * the program's native time that grows with the memory accesses per
  * instruction (least for a pointer chase, which waits on memory natively
- * too; most for a matrix multiply's inner loop) and with the block sizes
- * measured, each one a reuse-distance engine run on every access that leaves
- * the last block touched. */
+ * too; most for a matrix multiply's inner loop) and with the engines run
+ * on every access that leaves the last block touched: one per block size,
+ * and one per set count, which costs about a third of a block size's
+ * (docs/benchmarks.md, "Where collect's and memspy's CPU goes": 0.07-0.21 s
+ * of CPU each on dense 300 and stencil 1000 10, against 0.35-0.67 s a block
+ * size). */
 #define COLLECT_FIXED_SECONDS 1.5
-static int slowdown_low(int nblock_sizes)
+static int slowdown_low(int nblock_sizes, int nset_counts)
 {
-    return 5 + 3 * nblock_sizes; /* chase 20000-200000: 7, 9, 16 with 1, 2, 4 block sizes */
+    return 5 + 3 * nblock_sizes + nset_counts; /* chase 20000-200000: 7, 9, 16 with 1, 2, 4 block sizes */
 }
-static int slowdown_high(int nblock_sizes)
+static int slowdown_high(int nblock_sizes, int nset_counts)
 {
-    return 40 + 45 * nblock_sizes; /* dense 1200: 86 and 128 with 1 and 2; triad 200000: 103 with 4 */
+    /* dense 1200: 86 and 128 with 1 and 2 block sizes; triad 200000: 103 with 4 */
+    return 40 + 45 * nblock_sizes + 15 * nset_counts;
 }
 
 static void usage(FILE *to)
@@ -90,7 +94,7 @@ static void usage(FILE *to)
             "                     [--sample-rd RATE] [--set-counts LIST|none] [--analysis pipe|inline|auto]\n"
             "                     -- PROGRAM [ARGS...]\n\n"
             "Runs PROGRAM under augur's Valgrind tool (expect about %.1f s, then %d-%dx the native\n"
-            "time with the default block sizes: docs/benchmarks.md, \"Small runs\") and\n"
+            "time with the default block sizes and set counts: docs/benchmarks.md, \"Small runs\") and\n"
             "stores, as one run in the experiment database: the exact execution count of every\n"
             "instruction, taken counts of conditional branches, indirect-branch targets, and for\n"
             "every instruction that touches memory a reuse-distance histogram per block size.\n\n"
@@ -137,7 +141,7 @@ static void usage(FILE *to)
             "example:\n"
             "  augur collect --db mm.db --param N=200 -- ./matmul 200\n"
             "  augur report --db mm.db --cache 32K --cache 1M\n",
-            COLLECT_FIXED_SECONDS, slowdown_low(2), slowdown_high(2));
+            COLLECT_FIXED_SECONDS, slowdown_low(2, 3), slowdown_high(2, 3)); /* 64,4096 and DEFAULT_SET_COUNTS */
 }
 
 static int fail(int code, const char *fmt, const char *detail)
@@ -511,11 +515,13 @@ static int collect(collect_options *o, const collect_mpi *mpi, const char *tool_
 {
     char err[2048], started[32], detail[128];
     iso_now(started, sizeof started);
-    int nbs = o->nblock_sizes;
+    int nbs = o->nblock_sizes, nsc = (int)o->nset_counts;
     fprintf(stderr,
             "augur: collecting %s under Valgrind (expect about %.1f s to start and store, then %d-%dx the program's "
-            "native time with %d block size%s: the high end for code dense in memory accesses)...\n",
-            o->program_argv[0], COLLECT_FIXED_SECONDS, slowdown_low(nbs), slowdown_high(nbs), nbs, nbs == 1 ? "" : "s");
+            "native time with %d block size%s and %d set count%s: the high end for code dense in memory "
+            "accesses)...\n",
+            o->program_argv[0], COLLECT_FIXED_SECONDS, slowdown_low(nbs, nsc), slowdown_high(nbs, nsc), nbs,
+            nbs == 1 ? "" : "s", nsc, nsc == 1 ? "" : "s");
     char out_opt[PATH_MAX + 32], run_opt[64], bs_opt[256], progress_opt[48], sample_opt[48], sets_opt[96];
     snprintf(out_opt, sizeof out_opt, "--augur-out=%s", out_dir);
     snprintf(run_opt, sizeof run_opt, "--augur-run=%s", token);

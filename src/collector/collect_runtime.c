@@ -329,9 +329,9 @@ static inline void touch(InstrRec *rec, Addr addr, UWord size)
     for (UInt i = 0; i < c->nblock_sizes; i++) /* the stacks outside a region too: the cache's view */
         rd_touch_blocks(t->stack[i], addr >> c->block_shift[i], end >> c->block_shift[i], 0,
                         c->counting ? &rec->n.hist[i] : NULL, &c->alloc);
-    for (UInt j = 0; j < c->nset_counts; j++)
-        rd_sets_touch(t->sets[j], addr >> RD_SET_LINE_SHIFT, end >> RD_SET_LINE_SHIFT,
-                      c->counting ? &rec->n.hist[c->nblock_sizes + j] : NULL, &c->alloc);
+    if (c->nset_counts)
+        rd_sets_touch_nested(t->sets, c->nset_counts, addr >> RD_SET_LINE_SHIFT, end >> RD_SET_LINE_SHIFT,
+                             c->counting ? &rec->n.hist[c->nblock_sizes] : NULL, &c->alloc);
 }
 
 /* Is [addr, addr+size) within the current thread's second most recent

@@ -67,6 +67,27 @@ static inline void rd_sets_touch(rd_sets *s, uint64_t first, uint64_t last, rd_h
     }
 }
 
+/* One access at n nested set counts, s[0..n) ascending (each divides the
+ * next, as rd_sets_parse's powers of two do): lines first..last touched,
+ * their distances into h[0..n) (NULL: not counted).  A line at distance 0
+ * at a set count is at distance 0 at every larger one too (its set there
+ * holds a subset of the lines of its set here, none touched since it was),
+ * where its lists then need no search and no change: the common case of a
+ * few interleaved streams skips the large lists. */
+static inline void rd_sets_touch_nested(rd_sets *const *s, unsigned n, uint64_t first, uint64_t last, rd_hist *h,
+                                        const rd_allocator *a)
+{
+    for (uint64_t line = first; line <= last; line++) {
+        uint64_t d = RD_SET_FAR;
+        for (unsigned j = 0; j < n; j++) {
+            if (d != 0)
+                d = rd_sets_access(s[j], line);
+            if (h)
+                rd_hist_add_one(&h[j], d, a);
+        }
+    }
+}
+
 /* The lines s holds, each set's least recent first, into out (room for
  * sets x RD_SET_WAYS); their number.  Touching them in that order in new
  * lists rebuilds s (how a forked process's lists move between processes). */

@@ -33,6 +33,13 @@ typedef struct slot {
     uint32_t dirty;
 } slot;
 
+/* A guest thread's state at one engine: its LRU stack at a block size's
+ * engine, its set lists at a set count's; the other NULL. */
+typedef struct thread_lists {
+    rd_stack *stack;
+    rd_sets *sets;
+} thread_lists;
+
 /* The engine of one block size, or of one set count (sets not 0: set-local
  * distances of 64-byte lines, rd_sets.h). */
 typedef struct engine {
@@ -40,10 +47,8 @@ typedef struct engine {
     uint32_t threshold; /* sampling, as rdpipe_config's */
     uint32_t sets;      /* 0: a block size's engine */
     rd_allocator alloc;
-    rd_stack *stack[MAX_GUEST_THREADS]; /* per guest thread, made on first use */
-    rd_stack *cur;                      /* the current thread's */
-    rd_sets *set_lists[MAX_GUEST_THREADS]; /* as stack, for a set count's engine */
-    rd_sets *cur_sets;
+    thread_lists thread[MAX_GUEST_THREADS]; /* per guest thread, made on first use */
+    thread_lists cur;                       /* the current thread's (both NULL before any) */
     slot *slots;                        /* per instruction id, cap of them */
     uint32_t cap;
     uint32_t *dirty; /* the ids whose histograms have counts since the last flush */
@@ -95,51 +100,48 @@ static rd_hist *engine_hist(engine *e, uint32_t id)
  * distances: rd_touch_blocks, as the tool runs it (collect_runtime.c). */
 static void engine_access(engine *e, const rdp_rec *r)
 {
-    if (!e->cur && !e->cur_sets)
+    if (!e->cur.stack && !e->cur.sets)
         protocol_error("an access before any thread");
     uint64_t first = r->addr >> e->shift, last = (r->addr + (r->size & ~RDP_COUNTING) - 1) >> e->shift;
     rd_hist *h = r->size & RDP_COUNTING ? engine_hist(e, r->instr) : NULL;
     if (e->sets)
-        rd_sets_touch(e->cur_sets, first, last, h, &e->alloc);
+        rd_sets_touch(e->cur.sets, first, last, h, &e->alloc);
     else
-        rd_touch_blocks(e->cur, first, last, e->threshold, h, &e->alloc);
+        rd_touch_blocks(e->cur.stack, first, last, e->threshold, h, &e->alloc);
 }
 
-/* engine_control for a set count's engine: the thread's set lists. */
-static void engine_control_sets(engine *e, const rdp_rec *r)
+/* A new thread's state at e: a stack, or a set count's lists. */
+static thread_lists thread_lists_new(engine *e)
 {
-    rd_sets **s = &e->set_lists[r->addr];
-    if (r->size == RDP_THREAD) {
-        if (!*s)
-            *s = rd_sets_new(e->sets, &e->alloc);
-        e->cur_sets = *s;
-    } else if (r->size == RDP_THREAD_EXIT) {
-        if (e->cur_sets == *s)
-            e->cur_sets = NULL;
-        rd_sets_free(*s, &e->alloc);
-        *s = NULL;
-    }
+    if (e->sets)
+        return (thread_lists){NULL, rd_sets_new(e->sets, &e->alloc)};
+    return (thread_lists){rd_stack_new(&e->alloc), NULL};
 }
 
-/* A thread switch or exit (the other control records are the reader's). */
+/* Free what *t holds (either may be NULL) and empty it. */
+static void thread_lists_free(engine *e, thread_lists *t)
+{
+    rd_stack_free(t->stack);
+    rd_sets_free(t->sets, &e->alloc);
+    *t = (thread_lists){NULL, NULL};
+}
+
+/* A thread switch or exit (the other control records are the reader's):
+ * the thread's state, made on its first switch, becomes the current one;
+ * at its exit it is freed. */
 static void engine_control(engine *e, const rdp_rec *r)
 {
     if (r->addr >= MAX_GUEST_THREADS)
         protocol_error("a thread id out of range");
-    if (e->sets) {
-        engine_control_sets(e, r);
-        return;
-    }
-    rd_stack **s = &e->stack[r->addr];
+    thread_lists *t = &e->thread[r->addr];
     if (r->size == RDP_THREAD) {
-        if (!*s)
-            *s = rd_stack_new(&e->alloc);
-        e->cur = *s;
+        if (!t->stack && !t->sets)
+            *t = thread_lists_new(e);
+        e->cur = *t;
     } else if (r->size == RDP_THREAD_EXIT) {
-        if (e->cur == *s)
-            e->cur = NULL;
-        rd_stack_free(*s);
-        *s = NULL;
+        if (e->cur.stack == t->stack && e->cur.sets == t->sets)
+            e->cur = (thread_lists){NULL, NULL};
+        thread_lists_free(e, t);
     }
 }
 
@@ -161,10 +163,8 @@ static void engines_run(engine *e, unsigned n, const rdp_rec *from, const rdp_re
 
 static void engine_free(engine *e)
 {
-    for (unsigned t = 0; t < MAX_GUEST_THREADS; t++) {
-        rd_stack_free(e->stack[t]);
-        rd_sets_free(e->set_lists[t], &e->alloc);
-    }
+    for (unsigned t = 0; t < MAX_GUEST_THREADS; t++)
+        thread_lists_free(e, &e->thread[t]);
     for (uint32_t i = 0; i < e->cap; i++)
         rd_hist_free(&e->slots[i].hist, &e->alloc);
     free(e->slots);
@@ -202,7 +202,7 @@ static int by_recency(const void *x, const void *y)
 /* An export's lines of thread t's set lists at engine i of e. */
 static void export_sets(ring_answer *a, const engine *e, unsigned i, uint32_t t)
 {
-    const rd_sets *s = e->set_lists[t];
+    const rd_sets *s = e->thread[t].sets;
     uint64_t *lines = xrealloc(NULL, rd_sets_count(s) * RD_SET_WAYS * sizeof *lines);
     uint64_t nb = rd_sets_entries(s, lines);
     rdp_stack_head head = {t, i, nb};
@@ -217,13 +217,13 @@ static int answer_export(ring_answer *a, engine *e, unsigned n)
 {
     for (uint32_t t = 0; t < MAX_GUEST_THREADS; t++) {
         for (unsigned i = 0; i < n; i++) {
-            if (e[i].set_lists[t])
+            if (e[i].thread[t].sets)
                 export_sets(a, &e[i], i, t);
-            if (!e[i].stack[t])
+            if (!e[i].thread[t].stack)
                 continue;
-            uint64_t nb = rd_stack_blocks(e[i].stack[t]);
+            uint64_t nb = rd_stack_blocks(e[i].thread[t].stack);
             rd_stack_entry *ent = xrealloc(NULL, nb * sizeof *ent);
-            rd_stack_entries(e[i].stack[t], ent);
+            rd_stack_entries(e[i].thread[t].stack, ent);
             qsort(ent, nb, sizeof *ent, by_recency);
             rdp_stack_head head = {t, i, nb};
             ring_answer_put(a, &head, sizeof head);

@@ -3,9 +3,11 @@
 # time, and progress with a count on a terminal, nothing on a pipe:
 #   - the start message states the fixed cost and the range of slowdowns
 #     bench/collect_small.sh measured (docs/benchmarks.md, "Small runs"),
-#     for the number of block sizes measured: 11-130x with the default 2,
-#     8-85x with 1, 17-220x with 4 (it said "5-80x" whatever was measured,
-#     and a 300 x 300 matrix multiply took 170x);
+#     for the engines run: 14-175x with the default 2 block sizes and 3 set
+#     counts, 11-130x with 1 and 3, 20-265x with 4 and 3, 8-85x with 1 and
+#     none, 12-145x with 2 and 1 (it said "5-80x" whatever was measured, and
+#     a 300 x 300 matrix multiply took 170x; then it counted the block sizes
+#     and not the set counts, which cost about a third of one each);
 #   - `augur collect`: every AUGUR_PROGRESS_SECONDS a "still collecting"
 #     line with the instructions the program executed so far, which the
 #     collector writes to its log (src/collector/collect_progress.c): the
@@ -29,18 +31,26 @@ check "collect on a pipe: stored" "$?" 0
 check "collect on a pipe: no progress line" "$(grep -c 'still collecting' "$WORK/pipe.err")" 0
 check "collect on a pipe: no carriage return" "$(grep -c $'\r' "$WORK/pipe.err")" 0
 check "collect on a pipe: three lines (start, stored, how to see it)" "$(wc -l < "$WORK/pipe.err")" 3
-# estimate BLOCKS — the start message's estimate for a collect at these block sizes.
+# estimate BLOCKS [SETS] — the start message's estimate for a collect at these
+# block sizes (and set counts; the default without).
 estimate() {
-    "$AUGUR" collect --db "$WORK/est.db" --block-sizes "$1" -- "$PROGRAMS/memsweep" 16 64 1 2>&1 >/dev/null |
+    local sets=()
+    [ $# -lt 2 ] || sets=(--set-counts "$2")
+    "$AUGUR" collect --db "$WORK/est.db" --block-sizes "$1" "${sets[@]}" -- "$PROGRAMS/memsweep" 16 64 1 2>&1 >/dev/null |
         sed -n 's/^augur: collecting .* under Valgrind (expect \(.*\))\.\.\.$/\1/p'
 }
 tail_="the program's native time with"
+dense_="the high end for code dense in memory accesses"
 check "start message: the default's estimate" "$(head -n 1 "$WORK/pipe.err" | sed 's/^augur: collecting [^ ]* //')" \
-    "under Valgrind (expect about 1.5 s to start and store, then 11-130x $tail_ 2 block sizes: the high end for code dense in memory accesses)..."
+    "under Valgrind (expect about 1.5 s to start and store, then 14-175x $tail_ 2 block sizes and 3 set counts: $dense_)..."
 check "start message: one block size" "$(estimate 64)" \
-    "about 1.5 s to start and store, then 8-85x $tail_ 1 block size: the high end for code dense in memory accesses"
+    "about 1.5 s to start and store, then 11-130x $tail_ 1 block size and 3 set counts: $dense_"
 check "start message: four block sizes" "$(estimate 64,256,1024,4096)" \
-    "about 1.5 s to start and store, then 17-220x $tail_ 4 block sizes: the high end for code dense in memory accesses"
+    "about 1.5 s to start and store, then 20-265x $tail_ 4 block sizes and 3 set counts: $dense_"
+check "start message: one block size, no set counts" "$(estimate 64 none)" \
+    "about 1.5 s to start and store, then 8-85x $tail_ 1 block size and 0 set counts: $dense_"
+check "start message: one set count" "$(estimate 64,4096 64)" \
+    "about 1.5 s to start and store, then 12-145x $tail_ 2 block sizes and 1 set count: $dense_"
 
 AUGUR_PROGRESS_SECONDS=1 script -qec "$(printf '%q ' "$AUGUR" collect --db "$WORK/tty.db" -- "${PROG[@]}")" /dev/null |
     tr -d '\r' >"$WORK/tty"

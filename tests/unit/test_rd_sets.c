@@ -116,6 +116,60 @@ static void test_entries_rebuild(void **state)
     rd_sets_free(b, &alloc);
 }
 
+/* rd_sets_touch_nested at set counts 4, 64, 2048 against each set count's
+ * lists run alone (rd_sets_touch): the same histograms and the same lists
+ * after a trace of interleaved streams (distance 0 at 4 sets, where the
+ * larger lists are skipped), strided walks (far at 4 sets, near at 2048)
+ * and random lines, with accesses of one line and of several. */
+static void test_nested_against_alone(void **state)
+{
+    (void)state;
+    enum { NS = 3 };
+    const uint32_t counts[NS] = {4, 64, 2048};
+    rd_sets *nested[NS], *alone[NS];
+    rd_hist hn[NS] = {{0}}, ha[NS] = {{0}};
+    for (unsigned j = 0; j < NS; j++) {
+        nested[j] = rd_sets_new(counts[j], &alloc);
+        alone[j] = rd_sets_new(counts[j], &alloc);
+    }
+    uint64_t x = 88172645463325252ull, zero_at_4 = 0;
+    for (uint64_t t = 0; t < 300000; t++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        uint64_t first, phase = (t / 20000) % 3;
+        if (phase == 0)
+            first = 1000001 * (t % 3) + t / 24; /* three streams, in three sets of 4 */
+        else if (phase == 1)
+            first = (t * 2048 + (t / 512)) % 400000; /* a column walk */
+        else
+            first = x % 50000;
+        uint64_t last = first + (x >> 60 == 0); /* one access in 16 spans two lines */
+        uint64_t before = hn[0].nbins ? hn[0].bins[0].count : 0;
+        rd_sets_touch_nested(nested, NS, first, last, hn, &alloc);
+        zero_at_4 += (hn[0].nbins ? hn[0].bins[0].count : 0) - before;
+        for (unsigned j = 0; j < NS; j++)
+            rd_sets_touch(alone[j], first, last, &ha[j], &alloc);
+    }
+    assert_true(zero_at_4 > 50000); /* the skip was taken */
+    uint64_t *ln = malloc(2048 * RD_SET_WAYS * sizeof *ln), *la = malloc(2048 * RD_SET_WAYS * sizeof *la);
+    for (unsigned j = 0; j < NS; j++) {
+        assert_int_equal(hn[j].cold, ha[j].cold);
+        for (uint32_t b = 0; b < hn[j].nbins || b < ha[j].nbins; b++) {
+            rd_bin zero = {0, 0}, bn = b < hn[j].nbins ? hn[j].bins[b] : zero, ba = b < ha[j].nbins ? ha[j].bins[b] : zero;
+            assert_int_equal(bn.count, ba.count);
+            assert_int_equal(bn.sum, ba.sum);
+        }
+        uint64_t n = rd_sets_entries(nested[j], ln);
+        assert_int_equal(n, rd_sets_entries(alone[j], la));
+        assert_memory_equal(ln, la, n * sizeof *ln);
+    }
+    for (unsigned j = 0; j < NS; j++) {
+        rd_hist_free(&hn[j], &alloc), rd_hist_free(&ha[j], &alloc);
+        rd_sets_free(nested[j], &alloc), rd_sets_free(alone[j], &alloc);
+    }
+    free(ln);
+    free(la);
+}
+
 static void test_parse(void **state)
 {
     (void)state;
@@ -137,6 +191,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_consecutive_lines, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(test_misses_against_lru, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(test_entries_rebuild, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(test_nested_against_alone, reset_counts, check_no_leaks),
         cmocka_unit_test(test_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
