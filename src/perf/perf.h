@@ -406,6 +406,22 @@ int perf_resolution_times(const machine *m, const perf_body *b, double *ready);
  * refill plus the branch's resolution time). */
 double perf_mispredict_cycles(const machine *m, double resolution);
 
+/* The expected cycles of a misprediction of full cost `penalty`
+ * (perf_mispredict_cycles) that the core does not hide, in a loop whose
+ * core (perf_core_loop) mispredicts `rate` times an iteration.  The front
+ * end issues an iteration in core->issue cycles and the core retires one
+ * in core->cycles: every iteration since the last misprediction left
+ * slack = cycles - issue cycles of queued work in the window (at most a
+ * full window, reorder_buffer uops, core->cycles per core->uops of them),
+ * which the core keeps doing while the branch resolves and the front end
+ * refills.  With k iterations from the last misprediction, geometric at
+ * `rate` (k = 1 / rate when rate >= 1):
+ *     exposed = E[ max(0, penalty - min(k slack, window)) ]
+ * penalty when the loop is issue-bound (slack 0) or rate is 0; measured
+ * on Golden Cove (bench/branches.c; docs/performance-model.md, "Branch
+ * mispredictions"). */
+double perf_mispredict_exposed(const machine *m, const perf_core *core, double rate, double penalty);
+
 /* Add the costs that do not overlap with the loop's core and memory work
  * (each stops the core: a fault enters the kernel, a misprediction
  * flushes the pipeline) to t: cycles += fault_cycles + mispredict_cycles,

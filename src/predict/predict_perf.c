@@ -615,7 +615,8 @@ static int time_body(const machine *m, const st_module *mod, const predict_block
         rc = fail(err, errlen, "out of memory");
     if (rc == 0)
         L->mispredicts = predict_loop_mispredicts(bl, f, &mod->dataflow[sc->function], mod->loop_scopes[sc->function],
-                                                  (uint32_t)L->scope, m, ready, mispredict_cycles);
+                                                  (uint32_t)L->scope, m, ready, &L->cost.core, L->s->headers,
+                                                  mispredict_cycles);
     free(ready);
     free(w);
     return rc;

@@ -188,9 +188,14 @@ static int ends_back_edge(const st_function *f, uint32_t k)
     return 0;
 }
 
-double predict_loop_mispredicts(const predict_blocks *bl, const st_function *f, const st_dataflow *df,
-                                const uint32_t *loop_scopes,
-                                uint32_t scope, const machine *m, const double *ready, double *cycles)
+/* One pass over the conditional branches ending the blocks of loop scope
+ * `scope`: their mispredictions (returned) and, into *cycles, their cost
+ * on m, each at perf_mispredict_cycles of its resolution, the part
+ * perf_mispredict_exposed leaves at `rate` mispredictions an iteration
+ * when core is given (NULL: the full cost). */
+static double branch_pass(const predict_blocks *bl, const st_function *f, const st_dataflow *df,
+                          const uint32_t *loop_scopes, uint32_t scope, const machine *m, const double *ready,
+                          const perf_core *core, double rate, double *cycles)
 {
     double sum = 0;
     *cycles = 0;
@@ -205,8 +210,21 @@ double predict_loop_mispredicts(const predict_blocks *bl, const st_function *f, 
         int predictable = ends_back_edge(f, k) || perf_counter_branch(f, df, i);
         double mis = perf_branch_mispredicts(predict_blocks_executions(bl, last->addr),
                                              count_at(bl->taken, bl->ntaken, last->addr), predictable);
+        double cost = perf_mispredict_cycles(m, ready ? ready[i] : 0);
         sum += mis;
-        *cycles += mis * perf_mispredict_cycles(m, ready ? ready[i] : 0);
+        *cycles += mis * (core ? perf_mispredict_exposed(m, core, rate, cost) : cost);
     }
     return sum;
 }
+
+double predict_loop_mispredicts(const predict_blocks *bl, const st_function *f, const st_dataflow *df,
+                                const uint32_t *loop_scopes,
+                                uint32_t scope, const machine *m, const double *ready, const perf_core *core,
+                                double iterations, double *cycles)
+{
+    double sum = branch_pass(bl, f, df, loop_scopes, scope, m, ready, NULL, 0, cycles);
+    if (!core || !(iterations > 0) || !(sum > 0))
+        return sum;
+    return branch_pass(bl, f, df, loop_scopes, scope, m, ready, core, sum / iterations, cycles);
+}
+

@@ -39,10 +39,13 @@ int predict_body_weights(const predict_blocks *bl, const st_function *f, const u
  * of any loop of f, or that decides on loop counters alone
  * (perf_counter_branch on df, f's dataflow), predictable.  *cycles: their cost on
  * m, each branch's at perf_mispredict_cycles(m, ready[its index]) (ready:
- * perf_resolution_times of the loop's body; NULL: the refill alone). */
+ * perf_resolution_times of the loop's body; NULL: the refill alone), of
+ * which, when core (the loop's perf_core_loop) is given, the part
+ * perf_mispredict_exposed leaves at the loop's rate, the mispredictions
+ * over `iterations`; core NULL: the full cost. */
 double predict_loop_mispredicts(const predict_blocks *bl, const st_function *f, const st_dataflow *df,
-                                const uint32_t *loop_scopes,
-                                uint32_t scope, const machine *m, const double *ready, double *cycles);
+                                const uint32_t *loop_scopes, uint32_t scope, const machine *m, const double *ready,
+                                const perf_core *core, double iterations, double *cycles);
 
 /* 1 when loop `loop` of f chases pointers: a value loaded in one
  * iteration forms an address in the next (a loop-carried dependence from a
