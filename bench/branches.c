@@ -5,8 +5,8 @@
  *
  * Each kernel is one asm loop over n doubles d[i] in {0.25, 0.75}: the
  * branch loads d[i], runs it through L dependent vmulsd by 1.0 (its
- * resolution: the load, 4 L cycles, the compare), compares with 0.5 and
- * jumps; beside it each iteration has independent work W that neither feeds
+ * resolution: the load, 4 L cycles, the compare) or through one vdivsd by
+ * 1.0 ("div": the divider, 14 cycles), compares with 0.5 and jumps; beside it each iteration has independent work W that neither feeds
  * nor reads the branch: none, adds (vaddsd, 2 to a cycle), divides (vdivsd,
  * one per 4 cycles on the divider) or a latency chain of four vmulsd that
  * starts afresh every iteration.  Timed on the same data in two orders: the
@@ -52,6 +52,7 @@ static double imul_chain(long n)
 #define CHAIN0 ""
 #define CHAIN2 M M
 #define CHAIN5 M M M M M
+#define CHAIND "vdivsd %%xmm15, %%xmm0, %%xmm0\n" /* through the divider */
 /* The independent work of an iteration. */
 #define A(k) "vaddsd %%xmm13, %%xmm12, %%xmm" #k "\n"
 #define WNONE ""
@@ -90,6 +91,9 @@ KERNEL(k0_div1, CHAIN0, WDIV1)
 KERNEL(k5_div1, CHAIN5, WDIV1)
 KERNEL(k0_div3, CHAIN0, WDIV3)
 KERNEL(k5_div3, CHAIN5, WDIV3)
+KERNEL(kd_none, CHAIND, WNONE)
+KERNEL(kd_div1, CHAIND, WDIV1)
+KERNEL(kd_div3, CHAIND, WDIV3)
 KERNEL(k0_lat4, CHAIN0, WLAT4)
 KERNEL(k5_lat4, CHAIN5, WLAT4)
 
@@ -157,6 +161,7 @@ static const struct {
     {"2", "8 adds", k2_add8},  {"5", "8 adds", k5_add8},  {"0", "24 adds", k0_add24}, {"2", "24 adds", k2_add24},
     {"5", "24 adds", k5_add24}, {"0", "1 divide", k0_div1}, {"5", "1 divide", k5_div1}, {"0", "3 divides", k0_div3},
     {"5", "3 divides", k5_div3}, {"0", "4-mul chain", k0_lat4}, {"5", "4-mul chain", k5_lat4},
+    {"div", "none", kd_none},  {"div", "1 divide", kd_div1}, {"div", "3 divides", kd_div3},
 };
 
 int main(int argc, char **argv)

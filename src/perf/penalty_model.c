@@ -71,6 +71,50 @@ int perf_resolution_times(const machine *m, const perf_body *b, double *ready)
     return rc;
 }
 
+/* Whether every port of class c is as busy as the loop's busiest (within
+ * 1%): an instruction of c waits behind the queued work, having no other
+ * port to go to. */
+static int class_saturated(const machine *m, const perf_core *core, const machine_class *c)
+{
+    int any = 0;
+    for (uint32_t k = 0; k < c->nports && k < MACHINE_MAX_PORTS; k++) {
+        uint32_t p = c->ports[k];
+        if (p >= MACHINE_MAX_PORTS || p >= m->nports || core->port_cycles[p] < 0.99 * core->resource)
+            return 0;
+        any = 1;
+    }
+    return any;
+}
+
+/* Whether instruction `in` runs on saturated ports only (its load's ports
+ * count when it reads memory). */
+static int insn_saturated(const machine *m, const perf_core *core, const st_insn *in)
+{
+    if (in->nloads > 0 && class_saturated(m, core, &m->cls[MACHINE_CLASS_LOAD]))
+        return 1;
+    return in->cls != ST_CLASS_LOAD_STORE && in->cls < ST_CLASS_COUNT && class_saturated(m, core, &m->cls[in->cls]);
+}
+
+int perf_saturated_paths(const machine *m, const perf_body *b, const perf_core *core, uint8_t *through)
+{
+    perf_plain_graph g = {0};
+    uint32_t n = b->f->ninsns;
+    int ports = core->bound == PERF_BOUND_PORTS && core->resource > 0;
+    for (uint32_t v = 0; v < n; v++)
+        through[v] = ports && insn_saturated(m, core, &b->f->insns[v]);
+    if (!ports)
+        return 0;
+    int rc = perf_plain_build(b, &g) == 0 ? 0 : -1;
+    /* Kahn's order: every input of an instruction is settled before it */
+    for (uint32_t q = 0; rc == 0 && q < g.norder; q++) {
+        uint32_t u = g.order[q];
+        for (uint32_t e = g.first[u]; e < g.first[u + 1]; e++)
+            through[g.edge[e]->use] |= through[u];
+    }
+    perf_plain_free(&g);
+    return rc;
+}
+
 double perf_mispredict_cycles(const machine *m, double resolution)
 {
     return m->branch_mispredict_cycles + (resolution > 0 ? resolution : 0);

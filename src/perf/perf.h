@@ -398,6 +398,17 @@ int perf_counter_branch(const st_function *f, const st_dataflow *df, uint32_t br
  * runs out. */
 int perf_resolution_times(const machine *m, const perf_body *b, double *ready);
 
+/* For every instruction v of b's function, through[v]: 1 when v or an
+ * instruction on its plain (within-iteration) dependences into it runs
+ * only on ports as busy as the busiest of a port-bound loop (core: the
+ * loop's perf_core_loop): it waits behind the queued work, so a branch
+ * whose compare is such an instruction resolves no earlier for the
+ * window's queue and hides nothing of its misprediction behind it (a
+ * branch at the end of a divide in a loop bound by the divider; measured,
+ * bench/branches.c).  All 0 when the loop is not port-bound.  Returns 0,
+ * or -1 when memory runs out. */
+int perf_saturated_paths(const machine *m, const perf_body *b, const perf_core *core, uint8_t *through);
+
 /* Cycles one misprediction of a branch resolved `resolution` cycles into
  * its iteration (perf_resolution_times) costs: branch_mispredict_cycles
  * + resolution.  What the front end fetched after the branch is thrown
