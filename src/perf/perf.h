@@ -408,6 +408,17 @@ int perf_counter_branch(const st_function *f, const st_dataflow *df, uint32_t br
  * runs out. */
 int perf_resolution_times(const machine *m, const perf_body *b, double *ready);
 
+/* For every instruction v of b's function, through[v]: 1 when v or an
+ * instruction on its plain (within-iteration) dependences into it runs
+ * only on ports as busy as the busiest of a port-bound loop (core: the
+ * loop's perf_core_loop): it waits behind the queued work, so a branch
+ * whose compare is such an instruction resolves no earlier for the
+ * window's queue and hides nothing of its misprediction behind it (a
+ * branch at the end of a divide in a loop bound by the divider; measured,
+ * bench/branches.c).  All 0 when the loop is not port-bound.  Returns 0,
+ * or -1 when memory runs out. */
+int perf_saturated_paths(const machine *m, const perf_body *b, const perf_core *core, uint8_t *through);
+
 /* Cycles one misprediction of a branch resolved `resolution` cycles into
  * its iteration (perf_resolution_times) costs: branch_mispredict_cycles
  * + resolution.  What the front end fetched after the branch is thrown
@@ -415,6 +426,22 @@ int perf_resolution_times(const machine *m, const perf_body *b, double *ready);
  * (interval analysis, Eyerman et al., ISPASS 2006: the penalty is the
  * refill plus the branch's resolution time). */
 double perf_mispredict_cycles(const machine *m, double resolution);
+
+/* The expected cycles of a misprediction of full cost `penalty`
+ * (perf_mispredict_cycles) that the core does not hide, in a loop whose
+ * core (perf_core_loop) mispredicts `rate` times an iteration.  The front
+ * end issues an iteration in core->issue cycles and the core retires one
+ * in core->cycles: every iteration since the last misprediction left
+ * slack = cycles - issue cycles of queued work in the window (at most a
+ * full window, reorder_buffer uops, core->cycles per core->uops of them),
+ * which the core keeps doing while the branch resolves and the front end
+ * refills.  With k iterations from the last misprediction, geometric at
+ * `rate` (k = 1 / rate when rate >= 1):
+ *     exposed = E[ max(0, penalty - min(k slack, window)) ]
+ * penalty when the loop is issue-bound (slack 0) or rate is 0; measured
+ * on Golden Cove (bench/branches.c; docs/performance-model.md, "Branch
+ * mispredictions"). */
+double perf_mispredict_exposed(const machine *m, const perf_core *core, double rate, double penalty);
 
 /* Add the costs that do not overlap with the loop's core and memory work
  * (each stops the core: a fault enters the kernel, a misprediction

@@ -605,19 +605,24 @@ static int time_body(const machine *m, const st_module *mod, const predict_block
     const st_scope *sc = &mod->scopes[L->scope];
     const st_function *f = &mod->functions[sc->function];
     double *w = malloc((f->ninsns + 1) * sizeof *w), *ready = malloc((f->ninsns + 1) * sizeof *ready);
-    if (!w || !ready) {
+    uint8_t *through = malloc(f->ninsns + 1);
+    if (!w || !ready || !through) {
         free(w);
         free(ready);
+        free(through);
         return fail(err, errlen, "out of memory");
     }
     predict_body_weights(bl, f, mod->loop_scopes[sc->function], (uint32_t)L->scope, L->s->headers, w);
     perf_body body = {f, &mod->dataflow[sc->function], sc->loop, w, span};
     int rc = perf_core_loop(m, &body, &L->cost.core, err, errlen);
-    if (rc == 0 && perf_resolution_times(m, &body, ready) != 0)
+    if (rc == 0 && (perf_resolution_times(m, &body, ready) != 0 ||
+                    perf_saturated_paths(m, &body, &L->cost.core, through) != 0))
         rc = fail(err, errlen, "out of memory");
+    predict_branch_timing t = {ready, through, &L->cost.core, L->s->headers};
     if (rc == 0)
         L->mispredicts = predict_loop_mispredicts(bl, f, &mod->dataflow[sc->function], mod->loop_scopes[sc->function],
-                                                  (uint32_t)L->scope, m, ready, mispredict_cycles);
+                                                  (uint32_t)L->scope, m, &t, mispredict_cycles);
+    free(through);
     free(ready);
     free(w);
     return rc;

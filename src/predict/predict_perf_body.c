@@ -188,9 +188,15 @@ static int ends_back_edge(const st_function *f, uint32_t k)
     return 0;
 }
 
-double predict_loop_mispredicts(const predict_blocks *bl, const st_function *f, const st_dataflow *df,
-                                const uint32_t *loop_scopes,
-                                uint32_t scope, const machine *m, const double *ready, double *cycles)
+/* One pass over the conditional branches ending the blocks of loop scope
+ * `scope`: their mispredictions (returned) and, into *cycles, their cost
+ * on m, each at perf_mispredict_cycles of its resolution (t->ready), the
+ * part perf_mispredict_exposed leaves at `rate` mispredictions an
+ * iteration when rate > 0 and its compare is not through a saturated
+ * port (t->through). */
+static double branch_pass(const predict_blocks *bl, const st_function *f, const st_dataflow *df,
+                          const uint32_t *loop_scopes, uint32_t scope, const machine *m,
+                          const predict_branch_timing *t, double rate, double *cycles)
 {
     double sum = 0;
     *cycles = 0;
@@ -205,8 +211,21 @@ double predict_loop_mispredicts(const predict_blocks *bl, const st_function *f, 
         int predictable = ends_back_edge(f, k) || perf_counter_branch(f, df, i);
         double mis = perf_branch_mispredicts(predict_blocks_executions(bl, last->addr),
                                              count_at(bl->taken, bl->ntaken, last->addr), predictable);
+        double cost = perf_mispredict_cycles(m, t->ready ? t->ready[i] : 0);
+        int hides = rate > 0 && t->core && !(t->through && t->through[i]);
         sum += mis;
-        *cycles += mis * perf_mispredict_cycles(m, ready ? ready[i] : 0);
+        *cycles += mis * (hides ? perf_mispredict_exposed(m, t->core, rate, cost) : cost);
     }
     return sum;
 }
+
+double predict_loop_mispredicts(const predict_blocks *bl, const st_function *f, const st_dataflow *df,
+                                const uint32_t *loop_scopes, uint32_t scope, const machine *m,
+                                const predict_branch_timing *t, double *cycles)
+{
+    double sum = branch_pass(bl, f, df, loop_scopes, scope, m, t, 0, cycles);
+    if (!t->core || !(t->iterations > 0) || !(sum > 0))
+        return sum;
+    return branch_pass(bl, f, df, loop_scopes, scope, m, t, sum / t->iterations, cycles);
+}
+

@@ -32,17 +32,31 @@ int predict_blocks_measured(const db_instr *ins, size_t n, int64_t module_id, pr
 int predict_body_weights(const predict_blocks *bl, const st_function *f, const uint32_t *loop_scopes, uint32_t scope,
                          double headers, double *weight);
 
+/* What a loop's mispredictions cost beyond their count: per instruction
+ * of the function, ready (perf_resolution_times of the loop's body; NULL:
+ * the refill alone) and through (perf_saturated_paths; NULL: none); the
+ * loop's core model (NULL: every misprediction at its full cost) and
+ * iterations. */
+typedef struct predict_branch_timing {
+    const double *ready;
+    const uint8_t *through;
+    const perf_core *core;
+    double iterations;
+} predict_branch_timing;
+
 /* Predicted branch mispredictions of the conditional branches that end
  * the blocks of loop scope `scope` (not its inner loops'; loop_scopes as
  * for predict_body_weights): perf_branch_mispredicts of each, from its
  * predicted executions and taken count, a branch that closes a back edge
  * of any loop of f, or that decides on loop counters alone
- * (perf_counter_branch on df, f's dataflow), predictable.  *cycles: their cost on
- * m, each branch's at perf_mispredict_cycles(m, ready[its index]) (ready:
- * perf_resolution_times of the loop's body; NULL: the refill alone). */
+ * (perf_counter_branch on df, f's dataflow), predictable.  *cycles: their
+ * cost on m, each branch's full cost perf_mispredict_cycles(m, ready[its
+ * index]), of which, when t->core is given and the branch's compare is
+ * not through a saturated port, the part perf_mispredict_exposed leaves
+ * at the loop's rate (the mispredictions over t->iterations). */
 double predict_loop_mispredicts(const predict_blocks *bl, const st_function *f, const st_dataflow *df,
-                                const uint32_t *loop_scopes,
-                                uint32_t scope, const machine *m, const double *ready, double *cycles);
+                                const uint32_t *loop_scopes, uint32_t scope, const machine *m,
+                                const predict_branch_timing *t, double *cycles);
 
 /* 1 when loop `loop` of f chases pointers: a value loaded in one
  * iteration forms an address in the next (a loop-carried dependence from a

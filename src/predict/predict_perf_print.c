@@ -57,10 +57,11 @@ static void write_levels(const predict_perf *pp, num_style numbers, FILE *out)
     fprintf(out, "  of which page faults: %s s (%s first touches of 4 KiB pages at %g ns)\n",
             seconds_text(pp->fault_cycles / hz, numbers, a), numfmt_fixed(pp->page_faults, 0, numbers, c),
             pp->m->page_fault_ns);
-    /* each costs the refill plus its branch's wait for its condition: their mean, 3 digits */
+    /* each costs the refill plus its branch's wait for its condition, less
+     * the queued work the core does meanwhile: their mean, 3 digits */
     double each = pp->mispredicts > 0 ? pp->mispredict_cycles / pp->mispredicts : pp->m->branch_mispredict_cycles;
     fprintf(out, "  of which branch mispredictions: %s s (%s in loops at %s cycles each: %g to refill, the rest "
-            "waiting for the condition)\n",
+            "waiting for the condition, less overlap)\n",
             seconds_text(pp->mispredict_cycles / hz, numbers, a), numfmt_fixed(pp->mispredicts, 0, numbers, c),
             numfmt_fixed(each, numfmt_decimals(each, 3), numbers, b), pp->m->branch_mispredict_cycles);
 }

@@ -705,20 +705,18 @@ static void test_ports_brute_force(void **state)
 
 /* ---- when a branch resolves (penalty_model.c) ---------------------------- */
 
-/* A body whose data-dependent branch `jbe` reads the flags of `comisd`
- * on x, x computed as named; returns the cost of one misprediction of
- * it on the toy machine with a 13-cycle refill, and checks the loop's
- * own branch (jne after add rax, 1; cmp: ready after the add, 1 cycle).
+/* A body whose data-dependent branch `jbe` (its index to *jbe_out) reads
+ * the flags of `comisd` on x, x computed as named; branch_cost below
+ * prices one misprediction of it and checks the loop's own branch (jne
+ * after add rax, 1; cmp: ready after the add, 1 cycle).
  *   0 "load": x = q[i]                    movsd (rdi,rax,8) -> xmm0
  *   1 "divide": x = (q[i] * c + d) / s[i] that, then mulsd, addsd, divsd
  *                                          (rsi,rax,8)
  *   2 "counter": the flags of test rax, 1 (the loop's counter)
  * Each also divides a second loaded value into a store (not feeding the
  * branch), which must not count. */
-static double branch_cost(int kind)
+static body *branch_body(int kind, uint32_t *jbe_out)
 {
-    machine m = toy();
-    m.branch_mispredict_cycles = 13;
     body *b = body_new();
     uint32_t aside = ins(b, ST_CLASS_LOAD_STORE, 64), div2 = ins(b, ST_CLASS_FP_DIV, 64),
              st = ins(b, ST_CLASS_LOAD_STORE, 64);
@@ -749,6 +747,18 @@ static double branch_cost(int kind)
     uint32_t jbe = ins(b, ST_CLASS_BRANCH, 0);
     dep(b, x, jbe, FL, 0);
     control(b);
+    *jbe_out = jbe;
+    return b;
+}
+
+/* The cost of one misprediction of branch_body(kind)'s jbe on the toy
+ * machine with a 13-cycle refill. */
+static double branch_cost(int kind)
+{
+    machine m = toy();
+    m.branch_mispredict_cycles = 13;
+    uint32_t jbe;
+    body *b = branch_body(kind, &jbe);
     double *ready = calloc(b->f.ninsns, sizeof *ready);
     assert_non_null(ready);
     perf_body pb = {.f = &b->f, .df = &b->df, .loop = 0, .weight = b->w};
@@ -773,6 +783,47 @@ static void test_branch_resolution(void **state)
     assert_double_equal(branch_cost(1), 13 + 5 + 4 + 4 + 13 + 4, EPS);
     assert_double_equal(branch_cost(0), 13 + 5 + 4, EPS);
     assert_double_equal(branch_cost(2), 13 + 1, EPS);
+}
+
+/* Which branches wait behind a saturated port (perf_saturated_paths).
+ * branch_body(1) divides twice an iteration on the toy's one divider
+ * (p0, 4 cycles each): port-bound at 8 cycles, p0 saturated.  Its jbe reads the compare of the divide chain: through
+ * (it waits for the divider's queue, as mispredict.c's divide branch and
+ * bench/branches.c's "div" rows do), so a misprediction costs its full 43.
+ * branch_body(0) divides once (p0 at 4, still the busiest): the divide
+ * beside and its store are through, but jbe on the loaded value (load on
+ * p2/p3, compare on p0/p1: p1 idle) is not, and hides part of its 22
+ * behind the queued divides: at one misprediction an iteration (k = 1)
+ * the slack, 4 - issue 9 uops / 4 = 1.75: 20.25.
+ * A loop that is not port-bound has no saturated port. */
+static void mdtime_saturated_branch(void **state)
+{
+    (void)state;
+    machine m = toy();
+    m.branch_mispredict_cycles = 13;
+    for (int kind = 0; kind <= 1; kind++) {
+        uint32_t jbe;
+        body *b = branch_body(kind, &jbe);
+        perf_body pb = {.f = &b->f, .df = &b->df, .loop = 0, .weight = b->w};
+        perf_core core;
+        char err[128];
+        assert_int_equal(perf_core_loop(&m, &pb, &core, err, sizeof err), 0);
+        assert_int_equal(core.bound, PERF_BOUND_PORTS);
+        assert_double_equal(core.cycles, kind ? 8 : 4, EPS);
+        uint8_t through[MAXI];
+        assert_int_equal(perf_saturated_paths(&m, &pb, &core, through), 0);
+        assert_int_equal(through[1], 1); /* the divide beside */
+        assert_int_equal(through[2], 1); /* its store */
+        assert_int_equal(through[jbe], kind == 1);
+        if (kind == 0) {
+            assert_double_equal(core.issue, 9.0 / 4, EPS);
+            assert_double_equal(perf_mispredict_exposed(&m, &core, 1, 22), 22 - 1.75, EPS);
+        }
+        core.bound = PERF_BOUND_RECURRENCE;
+        assert_int_equal(perf_saturated_paths(&m, &pb, &core, through), 0);
+        assert_int_equal(through[jbe] + through[1], 0);
+        free(b);
+    }
 }
 
 /* ---- branches that decide on loop counters (branch_pattern.c) ----------- */
@@ -986,6 +1037,7 @@ int main(void)
         cmocka_unit_test(test_memory_recurrence),
         cmocka_unit_test(test_parent_recurrence),
         cmocka_unit_test(test_branch_resolution),
+        cmocka_unit_test(mdtime_saturated_branch),
         cmocka_unit_test(test_counter_branches),
         cmocka_unit_test(gc_divsd_chain_at_latency),
         cmocka_unit_test(gc_divide_throughput_by_width),

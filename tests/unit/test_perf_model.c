@@ -915,6 +915,53 @@ static void branch_mispredictions(void **state)
     assert_string_equal(perf_bound_name(&m, lt.bound, name, sizeof name), "mispredictions");
 }
 
+/* A misprediction's refill and resolution overlap with the work already
+ * queued in the window (perf_mispredict_exposed).  The shapes of
+ * bench/branches.c on Golden Cove (penalty 26 = refill 18 + a loaded
+ * value's compare; a misprediction every other iteration at random, k
+ * geometric with rate 1/2):
+ *   24 independent adds   12 cycles an iteration, issued in 5: slack 7,
+ *                         E[max(0, 26 - 7k)] = 19/2 + 12/4 + 5/8 = 13.125
+ *                         (measured 12.2)
+ *   3 divides             12 cycles, issued in 1.5: slack 10.5,
+ *                         15.5/2 + 5/4 = 9 (measured 7.8)
+ *   issue-bound           slack 0: the full 26 (measured 26.0)
+ * At rate 1/100 (q = 0.99) the closed form with K = 3:
+ * 26 (1 - q^3) - 7 (1 - 4 q^3 + 3 q^4) / 0.01.  A penalty of 300 meets
+ * the cap, a window of 512 uops at 30 uops an iteration draining in
+ * 512 / 30 * 12 = 204.8 cycles: against the sum term by term.  At 2
+ * mispredictions an iteration the interval is half an iteration: 26 - 7/2.
+ * Main's model charged the full penalty: a loop of 100 such iterations
+ * with 50 mispredictions took 1200 + 1300 cycles, now 1200 + 50 * 13.125. */
+static void mdtime_mispredict_overlap(void **state)
+{
+    (void)state;
+    machine m = test_machine();
+    m.reorder_buffer = 512;
+    perf_core adds = {.uops = 30, .issue = 5, .cycles = 12, .bound = PERF_BOUND_PORTS};
+    perf_core divides = {.uops = 9, .issue = 1.5, .cycles = 12, .bound = PERF_BOUND_PORTS};
+    perf_core issue = {.uops = 30, .issue = 5, .cycles = 5, .bound = PERF_BOUND_ISSUE};
+    assert_float_equal(perf_mispredict_exposed(&m, &adds, 0.5, 26), 13.125, 1e-9);
+    assert_float_equal(perf_mispredict_exposed(&m, &divides, 0.5, 26), 9, 1e-9);
+    assert_float_equal(perf_mispredict_exposed(&m, &issue, 0.5, 26), 26, 0);
+    assert_float_equal(perf_mispredict_exposed(&m, &adds, 0, 26), 26, 0);
+    double q = 0.99;
+    assert_float_equal(perf_mispredict_exposed(&m, &adds, 0.01, 26),
+                       26 * (1 - pow(q, 3)) - 7 * (1 - 4 * pow(q, 3) + 3 * pow(q, 4)) / 0.01, 1e-9);
+    double cap = 512.0 / 30 * 12, direct = 0;
+    for (int k = 1; k < 4000; k++)
+        direct += 0.01 * pow(q, k - 1) * (300 - (7.0 * k < cap ? 7.0 * k : cap));
+    assert_float_equal(perf_mispredict_exposed(&m, &adds, 0.01, 300), direct, 1e-6);
+    assert_float_equal(perf_mispredict_exposed(&m, &adds, 2, 26), 26 - 3.5, 1e-12);
+    perf_traffic tr = {.nlevels = 3};
+    perf_mem mem;
+    perf_mem_time(&m, &tr, &mem);
+    perf_loop_time lt;
+    perf_loop_combine(&m, 100, &adds, &mem, &lt);
+    perf_loop_add_penalties(&m, 0, 50 * perf_mispredict_exposed(&m, &adds, 50 / 100.0, 26), &lt);
+    assert_float_equal(lt.cycles, 1200 + 50 * 13.125, 1e-9);
+}
+
 /* ---- TLB ---------------------------------------------------------------------- */
 
 /* P(Binomial(d, 1/sets) < ways), summed term by term with integer
@@ -1046,6 +1093,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(port_bound_loop, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(page_faults_of_first_touches, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(branch_mispredictions, reset_counts, check_no_leaks),
+        cmocka_unit_test_setup_teardown(mdtime_mispredict_overlap, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(tlb_page_stride, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(page_dist_from_lines, reset_counts, check_no_leaks),
         cmocka_unit_test_setup_teardown(modeled_distribution, reset_counts, check_no_leaks),
