@@ -77,11 +77,11 @@ typedef struct collect_options {
 #define COLLECT_FIXED_SECONDS 1.5
 static int slowdown_low(int nblock_sizes, int nset_counts)
 {
-    return 5 + 3 * nblock_sizes + nset_counts; /* chase 20000-200000: 7, 9, 16 with 1, 2, 4 block sizes */
+    return 5 + 3 * nblock_sizes + nset_counts; /* chase 20000-200000: 7, 9, 16 with 1, 2, 4 block sizes, no set count */
 }
 static int slowdown_high(int nblock_sizes, int nset_counts)
 {
-    /* dense 1200: 86 and 128 with 1 and 2 block sizes; triad 200000: 103 with 4 */
+    /* dense 1200: 86 and 128 with 1 and 2 block sizes; triad 200000: 103 with 4 (measured without set counts) */
     return 40 + 45 * nblock_sizes + 15 * nset_counts;
 }
 

@@ -56,17 +56,6 @@ static inline uint64_t rd_sets_access(rd_sets *s, uint64_t line)
     return RD_SET_FAR;
 }
 
-/* One access at one set count: lines first..last touched, their distances
- * into h (NULL: the access is not counted), far ones as h's cold count. */
-static inline void rd_sets_touch(rd_sets *s, uint64_t first, uint64_t last, rd_hist *h, const rd_allocator *a)
-{
-    for (uint64_t line = first; line <= last; line++) {
-        uint64_t d = rd_sets_access(s, line);
-        if (h)
-            rd_hist_add_one(h, d, a);
-    }
-}
-
 /* One access at n nested set counts, s[0..n) ascending (each divides the
  * next, as rd_sets_parse's powers of two do): lines first..last touched,
  * their distances into h[0..n) (NULL: not counted).  A line at distance 0
@@ -86,6 +75,14 @@ static inline void rd_sets_touch_nested(rd_sets *const *s, unsigned n, uint64_t 
                 rd_hist_add_one(&h[j], d, a);
         }
     }
+}
+
+/* One access at one set count: lines first..last touched, their distances
+ * into h (NULL: the access is not counted), far ones as h's cold count
+ * (rd_sets_touch_nested of that one set count). */
+static inline void rd_sets_touch(rd_sets *s, uint64_t first, uint64_t last, rd_hist *h, const rd_allocator *a)
+{
+    rd_sets_touch_nested(&s, 1, first, last, h, a);
 }
 
 /* The lines s holds, each set's least recent first, into out (room for
